@@ -1,0 +1,116 @@
+"""Configuration from the environment (DESIGN.md section 11 fixes the names).
+
+``HOOKPROOF_DATABASE_URL``, ``HOOKPROOF_LISTEN``, ``HOOKPROOF_MASTER_KEY``,
+``HOOKPROOF_EGRESS_ALLOW``, ``HOOKPROOF_EGRESS_CA_FILE``, ``HOOKPROOF_DNS_SERVERS``, plus
+``HOOKPROOF_DATA_DIR`` (embedded Postgres and the master key file) and tuning knobs.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hookproof.errors import ValidationError
+
+__all__ = ["Settings", "parse_addr_port", "parse_addr_port_list"]
+
+
+def parse_addr_port(text: str, *, name: str) -> tuple[str, int]:
+    """Parse ``1.2.3.4:443`` or ``[::1]:8443`` into a normalised (address, port)."""
+    text = text.strip()
+    if text.startswith("["):
+        host, sep, port = text[1:].partition("]:")
+    else:
+        host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ValidationError(f"{name}: expected address:port, got {text!r}", field=name)
+    try:
+        addr = ipaddress.ip_address(host)
+    except ValueError as exc:
+        raise ValidationError(f"{name}: not an IP address: {host!r}", field=name) from exc
+    p = int(port)
+    if not 0 < p < 65536:
+        raise ValidationError(f"{name}: port out of range: {p}", field=name)
+    return str(addr), p
+
+
+def parse_addr_port_list(text: str | None, *, name: str) -> tuple[tuple[str, int], ...]:
+    if not text:
+        return ()
+    return tuple(parse_addr_port(part, name=name) for part in text.split(",") if part.strip())
+
+
+def _float(env: Mapping[str, str], key: str, default: float) -> float:
+    raw = env.get(key)
+    if raw is None or raw == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError as exc:
+        raise ValidationError(f"{key}: not a number", field=key) from exc
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a command needs to know about its environment."""
+
+    database_url: str | None = None
+    listen_host: str = "127.0.0.1"
+    listen_port: int = 8080
+    master_key_b64: str | None = field(default=None, repr=False)
+    egress_allow: tuple[tuple[str, int], ...] = ()
+    egress_ca_file: str | None = None
+    dns_servers: tuple[tuple[str, int], ...] = ()
+    data_dir: Path = Path(".hookproof")
+    egress_ports: tuple[int, ...] = (443, 8443)
+    challenge_ttl_s: float = 300.0
+    connect_timeout_s: float = 5.0
+    request_timeout_s: float = 10.0
+    max_response_bytes: int = 64 * 1024
+    max_queue_delay_s: float = 3600.0
+    max_retry_window_s: float = 86400.0
+    clock_skew_s: float = 300.0
+    signature_lifetime_s: float = 300.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        listen = env.get("HOOKPROOF_LISTEN", "127.0.0.1:8080")
+        if listen.startswith("["):
+            lhost, _, lport = listen[1:].partition("]:")
+        else:
+            lhost, _, lport = listen.rpartition(":")
+        if not lhost or not lport.isdigit():
+            raise ValidationError(
+                f"HOOKPROOF_LISTEN: expected host:port, got {listen!r}", field="HOOKPROOF_LISTEN"
+            )
+        ports = env.get("HOOKPROOF_EGRESS_PORTS")
+        return cls(
+            database_url=env.get("HOOKPROOF_DATABASE_URL") or None,
+            listen_host=lhost,
+            listen_port=int(lport),
+            master_key_b64=env.get("HOOKPROOF_MASTER_KEY") or None,
+            egress_allow=parse_addr_port_list(
+                env.get("HOOKPROOF_EGRESS_ALLOW"), name="HOOKPROOF_EGRESS_ALLOW"
+            ),
+            egress_ca_file=env.get("HOOKPROOF_EGRESS_CA_FILE") or None,
+            dns_servers=parse_addr_port_list(
+                env.get("HOOKPROOF_DNS_SERVERS"), name="HOOKPROOF_DNS_SERVERS"
+            ),
+            data_dir=Path(env.get("HOOKPROOF_DATA_DIR") or ".hookproof"),
+            egress_ports=tuple(int(p) for p in ports.split(",")) if ports else (443, 8443),
+            challenge_ttl_s=_float(env, "HOOKPROOF_CHALLENGE_TTL", 300.0),
+            connect_timeout_s=_float(env, "HOOKPROOF_CONNECT_TIMEOUT", 5.0),
+            request_timeout_s=_float(env, "HOOKPROOF_REQUEST_TIMEOUT", 10.0),
+            max_queue_delay_s=_float(env, "HOOKPROOF_MAX_QUEUE_DELAY", 3600.0),
+            max_retry_window_s=_float(env, "HOOKPROOF_MAX_RETRY_WINDOW", 86400.0),
+            clock_skew_s=_float(env, "HOOKPROOF_CLOCK_SKEW", 300.0),
+        )
+
+    @property
+    def verify_only_window_s(self) -> float:
+        """How long a superseded key must stay VERIFY_ONLY (DESIGN.md section 6)."""
+        return self.max_queue_delay_s + self.max_retry_window_s + self.clock_skew_s
