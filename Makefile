@@ -1,0 +1,37 @@
+# The two set-up commands (README): `make demo` runs the main job, `make test` runs the tests.
+# Both create .venv and install what they need, idempotently.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SDK := $(wildcard subscriber/pyproject.toml)
+
+.PHONY: install test demo serve lint bench clean
+
+$(STAMP): pyproject.toml $(SDK)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install -q --disable-pip-version-check $(if $(SDK),-e ./subscriber) -e '.[test,bench]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+demo: $(STAMP)
+	$(BIN)/hookproof migrate
+	$(BIN)/hookproof db status
+
+serve: $(STAMP)
+	$(BIN)/hookproof serve
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy events projections schemas
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_event_store.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

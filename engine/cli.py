@@ -1,0 +1,133 @@
+"""The ``hookproof`` command line. Every command honours the HOOKPROOF_* configuration."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import asyncpg
+
+from hookproof.config import Settings
+from hookproof.errors import HookproofError
+
+from .database import DatabaseTarget, connect_pool, resolve_database
+from .migrate import migrate, pending_migrations
+
+__all__ = ["main"]
+
+Handler = Callable[[argparse.Namespace, Settings], Awaitable[int]]
+
+
+class Context:
+    """A database target plus a pool, opened for one command and closed after it."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.target: DatabaseTarget | None = None
+        self.pool: asyncpg.Pool | None = None
+
+    async def __aenter__(self) -> Context:
+        self.target = resolve_database(self.settings)
+        self.pool = await connect_pool(self.target.url)
+        async with self.pool.acquire() as conn:
+            await migrate(conn)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            await self.pool.close()
+        if self.target is not None:
+            self.target.close()
+
+
+async def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
+    target = resolve_database(settings)
+    try:
+        conn = await asyncpg.connect(target.url)
+        try:
+            applied = await migrate(conn)
+        finally:
+            await conn.close()
+    finally:
+        target.close()
+    for number, name in applied:
+        print(f"applied {number:04d}_{name}")
+    print(f"database: {target.describe()}; {len(applied)} migration(s) applied, schema current")
+    return 0
+
+
+async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
+    target = resolve_database(settings)
+    try:
+        conn = await asyncpg.connect(target.url)
+        try:
+            pending = await pending_migrations(conn)
+            version = await conn.fetchval("SHOW server_version")
+            events = 0
+            if await conn.fetchval("SELECT to_regclass('events') IS NOT NULL"):
+                events = await conn.fetchval("SELECT count(*) FROM events")
+        finally:
+            await conn.close()
+    finally:
+        target.close()
+    status = {
+        "database": "embedded" if target.embedded else "external",
+        "description": target.describe(),
+        "serverVersion": version,
+        "pendingMigrations": [f"{n:04d}_{name}" for n, name in pending],
+        "events": events,
+    }
+    if args.json:
+        print(json.dumps(status))
+    else:
+        print(f"database: {status['description']} (PostgreSQL {version})")
+        print(f"pending migrations: {len(pending)}; events in the log: {events}")
+    return 0
+
+
+def _add_json(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hookproof", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("migrate", help="apply the SQL migrations (idempotent)")
+    p.set_defaults(handler=cmd_migrate)
+
+    db = sub.add_parser("db", help="database commands").add_subparsers(dest="db_cmd", required=True)
+    p = db.add_parser("status", help="which Postgres is in use, and its schema state")
+    _add_json(p)
+    p.set_defaults(handler=cmd_db_status)
+
+    from . import cli_commands
+
+    cli_commands.register(sub, _add_json)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings.from_env()
+        handler: Handler = args.handler
+        return asyncio.run(handler(args, settings))
+    except HookproofError as exc:
+        print(f"error [{exc.code}]: {exc.detail}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def run(coro: Awaitable[Any]) -> Any:
+    return asyncio.run(coro)  # type: ignore[arg-type]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

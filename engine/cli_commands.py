@@ -1,0 +1,152 @@
+"""Sub-commands beyond migrate/db: audit, projections (grown by later features)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from hookproof.config import Settings
+from hookproof.events import EventStore, verify_chain
+from hookproof.projections import rebuild
+
+from .registry import projections_by_name
+
+__all__ = ["register"]
+
+
+class Progress:
+    """A plain progress line on stderr (only when stderr is a terminal or forced)."""
+
+    def __init__(self, label: str, total: int | None, *, enabled: bool | None = None) -> None:
+        self.label = label
+        self.total = total
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.started = time.perf_counter()
+        self._last = 0.0
+
+    def __call__(self, done: int) -> None:
+        now = time.perf_counter()
+        if not self.enabled or now - self._last < 0.2:
+            return
+        self._last = now
+        rate = done / max(now - self.started, 1e-9)
+        if self.total:
+            width = 30
+            filled = int(width * min(done / self.total, 1.0))
+            bar = "#" * filled + "-" * (width - filled)
+            sys.stderr.write(f"\r{self.label} [{bar}] {done}/{self.total} {rate:,.0f}/s")
+        else:
+            sys.stderr.write(f"\r{self.label} {done} {rate:,.0f}/s")
+        sys.stderr.flush()
+
+    def finish(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) -> int:
+    from .cli import Context
+
+    registry = projections_by_name()
+    names = args.names or sorted(registry)
+    unknown = [n for n in names if n not in registry]
+    if unknown:
+        print(f"unknown projection(s): {', '.join(unknown)}; known: {', '.join(sorted(registry))}")
+        return 2
+    failed = False
+    async with Context(settings) as ctx:
+        assert ctx.pool is not None
+        store = EventStore(ctx.pool)
+        total = await ctx.pool.fetchval("SELECT count(*) FROM events")
+        for name in names:
+            progress = Progress(f"rebuild {name}", total)
+            result = await rebuild(store, registry[name], verify=args.verify, progress=progress)
+            progress.finish()
+            line: dict[str, Any] = {
+                "projection": name,
+                "events": result.events,
+                "rows": result.rows,
+                "seconds": round(result.seconds, 3),
+                "eventsPerSecond": round(result.rate),
+            }
+            if args.verify:
+                line["differences"] = result.differences
+                failed = failed or bool(result.differences)
+            if args.json:
+                print(json.dumps(line))
+            else:
+                verb = "verified" if args.verify else "rebuilt"
+                print(
+                    f"{verb} {name}: {result.events} events -> {result.rows} rows in "
+                    f"{result.seconds:.2f}s ({result.rate:,.0f} events/s)"
+                )
+                for d in result.differences or []:
+                    print(f"  DIFF {d}")
+    return 1 if failed else 0
+
+
+async def cmd_audit_verify(args: argparse.Namespace, settings: Settings) -> int:
+    from .cli import Context
+
+    async with Context(settings) as ctx:
+        assert ctx.pool is not None
+        store = EventStore(ctx.pool)
+        streams = [r[0] for r in await ctx.pool.fetch("SELECT DISTINCT stream_id FROM events")]
+        progress = Progress("verify", len(streams))
+        broken = []
+        for i, stream in enumerate(streams, 1):
+            link = verify_chain(await store.read_stream(stream))
+            if link is not None:
+                broken.append(link)
+            progress(i)
+        progress.finish()
+        guards = await ctx.pool.fetch(
+            "SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'events'::regclass "
+            "AND tgname IN ('events_refuse_update_delete', 'events_refuse_truncate')"
+        )
+        disabled = sorted(
+            {"events_refuse_update_delete", "events_refuse_truncate"}
+            - {g["tgname"] for g in guards if g["tgenabled"] != "D"}
+        )
+    report = {
+        "streams": len(streams),
+        "broken": [
+            {"streamId": b.stream_id, "streamVersion": b.stream_version, "problem": b.problem}
+            for b in broken
+        ],
+        "appendOnlyGuardsMissing": disabled,
+        "ok": not broken and not disabled,
+    }
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"checked {len(streams)} stream(s)")
+        for b in broken:
+            print(f"BROKEN {b.stream_id} at version {b.stream_version}: {b.problem}")
+        for g in disabled:
+            print(f"BROKEN append-only guard {g} is missing or disabled")
+        print("ok" if report["ok"] else "FAILED")
+    return 0 if report["ok"] else 1
+
+
+def register(
+    sub: argparse._SubParsersAction,  # type: ignore[type-arg]
+    add_json: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    proj = sub.add_parser("projections", help="projection maintenance")
+    psub = proj.add_subparsers(dest="proj_cmd", required=True)
+    p = psub.add_parser("rebuild", help="rebuild projections from the log")
+    p.add_argument("names", nargs="*", help="projection names (default: all)")
+    p.add_argument("--verify", action="store_true", help="compare with the live tables, no swap")
+    add_json(p)
+    p.set_defaults(handler=cmd_projections_rebuild)
+
+    audit = sub.add_parser("audit", help="event-replay auditing")
+    asub = audit.add_subparsers(dest="audit_cmd", required=True)
+    p = asub.add_parser("verify", help="check every stream's hash chain and the append-only guards")
+    add_json(p)
+    p.set_defaults(handler=cmd_audit_verify)

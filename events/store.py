@@ -1,0 +1,379 @@
+"""The event store: batched append with expected versions, stream reads, commit-safe tailing.
+
+Appends of many events across many streams are one statement in one transaction; a version
+conflict raises :class:`~hookproof.errors.ConcurrencyConflict` and nothing of the batch is
+written. The global log is read in ``(tx_id, global_position)`` order, only up to the oldest
+transaction still running, so an event whose transaction commits late is never skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+import asyncpg
+import msgspec
+
+from hookproof.errors import ConcurrencyConflict, StoreError, ValidationError
+
+from .canonical import canonical_json
+from .catalogue import Event, decode_event, encode_event
+from .chain import event_hash
+from .sqlfiles import query
+
+__all__ = [
+    "ANY",
+    "NO_STREAM",
+    "EventStore",
+    "ExpectedVersion",
+    "Metadata",
+    "Position",
+    "RecordedEvent",
+    "StreamAppend",
+    "category_of",
+]
+
+ANY: Literal["any"] = "any"
+NO_STREAM: Literal["no_stream"] = "no_stream"
+ExpectedVersion = int | Literal["any", "no_stream"]
+
+NOTIFY_CHANNEL = "hookproof_events"
+_UNIQUE_DETAIL = re.compile(r"\(stream_id, stream_version\)=\((?P<stream>.*), (?P<v>\d+)\)")
+
+
+class Metadata(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Who and what caused an event. Never carries a secret."""
+
+    actor: str | None = None
+    causation_id: str | None = None
+    correlation_id: str | None = None
+    trace_id: str | None = None
+
+
+_EMPTY_METADATA = Metadata()
+
+
+def category_of(stream_id: str) -> str:
+    """``subscription-abc`` -> ``subscription``."""
+    return stream_id.split("-", 1)[0]
+
+
+@dataclass(frozen=True)
+class StreamAppend:
+    """Events for one stream, with the version the stream must be at before them."""
+
+    stream_id: str
+    events: Sequence[Event]
+    expected: ExpectedVersion = ANY
+    metadata: Metadata = _EMPTY_METADATA
+    event_ids: Sequence[uuid.UUID] | None = None
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    """A point in the commit-safe order of the global log."""
+
+    tx_id: int = 0
+    global_position: int = 0
+
+
+@dataclass(frozen=True)
+class RecordedEvent:
+    """One row of the log."""
+
+    global_position: int
+    tx_id: int
+    stream_id: str
+    stream_version: int
+    event_id: uuid.UUID
+    type: str
+    schema_version: int
+    data: bytes
+    metadata: bytes
+    recorded_at: datetime
+    prev_hash: bytes | None
+    hash: bytes
+    _decoded: list[Event] = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def position(self) -> Position:
+        return Position(self.tx_id, self.global_position)
+
+    @property
+    def category(self) -> str:
+        return category_of(self.stream_id)
+
+    def decode(self) -> Event:
+        """The event in its current shape (upcast if stored in an older one)."""
+        if not self._decoded:
+            self._decoded.append(decode_event(self.type, self.schema_version, self.data))
+        return self._decoded[0]
+
+    def meta(self) -> Metadata:
+        return msgspec.json.decode(self.metadata, type=Metadata)
+
+    @classmethod
+    def from_record(cls, r: asyncpg.Record) -> RecordedEvent:
+        return cls(
+            global_position=r["global_position"],
+            tx_id=int(r["tx_id"]),
+            stream_id=r["stream_id"],
+            stream_version=r["stream_version"],
+            event_id=r["event_id"],
+            type=r["type"],
+            schema_version=r["schema_version"],
+            data=bytes(r["data"]),
+            metadata=bytes(r["metadata"]),
+            recorded_at=r["recorded_at"],
+            prev_hash=bytes(r["prev_hash"]) if r["prev_hash"] is not None else None,
+            hash=bytes(r["hash"]),
+        )
+
+
+InlineHook = Callable[[asyncpg.Connection, list[RecordedEvent]], Awaitable[None]]
+
+
+def _check_expected(stream_id: str, expected: ExpectedVersion) -> None:
+    if expected in (ANY, NO_STREAM):
+        return
+    if isinstance(expected, bool) or not isinstance(expected, int):
+        raise ValidationError(
+            f"stream {stream_id!r}: expected version must be an integer, 'any' or 'no_stream'",
+            field="expected",
+            code="invalid_expected_version",
+        )
+    if expected < 0:
+        raise ValidationError(
+            f"stream {stream_id!r}: expected version {expected} is below zero",
+            field="expected",
+            code="invalid_expected_version",
+        )
+
+
+def _matches(expected: ExpectedVersion, actual: int) -> bool:
+    if expected == ANY:
+        return True
+    if expected == NO_STREAM:
+        return actual == 0
+    return expected == actual
+
+
+class EventStore:
+    """Append to and read from the ``events`` table through an asyncpg pool.
+
+    ``inline`` hooks run inside the append transaction with the recorded events, so inline
+    projections are never behind the log.
+    """
+
+    def __init__(self, pool: asyncpg.Pool, *, inline: Sequence[InlineHook] = ()) -> None:
+        self.pool = pool
+        self.inline: list[InlineHook] = list(inline)
+
+    # -- append -------------------------------------------------------------------------
+
+    async def append(
+        self, appends: Sequence[StreamAppend], *, conn: asyncpg.Connection | None = None
+    ) -> list[RecordedEvent]:
+        """Append every event of every stream, or none. Returns the recorded rows in order.
+
+        With ``conn``, runs inside the caller's transaction (a savepoint keeps a failed
+        batch from leaving anything behind); otherwise in a transaction of its own.
+        """
+        prepared = self._prepare(appends)
+        if conn is not None:
+            return await self._append_with_retry(conn, appends, prepared)
+        async with self.pool.acquire() as own:
+            return await self._append_with_retry(own, appends, prepared)
+
+    def _prepare(self, appends: Sequence[StreamAppend]) -> list[list[tuple[bytes, str, int]]]:
+        if not appends:
+            raise ValidationError("empty batch", field="events", code="empty_batch")
+        seen: set[str] = set()
+        encoded: list[list[tuple[bytes, str, int]]] = []
+        for a in appends:
+            if not isinstance(a.stream_id, str) or not a.stream_id or len(a.stream_id) > 200:
+                raise ValidationError("invalid stream id", field="stream_id", code="invalid_stream")
+            if a.stream_id in seen:
+                raise ValidationError(
+                    f"stream {a.stream_id!r} appears twice in one batch",
+                    field="stream_id",
+                    code="duplicate_stream_in_batch",
+                )
+            seen.add(a.stream_id)
+            _check_expected(a.stream_id, a.expected)
+            if not a.events:
+                raise ValidationError(
+                    f"stream {a.stream_id!r}: no events", field="events", code="empty_batch"
+                )
+            if a.event_ids is not None and len(a.event_ids) != len(a.events):
+                raise ValidationError(
+                    "event_ids and events differ in length", field="event_ids", code="invalid_batch"
+                )
+            encoded.append([(encode_event(e), e.type, e.schema_version) for e in a.events])
+        return encoded
+
+    async def _append_with_retry(
+        self,
+        conn: asyncpg.Connection,
+        appends: Sequence[StreamAppend],
+        prepared: list[list[tuple[bytes, str, int]]],
+    ) -> list[RecordedEvent]:
+        for attempt in range(5):
+            try:
+                async with conn.transaction():
+                    return await self._append_once(conn, appends, prepared)
+            except ConcurrencyConflict as conflict:
+                expected = next(a.expected for a in appends if a.stream_id == conflict.stream_id)
+                if expected != ANY or attempt == 4:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _append_once(
+        self,
+        conn: asyncpg.Connection,
+        appends: Sequence[StreamAppend],
+        prepared: list[list[tuple[bytes, str, int]]],
+    ) -> list[RecordedEvent]:
+        need_heads = [a.stream_id for a in appends if a.expected != NO_STREAM]
+        lock = [a.stream_id for a in appends if a.expected == ANY]
+        if lock:
+            await conn.execute(query("lock_streams"), lock)
+        heads: dict[str, tuple[int, bytes]] = {}
+        if need_heads:
+            try:
+                rows = await conn.fetch(query("stream_heads"), need_heads)
+            except asyncpg.PostgresError as exc:
+                raise StoreError("reading stream heads failed") from exc
+            heads = {r["stream_id"]: (r["stream_version"], bytes(r["hash"])) for r in rows}
+
+        cols: tuple[list[Any], ...] = tuple([] for _ in range(10))
+        metas: list[bytes] = []
+        for a, evs in zip(appends, prepared, strict=True):
+            version, prev = heads.get(a.stream_id, (0, None))
+            if not _matches(a.expected, version):
+                raise ConcurrencyConflict(a.stream_id, a.expected, version)
+            meta = canonical_json(a.metadata)
+            category = category_of(a.stream_id)
+            for i, (data, type_, schema) in enumerate(evs):
+                version += 1
+                eid = a.event_ids[i] if a.event_ids is not None else uuid.uuid4()
+                h = event_hash(prev, a.stream_id, version, eid, type_, schema, data, meta)
+                for col, value in zip(
+                    cols,
+                    (a.stream_id, category, version, eid, type_, schema, data, meta, prev, h),
+                    strict=True,
+                ):
+                    col.append(value)
+                metas.append(meta)
+                prev = h
+        try:
+            rows = await conn.fetch(query("append"), *cols)
+        except asyncpg.UniqueViolationError as exc:
+            raise self._conflict_from(exc, appends, heads) from exc
+        except asyncpg.PostgresError as exc:
+            raise StoreError(f"append failed: {type(exc).__name__}") from exc
+        recorded = [
+            RecordedEvent(
+                global_position=r["global_position"],
+                tx_id=int(r["tx_id"]),
+                stream_id=cols[0][i],
+                stream_version=cols[2][i],
+                event_id=cols[3][i],
+                type=cols[4][i],
+                schema_version=cols[5][i],
+                data=cols[6][i],
+                metadata=metas[i],
+                recorded_at=r["recorded_at"],
+                prev_hash=cols[8][i],
+                hash=cols[9][i],
+            )
+            for i, r in enumerate(rows)
+        ]
+        for hook in self.inline:
+            await hook(conn, recorded)
+        return recorded
+
+    @staticmethod
+    def _conflict_from(
+        exc: asyncpg.UniqueViolationError,
+        appends: Sequence[StreamAppend],
+        heads: dict[str, tuple[int, bytes]],
+    ) -> StoreError:
+        detail = getattr(exc, "detail", "") or ""
+        m = _UNIQUE_DETAIL.search(detail)
+        if m:
+            stream = m.group("stream")
+            for a in appends:
+                if a.stream_id == stream:
+                    # The stream already holds at least the version we tried to write.
+                    return ConcurrencyConflict(stream, a.expected, int(m.group("v")))
+        if "event_id" in (getattr(exc, "constraint_name", "") or ""):
+            return StoreError("duplicate event id", code="duplicate_event_id", status=409)
+        return StoreError("append conflicted")
+
+    # -- read ---------------------------------------------------------------------------
+
+    async def read_stream(
+        self,
+        stream_id: str,
+        *,
+        from_version: int = 1,
+        to_version: int | None = None,
+        as_of: datetime | None = None,
+        conn: asyncpg.Connection | None = None,
+    ) -> list[RecordedEvent]:
+        """A stream's events in version order, optionally up to a version or a time."""
+        runner = conn if conn is not None else self.pool
+        rows = await runner.fetch(query("read_stream"), stream_id, from_version, to_version, as_of)
+        return [RecordedEvent.from_record(r) for r in rows]
+
+    async def stream_version(self, stream_id: str) -> int:
+        rows = await self.pool.fetch(query("stream_heads"), [stream_id])
+        return int(rows[0]["stream_version"]) if rows else 0
+
+    async def read_after(
+        self, after: Position, *, limit: int = 1000, conn: asyncpg.Connection | None = None
+    ) -> list[RecordedEvent]:
+        """The next page of the global log after ``after``, never skipping a late commit."""
+        runner = conn if conn is not None else self.pool
+        rows = await runner.fetch(query("tail"), str(after.tx_id), after.global_position, limit)
+        return [RecordedEvent.from_record(r) for r in rows]
+
+    async def tail(
+        self,
+        after: Position = Position(),
+        *,
+        batch: int = 1000,
+        poll_interval: float = 1.0,
+        stop: asyncio.Event | None = None,
+    ) -> AsyncIterator[list[RecordedEvent]]:
+        """Pages of new events forever (until ``stop``): LISTEN/NOTIFY wakes it, polling backs it."""
+        wake = asyncio.Event()
+
+        def _on_notify(*_: object) -> None:
+            wake.set()
+
+        listener = await self.pool.acquire()
+        try:
+            await listener.add_listener(NOTIFY_CHANNEL, _on_notify)
+            while stop is None or not stop.is_set():
+                wake.clear()
+                page = await self.read_after(after, limit=batch)
+                if page:
+                    after = page[-1].position
+                    yield page
+                    if len(page) == batch:
+                        continue
+                    # A late commit may still be running; look again soon.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), poll_interval)
+        finally:
+            with contextlib.suppress(Exception):
+                await listener.remove_listener(NOTIFY_CHANNEL, _on_notify)
+            await self.pool.release(listener)

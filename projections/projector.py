@@ -1,0 +1,279 @@
+"""Keep projection tables current from the log, checkpoint in the same transaction; rebuild.
+
+``apply_events`` is the incremental path (also used inline, inside an append's transaction).
+``Projector`` tails the log for asynchronous projections. ``rebuild`` folds the whole log in
+memory, bulk-loads a fresh table with COPY and swaps it in with its checkpoint in one
+transaction (blue/green), so a reader never sees a half-built projection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import asyncpg
+import structlog
+
+from hookproof.events import EventStore, Position, RecordedEvent
+from hookproof.events.sqlfiles import query
+
+from .base import Projection, Row
+
+__all__ = [
+    "Projector",
+    "RebuildResult",
+    "apply_events",
+    "fold_all",
+    "read_checkpoint",
+    "rebuild",
+    "table_rows",
+]
+
+log = structlog.get_logger("hookproof.projections")
+
+ProgressFn = Callable[[int], None]
+
+
+async def apply_events(
+    conn: asyncpg.Connection,
+    projection: Projection,
+    events: Sequence[RecordedEvent],
+    *,
+    table: str | None = None,
+) -> int:
+    """Fold ``events`` into the affected rows and upsert them. Returns rows written."""
+    by_key: dict[Hashable, list[RecordedEvent]] = {}
+    for ev in events:
+        k = projection.key(ev)
+        if k is not None:
+            by_key.setdefault(k, []).append(ev)
+    if not by_key:
+        return 0
+    target = table or projection.table
+    rows = await conn.fetch(projection.sql("load", target), list(by_key))
+    current: dict[Hashable, Row | None] = {
+        r[projection.key_column]: dict(r) for r in rows
+    }
+    out: list[tuple[Any, ...]] = []
+    deleted: list[Hashable] = []
+    for k, evs in by_key.items():
+        row = current.get(k)
+        for ev in evs:
+            row = projection.evolve(row, ev)
+        if row is None:
+            deleted.append(k)
+        else:
+            out.append(projection.record(row))
+    if out:
+        await conn.executemany(projection.sql("upsert", target), out)
+    if deleted:
+        await conn.execute(projection.sql("delete", target), deleted)
+    return len(out) + len(deleted)
+
+
+async def read_checkpoint(conn: asyncpg.Connection, name: str, *, lock: bool = False) -> Position:
+    await conn.execute(query("checkpoint_lock", "hookproof.projections"), name)
+    sql = query("checkpoint_select", "hookproof.projections")
+    if not lock:
+        sql = sql.replace("FOR UPDATE", "")
+    r = await conn.fetchrow(sql, name)
+    assert r is not None
+    return Position(int(r["tx_id"]), r["global_position"])
+
+
+async def _save_checkpoint(conn: asyncpg.Connection, name: str, pos: Position) -> None:
+    await conn.execute(
+        query("checkpoint_save", "hookproof.projections"), name, str(pos.tx_id), pos.global_position
+    )
+
+
+class Projector:
+    """Tails the log and applies pages to asynchronous projections, one transaction per page."""
+
+    def __init__(
+        self, store: EventStore, projections: Sequence[Projection], *, batch: int = 2000
+    ) -> None:
+        self.store = store
+        self.projections = list(projections)
+        self.batch = batch
+
+    async def run_once(self) -> int:
+        """Apply everything currently readable; returns the number of events applied."""
+        total = 0
+        for projection in self.projections:
+            while True:
+                async with self.store.pool.acquire() as conn, conn.transaction():
+                    pos = await read_checkpoint(conn, projection.name, lock=True)
+                    page = await self.store.read_after(pos, limit=self.batch, conn=conn)
+                    if not page:
+                        break
+                    await apply_events(conn, projection, page)
+                    await _save_checkpoint(conn, projection.name, page[-1].position)
+                total += len(page)
+                if len(page) < self.batch:
+                    break
+        return total
+
+    async def run(self, stop: asyncio.Event, *, poll_interval: float = 1.0) -> None:
+        """Keep projections current until ``stop`` is set (NOTIFY wakes it, polling backs it)."""
+        wake = asyncio.Event()
+
+        def _notify(*_: object) -> None:
+            wake.set()
+
+        listener = await self.store.pool.acquire()
+        try:
+            await listener.add_listener("hookproof_events", _notify)
+            while not stop.is_set():
+                wake.clear()
+                try:
+                    await self.run_once()
+                except (asyncpg.PostgresError, OSError) as exc:
+                    log.warning("projector_error", error=type(exc).__name__)
+                try:
+                    await asyncio.wait_for(wake.wait(), poll_interval)
+                except TimeoutError:
+                    pass
+        finally:
+            try:
+                await listener.remove_listener("hookproof_events", _notify)
+            finally:
+                await self.store.pool.release(listener)
+
+
+def fold_all(projection: Projection, events: Sequence[RecordedEvent], state: dict[Any, Row]) -> None:
+    """Fold events into an in-memory table (the rebuild path; pure)."""
+    for ev in events:
+        k = projection.key(ev)
+        if k is None:
+            continue
+        row = projection.evolve(state.get(k), ev)
+        if row is None:
+            state.pop(k, None)
+        else:
+            state[k] = row
+
+
+@dataclass(frozen=True)
+class RebuildResult:
+    name: str
+    events: int
+    rows: int
+    seconds: float
+    position: Position
+    differences: list[str] | None = None
+
+    @property
+    def rate(self) -> float:
+        return self.events / self.seconds if self.seconds > 0 else float("inf")
+
+
+async def table_rows(conn: asyncpg.Connection, projection: Projection, table: str) -> dict[Any, Row]:
+    rows = await conn.fetch(query("table_rows", "hookproof.projections").replace("{table}", table))
+    return {r[projection.key_column]: dict(r) for r in rows}
+
+
+def _diff(projection: Projection, live: dict[Any, Row], fresh: dict[Any, Row]) -> list[str]:
+    out: list[str] = []
+    for k in sorted(set(live) | set(fresh), key=str):
+        a, b = live.get(k), fresh.get(k)
+        if a is None:
+            out.append(f"missing in live: {projection.key_column}={k}")
+        elif b is None:
+            out.append(f"extra in live: {projection.key_column}={k}")
+        else:
+            for c in projection.columns:
+                if a.get(c) != b.get(c):
+                    out.append(f"{projection.key_column}={k} {c}: live={a.get(c)!r} rebuilt={b.get(c)!r}")
+    return out
+
+
+async def rebuild(
+    store: EventStore,
+    projection: Projection,
+    *,
+    verify: bool = False,
+    page_size: int = 5000,
+    progress: ProgressFn | None = None,
+) -> RebuildResult:
+    """Rebuild ``projection`` from the whole log.
+
+    Reads in keyset pages in commit-safe order, folds in memory, COPYs into a fresh table, then
+    swaps it in with its checkpoint in one transaction. With ``verify``, compares the fresh
+    table with the live one and returns the differences instead of swapping.
+    """
+    started = time.perf_counter()
+    state: dict[Any, Row] = {}
+    pos = Position()
+    count = 0
+    async with store.pool.acquire() as conn:
+        while True:
+            page = await store.read_after(pos, limit=page_size, conn=conn)
+            if not page:
+                break
+            fold_all(projection, page, state)
+            pos = page[-1].position
+            count += len(page)
+            if progress is not None:
+                progress(count)
+        fresh = f"{projection.table}_rebuild"
+        async with conn.transaction():
+            await conn.execute(f"DROP TABLE IF EXISTS {fresh}")
+            await conn.execute(projection.sql("create", fresh))
+            await conn.copy_records_to_table(
+                fresh,
+                records=[projection.record(r) for r in state.values()],
+                columns=list(projection.columns),
+            )
+        if verify:
+            async with conn.transaction(isolation="repeatable_read"):
+                checkpoint = await read_checkpoint(conn, projection.name)
+                live = await table_rows(conn, projection, projection.table)
+            # Catch the fresh copy up to the live checkpoint so only real differences show.
+            if checkpoint > pos:
+                extra = await _events_between(store, conn, pos, checkpoint, page_size)
+                fold_all(projection, extra, state)
+            differences = _diff(projection, live, state)
+            await conn.execute(f"DROP TABLE IF EXISTS {fresh}")
+            return RebuildResult(
+                projection.name, count, len(state), time.perf_counter() - started, pos, differences
+            )
+        async with conn.transaction():
+            await read_checkpoint(conn, projection.name, lock=True)
+            await conn.execute(f"LOCK TABLE {projection.table} IN ACCESS EXCLUSIVE MODE")
+            # Anything applied to the live table meanwhile is re-read after the new checkpoint.
+            tail = await store.read_after(pos, limit=1_000_000, conn=conn)
+            if tail:
+                await apply_events(conn, projection, tail, table=fresh)
+                pos = tail[-1].position
+                count += len(tail)
+            await conn.execute(f"DROP TABLE {projection.table}")
+            await conn.execute(f"ALTER TABLE {fresh} RENAME TO {projection.table}")
+            await _rename_constraints(conn, fresh, projection.table)
+            await _save_checkpoint(conn, projection.name, pos)
+    return RebuildResult(projection.name, count, len(state), time.perf_counter() - started, pos)
+
+
+async def _events_between(
+    store: EventStore, conn: asyncpg.Connection, start: Position, end: Position, page: int
+) -> list[RecordedEvent]:
+    out: list[RecordedEvent] = []
+    pos = start
+    while pos < end:
+        chunk = await store.read_after(pos, limit=page, conn=conn)
+        if not chunk:
+            break
+        for ev in chunk:
+            if ev.position > end:
+                return out
+            out.append(ev)
+        pos = chunk[-1].position
+    return out
+
+
+async def _rename_constraints(conn: asyncpg.Connection, old: str, new: str) -> None:
+    """Give the swapped-in table's primary key the live name (keeps rebuilds repeatable)."""
+    await conn.execute(f"ALTER INDEX IF EXISTS {old}_pkey RENAME TO {new}_pkey")

@@ -1,0 +1,10 @@
+-- Projection: one row per stream (the proof projection of the foundation).
+CREATE TABLE IF NOT EXISTS proj_stream_catalogue (
+    stream_id text PRIMARY KEY,
+    category text NOT NULL,
+    version bigint NOT NULL,
+    event_count bigint NOT NULL,
+    first_event_at timestamptz NOT NULL,
+    last_event_at timestamptz NOT NULL,
+    last_position bigint NOT NULL
+);
