@@ -142,6 +142,7 @@ class DnsServer:
         self.records: dict[str, list[str] | str] = {}
         self.queries: list[tuple[str, str, str]] = []
         self.silent = False
+        self.truncate_udp = False
         self.port = 0
         self._udp: asyncio.DatagramTransport | None = None
         self._tcp: asyncio.Server | None = None
@@ -154,6 +155,9 @@ class DnsServer:
         if self.silent:
             return None
         reply = request.reply()
+        if proto == "udp" and self.truncate_udp:
+            reply.header.tc = 1  # "answer too big": the resolver must retry over TCP
+            return reply.pack()
         name = qname
         for _ in range(8):
             value = self.records.get(name)
@@ -287,19 +291,21 @@ async def close_after_request(_request: Request, _writer: asyncio.StreamWriter) 
 class TlsHttpServer:
     """A minimal HTTPS/1.1 server on loopback that counts connections and records requests."""
 
-    def __init__(self, ctx: ssl.SSLContext, handler: Handler, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self, ctx: ssl.SSLContext, handler: Handler, host: str = "127.0.0.1", port: int = 0
+    ) -> None:
         self.ctx = ctx
         self.handler = handler
         self.host = host
         self.connections = 0
         self.requests: list[Request] = []
-        self.port = 0
+        self.port = port
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def start(self) -> TlsHttpServer:
         self._server = await asyncio.start_server(
-            self._serve, self.host, 0, ssl=self.ctx, ssl_handshake_timeout=5
+            self._serve, self.host, self.port, ssl=self.ctx, ssl_handshake_timeout=5
         )
         self.port = self._server.sockets[0].getsockname()[1]
         return self

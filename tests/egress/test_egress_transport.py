@@ -444,3 +444,16 @@ async def test_closed_transport_refuses_use(make_transport):
     await transport.close()
     with pytest.raises(RuntimeError):
         await transport.post("https://hooks.test/", BODY)
+
+
+async def test_dns_over_tcp_after_truncation(dns, make_server, make_transport):
+    """A truncated UDP answer makes the resolver retry over TCP; vetting is unchanged."""
+    server = await make_server()
+    dns.truncate_udp = True
+    dns.records["hooks.test"] = ["127.0.0.1"]
+    transport = make_transport(allow=(("127.0.0.1", server.port),))
+    assert (await transport.post(f"https://hooks.test:{server.port}/", BODY)).ok
+    dns.records["hooks.test"] = ["10.0.0.1"]
+    refused = await transport.post(f"https://hooks.test:{server.port}/", BODY)
+    assert refused.code == "egress_refused_address"
+    assert ("hooks.test", "A", "tcp") in dns.queries
