@@ -32,7 +32,6 @@ import hashlib
 import ipaddress
 import socket
 import ssl
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
@@ -95,6 +94,10 @@ _URL_CODE_MAP: Final = {
 }
 
 _READ_CHUNK: Final = 16 * 1024
+#: Framing headers belong to the transport; a caller's value for them is dropped.
+_TRANSPORT_HEADERS: Final = frozenset(
+    {"host", "content-length", "transfer-encoding", "connection", "expect", "upgrade", "te"}
+)
 
 
 class Outcome(enum.StrEnum):
@@ -243,6 +246,7 @@ class _Attempt:
     endpoint: Endpoint
     body_len: int
     t0: float
+    deadline: float
     vetted: dict[tuple[IPAddress, int], int] = field(default_factory=dict)
     resolved: list[IPAddress] = field(default_factory=list)
     refusal: _Refusal | None = None
@@ -257,7 +261,7 @@ class _Attempt:
     written_at: float | None = None
 
     def now(self) -> float:
-        return time.monotonic() - self.t0
+        return asyncio.get_running_loop().time() - self.t0
 
     @property
     def request_written(self) -> bool:
@@ -489,7 +493,8 @@ class EgressTransport:
         changed set is refused (``egress_pin_mismatch``) before any connect.
         """
         session = self._ensure_started()
-        t0 = time.monotonic()
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
         try:
             endpoint = normalise_endpoint(
                 url, allowed_ports=self.policy.allowed_ports, allow_pairs=self.policy.allow_pairs
@@ -504,10 +509,12 @@ class EgressTransport:
                 host="",
                 port=0,
                 detail=exc.detail,
-                timings=EgressTimings(total=time.monotonic() - t0),
+                timings=EgressTimings(total=loop.time() - t0),
             )
 
-        attempt = _Attempt(endpoint=endpoint, body_len=len(body), t0=t0)
+        attempt = _Attempt(
+            endpoint=endpoint, body_len=len(body), t0=t0, deadline=t0 + self.policy.total_timeout_s
+        )
         pinned = frozenset(pin) if pin is not None else None
         early = await self._vet(attempt)
         drift = self._drift(attempt, pinned)
@@ -530,8 +537,8 @@ class EgressTransport:
             answers: list[IPAddress] = [endpoint.ip]
         else:
             try:
-                async with asyncio.timeout(
-                    min(self.policy.connect_timeout_s, self.policy.total_timeout_s)
+                async with asyncio.timeout_at(
+                    min(attempt.t0 + self.policy.connect_timeout_s, attempt.deadline)
                 ):
                     answers = await self._resolve(endpoint.host)
             except TimeoutError:
@@ -641,7 +648,7 @@ class EgressTransport:
         ]
         if headers is not None:
             items = headers.items() if isinstance(headers, Mapping) else headers
-            given = list(items)
+            given = [(k, v) for k, v in items if k.lower() not in _TRANSPORT_HEADERS]
             names = {k.lower() for k, _ in given}
             req_headers = [(k, v) for k, v in req_headers if k.lower() not in names] + given
         timeout = aiohttp.ClientTimeout(
@@ -655,7 +662,7 @@ class EgressTransport:
         head_at: float | None = None
         chunks: list[bytes] = []
         try:
-            async with asyncio.timeout(policy.total_timeout_s):
+            async with asyncio.timeout_at(attempt.deadline):
                 async with session.post(
                     yarl.URL(attempt.endpoint.url, encoded=True),
                     data=body,

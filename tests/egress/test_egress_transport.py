@@ -457,3 +457,40 @@ async def test_dns_over_tcp_after_truncation(dns, make_server, make_transport):
     refused = await transport.post(f"https://hooks.test:{server.port}/", BODY)
     assert refused.code == "egress_refused_address"
     assert ("hooks.test", "A", "tcp") in dns.queries
+
+
+async def test_idn_host_resolved_and_verified_as_a_label(dns, make_server, make_transport, pki):
+    server = await make_server(cert=pki.ca.issue_cert("xn--bcher-kva.test"))
+    dns.records["xn--bcher-kva.test"] = ["127.0.0.1"]
+    transport = make_transport(allow=(("127.0.0.1", server.port),))
+    result = await transport.post(f"https://B\u00fccher.test:{server.port}/", BODY)
+    assert result.ok and result.host == "xn--bcher-kva.test"
+    assert server.requests[0].headers["host"] == f"xn--bcher-kva.test:{server.port}"
+
+
+async def test_framing_headers_belong_to_the_transport(make_server, make_transport):
+    server = await make_server()
+    transport = make_transport(allow=(("127.0.0.1", server.port),))
+    result = await transport.post(
+        f"https://127.0.0.1:{server.port}/",
+        BODY,
+        {
+            "Host": "internal.example",
+            "Content-Length": "1",
+            "Transfer-Encoding": "chunked",
+            "X-Custom": "kept",
+        },
+    )
+    assert result.ok
+    headers = server.requests[0].headers
+    assert headers["host"] == f"127.0.0.1:{server.port}"
+    assert headers["content-length"] == str(len(BODY)) and "transfer-encoding" not in headers
+    assert headers["x-custom"] == "kept" and server.requests[0].body == BODY
+
+
+async def test_total_deadline_covers_dns_and_request(dns, make_transport):
+    dns.silent = True
+    dns.records["slow.test"] = ["127.0.0.1"]
+    transport = make_transport(allow=(("127.0.0.1", 8443),), dns_timeout_s=5, total_timeout_s=0.4)
+    result = await transport.post("https://slow.test:8443/", BODY)
+    assert result.code == "dns_failure" and result.timings.total < 1.5
