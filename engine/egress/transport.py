@@ -543,8 +543,8 @@ class EgressTransport:
                     answers = await self._resolve(endpoint.host)
             except TimeoutError:
                 return _Refusal("dns_failure", "DNS resolution timed out")
-            except _Refusal as refusal:
-                return refusal
+            except _Refusal as dns_refusal:
+                return dns_refusal
             attempt.resolved_at = attempt.now()
         attempt.resolved = answers
         denied: list[str] = []
@@ -558,6 +558,7 @@ class EgressTransport:
                 denied.append(f"{format_ip(addr)} ({reason})")
             elif endpoint.port not in self.policy.allowed_ports:
                 bad_port.append(format_ip(addr))
+        refusal: _Refusal | None
         if denied:
             refusal = _Refusal("egress_refused_address", "denied address: " + ", ".join(denied))
         elif bad_port:
@@ -722,11 +723,11 @@ class EgressTransport:
                 head_at=head_at,
                 drift=drift,
             )
-        code = "redirect" if location is not None else None
+        final_code = "redirect" if location is not None else None
         return self._result(
             attempt,
-            code,
-            detail=f"redirect to {location!r}" if code else "",
+            final_code,
+            detail=f"redirect to {location!r}" if final_code else "",
             status=status,
             headers=resp_headers,
             body=b"".join(chunks),
