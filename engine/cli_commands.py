@@ -133,10 +133,66 @@ async def cmd_audit_verify(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if report["ok"] else 1
 
 
+async def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    from .cli import Context
+    from .daemon import serve
+    from .logging import configure_logging
+
+    configure_logging()
+    async with Context(settings) as ctx:
+        assert ctx.pool is not None and ctx.target is not None
+
+        def ready(address: str) -> None:
+            print(f"hookproof serving on http://{address} ({ctx.target.describe()})", flush=True)
+
+        await serve(settings, ctx.pool, ready=ready)
+    return 0
+
+
+async def cmd_tenant_create(args: argparse.Namespace, settings: Settings) -> int:
+    from .cli import Context
+    from .tenants import TenantService
+
+    async with Context(settings) as ctx:
+        assert ctx.pool is not None
+        issued = await TenantService(EventStore(ctx.pool)).create(args.name, actor="cli")
+    if args.json:
+        print(json.dumps({"tenantId": issued.tenant_id, "token": issued.token}))
+    else:
+        print(f"tenant {issued.tenant_id} created ({args.name}); API token (shown once):")
+        print(issued.token)
+    return 0
+
+
+async def cmd_tenant_revoke(args: argparse.Namespace, settings: Settings) -> int:
+    from .cli import Context
+    from .tenants import TenantService
+
+    async with Context(settings) as ctx:
+        assert ctx.pool is not None
+        tenant = await TenantService(EventStore(ctx.pool)).revoke_token(args.token_id, actor="cli")
+    print(json.dumps({"tenantId": tenant, "revoked": args.token_id}) if args.json else f"revoked {args.token_id}")
+    return 0
+
+
 def register(
     sub: argparse._SubParsersAction,  # type: ignore[type-arg]
     add_json: Callable[[argparse.ArgumentParser], None],
 ) -> None:
+    p = sub.add_parser("serve", help="run the daemon (API and workers)")
+    p.set_defaults(handler=cmd_serve)
+
+    tenant = sub.add_parser("tenant", help="tenants and API tokens")
+    tsub = tenant.add_subparsers(dest="tenant_cmd", required=True)
+    p = tsub.add_parser("create", help="create a tenant; prints its API token once")
+    p.add_argument("name")
+    add_json(p)
+    p.set_defaults(handler=cmd_tenant_create)
+    p = tsub.add_parser("revoke-token", help="revoke an API token by its id")
+    p.add_argument("token_id")
+    add_json(p)
+    p.set_defaults(handler=cmd_tenant_revoke)
+
     proj = sub.add_parser("projections", help="projection maintenance")
     psub = proj.add_subparsers(dest="proj_cmd", required=True)
     p = psub.add_parser("rebuild", help="rebuild projections from the log")

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from hookproof.projections import Projection, StreamCatalogue
+from hookproof.projections.subscriptions import Subscriptions
 
-__all__ = ["projections_by_name"]
+__all__ = ["async_projections", "projections_by_name"]
+
+
+def async_projections() -> list[Projection]:
+    """Projections kept by the projector (the others are inline with their streams)."""
+    return [StreamCatalogue()]
 
 
 def projections_by_name() -> dict[str, Projection]:
-    items: list[Projection] = [StreamCatalogue()]
+    items: list[Projection] = [StreamCatalogue(), Subscriptions()]
     return {p.name: p for p in items}

@@ -1,5 +1,7 @@
 """The event catalogue and the append-only event store."""
 
+from . import subscription_events
+
 from .catalogue import (
     Event,
     MalformedEvent,
@@ -24,6 +26,7 @@ from .store import (
 )
 
 __all__ = [
+    "subscription_events",
     "ANY",
     "NO_STREAM",
     "BrokenLink",

@@ -45,6 +45,9 @@ async def apply_events(
     table: str | None = None,
 ) -> int:
     """Fold ``events`` into the affected rows and upsert them. Returns rows written."""
+    custom = getattr(projection, "apply_incremental", None)
+    if custom is not None:
+        return int(await custom(conn, events, table or projection.table))
     by_key: dict[Hashable, list[RecordedEvent]] = {}
     for ev in events:
         k = projection.key(ev)

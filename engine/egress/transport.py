@@ -193,7 +193,16 @@ class EgressTimings:
 
 @dataclass(frozen=True, slots=True)
 class EgressResult:
-    """The outcome of one POST. ``code`` is ``None`` only for a complete non-3xx response."""
+    """The outcome of one POST. ``code`` is ``None`` only for a complete non-3xx response.
+
+    ``resolved`` is every address the host resolved to (IP literal: itself), ``denied`` the
+    ``(address, reason)`` pairs that made vetting refuse, ``peer_address``/``peer_port`` the
+    socket actually used, ``certificate`` the verified peer certificate (SPKI sha-256, issuer,
+    authority key id). ``request_started``/``request_written``: the headers / the whole
+    request were handed to the connection; both err on the side of "maybe sent" (they are
+    set just before the bytes are written), so ``NOT_SENT`` is only reported when no request
+    byte can have left.
+    """
 
     outcome: Outcome
     code: str | None
@@ -211,6 +220,7 @@ class EgressResult:
     request_started: bool = False
     request_written: bool = False
     allowance_used: bool = False
+    denied: tuple[tuple[str, str], ...] = ()
     drift: AddressDrift | None = None
     timings: EgressTimings = field(default_factory=EgressTimings)
     detail: str = ""
@@ -228,6 +238,44 @@ class EgressResult:
         """First response header value for ``name`` (case-insensitive)."""
         lname = name.lower()
         return next((v for k, v in self.headers if k.lower() == lname), None)
+
+    def evidence(self) -> dict[str, Any]:
+        """A JSON-safe summary for events and logs: no body, no headers but Retry-After."""
+        cert = self.certificate
+        return {
+            "outcome": self.outcome.value,
+            "code": self.code,
+            "url": self.url,
+            "status": self.status,
+            "location": self.location,
+            "retryAfter": self.header("Retry-After"),
+            "resolved": list(self.resolved),
+            "denied": [list(d) for d in self.denied],
+            "peerAddress": self.peer_address,
+            "peerPort": self.peer_port,
+            "spkiSha256": cert.spki_sha256 if cert else None,
+            "certIssuer": cert.issuer if cert else None,
+            "certAuthorityKeyId": cert.authority_key_id if cert else None,
+            "requestStarted": self.request_started,
+            "requestWritten": self.request_written,
+            "allowanceUsed": self.allowance_used,
+            "addressDrift": None
+            if self.drift is None
+            else {
+                "expected": sorted(self.drift.expected),
+                "observed": sorted(self.drift.observed),
+                "denied": dict(sorted(self.drift.denied.items())),
+            },
+            "bodyBytes": len(self.body),
+            "timings": {
+                "resolved": self.timings.resolved,
+                "connected": self.timings.connected,
+                "requestWritten": self.timings.request_written,
+                "responseHeaders": self.timings.response_headers,
+                "total": self.timings.total,
+            },
+            "detail": self.detail,
+        }
 
 
 class _Refusal(OSError):
@@ -249,6 +297,7 @@ class _Attempt:
     deadline: float
     vetted: dict[tuple[IPAddress, int], int] = field(default_factory=dict)
     resolved: list[IPAddress] = field(default_factory=list)
+    denied: list[tuple[str, str]] = field(default_factory=list)
     refusal: _Refusal | None = None
     guard_refusals: int = 0
     socket_opened: int = 0
@@ -556,6 +605,7 @@ class EgressTransport:
             reason = classify(addr)
             if reason is not None:
                 denied.append(f"{format_ip(addr)} ({reason})")
+                attempt.denied.append((format_ip(addr), reason))
             elif endpoint.port not in self.policy.allowed_ports:
                 bad_port.append(format_ip(addr))
         refusal: _Refusal | None
@@ -810,6 +860,7 @@ class EgressTransport:
             request_started=started,
             request_written=attempt.request_written,
             allowance_used=used_allowance,
+            denied=tuple(attempt.denied),
             drift=drift,
             timings=EgressTimings(
                 resolved=attempt.resolved_at,

@@ -1,0 +1,22 @@
+"""The aiohttp application: middleware, routes, context."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from aiohttp import web
+
+from . import health, subscriptions
+from .context import CONTEXT_KEY, ApiContext
+from .problems import MAX_BODY, error_middleware
+
+__all__ = ["create_app"]
+
+
+def create_app(ctx: ApiContext, extra_routes: Iterable[web.RouteDef] = ()) -> web.Application:
+    app = web.Application(middlewares=[error_middleware], client_max_size=MAX_BODY)
+    app[CONTEXT_KEY] = ctx
+    app.add_routes(health.routes())
+    app.add_routes(subscriptions.routes())
+    app.add_routes(list(extra_routes))
+    return app

@@ -1,0 +1,42 @@
+"""Liveness, readiness and the OpenAPI document."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from ..migrate import pending_migrations
+from .context import ApiContext
+from .openapi import openapi_document
+from .problems import json_response
+
+__all__ = ["routes"]
+
+
+async def healthz(request: web.Request) -> web.Response:
+    return json_response({"status": "ok"})
+
+
+async def readyz(request: web.Request) -> web.Response:
+    ctx = ApiContext.of(request)
+    try:
+        async with ctx.store.pool.acquire(timeout=2) as conn:
+            pending = await pending_migrations(conn)
+    except Exception as exc:
+        return json_response(
+            {"status": "unavailable", "reason": type(exc).__name__}, status=503
+        )
+    if pending:
+        return json_response({"status": "unavailable", "reason": "pending_migrations"}, status=503)
+    return json_response({"status": "ready"})
+
+
+async def openapi(request: web.Request) -> web.Response:
+    return json_response(openapi_document(request.app))
+
+
+def routes() -> list[web.RouteDef]:
+    return [
+        web.get("/healthz", healthz, allow_head=False),
+        web.get("/readyz", readyz, allow_head=False),
+        web.get("/openapi.json", openapi, allow_head=False),
+    ]

@@ -1,0 +1,133 @@
+"""The OpenAPI 3.1 document, from the msgspec request types and one table of operations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from aiohttp import web
+
+from hookproof.schemas import api as api_schemas
+
+__all__ = ["OPERATIONS", "openapi_document"]
+
+_REQUEST_TYPES: list[Any] = [
+    api_schemas.SubscriptionCreate,
+    api_schemas.SubscriptionPatch,
+    api_schemas.SubscriptionTransition,
+    api_schemas.EventIn,
+]
+
+_PROBLEM = {
+    "type": "object",
+    "required": ["type", "title", "status", "code"],
+    "properties": {
+        "type": {"type": "string"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string"},
+        "code": {"type": "string"},
+        "field": {"type": "string"},
+    },
+}
+
+# (method, path) -> (summary, request schema name or None, success status, authenticated, extra)
+OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
+    ("post", "/v1/subscriptions"): {"summary": "Register a subscription", "body": "SubscriptionCreate", "status": 201},
+    ("get", "/v1/subscriptions"): {"summary": "List subscriptions"},
+    ("get", "/v1/subscriptions/{id}"): {"summary": "Read a subscription (ETag: generation)"},
+    ("patch", "/v1/subscriptions/{id}"): {"summary": "Change a subscription (If-Match)", "body": "SubscriptionPatch", "ifMatch": True},
+    ("post", "/v1/subscriptions/{id}/revoke"): {"summary": "Revoke (raises the generation)", "body": "SubscriptionTransition", "optionalBody": True},
+    ("post", "/v1/subscriptions/{id}/suspend"): {"summary": "Suspend", "body": "SubscriptionTransition", "optionalBody": True},
+    ("post", "/v1/subscriptions/{id}/resume"): {"summary": "Resume (through a new challenge)", "body": "SubscriptionTransition", "optionalBody": True},
+    ("post", "/v1/subscriptions/{id}/challenge"): {"summary": "Challenge the endpoint now"},
+    ("get", "/v1/subscriptions/{id}/history"): {"summary": "The subscription's events, in order"},
+    ("post", "/v1/subscriptions/{id}/secret/rotate"): {"summary": "Rotate the shared secret (shown once)"},
+    ("post", "/v1/events"): {"summary": "Ingest a business event", "body": "EventIn", "status": 202},
+    ("get", "/v1/events/{eventId}"): {"summary": "An event and its deliveries"},
+    ("get", "/v1/deliveries/{id}"): {"summary": "A delivery: state, evidence, attempts"},
+    ("post", "/v1/deliveries/{id}/replay"): {"summary": "Replay a delivery (new attempt, same identity)", "status": 202},
+    ("get", "/v1/dead-letters"): {"summary": "Dead letters with their owners"},
+    ("post", "/v1/receipts"): {"summary": "Submit a signed applicationReceipt.v1", "public": True, "rawBody": True},
+    ("post", "/v1/keys/rotate"): {"summary": "Rotate the engine signing key"},
+    ("get", "/.well-known/hookproof/jwks.json"): {"summary": "Public signing keys (JWKS)", "public": True},
+    ("get", "/healthz"): {"summary": "Liveness", "public": True},
+    ("get", "/readyz"): {"summary": "Readiness (database reachable, schema current)", "public": True},
+    ("get", "/openapi.json"): {"summary": "This document", "public": True},
+    ("get", "/metrics"): {"summary": "Prometheus metrics", "public": True, "text": True},
+}
+
+
+def _registered(app: web.Application) -> set[tuple[str, str]]:
+    out = set()
+    for route in app.router.routes():
+        info = route.resource.get_info() if route.resource else {}
+        path = info.get("path") or info.get("formatter")
+        if path and route.method != "HEAD":
+            out.add((route.method.lower(), path))
+    return out
+
+
+def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
+    """Only operations the running app actually routes are described."""
+    _, components = msgspec.json.schema_components(
+        _REQUEST_TYPES, ref_template="#/components/schemas/{name}"
+    )
+    components["Problem"] = _PROBLEM
+    live = _registered(app) if app is not None else set(OPERATIONS)
+    paths: dict[str, Any] = {}
+    for (method, path), op in OPERATIONS.items():
+        if (method, path) not in live:
+            continue
+        params = [
+            {"name": name, "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,100}$"}}
+            for name in ("id", "eventId")
+            if "{" + name + "}" in path
+        ]
+        if op.get("ifMatch"):
+            params.append(
+                {"name": "If-Match", "in": "header", "required": True, "schema": {"type": "string"}}
+            )
+        problem = {"description": "Problem", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+        ok_content = (
+            {"text/plain": {"schema": {"type": "string"}}}
+            if op.get("text")
+            else {"application/json": {"schema": {"type": "object"}}}
+        )
+        entry: dict[str, Any] = {
+            "summary": op["summary"],
+            "operationId": f"{method}_{path.strip('/').replace('/', '_').replace('{', '').replace('}', '').replace('.', '_').replace('-', '_')}",
+            "parameters": params,
+            "responses": {
+                str(op.get("status", 200)): {"description": "Success", "content": ok_content},
+                "400": problem,
+                "401": problem,
+                "404": problem,
+                "409": problem,
+                "412": problem,
+                "413": problem,
+                "422": problem,
+            },
+        }
+        if not op.get("public"):
+            entry["security"] = [{"bearer": []}]
+        if "body" in op:
+            entry["requestBody"] = {
+                "required": not op.get("optionalBody"),
+                "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{op['body']}"}}},
+            }
+        elif op.get("rawBody"):
+            entry["requestBody"] = {
+                "required": True,
+                "content": {"application/json": {"schema": {"type": "object"}}},
+            }
+        paths.setdefault(path, {})[method] = entry
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "hookproof", "version": "0.1.0"},
+        "paths": paths,
+        "components": {
+            "schemas": components,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+    }

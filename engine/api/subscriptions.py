@@ -1,0 +1,206 @@
+"""``/v1/subscriptions``: register, read, list, patch (If-Match), transitions, history."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from aiohttp import web
+
+from hookproof.errors import PreconditionFailed, ValidationError
+from hookproof.events import RecordedEvent
+from hookproof.projections.subscriptions import SubscriptionState
+from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch, SubscriptionTransition
+
+from .context import ApiContext, actor, tenant_of
+from .problems import decode_body, json_response
+
+__all__ = ["routes", "subscription_view"]
+
+
+def subscription_view(s: SubscriptionState) -> dict[str, Any]:
+    c = s.config
+    view: dict[str, Any] = {
+        "id": s.subscription_id,
+        "tenantId": s.tenant_id,
+        "generation": s.generation,
+        "state": s.state,
+        "endpoint": c.endpoint,
+        "endpointDigest": c.endpoint_digest,
+        "topics": c.topics,
+        "filter": c.filter,
+        "eventVersions": c.event_versions,
+        "region": c.region,
+        "signatureAlgorithm": c.signature_algorithm,
+        "retryPolicy": {
+            "maxAttempts": c.retry_policy.max_attempts,
+            "initialDelayS": c.retry_policy.initial_delay_s,
+            "maxDelayS": c.retry_policy.max_delay_s,
+            "multiplier": c.retry_policy.multiplier,
+            "retryAfterCapS": c.retry_policy.retry_after_cap_s,
+            "onGone": c.retry_policy.on_gone,
+        },
+        "expiresAt": c.expires_at,
+        "owner": c.owner,
+        "receiptKey": (
+            {
+                "keyId": c.receipt_key.key_id,
+                "publicKeyJwk": c.receipt_key.public_key_jwk,
+                "generation": c.receipt_key.generation,
+            }
+            if c.receipt_key
+            else None
+        ),
+        "oldGenerationPolicy": c.old_generation_policy,
+        "verifiedGeneration": s.verified_generation,
+        "applicationEvidence": "RECEIPTS" if c.receipt_key else "UNOBSERVABLE",
+        "version": s.version,
+        "createdAt": s.created_at,
+        "updatedAt": s.updated_at,
+    }
+    if s.pending is not None:
+        view["pendingChallenge"] = {
+            "challengeId": s.pending.challenge_id,
+            "generation": s.pending.generation,
+            "expiresAt": s.pending.expires_at,
+        }
+    if s.last_reason:
+        view["lastReason"] = s.last_reason
+    return view
+
+
+def _etag(s: SubscriptionState) -> dict[str, str]:
+    return {"ETag": f'"{s.generation}"'}
+
+
+def _if_match(request: web.Request) -> int:
+    raw = request.headers.get("If-Match")
+    if raw is None:
+        raise PreconditionFailed(
+            "If-Match with the expected generation is required", code="if_match_required"
+        )
+    text = raw.strip()
+    if text.startswith("W/"):
+        text = text[2:]
+    text = text.strip('"')
+    if not text.isdigit():
+        raise ValidationError('If-Match must be "<generation>"', field="If-Match", code="bad_if_match")
+    return int(text)
+
+
+def event_view(e: RecordedEvent) -> dict[str, Any]:
+    import msgspec
+
+    meta = e.meta()
+    return {
+        "streamVersion": e.stream_version,
+        "globalPosition": e.global_position,
+        "eventId": str(e.event_id),
+        "type": e.type,
+        "schemaVersion": e.schema_version,
+        "recordedAt": e.recorded_at.isoformat(),
+        "actor": meta.actor,
+        "data": msgspec.json.decode(e.data),
+        "hash": e.hash.hex(),
+    }
+
+
+async def create(request: web.Request) -> web.Response:
+    ctx = ApiContext.of(request)
+    tenant = await tenant_of(request)
+    body = await decode_body(request, SubscriptionCreate)
+    state, secret = await ctx.subscriptions.register(tenant, body, actor=actor(request, tenant))
+    if ctx.on_registered is not None:
+        await ctx.on_registered(state)
+        state = await ctx.subscriptions.get(tenant, state.subscription_id)
+    view = subscription_view(state)
+    if secret is not None:
+        view["secret"] = base64.b64encode(secret).decode()
+    headers = {**_etag(state), "Location": f"/v1/subscriptions/{state.subscription_id}"}
+    return json_response(view, status=201, headers=headers)
+
+
+async def list_(request: web.Request) -> web.Response:
+    ctx = ApiContext.of(request)
+    tenant = await tenant_of(request)
+    items = await ctx.subscriptions.list(tenant)
+    return json_response({"items": [subscription_view(s) for s in items]})
+
+
+async def get(request: web.Request) -> web.Response:
+    ctx = ApiContext.of(request)
+    tenant = await tenant_of(request)
+    state = await ctx.subscriptions.get(tenant, request.match_info["id"])
+    return json_response(subscription_view(state), headers=_etag(state))
+
+
+async def patch(request: web.Request) -> web.Response:
+    ctx = ApiContext.of(request)
+    tenant = await tenant_of(request)
+    sid = request.match_info["id"]
+    await ctx.subscriptions.get(tenant, sid)
+    expected = _if_match(request)
+    body = await decode_body(request, SubscriptionPatch)
+    before = await ctx.subscriptions.get(tenant, sid)
+    state = await ctx.subscriptions.update(tenant, sid, expected, body, actor=actor(request, tenant))
+    if state.generation != before.generation and ctx.on_registered is not None:
+        await ctx.on_registered(state)
+        state = await ctx.subscriptions.get(tenant, sid)
+    return json_response(subscription_view(state), headers=_etag(state))
+
+
+def _transition(command: str):  # type: ignore[no-untyped-def]
+    async def handler(request: web.Request) -> web.Response:
+        ctx = ApiContext.of(request)
+        tenant = await tenant_of(request)
+        sid = request.match_info["id"]
+        await ctx.subscriptions.get(tenant, sid)
+        reason = None
+        if request.can_read_body and request.content_length:
+            reason = (await decode_body(request, SubscriptionTransition)).reason
+        expected = _if_match(request) if "If-Match" in request.headers else None
+        state = await ctx.subscriptions.transition(
+            tenant, sid, command, actor=actor(request, tenant),
+            expected_generation=expected, reason=reason,
+        )
+        if command == "resume" and ctx.on_registered is not None:
+            await ctx.on_registered(state)
+            state = await ctx.subscriptions.get(tenant, sid)
+        return json_response(subscription_view(state), headers=_etag(state))
+
+    return handler
+
+
+async def challenge(request: web.Request) -> web.Response:
+    ctx = ApiContext.of(request)
+    tenant = await tenant_of(request)
+    sid = request.match_info["id"]
+    state = await ctx.subscriptions.get(tenant, sid)
+    if ctx.on_challenge is None:
+        raise ValidationError("challenges are not configured", code="challenge_unavailable")
+    result = await ctx.on_challenge(state, actor(request, tenant))
+    state = await ctx.subscriptions.get(tenant, sid)
+    view = subscription_view(state)
+    view["challenge"] = result
+    return json_response(view, headers=_etag(state))
+
+
+async def history(request: web.Request) -> web.Response:
+    ctx = ApiContext.of(request)
+    tenant = await tenant_of(request)
+    events = await ctx.subscriptions.history(tenant, request.match_info["id"])
+    return json_response({"items": [event_view(e) for e in events]})
+
+
+def routes() -> list[web.RouteDef]:
+    return [
+        web.post("/v1/subscriptions", create),
+        web.get("/v1/subscriptions", list_, allow_head=False),
+        web.get("/v1/subscriptions/{id}", get, allow_head=False),
+        web.patch("/v1/subscriptions/{id}", patch),
+        web.post("/v1/subscriptions/{id}/revoke", _transition("revoke")),
+        web.post("/v1/subscriptions/{id}/suspend", _transition("suspend")),
+        web.post("/v1/subscriptions/{id}/resume", _transition("resume")),
+        web.post("/v1/subscriptions/{id}/challenge", challenge),
+        web.get("/v1/subscriptions/{id}/history", history, allow_head=False),
+    ]

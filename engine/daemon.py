@@ -1,0 +1,108 @@
+"""``hookproof serve``: the API and the workers in one process; graceful shutdown on SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import asyncpg
+import structlog
+from aiohttp import web
+
+from hookproof.config import Settings
+from hookproof.events import EventStore
+
+from .api import ApiContext, create_app
+from .migrate import migrate
+from .registry import async_projections
+from .subscriptions import SubscriptionService
+from .tenants import TenantService
+
+__all__ = ["Engine", "build_engine", "serve"]
+
+log = structlog.get_logger("hookproof.daemon")
+
+Worker = Callable[[asyncio.Event], Awaitable[None]]
+
+
+@dataclass
+class Engine:
+    """Everything a running hookproof holds; built once, used by serve, the demo and tests."""
+
+    settings: Settings
+    pool: asyncpg.Pool
+    store: EventStore
+    tenants: TenantService
+    subscriptions: SubscriptionService
+    api: ApiContext
+    workers: list[tuple[str, Worker]] = field(default_factory=list)
+    extra_routes: list[web.RouteDef] = field(default_factory=list)
+    services: dict[str, Any] = field(default_factory=dict)
+
+    def app(self) -> web.Application:
+        return create_app(self.api, self.extra_routes)
+
+
+async def _periodic(stop: asyncio.Event, interval: float, fn: Callable[[], Awaitable[Any]], name: str) -> None:
+    while not stop.is_set():
+        try:
+            await fn()
+        except Exception as exc:  # a worker must survive a bad tick; the log says why
+            log.warning("worker_tick_failed", worker=name, error=type(exc).__name__)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), interval)
+
+
+async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
+    """Wire the services. Features register their workers and routes here."""
+    async with pool.acquire() as conn:
+        await migrate(conn)
+    store = EventStore(pool)
+    tenants = TenantService(store)
+    subs = SubscriptionService(store, settings)
+    api = ApiContext(settings=settings, store=store, tenants=tenants, subscriptions=subs)
+    engine = Engine(settings, pool, store, tenants, subs, api)
+
+    from .projections_runner import projector_worker
+
+    engine.workers.append(("projector", projector_worker(store, async_projections())))
+    engine.workers.append(
+        ("expiry", lambda stop: _periodic(stop, 5.0, subs.expire_due, "expiry"))
+    )
+    from . import features
+
+    await features.install(engine)
+    return engine
+
+
+async def serve(settings: Settings, pool: asyncpg.Pool, *, ready: Callable[[str], None] | None = None) -> None:
+    engine = await build_engine(settings, pool)
+    runner = web.AppRunner(engine.app(), access_log=None, handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(runner, settings.listen_host, settings.listen_port, shutdown_timeout=5)
+    await site.start()
+    address = f"{settings.listen_host}:{settings.listen_port}"
+    log.info("serve_started", listen=address)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    tasks = [asyncio.create_task(w(stop), name=name) for name, w in engine.workers]
+    if ready is not None:
+        ready(address)
+    try:
+        await stop.wait()
+    finally:
+        log.info("serve_stopping")
+        await runner.cleanup()
+        stop.set()
+        done, pending = await asyncio.wait(tasks, timeout=10) if tasks else (set(), set())
+        for t in pending:
+            t.cancel()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
+        log.info("serve_stopped")

@@ -1,0 +1,1 @@
+INSERT INTO tenants (tenant_id, name) VALUES ($1, $2)

@@ -1,0 +1,247 @@
+"""Subscriptions: fold the stream, decide, append with the stream version (compare-and-set)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+import asyncpg
+import msgspec
+
+from hookproof.config import Settings
+from hookproof.errors import ConcurrencyConflict, NotFound
+from hookproof.events import EventStore, Metadata, RecordedEvent, StreamAppend
+from hookproof.events.sqlfiles import query
+from hookproof.events.subscription_events import SubscriptionConfig
+
+from hookproof.projections.subscriptions import SubscriptionState, Subscriptions, fold
+from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch
+
+from .decide import Command, Register, Transition, Update, decide
+from .validation import (
+    validate_endpoint,
+    validate_event_versions,
+    validate_expiry,
+    validate_filter_value,
+    validate_receipt_key,
+    validate_retry_policy,
+    validate_text,
+    validate_topics,
+)
+
+__all__ = ["SecretIssuer", "SubscriptionService", "stream_of", "subscriptions_inline"]
+
+PKG = "hookproof.engine"
+_PROJECTION = Subscriptions()
+
+
+def stream_of(subscription_id: str) -> str:
+    return f"subscription-{subscription_id}"
+
+
+class SecretIssuer(Protocol):
+    async def create_subscription_secret(self, subscription_id: str) -> tuple[str, bytes]: ...
+
+
+async def subscriptions_inline(conn: asyncpg.Connection, recorded: list[RecordedEvent]) -> None:
+    """Inline projection hook: refold every touched subscription in the same transaction."""
+    await _PROJECTION.apply_incremental(conn, recorded, _PROJECTION.table)
+
+
+class SubscriptionService:
+    def __init__(
+        self,
+        store: EventStore,
+        settings: Settings,
+        *,
+        secrets_issuer: SecretIssuer | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.secrets_issuer = secrets_issuer
+        self.clock = clock
+        if subscriptions_inline not in store.inline:
+            store.inline.append(subscriptions_inline)
+
+    # -- reads --------------------------------------------------------------------------
+
+    async def load(self, subscription_id: str) -> SubscriptionState | None:
+        return fold(await self.store.read_stream(stream_of(subscription_id)))
+
+    async def get(self, tenant_id: str, subscription_id: str) -> SubscriptionState:
+        state = await self.load(subscription_id)
+        if state is None or state.tenant_id != tenant_id:
+            raise NotFound("no such subscription", code="subscription_not_found")
+        return state
+
+    async def list(self, tenant_id: str, limit: int = 500) -> list[SubscriptionState]:
+        rows = await self.store.pool.fetch(query("subscription_list", PKG), tenant_id, limit)
+        out = []
+        for r in rows:
+            s = await self.load(r["subscription_id"])
+            if s is not None:
+                out.append(s)
+        return out
+
+    async def history(self, tenant_id: str, subscription_id: str) -> list[RecordedEvent]:
+        await self.get(tenant_id, subscription_id)
+        return await self.store.read_stream(stream_of(subscription_id))
+
+    # -- writes -------------------------------------------------------------------------
+
+    async def register(
+        self, tenant_id: str, body: SubscriptionCreate, *, actor: str
+    ) -> tuple[SubscriptionState, bytes | None]:
+        """Register; returns the state and, for hmac-sha256, the secret (shown once)."""
+        now = self.clock()
+        endpoint = validate_endpoint(body.endpoint, self.settings)
+        subscription_id = "sub_" + secrets.token_hex(12)
+        secret: bytes | None = None
+        secret_key_id: str | None = None
+        if body.signature_algorithm == "hmac-sha256":
+            if self.secrets_issuer is None:
+                secret = secrets.token_bytes(32)
+                secret_key_id = None
+            else:
+                secret_key_id, secret = await self.secrets_issuer.create_subscription_secret(
+                    subscription_id
+                )
+        config = SubscriptionConfig(
+            endpoint=endpoint.url,
+            endpoint_digest=endpoint.digest,
+            topics=validate_topics(body.topics),
+            filter=validate_filter_value(body.filter),
+            event_versions=validate_event_versions(body.event_versions),
+            region=validate_text(body.region, "region"),
+            signature_algorithm=body.signature_algorithm,
+            retry_policy=validate_retry_policy(body.retry_policy),
+            expires_at=validate_expiry(body.expires_at, now),
+            owner=validate_text(body.owner, "owner"),
+            receipt_key=validate_receipt_key(body.receipt_key),
+            old_generation_policy=body.old_generation_policy,
+            secret_key_id=secret_key_id,
+        )
+        state = await self.execute(
+            subscription_id, Register(subscription_id, tenant_id, config), actor=actor
+        )
+        return state, secret
+
+    def patch_changes(self, state: SubscriptionState, body: SubscriptionPatch) -> dict[str, Any]:
+        now = self.clock()
+        changes: dict[str, Any] = {}
+        raw = {f: getattr(body, f) for f in body.__struct_fields__}
+        present = {k: v for k, v in raw.items() if v is not msgspec.UNSET}
+        if "endpoint" in present:
+            ep = validate_endpoint(present["endpoint"], self.settings)
+            changes["endpoint"] = ep.url
+            changes["endpoint_digest"] = ep.digest
+        if "topics" in present:
+            changes["topics"] = validate_topics(present["topics"])
+        if "filter" in present:
+            changes["filter"] = validate_filter_value(present["filter"])
+        if "event_versions" in present:
+            changes["event_versions"] = validate_event_versions(present["event_versions"])
+        if "region" in present:
+            changes["region"] = validate_text(present["region"], "region")
+        if "retry_policy" in present:
+            changes["retry_policy"] = validate_retry_policy(present["retry_policy"])
+        if "expires_at" in present:
+            changes["expires_at"] = validate_expiry(present["expires_at"], now)
+        if "owner" in present:
+            changes["owner"] = validate_text(present["owner"], "owner")
+        if "receipt_key" in present:
+            old = state.config.receipt_key
+            gen = (old.generation + 1) if old is not None else 1
+            changes["receipt_key"] = validate_receipt_key(present["receipt_key"], gen)
+        if "old_generation_policy" in present:
+            changes["old_generation_policy"] = present["old_generation_policy"]
+        return changes
+
+    async def update(
+        self,
+        tenant_id: str,
+        subscription_id: str,
+        expected_generation: int,
+        body: SubscriptionPatch,
+        *,
+        actor: str,
+    ) -> SubscriptionState:
+        state = await self.get(tenant_id, subscription_id)
+        changes = self.patch_changes(state, body)
+        return await self.execute(
+            subscription_id, Update(expected_generation, changes), actor=actor
+        )
+
+    async def transition(
+        self,
+        tenant_id: str | None,
+        subscription_id: str,
+        command: str,
+        *,
+        actor: str,
+        expected_generation: int | None = None,
+        reason: str | None = None,
+    ) -> SubscriptionState:
+        if tenant_id is not None:
+            await self.get(tenant_id, subscription_id)
+        return await self.execute(
+            subscription_id, Transition(command, expected_generation, reason), actor=actor
+        )
+
+    async def execute(
+        self,
+        subscription_id: str,
+        command: Command,
+        *,
+        actor: str,
+        extra: Sequence[Any] = (),
+        conn: asyncpg.Connection | None = None,
+    ) -> SubscriptionState:
+        """Fold, decide, append with the stream version as expected; re-decide on a race."""
+        stream = stream_of(subscription_id)
+        for attempt in range(5):
+            events = await self.store.read_stream(stream, conn=conn)
+            state = fold(events)
+            new_events = decide(state, command, self.clock())
+            if not new_events:
+                assert state is not None
+                return state
+            try:
+                recorded = await self.store.append(
+                    [
+                        StreamAppend(
+                            stream,
+                            [*new_events, *extra],
+                            len(events),
+                            Metadata(actor=actor),
+                        )
+                    ],
+                    conn=conn,
+                )
+            except ConcurrencyConflict:
+                if attempt == 4:
+                    raise
+                continue
+            result = fold(events + recorded)
+            assert result is not None
+            return result
+        raise AssertionError("unreachable")
+
+    async def expire_due(self, *, actor: str = "scheduler") -> list[str]:
+        """Expire every subscription whose expiry has passed (run by the daemon)."""
+        now = self.clock()
+        rows = await self.store.pool.fetch(query("subscription_due_expiry", PKG), now)
+        done = []
+        for r in rows:
+            try:
+                await self.execute(r["subscription_id"], Transition("expire"), actor=actor)
+                done.append(r["subscription_id"])
+            except Exception:  # another daemon got there first, or it changed meanwhile
+                continue
+        return done
+
+
+

@@ -1,0 +1,152 @@
+"""Events of tenants (``tenant-<id>``) and subscriptions (``subscription-<id>``).
+
+No event carries a secret: API tokens and shared secrets live hashed or encrypted in their own
+tables and are referenced here by id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from .catalogue import Event
+
+__all__ = [
+    "ChallengeFailed",
+    "ChallengeIssued",
+    "ChallengePassed",
+    "DriftDetected",
+    "ReceiptKey",
+    "RetryPolicy",
+    "SubscriptionConfig",
+    "SubscriptionRegistered",
+    "SubscriptionStateChanged",
+    "SubscriptionUpdated",
+    "TenantCreated",
+    "TokenIssued",
+    "TokenRevoked",
+]
+
+
+class RetryPolicy(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Exponential back-off with full jitter, capped; ``Retry-After`` honoured up to a cap."""
+
+    max_attempts: int = 8
+    initial_delay_s: float = 5.0
+    max_delay_s: float = 3600.0
+    multiplier: float = 2.0
+    retry_after_cap_s: float = 3600.0
+    on_gone: str = "suspend"  # what a 410 does: "suspend" | "dead_letter"
+
+
+class ReceiptKey(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    key_id: str
+    public_key_jwk: dict[str, Any]
+    generation: int = 1
+
+
+class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Everything a subscription binds, for one generation."""
+
+    endpoint: str
+    endpoint_digest: str
+    topics: list[str]
+    filter: dict[str, Any] | None = None
+    event_versions: list[int]
+    region: str
+    signature_algorithm: str
+    retry_policy: RetryPolicy = RetryPolicy()
+    expires_at: str | None = None
+    owner: str
+    receipt_key: ReceiptKey | None = None
+    old_generation_policy: str = "drain"
+    secret_key_id: str | None = None  # hmac-sha256: the key-material row of the shared secret
+
+
+class TenantCreated(Event, frozen=True, kw_only=True, tag="tenant.created"):
+    tenant_id: str
+    name: str
+
+
+class TokenIssued(Event, frozen=True, kw_only=True, tag="tenant.token_issued"):
+    tenant_id: str
+    token_id: str
+
+
+class TokenRevoked(Event, frozen=True, kw_only=True, tag="tenant.token_revoked"):
+    tenant_id: str
+    token_id: str
+
+
+class SubscriptionRegistered(Event, frozen=True, kw_only=True, tag="subscription.registered"):
+    subscription_id: str
+    tenant_id: str
+    generation: int
+    config: SubscriptionConfig
+    at: str
+
+
+class SubscriptionUpdated(Event, frozen=True, kw_only=True, tag="subscription.updated"):
+    """A change; ``generation`` is the generation after it (raised when binding changed)."""
+
+    subscription_id: str
+    generation: int
+    previous_generation: int
+    changed: list[str]
+    config: SubscriptionConfig
+    at: str
+
+
+class SubscriptionStateChanged(Event, frozen=True, kw_only=True, tag="subscription.state_changed"):
+    """A state transition by ``command``; ``generation`` after it (revoke raises it)."""
+
+    subscription_id: str
+    command: str
+    from_state: str
+    to_state: str
+    generation: int
+    reason: str | None = None
+    at: str
+
+
+class ChallengeIssued(Event, frozen=True, kw_only=True, tag="subscription.challenge_issued"):
+    subscription_id: str
+    challenge_id: str
+    generation: int
+    endpoint_digest: str
+    nonce_sha256: str
+    key_id: str
+    expires_at: str
+    at: str
+
+
+class ChallengePassed(Event, frozen=True, kw_only=True, tag="subscription.challenge_passed"):
+    subscription_id: str
+    challenge_id: str
+    generation: int
+    key_id: str
+    peer_address: str | None
+    resolved_addresses: list[str]
+    spki_sha256: str | None
+    issuer: str | None = None
+    at: str
+
+
+class ChallengeFailed(Event, frozen=True, kw_only=True, tag="subscription.challenge_failed"):
+    subscription_id: str
+    challenge_id: str
+    generation: int
+    reason: str
+    detail: str | None = None
+    location: str | None = None
+    at: str
+
+
+class DriftDetected(Event, frozen=True, kw_only=True, tag="subscription.drift_detected"):
+    subscription_id: str
+    generation: int
+    reason: str
+    addresses: list[str]
+    spki_sha256: str | None = None
+    at: str

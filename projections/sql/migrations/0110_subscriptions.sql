@@ -1,0 +1,21 @@
+-- Projection: subscription eligibility, maintained inline with the subscription streams.
+CREATE TABLE IF NOT EXISTS subscriptions (
+    subscription_id text PRIMARY KEY,
+    tenant_id text NOT NULL,
+    generation integer NOT NULL,
+    state text NOT NULL,
+    endpoint text NOT NULL,
+    endpoint_digest text NOT NULL,
+    topics text[] NOT NULL,
+    event_versions integer[] NOT NULL,
+    config text NOT NULL,
+    stream_version bigint NOT NULL,
+    pinned_addresses text[] NOT NULL,
+    spki_sha256 text,
+    proven_key_id text,
+    expires_at timestamptz,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS subscriptions_tenant ON subscriptions (tenant_id, created_at);
+CREATE INDEX IF NOT EXISTS subscriptions_topics ON subscriptions USING gin (topics);

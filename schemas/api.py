@@ -1,0 +1,76 @@
+"""API request and response bodies (JSON, camelCase). Decoding is strict: unknown fields,
+wrong types and bad enums are refused with the offending field named."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+__all__ = [
+    "EventIn",
+    "ReceiptKeyIn",
+    "RetryPolicyIn",
+    "SubscriptionCreate",
+    "SubscriptionPatch",
+    "SubscriptionTransition",
+]
+
+
+class _Strict(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="camel"):
+    pass
+
+
+class RetryPolicyIn(_Strict, kw_only=True):
+    max_attempts: int = 8
+    initial_delay_s: float = 5.0
+    max_delay_s: float = 3600.0
+    multiplier: float = 2.0
+    retry_after_cap_s: float = 3600.0
+    on_gone: Literal["suspend", "dead_letter"] = "suspend"
+
+
+class ReceiptKeyIn(_Strict, kw_only=True):
+    key_id: str
+    public_key_jwk: dict[str, Any]
+
+
+class SubscriptionCreate(_Strict, kw_only=True):
+    endpoint: str
+    topics: list[str]
+    filter: dict[str, Any] | None = None
+    event_versions: list[int]
+    region: str
+    signature_algorithm: Literal["ed25519", "hmac-sha256"]
+    retry_policy: RetryPolicyIn | None = None
+    expires_at: str | None = None
+    owner: str
+    receipt_key: ReceiptKeyIn | None = None
+    old_generation_policy: Literal["drain", "quarantine"] = "drain"
+
+
+class SubscriptionPatch(_Strict, kw_only=True):
+    endpoint: str | msgspec.UnsetType = msgspec.UNSET
+    topics: list[str] | msgspec.UnsetType = msgspec.UNSET
+    filter: dict[str, Any] | None | msgspec.UnsetType = msgspec.UNSET
+    event_versions: list[int] | msgspec.UnsetType = msgspec.UNSET
+    region: str | msgspec.UnsetType = msgspec.UNSET
+    retry_policy: RetryPolicyIn | msgspec.UnsetType = msgspec.UNSET
+    expires_at: str | None | msgspec.UnsetType = msgspec.UNSET
+    owner: str | msgspec.UnsetType = msgspec.UNSET
+    receipt_key: ReceiptKeyIn | None | msgspec.UnsetType = msgspec.UNSET
+    old_generation_policy: Literal["drain", "quarantine"] | msgspec.UnsetType = msgspec.UNSET
+
+
+class SubscriptionTransition(_Strict, kw_only=True):
+    reason: str | None = None
+
+
+class EventIn(_Strict, kw_only=True):
+    event_id: str
+    topic: str
+    version: str
+    aggregate_id: str
+    aggregate_version: int
+    occurred_at: str
+    payload: Any
