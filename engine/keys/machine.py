@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
 
-from hookproof.config import Settings
 from hookproof.events import Event
 from hookproof.events.key_events import (
     KeyActivated,
@@ -30,6 +29,8 @@ from hookproof.events.key_events import (
     RevokeReason,
 )
 from hookproof.projections.key_ring import KeyView, evolve, scope_of
+
+from hookproof.config import Settings
 
 from .errors import KeyNotFound, KeyTransitionForbidden
 

@@ -20,9 +20,9 @@ import asyncpg
 import structlog
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from hookproof.events.sqlfiles import query
 
 from hookproof.config import Settings
-from hookproof.events.sqlfiles import query
 
 from .errors import KeyMaterialUnavailable, MasterKeyInvalid
 
