@@ -17,6 +17,11 @@ Every byte hookproof sends to a subscriber goes through :class:`EgressTransport.
 Exact ``(address, port)`` allowances from configuration exempt that pair alone from the deny
 list and the port allow-list, and every use is logged (``egress_allowance_used``).
 
+DNS answers come from c-ares, which caches answers for their TTL (negative answers too): a
+change is seen once the cached answer expires; whatever the cache returns is vetted the same
+way on every request. A failed query for either address family (timeout, SERVFAIL) fails the
+resolution rather than vetting a partial answer set.
+
 Nothing here raises for a network outcome: :meth:`EgressTransport.post` returns an
 :class:`EgressResult` whose ``code`` is a stable reason code and whose ``outcome`` tells the
 delivery ledger whether the request may have reached the endpoint.
@@ -94,6 +99,8 @@ _URL_CODE_MAP: Final = {
 }
 
 _READ_CHUNK: Final = 16 * 1024
+#: aiodns error numbers meaning "no record of this type / no such name", not a failure.
+_DNS_EMPTY: Final = frozenset({aiodns.error.ARES_ENODATA, aiodns.error.ARES_ENOTFOUND})
 #: Framing headers belong to the transport; a caller's value for them is dropped.
 _TRANSPORT_HEADERS: Final = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "expect", "upgrade", "te"}
@@ -645,7 +652,12 @@ class EgressTransport:
                     raise res
                 if not isinstance(res, aiodns.error.DNSError):
                     raise res
-                errors.append(str(res.args[1] if len(res.args) > 1 else res))
+                message = str(res.args[1] if len(res.args) > 1 else res)
+                if not res.args or res.args[0] not in _DNS_EMPTY:
+                    # a timeout or SERVFAIL on either family: the answer set is unknown, and a
+                    # partial set must not be vetted as if it were the whole
+                    raise _Refusal("dns_failure", f"DNS query failed: {message}")
+                errors.append(message)
                 continue
             for record in res.answer:
                 addr_text = getattr(record.data, "addr", None)

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import trustme
-from dnslib import AAAA, CNAME, QTYPE, RCODE, RR, A, DNSRecord
+from dnslib import AAAA, CNAME, QTYPE, RCODE, RR, SOA, A, DNSRecord
 from hookproof.engine.egress import EgressPolicy, EgressTransport
 
 LOOPBACK_V4 = ipaddress.ip_network("127.0.0.0/8")
@@ -142,6 +142,7 @@ class DnsServer:
         self.records: dict[str, list[str] | str] = {}
         self.queries: list[tuple[str, str, str]] = []
         self.silent = False
+        self.servfail: set[str] = set()  # query types answered with SERVFAIL
         self.truncate_udp = False
         self.port = 0
         self._udp: asyncio.DatagramTransport | None = None
@@ -155,6 +156,9 @@ class DnsServer:
         if self.silent:
             return None
         reply = request.reply()
+        if str(qtype) in self.servfail:
+            reply.header.rcode = RCODE.SERVFAIL
+            return reply.pack()
         if proto == "udp" and self.truncate_udp:
             reply.header.tc = 1  # "answer too big": the resolver must retry over TCP
             return reply.pack()
@@ -170,6 +174,7 @@ class DnsServer:
         value = self.records.get(name)
         if value is None or isinstance(value, str):
             reply.header.rcode = RCODE.NXDOMAIN
+            reply.add_auth(self._soa(name))
             return reply.pack()
         for text in value:
             ip = ipaddress.ip_address(text)
@@ -177,7 +182,16 @@ class DnsServer:
                 reply.add_answer(RR(name, QTYPE.A, rdata=A(text), ttl=0))
             elif qtype == "AAAA" and ip.version == 6:
                 reply.add_answer(RR(name, QTYPE.AAAA, rdata=AAAA(ip.exploded), ttl=0))
+        if not reply.rr:
+            reply.add_auth(self._soa(name))  # NODATA: negative TTL 0, nothing may be cached
         return reply.pack()
+
+    @staticmethod
+    def _soa(name: str) -> RR:
+        zone = name.split(".", 1)[-1] or name
+        return RR(
+            zone, QTYPE.SOA, ttl=0, rdata=SOA("ns." + zone, "hostmaster." + zone, (1, 0, 0, 0, 0))
+        )
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()

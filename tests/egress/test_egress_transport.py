@@ -494,3 +494,35 @@ async def test_total_deadline_covers_dns_and_request(dns, make_transport):
     transport = make_transport(allow=(("127.0.0.1", 8443),), dns_timeout_s=5, total_timeout_s=0.4)
     result = await transport.post("https://slow.test:8443/", BODY)
     assert result.code == "dns_failure" and result.timings.total < 1.5
+
+
+async def test_evidence_is_json_and_names_denied_addresses(dns, make_server, make_transport):
+    import json
+
+    server = await make_server()
+    dns.records["hooks.test"] = ["127.0.0.1"]
+    transport = make_transport(allow=(("127.0.0.1", server.port),))
+    url = f"https://hooks.test:{server.port}/"
+    ok = await transport.post(url, BODY, pin=["127.0.0.1"])
+    evidence = json.loads(json.dumps(ok.evidence()))
+    assert evidence["outcome"] == "response" and evidence["status"] == 200
+    assert evidence["peerAddress"] == "127.0.0.1" and evidence["spkiSha256"] == ok.spki_sha256
+    assert evidence["requestWritten"] is True and evidence["bodyBytes"] == 2
+
+    # another name: c-ares caches the earlier NODATA answer for AAAA (see the transport docs)
+    dns.records["hooks-b.test"] = ["127.0.0.1", "::ffff:192.168.1.1"]
+    refused = await transport.post(f"https://hooks-b.test:{server.port}/", BODY, pin=["127.0.0.1"])
+    assert refused.denied == (("::ffff:192.168.1.1", "ipv4_mapped:ipv4_private"),)
+    assert refused.drift is not None and refused.drift.added == {"::ffff:192.168.1.1"}
+    evidence = json.loads(json.dumps(refused.evidence()))
+    assert evidence["addressDrift"]["denied"] == {"::ffff:192.168.1.1": "ipv4_mapped:ipv4_private"}
+
+
+async def test_partial_dns_failure_is_a_failure(dns, make_transport, socket_guard):
+    """A SERVFAIL for AAAA must not let the A answers be vetted as the whole set."""
+    dns.records["half.test"] = ["127.0.0.1", "fd00::1"]
+    dns.servfail.add("AAAA")
+    transport = make_transport(allow=(("127.0.0.1", 8443),))
+    result = await transport.post("https://half.test:8443/", BODY)
+    assert result.code == "dns_failure" and result.outcome is Outcome.NOT_SENT
+    assert socket_guard.attempts == []
