@@ -393,15 +393,27 @@ class _EgressConnector(aiohttp.TCPConnector):
     ) -> Any:
         conn = await super().connect(req, traces, timeout)
         attempt = _CURRENT.get()
-        if attempt is not None and conn.transport is not None:
-            attempt.connected_at = attempt.now()
-            peer = conn.transport.get_extra_info("peername")
-            if peer:
-                attempt.peer = (str(peer[0]), int(peer[1]))
-            sslobj = conn.transport.get_extra_info("ssl_object")
-            der = sslobj.getpeercert(binary_form=True) if sslobj is not None else None
-            if der:
-                attempt.certificate = _describe_certificate(der)
+        transport = conn.transport
+        peer = transport.get_extra_info("peername") if transport is not None else None
+        try:
+            peer_pair = (ipaddress.ip_address(str(peer[0])), int(peer[1])) if peer else None
+        except ValueError:
+            peer_pair = None
+        if attempt is None or peer_pair is None or peer_pair not in attempt.vetted:
+            # unreachable while the socket guard works; kept as an independent check
+            conn.close()
+            refusal = _Refusal("egress_refused_address", "connected peer was not vetted")
+            if attempt is not None:
+                attempt.refusal = attempt.refusal or refusal
+            log.error("egress_unvetted_peer", peer=str(peer))
+            raise refusal
+        assert transport is not None and peer is not None
+        attempt.connected_at = attempt.now()
+        attempt.peer = (format_ip(peer_pair[0]), peer_pair[1])
+        sslobj = transport.get_extra_info("ssl_object")
+        der = sslobj.getpeercert(binary_form=True) if sslobj is not None else None
+        if der:
+            attempt.certificate = _describe_certificate(der)
         return conn
 
 

@@ -526,3 +526,37 @@ async def test_partial_dns_failure_is_a_failure(dns, make_transport, socket_guar
     result = await transport.post("https://half.test:8443/", BODY)
     assert result.code == "dns_failure" and result.outcome is Outcome.NOT_SENT
     assert socket_guard.attempts == []
+
+
+async def test_connector_peer_check_behind_the_socket_guard(
+    dns, make_server, make_transport, monkeypatch
+):
+    """With the resolver AND the socket guard broken, the connector still refuses to send a
+    request over a connection whose peer was not vetted (defence in depth)."""
+    stray = await make_server(host="127.0.0.9")
+    dns.records["hooks.test"] = ["127.0.0.1"]
+
+    async def buggy(self, host, port=0, family=0):
+        return [
+            {
+                "hostname": host,
+                "host": "127.0.0.9",
+                "port": port,
+                "family": socket.AF_INET,
+                "proto": 0,
+                "flags": socket.AI_NUMERICHOST,
+            }
+        ]
+
+    def no_guard(addr_info):
+        family, type_, proto, _, _ = addr_info
+        sock = socket.socket(family=family, type=type_, proto=proto)
+        sock.setblocking(False)
+        return sock
+
+    monkeypatch.setattr(transport_mod._VettedResolver, "resolve", buggy)
+    monkeypatch.setattr(transport_mod, "_guarded_socket", no_guard)
+    transport = make_transport(allow=(("127.0.0.1", stray.port),))
+    result = await transport.post(f"https://hooks.test:{stray.port}/", BODY)
+    assert result.code == "egress_refused_address" and result.outcome is Outcome.REFUSED
+    assert not result.request_started and stray.requests == []
