@@ -53,7 +53,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
 from hookproof.config import Settings
-from hookproof.errors import ValidationError
+from hookproof.errors import EgressRefused, ValidationError
 
 from ..endpoint import DEFAULT_ALLOWED_PORTS, Endpoint, format_ip, normalise_endpoint
 from .addresses import IPAddress, classify
@@ -245,6 +245,11 @@ class EgressResult:
         """First response header value for ``name`` (case-insensitive)."""
         lname = name.lower()
         return next((v for k, v in self.headers if k.lower() == lname), None)
+
+    def raise_for_refusal(self) -> None:
+        """Raise :class:`EgressRefused` (with this ``code``) if policy refused the target."""
+        if self.outcome is Outcome.REFUSED:
+            raise EgressRefused(self.detail or "egress refused", code=self.code, url=self.url)
 
     def evidence(self) -> dict[str, Any]:
         """A JSON-safe summary for events and logs: no body, no headers but Retry-After."""

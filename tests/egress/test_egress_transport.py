@@ -560,3 +560,18 @@ async def test_connector_peer_check_behind_the_socket_guard(
     result = await transport.post(f"https://hooks.test:{stray.port}/", BODY)
     assert result.code == "egress_refused_address" and result.outcome is Outcome.REFUSED
     assert not result.request_started and stray.requests == []
+
+
+async def test_raise_for_refusal(make_transport, make_server):
+    from hookproof.errors import EgressRefused
+
+    transport = make_transport()
+    refused = await transport.post("https://10.0.0.1/", BODY)
+    with pytest.raises(EgressRefused) as info:
+        refused.raise_for_refusal()
+    assert info.value.code == "egress_refused_address" and info.value.status == 422
+    server = await make_server()
+    ok = await make_transport(allow=(("127.0.0.1", server.port),)).post(
+        f"https://127.0.0.1:{server.port}/", BODY
+    )
+    ok.raise_for_refusal()
