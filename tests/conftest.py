@@ -141,3 +141,37 @@ async def pool(db_url: str) -> AsyncIterator[asyncpg.Pool]:
         yield p
     finally:
         await p.close()
+
+
+async def create_database(pg_server_url: str, template: str) -> str:
+    """A new database copied from the migrated template; returns its URL."""
+    name = f"hookproof_t_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(pg_server_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    finally:
+        await admin.close()
+    return _with_database(pg_server_url, name)
+
+
+@pytest.fixture(scope="module")
+def module_db_url(pg_server_url: str, template_db: str) -> str:
+    """A fresh database shared by one test module (for slow, process-level tests)."""
+    return asyncio.run(create_database(pg_server_url, template_db))
+
+
+@pytest.fixture
+def db_url_sync(pg_server_url: str, template_db: str) -> Iterator[str]:
+    """A fresh database for a synchronous (process-level) test."""
+    url = asyncio.run(create_database(pg_server_url, template_db))
+    yield url
+
+    async def drop() -> None:
+        admin = await asyncpg.connect(pg_server_url)
+        try:
+            name = urllib.parse.urlsplit(url).path.lstrip("/")
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()
+
+    asyncio.run(drop())

@@ -76,9 +76,12 @@ def _etag(s: SubscriptionState) -> dict[str, str]:
 def _if_match(request: web.Request) -> int:
     raw = request.headers.get("If-Match")
     if raw is None:
-        raise PreconditionFailed(
+        err = PreconditionFailed(
             "If-Match with the expected generation is required", code="if_match_required"
         )
+        err.status = 428
+        err.title = "Precondition required"
+        raise err
     text = raw.strip()
     if text.startswith("W/"):
         text = text[2:]

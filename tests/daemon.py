@@ -1,0 +1,79 @@
+"""Run ``hookproof serve`` as a real process for tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Daemon:
+    proc: subprocess.Popen[bytes]
+    base_url: str
+    log_path: Path
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        return int(self.proc.returncode)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+def run_cli(args: list[str], env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hookproof.engine.cli", *args],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def start_daemon(env: dict[str, str], log_dir: Path, *, port: int | None = None) -> Daemon:
+    port = port or free_port()
+    full_env = {**os.environ, **env, "HOOKPROOF_LISTEN": f"127.0.0.1:{port}"}
+    log_path = log_dir / f"daemon-{port}-{time.monotonic_ns()}.log"
+    with log_path.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hookproof.engine.cli", "serve"],
+            env=full_env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"daemon exited early:\n{log_path.read_text()}")
+        try:
+            with _OPENER.open(base + "/readyz", timeout=1) as r:
+                if r.status == 200:
+                    return Daemon(proc, base, log_path)
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError(f"daemon not ready:\n{log_path.read_text()}")
