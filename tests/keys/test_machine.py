@@ -6,9 +6,6 @@ import itertools
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from hookproof.engine.keys import KeyNotFound, KeyTransitionForbidden, Windows
 from hookproof.engine.keys import machine as m
 from hookproof.events.key_events import (
@@ -22,6 +19,8 @@ from hookproof.events.key_events import (
     RevokeReason,
 )
 from hookproof.projections.key_ring import KeyView, evolve
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 W = Windows(max_queue_delay_s=600, max_retry_window_s=3000, clock_skew_s=120)

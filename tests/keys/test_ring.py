@@ -6,11 +6,11 @@ import asyncio
 
 import asyncpg
 import pytest
-
-from hookproof.config import Settings
 from hookproof.engine.keys import KeyRing, KeyTransitionForbidden, NoActiveKey
 from hookproof.events import EventStore
 from hookproof.events.key_events import KeyState, KeySuperseded
+
+from hookproof.config import Settings
 
 from .conftest import Clock
 
