@@ -10,8 +10,10 @@ import socket
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
-from hookproof.engine.egress import FAILURE_CODES, EgressTransport, Outcome
+from hookproof.engine.egress import FAILURE_CODES, EgressPolicy, EgressTransport, Outcome
 from hookproof.engine.egress import transport as transport_mod
+
+from hookproof.config import Settings
 
 from .conftest import close_after_request, respond
 
@@ -575,3 +577,24 @@ async def test_raise_for_refusal(make_transport, make_server):
         f"https://127.0.0.1:{server.port}/", BODY
     )
     ok.raise_for_refusal()
+
+
+async def test_policy_from_settings_uses_the_contract_names(pki, make_server, dns):
+    server = await make_server()
+    dns.records["hooks.test"] = ["127.0.0.1"]
+    settings = Settings.from_env(
+        {
+            "HOOKPROOF_EGRESS_ALLOW": f"127.0.0.1:{server.port},[::1]:9443",
+            "HOOKPROOF_DNS_SERVERS": f"127.0.0.1:{dns.port}",
+            "HOOKPROOF_EGRESS_CA_FILE": str(pki.ca_file),
+            "HOOKPROOF_CONNECT_TIMEOUT": "1.5",
+            "HOOKPROOF_REQUEST_TIMEOUT": "2.5",
+        }
+    )
+    policy = EgressPolicy.from_settings(settings)
+    assert policy.allow_pairs == {("127.0.0.1", server.port), ("::1", 9443)}
+    assert policy.dns_servers == (("127.0.0.1", dns.port),)
+    assert policy.allowed_ports == {443, 8443}
+    assert (policy.connect_timeout_s, policy.total_timeout_s) == (1.5, 2.5)
+    async with EgressTransport.from_settings(settings) as transport:
+        assert (await transport.post(f"https://hooks.test:{server.port}/", BODY)).ok
