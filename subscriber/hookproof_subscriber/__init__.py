@@ -1,6 +1,17 @@
 """hookproof subscriber SDK: verify ``hookproof.sig.v1`` webhooks and prove application."""
 
+from .applier import (
+    Event,
+    EventApplier,
+    InMemoryStore,
+    Outcome,
+    RejectEvent,
+    SqliteStore,
+)
+from .challenge import ChallengeResponder, build_challenge_response, endpoint_digest
 from .digest import content_digest, parse_content_digest, verify_content_digest
+from .handler import Subscriber, aiohttp_handler
+from .jwks import JwksKeyResolver
 from .keys import (
     KeyResolver,
     KeyState,
@@ -11,6 +22,7 @@ from .keys import (
     jwk_to_verification_key,
     public_jwk,
 )
+from .receipts import Receipt, build_receipt, parse_receipt, send_receipt, sign_receipt
 from .rfc9421 import raw_verify
 from .sigv1 import (
     PROFILE_COMPONENTS,
@@ -34,23 +46,40 @@ __all__ = [
     "RECEIPT_COMPONENTS",
     "RECEIPT_V1",
     "SIG_V1",
+    "ChallengeResponder",
+    "Event",
+    "EventApplier",
+    "InMemoryStore",
+    "JwksKeyResolver",
     "KeyResolver",
     "KeyState",
     "NonceCache",
+    "Outcome",
     "Profile",
     "Reason",
+    "Receipt",
+    "RejectEvent",
     "SharedSecretResolver",
     "SigningKey",
+    "SqliteStore",
     "StaticKeyResolver",
+    "Subscriber",
     "VerificationKey",
     "VerifyResult",
+    "aiohttp_handler",
     "averify_request",
+    "build_challenge_response",
+    "build_receipt",
     "content_digest",
+    "endpoint_digest",
     "jwk_to_verification_key",
     "parse_content_digest",
+    "parse_receipt",
     "peek_key_id",
     "public_jwk",
     "raw_verify",
+    "send_receipt",
+    "sign_receipt",
     "sign_request",
     "verify_content_digest",
     "verify_request",
