@@ -1,6 +1,7 @@
 """The event catalogue and the append-only event store."""
 
 from . import subscription_events
+from . import key_events
 
 from .catalogue import (
     Event,
@@ -27,6 +28,7 @@ from .store import (
 
 __all__ = [
     "subscription_events",
+    "key_events",
     "ANY",
     "NO_STREAM",
     "BrokenLink",

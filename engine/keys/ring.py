@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import asyncpg
 import structlog
@@ -122,7 +122,7 @@ def verification_key_of(view: KeyView, *, secret: bytes | None = None) -> Verifi
     """The verifier's view of a key: state, validity window, generation (public data only,
     plus the shared secret for hmac keys when given)."""
     valid_from = view.activated_at if view.state is not KeyState.NOT_BEFORE else None
-    kwargs = {
+    kwargs: dict[str, Any] = {
         "state": WireKeyState(str(view.state)),
         "not_before": _epoch(valid_from),
         "not_after": _epoch(view.verify_only_until)
@@ -134,10 +134,10 @@ def verification_key_of(view: KeyView, *, secret: bytes | None = None) -> Verifi
         if view.public_key is None:
             return None
         raw = base64.urlsafe_b64decode(view.public_key + "=" * (-len(view.public_key) % 4))
-        return VerificationKey.ed25519(view.key_id, raw, **kwargs)  # type: ignore[arg-type]
+        return VerificationKey.ed25519(view.key_id, raw, **kwargs)
     if secret is None:
         return None
-    return VerificationKey.hmac(view.key_id, secret, **kwargs)  # type: ignore[arg-type]
+    return VerificationKey.hmac(view.key_id, secret, **kwargs)
 
 
 class KeyRing:
@@ -178,7 +178,8 @@ class KeyRing:
 
     async def _read_ring(self, conn: asyncpg.Connection | asyncpg.Pool) -> dict[str, KeyView]:
         rows = await conn.fetch(query("key_events_all", _PKG))
-        return fold(RecordedEvent.from_record(r) for r in rows)
+        ring: dict[str, KeyView] = fold(RecordedEvent.from_record(r) for r in rows)
+        return ring
 
     async def refresh(self) -> dict[str, KeyView]:
         """The ring as of now (folded again only when the key category of the log moved)."""
