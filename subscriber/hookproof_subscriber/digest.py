@@ -6,7 +6,8 @@ import base64
 import hashlib
 import hmac
 
-from http_sfv import Dictionary, Item
+from http_sfv.dictionary import Dictionary
+from http_sfv.item import Item
 
 __all__ = [
     "DigestError",

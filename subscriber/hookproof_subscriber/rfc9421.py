@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
-from http_sfv import Dictionary, InnerList, Item
+from http_sfv.dictionary import Dictionary
+from http_sfv.item import InnerList, Item
 
 from .keys import ED25519, HMAC_SHA256, SigningKey, VerificationKey
 
