@@ -108,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import cli_commands
 
     cli_commands.register(sub, _add_json)
+    from . import cli_keys
+
+    cli_keys.register(sub, _add_json)
     return parser
 
 

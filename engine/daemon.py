@@ -42,9 +42,35 @@ class Engine:
     workers: list[tuple[str, Worker]] = field(default_factory=list)
     extra_routes: list[web.RouteDef] = field(default_factory=list)
     services: dict[str, Any] = field(default_factory=dict)
+    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    background: set[asyncio.Task[Any]] = field(default_factory=set)
 
     def app(self) -> web.Application:
         return create_app(self.api, self.extra_routes)
+
+    def spawn(self, coro: Awaitable[Any], name: str) -> asyncio.Task[Any]:
+        """Run a background job owned by the engine (awaited or cancelled on close)."""
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        task.set_name(name)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+        return task
+
+    async def drain(self, timeout: float = 30.0) -> None:
+        """Wait for background jobs (tests and the demo use it for determinism)."""
+        while self.background:
+            await asyncio.wait(list(self.background), timeout=timeout)
+
+    async def close(self) -> None:
+        for t in list(self.background):
+            t.cancel()
+        if self.background:
+            await asyncio.wait(list(self.background), timeout=5)
+        for closer in reversed(self.closers):
+            try:
+                await closer()
+            except Exception as exc:
+                log.warning("close_failed", error=type(exc).__name__)
 
 
 async def _periodic(stop: asyncio.Event, interval: float, fn: Callable[[], Awaitable[Any]], name: str) -> None:
@@ -105,4 +131,5 @@ async def serve(settings: Settings, pool: asyncpg.Pool, *, ready: Callable[[str]
             t.cancel()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
+        await engine.close()
         log.info("serve_stopped")

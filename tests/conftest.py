@@ -22,6 +22,11 @@ import pytest
 
 from hookproof.engine.migrate import migrate
 
+# No test may ever ask a real resolver: c-ares opens its own sockets, below the guard. Every
+# process started by the tests inherits this loopback address, where nothing answers.
+SAFE_DNS = "127.0.0.1:9"
+os.environ.setdefault("HOOKPROOF_DNS_SERVERS", SAFE_DNS)
+
 # -- the socket guard ------------------------------------------------------------------------
 
 _VIOLATIONS: list[object] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import secrets
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -42,7 +43,7 @@ def stream_of(subscription_id: str) -> str:
 
 
 class SecretIssuer(Protocol):
-    async def create_subscription_secret(self, subscription_id: str) -> tuple[str, bytes]: ...
+    async def create_subscription_secret(self, subscription_id: str) -> Any: ...
 
 
 async def subscriptions_inline(conn: asyncpg.Connection, recorded: list[RecordedEvent]) -> None:
@@ -106,9 +107,10 @@ class SubscriptionService:
                 secret = secrets.token_bytes(32)
                 secret_key_id = None
             else:
-                secret_key_id, secret = await self.secrets_issuer.create_subscription_secret(
-                    subscription_id
-                )
+                issued = await self.secrets_issuer.create_subscription_secret(subscription_id)
+                secret_key_id = issued[0]
+                raw = issued[1]
+                secret = base64.b64decode(raw) if isinstance(raw, str) else raw
         config = SubscriptionConfig(
             endpoint=endpoint.url,
             endpoint_digest=endpoint.digest,

@@ -48,12 +48,16 @@ class Api:
 
 @pytest.fixture
 def settings(tmp_path) -> Settings:  # type: ignore[no-untyped-def]
-    return Settings(data_dir=tmp_path)
+    return Settings(data_dir=tmp_path, dns_servers=(("127.0.0.1", 9),))
 
 
 @pytest.fixture
-async def engine(pool: asyncpg.Pool, settings: Settings) -> Engine:
-    return await build_engine(settings, pool)
+async def engine(pool: asyncpg.Pool, settings: Settings) -> AsyncIterator[Engine]:
+    e = await build_engine(settings, pool)
+    try:
+        yield e
+    finally:
+        await e.close()
 
 
 @pytest.fixture

@@ -1,0 +1,268 @@
+"""The challenger: issue, sign, send through the pinned transport, verify, record.
+
+Activation is one append with the stream version read after the challenge was issued, so a
+generation change, a revoke or a second answer racing it cannot both win; every outcome
+(issued, passed, failed with its reason) is an event on the subscription stream.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+from hookproof_subscriber import SigningKey, sign_request
+
+from hookproof.config import Settings
+from hookproof.errors import ConcurrencyConflict, ConflictError
+from hookproof.events import Event, EventStore, Metadata, StreamAppend
+from hookproof.events.subscription_events import (
+    ChallengeFailed,
+    ChallengeIssued,
+    ChallengePassed,
+    SubscriptionStateChanged,
+)
+from hookproof.projections.subscriptions import SubscriptionState
+
+from ..egress import EgressResult, EgressTransport, Outcome
+from ..subscriptions import SubscriptionService, stream_of
+from ..subscriptions.machine import next_state
+from .protocol import Challenge, build_challenge, check_response
+
+__all__ = ["ChallengeOutcome", "Challenger"]
+
+log = structlog.get_logger("hookproof.challenge")
+
+KeyFor = Callable[[SubscriptionState], Any]
+
+
+class ChallengeOutcome(dict[str, Any]):
+    """``{"challengeId", "passed", "reason", "location"?}`` (a dict for the API)."""
+
+
+def traceparent() -> str:
+    return f"00-{secrets.token_hex(16)}-{secrets.token_hex(8)}-01"
+
+
+class Challenger:
+    def __init__(
+        self,
+        store: EventStore,
+        subscriptions: SubscriptionService,
+        transport: EgressTransport,
+        settings: Settings,
+        *,
+        signing_key_for: Callable[[SubscriptionState], Any],
+        secret_for: Callable[[str], Any] | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.store = store
+        self.subscriptions = subscriptions
+        self.transport = transport
+        self.settings = settings
+        self.signing_key_for = signing_key_for
+        self.secret_for = secret_for
+        self.clock = clock
+
+    async def issue(
+        self, state: SubscriptionState, key: SigningKey, *, actor: str
+    ) -> tuple[Challenge, SubscriptionState]:
+        now = self.clock()
+        challenge = build_challenge(
+            subscription_id=state.subscription_id,
+            generation=state.generation,
+            endpoint_digest=state.config.endpoint_digest,
+            key_id=key.key_id,
+            now=now,
+            ttl_s=self.settings.challenge_ttl_s,
+        )
+        events: list[Event] = []
+        if state.state == "ACTIVE":  # on-demand re-verification
+            events.append(
+                SubscriptionStateChanged(
+                    subscription_id=state.subscription_id,
+                    command="challenge",
+                    from_state="ACTIVE",
+                    to_state="PENDING_CHALLENGE",
+                    generation=state.generation,
+                    reason="challenge_requested",
+                    at=now.isoformat(),
+                )
+            )
+        events.append(
+            ChallengeIssued(
+                subscription_id=state.subscription_id,
+                challenge_id=challenge.challenge_id,
+                generation=challenge.generation,
+                endpoint_digest=challenge.endpoint_digest,
+                nonce_sha256=challenge.nonce_sha256,
+                key_id=key.key_id,
+                expires_at=challenge.expires_at,
+                at=now.isoformat(),
+            )
+        )
+        await self.store.append(
+            [StreamAppend(stream_of(state.subscription_id), events, state.version, Metadata(actor=actor))]
+        )
+        refreshed = await self.subscriptions.load(state.subscription_id)
+        assert refreshed is not None
+        return challenge, refreshed
+
+    def sign(self, state: SubscriptionState, challenge: Challenge, key: SigningKey) -> dict[str, str]:
+        headers = {
+            "Content-Type": "application/json",
+            "Webhook-Id": challenge.challenge_id,
+            "Webhook-Delivery-Id": challenge.challenge_id,
+            "Webhook-Attempt": "1",
+            "Webhook-Subscription": state.subscription_id,
+            "Webhook-Generation": str(state.generation),
+            "traceparent": traceparent(),
+        }
+        now = int(self.clock().timestamp())
+        headers.update(
+            sign_request(
+                "POST",
+                state.config.endpoint,
+                headers,
+                challenge.body,
+                key=key,
+                created=now,
+                lifetime=int(self.settings.signature_lifetime_s),
+            )
+        )
+        return headers
+
+    async def run(self, subscription_id: str, *, actor: str, key: SigningKey | None = None) -> ChallengeOutcome:
+        """Challenge the subscription's current generation now and record the outcome."""
+        state = await self.subscriptions.load(subscription_id)
+        if state is None:
+            raise ConflictError("no such subscription", code="subscription_not_found")
+        if state.state not in ("PENDING_CHALLENGE", "ROTATING", "ACTIVE"):
+            raise ConflictError(
+                f"cannot challenge a {state.state} subscription", code="challenge_not_allowed"
+            )
+        key = key or await self.signing_key_for(state)
+        challenge, state = await self.issue(state, key, actor=actor)
+        headers = self.sign(state, challenge, key)
+        result = await self.transport.post(state.config.endpoint, challenge.body, headers)
+        return await self.complete(challenge, result, actor=actor)
+
+    async def complete(
+        self, challenge: Challenge, result: EgressResult, *, actor: str
+    ) -> ChallengeOutcome:
+        """Verify the response against the challenge and the current log; record the outcome."""
+        reason, location = self._transport_reason(result)
+        stream = stream_of(challenge.subscription_id)
+        for _ in range(5):
+            events = await self.store.read_stream(stream)
+            from hookproof.projections.subscriptions import fold
+
+            state = fold(events)
+            assert state is not None
+            now = self.clock()
+            if reason is None:
+                reason = await self._check(challenge, state, result, now)
+            if reason is None:
+                target = next_state(state.state, "activate")
+                if target is None:
+                    reason = "state_not_challengeable"
+            new: list[Event]
+            if reason is None:
+                assert target is not None
+                new = [
+                    ChallengePassed(
+                        subscription_id=state.subscription_id,
+                        challenge_id=challenge.challenge_id,
+                        generation=challenge.generation,
+                        key_id=challenge.key_id,
+                        peer_address=result.peer_address,
+                        resolved_addresses=sorted(result.resolved),
+                        spki_sha256=result.spki_sha256,
+                        issuer=result.certificate.issuer if result.certificate else None,
+                        at=now.isoformat(),
+                    ),
+                    SubscriptionStateChanged(
+                        subscription_id=state.subscription_id,
+                        command="activate",
+                        from_state=state.state,
+                        to_state=target,
+                        generation=state.generation,
+                        reason=f"challenge {challenge.challenge_id} passed",
+                        at=now.isoformat(),
+                    ),
+                ]
+            else:
+                new = [
+                    ChallengeFailed(
+                        subscription_id=state.subscription_id,
+                        challenge_id=challenge.challenge_id,
+                        generation=challenge.generation,
+                        reason=reason,
+                        detail=result.detail[:200] if result.detail else None,
+                        location=location,
+                        at=now.isoformat(),
+                    )
+                ]
+            try:
+                await self.store.append(
+                    [StreamAppend(stream, new, len(events), Metadata(actor=actor))]
+                )
+            except ConcurrencyConflict:
+                if reason is None:
+                    continue  # something changed meanwhile: check again against the new log
+                reason = reason  # record the failure on the next round
+                continue
+            log.info(
+                "challenge_completed",
+                subscription_id=challenge.subscription_id,
+                challenge_id=challenge.challenge_id,
+                generation=challenge.generation,
+                key_id=challenge.key_id,
+                passed=reason is None,
+                reason=reason,
+            )
+            out = ChallengeOutcome(challengeId=challenge.challenge_id, passed=reason is None, reason=reason)
+            if location:
+                out["location"] = location
+            return out
+        raise ConflictError("subscription kept changing during the challenge", code="challenge_race")
+
+    @staticmethod
+    def _transport_reason(result: EgressResult) -> tuple[str | None, str | None]:
+        if result.outcome is Outcome.REDIRECT:
+            return "redirect", result.location
+        if result.outcome is Outcome.RESPONSE and result.code is None:
+            return None, None
+        return result.code or result.outcome.value, None
+
+    async def _check(
+        self, challenge: Challenge, state: SubscriptionState, result: EgressResult, now: datetime
+    ) -> str | None:
+        if challenge.challenge_id in state.consumed_challenges:
+            return "challenge_consumed"
+        pending = state.pending
+        if pending is None or pending.challenge_id != challenge.challenge_id:
+            return "challenge_not_pending"
+        if challenge.generation != state.generation:
+            return "stale_generation"
+        if challenge.endpoint_digest != state.config.endpoint_digest:
+            return "endpoint_changed"
+        if result.peer_address is None or result.peer_address not in result.resolved:
+            return "address_not_pinned"
+        secret = None
+        if state.config.signature_algorithm == "hmac-sha256":
+            if self.secret_for is None or state.config.secret_key_id is None:
+                return "secret_unavailable"
+            secret = await self.secret_for(state.config.secret_key_id)
+        receipt = state.config.receipt_key.public_key_jwk if state.config.receipt_key else None
+        return check_response(
+            challenge,
+            status=result.status,
+            content_type=result.header("Content-Type"),
+            body=result.body,
+            now=now,
+            hmac_secret=secret,
+            receipt_public_jwk=receipt,
+        )
