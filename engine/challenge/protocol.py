@@ -21,6 +21,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 __all__ = [
     "BOUND_FIELDS",
+    "CHECK_ORDER",
+    "REASON_CODES",
     "Challenge",
     "build_challenge",
     "check_response",
@@ -36,6 +38,42 @@ BOUND_FIELDS = (
     "endpointDigest",
     "expiresAt",
     "keyId",
+)
+#: the order in which the echoed values are compared (the first difference is the reason):
+#: a whole answer for another subscription says so before it says anything else
+CHECK_ORDER = (
+    "subscriptionId",
+    "challengeId",
+    "generation",
+    "endpointDigest",
+    "nonce",
+    "expiresAt",
+    "keyId",
+)
+#: every reason code ``check_response`` can return
+REASON_CODES = frozenset(
+    {
+        "expired",
+        "no_response",
+        "redirect",
+        "bad_status",
+        "bad_content_type",
+        "malformed_response",
+        "wrong_type",
+        "field_missing",
+        "response_replayed",
+        "unexpected_field",
+        "unexpected_proof",
+        "missing_proof",
+        "bad_proof",
+        "subscription_mismatch",
+        "challenge_id_mismatch",
+        "generation_mismatch",
+        "endpoint_digest_mismatch",
+        "nonce_mismatch",
+        "expiry_mismatch",
+        "key_id_mismatch",
+    }
 )
 #: bound field -> reason code when the response's value differs
 MISMATCH_CODES = {
@@ -57,6 +95,13 @@ def _b64url_decode(text: str) -> bytes:
     if not isinstance(text, str) or "=" in text:
         raise ValueError("not unpadded base64url")
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("duplicate member")
+    return out
 
 
 @dataclass(frozen=True)
@@ -125,8 +170,13 @@ def check_response(
     now: datetime,
     hmac_secret: bytes | None = None,
     receipt_public_jwk: dict[str, Any] | None = None,
+    consumed: frozenset[str] = frozenset(),
 ) -> str | None:
-    """None when the response is the exact, timely, proven answer; else a reason code."""
+    """None when the response is the exact, timely, proven answer; else a reason code.
+
+    ``consumed`` holds the ids of this subscription's earlier (consumed) challenges: a
+    response echoing one of them is a replay (``response_replayed``), not a typo.
+    """
     expires = datetime.fromisoformat(challenge.expires_at.replace("Z", "+00:00"))
     if now >= expires:
         return "expired"
@@ -139,20 +189,23 @@ def check_response(
     if not content_type or content_type.split(";")[0].strip().lower() != "application/json":
         return "bad_content_type"
     try:
-        doc = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+        # strict UTF-8 JSON, no duplicate members (parsers disagree on which one wins)
+        doc = json.loads(body.decode("utf-8"), object_pairs_hook=_no_duplicates)
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return "malformed_response"
     if not isinstance(doc, dict):
         return "malformed_response"
     if doc.get("type") != RESPONSE_TYPE:
         return "wrong_type"
     expected = challenge.fields()
-    for name in BOUND_FIELDS:
-        value = doc.get(name)
-        if name not in doc:
-            return "field_missing"
+    if any(name not in doc for name in BOUND_FIELDS):
+        return "field_missing"
+    for name in CHECK_ORDER:
+        value = doc[name]
         # exact echo: same JSON type and value (generation 3 is not "3" nor 3.0)
         if type(value) is not type(expected[name]) or value != expected[name]:
+            if name == "challengeId" and isinstance(value, str) and value in consumed:
+                return "response_replayed"  # an answer to an earlier, consumed challenge
             return MISMATCH_CODES[name]
     allowed = {"type", "proof", *BOUND_FIELDS}
     if set(doc) - allowed:

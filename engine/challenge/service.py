@@ -7,6 +7,7 @@ generation change, a revoke or a second answer racing it cannot both win; every 
 
 from __future__ import annotations
 
+import base64
 import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -253,9 +254,9 @@ class Challenger:
             return "address_not_pinned"
         secret = None
         if state.config.signature_algorithm == "hmac-sha256":
-            if self.secret_for is None or state.config.secret_key_id is None:
+            secret = await self._secret(challenge, state)
+            if secret is None:
                 return "secret_unavailable"
-            secret = await self.secret_for(state.config.secret_key_id)
         receipt = state.config.receipt_key.public_key_jwk if state.config.receipt_key else None
         return check_response(
             challenge,
@@ -265,4 +266,28 @@ class Challenger:
             now=now,
             hmac_secret=secret,
             receipt_public_jwk=receipt,
+            consumed=state.consumed_challenges,
         )
+
+    async def _secret(self, challenge: Challenge, state: SubscriptionState) -> bytes | None:
+        """The shared secret the MAC must be under: the one that signed the challenge.
+
+        During a secret rotation the challenge is signed with the next secret (the subscriber
+        proves it holds that one); otherwise it is the subscription's current secret. A key
+        lookup failure (revoked, destroyed, not a secret) is a failed challenge, not a crash.
+        """
+        if self.secret_for is None:
+            return None
+        candidates = [challenge.key_id]
+        if state.config.secret_key_id and state.config.secret_key_id != challenge.key_id:
+            candidates.append(state.config.secret_key_id)
+        for key_id in candidates:
+            try:
+                secret = await self.secret_for(key_id)
+            except Exception as exc:  # KeyTransitionForbidden, KeyMaterialUnavailable, ...
+                log.info("challenge_secret_unavailable", key_id=key_id, error=type(exc).__name__)
+                continue
+            if isinstance(secret, str):
+                secret = base64.b64decode(secret)
+            return bytes(secret)
+        return None

@@ -1,0 +1,273 @@
+"""Drift detection: what a passed challenge pinned, compared with every later connection.
+
+A passed challenge records, per generation, the resolved address set, the peer certificate's
+SPKI sha-256 and its issuer (``ChallengePassed``; folded into ``SubscriptionState``). Every
+later connection (a delivery) goes through :meth:`DriftGuard.post`, which posts with
+``pin=state.pinned_addresses`` and compares what it saw with what was pinned.
+
+Default policy (:data:`DEFAULT_POLICY`):
+
+- any resolved address in a denied range (the transport refuses it before any socket is
+  opened): ``dns_rebinding_denied``, the subscription is SUSPENDED;
+- a certificate from another issuer than the one recorded at the challenge:
+  ``certificate_issuer_changed``, the subscription is SUSPENDED;
+- the address set changed to other public addresses, or the certificate key changed under the
+  same issuer (a renewal): allowed, recorded once per distinct observation as a
+  ``DriftDetected`` event (``address_set_changed`` / ``certificate_key_changed``).
+
+A suspension is one append on the subscription stream: ``SubscriptionStateChanged``
+(``command="suspend"``, the reason) and ``DriftDetected``, with the stream version as the
+expected version and the generation the caller's state was for; a subscription that moved on
+meanwhile (new generation, revoked) is left alone. Leaving SUSPENDED takes ``resume``, which
+goes through a new challenge.
+
+``drift_reason`` and ``assess`` are pure; ``DriftGuard`` does the I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+
+from hookproof.errors import ConcurrencyConflict, HookproofError
+from hookproof.events import Metadata, StreamAppend
+from hookproof.events.subscription_events import DriftDetected
+from hookproof.projections.subscriptions import SubscriptionState
+
+from ..egress import EgressResult, EgressTransport
+from ..subscriptions import SubscriptionService, Transition, stream_of
+
+__all__ = [
+    "DEFAULT_POLICY",
+    "DRIFT_REASONS",
+    "DriftAssessment",
+    "DriftGuard",
+    "DriftPolicy",
+    "assess",
+    "drift_reason",
+]
+
+log = structlog.get_logger("hookproof.drift")
+
+SUSPEND = "suspend"
+RECORD = "record"
+IGNORE = "ignore"
+
+#: Every reason a ``DriftDetected`` event can carry.
+DRIFT_REASONS = frozenset(
+    {
+        "dns_rebinding_denied",
+        "certificate_issuer_changed",
+        "certificate_key_changed",
+        "address_set_changed",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DriftPolicy:
+    """What each kind of drift does: ``suspend``, ``record`` or ``ignore``.
+
+    A resolved address in a denied range always suspends (the transport refuses it anyway;
+    following it silently is never an option), so it has no knob.
+    """
+
+    issuer_change: str = SUSPEND
+    key_change: str = RECORD
+    address_change: str = RECORD
+
+
+DEFAULT_POLICY = DriftPolicy()
+
+
+@dataclass(frozen=True, slots=True)
+class DriftAssessment:
+    """``suspend``: the reason to suspend (None: keep going); ``record``: drift to record."""
+
+    suspend: str | None = None
+    record: str | None = None
+
+    @property
+    def reason(self) -> str | None:
+        return self.suspend or self.record
+
+
+def _norm_addresses(addresses: Iterable[str]) -> frozenset[str]:
+    import ipaddress
+
+    out = set()
+    for a in addresses:
+        try:
+            out.add(ipaddress.ip_address(a).compressed)
+        except ValueError:
+            out.add(a)
+    return frozenset(out)
+
+
+def assess(
+    state: SubscriptionState, result: EgressResult, policy: DriftPolicy = DEFAULT_POLICY
+) -> DriftAssessment:
+    """Compare one connection's result with what the passed challenge recorded (pure)."""
+    denied = bool(result.denied) or bool(result.drift is not None and result.drift.denied)
+    if denied or result.code == "egress_refused_address":
+        return DriftAssessment(suspend="dns_rebinding_denied")
+    record: str | None = None
+    cert = result.certificate
+    if cert is not None and state.issuer is not None and cert.issuer != state.issuer:
+        if policy.issuer_change == SUSPEND:
+            return DriftAssessment(suspend="certificate_issuer_changed")
+        if policy.issuer_change == RECORD:
+            record = "certificate_issuer_changed"
+    if (
+        record is None
+        and cert is not None
+        and state.spki_sha256 is not None
+        and cert.spki_sha256 != state.spki_sha256
+    ):
+        if policy.key_change == SUSPEND:
+            return DriftAssessment(suspend="certificate_key_changed")
+        if policy.key_change == RECORD:
+            record = "certificate_key_changed"
+    if record is None and state.pinned_addresses and result.resolved:
+        if _norm_addresses(result.resolved) != _norm_addresses(state.pinned_addresses):
+            if policy.address_change == SUSPEND:
+                return DriftAssessment(suspend="address_set_changed")
+            if policy.address_change == RECORD:
+                record = "address_set_changed"
+    return DriftAssessment(record=record)
+
+
+def drift_reason(
+    state: SubscriptionState, result: EgressResult, policy: DriftPolicy = DEFAULT_POLICY
+) -> str | None:
+    """The reason this connection must suspend the subscription, or None (pure)."""
+    return assess(state, result, policy).suspend
+
+
+class DriftGuard:
+    """Posts for an ACTIVE subscription through the pinned transport and acts on drift.
+
+    ``policy_for`` picks the policy per subscription (default: :data:`DEFAULT_POLICY`).
+    ``last_assessment`` holds the latest verdict per subscription (for the caller's ledger).
+    """
+
+    def __init__(
+        self,
+        store: Any,
+        subscriptions: SubscriptionService,
+        transport: EgressTransport,
+        *,
+        policy_for: Callable[[SubscriptionState], DriftPolicy] | None = None,
+        clock: Callable[[], datetime] | None = None,
+        actor: str = "system:drift",
+    ) -> None:
+        self.store = store
+        self.subscriptions = subscriptions
+        self.transport = transport
+        self.policy_for = policy_for or (lambda _state: DEFAULT_POLICY)
+        self.clock = clock or subscriptions.clock or (lambda: datetime.now(UTC))
+        self.actor = actor
+        # (subscription, generation) -> the last recorded (reason, addresses, spki): a drift
+        # that is only recorded is recorded once per distinct observation, not per delivery
+        self._recorded: dict[tuple[str, int], tuple[str, tuple[str, ...], str | None]] = {}
+        self.last_assessment: dict[str, DriftAssessment] = {}
+
+    async def post(
+        self,
+        state: SubscriptionState,
+        url: str,
+        body: bytes,
+        headers: Mapping[str, str] | Iterable[tuple[str, str]] | None = None,
+    ) -> EgressResult:
+        """POST with the challenge's pinned address set; suspend or record on drift.
+
+        The result is returned as the transport gave it: a refusal (``egress_refused_address``)
+        means no socket was opened; the ledger decides what the attempt becomes.
+        """
+        pin = state.pinned_addresses or None
+        result = await self.transport.post(url, body, headers, pin=pin)
+        verdict = assess(state, result, self.policy_for(state))
+        self.last_assessment[state.subscription_id] = verdict
+        if verdict.suspend is not None:
+            await self._suspend(state, result, verdict.suspend)
+        elif verdict.record is not None:
+            await self._record(state, result, verdict.record)
+        return result
+
+    def _event(self, state: SubscriptionState, result: EgressResult, reason: str) -> DriftDetected:
+        return DriftDetected(
+            subscription_id=state.subscription_id,
+            generation=state.generation,
+            reason=reason,
+            addresses=sorted(result.resolved),
+            spki_sha256=result.spki_sha256,
+            at=self.clock().isoformat(),
+        )
+
+    async def _suspend(self, state: SubscriptionState, result: EgressResult, reason: str) -> None:
+        log.warning(
+            "drift_suspend",
+            subscription_id=state.subscription_id,
+            generation=state.generation,
+            reason=reason,
+            pinned=list(state.pinned_addresses),
+            resolved=list(result.resolved),
+            denied=[list(d) for d in result.denied],
+            spki_sha256=result.spki_sha256,
+        )
+        try:
+            await self.subscriptions.execute(
+                state.subscription_id,
+                Transition(SUSPEND, expected_generation=state.generation, reason=reason),
+                actor=self.actor,
+                extra=[self._event(state, result, reason)],
+            )
+        except HookproofError as exc:
+            # a new generation, a revoke, or already suspended: nothing of ours to suspend
+            log.info(
+                "drift_suspend_skipped",
+                subscription_id=state.subscription_id,
+                reason=reason,
+                code=getattr(exc, "code", type(exc).__name__),
+            )
+
+    async def _record(self, state: SubscriptionState, result: EgressResult, reason: str) -> None:
+        key = (state.subscription_id, state.generation)
+        seen = (reason, tuple(sorted(result.resolved)), result.spki_sha256)
+        if self._recorded.get(key) == seen:
+            return
+        log.info(
+            "drift_recorded",
+            subscription_id=state.subscription_id,
+            generation=state.generation,
+            reason=reason,
+            pinned=list(state.pinned_addresses),
+            resolved=list(result.resolved),
+        )
+        stream = stream_of(state.subscription_id)
+        for _ in range(5):
+            events = await self.store.read_stream(stream)
+            from hookproof.projections.subscriptions import fold
+
+            current = fold(events)
+            if current is None or current.generation != state.generation:
+                return
+            try:
+                await self.store.append(
+                    [
+                        StreamAppend(
+                            stream,
+                            [self._event(state, result, reason)],
+                            len(events),
+                            Metadata(actor=self.actor),
+                        )
+                    ]
+                )
+            except ConcurrencyConflict:
+                continue
+            self._recorded[key] = seen
+            return
