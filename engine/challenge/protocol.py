@@ -158,7 +158,9 @@ def build_challenge(
         "keyId": key_id,
     }
     body = json.dumps(doc, separators=(",", ":")).encode()
-    return Challenge(cid, n, subscription_id, generation, endpoint_digest, expires_text, key_id, body)
+    return Challenge(
+        cid, n, subscription_id, generation, endpoint_digest, expires_text, key_id, body
+    )
 
 
 def check_response(

@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import structlog
-from hookproof_subscriber import SigningKey, sign_request
 
 from hookproof.config import Settings
 from hookproof.errors import ConcurrencyConflict, ConflictError
@@ -26,6 +25,7 @@ from hookproof.events.subscription_events import (
     SubscriptionStateChanged,
 )
 from hookproof.projections.subscriptions import SubscriptionState
+from hookproof_subscriber import SigningKey, sign_request
 
 from ..egress import EgressResult, EgressTransport, Outcome
 from ..subscriptions import SubscriptionService, stream_of
@@ -105,13 +105,19 @@ class Challenger:
             )
         )
         await self.store.append(
-            [StreamAppend(stream_of(state.subscription_id), events, state.version, Metadata(actor=actor))]
+            [
+                StreamAppend(
+                    stream_of(state.subscription_id), events, state.version, Metadata(actor=actor)
+                )
+            ]
         )
         refreshed = await self.subscriptions.load(state.subscription_id)
         assert refreshed is not None
         return challenge, refreshed
 
-    def sign(self, state: SubscriptionState, challenge: Challenge, key: SigningKey) -> dict[str, str]:
+    def sign(
+        self, state: SubscriptionState, challenge: Challenge, key: SigningKey
+    ) -> dict[str, str]:
         headers = {
             "Content-Type": "application/json",
             "Webhook-Id": challenge.challenge_id,
@@ -135,7 +141,9 @@ class Challenger:
         )
         return headers
 
-    async def run(self, subscription_id: str, *, actor: str, key: SigningKey | None = None) -> ChallengeOutcome:
+    async def run(
+        self, subscription_id: str, *, actor: str, key: SigningKey | None = None
+    ) -> ChallengeOutcome:
         """Challenge the subscription's current generation now and record the outcome."""
         state = await self.subscriptions.load(subscription_id)
         if state is None:
@@ -224,11 +232,15 @@ class Challenger:
                 passed=reason is None,
                 reason=reason,
             )
-            out = ChallengeOutcome(challengeId=challenge.challenge_id, passed=reason is None, reason=reason)
+            out = ChallengeOutcome(
+                challengeId=challenge.challenge_id, passed=reason is None, reason=reason
+            )
             if location:
                 out["location"] = location
             return out
-        raise ConflictError("subscription kept changing during the challenge", code="challenge_race")
+        raise ConflictError(
+            "subscription kept changing during the challenge", code="challenge_race"
+        )
 
     @staticmethod
     def _transport_reason(result: EgressResult) -> tuple[str | None, str | None]:

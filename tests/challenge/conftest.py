@@ -23,27 +23,26 @@ import pytest
 import trustme
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+
+from hookproof.config import Settings
+from hookproof.engine.daemon import Engine, build_engine
 from hookproof_subscriber import (
     JwksKeyResolver,
     SigningKey,
     Subscriber,
     VerificationKey,
 )
-
-from hookproof.config import Settings
-from hookproof.engine.daemon import Engine, build_engine
-from tests.egress.conftest import (  # noqa: F401  (fixtures re-exported for this folder)
-    DnsServer,
-    Pki,
-    SocketGuard,
-    TlsHttpServer,
-    dns,
-    make_server,
-    pki,
-    respond,
-    socket_guard,
-)
+from tests.egress import conftest as _egress
+from tests.egress.conftest import DnsServer, Pki, SocketGuard, TlsHttpServer, respond
 from tests.subscriptions.conftest import Api, sub_body
+
+# the egress fixtures, re-exported for this folder (socket_guard is autouse here too)
+dns = _egress.dns
+pki = _egress.pki
+make_server = _egress.make_server
+socket_guard = _egress.socket_guard
+
+__all__ = ["DnsServer", "Pki", "SocketGuard", "TlsHttpServer", "respond"]
 
 HOST = "hooks.test"
 
@@ -52,6 +51,7 @@ HOST = "hooks.test"
 class Seen:
     headers: list[tuple[str, str]]
     body: bytes
+    request: Any = None
 
     def header(self, name: str) -> str | None:
         return next((v for k, v in self.headers if k.lower() == name.lower()), None)
@@ -90,6 +90,7 @@ class SubscriberEndpoint:
         self.raw: Raw | None = None
         self.before: Callable[[Seen], Awaitable[None]] | None = None
         self.port = 0
+        self.release = asyncio.Event()  # set on close: frees handlers a test holds back
         self._runner: web.AppRunner | None = None
 
     @property
@@ -111,12 +112,20 @@ class SubscriberEndpoint:
         return self
 
     async def close(self) -> None:
+        self.release.set()
         if self._runner is not None:
             await self._runner.cleanup()
 
+    async def hold(self, seconds: float) -> None:
+        """Wait ``seconds`` (or until the endpoint closes): a slow responder."""
+        try:
+            await asyncio.wait_for(self.release.wait(), seconds)
+        except TimeoutError:
+            pass
+
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.read()
-        seen = Seen(list(request.headers.items()), body)
+        seen = Seen(list(request.headers.items()), body, request)
         self.requests.append(seen)
         if self.before is not None:
             await self.before(seen)
@@ -124,7 +133,9 @@ class SubscriberEndpoint:
             return await self.raw(seen)
         await asyncio.wait_for(self.ready.wait(), 10)
         assert self.subscriber is not None
-        status, headers, payload = await self.subscriber.handle("POST", self.url, seen.headers, body)
+        status, headers, payload = await self.subscriber.handle(
+            "POST", self.url, seen.headers, body
+        )
         if status == 200 and self.tamper is not None:
             doc = self.tamper(json.loads(payload), seen)
             payload = json.dumps(doc, separators=(",", ":")).encode()
@@ -145,7 +156,10 @@ class Harness:
 
     async def register(self, **over: Any) -> dict[str, Any]:
         status, _, body = await self.api.call(
-            "POST", "/v1/subscriptions", token=self.token, json=sub_body(endpoint=self.endpoint.url, **over)
+            "POST",
+            "/v1/subscriptions",
+            token=self.token,
+            json=sub_body(endpoint=self.endpoint.url, **over),
         )
         assert status == 201, body
         return body  # type: ignore[no-any-return]
@@ -219,13 +233,18 @@ async def make_harness(
 ) -> AsyncIterator[MakeHarness]:
     cleanups: list[Callable[[], Awaitable[Any]]] = []
 
-    async def factory(*, ca_file: Path | None = None, **overrides: Any) -> Harness:
+    async def factory(
+        *,
+        ca_file: Path | None = None,
+        extra_allow: tuple[tuple[str, int], ...] = (),
+        **overrides: Any,
+    ) -> Harness:
         endpoint = await SubscriberEndpoint(pki.server_context()).start()
         cleanups.append(endpoint.close)
         dns.records[HOST] = ["127.0.0.1"]
         values: dict[str, Any] = {
             "data_dir": tmp_path,
-            "egress_allow": (("127.0.0.1", endpoint.port),),
+            "egress_allow": (("127.0.0.1", endpoint.port), *extra_allow),
             "egress_ca_file": str(ca_file or pki.ca_file),
             "dns_servers": (("127.0.0.1", dns.port),),
             "connect_timeout_s": 2.0,

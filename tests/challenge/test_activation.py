@@ -84,8 +84,12 @@ async def test_challenge_request_verifies_under_sig_v1_with_the_engine_jwks(
     assert len(_b64url_decode(doc["nonce"])) == 32
     # a tampered body no longer verifies (the digest covers the exact bytes)
     res = await averify_request(
-        "POST", view["endpoint"], seen.headers, seen.body.replace(b'"generation"', b'"generation" '),
-        keys=h.jwks(), profile=SIG_V1,
+        "POST",
+        view["endpoint"],
+        seen.headers,
+        seen.body.replace(b'"generation"', b'"generation" '),
+        keys=h.jwks(),
+        profile=SIG_V1,
     )
     assert res.reason is not Reason.OK
 
@@ -103,7 +107,7 @@ async def test_hmac_subscription_activates_with_mac_under_registration_secret(
     assert (await h.get(view["id"]))["state"] == "ACTIVE"
     [seen] = h.endpoint.requests
     assert 'alg="hmac-sha256"' in (seen.header("Signature-Input") or "")
-    status, answer = h.endpoint.answers[0]
+    _status, answer = h.endpoint.answers[0]
     proof = json.loads(answer)["proof"]
     assert _b64url_decode(proof) == hmac.new(secret, seen.body, hashlib.sha256).digest()
     assert "=" not in proof
