@@ -43,6 +43,7 @@ class Engine:
     extra_routes: list[web.RouteDef] = field(default_factory=list)
     services: dict[str, Any] = field(default_factory=dict)
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    roles: frozenset[str] = frozenset({"api", "dispatcher", "projector", "scheduler"})
     background: set[asyncio.Task[Any]] = field(default_factory=set)
 
     def app(self) -> web.Application:
@@ -83,6 +84,14 @@ async def _periodic(stop: asyncio.Event, interval: float, fn: Callable[[], Await
             await asyncio.wait_for(stop.wait(), interval)
 
 
+def settings_roles() -> frozenset[str]:
+    """``HOOKPROOF_ROLES`` (comma-separated: api, dispatcher, projector, scheduler); default all."""
+    import os
+
+    raw = os.environ.get("HOOKPROOF_ROLES", "api,dispatcher,projector,scheduler")
+    return frozenset(r.strip() for r in raw.split(",") if r.strip())
+
+
 async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
     """Wire the services. Features register their workers and routes here."""
     async with pool.acquire() as conn:
@@ -91,7 +100,7 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
     tenants = TenantService(store)
     subs = SubscriptionService(store, settings)
     api = ApiContext(settings=settings, store=store, tenants=tenants, subscriptions=subs)
-    engine = Engine(settings, pool, store, tenants, subs, api)
+    engine = Engine(settings, pool, store, tenants, subs, api, roles=settings_roles())
 
     from .projections_runner import projector_worker
 

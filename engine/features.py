@@ -64,8 +64,80 @@ async def install(engine: Engine) -> None:
     async def challenge_now(state: SubscriptionState, actor: str) -> dict[str, Any]:
         return dict(await challenger.run(state.subscription_id, actor=actor))
 
+    install_delivery(engine, ring, transport)
+
     engine.api.on_registered = challenge_in_background
     engine.api.on_challenge = challenge_now
     engine.extra_routes.append(
         web.get("/.well-known/hookproof/jwks.json", jwks_handler(ring), allow_head=False)
     )
+
+
+def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
+    """Ingest, the ledger reads, the dispatcher and its metrics."""
+    from hookproof.events.key_events import PURPOSE_ENGINE, PURPOSE_SUBSCRIPTION
+    from hookproof.projections.key_ring import scope_of
+
+    from .delivery.api import routes as delivery_routes
+    from .delivery.dispatcher import Dispatcher
+    from .delivery.ingest import IngestService
+    from .delivery.views import DeliveryReader
+
+    ingest = IngestService(engine.store, clock=engine.subscriptions.clock)
+    reader = DeliveryReader(engine.store)
+
+    async def key_provider(subscription_id: str, alg: str) -> tuple[Any, int]:
+        if alg == "hmac-sha256":
+            view = await ring.active(scope_of(PURPOSE_SUBSCRIPTION, subscription_id))
+            key = await ring.signing_key_for_subscription(subscription_id)
+        else:
+            view = await ring.active(PURPOSE_ENGINE)
+            key = await ring.signing_key()
+        return key, (view.generation if view is not None else 0)
+
+    async def poster(row: dict[str, Any], body: bytes, headers: dict[str, str]) -> Any:
+        guard = engine.services.get("drift_guard")
+        if guard is not None:
+            state = await engine.subscriptions.load(row["subscription_id"])
+            if state is not None:
+                return await guard.post(state, row["endpoint"], body, headers)
+        return await transport.post(row["endpoint"], body, headers, pin=row.get("pinned") or None)
+
+    async def on_gone(subscription_id: str, reason: str) -> None:
+        try:
+            await engine.subscriptions.transition(
+                None, subscription_id, "suspend", actor="system:dispatcher", reason=reason
+            )
+        except Exception as exc:
+            log.warning("suspend_on_gone_failed", subscription_id=subscription_id, error=type(exc).__name__)
+
+    dispatcher = Dispatcher(
+        engine.store,
+        engine.settings,
+        key_provider=key_provider,
+        poster=poster,
+        on_gone=on_gone,
+        clock=engine.subscriptions.clock,
+    )
+
+    def metrics_lines() -> list[str]:
+        m = dispatcher.metrics
+        out = ["# TYPE hookproof_attempts_total counter"]
+        out += [f'hookproof_attempts_total{{outcome="{k}"}} {v}' for k, v in sorted(m.attempts.items())]
+        out.append("# TYPE hookproof_dispatch_latency_seconds histogram")
+        cumulative = 0
+        for bound, n in zip(m.latency_buckets, m.latency_counts, strict=False):
+            cumulative += n
+            out.append(f'hookproof_dispatch_latency_seconds_bucket{{le="{bound}"}} {cumulative}')
+        out.append(f'hookproof_dispatch_latency_seconds_bucket{{le="+Inf"}} {m.latency_n}')
+        out.append(f"hookproof_dispatch_latency_seconds_sum {m.latency_sum:.6f}")
+        out.append(f"hookproof_dispatch_latency_seconds_count {m.latency_n}")
+        out.append("# TYPE hookproof_endpoint_breaker gauge")
+        for digest, state in sorted(dispatcher.gates.states().items()):
+            out.append(f'hookproof_endpoint_breaker{{endpoint="{digest[:16]}",state="{state}"}} 1')
+        return out
+
+    engine.services.update(ingest=ingest, reader=reader, dispatcher=dispatcher)
+    engine.extra_routes.extend(delivery_routes(ingest, reader, metrics_lines))
+    if "dispatcher" in engine.roles:
+        engine.workers.append(("dispatcher", dispatcher.run))

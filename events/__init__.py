@@ -1,6 +1,6 @@
 """The event catalogue and the append-only event store."""
 
-from . import subscription_events
+from . import delivery_events, subscription_events
 from . import key_events
 
 from .catalogue import (
@@ -27,6 +27,7 @@ from .store import (
 )
 
 __all__ = [
+    "delivery_events",
     "subscription_events",
     "key_events",
     "ANY",

@@ -1,0 +1,183 @@
+"""Reading the ledger: a delivery with its evidence and attempts, an event, dead letters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hookproof.errors import ConflictError, NotFound
+from hookproof.events import EventStore, Metadata, StreamAppend
+from hookproof.events.delivery_events import (
+    ApplicationConfirmed,
+    AttemptAdmitted,
+    AttemptFailed,
+    AttemptLost,
+    DeliveryReplayRequested,
+    EndpointAccepted,
+)
+from hookproof.events.sqlfiles import query
+
+from .ledger import ledger_next
+
+__all__ = ["DeliveryReader", "evidence_of"]
+
+PKG = "hookproof.engine"
+
+
+def evidence_of(row: dict[str, Any], verified_generation: int | None = None) -> dict[str, Any]:
+    """The evidence ladder: endpoint and application facts, never inferred from each other."""
+    accepted = row["accepted_at"] is not None
+    endpoint = "ENDPOINT_ACCEPTED" if accepted else (
+        "VERIFIED_ENDPOINT" if verified_generation is not None and verified_generation >= row["generation"] else "NONE"
+    )
+    application = row["application"]
+    if application == "CONFIRMED":
+        app = "CONFIRMED"
+    elif not row["receipts"]:
+        app = "UNOBSERVABLE"
+    else:
+        app = "PENDING"
+    return {"endpoint": endpoint, "application": app}
+
+
+def _iso(v: Any) -> Any:
+    return v.isoformat() if hasattr(v, "isoformat") else v
+
+
+class DeliveryReader:
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+
+    async def delivery(self, tenant_id: str, delivery_id: str) -> dict[str, Any]:
+        row = await self.store.pool.fetchrow(query("delivery_get", PKG), delivery_id, tenant_id)
+        if row is None:
+            raise NotFound("no such delivery", code="delivery_not_found")
+        return await self._view(dict(row))
+
+    async def _view(self, row: dict[str, Any]) -> dict[str, Any]:
+        events = await self.store.read_stream(f"delivery-{row['delivery_id']}")
+        attempts: dict[int, dict[str, Any]] = {}
+        confirmation: dict[str, Any] | None = None
+        for rec in events:
+            ev = rec.decode()
+            if isinstance(ev, AttemptAdmitted):
+                attempts[ev.attempt] = {
+                    "attempt": ev.attempt,
+                    "admittedAt": ev.at,
+                    "generation": ev.generation,
+                    "endpoint": ev.endpoint,
+                    "keyId": ev.key_id,
+                    "keyGeneration": ev.key_generation,
+                    "signatureAlgorithm": ev.signature_alg,
+                    "dispatcher": ev.dispatcher,
+                    "drain": ev.drain,
+                    "outcome": "DISPATCHING",
+                }
+            elif isinstance(ev, EndpointAccepted) and ev.attempt in attempts:
+                attempts[ev.attempt].update(
+                    outcome="ENDPOINT_ACCEPTED", status=ev.status, peerAddress=ev.peer_address,
+                    spkiSha256=ev.spki_sha256, durationMs=ev.duration_ms, completedAt=ev.at,
+                )
+            elif isinstance(ev, AttemptFailed) and ev.attempt in attempts:
+                attempts[ev.attempt].update(
+                    outcome=ev.outcome, code=ev.code, status=ev.status, location=ev.location,
+                    requestWritten=ev.request_written, peerAddress=ev.peer_address,
+                    retryAt=ev.retry_at, durationMs=ev.duration_ms, completedAt=ev.at,
+                )
+            elif isinstance(ev, AttemptLost) and ev.attempt in attempts:
+                attempts[ev.attempt].update(outcome="UNKNOWN_TRANSPORT", code="dispatcher_lost", completedAt=ev.at)
+            elif isinstance(ev, ApplicationConfirmed):
+                confirmation = {
+                    "operationId": ev.operation_id, "result": ev.result, "appliedAt": ev.applied_at,
+                    "receiptKeyId": ev.receipt_key_id, "receiptKeyGeneration": ev.receipt_key_generation,
+                    "confirmedAt": ev.at,
+                }
+        view = {
+            "deliveryId": row["delivery_id"],
+            "eventId": row["event_id"],
+            "subscriptionId": row["subscription_id"],
+            "generation": row["generation"],
+            "endpoint": row["endpoint"],
+            "state": row["state"],
+            "evidence": evidence_of(row),
+            "payloadDigest": row["payload_digest"],
+            "attempt": row["attempt"],
+            "nextAttemptAt": _iso(row["next_attempt_at"]),
+            "lastCode": row["last_code"],
+            "owner": row["owner"],
+            "attempts": [attempts[k] for k in sorted(attempts)],
+            "createdAt": _iso(row["created_at"]),
+            "updatedAt": _iso(row["updated_at"]),
+        }
+        if row["state"] == "DEAD_LETTER":
+            view["deadLetter"] = {
+                "owner": row["owner"],
+                "reason": row["dead_letter_reason"],
+                "replay": f"POST /v1/deliveries/{row['delivery_id']}/replay",
+            }
+        if confirmation:
+            view["applicationReceipt"] = confirmation
+        return view
+
+    async def event(self, tenant_id: str, event_id: str) -> dict[str, Any]:
+        rows = await self.store.pool.fetch(query("event_deliveries", PKG), event_id, tenant_id)
+        body = await self.store.pool.fetchrow(query("ingest_body_get", PKG), event_id)
+        if body is None or (not rows and not await self._owns_event(tenant_id, event_id)):
+            raise NotFound("no such event", code="event_not_found")
+        return {
+            "eventId": event_id,
+            "topic": body["topic"],
+            "payloadDigest": body["payload_digest"],
+            "deliveries": [
+                {
+                    "deliveryId": r["delivery_id"],
+                    "subscriptionId": r["subscription_id"],
+                    "state": r["state"],
+                    "evidence": evidence_of(dict(r)),
+                }
+                for r in rows
+            ],
+        }
+
+    async def _owns_event(self, tenant_id: str, event_id: str) -> bool:
+        events = await self.store.read_stream(f"event-{event_id}", to_version=1)
+        if not events:
+            return False
+        return events[0].meta().actor == f"tenant:{tenant_id}"
+
+    async def dead_letters(self, tenant_id: str, limit: int = 200) -> list[dict[str, Any]]:
+        rows = await self.store.pool.fetch(query("dead_letters", PKG), tenant_id, limit)
+        return [
+            {
+                "deliveryId": r["delivery_id"],
+                "eventId": r["event_id"],
+                "subscriptionId": r["subscription_id"],
+                "owner": r["owner"],
+                "reason": r["dead_letter_reason"],
+                "attempt": r["attempt"],
+                "replay": f"POST /v1/deliveries/{r['delivery_id']}/replay",
+                "deadSince": _iso(r["updated_at"]),
+            }
+            for r in rows
+        ]
+
+    async def replay(self, tenant_id: str, delivery_id: str, *, actor: str, now: str) -> dict[str, Any]:
+        row = await self.store.pool.fetchrow(query("delivery_get", PKG), delivery_id, tenant_id)
+        if row is None:
+            raise NotFound("no such delivery", code="delivery_not_found")
+        if ledger_next(row["state"], "replay") is None:
+            raise ConflictError(
+                f"a {row['state']} delivery cannot be replayed", code="replay_not_allowed",
+                state=row["state"],
+            )
+        await self.store.append(
+            [
+                StreamAppend(
+                    f"delivery-{delivery_id}",
+                    [DeliveryReplayRequested(delivery_id=delivery_id, by=actor, at=now)],
+                    row["stream_version"],
+                    Metadata(actor=actor, correlation_id=row["event_id"]),
+                )
+            ]
+        )
+        return await self.delivery(tenant_id, delivery_id)
+

@@ -1,0 +1,1 @@
+SELECT application, count(*) AS n FROM deliveries GROUP BY application

@@ -1,0 +1,185 @@
+"""Events of business events (``event-<eventId>``) and deliveries (``delivery-<deliveryId>``).
+
+A delivery's stream is its ledger: planned for one subscription generation, every admitted
+attempt with what was signed and where it went, every outcome, and how far the evidence got.
+"""
+
+from __future__ import annotations
+
+from .catalogue import Event
+
+__all__ = [
+    "ApplicationConfirmed",
+    "AttemptAdmitted",
+    "AttemptFailed",
+    "AttemptLost",
+    "DeadLettered",
+    "DeliveryPlanned",
+    "DeliveryQuarantined",
+    "DeliveryReplayRequested",
+    "EndpointAccepted",
+    "EventIngested",
+    "EventPayloadConflict",
+    "ReceiptConflict",
+    "ReceiptRejected",
+]
+
+
+class EventIngested(Event, frozen=True, kw_only=True, tag="event.ingested"):
+    event_id: str
+    topic: str
+    version: str
+    aggregate_id: str
+    aggregate_version: int
+    occurred_at: str
+    payload_digest: str
+    body_size: int
+    deliveries: list[str]
+    at: str
+
+
+class EventPayloadConflict(Event, frozen=True, kw_only=True, tag="event.payload_conflict"):
+    """The same eventId arrived with another payload; nothing else changed."""
+
+    event_id: str
+    existing_digest: str
+    offered_digest: str
+    at: str
+
+
+class DeliveryPlanned(Event, frozen=True, kw_only=True, tag="delivery.planned"):
+    delivery_id: str
+    event_id: str
+    subscription_id: str
+    tenant_id: str
+    generation: int
+    endpoint: str
+    endpoint_digest: str
+    payload_digest: str
+    topic: str
+    owner: str
+    receipts: bool
+    max_attempts: int
+    at: str
+
+
+class AttemptAdmitted(Event, frozen=True, kw_only=True, tag="delivery.attempt_admitted"):
+    """DISPATCHING: written before any byte is sent, after the fencing check passed."""
+
+    delivery_id: str
+    attempt: int
+    generation: int
+    subscription_version: int
+    endpoint: str
+    payload_digest: str
+    key_id: str
+    key_generation: int
+    signature_alg: str
+    dispatcher: str
+    lease_until: str
+    drain: bool = False
+    reconciles: bool = False
+    at: str
+
+
+class EndpointAccepted(Event, frozen=True, kw_only=True, tag="delivery.endpoint_accepted"):
+    """A 2xx: the endpoint accepted the bytes. Nothing more is inferred."""
+
+    delivery_id: str
+    attempt: int
+    status: int
+    peer_address: str | None
+    spki_sha256: str | None
+    duration_ms: float
+    at: str
+
+
+class AttemptFailed(Event, frozen=True, kw_only=True, tag="delivery.attempt_failed"):
+    """RETRYABLE (nothing or a refusal/failure status came back) or UNKNOWN_TRANSPORT
+    (the request may have been written and no response came back)."""
+
+    delivery_id: str
+    attempt: int
+    outcome: str  # RETRYABLE | UNKNOWN_TRANSPORT
+    code: str
+    status: int | None = None
+    location: str | None = None
+    request_written: bool
+    peer_address: str | None = None
+    retry_at: str
+    duration_ms: float
+    at: str
+
+
+class AttemptLost(Event, frozen=True, kw_only=True, tag="delivery.attempt_lost"):
+    """A dispatcher's lease ran out with the attempt in flight (crash, kill): outcome unknown."""
+
+    delivery_id: str
+    attempt: int
+    dispatcher: str
+    retry_at: str
+    at: str
+
+
+class DeadLettered(Event, frozen=True, kw_only=True, tag="delivery.dead_lettered"):
+    delivery_id: str
+    attempt: int
+    owner: str
+    reason: str
+    replay: str
+    at: str
+
+
+class DeliveryQuarantined(Event, frozen=True, kw_only=True, tag="delivery.quarantined"):
+    """Refused at admission (stale generation, closed subscription) and set aside."""
+
+    delivery_id: str
+    reason: str
+    planned_generation: int
+    current_generation: int
+    subscription_state: str
+    at: str
+
+
+class DeliveryReplayRequested(Event, frozen=True, kw_only=True, tag="delivery.replay_requested"):
+    delivery_id: str
+    by: str
+    at: str
+
+
+class ApplicationConfirmed(Event, frozen=True, kw_only=True, tag="delivery.application_confirmed"):
+    """A valid signed applicationReceipt.v1 from the subscriber."""
+
+    delivery_id: str
+    event_id: str
+    subscription_id: str
+    payload_digest: str
+    operation_id: str
+    result: str
+    applied_at: str
+    receipt_key_id: str
+    receipt_key_generation: int
+    receipt_digest: str
+    at: str
+
+
+class ReceiptConflict(Event, frozen=True, kw_only=True, tag="delivery.receipt_conflict"):
+    """A receipt whose payload digest differs from the delivered one: quarantined."""
+
+    delivery_id: str
+    event_id: str
+    subscription_id: str
+    delivered_digest: str
+    receipt_digest: str
+    operation_id: str
+    at: str
+
+
+class ReceiptRejected(Event, frozen=True, kw_only=True, tag="receipt.rejected"):
+    """A receipt refused before it could touch any delivery (counted, kept for audit)."""
+
+    subscription_id: str
+    event_id: str | None
+    reason: str
+    key_id: str | None
+    at: str

@@ -1,0 +1,214 @@
+"""The delivery ledger fold and its inline projection (``deliveries``: the dispatch queue).
+
+One row per delivery holds its whole current state, so the incremental path (load row, evolve,
+upsert) and a rebuild (fold in memory, COPY) compute the same rows from the same ``evolve``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from hookproof.events import Event, RecordedEvent
+from hookproof.events.delivery_events import (
+    ApplicationConfirmed,
+    AttemptAdmitted,
+    AttemptFailed,
+    AttemptLost,
+    DeadLettered,
+    DeliveryPlanned,
+    DeliveryQuarantined,
+    DeliveryReplayRequested,
+    EndpointAccepted,
+    ReceiptConflict,
+)
+
+from .base import Projection, Row
+
+__all__ = ["LEDGER_STATES", "DeliveryLedger", "evolve_delivery"]
+
+LEDGER_STATES = (
+    "PLANNED",
+    "DISPATCHING",
+    "ENDPOINT_ACCEPTED",
+    "RETRYABLE",
+    "UNKNOWN_TRANSPORT",
+    "DEAD_LETTER",
+    "APPLICATION_CONFIRMED",
+    "QUARANTINED",
+)
+
+
+def _ts(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def evolve_delivery(row: Row | None, event: Event, version: int) -> Row:
+    """The ledger row after one event of the delivery stream. Pure."""
+    if isinstance(event, DeliveryPlanned):
+        at = _ts(event.at)
+        return {
+            "delivery_id": event.delivery_id,
+            "event_id": event.event_id,
+            "subscription_id": event.subscription_id,
+            "tenant_id": event.tenant_id,
+            "generation": event.generation,
+            "endpoint": event.endpoint,
+            "endpoint_digest": event.endpoint_digest,
+            "payload_digest": event.payload_digest,
+            "topic": event.topic,
+            "owner": event.owner,
+            "receipts": event.receipts,
+            "max_attempts": event.max_attempts,
+            "state": "PLANNED",
+            "attempt": 0,
+            "next_attempt_at": at,
+            "lease_owner": None,
+            "lease_until": None,
+            "last_code": None,
+            "last_status": None,
+            "location": None,
+            "dead_letter_reason": None,
+            "application": "PENDING" if event.receipts else "UNOBSERVABLE",
+            "unknown_since": None,
+            "accepted_at": None,
+            "confirmed_at": None,
+            "stream_version": version,
+            "created_at": at,
+            "updated_at": at,
+        }
+    if row is None:
+        raise ValueError(f"{event.type} before delivery.planned")
+    new = dict(row)
+    new["stream_version"] = version
+    if isinstance(event, AttemptAdmitted):
+        new.update(
+            state="DISPATCHING",
+            attempt=event.attempt,
+            lease_owner=event.dispatcher,
+            lease_until=_ts(event.lease_until),
+            next_attempt_at=None,
+            updated_at=_ts(event.at),
+        )
+    elif isinstance(event, EndpointAccepted):
+        confirmed = row["state"] == "APPLICATION_CONFIRMED"
+        new.update(
+            state="APPLICATION_CONFIRMED" if confirmed else "ENDPOINT_ACCEPTED",
+            last_status=event.status,
+            last_code=None,
+            lease_owner=None,
+            lease_until=None,
+            unknown_since=None,
+            accepted_at=row["accepted_at"] or _ts(event.at),
+            updated_at=_ts(event.at),
+        )
+    elif isinstance(event, AttemptFailed):
+        if row["state"] == "APPLICATION_CONFIRMED":
+            new.update(updated_at=_ts(event.at), lease_owner=None, lease_until=None)
+        else:
+            new.update(
+                state=event.outcome,
+                last_code=event.code,
+                last_status=event.status,
+                location=event.location,
+                next_attempt_at=_ts(event.retry_at),
+                lease_owner=None,
+                lease_until=None,
+                unknown_since=(
+                    row["unknown_since"] or _ts(event.at)
+                    if event.outcome == "UNKNOWN_TRANSPORT"
+                    else None
+                ),
+                updated_at=_ts(event.at),
+            )
+    elif isinstance(event, AttemptLost):
+        if row["state"] == "DISPATCHING":
+            new.update(
+                state="UNKNOWN_TRANSPORT",
+                last_code="dispatcher_lost",
+                next_attempt_at=_ts(event.retry_at),
+                lease_owner=None,
+                lease_until=None,
+                unknown_since=row["unknown_since"] or _ts(event.at),
+                updated_at=_ts(event.at),
+            )
+    elif isinstance(event, DeadLettered):
+        new.update(
+            state="DEAD_LETTER",
+            owner=event.owner,
+            dead_letter_reason=event.reason,
+            next_attempt_at=None,
+            lease_owner=None,
+            lease_until=None,
+            updated_at=_ts(event.at),
+        )
+    elif isinstance(event, DeliveryQuarantined):
+        new.update(
+            state="QUARANTINED",
+            last_code=event.reason,
+            next_attempt_at=None,
+            updated_at=_ts(event.at),
+        )
+    elif isinstance(event, DeliveryReplayRequested):
+        new.update(
+            state="RETRYABLE",
+            next_attempt_at=_ts(event.at),
+            dead_letter_reason=None,
+            max_attempts=row["attempt"] + 1,  # one more attempt, same identity
+            updated_at=_ts(event.at),
+        )
+    elif isinstance(event, ApplicationConfirmed):
+        new.update(
+            state="APPLICATION_CONFIRMED",
+            application="CONFIRMED",
+            next_attempt_at=None,
+            unknown_since=None,
+            confirmed_at=_ts(event.at),
+            updated_at=_ts(event.at),
+        )
+    elif isinstance(event, ReceiptConflict):
+        new.update(updated_at=_ts(event.at))
+    return new
+
+
+class DeliveryLedger(Projection):
+    name = "deliveries"
+    table = "deliveries"
+    columns = (
+        "delivery_id",
+        "event_id",
+        "subscription_id",
+        "tenant_id",
+        "generation",
+        "endpoint",
+        "endpoint_digest",
+        "payload_digest",
+        "topic",
+        "owner",
+        "receipts",
+        "max_attempts",
+        "state",
+        "attempt",
+        "next_attempt_at",
+        "lease_owner",
+        "lease_until",
+        "last_code",
+        "last_status",
+        "location",
+        "dead_letter_reason",
+        "application",
+        "unknown_since",
+        "accepted_at",
+        "confirmed_at",
+        "stream_version",
+        "created_at",
+        "updated_at",
+    )
+    key_column = "delivery_id"
+
+    def key(self, event: RecordedEvent) -> str | None:
+        if event.category != "delivery":
+            return None
+        return event.stream_id.split("-", 1)[1]
+
+    def evolve(self, row: Row | None, event: RecordedEvent) -> Row | None:
+        return evolve_delivery(row, event.decode(), event.stream_version)
+

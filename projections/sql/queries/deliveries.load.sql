@@ -1,0 +1,1 @@
+SELECT * FROM {table} WHERE delivery_id = ANY($1::text[])
