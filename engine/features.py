@@ -66,6 +66,13 @@ async def install(engine: Engine) -> None:
 
     install_delivery(engine, ring, transport)
 
+    try:  # receipts (applicationReceipt.v1) live in their own package
+        from .receipts import install as install_receipts
+    except ImportError:
+        install_receipts = None
+    if install_receipts is not None:
+        install_receipts.install(engine)
+
     engine.api.on_registered = challenge_in_background
     engine.api.on_challenge = challenge_now
     engine.extra_routes.append(

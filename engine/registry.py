@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hookproof.projections import Projection, StreamCatalogue
+from hookproof.projections.deliveries import DeliveryLedger
 from hookproof.projections.subscriptions import Subscriptions
 
 __all__ = ["async_projections", "projections_by_name"]
@@ -14,5 +15,5 @@ def async_projections() -> list[Projection]:
 
 
 def projections_by_name() -> dict[str, Projection]:
-    items: list[Projection] = [StreamCatalogue(), Subscriptions()]
+    items: list[Projection] = [StreamCatalogue(), Subscriptions(), DeliveryLedger()]
     return {p.name: p for p in items}
