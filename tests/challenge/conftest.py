@@ -237,14 +237,15 @@ async def make_harness(
         *,
         ca_file: Path | None = None,
         extra_allow: tuple[tuple[str, int], ...] = (),
+        answers: tuple[str, ...] = ("127.0.0.1",),
         **overrides: Any,
     ) -> Harness:
         endpoint = await SubscriberEndpoint(pki.server_context()).start()
         cleanups.append(endpoint.close)
-        dns.records[HOST] = ["127.0.0.1"]
+        dns.records[HOST] = list(answers)  # each answer is allowed on the endpoint's port
         values: dict[str, Any] = {
             "data_dir": tmp_path,
-            "egress_allow": (("127.0.0.1", endpoint.port), *extra_allow),
+            "egress_allow": (*((a, endpoint.port) for a in answers), *extra_allow),
             "egress_ca_file": str(ca_file or pki.ca_file),
             "dns_servers": (("127.0.0.1", dns.port),),
             "connect_timeout_s": 2.0,
