@@ -187,12 +187,20 @@ def register(subparsers: Any, add_json: Callable[[argparse.ArgumentParser], None
     p.add_argument("--purpose", choices=["engine", "subscription"], default=None)
     p.add_argument("--subscription", default=None, help="only this subscription's secrets")
     cmd("create", "create the first ACTIVE engine key if there is none", _create)
-    p = cmd("rotate", "publish the next engine key as NOT_BEFORE", _rotate)
-    p.add_argument("--promote", action="store_true", help="promote it at once")
+    from .cli_rotation import cmd_compromise, cmd_rotate
+
+    p = cmd("rotate", "rotate the engine key: publish next, challenge every subscription with "
+            "it, switch signing, old key VERIFY_ONLY, suspend what did not prove it", _rotate)
+    p.add_argument("--promote", action="store_true", help="(with --publish-only) promote at once")
+    p.add_argument("--publish-only", action="store_true",
+                   help="only publish the next key as NOT_BEFORE")
+    p.set_defaults(handler=cmd_rotate)
     cmd("promote", "NOT_BEFORE key -> ACTIVE (default: the newest); previous -> VERIFY_ONLY",
         _promote, "optional")
     cmd("retire", "VERIFY_ONLY keys past their deadline -> REVOKED (retired)", _retire)
-    cmd("compromise", "revoke KEYID at once; signing with it stops", _compromise, "required")
+    p = cmd("compromise", "revoke KEYID at once; signing with it stops; suspend every "
+            "subscription that has not proved a newer key", _compromise, "required")
+    p.set_defaults(handler=cmd_compromise)
     cmd("rollback", "back to a VERIFY_ONLY key never revoked", _rollback, "required")
     cmd("destroy", "erase a REVOKED key's material (crypto-shredding)", _destroy, "required")
     p = sub.add_parser("states", help="the key state machine (mermaid + table)")

@@ -61,10 +61,16 @@ async def install(engine: Engine) -> None:
 
         engine.spawn(job(), f"challenge-{state.subscription_id}")
 
+    from .rotation import Rotation
+
+    rotation = Rotation(engine)
+
     async def challenge_now(state: SubscriptionState, actor: str) -> dict[str, Any]:
-        return dict(await challenger.run(state.subscription_id, actor=actor))
+        return await rotation.challenge(state.subscription_id, actor=actor)
 
     install_delivery(engine, ring, transport)
+    engine.services["rotation"] = rotation
+    engine.extra_routes.extend(_key_routes(engine, rotation))
 
     try:  # receipts (applicationReceipt.v1) live in their own package
         from .receipts import install as install_receipts
@@ -148,3 +154,38 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
     engine.extra_routes.extend(delivery_routes(ingest, reader, metrics_lines))
     if "dispatcher" in engine.roles:
         engine.workers.append(("dispatcher", dispatcher.run))
+
+
+def _key_routes(engine: Engine, rotation: Any) -> list[web.RouteDef]:
+    import hmac
+    import os
+
+    from hookproof.errors import HookproofError, Unauthorized
+
+    from .api.context import actor as actor_of
+    from .api.context import tenant_of
+    from .api.problems import json_response
+
+    async def rotate_engine_key(request: web.Request) -> web.Response:
+        admin = os.environ.get("HOOKPROOF_ADMIN_TOKEN")
+        if not admin:
+            err = HookproofError("engine key rotation over the API needs HOOKPROOF_ADMIN_TOKEN",
+                                 code="admin_disabled")
+            err.status = 403
+            raise err
+        given = request.headers.get("Authorization", "")
+        if not hmac.compare_digest(given.encode(), f"Bearer {admin}".encode()):
+            raise Unauthorized("operator token required", code="invalid_token")
+        return json_response(await rotation.rotate_engine_key(actor="operator:api"))
+
+    async def rotate_secret(request: web.Request) -> web.Response:
+        tenant = await tenant_of(request)
+        out = await rotation.rotate_secret(
+            tenant, request.match_info["id"], actor=actor_of(request, tenant)
+        )
+        return json_response(out, status=201)
+
+    return [
+        web.post("/v1/keys/rotate", rotate_engine_key),
+        web.post("/v1/subscriptions/{id}/secret/rotate", rotate_secret),
+    ]

@@ -423,6 +423,18 @@ class KeyRing:
         self._signers[view.key_id] = key
         return key
 
+    async def challenge_key(self, key_id: str) -> SigningKey:
+        """A NOT_BEFORE (or ACTIVE) key to sign a rotation challenge: the subscriber proves it
+        verifies the next generation before any delivery is signed with it."""
+        view = await self.get(key_id)
+        if view.state not in (KeyState.NOT_BEFORE, KeyState.ACTIVE):
+            raise NoActiveKey(f"key {key_id} is {view.state}: it cannot sign a challenge",
+                              key_id=key_id)
+        raw = await read_material(self.pool, self._box, view.key_id)
+        if view.algorithm == ED25519:
+            return SigningKey.ed25519(view.key_id, Ed25519PrivateKey.from_private_bytes(raw))
+        return SigningKey.hmac(view.key_id, raw)
+
     async def signing_key(self) -> SigningKey:
         """The ACTIVE engine key (ed25519). Never a REVOKED, VERIFY_ONLY or NOT_BEFORE one."""
         view = await self.active(PURPOSE_ENGINE)

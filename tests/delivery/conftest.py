@@ -36,6 +36,7 @@ class Subscriber:
     received: list[Received] = field(default_factory=list)
     modes: dict[str, str] = field(default_factory=dict)
     redirect_hits: int = 0
+    secrets: dict[str, bytes] = field(default_factory=dict)
     release: asyncio.Event = field(default_factory=asyncio.Event)
 
     def url(self, path: str) -> str:
@@ -54,11 +55,14 @@ class Subscriber:
             self.redirect_hits += 1
             return web.Response(status=200)
         self.received.append(Received(path, dict(request.headers), body))
-        if b'"type":"hookproof.challenge.v1"' in body:
-            return web.Response(
-                body=build_challenge_response(body), content_type="application/json"
-            )
         mode = self.modes.get(path, path.split("-")[0])
+        if b'"type":"hookproof.challenge.v1"' in body:
+            if mode == "refuse-challenges":
+                return web.Response(status=503)
+            return web.Response(
+                body=build_challenge_response(body, secret=self.secrets.get(path)),
+                content_type="application/json",
+            )
         if mode == "ok":
             return web.Response(status=204)
         if mode == "fail500":

@@ -1,0 +1,145 @@
+"""Key rotation and compromise across the key ring and the subscriptions.
+
+Rotation: publish the next key as NOT_BEFORE, move each subscription to ROTATING and
+challenge it with the next key, switch signing once proved, keep the old key VERIFY_ONLY for
+``max queue delay + max retry window + clock skew``, suspend what did not prove the next key.
+Compromise: revoke at once, suspend every subscription that has not proved a newer key; no
+delivery or retry is ever signed with the revoked key again (signing always asks the ring).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+
+from hookproof.events.key_events import PURPOSE_ENGINE, PURPOSE_SUBSCRIPTION
+from hookproof.projections.subscriptions import SubscriptionState
+
+from .subscriptions.machine import TERMINAL
+
+__all__ = ["Rotation"]
+
+log = structlog.get_logger("hookproof.rotation")
+
+
+class Rotation:
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        self.ring = engine.services["keyring"]
+        self.challenger = engine.services["challenger"]
+        self.subs = engine.subscriptions
+
+    async def _all(self) -> list[SubscriptionState]:
+        rows = await self.engine.pool.fetch("SELECT subscription_id FROM subscriptions")
+        out = []
+        for r in rows:
+            s = await self.subs.load(r["subscription_id"])
+            if s is not None and s.state not in TERMINAL:
+                out.append(s)
+        return out
+
+    async def rotate_engine_key(self, *, actor: str) -> dict[str, Any]:
+        """The whole rotation round for the engine's ed25519 key."""
+        old = await self.ring.active(PURPOSE_ENGINE)
+        nxt = await self.ring.rotate(actor=actor)
+        key = await self.ring.challenge_key(nxt.key_id)
+        proved: list[str] = []
+        failed: dict[str, str] = {}
+        for s in await self._all():
+            if s.config.signature_algorithm != "ed25519" or s.state not in ("ACTIVE", "ROTATING"):
+                continue
+            if s.state == "ACTIVE":
+                await self.subs.transition(
+                    None, s.subscription_id, "start_rotation", actor=actor,
+                    reason=f"rotating to {nxt.key_id}",
+                )
+            outcome = await self.challenger.run(s.subscription_id, actor=actor, key=key)
+            if outcome["passed"]:
+                proved.append(s.subscription_id)
+            else:
+                failed[s.subscription_id] = str(outcome.get("reason"))
+        promoted = await self.ring.promote(nxt.key_id, actor=actor)
+        for sid, reason in failed.items():
+            state = await self.subs.load(sid)
+            if state is not None and state.state == "ROTATING":
+                await self.subs.transition(
+                    None, sid, "suspend", actor=actor, reason=f"rotation_not_proven:{reason}"
+                )
+        log.info(
+            "engine_key_rotated", key_id=nxt.key_id, previous=old.key_id if old else None,
+            proved=len(proved), suspended=len(failed),
+        )
+        return {
+            "keyId": promoted.key_id,
+            "keyGeneration": promoted.generation,
+            "previousKeyId": old.key_id if old else None,
+            "proved": proved,
+            "suspended": sorted(failed),
+            "reasons": failed,
+        }
+
+    async def rotate_secret(self, tenant_id: str, subscription_id: str, *, actor: str) -> dict[str, Any]:
+        """Issue the next shared secret (shown once) and put the subscription in ROTATING.
+        The subscriber installs it, then ``challenge`` proves it and promotes it."""
+        state = await self.subs.get(tenant_id, subscription_id)
+        if state.config.signature_algorithm != "hmac-sha256":
+            from hookproof.errors import ConflictError
+
+            raise ConflictError("subscription does not use a shared secret", code="not_hmac")
+        issued = await self.ring.rotate_subscription_secret(subscription_id, actor=actor)
+        if state.state == "ACTIVE":
+            await self.subs.transition(
+                None, subscription_id, "start_rotation", actor=actor,
+                reason=f"secret rotation to {issued.key_id}",
+            )
+        return {"keyId": issued.key_id, "secret": issued.secret}
+
+    async def pending_secret(self, subscription_id: str) -> Any:
+        for view in await self.ring.keys(purpose=PURPOSE_SUBSCRIPTION, subscription_id=subscription_id):
+            if str(view.state) in ("NOT_BEFORE", "KeyState.NOT_BEFORE"):
+                return view
+        return None
+
+    async def challenge(self, subscription_id: str, *, actor: str) -> dict[str, Any]:
+        """A challenge; during a secret rotation it is signed with (and proves) the next secret."""
+        state = await self.subs.load(subscription_id)
+        key = None
+        pending = None
+        if state is not None and state.state == "ROTATING" and state.config.signature_algorithm == "hmac-sha256":
+            pending = await self.pending_secret(subscription_id)
+            if pending is not None:
+                key = await self.ring.challenge_key(pending.key_id)
+        outcome = dict(await self.challenger.run(subscription_id, actor=actor, key=key))
+        if outcome["passed"] and pending is not None:
+            await self.ring.promote(pending.key_id, actor=actor)
+            outcome["promotedKeyId"] = pending.key_id
+        return outcome
+
+    async def compromise(self, key_id: str, *, actor: str) -> dict[str, Any]:
+        report = await self.ring.compromise(key_id, actor=actor)
+        newer = set(report.newer_keys)
+        suspended = []
+        for s in await self._all():
+            if report.purpose == PURPOSE_ENGINE:
+                affected = s.config.signature_algorithm == "ed25519"
+            else:
+                affected = s.subscription_id == report.subscription_id
+            if not affected or s.state == "SUSPENDED":
+                continue
+            if s.proven_key_id in newer:
+                continue
+            await self.subs.transition(
+                None, s.subscription_id, "suspend", actor=actor, reason=f"key_compromised:{key_id}"
+            )
+            suspended.append(s.subscription_id)
+        log.warning("key_compromised", key_id=key_id, suspended=len(suspended))
+        return {
+            "keyId": key_id,
+            "purpose": report.purpose,
+            "revokedAt": report.revoked_at.isoformat(),
+            "signingPaused": report.signing_paused,
+            "suspended": sorted(suspended),
+        }
+
+

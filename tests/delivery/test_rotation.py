@@ -1,0 +1,103 @@
+"""Rotation and compromise end to end: keys, challenges with the next key, suspensions, signing."""
+
+from __future__ import annotations
+
+import base64
+
+import msgspec
+
+from hookproof.engine.daemon import Engine
+from hookproof.engine.rotation import Rotation
+from hookproof.schemas.api import SubscriptionCreate
+
+from .conftest import Subscriber, active_subscription, delivery, dispatch_all, publish
+
+
+async def test_engine_key_rotation_round(engine: Engine, tenant: str, subscriber: Subscriber) -> None:
+    ring = engine.services["keyring"]
+    old = await ring.active()
+    a = await active_subscription(engine, tenant, subscriber.url("ok-a"))
+    b = await active_subscription(engine, tenant, subscriber.url("ok-b"))
+    c = await active_subscription(engine, tenant, subscriber.url("ok-c"))
+    subscriber.modes["ok-c"] = "refuse-challenges"
+    report = await Rotation(engine).rotate_engine_key(actor="test")
+    assert sorted(report["proved"]) == sorted([a, b]) and report["suspended"] == [c]
+    new = await ring.active()
+    assert new.key_id == report["keyId"] != old.key_id
+    assert str((await ring.get(old.key_id)).state) == "VERIFY_ONLY"
+    assert (await ring.get(old.key_id)).verify_only_until is not None
+    states = {s: (await engine.subscriptions.load(s)).state for s in (a, b, c)}  # type: ignore[union-attr]
+    assert states == {a: "ACTIVE", b: "ACTIVE", c: "SUSPENDED"}
+    for s in (a, b):
+        hist = [e.type for e in await engine.store.read_stream(f"subscription-{s}")]
+        assert hist[-4:] == [
+            "subscription.state_changed",  # start_rotation
+            "subscription.challenge_issued",
+            "subscription.challenge_passed",
+            "subscription.state_changed",  # activate
+        ]
+    [d] = [x for x in (await publish(engine, tenant, "evt-rot")).deliveries if x["subscriptionId"] == a]
+    await dispatch_all(engine)
+    view = await delivery(engine, tenant, d["deliveryId"])
+    assert view["attempts"][0]["keyId"] == new.key_id
+    assert subscriber.deliveries("ok-c") == []
+
+
+async def test_compromise_suspends_and_nothing_is_signed_with_the_revoked_key(
+    engine: Engine, tenant: str, subscriber: Subscriber
+) -> None:
+    ring = engine.services["keyring"]
+    sid = await active_subscription(engine, tenant, subscriber.url("ok-x"))
+    active = await ring.active()
+    report = await Rotation(engine).compromise(active.key_id, actor="test")
+    assert report["suspended"] == [sid] and report["signingPaused"] is True
+    assert (await engine.subscriptions.load(sid)).state == "SUSPENDED"  # type: ignore[union-attr]
+    await publish(engine, tenant, "evt-after")
+    await dispatch_all(engine)
+    admitted = await engine.pool.fetchval(
+        "SELECT count(*) FROM events WHERE type = 'delivery.attempt_admitted' "
+        "AND convert_from(data, 'UTF8')::jsonb->>'key_id' = $1",
+        active.key_id,
+    )
+    assert admitted == 0
+    assert subscriber.deliveries("ok-x") == []
+    # rollback to a revoked key is refused
+    from hookproof.errors import HookproofError
+
+    try:
+        await ring.rollback(active.key_id, actor="test")
+        raise AssertionError("rollback to a revoked key must be refused")
+    except HookproofError as exc:
+        assert exc.code in ("rollback_refused", "key_transition_forbidden")
+
+
+async def test_shared_secret_rotation_through_a_challenge(
+    engine: Engine, tenant: str, subscriber: Subscriber
+) -> None:
+    body = msgspec.convert(
+        {
+            "endpoint": subscriber.url("ok-h"), "topics": ["order.created"], "eventVersions": [1],
+            "region": "eu", "signatureAlgorithm": "hmac-sha256", "owner": "o",
+        },
+        SubscriptionCreate,
+    )
+    state, secret = await engine.subscriptions.register(tenant, body, actor="test")
+    sid = state.subscription_id
+    assert secret is not None
+    subscriber.secrets["ok-h"] = secret
+    assert (await engine.services["challenger"].run(sid, actor="test"))["passed"]
+    rotation = Rotation(engine)
+    issued = await rotation.rotate_secret(tenant, sid, actor="test")
+    assert (await engine.subscriptions.load(sid)).state == "ROTATING"  # type: ignore[union-attr]
+    # the subscriber has not installed the next secret yet: the challenge fails, nothing changes
+    failed = await rotation.challenge(sid, actor="test")
+    assert not failed["passed"]
+    subscriber.secrets["ok-h"] = base64.b64decode(issued["secret"])
+    passed = await rotation.challenge(sid, actor="test")
+    assert passed["passed"] and passed["promotedKeyId"] == issued["keyId"]
+    assert (await engine.subscriptions.load(sid)).state == "ACTIVE"  # type: ignore[union-attr]
+    [d] = (await publish(engine, tenant, "evt-h")).deliveries
+    await dispatch_all(engine)
+    view = await delivery(engine, tenant, d["deliveryId"])
+    assert view["attempts"][0]["keyId"] == issued["keyId"]
+    assert view["attempts"][0]["signatureAlgorithm"] == "hmac-sha256"
