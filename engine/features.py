@@ -131,6 +131,7 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
         poster=poster,
         on_gone=on_gone,
         clock=engine.subscriptions.clock,
+        lease_margin_s=engine.settings.lease_margin_s,
     )
 
     def metrics_lines() -> list[str]:

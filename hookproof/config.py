@@ -74,6 +74,7 @@ class Settings:
     max_retry_window_s: float = 86400.0
     clock_skew_s: float = 300.0
     signature_lifetime_s: float = 300.0
+    lease_margin_s: float = 30.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -108,6 +109,7 @@ class Settings:
             max_queue_delay_s=_float(env, "HOOKPROOF_MAX_QUEUE_DELAY", 3600.0),
             max_retry_window_s=_float(env, "HOOKPROOF_MAX_RETRY_WINDOW", 86400.0),
             clock_skew_s=_float(env, "HOOKPROOF_CLOCK_SKEW", 300.0),
+            lease_margin_s=_float(env, "HOOKPROOF_LEASE_MARGIN", 30.0),
         )
 
     @property
