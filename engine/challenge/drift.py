@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import structlog
@@ -169,7 +169,7 @@ class DriftGuard:
         self.subscriptions = subscriptions
         self.transport = transport
         self.policy_for = policy_for or (lambda _state: DEFAULT_POLICY)
-        self.clock = clock or subscriptions.clock or (lambda: datetime.now(UTC))
+        self.clock = clock or subscriptions.clock
         self.actor = actor
         # (subscription, generation) -> the last recorded (reason, addresses, spki): a drift
         # that is only recorded is recorded once per distinct observation, not per delivery
