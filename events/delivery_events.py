@@ -182,4 +182,6 @@ class ReceiptRejected(Event, frozen=True, kw_only=True, tag="receipt.rejected"):
     event_id: str | None
     reason: str
     key_id: str | None
+    delivery_id: str | None = None
+    key_generation: int | None = None
     at: str

@@ -1,0 +1,307 @@
+"""Receiving ``applicationReceipt.v1``: verify, bind to the delivery, deduplicate, confirm.
+
+A receipt moves a delivery only when every check passed, in this order: the body is a
+receipt; the subscription exists and has a receipt key; the RFC 9421 signature verifies
+under that key (profile ``hookproof.receipt.v1``, ``@target-uri`` = the engine's receipts
+URL); it claims the registered key generation; the delivery belongs to the named
+subscription and event and was planned under the receipt contract. Then, per
+``(subscriptionId, eventId)`` (one delivery): a payload digest other than the delivered one
+is a ``ReceiptConflict`` (409, evidence unchanged); an already confirmed delivery answers
+the same again (200, no new event); otherwise ``ApplicationConfirmed`` (201).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+
+from hookproof.errors import ConcurrencyConflict
+from hookproof.events import EventStore, Metadata, StreamAppend
+from hookproof.events.delivery_events import (
+    ApplicationConfirmed,
+    ReceiptConflict,
+    ReceiptRejected,
+)
+from hookproof.events.sqlfiles import query
+from hookproof.projections.deliveries import evolve_delivery
+from hookproof.projections.subscriptions import fold
+from hookproof_subscriber import content_digest, parse_receipt
+from hookproof_subscriber.receipts import ReceiptError
+
+from ..delivery.ledger import ledger_next
+from ..delivery.views import evidence_of
+from .decide import ACCEPTED_STATUS, DUPLICATE_STATUS, REASONS, receipt_key_history
+from .decide import verify_receipt_signature as _verify
+
+__all__ = ["MAX_RECEIPT_BYTES", "ReceiptMetrics", "ReceiptOutcome", "ReceiptService"]
+
+log = structlog.get_logger("hookproof.receipts")
+PKG = "hookproof.engine.receipts"
+MAX_RECEIPT_BYTES = 16 * 1024
+_CONFIRM_RETRIES = 8
+
+
+@dataclass
+class ReceiptMetrics:
+    """Process-local counters, exported on ``/metrics``."""
+
+    outcomes: dict[str, int] = field(default_factory=dict)  # accepted | duplicate | conflict
+    rejected: dict[str, int] = field(default_factory=dict)  # by reason code
+
+    def count(self, outcome: str) -> None:
+        self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
+
+    def reject(self, reason: str) -> None:
+        self.rejected[reason] = self.rejected.get(reason, 0) + 1
+
+    def lines(self) -> list[str]:
+        out = [
+            "# HELP hookproof_receipts_total Application receipts received, by outcome.",
+            "# TYPE hookproof_receipts_total counter",
+        ]
+        for k in ("accepted", "duplicate", "conflict", "rejected"):
+            n = sum(self.rejected.values()) if k == "rejected" else self.outcomes.get(k, 0)
+            out.append(f'hookproof_receipts_total{{outcome="{k}"}} {n}')
+        out += [
+            "# HELP hookproof_receipts_rejected_total Receipts refused, by reason code.",
+            "# TYPE hookproof_receipts_rejected_total counter",
+        ]
+        for reason in sorted(set(REASONS) - {"receipt_conflict"}):
+            out.append(
+                f'hookproof_receipts_rejected_total{{reason="{reason}"}} '
+                f"{self.rejected.get(reason, 0)}"
+            )
+        return out
+
+
+@dataclass(frozen=True)
+class ReceiptOutcome:
+    """The answer: ``status`` and a JSON ``body`` (problem+json when ``problem``)."""
+
+    status: int
+    body: dict[str, Any]
+    problem: bool = False
+
+    @property
+    def code(self) -> str:
+        return str(self.body.get("code") or self.body.get("receipt"))
+
+
+def _problem(code: str, detail: str, **extra: Any) -> ReceiptOutcome:
+    status = REASONS.get(code, 400)
+    body: dict[str, Any] = {
+        "type": f"https://hookproof.dev/problems/{code}",
+        "title": "Receipt conflict" if code == "receipt_conflict" else "Receipt refused",
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }
+    body.update({k: v for k, v in extra.items() if v is not None})
+    return ReceiptOutcome(status, body, problem=True)
+
+
+class ReceiptService:
+    """``submit(method, url, headers, body)``: the whole of ``POST /v1/receipts``."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        receipts_url: str | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        metrics: ReceiptMetrics | None = None,
+    ) -> None:
+        self.store = store
+        #: the signed ``@target-uri``; None: derived from each request (scheme, Host, path)
+        self.receipts_url = receipts_url
+        self.clock = clock
+        self.metrics = metrics or ReceiptMetrics()
+
+    # -- refusals -----------------------------------------------------------------------
+
+    async def _reject(
+        self,
+        code: str,
+        detail: str,
+        *,
+        subscription_id: str | None = None,
+        event_id: str | None = None,
+        delivery_id: str | None = None,
+        key_id: str | None = None,
+        key_generation: int | None = None,
+    ) -> ReceiptOutcome:
+        self.metrics.reject(code)
+        log.info(
+            "receipt_rejected",
+            reason=code,
+            subscription_id=subscription_id,
+            event_id=event_id,
+            delivery_id=delivery_id,
+            key_id=key_id,
+        )
+        if subscription_id is not None:  # only for a subscription that exists
+            ev = ReceiptRejected(
+                subscription_id=subscription_id,
+                event_id=event_id,
+                reason=code,
+                key_id=key_id,
+                delivery_id=delivery_id,
+                key_generation=key_generation,
+                at=self.clock().isoformat(),
+            )
+            try:
+                await self.store.append(
+                    [
+                        StreamAppend(
+                            f"receipts-{subscription_id}",
+                            [ev],
+                            "any",
+                            Metadata(actor="receipts", correlation_id=event_id),
+                        )
+                    ]
+                )
+            except Exception as exc:  # the refusal stands even if its audit record failed
+                log.warning("receipt_rejection_not_recorded", error=type(exc).__name__)
+        return _problem(code, detail, subscriptionId=subscription_id, eventId=event_id)
+
+    async def refuse_too_large(self) -> ReceiptOutcome:
+        return await self._reject(
+            "body_too_large", f"receipts are at most {MAX_RECEIPT_BYTES} bytes"
+        )
+
+    # -- the flow -----------------------------------------------------------------------
+
+    async def submit(
+        self, method: str, url: str, headers: Mapping[str, str] | Any, body: bytes
+    ) -> ReceiptOutcome:
+        if len(body) > MAX_RECEIPT_BYTES:
+            return await self.refuse_too_large()
+        try:
+            receipt = parse_receipt(body)
+        except ReceiptError as exc:
+            return await self._reject("malformed", str(exc))
+        sid, eid, did = receipt.subscription_id, receipt.event_id, receipt.delivery_id
+        sub_events = await self.store.read_stream(f"subscription-{sid}")
+        state = fold(sub_events) if sub_events else None
+        if state is None:
+            return await self._reject("delivery_not_found", "no such delivery")
+        ids = {"subscription_id": sid, "event_id": eid, "delivery_id": did}
+        current = state.config.receipt_key
+        if current is None:
+            return await self._reject(
+                "no_receipt_contract", "this subscription has no registered receipt key", **ids
+            )
+        verdict = _verify(
+            method,
+            self.receipts_url or url,
+            headers,
+            body,
+            current=current,
+            history=receipt_key_history(e.decode() for e in sub_events),
+            now=int(self.clock().timestamp()),
+        )
+        if verdict.reason != "ok":
+            code = verdict.reason if verdict.reason in REASONS else "bad_signature"
+            return await self._reject(
+                code, verdict.detail or "receipt signature refused",
+                key_id=verdict.key_id, key_generation=verdict.generation, **ids,
+            )
+        if receipt.receipt_key_generation != current.generation:
+            return await self._reject(
+                "wrong_key_generation",
+                f"receiptKeyGeneration {receipt.receipt_key_generation} is not the registered"
+                f" generation {current.generation}",
+                key_id=verdict.key_id, key_generation=receipt.receipt_key_generation, **ids,
+            )
+        for _ in range(_CONFIRM_RETRIES):
+            row = await self.store.pool.fetchrow(query("receipt_delivery_get", PKG), did)
+            if row is None or row["subscription_id"] != sid or row["event_id"] != eid:
+                return await self._reject("delivery_not_found", "no such delivery", **ids,
+                                          key_id=verdict.key_id)
+            outcome = await self._settle(dict(row), receipt, body, verdict.key_id or "")
+            if outcome is not None:
+                return outcome
+        return _problem("concurrency_conflict", "the delivery kept changing; retry")
+
+    async def _settle(
+        self, row: dict[str, Any], receipt: Any, body: bytes, key_id: str
+    ) -> ReceiptOutcome | None:
+        """Decide against one version of the delivery; None: it moved meanwhile, retry."""
+        did, sid, eid = row["delivery_id"], row["subscription_id"], row["event_id"]
+        ids = {"subscription_id": sid, "event_id": eid, "delivery_id": did}
+        if not row["receipts"]:
+            return await self._reject(
+                "no_receipt_contract",
+                "the delivery was planned before a receipt key was registered",
+                key_id=key_id, **ids,
+            )
+        stream = f"delivery-{did}"
+        history = [r.decode() for r in await self.store.read_stream(stream)]
+        meta = Metadata(actor=f"subscriber:{sid}", correlation_id=eid)
+        now = self.clock().isoformat()
+        if receipt.payload_digest != row["payload_digest"]:
+            seen = any(
+                isinstance(e, ReceiptConflict)
+                and e.receipt_digest == receipt.payload_digest
+                and e.operation_id == receipt.operation_id
+                for e in history
+            )
+            if not seen:
+                conflict = ReceiptConflict(
+                    delivery_id=did, event_id=eid, subscription_id=sid,
+                    delivered_digest=row["payload_digest"], receipt_digest=receipt.payload_digest,
+                    operation_id=receipt.operation_id, at=now,
+                )
+                await self.store.append([StreamAppend(stream, [conflict], "any", meta)])
+            self.metrics.count("conflict")
+            log.warning("receipt_conflict", **ids, receipt_digest=receipt.payload_digest)
+            return _problem(
+                "receipt_conflict",
+                "the receipt's payloadDigest differs from the delivered payload's",
+                deliveredDigest=row["payload_digest"], receiptDigest=receipt.payload_digest,
+                deliveryId=did,
+            )
+        confirmed = next((e for e in history if isinstance(e, ApplicationConfirmed)), None)
+        if confirmed is not None:
+            self.metrics.count("duplicate")
+            return ReceiptOutcome(DUPLICATE_STATUS, self._answer("duplicate", row, confirmed))
+        if ledger_next(row["state"], "confirm") is None:
+            return await self._reject(
+                "invalid_delivery_state", f"a {row['state']} delivery cannot be confirmed",
+                key_id=key_id, **ids,
+            )
+        event = ApplicationConfirmed(
+            delivery_id=did, event_id=eid, subscription_id=sid,
+            payload_digest=receipt.payload_digest, operation_id=receipt.operation_id,
+            result=receipt.result, applied_at=receipt.applied_at, receipt_key_id=key_id,
+            receipt_key_generation=receipt.receipt_key_generation,
+            receipt_digest=content_digest(body), at=now,
+        )
+        try:
+            await self.store.append([StreamAppend(stream, [event], row["stream_version"], meta)])
+        except ConcurrencyConflict:
+            return None
+        self.metrics.count("accepted")
+        log.info("receipt_accepted", **ids, operation_id=receipt.operation_id,
+                 previous_state=row["state"], key_id=key_id)
+        after = evolve_delivery(row, event, row["stream_version"] + 1)
+        return ReceiptOutcome(ACCEPTED_STATUS, self._answer("accepted", after, event))
+
+    @staticmethod
+    def _answer(kind: str, row: dict[str, Any], c: ApplicationConfirmed) -> dict[str, Any]:
+        return {
+            "receipt": kind,
+            "deliveryId": row["delivery_id"],
+            "eventId": row["event_id"],
+            "subscriptionId": row["subscription_id"],
+            "state": row["state"],
+            "evidence": evidence_of(row),
+            "operationId": c.operation_id,
+            "result": c.result,
+            "appliedAt": c.applied_at,
+            "confirmedAt": c.at,
+        }

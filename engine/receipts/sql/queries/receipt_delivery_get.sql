@@ -1,0 +1,1 @@
+SELECT * FROM deliveries WHERE delivery_id = $1
