@@ -20,8 +20,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 demo: $(STAMP)
-	$(BIN)/hookproof migrate
-	$(BIN)/hookproof db status
+	$(BIN)/hookproof demo
 
 serve: $(STAMP)
 	$(BIN)/hookproof serve

@@ -1,4 +1,4 @@
-"""Sub-commands beyond migrate/db: audit, projections (grown by later features)."""
+"""Sub-commands beyond migrate/db: serve, tenant, projections (audit: ``cli_audit``)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from hookproof.config import Settings
-from hookproof.events import EventStore, verify_chain
+from hookproof.events import EventStore
 from hookproof.projections import rebuild
 
-from .registry import projections_by_name
+from .registry import async_projections, projections_by_name
 
 __all__ = ["register"]
 
@@ -58,13 +58,20 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
         print(f"unknown projection(s): {', '.join(unknown)}; known: {', '.join(sorted(registry))}")
         return 2
     failed = False
+    asynchronous = {p.name for p in async_projections()}
     async with Context(settings) as ctx:
         assert ctx.pool is not None
         store = EventStore(ctx.pool)
         total = await ctx.pool.fetchval("SELECT count(*) FROM events")
         for name in names:
             progress = Progress(f"rebuild {name}", total)
-            result = await rebuild(store, registry[name], verify=args.verify, progress=progress)
+            result = await rebuild(
+                store,
+                registry[name],
+                verify=args.verify,
+                progress=progress,
+                inline=name not in asynchronous,
+            )
             progress.finish()
             line: dict[str, Any] = {
                 "projection": name,
@@ -87,50 +94,6 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
                 for d in result.differences or []:
                     print(f"  DIFF {d}")
     return 1 if failed else 0
-
-
-async def cmd_audit_verify(args: argparse.Namespace, settings: Settings) -> int:
-    from .cli import Context
-
-    async with Context(settings) as ctx:
-        assert ctx.pool is not None
-        store = EventStore(ctx.pool)
-        streams = [r[0] for r in await ctx.pool.fetch("SELECT DISTINCT stream_id FROM events")]
-        progress = Progress("verify", len(streams))
-        broken = []
-        for i, stream in enumerate(streams, 1):
-            link = verify_chain(await store.read_stream(stream))
-            if link is not None:
-                broken.append(link)
-            progress(i)
-        progress.finish()
-        guards = await ctx.pool.fetch(
-            "SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'events'::regclass "
-            "AND tgname IN ('events_refuse_update_delete', 'events_refuse_truncate')"
-        )
-        disabled = sorted(
-            {"events_refuse_update_delete", "events_refuse_truncate"}
-            - {g["tgname"] for g in guards if g["tgenabled"] != "D"}
-        )
-    report = {
-        "streams": len(streams),
-        "broken": [
-            {"streamId": b.stream_id, "streamVersion": b.stream_version, "problem": b.problem}
-            for b in broken
-        ],
-        "appendOnlyGuardsMissing": disabled,
-        "ok": not broken and not disabled,
-    }
-    if args.json:
-        print(json.dumps(report))
-    else:
-        print(f"checked {len(streams)} stream(s)")
-        for b in broken:
-            print(f"BROKEN {b.stream_id} at version {b.stream_version}: {b.problem}")
-        for g in disabled:
-            print(f"BROKEN append-only guard {g} is missing or disabled")
-        print("ok" if report["ok"] else "FAILED")
-    return 0 if report["ok"] else 1
 
 
 async def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -175,10 +138,29 @@ async def cmd_tenant_revoke(args: argparse.Namespace, settings: Settings) -> int
     return 0
 
 
+async def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
+    import warnings
+
+    import logging
+
+    from .demo import run_demo
+    from .logging import configure_logging
+
+    configure_logging(logging.WARNING)  # the demo's story goes to stdout; warnings to stderr
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pgserver's platformdirs notice on servers
+        import pgserver  # noqa: F401
+    return await run_demo(events=args.events)
+
+
 def register(
     sub: argparse._SubParsersAction,  # type: ignore[type-arg]
     add_json: Callable[[argparse.ArgumentParser], None],
 ) -> None:
+    p = sub.add_parser("demo", help="the whole evidence ladder on this machine, in a minute")
+    p.add_argument("--events", type=int, default=10)
+    p.set_defaults(handler=cmd_demo)
+
     p = sub.add_parser("serve", help="run the daemon (API and workers)")
     p.set_defaults(handler=cmd_serve)
 
@@ -201,8 +183,3 @@ def register(
     add_json(p)
     p.set_defaults(handler=cmd_projections_rebuild)
 
-    audit = sub.add_parser("audit", help="event-replay auditing")
-    asub = audit.add_subparsers(dest="audit_cmd", required=True)
-    p = asub.add_parser("verify", help="check every stream's hash chain and the append-only guards")
-    add_json(p)
-    p.set_defaults(handler=cmd_audit_verify)

@@ -9,6 +9,7 @@ delivery or retry is ever signed with the revoked key again (signing always asks
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import structlog
@@ -39,8 +40,12 @@ class Rotation:
                 out.append(s)
         return out
 
-    async def rotate_engine_key(self, *, actor: str) -> dict[str, Any]:
-        """The whole rotation round for the engine's ed25519 key."""
+    async def rotate_engine_key(
+        self, *, actor: str, tries: int = 3, pause_s: float = 1.0
+    ) -> dict[str, Any]:
+        """The whole rotation round for the engine's ed25519 key. A subscription gets
+        ``tries`` challenges (``pause_s`` apart: subscribers refresh their JWKS at a bounded
+        rate) before it counts as not having proved the next key."""
         old = await self.ring.active(PURPOSE_ENGINE)
         nxt = await self.ring.rotate(actor=actor)
         key = await self.ring.challenge_key(nxt.key_id)
@@ -54,11 +59,18 @@ class Rotation:
                     None, s.subscription_id, "start_rotation", actor=actor,
                     reason=f"rotating to {nxt.key_id}",
                 )
-            outcome = await self.challenger.run(s.subscription_id, actor=actor, key=key)
-            if outcome["passed"]:
-                proved.append(s.subscription_id)
-            else:
-                failed[s.subscription_id] = str(outcome.get("reason"))
+            failed[s.subscription_id] = "not_challenged"
+        for attempt in range(tries):
+            for sid in sorted(failed):
+                outcome = await self.challenger.run(sid, actor=actor, key=key)
+                if outcome["passed"]:
+                    proved.append(sid)
+                    del failed[sid]
+                else:
+                    failed[sid] = str(outcome.get("reason"))
+            if not failed or attempt == tries - 1:
+                break
+            await asyncio.sleep(pause_s)
         promoted = await self.ring.promote(nxt.key_id, actor=actor)
         for sid, reason in failed.items():
             state = await self.subs.load(sid)

@@ -264,7 +264,11 @@ class Dispatcher:
         try:
             headers = self.headers_for(job)
             result = await self.poster(r, r["body"], headers)
-            success = result.ok
+            # the breaker counts unavailability (no answer, 5xx, 429), not a 4xx verdict
+            status = result.status
+            success = result.ok or (
+                status is not None and 400 <= status < 500 and status != 429
+            )
             await self.record(job, result, time.monotonic() - started)
         except Exception as exc:  # recording failed: the lease expiry will reconcile it
             log.error(
@@ -435,9 +439,10 @@ class Dispatcher:
                     if time.monotonic() - last_reconcile > 5:
                         last_reconcile = time.monotonic()
                         await self.reconcile_leases()
-                except (asyncpg.PostgresError, OSError, HookproofError) as exc:
-                    log.warning("dispatch_tick_failed", error=type(exc).__name__)
+                except Exception as exc:  # the loop must outlive any one bad tick
+                    log.warning("dispatch_tick_failed", error=type(exc).__name__, detail=str(exc)[:200])
                     n = 0
+                    await asyncio.sleep(self.poll_interval)
                 if n and len(self.inflight) < self.max_inflight:
                     continue
                 with contextlib.suppress(TimeoutError):

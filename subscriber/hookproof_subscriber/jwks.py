@@ -116,12 +116,18 @@ class JwksKeyResolver:
         self.last_error = None
         return True
 
+    def _pending(self, key: VerificationKey | None) -> bool:
+        """A key we hold as NOT_BEFORE that is now used: it has probably just been promoted."""
+        return key is not None and str(key.state) == "NOT_BEFORE" and (
+            self._attempted_at is None or self._clock() - self._attempted_at >= 1.0
+        )
+
     async def aresolve(self, key_id: str) -> VerificationKey | None:
         key = self._keys.get(key_id)
-        if key is not None and not self._stale():
+        if key is not None and not self._stale() and not self._pending(key):
             return key
         async with self._lock:
             key = self._keys.get(key_id)
-            if (key is None or self._stale()) and self._may_refresh():
+            if ((key is None or self._stale()) and self._may_refresh()) or self._pending(key):
                 await self._refresh_locked()
             return self._keys.get(key_id)
