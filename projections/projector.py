@@ -9,6 +9,8 @@ transaction (blue/green), so a reader never sees a half-built projection.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import re
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -57,9 +59,7 @@ async def apply_events(
         return 0
     target = table or projection.table
     rows = await conn.fetch(projection.sql("load", target), list(by_key))
-    current: dict[Hashable, Row | None] = {
-        r[projection.key_column]: dict(r) for r in rows
-    }
+    current: dict[Hashable, Row | None] = {r[projection.key_column]: dict(r) for r in rows}
     out: list[tuple[Any, ...]] = []
     deleted: list[Hashable] = []
     for k, evs in by_key.items():
@@ -147,7 +147,9 @@ class Projector:
                 await self.store.pool.release(listener)
 
 
-def fold_all(projection: Projection, events: Sequence[RecordedEvent], state: dict[Any, Row]) -> None:
+def fold_all(
+    projection: Projection, events: Sequence[RecordedEvent], state: dict[Any, Row]
+) -> None:
     """Fold events into an in-memory table (the rebuild path; pure)."""
     for ev in events:
         k = projection.key(ev)
@@ -174,7 +176,9 @@ class RebuildResult:
         return self.events / self.seconds if self.seconds > 0 else float("inf")
 
 
-async def table_rows(conn: asyncpg.Connection, projection: Projection, table: str) -> dict[Any, Row]:
+async def table_rows(
+    conn: asyncpg.Connection, projection: Projection, table: str
+) -> dict[Any, Row]:
     rows = await conn.fetch(query("table_rows", "hookproof.projections").replace("{table}", table))
     return {r[projection.key_column]: dict(r) for r in rows}
 
@@ -190,7 +194,9 @@ def _diff(projection: Projection, live: dict[Any, Row], fresh: dict[Any, Row]) -
         else:
             for c in projection.columns:
                 if a.get(c) != b.get(c):
-                    out.append(f"{projection.key_column}={k} {c}: live={a.get(c)!r} rebuilt={b.get(c)!r}")
+                    out.append(
+                        f"{projection.key_column}={k} {c}: live={a.get(c)!r} rebuilt={b.get(c)!r}"
+                    )
     return out
 
 
@@ -199,29 +205,71 @@ async def rebuild(
     projection: Projection,
     *,
     verify: bool = False,
-    page_size: int = 5000,
+    page_size: int = 10_000,
     progress: ProgressFn | None = None,
+    inline: bool = False,
 ) -> RebuildResult:
     """Rebuild ``projection`` from the whole log.
 
-    Reads in keyset pages in commit-safe order, folds in memory, COPYs into a fresh table, then
-    swaps it in with its checkpoint in one transaction. With ``verify``, compares the fresh
-    table with the live one and returns the differences instead of swapping.
+    Reads in keyset pages in commit-safe order (the next page is fetched while the current
+    one is folded), folds in memory, COPYs into a fresh table, builds the live table's
+    secondary indexes on it, then swaps it in with its checkpoint in one transaction. With
+    ``verify``, compares the fresh rows with the live table and returns the differences
+    instead of swapping.
+
+    ``inline``: the projection is written inside the append transactions (not by the
+    projector); the swap then catches up on every committed event, since no projector will.
     """
     started = time.perf_counter()
     state: dict[Any, Row] = {}
     pos = Position()
     count = 0
     async with store.pool.acquire() as conn:
-        while True:
-            page = await store.read_after(pos, limit=page_size, conn=conn)
-            if not page:
-                break
-            fold_all(projection, page, state)
-            pos = page[-1].position
-            count += len(page)
-            if progress is not None:
-                progress(count)
+        pending = asyncio.ensure_future(store.read_after(pos, limit=page_size, conn=conn))
+        try:
+            while True:
+                page = await pending
+                if not page:
+                    break
+                pos = page[-1].position
+                if len(page) == page_size:
+                    pending = asyncio.ensure_future(
+                        store.read_after(pos, limit=page_size, conn=conn)
+                    )
+                else:
+                    pending = _done([])
+                fold_all(projection, page, state)
+                count += len(page)
+                if progress is not None:
+                    progress(count)
+        finally:
+            if not pending.done():
+                pending.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await pending
+        if verify:
+            async with conn.transaction(isolation="repeatable_read"):
+                checkpoint = await read_checkpoint(conn, projection.name)
+                live = await table_rows(conn, projection, projection.table)
+                # Catch the fresh copy up to what the live table has seen, so only real
+                # differences show: the checkpoint for an asynchronous projection, everything
+                # committed in this snapshot for an inline one.
+                if inline:
+                    extra = [
+                        RecordedEvent.from_record(r)
+                        for r in await conn.fetch(
+                            _tail_committed(), str(pos.tx_id), pos.global_position
+                        )
+                    ]
+                elif checkpoint > pos:
+                    extra = await _events_between(store, conn, pos, checkpoint, page_size)
+                else:
+                    extra = []
+            fold_all(projection, extra, state)
+            differences = _diff(projection, live, state)
+            return RebuildResult(
+                projection.name, count, len(state), time.perf_counter() - started, pos, differences
+            )
         fresh = f"{projection.table}_rebuild"
         async with conn.transaction():
             await conn.execute(f"DROP TABLE IF EXISTS {fresh}")
@@ -231,24 +279,16 @@ async def rebuild(
                 records=[projection.record(r) for r in state.values()],
                 columns=list(projection.columns),
             )
-        if verify:
-            async with conn.transaction(isolation="repeatable_read"):
-                checkpoint = await read_checkpoint(conn, projection.name)
-                live = await table_rows(conn, projection, projection.table)
-            # Catch the fresh copy up to the live checkpoint so only real differences show.
-            if checkpoint > pos:
-                extra = await _events_between(store, conn, pos, checkpoint, page_size)
-                fold_all(projection, extra, state)
-            differences = _diff(projection, live, state)
-            await conn.execute(f"DROP TABLE IF EXISTS {fresh}")
-            return RebuildResult(
-                projection.name, count, len(state), time.perf_counter() - started, pos, differences
-            )
+            indexes = await _copy_indexes(conn, projection.table, fresh)
         async with conn.transaction():
             await read_checkpoint(conn, projection.name, lock=True)
             await conn.execute(f"LOCK TABLE {projection.table} IN ACCESS EXCLUSIVE MODE")
             # Anything applied to the live table meanwhile is re-read after the new checkpoint.
-            tail = await store.read_after(pos, limit=1_000_000, conn=conn)
+            if inline:
+                rows = await conn.fetch(_tail_committed(), str(pos.tx_id), pos.global_position)
+                tail = [RecordedEvent.from_record(r) for r in rows]
+            else:
+                tail = await store.read_after(pos, limit=1_000_000, conn=conn)
             if tail:
                 await apply_events(conn, projection, tail, table=fresh)
                 pos = tail[-1].position
@@ -256,8 +296,42 @@ async def rebuild(
             await conn.execute(f"DROP TABLE {projection.table}")
             await conn.execute(f"ALTER TABLE {fresh} RENAME TO {projection.table}")
             await _rename_constraints(conn, fresh, projection.table)
+            for name in indexes:
+                await conn.execute(f"ALTER INDEX {name}{_INDEX_SUFFIX} RENAME TO {name}")
             await _save_checkpoint(conn, projection.name, pos)
     return RebuildResult(projection.name, count, len(state), time.perf_counter() - started, pos)
+
+
+_INDEX_SUFFIX = "__rebuild"
+_CREATE_INDEX = re.compile(
+    r"^CREATE (?P<unique>UNIQUE )?INDEX (?P<name>\S+) ON (?P<table>\S+) (?P<rest>.*)$", re.S
+)
+
+
+def _tail_committed() -> str:
+    return query("rebuild_tail_committed", "hookproof.projections")
+
+
+def _done(value: list[RecordedEvent]) -> asyncio.Future[list[RecordedEvent]]:
+    fut: asyncio.Future[list[RecordedEvent]] = asyncio.get_running_loop().create_future()
+    fut.set_result(value)
+    return fut
+
+
+async def _copy_indexes(conn: asyncpg.Connection, live: str, fresh: str) -> list[str]:
+    """Build the live table's secondary indexes on ``fresh`` (renamed at the swap)."""
+    names: list[str] = []
+    for r in await conn.fetch(query("table_indexes", "hookproof.projections"), live):
+        m = _CREATE_INDEX.match(r["indexdef"])
+        if m is None:
+            raise RuntimeError(f"cannot rebuild index definition: {r['indexdef']}")
+        name = r["indexname"]
+        await conn.execute(f"DROP INDEX IF EXISTS {name}{_INDEX_SUFFIX}")
+        await conn.execute(
+            f"CREATE {m['unique'] or ''}INDEX {name}{_INDEX_SUFFIX} ON {fresh} {m['rest']}"
+        )
+        names.append(name)
+    return names
 
 
 async def _events_between(

@@ -1,0 +1,173 @@
+"""Release gates computed from the event log alone (SQL in ``engine/sql/queries/gates_*.sql``).
+
+Each gate says ``pass``, ``fail`` or ``n/a`` (no data: never reported as a pass). The
+application-layer gate is judged only for subscriptions with the receipt contract; for the
+others it says ``UNOBSERVABLE``, which is neither a pass nor a failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+from hookproof.events.sqlfiles import query
+
+__all__ = ["GateResult", "gate_report", "gates_failed"]
+
+PKG = "hookproof.engine"
+PASS, FAIL, NA, UNOBSERVABLE = "pass", "fail", "n/a", "UNOBSERVABLE"
+
+ROTATION_RATIO_MIN = 0.9995
+RECONCILED_MIN = 0.99
+RECONCILE_LIMIT_S = 15 * 60
+
+
+@dataclass
+class GateResult:
+    name: str
+    title: str
+    status: str  # pass | fail | n/a | UNOBSERVABLE
+    value: float | int | None
+    threshold: str
+    detail: dict[str, Any] = field(default_factory=dict)
+    examples: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "gate": self.name,
+            "title": self.title,
+            "status": self.status,
+            "value": self.value,
+            "threshold": self.threshold,
+            "detail": self.detail,
+            "examples": self.examples,
+        }
+
+
+def _zero_gate(
+    name: str, title: str, total: int, violations: int, examples: list[str], **detail: Any
+) -> GateResult:
+    status = NA if total == 0 else (PASS if violations == 0 else FAIL)
+    return GateResult(
+        name, title, status, violations, "= 0", {"checked": total, **detail}, list(examples)
+    )
+
+
+async def _false_activations(conn: asyncpg.Connection, since: datetime | None) -> GateResult:
+    r = await conn.fetchrow(query("gates_false_activations", PKG), since)
+    assert r is not None
+    return _zero_gate(
+        "challenge_false_activations",
+        "activations without a verified challenge response for the current generation",
+        r["total"],
+        r["violations"],
+        r["examples"],
+    )
+
+
+async def _revoked_keys(conn: asyncpg.Connection, since: datetime | None) -> GateResult:
+    sig = await conn.fetchrow(query("gates_revoked_key_signatures", PKG), since)
+    rec = await conn.fetchrow(query("gates_revoked_receipt_keys", PKG), since)
+    assert sig is not None and rec is not None
+    total = sig["total"] + rec["total"] - rec["undeterminable"]
+    violations = sig["violations"] + rec["violations"]
+    return _zero_gate(
+        "revoked_key_acceptances",
+        "endpoint acceptances of attempts signed under a key revoked before the admission, "
+        "and receipts accepted under a retired receipt key generation",
+        total,
+        violations,
+        [*sig["examples"], *rec["examples"]],
+        acceptances=sig["total"],
+        acceptancesUnderRevokedKeys=sig["violations"],
+        acceptancesWithoutAdmission=sig["untraced"],
+        acceptancesUnderKeysNotInLog=sig["unknown_keys"],
+        receipts=rec["total"],
+        receiptsUnderRetiredGeneration=rec["violations"],
+        receiptsUndeterminable=rec["undeterminable"],
+    )
+
+
+async def _rotation_acceptance(conn: asyncpg.Connection, since: datetime | None) -> GateResult:
+    r = await conn.fetchrow(query("gates_rotation_acceptance", PKG), since)
+    assert r is not None
+    detail = {k: r[k] for k in r.keys()}
+    title = "endpoint acceptance inside key rotation windows / baseline outside them"
+    inside = r["in_accepted"] / r["in_admitted"] if r["in_admitted"] else None
+    outside = r["out_accepted"] / r["out_admitted"] if r["out_admitted"] else None
+    detail.update(insideRate=inside, baselineRate=outside)
+    threshold = f">= {ROTATION_RATIO_MIN:.2%}"
+    if inside is None or not outside:
+        return GateResult("rotation_acceptance", title, NA, None, threshold, detail)
+    ratio = inside / outside
+    status = PASS if ratio >= ROTATION_RATIO_MIN else FAIL
+    return GateResult("rotation_acceptance", title, status, round(ratio, 6), threshold, detail)
+
+
+async def _unknown_reconciled(conn: asyncpg.Connection, since: datetime | None) -> GateResult:
+    r = await conn.fetchrow(query("gates_unknown_reconciled", PKG), since, RECONCILE_LIMIT_S)
+    assert r is not None
+    title = "UNKNOWN_TRANSPORT outcomes reconciled within 15 minutes"
+    detail = {"unknown": r["total"], "reconciledInTime": r["reconciled"], "pending": r["pending"]}
+    threshold = f">= {RECONCILED_MIN:.0%}"
+    if r["total"] == 0:
+        return GateResult("unknown_reconciled", title, NA, None, threshold, detail)
+    share = r["reconciled"] / r["total"]
+    status = PASS if share >= RECONCILED_MIN else FAIL
+    return GateResult(
+        "unknown_reconciled", title, status, round(share, 6), threshold, detail, r["examples"]
+    )
+
+
+async def _dead_letter_owner(conn: asyncpg.Connection, since: datetime | None) -> GateResult:
+    r = await conn.fetchrow(query("gates_dead_letter_owner", PKG), since)
+    assert r is not None
+    return _zero_gate(
+        "dead_letters_without_owner",
+        "dead letters without an owner",
+        r["total"],
+        r["violations"],
+        r["examples"],
+    )
+
+
+async def _second_effect(conn: asyncpg.Connection, since: datetime | None) -> list[GateResult]:
+    r = await conn.fetchrow(query("gates_second_effect", PKG), since)
+    assert r is not None
+    receipts = _zero_gate(
+        "second_applied_effect",
+        "receipt-enabled deliveries with a second applied effect",
+        r["receipt_deliveries"],
+        r["violations"],
+        r["examples"],
+        confirmed=r["confirmed"],
+    )
+    unobservable = GateResult(
+        "second_applied_effect_without_receipts",
+        "deliveries without the receipt contract: application layer not observable",
+        UNOBSERVABLE if r["unobservable"] else NA,
+        None,
+        "not judged",
+        {"deliveries": r["unobservable"]},
+    )
+    return [receipts, unobservable]
+
+
+async def gate_report(conn: asyncpg.Connection, since: datetime | None = None) -> list[GateResult]:
+    """Every release gate, from one repeatable-read snapshot of the log."""
+    async with conn.transaction(isolation="repeatable_read", readonly=True):
+        return [
+            await _false_activations(conn, since),
+            await _revoked_keys(conn, since),
+            await _rotation_acceptance(conn, since),
+            await _unknown_reconciled(conn, since),
+            await _dead_letter_owner(conn, since),
+            *await _second_effect(conn, since),
+        ]
+
+
+def gates_failed(results: list[GateResult]) -> bool:
+    return any(g.status == FAIL for g in results)

@@ -1,0 +1,385 @@
+"""Timelines of a delivery, a subscription or a business event, and their state as of a time.
+
+Every view is a fold of the pure ``evolve`` functions over the stream as read with
+``read_stream(..., as_of=)``: the state at a past moment is computed only from the events
+recorded up to then, never from a projection.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from hookproof.errors import NotFound, ValidationError
+from hookproof.events import Event, EventStore, RecordedEvent
+from hookproof.events.delivery_events import (
+    ApplicationConfirmed,
+    AttemptAdmitted,
+    AttemptFailed,
+    AttemptLost,
+    DeadLettered,
+    DeliveryPlanned,
+    DeliveryQuarantined,
+    DeliveryReplayRequested,
+    EndpointAccepted,
+    EventIngested,
+    EventPayloadConflict,
+    ReceiptConflict,
+)
+from hookproof.events.subscription_events import (
+    ChallengeFailed,
+    ChallengeIssued,
+    ChallengePassed,
+    DriftDetected,
+    SubscriptionRegistered,
+    SubscriptionStateChanged,
+    SubscriptionUpdated,
+)
+from hookproof.projections.deliveries import evolve_delivery
+from hookproof.projections.subscriptions import SubscriptionState
+from hookproof.projections.subscriptions import evolve as evolve_subscription
+
+from ..delivery.views import evidence_of
+
+__all__ = [
+    "Entry",
+    "Timeline",
+    "delivery_timeline",
+    "event_timeline",
+    "parse_as_of",
+    "subscription_timeline",
+]
+
+
+def parse_as_of(text: str | None) -> datetime | None:
+    """An ISO 8601 time (``Z`` allowed); a time without a zone is UTC."""
+    if text is None:
+        return None
+    try:
+        value = datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError as exc:
+        raise ValidationError(f"not an ISO 8601 time: {text!r}", field="as_of") from exc
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def _iso(v: Any) -> Any:
+    return v.isoformat() if isinstance(v, datetime) else v
+
+
+@dataclass
+class Entry:
+    """One event of a timeline, with what it did and the evidence after it."""
+
+    position: int
+    stream_id: str
+    version: int
+    recorded_at: datetime
+    type: str
+    actor: str | None
+    generation: int | None
+    key_id: str | None
+    outcome: str
+    evidence: str
+    state: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "position": self.position,
+            "streamId": self.stream_id,
+            "version": self.version,
+            "recordedAt": self.recorded_at.isoformat(),
+            "type": self.type,
+            "actor": self.actor,
+            "generation": self.generation,
+            "keyId": self.key_id,
+            "outcome": self.outcome,
+            "evidence": self.evidence,
+            "state": self.state,
+        }
+
+
+@dataclass
+class Timeline:
+    kind: str  # delivery | subscription | event
+    id: str
+    as_of: datetime | None
+    entries: list[Entry]
+    state: dict[str, Any] | None
+    children: list[Timeline] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "id": self.id,
+            "asOf": _iso(self.as_of),
+            "state": self.state,
+            "entries": [e.to_json() for e in self.entries],
+        }
+        if self.kind == "event":
+            out["deliveries"] = [c.to_json() for c in self.children]
+        return out
+
+
+def _actor(rec: RecordedEvent) -> str | None:
+    try:
+        return rec.meta().actor
+    except Exception:  # a metadata blob we cannot read is shown as unknown, not fatal
+        return None
+
+
+def _entry(
+    rec: RecordedEvent,
+    generation: int | None,
+    key_id: str | None,
+    outcome: str,
+    evidence: str,
+    state: str,
+) -> Entry:
+    return Entry(
+        rec.global_position,
+        rec.stream_id,
+        rec.stream_version,
+        rec.recorded_at,
+        rec.type,
+        _actor(rec),
+        generation,
+        key_id,
+        outcome,
+        evidence,
+        state,
+    )
+
+
+# -- deliveries --------------------------------------------------------------------------------
+
+
+def _delivery_outcome(ev: Event) -> tuple[int | None, str | None, str]:
+    """(generation, key id, outcome) of one delivery event."""
+    if isinstance(ev, DeliveryPlanned):
+        receipts = "receipts" if ev.receipts else "no receipts"
+        return ev.generation, None, f"planned for {ev.endpoint} ({receipts})"
+    if isinstance(ev, AttemptAdmitted):
+        extra = " reconciling" if ev.reconciles else ""
+        extra += " drain" if ev.drain else ""
+        return ev.generation, ev.key_id, f"attempt {ev.attempt} admitted by {ev.dispatcher}{extra}"
+    if isinstance(ev, EndpointAccepted):
+        return None, None, f"attempt {ev.attempt}: ENDPOINT_ACCEPTED {ev.status}"
+    if isinstance(ev, AttemptFailed):
+        status = f" {ev.status}" if ev.status is not None else ""
+        return None, None, f"attempt {ev.attempt}: {ev.outcome} {ev.code}{status}"
+    if isinstance(ev, AttemptLost):
+        return None, None, f"attempt {ev.attempt}: UNKNOWN_TRANSPORT dispatcher_lost"
+    if isinstance(ev, DeadLettered):
+        return None, None, f"DEAD_LETTER {ev.reason} (owner {ev.owner or '-'})"
+    if isinstance(ev, DeliveryQuarantined):
+        return ev.current_generation, None, f"QUARANTINED {ev.reason}"
+    if isinstance(ev, DeliveryReplayRequested):
+        return None, None, f"replay requested by {ev.by}"
+    if isinstance(ev, ApplicationConfirmed):
+        return (
+            None,
+            ev.receipt_key_id,
+            f"APPLICATION_CONFIRMED {ev.result} op={ev.operation_id} "
+            f"(receipt key gen {ev.receipt_key_generation})",
+        )
+    if isinstance(ev, ReceiptConflict):
+        return None, None, f"receipt conflict: digest {ev.receipt_digest} quarantined"
+    return None, None, ev.type
+
+
+def _evidence_text(evidence: dict[str, str]) -> str:
+    return f"{evidence['endpoint']} / {evidence['application']}"
+
+
+def _verified_at(sub_events: list[RecordedEvent], moment: datetime) -> int | None:
+    """The subscription's verified generation from its events recorded up to ``moment``."""
+    state: SubscriptionState | None = None
+    for rec in sub_events:
+        if rec.recorded_at > moment:
+            break
+        state = evolve_subscription(state, rec.decode(), rec.stream_version)
+    if state is None or state.verified_generation == 0:
+        return None
+    return state.verified_generation
+
+
+def _row_json(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: _iso(v) for k, v in row.items()}
+
+
+async def delivery_timeline(
+    store: EventStore, delivery_id: str, *, as_of: datetime | None = None
+) -> Timeline:
+    """The delivery's events in order, and its ledger state (as of ``as_of``)."""
+    events = await store.read_stream(f"delivery-{delivery_id}", as_of=as_of)
+    if not events:
+        raise NotFound(f"no delivery {delivery_id!r} in the log" + _by(as_of), code="not_found")
+    first = events[0].decode()
+    sub_events: list[RecordedEvent] = []
+    if isinstance(first, DeliveryPlanned):
+        sub_events = await store.read_stream(
+            f"subscription-{first.subscription_id}", as_of=as_of
+        )
+    row: dict[str, Any] | None = None
+    entries: list[Entry] = []
+    for rec in events:
+        ev = rec.decode()
+        row = evolve_delivery(row, ev, rec.stream_version)
+        generation, key_id, outcome = _delivery_outcome(ev)
+        evidence = evidence_of(row, _verified_at(sub_events, rec.recorded_at))
+        entries.append(
+            _entry(
+                rec,
+                generation if generation is not None else row["generation"],
+                key_id,
+                outcome,
+                _evidence_text(evidence),
+                row["state"],
+            )
+        )
+    assert row is not None
+    moment = as_of or events[-1].recorded_at
+    state = _row_json(row)
+    state["evidence"] = evidence_of(row, _verified_at(sub_events, moment))
+    return Timeline("delivery", delivery_id, as_of, entries, state)
+
+
+def _by(as_of: datetime | None) -> str:
+    return f" as of {as_of.isoformat()}" if as_of is not None else ""
+
+
+# -- subscriptions -----------------------------------------------------------------------------
+
+
+def _subscription_outcome(ev: Event, before: SubscriptionState | None) -> tuple[str | None, str]:
+    if isinstance(ev, SubscriptionRegistered):
+        return ev.config.secret_key_id, f"registered for {ev.config.endpoint}"
+    if isinstance(ev, SubscriptionUpdated):
+        regen = (
+            f" (generation {ev.previous_generation} -> {ev.generation})"
+            if ev.generation != ev.previous_generation
+            else ""
+        )
+        return ev.config.secret_key_id, f"updated {', '.join(ev.changed)}{regen}"
+    if isinstance(ev, SubscriptionStateChanged):
+        reason = f": {ev.reason}" if ev.reason else ""
+        return None, f"{ev.command}: {ev.from_state} -> {ev.to_state}{reason}"
+    if isinstance(ev, ChallengeIssued):
+        return ev.key_id, f"challenge {ev.challenge_id} issued"
+    if isinstance(ev, ChallengePassed):
+        peer = f" from {ev.peer_address}" if ev.peer_address else ""
+        return ev.key_id, f"challenge {ev.challenge_id} passed{peer}"
+    if isinstance(ev, ChallengeFailed):
+        return None, f"challenge {ev.challenge_id} failed: {ev.reason}"
+    if isinstance(ev, DriftDetected):
+        return None, f"drift: {ev.reason}"
+    return None, ev.type
+
+
+def _subscription_evidence(s: SubscriptionState) -> str:
+    if s.verified_generation and s.verified_generation == s.generation:
+        return f"VERIFIED_ENDPOINT (generation {s.generation})"
+    if s.verified_generation:
+        return f"UNVERIFIED (verified generation {s.verified_generation} is stale)"
+    return "UNVERIFIED"
+
+
+def subscription_state_json(s: SubscriptionState) -> dict[str, Any]:
+    return {
+        "subscriptionId": s.subscription_id,
+        "tenantId": s.tenant_id,
+        "state": s.state,
+        "generation": s.generation,
+        "verifiedGeneration": s.verified_generation or None,
+        "evidence": _subscription_evidence(s),
+        "endpoint": s.config.endpoint,
+        "owner": s.config.owner,
+        "receipts": s.config.receipt_key is not None,
+        "provenKeyId": s.proven_key_id,
+        "pinnedAddresses": list(s.pinned_addresses),
+        "pendingChallenge": s.pending.challenge_id if s.pending else None,
+        "lastReason": s.last_reason,
+        "version": s.version,
+        "updatedAt": s.updated_at,
+    }
+
+
+async def subscription_timeline(
+    store: EventStore, subscription_id: str, *, as_of: datetime | None = None
+) -> Timeline:
+    events = await store.read_stream(f"subscription-{subscription_id}", as_of=as_of)
+    if not events:
+        raise NotFound(
+            f"no subscription {subscription_id!r} in the log" + _by(as_of), code="not_found"
+        )
+    state: SubscriptionState | None = None
+    entries: list[Entry] = []
+    for rec in events:
+        ev = rec.decode()
+        key_id, outcome = _subscription_outcome(ev, state)
+        state = evolve_subscription(state, ev, rec.stream_version)
+        generation = getattr(ev, "generation", None)
+        entries.append(
+            _entry(
+                rec,
+                generation if isinstance(generation, int) else state.generation,
+                key_id,
+                outcome,
+                _subscription_evidence(state),
+                state.state,
+            )
+        )
+    assert state is not None
+    return Timeline("subscription", subscription_id, as_of, entries, subscription_state_json(state))
+
+
+# -- business events ---------------------------------------------------------------------------
+
+
+async def event_timeline(
+    store: EventStore, event_id: str, *, as_of: datetime | None = None
+) -> Timeline:
+    """The event's ingest (and any payload conflict), then every delivery's timeline."""
+    events = await store.read_stream(f"event-{event_id}", as_of=as_of)
+    if not events:
+        raise NotFound(f"no event {event_id!r} in the log" + _by(as_of), code="not_found")
+    entries: list[Entry] = []
+    deliveries: list[str] = []
+    ingested: EventIngested | None = None
+    conflicts = 0
+    for rec in events:
+        ev = rec.decode()
+        if isinstance(ev, EventIngested):
+            ingested = ingested or ev
+            deliveries.extend(d for d in ev.deliveries if d not in deliveries)
+            outcome = f"ingested {ev.topic} v{ev.version}: {len(ev.deliveries)} delivery(ies)"
+            entries.append(_entry(rec, None, None, outcome, ev.payload_digest, "INGESTED"))
+        elif isinstance(ev, EventPayloadConflict):
+            conflicts += 1
+            outcome = f"payload conflict: offered {ev.offered_digest} quarantined"
+            entries.append(_entry(rec, None, None, outcome, ev.existing_digest, "INGESTED"))
+        else:
+            entries.append(_entry(rec, None, None, ev.type, "", "INGESTED"))
+    children: list[Timeline] = []
+    for did in deliveries:
+        try:
+            children.append(await delivery_timeline(store, did, as_of=as_of))
+        except NotFound:
+            continue  # planned in a transaction recorded after ``as_of`` (cannot happen today)
+    state = {
+        "eventId": event_id,
+        "topic": ingested.topic if ingested else None,
+        "payloadDigest": ingested.payload_digest if ingested else None,
+        "payloadConflicts": conflicts,
+        "deliveries": [
+            {
+                "deliveryId": c.id,
+                "subscriptionId": (c.state or {}).get("subscription_id"),
+                "state": (c.state or {}).get("state"),
+                "evidence": (c.state or {}).get("evidence"),
+            }
+            for c in children
+        ],
+    }
+    return Timeline("event", event_id, as_of, entries, state, children)
