@@ -13,6 +13,7 @@ from hookproof.events.delivery_events import (
     AttemptLost,
     DeliveryReplayRequested,
     EndpointAccepted,
+    ReceiptConflict,
 )
 from hookproof.events.sqlfiles import query
 
@@ -57,6 +58,7 @@ class DeliveryReader:
         events = await self.store.read_stream(f"delivery-{row['delivery_id']}")
         attempts: dict[int, dict[str, Any]] = {}
         confirmation: dict[str, Any] | None = None
+        conflicts: list[dict[str, Any]] = []
         for rec in events:
             ev = rec.decode()
             if isinstance(ev, AttemptAdmitted):
@@ -91,6 +93,11 @@ class DeliveryReader:
                     "receiptKeyId": ev.receipt_key_id, "receiptKeyGeneration": ev.receipt_key_generation,
                     "confirmedAt": ev.at,
                 }
+            elif isinstance(ev, ReceiptConflict):
+                conflicts.append({
+                    "receiptDigest": ev.receipt_digest, "operationId": ev.operation_id,
+                    "at": ev.at,
+                })
         view = {
             "deliveryId": row["delivery_id"],
             "eventId": row["event_id"],
@@ -116,6 +123,8 @@ class DeliveryReader:
             }
         if confirmation:
             view["applicationReceipt"] = confirmation
+        if conflicts:  # receipts quarantined: their payloadDigest is not the delivered one
+            view["receiptConflicts"] = conflicts
         return view
 
     async def event(self, tenant_id: str, event_id: str) -> dict[str, Any]:

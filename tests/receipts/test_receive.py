@@ -172,6 +172,8 @@ async def test_duplicate_is_idempotent_and_conflict_is_quarantined(
     assert types.count("delivery.receipt_conflict") == 1  # the same conflict recorded once
     view = await delivery(engine, tenant, d["deliveryId"])
     assert view["state"] == "ENDPOINT_ACCEPTED" and view["evidence"]["application"] == "PENDING"
+    [quarantined] = view["receiptConflicts"]
+    assert quarantined["operationId"] == "op-x"
 
     good = _receipt(sid, d, "evt-1", r.payload_digest)
     status, first = await _post(api, *sign_receipt(good, url=url, key=key))
