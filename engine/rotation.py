@@ -148,6 +148,10 @@ class Rotation:
         log.warning("key_compromised", key_id=key_id, suspended=len(suspended))
         return {
             "keyId": key_id,
+            "keyGeneration": report.generation,
+            "subscriptionId": report.subscription_id,
+            "previousState": report.previous_state,
+            "newerKeys": list(report.newer_keys),
             "purpose": report.purpose,
             "revokedAt": report.revoked_at.isoformat(),
             "signingPaused": report.signing_paused,

@@ -51,7 +51,7 @@ async def test_keys_cli_life_cycle(cli_settings: Settings,
     assert first["state"] == "ACTIVE" and first["keyGeneration"] == 1
     again = json.loads(await run(cli_settings, capsys, "create", "--json"))
     assert again["keyId"] == first["keyId"]
-    nxt = json.loads(await run(cli_settings, capsys, "rotate", "--json", "--actor", "ops:bob"))
+    nxt = json.loads(await run(cli_settings, capsys, "rotate", "--publish-only", "--json", "--actor", "ops:bob"))
     assert nxt["state"] == "NOT_BEFORE" and nxt["keyGeneration"] == 2
     promoted = json.loads(await run(cli_settings, capsys, "promote", "--json"))
     assert promoted["keyId"] == nxt["keyId"] and promoted["state"] == "ACTIVE"
