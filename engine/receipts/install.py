@@ -64,7 +64,7 @@ def _extend_metrics(engine: Engine, service: ReceiptService) -> None:
             inner = route.handler
 
             async def metrics(request: web.Request, inner: Any = inner) -> web.StreamResponse:
-                resp = await inner(request)
+                resp: web.StreamResponse = await inner(request)
                 if isinstance(resp, web.Response) and resp.status == 200 and resp.text is not None:
                     text = resp.text.rstrip("\n") + "\n" + "\n".join(service.metrics.lines())
                     return web.Response(text=text + "\n", content_type="text/plain")
