@@ -111,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import cli_keys
 
     cli_keys.register(sub, _add_json)
+    from . import cli_audit
+
+    cli_audit.register(sub, _add_json)
     return parser
 
 
