@@ -29,6 +29,7 @@ LEDGER_TRANSITIONS: dict[tuple[str, str], str] = {
     ("RETRYABLE", "quarantine"): "QUARANTINED",
     ("UNKNOWN_TRANSPORT", "quarantine"): "QUARANTINED",
     ("DEAD_LETTER", "replay"): "RETRYABLE",
+    ("ENDPOINT_ACCEPTED", "redeliver"): "RETRYABLE",  # receipt contract: no receipt in time
     ("QUARANTINED", "replay"): "RETRYABLE",
     ("ENDPOINT_ACCEPTED", "confirm"): "APPLICATION_CONFIRMED",
     ("RETRYABLE", "confirm"): "APPLICATION_CONFIRMED",

@@ -105,7 +105,12 @@ class DeliveryReader:
             "generation": row["generation"],
             "endpoint": row["endpoint"],
             "state": row["state"],
-            "evidence": evidence_of(row),
+            "evidence": evidence_of(
+                row,
+                await self.store.pool.fetchval(
+                    query("verified_generation", PKG), f"subscription-{row['subscription_id']}"
+                ),
+            ),
             "payloadDigest": row["payload_digest"],
             "attempt": row["attempt"],
             "nextAttemptAt": _iso(row["next_attempt_at"]),
