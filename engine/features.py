@@ -108,13 +108,25 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
             key = await ring.signing_key()
         return key, (view.generation if view is not None else 0)
 
+    from .challenge.drift import DriftGuard
+
+    guard = DriftGuard(engine.store, engine.subscriptions, transport)
+    engine.services["drift_guard"] = guard
+    states: dict[str, Any] = {}  # subscription id -> state, reused while its version holds
+
     async def poster(row: dict[str, Any], body: bytes, headers: dict[str, str]) -> Any:
-        guard = engine.services.get("drift_guard")
-        if guard is not None:
-            state = await engine.subscriptions.load(row["subscription_id"])
-            if state is not None:
+        sid = row["subscription_id"]
+        if row["generation"] == row.get("sub_generation"):
+            state = states.get(sid)
+            if state is None or state.version != row.get("sub_version"):
+                state = await engine.subscriptions.load(sid)
+                if len(states) > 10_000:
+                    states.clear()
+                states[sid] = state
+            if state is not None and state.generation == row["generation"]:
                 return await guard.post(state, row["endpoint"], body, headers)
-        return await transport.post(row["endpoint"], body, headers, pin=row.get("pinned") or None)
+        # draining an older generation: its own endpoint, no newer pin applies
+        return await transport.post(row["endpoint"], body, headers)
 
     async def on_gone(subscription_id: str, reason: str) -> None:
         try:
