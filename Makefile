@@ -27,7 +27,7 @@ serve: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy events projections schemas
+	MYPYPATH=typecheck $(BIN)/mypy -p hookproof.events -p hookproof.projections -p hookproof.schemas
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_event_store.py

@@ -24,6 +24,7 @@ import aiohttp
 import trustme
 from aiohttp import web
 from dnslib import QTYPE, RR, A, DNSRecord
+
 from hookproof.engine.egress import EgressPolicy, EgressTransport, classify
 from hookproof.engine.endpoint import normalise_endpoint
 

@@ -42,20 +42,27 @@ HEADERS = {
     "Webhook-Subscription": "sub_01HZX3Q8",
     "Webhook-Generation": "3",
 }
-COVERED = ["Content-Digest", "Content-Type", "Webhook-Id", "Webhook-Delivery-Id",
-           "Webhook-Subscription", "Webhook-Generation"]
+COVERED = [
+    "Content-Digest",
+    "Content-Type",
+    "Webhook-Id",
+    "Webhook-Delivery-Id",
+    "Webhook-Subscription",
+    "Webhook-Generation",
+]
 # target -> weight
-TARGETS = {"body": 15, "header": 30, "url": 5, "method": 2, "signature-input": 25,
-           "signature": 23}
+TARGETS = {"body": 15, "header": 30, "url": 5, "method": 2, "signature-input": 25, "signature": 23}
 BASE_MESSAGES = 32
 PRINTABLE = bytes(range(0x21, 0x7F))
 
 
 def _body(i: int) -> bytes:
     """A canonical JSON delivery body of exactly 1024 bytes."""
-    head = (f'{{"type":"order.created","eventId":"evt_{i:06d}","version":"1.0",'
-            f'"aggregateId":"ord_{i:06d}","aggregateVersion":{i + 1},'
-            f'"occurredAt":"2023-11-14T22:13:20Z","payload":{{"note":"').encode()
+    head = (
+        f'{{"type":"order.created","eventId":"evt_{i:06d}","version":"1.0",'
+        f'"aggregateId":"ord_{i:06d}","aggregateVersion":{i + 1},'
+        f'"occurredAt":"2023-11-14T22:13:20Z","payload":{{"note":"'
+    ).encode()
     tail = b'"}}'
     return head + b"x" * (1024 - len(head) - len(tail)) + tail
 
@@ -79,8 +86,18 @@ def _messages(keys: list[SigningKey]) -> list[tuple[str, dict[str, str], bytes]]
         key = keys[i % len(keys)]
         body = _body(i)
         headers = dict(HEADERS, **{"Webhook-Id": f"evt_{i:06d}"})
-        headers.update(sign_request("POST", URL, headers, body, key=key, created=NOW,
-                                    expires=NOW + 300, nonce=f"nonce-{i:04d}-q8Xr"))
+        headers.update(
+            sign_request(
+                "POST",
+                URL,
+                headers,
+                body,
+                key=key,
+                created=NOW,
+                expires=NOW + 300,
+                nonce=f"nonce-{i:04d}-q8Xr",
+            )
+        )
         out.append((key.alg, headers, body))
     return out
 
@@ -94,20 +111,48 @@ def throughput(seconds: float = 2.0) -> dict[str, dict[str, float]]:
         n, t0 = 0, time.perf_counter()
         while (elapsed := time.perf_counter() - t0) < seconds:
             for _ in range(200):
-                sign_request("POST", URL, headers, body, key=key, created=NOW,
-                             expires=NOW + 300, nonce=f"n{n}")
+                sign_request(
+                    "POST",
+                    URL,
+                    headers,
+                    body,
+                    key=key,
+                    created=NOW,
+                    expires=NOW + 300,
+                    nonce=f"n{n}",
+                )
                 n += 1
         sign_rate = n / elapsed
-        signed = [dict(headers, **sign_request("POST", URL, headers, body, key=key,
-                                               created=NOW, expires=NOW + 300,
-                                               nonce=f"n{i}")) for i in range(1000)]
+        signed = [
+            dict(
+                headers,
+                **sign_request(
+                    "POST",
+                    URL,
+                    headers,
+                    body,
+                    key=key,
+                    created=NOW,
+                    expires=NOW + 300,
+                    nonce=f"n{i}",
+                ),
+            )
+            for i in range(1000)
+        ]
         cache = NonceCache(max_entries=10_000)
         n, ok, t0 = 0, 0, time.perf_counter()
         while (elapsed := time.perf_counter() - t0) < seconds:
             for _ in range(200):
                 # each distinct nonce is verified once with the cache, as in production
-                res = verify_request("POST", URL, signed[n % 1000], body, keys=resolver,
-                                     now=NOW, nonce_cache=cache if n < 1000 else None)
+                res = verify_request(
+                    "POST",
+                    URL,
+                    signed[n % 1000],
+                    body,
+                    keys=resolver,
+                    now=NOW,
+                    nonce_cache=cache if n < 1000 else None,
+                )
                 ok += res.ok
                 n += 1
         assert ok == n, "throughput run must verify every signature"
@@ -125,9 +170,9 @@ def _mutate(data: bytes, rnd: random.Random) -> bytes:
             new = rnd.choice(PRINTABLE) if rnd.random() < 0.7 else rnd.randrange(256)
             if new != old:
                 break
-        return data[:pos] + bytes([new]) + data[pos + 1:]
+        return data[:pos] + bytes([new]) + data[pos + 1 :]
     if op < 0.9 and len(data) > 1:
-        return data[:pos] + data[pos + 1:]
+        return data[:pos] + data[pos + 1 :]
     # insert a non-whitespace byte (whitespace at a value's edge would be a no-op)
     while True:
         new = rnd.randrange(256)
@@ -141,8 +186,9 @@ def _worker(args: tuple[int, int]) -> dict[str, Any]:
     worker_id, count = args
     keys, resolver = _keys()
     messages = _messages(keys)
-    controls = sum(verify_request("POST", URL, h, b, keys=resolver, now=NOW).ok
-                   for _, h, b in messages)
+    controls = sum(
+        verify_request("POST", URL, h, b, keys=resolver, now=NOW).ok for _, h, b in messages
+    )
     rnd = random.Random(1_000_003 * (worker_id + 1))
     names, weights = zip(*TARGETS.items(), strict=True)
     by_target: collections.Counter[str] = collections.Counter()
@@ -166,8 +212,9 @@ def _worker(args: tuple[int, int]) -> dict[str, Any]:
         elif target == "method":
             method = _mutate(method.encode(), rnd).decode("latin-1")
         elif target == "signature-input":
-            headers["Signature-Input"] = _mutate(headers["Signature-Input"].encode(),
-                                                 rnd).decode("latin-1")
+            headers["Signature-Input"] = _mutate(headers["Signature-Input"].encode(), rnd).decode(
+                "latin-1"
+            )
         else:
             headers["Signature"] = _mutate(headers["Signature"].encode(), rnd).decode("latin-1")
         by_target[target] += 1
@@ -182,8 +229,15 @@ def _worker(args: tuple[int, int]) -> dict[str, Any]:
             accepted.append({"target": target, "method": method, "url": url})
         elif res.ok:
             accepted.append({})
-    return {"controls": controls, "control_total": len(messages), "by_target": by_target,
-            "by_reason": by_reason, "by_alg": by_alg, "accepted": accepted, "errors": errors}
+    return {
+        "controls": controls,
+        "control_total": len(messages),
+        "by_target": by_target,
+        "by_reason": by_reason,
+        "by_alg": by_alg,
+        "accepted": accepted,
+        "errors": errors,
+    }
 
 
 def mutation_gate(total: int, workers: int) -> dict[str, Any]:
@@ -192,8 +246,9 @@ def mutation_gate(total: int, workers: int) -> dict[str, Any]:
     with mp.get_context("fork").Pool(workers) as pool:
         parts = pool.map(_worker, list(enumerate(shares)))
     seconds = time.perf_counter() - t0
-    agg: dict[str, collections.Counter[str]] = {k: collections.Counter()
-                                                  for k in ("by_target", "by_reason", "by_alg")}
+    agg: dict[str, collections.Counter[str]] = {
+        k: collections.Counter() for k in ("by_target", "by_reason", "by_alg")
+    }
     accepted: list[dict[str, Any]] = []
     errors = controls = control_total = 0
     for part in parts:
@@ -225,14 +280,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mutations", type=int, default=1_000_000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seconds", type=float, default=2.0, help="per throughput measurement")
-    ap.add_argument("--out", type=Path,
-                    default=Path(__file__).resolve().parent / "results" / "signatures.json")
+    ap.add_argument(
+        "--out", type=Path, default=Path(__file__).resolve().parent / "results" / "signatures.json"
+    )
     ns = ap.parse_args(argv)
     result = {
         "benchmark": "hookproof.sig.v1 signatures",
         "body_bytes": 1024,
-        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0],
-                    "platform": platform.platform(), "processor": platform.machine()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "processor": platform.machine(),
+        },
         "throughput_single_core": throughput(ns.seconds),
         "mutation_gate": mutation_gate(ns.mutations, ns.workers),
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -134,14 +134,17 @@ async def cmd_tenant_revoke(args: argparse.Namespace, settings: Settings) -> int
     async with Context(settings) as ctx:
         assert ctx.pool is not None
         tenant = await TenantService(EventStore(ctx.pool)).revoke_token(args.token_id, actor="cli")
-    print(json.dumps({"tenantId": tenant, "revoked": args.token_id}) if args.json else f"revoked {args.token_id}")
+    print(
+        json.dumps({"tenantId": tenant, "revoked": args.token_id})
+        if args.json
+        else f"revoked {args.token_id}"
+    )
     return 0
 
 
 async def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
-    import warnings
-
     import logging
+    import warnings
 
     from .demo import run_demo
     from .logging import configure_logging
@@ -182,4 +185,3 @@ def register(
     p.add_argument("--verify", action="store_true", help="compare with the live tables, no swap")
     add_json(p)
     p.set_defaults(handler=cmd_projections_rebuild)
-

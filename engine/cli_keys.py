@@ -13,9 +13,8 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from hookproof.projections.key_ring import KeyView
-
 from hookproof.config import Settings
+from hookproof.projections.key_ring import KeyView
 
 from .keys import KeyRing, docs
 from .keys.ring import default_actor
@@ -58,8 +57,10 @@ def _line(view: KeyView) -> str:
     if view.material_destroyed_at is not None:
         extra += " material destroyed"
     scope = view.scope
-    return f"{view.key_id}  {scope:<24} gen {view.generation:<3} {view.algorithm:<11} " \
-           f"{view.state}{extra}"
+    return (
+        f"{view.key_id}  {scope:<24} gen {view.generation:<3} {view.algorithm:<11} "
+        f"{view.state}{extra}"
+    )
 
 
 def _print(result: Any, as_json: bool) -> None:
@@ -74,8 +75,11 @@ def _print(result: Any, as_json: bool) -> None:
             for v in result:
                 print(_line(v))
     elif isinstance(result, dict):
-        print(json.dumps(result, default=str) if as_json else
-              "\n".join(f"{k}: {v}" for k, v in result.items()))
+        print(
+            json.dumps(result, default=str)
+            if as_json
+            else "\n".join(f"{k}: {v}" for k, v in result.items())
+        )
     elif result is None:
         print(json.dumps(None) if as_json else "nothing to do")
 
@@ -113,8 +117,9 @@ async def _promote(ring: KeyRing, args: argparse.Namespace, actor: str) -> Any:
         if not waiting:
             from hookproof.errors import NotFound
 
-            raise NotFound("no NOT_BEFORE engine key to promote; run keys rotate first",
-                           code="key_not_found")
+            raise NotFound(
+                "no NOT_BEFORE engine key to promote; run keys rotate first", code="key_not_found"
+            )
         key_id = waiting[-1].key_id
     return await ring.promote(key_id, actor=actor)
 
@@ -171,8 +176,9 @@ def register(subparsers: Any, add_json: Callable[[argparse.ArgumentParser], None
     keys = subparsers.add_parser("keys", help="signing keys: list, rotate, compromise, ...")
     sub = keys.add_subparsers(dest="keys_cmd", required=True)
 
-    def cmd(name: str, help_: str, action: Action, key_id: str | None = None
-            ) -> argparse.ArgumentParser:
+    def cmd(
+        name: str, help_: str, action: Action, key_id: str | None = None
+    ) -> argparse.ArgumentParser:
         p: argparse.ArgumentParser = sub.add_parser(name, help=help_)
         if key_id == "required":
             p.add_argument("key_id", metavar="KEYID")
@@ -189,17 +195,31 @@ def register(subparsers: Any, add_json: Callable[[argparse.ArgumentParser], None
     cmd("create", "create the first ACTIVE engine key if there is none", _create)
     from .cli_rotation import cmd_compromise, cmd_rotate
 
-    p = cmd("rotate", "rotate the engine key: publish next, challenge every subscription with "
-            "it, switch signing, old key VERIFY_ONLY, suspend what did not prove it", _rotate)
+    p = cmd(
+        "rotate",
+        "rotate the engine key: publish next, challenge every subscription with "
+        "it, switch signing, old key VERIFY_ONLY, suspend what did not prove it",
+        _rotate,
+    )
     p.add_argument("--promote", action="store_true", help="(with --publish-only) promote at once")
-    p.add_argument("--publish-only", action="store_true",
-                   help="only publish the next key as NOT_BEFORE")
+    p.add_argument(
+        "--publish-only", action="store_true", help="only publish the next key as NOT_BEFORE"
+    )
     p.set_defaults(handler=cmd_rotate)
-    cmd("promote", "NOT_BEFORE key -> ACTIVE (default: the newest); previous -> VERIFY_ONLY",
-        _promote, "optional")
+    cmd(
+        "promote",
+        "NOT_BEFORE key -> ACTIVE (default: the newest); previous -> VERIFY_ONLY",
+        _promote,
+        "optional",
+    )
     cmd("retire", "VERIFY_ONLY keys past their deadline -> REVOKED (retired)", _retire)
-    p = cmd("compromise", "revoke KEYID at once; signing with it stops; suspend every "
-            "subscription that has not proved a newer key", _compromise, "required")
+    p = cmd(
+        "compromise",
+        "revoke KEYID at once; signing with it stops; suspend every "
+        "subscription that has not proved a newer key",
+        _compromise,
+        "required",
+    )
     p.set_defaults(handler=cmd_compromise)
     cmd("rollback", "back to a VERIFY_ONLY key never revoked", _rollback, "required")
     cmd("destroy", "erase a REVOKED key's material (crypto-shredding)", _destroy, "required")

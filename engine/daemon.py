@@ -57,10 +57,10 @@ class Engine:
         task.add_done_callback(self.background.discard)
         return task
 
-    async def drain(self, timeout: float = 30.0) -> None:
+    async def drain(self, wait_s: float = 30.0) -> None:
         """Wait for background jobs (tests and the demo use it for determinism)."""
         while self.background:
-            await asyncio.wait(list(self.background), timeout=timeout)
+            await asyncio.wait(list(self.background), timeout=wait_s)
 
     async def close(self) -> None:
         for t in list(self.background):
@@ -74,7 +74,9 @@ class Engine:
                 log.warning("close_failed", error=type(exc).__name__)
 
 
-async def _periodic(stop: asyncio.Event, interval: float, fn: Callable[[], Awaitable[Any]], name: str) -> None:
+async def _periodic(
+    stop: asyncio.Event, interval: float, fn: Callable[[], Awaitable[Any]], name: str
+) -> None:
     while not stop.is_set():
         try:
             await fn()
@@ -105,16 +107,16 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
     from .projections_runner import projector_worker
 
     engine.workers.append(("projector", projector_worker(store, async_projections())))
-    engine.workers.append(
-        ("expiry", lambda stop: _periodic(stop, 5.0, subs.expire_due, "expiry"))
-    )
+    engine.workers.append(("expiry", lambda stop: _periodic(stop, 5.0, subs.expire_due, "expiry")))
     from . import features
 
     await features.install(engine)
     return engine
 
 
-async def serve(settings: Settings, pool: asyncpg.Pool, *, ready: Callable[[str], None] | None = None) -> None:
+async def serve(
+    settings: Settings, pool: asyncpg.Pool, *, ready: Callable[[str], None] | None = None
+) -> None:
     engine = await build_engine(settings, pool)
     runner = web.AppRunner(engine.app(), access_log=None, handle_signals=False)
     await runner.setup()
@@ -135,7 +137,7 @@ async def serve(settings: Settings, pool: asyncpg.Pool, *, ready: Callable[[str]
         log.info("serve_stopping")
         await runner.cleanup()
         stop.set()
-        done, pending = await asyncio.wait(tasks, timeout=10) if tasks else (set(), set())
+        _done, pending = await asyncio.wait(tasks, timeout=10) if tasks else (set(), set())
         for t in pending:
             t.cancel()
         for sig in (signal.SIGTERM, signal.SIGINT):

@@ -61,7 +61,9 @@ class _Sub:
             kwargs = {"receipt_key": self.receipt_key, "receipts_url": f"{engine_url}/v1/receipts"}
         sub = Subscriber(
             keys=JwksKeyResolver.for_engine(engine_url, min_refresh_interval=0.5),
-            on_event=on_event, endpoint=self.url, **kwargs,
+            on_event=on_event,
+            endpoint=self.url,
+            **kwargs,
         )
         app = web.Application()
         app.router.add_post(f"/hooks/{self.name}", aiohttp_handler(sub))
@@ -125,20 +127,30 @@ async def run_demo(events: int = 10) -> int:
     try:
         await with_receipts.start(engine_url, receipts=True)
         await plain.start(engine_url, receipts=False)
-        print(f"[demo] engine on {engine_url}; subscribers {with_receipts.url} (receipts), "
-              f"{plain.url} (no receipts)", flush=True)
+        print(
+            f"[demo] engine on {engine_url}; subscribers {with_receipts.url} (receipts), "
+            f"{plain.url} (no receipts)",
+            flush=True,
+        )
         issued = await engine.tenants.create("demo-tenant")
         auth = {"Authorization": f"Bearer {issued.token}"}
         async with aiohttp.ClientSession(headers=auth) as http:
             subs: dict[str, str] = {}
             for s in (with_receipts, plain):
                 body: dict[str, Any] = {
-                    "endpoint": s.url, "topics": ["order.*"], "eventVersions": [1],
-                    "region": "local", "signatureAlgorithm": "ed25519", "owner": f"team-{s.name}",
+                    "endpoint": s.url,
+                    "topics": ["order.*"],
+                    "eventVersions": [1],
+                    "region": "local",
+                    "signatureAlgorithm": "ed25519",
+                    "owner": f"team-{s.name}",
                     "retryPolicy": {"initialDelayS": 0.5, "maxDelayS": 2},
                 }
                 if s.receipt_jwk():
-                    body["receiptKey"] = {"keyId": s.receipt_key.key_id, "publicKeyJwk": s.receipt_jwk()}
+                    body["receiptKey"] = {
+                        "keyId": s.receipt_key.key_id,
+                        "publicKeyJwk": s.receipt_jwk(),
+                    }
                 async with http.post(f"{engine_url}/v1/subscriptions", json=body) as r:
                     doc = await r.json()
                     assert r.status == 201, doc
@@ -147,25 +159,38 @@ async def run_demo(events: int = 10) -> int:
             for name, sid in subs.items():
                 async with http.get(f"{engine_url}/v1/subscriptions/{sid}") as r:
                     doc = await r.json()
-                print(f"[demo] {name}: {sid} generation {doc['generation']} -> {doc['state']} "
-                      f"(challenge over HTTPS)", flush=True)
+                print(
+                    f"[demo] {name}: {sid} generation {doc['generation']} -> {doc['state']} "
+                    f"(challenge over HTTPS)",
+                    flush=True,
+                )
 
             async def publish(start: int, n: int) -> None:
                 for i in range(start, start + n):
-                    async with http.post(f"{engine_url}/v1/events", json={
-                        "eventId": f"order-{i}", "topic": "order.created", "version": "1.2",
-                        "aggregateId": f"order-{i % 3}", "aggregateVersion": i // 3 + 1,
-                        "occurredAt": "2026-11-30T12:00:00Z", "payload": {"order": i, "total": 10 * i},
-                    }) as r:
+                    async with http.post(
+                        f"{engine_url}/v1/events",
+                        json={
+                            "eventId": f"order-{i}",
+                            "topic": "order.created",
+                            "version": "1.2",
+                            "aggregateId": f"order-{i % 3}",
+                            "aggregateVersion": i // 3 + 1,
+                            "occurredAt": "2026-11-30T12:00:00Z",
+                            "payload": {"order": i, "total": 10 * i},
+                        },
+                    ) as r:
                         assert r.status == 202, await r.text()
 
             async def settle() -> None:
                 for _ in range(300):
-                    rows = await pool.fetch(
-                        "SELECT state, application FROM deliveries"
-                    )
-                    busy = [r for r in rows if r["state"] in ("PLANNED", "DISPATCHING", "RETRYABLE", "UNKNOWN_TRANSPORT")
-                            or (r["application"] == "PENDING" and r["state"] == "ENDPOINT_ACCEPTED")]
+                    rows = await pool.fetch("SELECT state, application FROM deliveries")
+                    busy = [
+                        r
+                        for r in rows
+                        if r["state"]
+                        in ("PLANNED", "DISPATCHING", "RETRYABLE", "UNKNOWN_TRANSPORT")
+                        or (r["application"] == "PENDING" and r["state"] == "ENDPOINT_ACCEPTED")
+                    ]
                     if not busy:
                         return
                     await asyncio.sleep(0.1)
@@ -173,9 +198,12 @@ async def run_demo(events: int = 10) -> int:
             await publish(0, events)
             await settle()
             report = await Rotation(engine).rotate_engine_key(actor="demo")
-            print(f"[demo] rotated the engine key to {report['keyId']} (generation "
-                  f"{report['keyGeneration']}); proved: {len(report['proved'])}, "
-                  f"suspended: {len(report['suspended'])}; previous key VERIFY_ONLY", flush=True)
+            print(
+                f"[demo] rotated the engine key to {report['keyId']} (generation "
+                f"{report['keyGeneration']}); proved: {len(report['proved'])}, "
+                f"suspended: {len(report['suspended'])}; previous key VERIFY_ONLY",
+                flush=True,
+            )
             await publish(events, events)
             await settle()
 
@@ -183,17 +211,31 @@ async def run_demo(events: int = 10) -> int:
             widths = [32, 8, 22, 18, 12, 6]
             print(_row(["delivery", "to", "state", "endpoint", "application", "key"], widths))
             rows = await pool.fetch(
-                "SELECT delivery_id, subscription_id FROM deliveries ORDER BY created_at, delivery_id"
+                "SELECT delivery_id, subscription_id FROM deliveries "
+                "ORDER BY created_at, delivery_id"
             )
             names = {v: k for k, v in subs.items()}
             for r in rows:
                 async with http.get(f"{engine_url}/v1/deliveries/{r['delivery_id']}") as resp:
                     d = await resp.json()
                 key = d["attempts"][-1]["keyId"][:6] if d["attempts"] else "-"
-                print(_row([d["deliveryId"], names.get(d["subscriptionId"], "?"), d["state"],
-                            d["evidence"]["endpoint"], d["evidence"]["application"], key], widths))
-        print(f"\nledger applied {len(set(with_receipts.applied))} events (receipts sent); "
-              f"mailer applied {len(set(plain.applied))} (no receipts: UNOBSERVABLE)")
+                print(
+                    _row(
+                        [
+                            d["deliveryId"],
+                            names.get(d["subscriptionId"], "?"),
+                            d["state"],
+                            d["evidence"]["endpoint"],
+                            d["evidence"]["application"],
+                            key,
+                        ],
+                        widths,
+                    )
+                )
+        print(
+            f"\nledger applied {len(set(with_receipts.applied))} events (receipts sent); "
+            f"mailer applied {len(set(plain.applied))} (no receipts: UNOBSERVABLE)"
+        )
         await _print_gates(pool)
     finally:
         stop.set()
@@ -219,4 +261,3 @@ async def _print_gates(pool: Any) -> None:
         return
     print("\n== release gates ==")
     print(format_gates(await compute_gates(pool)))
-

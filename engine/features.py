@@ -134,7 +134,9 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
                 None, subscription_id, "suspend", actor="system:dispatcher", reason=reason
             )
         except Exception as exc:
-            log.warning("suspend_on_gone_failed", subscription_id=subscription_id, error=type(exc).__name__)
+            log.warning(
+                "suspend_on_gone_failed", subscription_id=subscription_id, error=type(exc).__name__
+            )
 
     dispatcher = Dispatcher(
         engine.store,
@@ -149,7 +151,9 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
     def metrics_lines() -> list[str]:
         m = dispatcher.metrics
         out = ["# TYPE hookproof_attempts_total counter"]
-        out += [f'hookproof_attempts_total{{outcome="{k}"}} {v}' for k, v in sorted(m.attempts.items())]
+        out += [
+            f'hookproof_attempts_total{{outcome="{k}"}} {v}' for k, v in sorted(m.attempts.items())
+        ]
         out.append("# TYPE hookproof_dispatch_latency_seconds histogram")
         cumulative = 0
         for bound, n in zip(m.latency_buckets, m.latency_counts, strict=False):
@@ -182,8 +186,10 @@ def _key_routes(engine: Engine, rotation: Any) -> list[web.RouteDef]:
     async def rotate_engine_key(request: web.Request) -> web.Response:
         admin = os.environ.get("HOOKPROOF_ADMIN_TOKEN")
         if not admin:
-            err = HookproofError("engine key rotation over the API needs HOOKPROOF_ADMIN_TOKEN",
-                                 code="admin_disabled")
+            err = HookproofError(
+                "engine key rotation over the API needs HOOKPROOF_ADMIN_TOKEN",
+                code="admin_disabled",
+            )
             err.status = 403
             raise err
         given = request.headers.get("Authorization", "")

@@ -56,7 +56,10 @@ class Rotation:
                 continue
             if s.state == "ACTIVE":
                 await self.subs.transition(
-                    None, s.subscription_id, "start_rotation", actor=actor,
+                    None,
+                    s.subscription_id,
+                    "start_rotation",
+                    actor=actor,
                     reason=f"rotating to {nxt.key_id}",
                 )
             failed[s.subscription_id] = "not_challenged"
@@ -79,8 +82,11 @@ class Rotation:
                     None, sid, "suspend", actor=actor, reason=f"rotation_not_proven:{reason}"
                 )
         log.info(
-            "engine_key_rotated", key_id=nxt.key_id, previous=old.key_id if old else None,
-            proved=len(proved), suspended=len(failed),
+            "engine_key_rotated",
+            key_id=nxt.key_id,
+            previous=old.key_id if old else None,
+            proved=len(proved),
+            suspended=len(failed),
         )
         return {
             "keyId": promoted.key_id,
@@ -91,7 +97,9 @@ class Rotation:
             "reasons": failed,
         }
 
-    async def rotate_secret(self, tenant_id: str, subscription_id: str, *, actor: str) -> dict[str, Any]:
+    async def rotate_secret(
+        self, tenant_id: str, subscription_id: str, *, actor: str
+    ) -> dict[str, Any]:
         """Issue the next shared secret (shown once) and put the subscription in ROTATING.
         The subscriber installs it, then ``challenge`` proves it and promotes it."""
         state = await self.subs.get(tenant_id, subscription_id)
@@ -102,13 +110,18 @@ class Rotation:
         issued = await self.ring.rotate_subscription_secret(subscription_id, actor=actor)
         if state.state == "ACTIVE":
             await self.subs.transition(
-                None, subscription_id, "start_rotation", actor=actor,
+                None,
+                subscription_id,
+                "start_rotation",
+                actor=actor,
                 reason=f"secret rotation to {issued.key_id}",
             )
         return {"keyId": issued.key_id, "secret": issued.secret}
 
     async def pending_secret(self, subscription_id: str) -> Any:
-        for view in await self.ring.keys(purpose=PURPOSE_SUBSCRIPTION, subscription_id=subscription_id):
+        for view in await self.ring.keys(
+            purpose=PURPOSE_SUBSCRIPTION, subscription_id=subscription_id
+        ):
             if str(view.state) in ("NOT_BEFORE", "KeyState.NOT_BEFORE"):
                 return view
         return None
@@ -118,7 +131,11 @@ class Rotation:
         state = await self.subs.load(subscription_id)
         key = None
         pending = None
-        if state is not None and state.state == "ROTATING" and state.config.signature_algorithm == "hmac-sha256":
+        if (
+            state is not None
+            and state.state == "ROTATING"
+            and state.config.signature_algorithm == "hmac-sha256"
+        ):
             pending = await self.pending_secret(subscription_id)
             if pending is not None:
                 key = await self.ring.challenge_key(pending.key_id)
@@ -157,5 +174,3 @@ class Rotation:
             "signingPaused": report.signing_paused,
             "suspended": sorted(suspended),
         }
-
-

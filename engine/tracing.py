@@ -78,8 +78,12 @@ def traced_poster(poster: Poster, tracer: AttemptTracer) -> Poster:
         outcome = getattr(getattr(result, "outcome", None), "value", None) or str(
             getattr(result, "outcome", "")
         )
-        _finish(span, status=getattr(result, "status", None), outcome=outcome,
-                error=None if getattr(result, "ok", False) else getattr(result, "code", None))
+        _finish(
+            span,
+            status=getattr(result, "status", None),
+            outcome=outcome,
+            error=None if getattr(result, "ok", False) else getattr(result, "code", None),
+        )
         return result
 
     return post
@@ -112,7 +116,9 @@ class OtelAttemptTracer:
             else None
         )
         span = self._tracer.start_span(
-            "hookproof.attempt", context=ctx, kind=trace.SpanKind.CLIENT,
+            "hookproof.attempt",
+            context=ctx,
+            kind=trace.SpanKind.CLIENT,
             attributes=dict(attributes),
         )
         return _OtelSpan(span, self._propagator)
@@ -161,8 +167,11 @@ def otel_tracer_from_env(env: Mapping[str, str] | None = None) -> AttemptTracer 
         try:
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         except ImportError:
-            log.warning("otel_unavailable", exporter=kind,
-                        hint="install opentelemetry-exporter-otlp-proto-http")
+            log.warning(
+                "otel_unavailable",
+                exporter=kind,
+                hint="install opentelemetry-exporter-otlp-proto-http",
+            )
             return None
         exporter = OTLPSpanExporter()  # OTEL_EXPORTER_OTLP_* variables configure it
     else:

@@ -1,8 +1,6 @@
 """The event catalogue and the append-only event store."""
 
-from . import delivery_events, subscription_events
-from . import key_events
-
+from . import delivery_events, key_events, subscription_events
 from .catalogue import (
     Event,
     MalformedEvent,
@@ -27,9 +25,6 @@ from .store import (
 )
 
 __all__ = [
-    "delivery_events",
-    "subscription_events",
-    "key_events",
     "ANY",
     "NO_STREAM",
     "BrokenLink",
@@ -44,10 +39,13 @@ __all__ = [
     "UnknownEventType",
     "category_of",
     "decode_event",
+    "delivery_events",
     "encode_event",
     "event_class",
     "event_hash",
     "event_types",
+    "key_events",
+    "subscription_events",
     "upcaster",
     "verify_chain",
 ]

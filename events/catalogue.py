@@ -36,7 +36,9 @@ class MalformedEvent(ValidationError):
     code = "malformed_event"
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True):
+class Event(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True
+):
     """Base of every event type. Subclasses set ``tag=`` and may raise ``schema_version``."""
 
     schema_version: ClassVar[int] = 1

@@ -21,7 +21,7 @@ def migration_files(package: str) -> list[tuple[int, str, str]]:
         return []
     found: list[tuple[int, str, str]] = []
     for entry in folder.iterdir():
-        stem, dot, ext = entry.name.partition(".")
+        stem, _dot, ext = entry.name.partition(".")
         if ext != "sql" or "_" not in stem:
             continue
         number, _, name = stem.partition("_")

@@ -7,6 +7,7 @@ upsert) and a rebuild (fold in memory, COPY) compute the same rows from the same
 from __future__ import annotations
 
 from datetime import datetime
+
 from hookproof.events import Event, RecordedEvent
 from hookproof.events.delivery_events import (
     ApplicationConfirmed,
@@ -211,4 +212,3 @@ class DeliveryLedger(Projection):
 
     def evolve(self, row: Row | None, event: RecordedEvent) -> Row | None:
         return evolve_delivery(row, event.decode(), event.stream_version)
-

@@ -7,9 +7,9 @@ the dispatcher's admission check never reads a row behind the log.
 
 from __future__ import annotations
 
-from datetime import datetime
-from dataclasses import dataclass, field, replace
 from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 import msgspec

@@ -52,13 +52,13 @@ class SubscriptionCreate(_Strict, kw_only=True):
 class SubscriptionPatch(_Strict, kw_only=True):
     endpoint: str | msgspec.UnsetType = msgspec.UNSET
     topics: list[str] | msgspec.UnsetType = msgspec.UNSET
-    filter: dict[str, Any] | None | msgspec.UnsetType = msgspec.UNSET
+    filter: dict[str, Any] | msgspec.UnsetType | None = msgspec.UNSET
     event_versions: list[int] | msgspec.UnsetType = msgspec.UNSET
     region: str | msgspec.UnsetType = msgspec.UNSET
     retry_policy: RetryPolicyIn | msgspec.UnsetType = msgspec.UNSET
-    expires_at: str | None | msgspec.UnsetType = msgspec.UNSET
+    expires_at: str | msgspec.UnsetType | None = msgspec.UNSET
     owner: str | msgspec.UnsetType = msgspec.UNSET
-    receipt_key: ReceiptKeyIn | None | msgspec.UnsetType = msgspec.UNSET
+    receipt_key: ReceiptKeyIn | msgspec.UnsetType | None = msgspec.UNSET
     old_generation_policy: Literal["drain", "quarantine"] | msgspec.UnsetType = msgspec.UNSET
 
 

@@ -12,7 +12,6 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
@@ -42,7 +41,9 @@ class Daemon:
         return self.log_path.read_text(errors="replace")
 
 
-def run_cli(args: list[str], env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    args: list[str], env: dict[str, str], timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "hookproof.engine.cli", *args],
         env={**os.environ, **env},

@@ -22,9 +22,7 @@ async def readyz(request: web.Request) -> web.Response:
         async with ctx.store.pool.acquire(timeout=2) as conn:
             pending = await pending_migrations(conn)
     except Exception as exc:
-        return json_response(
-            {"status": "unavailable", "reason": type(exc).__name__}, status=503
-        )
+        return json_response({"status": "unavailable", "reason": type(exc).__name__}, status=503)
     if pending:
         return json_response({"status": "unavailable", "reason": "pending_migrations"}, status=503)
     return json_response({"status": "ready"})

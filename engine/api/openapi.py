@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -33,26 +34,65 @@ _PROBLEM = {
 
 # (method, path) -> (summary, request schema name or None, success status, authenticated, extra)
 OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
-    ("post", "/v1/subscriptions"): {"summary": "Register a subscription", "body": "SubscriptionCreate", "status": 201},
+    ("post", "/v1/subscriptions"): {
+        "summary": "Register a subscription",
+        "body": "SubscriptionCreate",
+        "status": 201,
+    },
     ("get", "/v1/subscriptions"): {"summary": "List subscriptions"},
     ("get", "/v1/subscriptions/{id}"): {"summary": "Read a subscription (ETag: generation)"},
-    ("patch", "/v1/subscriptions/{id}"): {"summary": "Change a subscription (If-Match)", "body": "SubscriptionPatch", "ifMatch": True},
-    ("post", "/v1/subscriptions/{id}/revoke"): {"summary": "Revoke (raises the generation)", "body": "SubscriptionTransition", "optionalBody": True},
-    ("post", "/v1/subscriptions/{id}/suspend"): {"summary": "Suspend", "body": "SubscriptionTransition", "optionalBody": True},
-    ("post", "/v1/subscriptions/{id}/resume"): {"summary": "Resume (through a new challenge)", "body": "SubscriptionTransition", "optionalBody": True},
+    ("patch", "/v1/subscriptions/{id}"): {
+        "summary": "Change a subscription (If-Match)",
+        "body": "SubscriptionPatch",
+        "ifMatch": True,
+    },
+    ("post", "/v1/subscriptions/{id}/revoke"): {
+        "summary": "Revoke (raises the generation)",
+        "body": "SubscriptionTransition",
+        "optionalBody": True,
+    },
+    ("post", "/v1/subscriptions/{id}/suspend"): {
+        "summary": "Suspend",
+        "body": "SubscriptionTransition",
+        "optionalBody": True,
+    },
+    ("post", "/v1/subscriptions/{id}/resume"): {
+        "summary": "Resume (through a new challenge)",
+        "body": "SubscriptionTransition",
+        "optionalBody": True,
+    },
     ("post", "/v1/subscriptions/{id}/challenge"): {"summary": "Challenge the endpoint now"},
     ("get", "/v1/subscriptions/{id}/history"): {"summary": "The subscription's events, in order"},
-    ("post", "/v1/subscriptions/{id}/secret/rotate"): {"summary": "Rotate the shared secret (shown once)"},
-    ("post", "/v1/events"): {"summary": "Ingest a business event", "body": "EventIn", "status": 202},
+    ("post", "/v1/subscriptions/{id}/secret/rotate"): {
+        "summary": "Rotate the shared secret (shown once)"
+    },
+    ("post", "/v1/events"): {
+        "summary": "Ingest a business event",
+        "body": "EventIn",
+        "status": 202,
+    },
     ("get", "/v1/events/{eventId}"): {"summary": "An event and its deliveries"},
     ("get", "/v1/deliveries/{id}"): {"summary": "A delivery: state, evidence, attempts"},
-    ("post", "/v1/deliveries/{id}/replay"): {"summary": "Replay a delivery (new attempt, same identity)", "status": 202},
+    ("post", "/v1/deliveries/{id}/replay"): {
+        "summary": "Replay a delivery (new attempt, same identity)",
+        "status": 202,
+    },
     ("get", "/v1/dead-letters"): {"summary": "Dead letters with their owners"},
-    ("post", "/v1/receipts"): {"summary": "Submit a signed applicationReceipt.v1", "public": True, "rawBody": True},
+    ("post", "/v1/receipts"): {
+        "summary": "Submit a signed applicationReceipt.v1",
+        "public": True,
+        "rawBody": True,
+    },
     ("post", "/v1/keys/rotate"): {"summary": "Rotate the engine signing key"},
-    ("get", "/.well-known/hookproof/jwks.json"): {"summary": "Public signing keys (JWKS)", "public": True},
+    ("get", "/.well-known/hookproof/jwks.json"): {
+        "summary": "Public signing keys (JWKS)",
+        "public": True,
+    },
     ("get", "/healthz"): {"summary": "Liveness", "public": True},
-    ("get", "/readyz"): {"summary": "Readiness (database reachable, schema current)", "public": True},
+    ("get", "/readyz"): {
+        "summary": "Readiness (database reachable, schema current)",
+        "public": True,
+    },
     ("get", "/openapi.json"): {"summary": "This document", "public": True},
     ("get", "/metrics"): {"summary": "Prometheus metrics", "public": True, "text": True},
 }
@@ -80,7 +120,12 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
         if (method, path) not in live:
             continue
         params = [
-            {"name": name, "in": "path", "required": True, "schema": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,100}$"}}
+            {
+                "name": name,
+                "in": "path",
+                "required": True,
+                "schema": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,100}$"},
+            }
             for name in ("id", "eventId")
             if "{" + name + "}" in path
         ]
@@ -88,7 +133,12 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
             params.append(
                 {"name": "If-Match", "in": "header", "required": True, "schema": {"type": "string"}}
             )
-        problem = {"description": "Problem", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+        problem = {
+            "description": "Problem",
+            "content": {
+                "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
+            },
+        }
         ok_content = (
             {"text/plain": {"schema": {"type": "string"}}}
             if op.get("text")
@@ -96,7 +146,7 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
         )
         entry: dict[str, Any] = {
             "summary": op["summary"],
-            "operationId": f"{method}_{path.strip('/').replace('/', '_').replace('{', '').replace('}', '').replace('.', '_').replace('-', '_')}",
+            "operationId": method + "_" + re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_"),
             "parameters": params,
             "responses": {
                 str(op.get("status", 200)): {"description": "Success", "content": ok_content},
@@ -114,7 +164,9 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
         if "body" in op:
             entry["requestBody"] = {
                 "required": not op.get("optionalBody"),
-                "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{op['body']}"}}},
+                "content": {
+                    "application/json": {"schema": {"$ref": f"#/components/schemas/{op['body']}"}}
+                },
             }
         elif op.get("rawBody"):
             entry["requestBody"] = {

@@ -19,7 +19,9 @@ MAX_BODY = 256 * 1024
 _ENC = msgspec.json.Encoder()
 
 
-def json_response(data: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+def json_response(
+    data: Any, *, status: int = 200, headers: dict[str, str] | None = None
+) -> web.Response:
     return web.Response(
         body=_ENC.encode(data), status=status, content_type="application/json", headers=headers
     )
@@ -77,7 +79,9 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         return await handler(request)
     except HookproofError as err:
         if err.status >= 500:
-            log.error("api_error", code=err.code, path=request.path, cause=type(err.__cause__).__name__)
+            log.error(
+                "api_error", code=err.code, path=request.path, cause=type(err.__cause__).__name__
+            )
         return problem(err)
     except web.HTTPException as exc:
         if exc.status < 400:

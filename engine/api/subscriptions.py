@@ -87,7 +87,9 @@ def _if_match(request: web.Request) -> int:
         text = text[2:]
     text = text.strip('"')
     if not text.isdigit():
-        raise ValidationError('If-Match must be "<generation>"', field="If-Match", code="bad_if_match")
+        raise ValidationError(
+            'If-Match must be "<generation>"', field="If-Match", code="bad_if_match"
+        )
     return int(text)
 
 
@@ -145,7 +147,9 @@ async def patch(request: web.Request) -> web.Response:
     expected = _if_match(request)
     body = await decode_body(request, SubscriptionPatch)
     before = await ctx.subscriptions.get(tenant, sid)
-    state = await ctx.subscriptions.update(tenant, sid, expected, body, actor=actor(request, tenant))
+    state = await ctx.subscriptions.update(
+        tenant, sid, expected, body, actor=actor(request, tenant)
+    )
     if state.generation != before.generation and ctx.on_registered is not None:
         await ctx.on_registered(state)
         state = await ctx.subscriptions.get(tenant, sid)
@@ -163,8 +167,12 @@ def _transition(command: str):  # type: ignore[no-untyped-def]
             reason = (await decode_body(request, SubscriptionTransition)).reason
         expected = _if_match(request) if "If-Match" in request.headers else None
         state = await ctx.subscriptions.transition(
-            tenant, sid, command, actor=actor(request, tenant),
-            expected_generation=expected, reason=reason,
+            tenant,
+            sid,
+            command,
+            actor=actor(request, tenant),
+            expected_generation=expected,
+            reason=reason,
         )
         if command == "resume" and ctx.on_registered is not None:
             await ctx.on_registered(state)

@@ -22,10 +22,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import asyncpg
 import msgspec
 import structlog
-from hookproof_subscriber import SigningKey, sign_request
 
 from hookproof.config import Settings
 from hookproof.errors import ConcurrencyConflict, HookproofError
@@ -40,13 +38,14 @@ from hookproof.events.delivery_events import (
 )
 from hookproof.events.sqlfiles import query
 from hookproof.events.subscription_events import RetryPolicy
+from hookproof_subscriber import SigningKey, sign_request
 
 from ..egress import EgressResult, Outcome
 from .gates import EndpointGates
 from .ledger import Admit, Defer, Refuse, admission
 from .retry import AttemptError, decide, parse_retry_after
 
-__all__ = ["Dispatcher", "DispatchMetrics"]
+__all__ = ["DispatchMetrics", "Dispatcher"]
 
 log = structlog.get_logger("hookproof.dispatcher")
 PKG = "hookproof.engine"
@@ -185,9 +184,7 @@ class Dispatcher:
                         row["subscription_id"], config["signature_algorithm"]
                     )
                 except HookproofError as exc:  # e.g. no ACTIVE key after a compromise
-                    log.warning(
-                        "admission_no_key", delivery_id=row["delivery_id"], code=exc.code
-                    )
+                    log.warning("admission_no_key", delivery_id=row["delivery_id"], code=exc.code)
                     continue
                 attempt = row["attempt"] + 1
                 policy = msgspec.convert(config.get("retry_policy") or {}, RetryPolicy)
@@ -217,7 +214,15 @@ class Dispatcher:
                     )
                 )
                 jobs.append(
-                    _Job(row, attempt, key, key_generation, policy, row["stream_version"] + 1, time.monotonic())
+                    _Job(
+                        row,
+                        attempt,
+                        key,
+                        key_generation,
+                        policy,
+                        row["stream_version"] + 1,
+                        time.monotonic(),
+                    )
                 )
             if appends:
                 await self.store.append(appends, conn=conn)
@@ -266,9 +271,7 @@ class Dispatcher:
             result = await self.poster(r, r["body"], headers)
             # the breaker counts unavailability (no answer, 5xx, 429), not a 4xx verdict
             status = result.status
-            success = result.ok or (
-                status is not None and 400 <= status < 500 and status != 429
-            )
+            success = result.ok or (status is not None and 400 <= status < 500 and status != 429)
             await self.record(job, result, time.monotonic() - started)
         except Exception as exc:  # recording failed: the lease expiry will reconcile it
             log.error(
@@ -440,7 +443,9 @@ class Dispatcher:
                         last_reconcile = time.monotonic()
                         await self.reconcile_leases()
                 except Exception as exc:  # the loop must outlive any one bad tick
-                    log.warning("dispatch_tick_failed", error=type(exc).__name__, detail=str(exc)[:200])
+                    log.warning(
+                        "dispatch_tick_failed", error=type(exc).__name__, detail=str(exc)[:200]
+                    )
                     n = 0
                     await asyncio.sleep(self.poll_interval)
                 if n and len(self.inflight) < self.max_inflight:

@@ -36,7 +36,11 @@ class EndpointGates:
         for key, g in self.gates.items():
             if g.state == "open" and now >= g.open_until:
                 g.state = "half_open"
-            if g.inflight >= self.limit or g.state == "open" or (g.state == "half_open" and g.inflight > 0):
+            if (
+                g.inflight >= self.limit
+                or g.state == "open"
+                or (g.state == "half_open" and g.inflight > 0)
+            ):
                 out.append(key)
         return out
 

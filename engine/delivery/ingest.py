@@ -10,7 +10,6 @@ from typing import Any
 
 import asyncpg
 import msgspec
-from hookproof_subscriber import content_digest
 
 from hookproof.errors import ConflictError, ValidationError
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
@@ -19,11 +18,12 @@ from hookproof.events.delivery_events import DeliveryPlanned, EventIngested, Eve
 from hookproof.events.sqlfiles import query
 from hookproof.projections.deliveries import DeliveryLedger
 from hookproof.schemas.api import EventIn
+from hookproof_subscriber import content_digest
 
 from ..subscriptions.matching import filter_matches, topic_matches
 from ..subscriptions.validation import parse_time
 
-__all__ = ["IngestResult", "IngestService", "delivery_id_for", "deliveries_inline"]
+__all__ = ["IngestResult", "IngestService", "deliveries_inline", "delivery_id_for"]
 
 PKG = "hookproof.engine"
 _ID = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
@@ -82,13 +82,17 @@ def validate_event(e: EventIn) -> int:
     if not e.aggregate_id or len(e.aggregate_id) > 200:
         raise ValidationError("aggregateId must be 1..200 characters", field="aggregateId")
     if e.aggregate_version < 0 or e.aggregate_version > 2**62:
-        raise ValidationError("aggregateVersion must be a non-negative integer", field="aggregateVersion")
+        raise ValidationError(
+            "aggregateVersion must be a non-negative integer", field="aggregateVersion"
+        )
     parse_time(e.occurred_at, "occurredAt")
     return int(m.group(1))
 
 
 class IngestService:
-    def __init__(self, store: EventStore, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+    def __init__(
+        self, store: EventStore, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    ) -> None:
         self.store = store
         self.clock = clock
         if deliveries_inline not in store.inline:

@@ -65,7 +65,9 @@ class Defer:
     seconds: float
 
 
-def admission(delivery: dict[str, Any], subscription: dict[str, Any] | None) -> Admit | Refuse | Defer:
+def admission(
+    delivery: dict[str, Any], subscription: dict[str, Any] | None
+) -> Admit | Refuse | Defer:
     """May this delivery get an attempt now? Decided against the subscription row read
     ``FOR SHARE`` in the admitting transaction (the fencing check)."""
     if subscription is None:
@@ -81,6 +83,10 @@ def admission(delivery: dict[str, Any], subscription: dict[str, Any] | None) -> 
             return Defer("subscription_suspended", 30.0)
         return Defer("subscription_pending_challenge", 15.0)
     # An older generation: only deliveries already admitted before may drain, by policy.
-    if delivery["attempt"] >= 1 and subscription["old_generation_policy"] == "drain" and state != "SUSPENDED":
+    if (
+        delivery["attempt"] >= 1
+        and subscription["old_generation_policy"] == "drain"
+        and state != "SUSPENDED"
+    ):
         return Admit(drain=True)
     return Refuse("stale_generation")

@@ -27,8 +27,14 @@ PKG = "hookproof.engine"
 def evidence_of(row: dict[str, Any], verified_generation: int | None = None) -> dict[str, Any]:
     """The evidence ladder: endpoint and application facts, never inferred from each other."""
     accepted = row["accepted_at"] is not None
-    endpoint = "ENDPOINT_ACCEPTED" if accepted else (
-        "VERIFIED_ENDPOINT" if verified_generation is not None and verified_generation >= row["generation"] else "NONE"
+    endpoint = (
+        "ENDPOINT_ACCEPTED"
+        if accepted
+        else (
+            "VERIFIED_ENDPOINT"
+            if verified_generation is not None and verified_generation >= row["generation"]
+            else "NONE"
+        )
     )
     application = row["application"]
     if application == "CONFIRMED":
@@ -76,28 +82,46 @@ class DeliveryReader:
                 }
             elif isinstance(ev, EndpointAccepted) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
-                    outcome="ENDPOINT_ACCEPTED", status=ev.status, peerAddress=ev.peer_address,
-                    spkiSha256=ev.spki_sha256, durationMs=ev.duration_ms, completedAt=ev.at,
+                    outcome="ENDPOINT_ACCEPTED",
+                    status=ev.status,
+                    peerAddress=ev.peer_address,
+                    spkiSha256=ev.spki_sha256,
+                    durationMs=ev.duration_ms,
+                    completedAt=ev.at,
                 )
             elif isinstance(ev, AttemptFailed) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
-                    outcome=ev.outcome, code=ev.code, status=ev.status, location=ev.location,
-                    requestWritten=ev.request_written, peerAddress=ev.peer_address,
-                    retryAt=ev.retry_at, durationMs=ev.duration_ms, completedAt=ev.at,
+                    outcome=ev.outcome,
+                    code=ev.code,
+                    status=ev.status,
+                    location=ev.location,
+                    requestWritten=ev.request_written,
+                    peerAddress=ev.peer_address,
+                    retryAt=ev.retry_at,
+                    durationMs=ev.duration_ms,
+                    completedAt=ev.at,
                 )
             elif isinstance(ev, AttemptLost) and ev.attempt in attempts:
-                attempts[ev.attempt].update(outcome="UNKNOWN_TRANSPORT", code="dispatcher_lost", completedAt=ev.at)
+                attempts[ev.attempt].update(
+                    outcome="UNKNOWN_TRANSPORT", code="dispatcher_lost", completedAt=ev.at
+                )
             elif isinstance(ev, ApplicationConfirmed):
                 confirmation = {
-                    "operationId": ev.operation_id, "result": ev.result, "appliedAt": ev.applied_at,
-                    "receiptKeyId": ev.receipt_key_id, "receiptKeyGeneration": ev.receipt_key_generation,
+                    "operationId": ev.operation_id,
+                    "result": ev.result,
+                    "appliedAt": ev.applied_at,
+                    "receiptKeyId": ev.receipt_key_id,
+                    "receiptKeyGeneration": ev.receipt_key_generation,
                     "confirmedAt": ev.at,
                 }
             elif isinstance(ev, ReceiptConflict):
-                conflicts.append({
-                    "receiptDigest": ev.receipt_digest, "operationId": ev.operation_id,
-                    "at": ev.at,
-                })
+                conflicts.append(
+                    {
+                        "receiptDigest": ev.receipt_digest,
+                        "operationId": ev.operation_id,
+                        "at": ev.at,
+                    }
+                )
         view = {
             "deliveryId": row["delivery_id"],
             "eventId": row["event_id"],
@@ -174,13 +198,16 @@ class DeliveryReader:
             for r in rows
         ]
 
-    async def replay(self, tenant_id: str, delivery_id: str, *, actor: str, now: str) -> dict[str, Any]:
+    async def replay(
+        self, tenant_id: str, delivery_id: str, *, actor: str, now: str
+    ) -> dict[str, Any]:
         row = await self.store.pool.fetchrow(query("delivery_get", PKG), delivery_id, tenant_id)
         if row is None:
             raise NotFound("no such delivery", code="delivery_not_found")
         if ledger_next(row["state"], "replay") is None:
             raise ConflictError(
-                f"a {row['state']} delivery cannot be replayed", code="replay_not_allowed",
+                f"a {row['state']} delivery cannot be replayed",
+                code="replay_not_allowed",
                 state=row["state"],
             )
         await self.store.append(
@@ -194,4 +221,3 @@ class DeliveryReader:
             ]
         )
         return await self.delivery(tenant_id, delivery_id)
-

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
 from aiohttp import web
+
 from hookproof.events.key_events import ED25519, PURPOSE_ENGINE, KeyState
 from hookproof.projections.key_ring import KeyView
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
 
+from hookproof.config import Settings
 from hookproof.events import Event
 from hookproof.events.key_events import (
     KeyActivated,
@@ -29,8 +30,6 @@ from hookproof.events.key_events import (
     RevokeReason,
 )
 from hookproof.projections.key_ring import KeyView, evolve, scope_of
-
-from hookproof.config import Settings
 
 from .errors import KeyNotFound, KeyTransitionForbidden
 
@@ -245,11 +244,14 @@ def decide(view: KeyView | None, command: Command) -> list[Event]:
     if isinstance(command, Revoke):
         if command.reason is RevokeReason.RETIRED:
             raise KeyTransitionForbidden(
-                f"key {kid}: retirement goes through retire", key_id=kid, state=state,
+                f"key {kid}: retirement goes through retire",
+                key_id=kid,
+                state=state,
                 command=command.name,
             )
-        return [KeyRevoked(key_id=kid, at=command.at, reason=command.reason,
-                           previous_state=view.state)]
+        return [
+            KeyRevoked(key_id=kid, at=command.at, reason=command.reason, previous_state=view.state)
+        ]
     if isinstance(command, Rollback):
         until = view.verify_only_until
         if until is not None and command.at >= until:
@@ -373,8 +375,7 @@ def plan_promote(
     steps = [_step(target, key_id, Activate(at=at, previous_key_id=_kid(current)))]
     if current is not None:
         steps.append(
-            _step(current, current.key_id, Supersede(at=at, windows=windows,
-                                                      superseded_by=key_id))
+            _step(current, current.key_id, Supersede(at=at, windows=windows, superseded_by=key_id))
         )
     return steps
 
@@ -393,8 +394,7 @@ def plan_rollback(
     steps = [_step(target, key_id, Rollback(at=at, replaces_key_id=_kid(current)))]
     if current is not None:
         steps.append(
-            _step(current, current.key_id, Supersede(at=at, windows=windows,
-                                                      superseded_by=key_id))
+            _step(current, current.key_id, Supersede(at=at, windows=windows, superseded_by=key_id))
         )
     return steps
 

@@ -20,9 +20,9 @@ import asyncpg
 import structlog
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from hookproof.events.sqlfiles import query
 
 from hookproof.config import Settings
+from hookproof.events.sqlfiles import query
 
 from .errors import KeyMaterialUnavailable, MasterKeyInvalid
 
@@ -128,8 +128,9 @@ async def store_material(
     await conn.execute(query("key_material_insert", _PKG), key_id, algorithm, nonce, ciphertext, at)
 
 
-async def read_material(conn: asyncpg.Connection | asyncpg.Pool, box: MaterialBox,
-                        key_id: str) -> bytes:
+async def read_material(
+    conn: asyncpg.Connection | asyncpg.Pool, box: MaterialBox, key_id: str
+) -> bytes:
     row = await conn.fetchrow(query("key_material_select", _PKG), key_id)
     if row is None:
         raise KeyMaterialUnavailable(

@@ -21,6 +21,8 @@ import asyncpg
 import structlog
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from hookproof.config import Settings
 from hookproof.events import EventStore, Metadata, RecordedEvent, StreamAppend
 from hookproof.events.key_events import (
     ED25519,
@@ -34,8 +36,6 @@ from hookproof.projections.key_ring import KeyView, fold, scope_of
 from hookproof_subscriber import KeyState as WireKeyState
 from hookproof_subscriber import SigningKey, VerificationKey
 from hookproof_subscriber.keys import b64url_encode
-
-from hookproof.config import Settings
 
 from . import machine
 from .errors import KeyMaterialUnavailable, KeyNotFound, KeyTransitionForbidden, NoActiveKey
@@ -125,9 +125,7 @@ def verification_key_of(view: KeyView, *, secret: bytes | None = None) -> Verifi
     kwargs: dict[str, Any] = {
         "state": WireKeyState(str(view.state)),
         "not_before": _epoch(valid_from),
-        "not_after": _epoch(view.verify_only_until)
-        if view.state is KeyState.VERIFY_ONLY
-        else None,
+        "not_after": _epoch(view.verify_only_until) if view.state is KeyState.VERIFY_ONLY else None,
         "generation": view.generation,
     }
     if view.algorithm == ED25519:
@@ -157,8 +155,7 @@ class KeyRing:
         self.store = store if store is not None else EventStore(pool)
         self.clock = clock or (lambda: datetime.now(UTC))
         self.windows = machine.Windows.from_settings(settings)
-        self._box = MaterialBox(master_key if master_key is not None else
-                                load_master_key(settings))
+        self._box = MaterialBox(master_key if master_key is not None else load_master_key(settings))
         self._ring: dict[str, KeyView] = {}
         self._head: tuple[int, int] | None = None
         self._signers: dict[str, SigningKey] = {}
@@ -198,8 +195,9 @@ class KeyRing:
             if view is None or view.state is not KeyState.ACTIVE:
                 self._signers.pop(kid, None)  # invalidated: only ACTIVE keys may sign
 
-    async def keys(self, *, purpose: str | None = None,
-                   subscription_id: str | None = None) -> list[KeyView]:
+    async def keys(
+        self, *, purpose: str | None = None, subscription_id: str | None = None
+    ) -> list[KeyView]:
         ring = await self.refresh()
         out = [
             v
@@ -318,7 +316,10 @@ class KeyRing:
             return None
         try:
             view, _ = await self._create(
-                algorithm=ED25519, purpose=PURPOSE_ENGINE, subscription_id=None, active=True,
+                algorithm=ED25519,
+                purpose=PURPOSE_ENGINE,
+                subscription_id=None,
+                active=True,
                 actor=actor,
             )
         except KeyTransitionForbidden as exc:  # another process created it first
@@ -330,7 +331,10 @@ class KeyRing:
     async def rotate(self, *, actor: str = "system") -> KeyView:
         """Publish the next engine key as NOT_BEFORE (in the JWKS, not signing yet)."""
         view, _ = await self._create(
-            algorithm=ED25519, purpose=PURPOSE_ENGINE, subscription_id=None, active=False,
+            algorithm=ED25519,
+            purpose=PURPOSE_ENGINE,
+            subscription_id=None,
+            active=False,
             actor=actor,
         )
         return view
@@ -352,8 +356,9 @@ class KeyRing:
         )
         return after[key_id]
 
-    async def retire_expired(self, now: datetime | None = None, *,
-                             actor: str = "system") -> list[KeyView]:
+    async def retire_expired(
+        self, now: datetime | None = None, *, actor: str = "system"
+    ) -> list[KeyView]:
         """VERIFY_ONLY keys past their deadline -> REVOKED (reason ``retired``)."""
         at = now or self.now()
         after, steps = await self._mutate(
@@ -410,8 +415,7 @@ class KeyRing:
 
     async def _signing_key_of(self, view: KeyView) -> SigningKey:
         if view.state is not KeyState.ACTIVE:
-            raise NoActiveKey(f"key {view.key_id} is {view.state}, not ACTIVE",
-                              key_id=view.key_id)
+            raise NoActiveKey(f"key {view.key_id} is {view.state}, not ACTIVE", key_id=view.key_id)
         cached = self._signers.get(view.key_id)
         if cached is not None:
             return cached
@@ -428,8 +432,9 @@ class KeyRing:
         verifies the next generation before any delivery is signed with it."""
         view = await self.get(key_id)
         if view.state not in (KeyState.NOT_BEFORE, KeyState.ACTIVE):
-            raise NoActiveKey(f"key {key_id} is {view.state}: it cannot sign a challenge",
-                              key_id=key_id)
+            raise NoActiveKey(
+                f"key {key_id} is {view.state}: it cannot sign a challenge", key_id=key_id
+            )
         raw = await read_material(self.pool, self._box, view.key_id)
         if view.algorithm == ED25519:
             return SigningKey.ed25519(view.key_id, Ed25519PrivateKey.from_private_bytes(raw))
@@ -446,8 +451,10 @@ class KeyRing:
         """The ACTIVE shared secret of a subscription as an hmac-sha256 SigningKey."""
         view = await self.active(scope_of(PURPOSE_SUBSCRIPTION, subscription_id))
         if view is None:
-            raise NoActiveKey(f"subscription {subscription_id}: no ACTIVE shared secret",
-                              subscription_id=subscription_id)
+            raise NoActiveKey(
+                f"subscription {subscription_id}: no ACTIVE shared secret",
+                subscription_id=subscription_id,
+            )
         return await self._signing_key_of(view)
 
     async def resolver(self, *, include_secrets: bool = False) -> RingResolver:
@@ -472,21 +479,29 @@ class KeyRing:
 
     # -- shared secrets --------------------------------------------------------------------
 
-    async def create_subscription_secret(self, subscription_id: str, *,
-                                         actor: str = "system") -> NewSecret:
+    async def create_subscription_secret(
+        self, subscription_id: str, *, actor: str = "system"
+    ) -> NewSecret:
         """The first shared secret of a subscription, ACTIVE; shown once (standard base64)."""
         view, raw = await self._create(
-            algorithm=HMAC_SHA256, purpose=PURPOSE_SUBSCRIPTION,
-            subscription_id=subscription_id, active=True, actor=actor,
+            algorithm=HMAC_SHA256,
+            purpose=PURPOSE_SUBSCRIPTION,
+            subscription_id=subscription_id,
+            active=True,
+            actor=actor,
         )
         return NewSecret(view.key_id, base64.b64encode(raw).decode("ascii"))
 
-    async def rotate_subscription_secret(self, subscription_id: str, *,
-                                         actor: str = "system") -> NewSecret:
+    async def rotate_subscription_secret(
+        self, subscription_id: str, *, actor: str = "system"
+    ) -> NewSecret:
         """The next shared secret as NOT_BEFORE (shown once); ``promote`` it once proved."""
         view, raw = await self._create(
-            algorithm=HMAC_SHA256, purpose=PURPOSE_SUBSCRIPTION,
-            subscription_id=subscription_id, active=False, actor=actor,
+            algorithm=HMAC_SHA256,
+            purpose=PURPOSE_SUBSCRIPTION,
+            subscription_id=subscription_id,
+            active=False,
+            actor=actor,
         )
         return NewSecret(view.key_id, base64.b64encode(raw).decode("ascii"))
 
@@ -494,11 +509,13 @@ class KeyRing:
         """The raw bytes of a shared secret that is not REVOKED (for HMAC signing/proofs)."""
         view = await self.get(key_id)
         if view.algorithm != HMAC_SHA256:
-            raise KeyTransitionForbidden(f"key {key_id} is not a shared secret",
-                                         code="wrong_key_scope", key_id=key_id)
+            raise KeyTransitionForbidden(
+                f"key {key_id} is not a shared secret", code="wrong_key_scope", key_id=key_id
+            )
         if view.state is KeyState.REVOKED:
-            raise KeyMaterialUnavailable(f"key {key_id} is revoked", code="key_revoked",
-                                         key_id=key_id)
+            raise KeyMaterialUnavailable(
+                f"key {key_id} is revoked", code="key_revoked", key_id=key_id
+            )
         return await read_material(self.pool, self._box, key_id)
 
     # -- publishing ------------------------------------------------------------------------

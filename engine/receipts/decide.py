@@ -109,8 +109,11 @@ def verify_receipt_signature(
     this subscription verifies is ``revoked_receipt_key``; a key id this subscription never
     registered is ``unknown_key`` (after the structural checks, which come first).
     """
-    past = [k for k in history if not _same(k, current) and k.public_key_jwk.get("x") != (
-        current.public_key_jwk.get("x"))]
+    past = [
+        k
+        for k in history
+        if not _same(k, current) and k.public_key_jwk.get("x") != (current.public_key_jwk.get("x"))
+    ]
     try:
         kid = peek_key_id(headers, RECEIPT_V1)
     except Exception:  # pragma: no cover - peek_key_id never raises
@@ -128,8 +131,12 @@ def verify_receipt_signature(
             if str(res.reason) == "bad_signature":
                 for old in (k for k in past if k.key_id == kid):
                     if attempt(old).ok:
-                        return KeyVerdict("revoked_receipt_key", kid, old.generation,
-                                          "signed by a superseded receipt key")
+                        return KeyVerdict(
+                            "revoked_receipt_key",
+                            kid,
+                            old.generation,
+                            "signed by a superseded receipt key",
+                        )
             return KeyVerdict(str(res.reason), kid, None, res.detail)
         olds = [k for k in past if k.key_id == kid]
         if olds:
@@ -137,8 +144,12 @@ def verify_receipt_signature(
             for old in olds:
                 res = attempt(old)
                 if res.ok:
-                    return KeyVerdict("revoked_receipt_key", kid, old.generation,
-                                      "signed by a superseded receipt key")
+                    return KeyVerdict(
+                        "revoked_receipt_key",
+                        kid,
+                        old.generation,
+                        "signed by a superseded receipt key",
+                    )
                 first = first or res
             assert first is not None
             return KeyVerdict(str(first.reason), kid, None, first.detail)

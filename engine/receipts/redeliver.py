@@ -48,8 +48,9 @@ class ReceiptRedeliverer:
         self.exhausted = 0
 
     @classmethod
-    def from_env(cls, store: EventStore, env: Mapping[str, str] | None = None,
-                 **kw: object) -> ReceiptRedeliverer:
+    def from_env(
+        cls, store: EventStore, env: Mapping[str, str] | None = None, **kw: object
+    ) -> ReceiptRedeliverer:
         env = os.environ if env is None else env
         timeout = float(env.get("HOOKPROOF_RECEIPT_TIMEOUT") or 900.0)
         redeliveries = int(env.get("HOOKPROOF_RECEIPT_REDELIVERIES") or 3)
@@ -64,7 +65,8 @@ class ReceiptRedeliverer:
             stream = f"delivery-{r['delivery_id']}"
             events = await self.store.read_stream(stream)
             done = sum(
-                1 for e in events
+                1
+                for e in events
                 if isinstance(ev := e.decode(), DeliveryReplayRequested)
                 and ev.by == REDELIVERY_ACTOR
             )
@@ -78,14 +80,20 @@ class ReceiptRedeliverer:
                 await self.store.append(
                     [
                         StreamAppend(
-                            stream, [event], r["stream_version"],
+                            stream,
+                            [event],
+                            r["stream_version"],
                             Metadata(actor=REDELIVERY_ACTOR, correlation_id=r["event_id"]),
                         )
                     ]
                 )
                 n += 1
-                log.info("receipt_overdue_redelivery", delivery_id=r["delivery_id"],
-                         subscription_id=r["subscription_id"], redelivery=done + 1)
+                log.info(
+                    "receipt_overdue_redelivery",
+                    delivery_id=r["delivery_id"],
+                    subscription_id=r["subscription_id"],
+                    redelivery=done + 1,
+                )
         self.redelivered += n
         return n
 

@@ -207,21 +207,27 @@ class ReceiptService:
         if verdict.reason != "ok":
             code = verdict.reason if verdict.reason in REASONS else "bad_signature"
             return await self._reject(
-                code, verdict.detail or "receipt signature refused",
-                key_id=verdict.key_id, key_generation=verdict.generation, **ids,
+                code,
+                verdict.detail or "receipt signature refused",
+                key_id=verdict.key_id,
+                key_generation=verdict.generation,
+                **ids,
             )
         if receipt.receipt_key_generation != current.generation:
             return await self._reject(
                 "wrong_key_generation",
                 f"receiptKeyGeneration {receipt.receipt_key_generation} is not the registered"
                 f" generation {current.generation}",
-                key_id=verdict.key_id, key_generation=receipt.receipt_key_generation, **ids,
+                key_id=verdict.key_id,
+                key_generation=receipt.receipt_key_generation,
+                **ids,
             )
         for _ in range(_CONFIRM_RETRIES):
             row = await self.store.pool.fetchrow(query("receipt_delivery_get", PKG), did)
             if row is None or row["subscription_id"] != sid or row["event_id"] != eid:
-                return await self._reject("delivery_not_found", "no such delivery", **ids,
-                                          key_id=verdict.key_id)
+                return await self._reject(
+                    "delivery_not_found", "no such delivery", **ids, key_id=verdict.key_id
+                )
             outcome = await self._settle(dict(row), receipt, body, verdict.key_id or "")
             if outcome is not None:
                 return outcome
@@ -237,7 +243,8 @@ class ReceiptService:
             return await self._reject(
                 "no_receipt_contract",
                 "the delivery was planned before a receipt key was registered",
-                key_id=key_id, **ids,
+                key_id=key_id,
+                **ids,
             )
         stream = f"delivery-{did}"
         history = [r.decode() for r in await self.store.read_stream(stream)]
@@ -252,9 +259,13 @@ class ReceiptService:
             )
             if not seen:
                 conflict = ReceiptConflict(
-                    delivery_id=did, event_id=eid, subscription_id=sid,
-                    delivered_digest=row["payload_digest"], receipt_digest=receipt.payload_digest,
-                    operation_id=receipt.operation_id, at=now,
+                    delivery_id=did,
+                    event_id=eid,
+                    subscription_id=sid,
+                    delivered_digest=row["payload_digest"],
+                    receipt_digest=receipt.payload_digest,
+                    operation_id=receipt.operation_id,
+                    at=now,
                 )
                 await self.store.append([StreamAppend(stream, [conflict], "any", meta)])
             self.metrics.count("conflict")
@@ -262,7 +273,8 @@ class ReceiptService:
             return _problem(
                 "receipt_conflict",
                 "the receipt's payloadDigest differs from the delivered payload's",
-                deliveredDigest=row["payload_digest"], receiptDigest=receipt.payload_digest,
+                deliveredDigest=row["payload_digest"],
+                receiptDigest=receipt.payload_digest,
                 deliveryId=did,
             )
         confirmed = next((e for e in history if isinstance(e, ApplicationConfirmed)), None)
@@ -271,23 +283,36 @@ class ReceiptService:
             return ReceiptOutcome(DUPLICATE_STATUS, self._answer("duplicate", row, confirmed))
         if ledger_next(row["state"], "confirm") is None:
             return await self._reject(
-                "invalid_delivery_state", f"a {row['state']} delivery cannot be confirmed",
-                key_id=key_id, **ids,
+                "invalid_delivery_state",
+                f"a {row['state']} delivery cannot be confirmed",
+                key_id=key_id,
+                **ids,
             )
         event = ApplicationConfirmed(
-            delivery_id=did, event_id=eid, subscription_id=sid,
-            payload_digest=receipt.payload_digest, operation_id=receipt.operation_id,
-            result=receipt.result, applied_at=receipt.applied_at, receipt_key_id=key_id,
+            delivery_id=did,
+            event_id=eid,
+            subscription_id=sid,
+            payload_digest=receipt.payload_digest,
+            operation_id=receipt.operation_id,
+            result=receipt.result,
+            applied_at=receipt.applied_at,
+            receipt_key_id=key_id,
             receipt_key_generation=receipt.receipt_key_generation,
-            receipt_digest=content_digest(body), at=now,
+            receipt_digest=content_digest(body),
+            at=now,
         )
         try:
             await self.store.append([StreamAppend(stream, [event], row["stream_version"], meta)])
         except ConcurrencyConflict:
             return None
         self.metrics.count("accepted")
-        log.info("receipt_accepted", **ids, operation_id=receipt.operation_id,
-                 previous_state=row["state"], key_id=key_id)
+        log.info(
+            "receipt_accepted",
+            **ids,
+            operation_id=receipt.operation_id,
+            previous_state=row["state"],
+            key_id=key_id,
+        )
         after = evolve_delivery(row, event, row["stream_version"] + 1)
         return ReceiptOutcome(ACCEPTED_STATUS, self._answer("accepted", after, event))
 

@@ -16,8 +16,7 @@ from hookproof.errors import ConcurrencyConflict, NotFound
 from hookproof.events import EventStore, Metadata, RecordedEvent, StreamAppend
 from hookproof.events.sqlfiles import query
 from hookproof.events.subscription_events import SubscriptionConfig
-
-from hookproof.projections.subscriptions import SubscriptionState, Subscriptions, fold
+from hookproof.projections.subscriptions import Subscriptions, SubscriptionState, fold
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch
 
 from .decide import Command, Register, Transition, Update, decide
@@ -244,6 +243,3 @@ class SubscriptionService:
             except Exception:  # another daemon got there first, or it changed meanwhile
                 continue
         return done
-
-
-

@@ -87,7 +87,9 @@ def validate_retry_policy(p: RetryPolicyIn | None) -> RetryPolicy:
     if not 1 <= p.max_attempts <= 100:
         raise ValidationError("maxAttempts must be 1..100", field="retryPolicy.maxAttempts")
     if not 0 < p.initial_delay_s <= 86400:
-        raise ValidationError("initialDelayS must be in (0, 86400]", field="retryPolicy.initialDelayS")
+        raise ValidationError(
+            "initialDelayS must be in (0, 86400]", field="retryPolicy.initialDelayS"
+        )
     if not p.initial_delay_s <= p.max_delay_s <= 7 * 86400:
         raise ValidationError("maxDelayS out of range", field="retryPolicy.maxDelayS")
     if not 1.0 <= p.multiplier <= 10.0:

@@ -209,8 +209,9 @@ class SqliteStore:
 
     def __init__(self, path: str = ":memory:") -> None:
         self.connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self.connection.execute("PRAGMA journal_mode=WAL" if path != ":memory:" else "PRAGMA "
-                                "journal_mode=MEMORY")
+        self.connection.execute(
+            "PRAGMA journal_mode=WAL" if path != ":memory:" else "PRAGMA journal_mode=MEMORY"
+        )
         self.connection.executescript(_SCHEMA)
         self._depth = 0
         self._lock = threading.RLock()
@@ -240,49 +241,61 @@ class SqliteStore:
         row = self.connection.execute(
             "SELECT event_id, aggregate_id, aggregate_version, payload_digest, result,"
             " operation_id, applied_at, delivery_id, subscription_id FROM hookproof_applied"
-            " WHERE event_id = ?", (event_id,)).fetchone()
+            " WHERE event_id = ?",
+            (event_id,),
+        ).fetchone()
         return AppliedRecord(*row) if row else None
 
     def last_version(self, aggregate_id: str) -> int | None:
         row = self.connection.execute(
-            "SELECT last_version FROM hookproof_aggregates WHERE aggregate_id = ?",
-            (aggregate_id,)).fetchone()
+            "SELECT last_version FROM hookproof_aggregates WHERE aggregate_id = ?", (aggregate_id,)
+        ).fetchone()
         return None if row is None else int(row[0])
 
     def set_last_version(self, aggregate_id: str, version: int) -> None:
         self.connection.execute(
             "INSERT INTO hookproof_aggregates VALUES (?, ?) ON CONFLICT(aggregate_id)"
-            " DO UPDATE SET last_version = excluded.last_version", (aggregate_id, version))
+            " DO UPDATE SET last_version = excluded.last_version",
+            (aggregate_id, version),
+        )
 
     def add_record(self, record: AppliedRecord) -> None:
-        self.connection.execute("INSERT INTO hookproof_applied VALUES (?,?,?,?,?,?,?,?,?)",
-                                tuple(asdict(record).values()))
+        self.connection.execute(
+            "INSERT INTO hookproof_applied VALUES (?,?,?,?,?,?,?,?,?)",
+            tuple(asdict(record).values()),
+        )
 
     def buffer(self, event: Event) -> None:
-        self.connection.execute("INSERT INTO hookproof_buffer VALUES (?, ?, ?, ?)",
-                                (event.aggregate_id, event.aggregate_version, event.event_id,
-                                 event.to_json()))
+        self.connection.execute(
+            "INSERT INTO hookproof_buffer VALUES (?, ?, ?, ?)",
+            (event.aggregate_id, event.aggregate_version, event.event_id, event.to_json()),
+        )
 
     def buffered(self, aggregate_id: str, version: int) -> Event | None:
         row = self.connection.execute(
             "SELECT event FROM hookproof_buffer WHERE aggregate_id = ? AND aggregate_version = ?",
-            (aggregate_id, version)).fetchone()
+            (aggregate_id, version),
+        ).fetchone()
         return Event.from_json(row[0]) if row else None
 
     def buffered_by_id(self, event_id: str) -> Event | None:
-        row = self.connection.execute("SELECT event FROM hookproof_buffer WHERE event_id = ?",
-                                      (event_id,)).fetchone()
+        row = self.connection.execute(
+            "SELECT event FROM hookproof_buffer WHERE event_id = ?", (event_id,)
+        ).fetchone()
         return Event.from_json(row[0]) if row else None
 
     def unbuffer(self, aggregate_id: str, version: int) -> None:
         self.connection.execute(
             "DELETE FROM hookproof_buffer WHERE aggregate_id = ? AND aggregate_version = ?",
-            (aggregate_id, version))
+            (aggregate_id, version),
+        )
 
     def buffered_count(self, aggregate_id: str) -> int:
-        return int(self.connection.execute(
-            "SELECT count(*) FROM hookproof_buffer WHERE aggregate_id = ?",
-            (aggregate_id,)).fetchone()[0])
+        return int(
+            self.connection.execute(
+                "SELECT count(*) FROM hookproof_buffer WHERE aggregate_id = ?", (aggregate_id,)
+            ).fetchone()[0]
+        )
 
 
 Handler = Callable[[Event], Awaitable[Any] | Any]
@@ -321,31 +334,45 @@ class EventApplier:
             record = store.get_record(event.event_id)
             if record is not None:
                 if record.payload_digest != event.payload_digest:
-                    return [ApplyOutcome(event, Outcome.CONFLICT, record,
-                                         "same event id, different payload")]
+                    return [
+                        ApplyOutcome(
+                            event, Outcome.CONFLICT, record, "same event id, different payload"
+                        )
+                    ]
                 return [ApplyOutcome(event, Outcome.DUPLICATE, record)]
             pending = store.buffered_by_id(event.event_id)
             if pending is not None:
                 if pending.payload_digest != event.payload_digest:
-                    return [ApplyOutcome(event, Outcome.CONFLICT, None,
-                                         "same event id, different payload")]
+                    return [
+                        ApplyOutcome(
+                            event, Outcome.CONFLICT, None, "same event id, different payload"
+                        )
+                    ]
                 return [ApplyOutcome(event, Outcome.BUFFERED)]
             last = store.last_version(event.aggregate_id)
             expected = self.first_version if last is None else last + 1
             if event.aggregate_version < expected:
-                return [ApplyOutcome(event, Outcome.STALE, None,
-                                     f"aggregate already at version {last}")]
+                return [
+                    ApplyOutcome(event, Outcome.STALE, None, f"aggregate already at version {last}")
+                ]
             if event.aggregate_version > expected:
                 other = store.buffered(event.aggregate_id, event.aggregate_version)
                 if other is not None:
-                    return [ApplyOutcome(event, Outcome.CONFLICT, None,
-                                         "another event holds this aggregate version")]
+                    return [
+                        ApplyOutcome(
+                            event,
+                            Outcome.CONFLICT,
+                            None,
+                            "another event holds this aggregate version",
+                        )
+                    ]
                 if store.buffered_count(event.aggregate_id) >= self.max_buffered:
                     return [ApplyOutcome(event, Outcome.CONFLICT, None, "buffer full")]
                 with store.transaction():
                     store.buffer(event)
-                return [ApplyOutcome(event, Outcome.BUFFERED, None,
-                                     f"waiting for version {expected}")]
+                return [
+                    ApplyOutcome(event, Outcome.BUFFERED, None, f"waiting for version {expected}")
+                ]
             outcomes = [await self._apply(event)]
             nxt = event.aggregate_version + 1
             while (queued := store.buffered(event.aggregate_id, nxt)) is not None:
@@ -365,9 +392,17 @@ class EventApplier:
                         await out
             except RejectEvent as exc:
                 result, detail = Outcome.REJECTED, str(exc)
-            record = AppliedRecord(event.event_id, event.aggregate_id, event.aggregate_version,
-                                   event.payload_digest, str(result), str(uuid.uuid4()), _now(),
-                                   event.delivery_id, event.subscription_id)
+            record = AppliedRecord(
+                event.event_id,
+                event.aggregate_id,
+                event.aggregate_version,
+                event.payload_digest,
+                str(result),
+                str(uuid.uuid4()),
+                _now(),
+                event.delivery_id,
+                event.subscription_id,
+            )
             store.add_record(record)
             store.set_last_version(event.aggregate_id, event.aggregate_version)
             store.unbuffer(event.aggregate_id, event.aggregate_version)

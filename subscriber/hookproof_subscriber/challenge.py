@@ -37,8 +37,15 @@ __all__ = [
 
 CHALLENGE_TYPE = "hookproof.challenge.v1"
 CHALLENGE_RESPONSE_TYPE = "hookproof.challenge-response.v1"
-CHALLENGE_FIELDS = ("challengeId", "nonce", "subscriptionId", "generation", "endpointDigest",
-                    "expiresAt", "keyId")
+CHALLENGE_FIELDS = (
+    "challengeId",
+    "nonce",
+    "subscriptionId",
+    "generation",
+    "endpointDigest",
+    "expiresAt",
+    "keyId",
+)
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 JSON_HEADERS = {"Content-Type": "application/json"}
 
@@ -75,8 +82,7 @@ def parse_challenge(body: bytes) -> dict[str, Any]:
     for name in CHALLENGE_FIELDS:
         if name not in doc:
             raise ChallengeError("malformed", f"challenge lacks {name}")
-    for name in ("challengeId", "nonce", "subscriptionId", "endpointDigest", "expiresAt",
-                 "keyId"):
+    for name in ("challengeId", "nonce", "subscriptionId", "endpointDigest", "expiresAt", "keyId"):
         if not isinstance(doc[name], str) or not doc[name]:
             raise ChallengeError("malformed", f"{name} must be a non-empty string")
     if type(doc["generation"]) is not int or doc["generation"] < 0:
@@ -90,8 +96,9 @@ def parse_challenge(body: bytes) -> dict[str, Any]:
     return doc
 
 
-def challenge_proof(body: bytes, *, secret: bytes | None = None,
-                    receipt_key: SigningKey | None = None) -> str | None:
+def challenge_proof(
+    body: bytes, *, secret: bytes | None = None, receipt_key: SigningKey | None = None
+) -> str | None:
     """The ``proof`` value over the exact challenge body bytes (None when no proof applies)."""
     if secret is not None:
         return b64url_encode(hmac.new(secret, body, hashlib.sha256).digest())
@@ -102,8 +109,9 @@ def challenge_proof(body: bytes, *, secret: bytes | None = None,
     return None
 
 
-def build_challenge_response(body: bytes, *, secret: bytes | None = None,
-                             receipt_key: SigningKey | None = None) -> bytes:
+def build_challenge_response(
+    body: bytes, *, secret: bytes | None = None, receipt_key: SigningKey | None = None
+) -> bytes:
     """The response body: type, the seven echoed fields (same values), and ``proof``."""
     doc = parse_challenge(body)
     out: dict[str, Any] = {"type": CHALLENGE_RESPONSE_TYPE}
@@ -126,8 +134,9 @@ class ChallengeAnswer:
 
 
 def _refuse(status: int, reason: str) -> ChallengeAnswer:
-    body = json.dumps({"type": "about:blank", "title": "challenge refused", "status": status,
-                       "code": reason}).encode()
+    body = json.dumps(
+        {"type": "about:blank", "title": "challenge refused", "status": status, "code": reason}
+    ).encode()
     return ChallengeAnswer(status, {"Content-Type": "application/problem+json"}, body, reason)
 
 
@@ -159,9 +168,17 @@ class ChallengeResponder:
 
     async def answer(self, method: str, url: str, headers: Any, body: bytes) -> ChallengeAnswer:
         """Verify the signed challenge request and build the answer (never raises)."""
-        res = await averify_request(method, self.endpoint or url, headers, body, keys=self.keys,
-                                    now=int(self.clock()), nonce_cache=self.nonce_cache,
-                                    profile=SIG_V1, accept_not_before=True)
+        res = await averify_request(
+            method,
+            self.endpoint or url,
+            headers,
+            body,
+            keys=self.keys,
+            now=int(self.clock()),
+            nonce_cache=self.nonce_cache,
+            profile=SIG_V1,
+            accept_not_before=True,
+        )
         return self.answer_verified(res, headers, body)
 
     def answer_verified(self, res: VerifyResult, headers: Any, body: bytes) -> ChallengeAnswer:
@@ -171,8 +188,10 @@ class ChallengeResponder:
         try:
             doc = parse_challenge(body)
             hdrs = {str(k).lower(): str(v).strip() for k, v in dict(headers).items()}
-            if hdrs.get("webhook-id") != doc["challengeId"] or hdrs.get(
-                    "webhook-delivery-id") != doc["challengeId"]:
+            if (
+                hdrs.get("webhook-id") != doc["challengeId"]
+                or hdrs.get("webhook-delivery-id") != doc["challengeId"]
+            ):
                 raise ChallengeError("mismatch", "Webhook-Id/Delivery-Id is not the challenge id")
             if hdrs.get("webhook-subscription") != doc["subscriptionId"]:
                 raise ChallengeError("mismatch", "signed subscription differs from the body")
@@ -183,7 +202,8 @@ class ChallengeResponder:
             if self.subscription_id is not None and doc["subscriptionId"] != self.subscription_id:
                 raise ChallengeError("wrong_subscription", "not our subscription")
             if self.endpoint is not None and doc["endpointDigest"] != endpoint_digest(
-                    self.endpoint):
+                self.endpoint
+            ):
                 raise ChallengeError("wrong_endpoint", "endpointDigest is not our endpoint's")
             now = self.clock()
             if _parse_rfc3339(doc["expiresAt"]) < now:
@@ -192,8 +212,9 @@ class ChallengeResponder:
             if doc["challengeId"] in self._answered:
                 raise ChallengeError("replayed", "challenge already answered")
             secret = res.key.secret if (res.alg == HMAC_SHA256 and res.key is not None) else None
-            out = build_challenge_response(body, secret=secret,
-                                           receipt_key=None if secret else self.receipt_key)
+            out = build_challenge_response(
+                body, secret=secret, receipt_key=None if secret else self.receipt_key
+            )
             self._answered[doc["challengeId"]] = _parse_rfc3339(doc["expiresAt"])
         except ChallengeError as exc:
             return _refuse(400 if exc.reason == "malformed" else 403, exc.reason)

@@ -35,8 +35,11 @@ def _json(status: int, doc: Mapping[str, Any], problem: bool = False) -> Respons
 
 
 def _problem(status: int, code: str, title: str) -> Response:
-    return _json(status, {"type": "about:blank", "title": title, "status": status, "code": code},
-                 problem=True)
+    return _json(
+        status,
+        {"type": "about:blank", "title": title, "status": status, "code": code},
+        problem=True,
+    )
 
 
 class Subscriber:
@@ -70,17 +73,20 @@ class Subscriber:
         self.keys = keys
         self.endpoint = endpoint
         self.subscription_id = subscription_id
-        self.applier = EventApplier(on_event, store or InMemoryStore(),
-                                    first_version=first_version)
+        self.applier = EventApplier(on_event, store or InMemoryStore(), first_version=first_version)
         self.receipt_key = receipt_key
         self.receipt_key_generation = receipt_key_generation
         self.receipts_url = receipts_url
         self.nonce_cache = nonce_cache if nonce_cache is not None else NonceCache()
         self.clock = clock
-        self.challenges = ChallengeResponder(keys=keys, endpoint=endpoint,
-                                             subscription_id=subscription_id,
-                                             receipt_key=receipt_key,
-                                             nonce_cache=self.nonce_cache, clock=clock)
+        self.challenges = ChallengeResponder(
+            keys=keys,
+            endpoint=endpoint,
+            subscription_id=subscription_id,
+            receipt_key=receipt_key,
+            nonce_cache=self.nonce_cache,
+            clock=clock,
+        )
         if receipt_sender is None and receipt_key is not None and receipts_url is not None:
             url, key = receipts_url, receipt_key
 
@@ -103,10 +109,18 @@ class Subscriber:
         except (ValueError, UnicodeError):
             is_challenge = False
         expected = {"webhook-subscription": self.subscription_id} if self.subscription_id else None
-        res = await averify_request(method, self.endpoint or url, headers, body, keys=self.keys,
-                                    now=int(self.clock()), nonce_cache=self.nonce_cache,
-                                    profile=SIG_V1, accept_not_before=is_challenge,
-                                    expected=expected)
+        res = await averify_request(
+            method,
+            self.endpoint or url,
+            headers,
+            body,
+            keys=self.keys,
+            now=int(self.clock()),
+            nonce_cache=self.nonce_cache,
+            profile=SIG_V1,
+            accept_not_before=is_challenge,
+            expected=expected,
+        )
         log.info("hookproof verify", extra={"hookproof": res.log_fields()})
         if not res.ok:
             return _problem(401, str(res.reason), "signature refused")
@@ -117,16 +131,24 @@ class Subscriber:
             event = Event.from_delivery(body, headers)
         except (ValueError, TypeError, KeyError):
             return _problem(400, "malformed", "not a hookproof delivery body")
-        with consumer_span(dict(_items(headers)), attributes={
-                "hookproof.event_id": event.event_id, "hookproof.delivery_id": event.delivery_id}):
+        with consumer_span(
+            dict(_items(headers)),
+            attributes={
+                "hookproof.event_id": event.event_id,
+                "hookproof.delivery_id": event.delivery_id,
+            },
+        ):
             try:
                 outcomes = await self.applier.submit(event)
             except Exception:
                 log.exception("hookproof apply failed", extra={"event_id": event.event_id})
                 return _problem(503, "apply_failed", "event not applied; retry later")
         for o in outcomes:
-            if o.record is not None and o.outcome in (Outcome.APPLIED, Outcome.REJECTED,
-                                                      Outcome.DUPLICATE):
+            if o.record is not None and o.outcome in (
+                Outcome.APPLIED,
+                Outcome.REJECTED,
+                Outcome.DUPLICATE,
+            ):
                 self._schedule_receipt(o)
         first = outcomes[0]
         doc: dict[str, Any] = {"eventId": event.event_id, "result": str(first.outcome)}
@@ -141,12 +163,16 @@ class Subscriber:
         rec = outcome.record
         if rec is None:
             return None
-        return build_receipt(subscription_id=rec.subscription_id or outcome.event.subscription_id,
-                             event_id=rec.event_id,
-                             delivery_id=rec.delivery_id or outcome.event.delivery_id,
-                             payload_digest=rec.payload_digest, result=rec.result,
-                             operation_id=rec.operation_id, applied_at=rec.applied_at,
-                             receipt_key_generation=self.receipt_key_generation)
+        return build_receipt(
+            subscription_id=rec.subscription_id or outcome.event.subscription_id,
+            event_id=rec.event_id,
+            delivery_id=rec.delivery_id or outcome.event.delivery_id,
+            payload_digest=rec.payload_digest,
+            result=rec.result,
+            operation_id=rec.operation_id,
+            applied_at=rec.applied_at,
+            receipt_key_generation=self.receipt_key_generation,
+        )
 
     def _schedule_receipt(self, outcome: ApplyOutcome) -> None:
         if self.receipt_sender is None:
@@ -185,7 +211,8 @@ def aiohttp_handler(subscriber: Subscriber) -> Callable[[Any], Awaitable[Any]]:
             return web.Response(status=413)
         body = await request.content.read(_MAX_BODY + 1)
         status, headers, payload = await subscriber.handle(
-            request.method, str(request.url), list(request.headers.items()), body)
+            request.method, str(request.url), list(request.headers.items()), body
+        )
         return web.Response(status=status, headers=headers, body=payload)
 
     return handler

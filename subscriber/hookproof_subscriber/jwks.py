@@ -95,8 +95,10 @@ class JwksKeyResolver:
         return self._fetched_at is None or self._clock() - self._fetched_at > self.ttl
 
     def _may_refresh(self) -> bool:
-        return (self._attempted_at is None
-                or self._clock() - self._attempted_at >= self.min_refresh_interval)
+        return (
+            self._attempted_at is None
+            or self._clock() - self._attempted_at >= self.min_refresh_interval
+        )
 
     async def refresh(self) -> bool:
         """Fetch the set now; True on success."""
@@ -118,8 +120,10 @@ class JwksKeyResolver:
 
     def _pending(self, key: VerificationKey | None) -> bool:
         """A key we hold as NOT_BEFORE that is now used: it has probably just been promoted."""
-        return key is not None and str(key.state) == "NOT_BEFORE" and (
-            self._attempted_at is None or self._clock() - self._attempted_at >= 1.0
+        return (
+            key is not None
+            and str(key.state) == "NOT_BEFORE"
+            and (self._attempted_at is None or self._clock() - self._attempted_at >= 1.0)
         )
 
     async def aresolve(self, key_id: str) -> VerificationKey | None:

@@ -123,8 +123,9 @@ class SigningKey:
         """The matching VerificationKey (state and validity via keyword arguments)."""
         if self.alg == ED25519:
             assert self.private_key is not None
-            return VerificationKey(self.key_id, ED25519, public_key=self.private_key.public_key(),
-                                   **kwargs)
+            return VerificationKey(
+                self.key_id, ED25519, public_key=self.private_key.public_key(), **kwargs
+            )
         return VerificationKey(self.key_id, HMAC_SHA256, secret=self.secret, **kwargs)
 
 
@@ -153,8 +154,9 @@ class VerificationKey:
         object.__setattr__(self, "state", KeyState(self.state))
 
     @classmethod
-    def ed25519(cls, key_id: str, public_key: Ed25519PublicKey | bytes, **kwargs: Any
-                ) -> VerificationKey:
+    def ed25519(
+        cls, key_id: str, public_key: Ed25519PublicKey | bytes, **kwargs: Any
+    ) -> VerificationKey:
         if isinstance(public_key, bytes):
             public_key = Ed25519PublicKey.from_public_bytes(public_key)
         return cls(key_id, ED25519, public_key=public_key, **kwargs)
@@ -238,8 +240,9 @@ def jwk_to_verification_key(jwk: Mapping[str, Any]) -> VerificationKey:
     )
 
 
-def public_jwk(key: SigningKey | VerificationKey | Ed25519PublicKey, kid: str | None = None
-               ) -> dict[str, Any]:
+def public_jwk(
+    key: SigningKey | VerificationKey | Ed25519PublicKey, kid: str | None = None
+) -> dict[str, Any]:
     """The public OKP JWK of an Ed25519 key (``kid`` from the key unless given)."""
     if isinstance(key, SigningKey):
         if key.private_key is None:

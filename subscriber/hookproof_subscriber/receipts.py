@@ -28,10 +28,20 @@ __all__ = [
 
 RECEIPT_TYPE = "applicationReceipt.v1"
 RECEIPT_RESULTS = ("applied", "rejected", "duplicate")
-_FIELDS = ("type", "subscriptionId", "eventId", "deliveryId", "payloadDigest", "operationId",
-           "result", "appliedAt", "receiptKeyGeneration")
+_FIELDS = (
+    "type",
+    "subscriptionId",
+    "eventId",
+    "deliveryId",
+    "payloadDigest",
+    "operationId",
+    "result",
+    "appliedAt",
+    "receiptKeyGeneration",
+)
 _RFC3339 = re.compile(
-    r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})")
+    r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})"
+)
 
 
 class ReceiptError(ValueError):
@@ -114,9 +124,16 @@ def build_receipt(
     receipt_key_generation: int = 1,
 ) -> Receipt:
     """A receipt; ``operation_id`` defaults to a random UUID, ``applied_at`` to now (UTC)."""
-    return Receipt(subscription_id, event_id, delivery_id, payload_digest,
-                   operation_id or str(uuid.uuid4()), result, applied_at or _now_rfc3339(),
-                   receipt_key_generation)
+    return Receipt(
+        subscription_id,
+        event_id,
+        delivery_id,
+        payload_digest,
+        operation_id or str(uuid.uuid4()),
+        result,
+        applied_at or _now_rfc3339(),
+        receipt_key_generation,
+    )
 
 
 def parse_receipt(body: bytes) -> Receipt:
@@ -128,9 +145,16 @@ def parse_receipt(body: bytes) -> Receipt:
     if not isinstance(doc, dict):
         raise ReceiptError("receipt body is not a JSON object")
     _validate(doc)
-    return Receipt(doc["subscriptionId"], doc["eventId"], doc["deliveryId"],
-                   doc["payloadDigest"], doc["operationId"], doc["result"], doc["appliedAt"],
-                   doc["receiptKeyGeneration"])
+    return Receipt(
+        doc["subscriptionId"],
+        doc["eventId"],
+        doc["deliveryId"],
+        doc["payloadDigest"],
+        doc["operationId"],
+        doc["result"],
+        doc["appliedAt"],
+        doc["receiptKeyGeneration"],
+    )
 
 
 def sign_receipt(
@@ -148,8 +172,19 @@ def sign_receipt(
     body = receipt.to_bytes() if isinstance(receipt, Receipt) else bytes(receipt)
     created = int(time.time()) if created is None else created
     headers = {"Content-Type": "application/json"}
-    headers.update(sign_request("POST", url, headers, body, key=key, created=created,
-                                expires=expires, profile=RECEIPT_V1, lifetime=lifetime))
+    headers.update(
+        sign_request(
+            "POST",
+            url,
+            headers,
+            body,
+            key=key,
+            created=created,
+            expires=expires,
+            profile=RECEIPT_V1,
+            lifetime=lifetime,
+        )
+    )
     return headers, body
 
 
@@ -170,8 +205,9 @@ async def send_receipt(
         headers = {**extra_headers, **headers}
     own = session is None
     if own:
-        session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=request_timeout),
-                                        trust_env=False)
+        session = aiohttp.ClientSession(
+            timeout=aiohttp.ClientTimeout(total=request_timeout), trust_env=False
+        )
     try:
         async with session.post(url, data=body, headers=headers, allow_redirects=False) as resp:
             return resp.status, await resp.content.read(1 << 16)

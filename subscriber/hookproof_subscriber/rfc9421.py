@@ -88,8 +88,9 @@ class Target:
     def authority(self) -> str:
         host = self.host.lower()
         port = self.port
-        if port is not None and (port == "" or port.lstrip("0") == _DEFAULT_PORTS.get(
-                self.scheme.lower())):
+        if port is not None and (
+            port == "" or port.lstrip("0") == _DEFAULT_PORTS.get(self.scheme.lower())
+        ):
             port = None
         return host if port is None else f"{host}:{port}"
 

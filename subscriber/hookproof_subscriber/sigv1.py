@@ -286,8 +286,19 @@ def verify_request(
     subscription or generation is then ``bad_signature`` too, never ``ok``.
     """
     try:
-        return _verify(method, url, headers, body, keys, now, nonce_cache, profile, clock_skew,
-                       accept_not_before, expected)
+        return _verify(
+            method,
+            url,
+            headers,
+            body,
+            keys,
+            now,
+            nonce_cache,
+            profile,
+            clock_skew,
+            accept_not_before,
+            expected,
+        )
     except Exception as exc:
         return _fail(Reason.MALFORMED, f"unexpected input ({type(exc).__name__})")
 
@@ -315,9 +326,19 @@ async def averify_request(
         except Exception:
             key = None
         resolver = _OneKey(kid, key)
-    return verify_request(method, url, headers, body, keys=resolver, now=now,
-                          nonce_cache=nonce_cache, profile=profile, clock_skew=clock_skew,
-                          accept_not_before=accept_not_before, expected=expected)
+    return verify_request(
+        method,
+        url,
+        headers,
+        body,
+        keys=resolver,
+        now=now,
+        nonce_cache=nonce_cache,
+        profile=profile,
+        clock_skew=clock_skew,
+        accept_not_before=accept_not_before,
+        expected=expected,
+    )
 
 
 class _OneKey:
@@ -405,9 +426,10 @@ def _verify(
         return _fail(Reason.MALFORMED, "resolver returned an unexpected object", **info)
     if key.state is KeyState.REVOKED:
         return _fail(Reason.REVOKED_KEY, "key is revoked", **info)
-    if not accept_not_before and (key.state is KeyState.NOT_BEFORE or (
-        key.not_before is not None and key.not_before > now + skew
-    )):
+    if not accept_not_before and (
+        key.state is KeyState.NOT_BEFORE
+        or (key.not_before is not None and key.not_before > now + skew)
+    ):
         return _fail(Reason.KEY_NOT_YET_VALID, "key is not valid yet", **info)
     if key.not_after is not None and key.not_after < now - skew:
         return _fail(Reason.EXPIRED, "key validity ended", **info)
@@ -415,8 +437,9 @@ def _verify(
         return _fail(Reason.ALG_MISMATCH, "alg parameter differs from the key's algorithm", **info)
 
     try:
-        base = build_signature_base(method, target, hdrs, parsed.components,
-                                    parsed.signature_params)
+        base = build_signature_base(
+            method, target, hdrs, parsed.components, parsed.signature_params
+        )
     except SignatureFormatError as exc:
         return _fail(Reason(exc.reason), exc.detail, **info)
     if "content-digest" in covered and hdrs["content-digest"] != digest:
@@ -432,9 +455,11 @@ def _verify(
         for name, want in expected.items():
             lname = name.lower()
             if lname not in covered or hdrs.get(lname) != want:
-                return _fail(Reason.BAD_SIGNATURE, f"signed {lname} is not this receiver's",
-                             **info)
-    if (nonce_cache is not None and nonce is not None
-            and not nonce_cache.check_and_add(key_id, str(nonce), expires, now)):
+                return _fail(Reason.BAD_SIGNATURE, f"signed {lname} is not this receiver's", **info)
+    if (
+        nonce_cache is not None
+        and nonce is not None
+        and not nonce_cache.check_and_add(key_id, str(nonce), expires, now)
+    ):
         return _fail(Reason.REPLAYED_NONCE, "nonce already seen", **info)
     return VerifyResult(ok=True, reason=Reason.OK, detail="", key=key, **info)

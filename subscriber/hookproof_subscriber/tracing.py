@@ -36,8 +36,12 @@ def parse_traceparent(value: str | None, tracestate: str | None = None) -> Trace
     if m is None:
         return None
     version, trace_id, parent_id, flags, rest = m.groups()
-    if version == "ff" or (version == "00" and rest) or set(trace_id) == {"0"} or set(
-            parent_id) == {"0"}:
+    if (
+        version == "ff"
+        or (version == "00" and rest)
+        or set(trace_id) == {"0"}
+        or set(parent_id) == {"0"}
+    ):
         return None
     return TraceContext(value.strip(), trace_id, parent_id, bool(int(flags, 16) & 1), tracestate)
 
@@ -52,8 +56,9 @@ def _otel() -> tuple[Any, Any] | None:
 
 @contextlib.contextmanager
 def consumer_span(
-    headers: Mapping[str, str], name: str = "hookproof.deliver", attributes: Mapping[str, Any]
-    | None = None
+    headers: Mapping[str, str],
+    name: str = "hookproof.deliver",
+    attributes: Mapping[str, Any] | None = None,
 ) -> Iterator[TraceContext | None]:
     """Continue the sender's trace around the application's processing of one delivery."""
     lowered = {k.lower(): v for k, v in headers.items()}
@@ -68,6 +73,7 @@ def consumer_span(
         carrier["tracestate"] = ctx.tracestate
     parent = propagate.extract(carrier)
     tracer = trace.get_tracer("hookproof_subscriber")
-    with tracer.start_as_current_span(name, context=parent, kind=trace.SpanKind.CONSUMER,
-                                      attributes=dict(attributes or {})):
+    with tracer.start_as_current_span(
+        name, context=parent, kind=trace.SpanKind.CONSUMER, attributes=dict(attributes or {})
+    ):
         yield ctx

@@ -14,11 +14,11 @@ import asyncpg
 import pytest
 import trustme
 from aiohttp import web
-from hookproof_subscriber import build_challenge_response
 
 from hookproof.config import Settings
 from hookproof.engine.daemon import Engine, build_engine
 from hookproof.schemas.api import EventIn, SubscriptionCreate
+from hookproof_subscriber import build_challenge_response
 
 
 @dataclass
@@ -44,7 +44,8 @@ class Subscriber:
 
     def deliveries(self, path: str | None = None) -> list[Received]:
         return [
-            r for r in self.received
+            r
+            for r in self.received
             if b"hookproof.challenge.v1" not in r.body and (path is None or r.path == path)
         ]
 
@@ -142,9 +143,7 @@ async def tenant(engine: Engine) -> str:
     return (await engine.tenants.create("acme")).tenant_id
 
 
-async def active_subscription(
-    engine: Engine, tenant: str, url: str, **over: Any
-) -> str:
+async def active_subscription(engine: Engine, tenant: str, url: str, **over: Any) -> str:
     body: dict[str, Any] = {
         "endpoint": url,
         "topics": ["order.created"],
@@ -164,7 +163,9 @@ async def active_subscription(
     return state.subscription_id
 
 
-async def publish(engine: Engine, tenant: str, event_id: str, payload: Any = None, **over: Any) -> Any:
+async def publish(
+    engine: Engine, tenant: str, event_id: str, payload: Any = None, **over: Any
+) -> Any:
     import msgspec
 
     doc: dict[str, Any] = {

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from hookproof_subscriber import JwksKeyResolver, verify_request
 
 from hookproof.engine.daemon import Engine
 from hookproof.errors import ConflictError
+from hookproof_subscriber import JwksKeyResolver, verify_request
 
 from .conftest import Subscriber, active_subscription, delivery, dispatch_all, publish
 
@@ -38,7 +38,9 @@ async def test_2xx_is_endpoint_accepted_and_nothing_more(
 
         return json.dumps(await jwks.jwks()).encode()
 
-    resolver = JwksKeyResolver("https://engine.invalid/.well-known/hookproof/jwks.json", fetch=fetch)
+    resolver = JwksKeyResolver(
+        "https://engine.invalid/.well-known/hookproof/jwks.json", fetch=fetch
+    )
     await resolver.refresh()
     verdict = verify_request("POST", subscriber.url("ok"), got.headers, got.body, keys=resolver)
     assert verdict.ok, verdict.reason
@@ -116,7 +118,10 @@ async def test_stale_plan_after_generation_change_is_refused(
     from hookproof.schemas.api import SubscriptionPatch
 
     await engine.subscriptions.update(
-        tenant, sid, 1, msgspec.convert({"endpoint": subscriber.url("ok-new")}, SubscriptionPatch),
+        tenant,
+        sid,
+        1,
+        msgspec.convert({"endpoint": subscriber.url("ok-new")}, SubscriptionPatch),
         actor="test",
     )
     assert (await engine.services["challenger"].run(sid, actor="test"))["passed"]
@@ -156,11 +161,15 @@ async def test_exhaustion_dead_letter_and_replay(
     letters = await engine.services["reader"].dead_letters(tenant)
     assert [(x["deliveryId"], x["owner"]) for x in letters] == [(d["deliveryId"], "team-orders")]
     subscriber.modes["fail500"] = "ok"
-    await engine.services["reader"].replay(tenant, d["deliveryId"], actor="test", now="2026-11-30T00:00:00+00:00")
+    await engine.services["reader"].replay(
+        tenant, d["deliveryId"], actor="test", now="2026-11-30T00:00:00+00:00"
+    )
     await dispatch_all(engine)
     view = await delivery(engine, tenant, d["deliveryId"])
     assert view["state"] == "ENDPOINT_ACCEPTED" and len(view["attempts"]) == 4
-    assert {r.headers["Webhook-Delivery-Id"] for r in subscriber.deliveries("fail500")} == {d["deliveryId"]}
+    assert {r.headers["Webhook-Delivery-Id"] for r in subscriber.deliveries("fail500")} == {
+        d["deliveryId"]
+    }
 
 
 async def test_one_hanging_endpoint_does_not_delay_the_others(
@@ -172,9 +181,13 @@ async def test_one_hanging_endpoint_does_not_delay_the_others(
         await active_subscription(engine, tenant, subscriber.url(f"ok-{i}"))
     await publish(engine, tenant, "evt-many")
     await dispatch_all(engine)
-    rows = await engine.pool.fetch("SELECT endpoint, state FROM deliveries WHERE event_id = 'evt-many'")
+    rows = await engine.pool.fetch(
+        "SELECT endpoint, state FROM deliveries WHERE event_id = 'evt-many'"
+    )
     states = {r["endpoint"].rsplit("/", 1)[1]: r["state"] for r in rows}
-    assert sum(1 for k, v in states.items() if k.startswith("ok-") and v == "ENDPOINT_ACCEPTED") == 50
+    assert (
+        sum(1 for k, v in states.items() if k.startswith("ok-") and v == "ENDPOINT_ACCEPTED") == 50
+    )
     # causal order from the log: every 2xx was recorded before the hanging attempt gave up
     recorded = await engine.pool.fetch(
         "SELECT e.type, e.global_position, d.endpoint FROM events e "

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-
 import signal
 from collections import Counter
 from pathlib import Path
@@ -43,17 +42,26 @@ async def _stop(d: Daemon, sig: int = signal.SIGTERM) -> None:
     await asyncio.to_thread(d.stop, sig)
 
 
-async def _setup(env: dict[str, str], base: str, sub: Subscriber, paths: list[str]) -> tuple[str, list[str]]:
+async def _setup(
+    env: dict[str, str], base: str, sub: Subscriber, paths: list[str]
+) -> tuple[str, list[str]]:
     created = await asyncio.to_thread(run_cli, ["tenant", "create", "acme", "--json"], env)
     token = json.loads(created.stdout.strip().splitlines()[-1])["token"]
     ids = []
     async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {token}"}) as http:
         for p in paths:
-            async with http.post(f"{base}/v1/subscriptions", json={
-                "endpoint": sub.url(p), "topics": ["t"], "eventVersions": [1], "region": "eu",
-                "signatureAlgorithm": "ed25519", "owner": "ops",
-                "retryPolicy": {"initialDelayS": 0.2, "maxDelayS": 0.5},
-            }) as r:
+            async with http.post(
+                f"{base}/v1/subscriptions",
+                json={
+                    "endpoint": sub.url(p),
+                    "topics": ["t"],
+                    "eventVersions": [1],
+                    "region": "eu",
+                    "signatureAlgorithm": "ed25519",
+                    "owner": "ops",
+                    "retryPolicy": {"initialDelayS": 0.2, "maxDelayS": 0.5},
+                },
+            ) as r:
                 assert r.status == 201, await r.text()
                 ids.append((await r.json())["id"])
         for sid in ids:  # registration challenges run in the daemon's background
@@ -70,10 +78,18 @@ async def _setup(env: dict[str, str], base: str, sub: Subscriber, paths: list[st
 async def _publish(base: str, token: str, n: int) -> None:
     async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {token}"}) as http:
         for i in range(n):
-            async with http.post(f"{base}/v1/events", json={
-                "eventId": f"e-{i}", "topic": "t", "version": "1.0", "aggregateId": "a",
-                "aggregateVersion": i, "occurredAt": "2026-11-30T10:00:00Z", "payload": {"i": i},
-            }) as r:
+            async with http.post(
+                f"{base}/v1/events",
+                json={
+                    "eventId": f"e-{i}",
+                    "topic": "t",
+                    "version": "1.0",
+                    "aggregateId": "a",
+                    "aggregateVersion": i,
+                    "occurredAt": "2026-11-30T10:00:00Z",
+                    "payload": {"i": i},
+                },
+            ) as r:
                 assert r.status == 202, await r.text()
 
 
@@ -131,7 +147,8 @@ async def test_sigkill_mid_flight_then_a_fresh_dispatcher_reconciles(
     rows = await pool.fetch("SELECT delivery_id FROM deliveries")
     for r in rows:
         types = [
-            e["type"] for e in await pool.fetch(
+            e["type"]
+            for e in await pool.fetch(
                 "SELECT type FROM events WHERE stream_id = $1 ORDER BY stream_version",
                 f"delivery-{r['delivery_id']}",
             )
@@ -143,4 +160,3 @@ async def test_sigkill_mid_flight_then_a_fresh_dispatcher_reconciles(
             "delivery.attempt_admitted",
             "delivery.endpoint_accepted",
         ]
-

@@ -58,8 +58,9 @@ async def test_revoke_racing_the_dispatcher_many_interleavings(
         await dispatcher.drain()
         stream = await engine.store.read_stream(f"subscription-{sid}")
         revoke_version = next(
-            e.stream_version for e in stream if e.type == "subscription.state_changed"
-            and e.decode().command == "revoke"  # type: ignore[attr-defined]
+            e.stream_version
+            for e in stream
+            if e.type == "subscription.state_changed" and e.decode().command == "revoke"  # type: ignore[attr-defined]
         )
         ledger = await engine.store.read_stream(f"delivery-{d['deliveryId']}")
         for e in ledger:

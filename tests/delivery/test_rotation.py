@@ -13,7 +13,9 @@ from hookproof.schemas.api import SubscriptionCreate
 from .conftest import Subscriber, active_subscription, delivery, dispatch_all, publish
 
 
-async def test_engine_key_rotation_round(engine: Engine, tenant: str, subscriber: Subscriber) -> None:
+async def test_engine_key_rotation_round(
+    engine: Engine, tenant: str, subscriber: Subscriber
+) -> None:
     ring = engine.services["keyring"]
     old = await ring.active()
     a = await active_subscription(engine, tenant, subscriber.url("ok-a"))
@@ -36,7 +38,9 @@ async def test_engine_key_rotation_round(engine: Engine, tenant: str, subscriber
             "subscription.challenge_passed",
             "subscription.state_changed",  # activate
         ]
-    [d] = [x for x in (await publish(engine, tenant, "evt-rot")).deliveries if x["subscriptionId"] == a]
+    [d] = [
+        x for x in (await publish(engine, tenant, "evt-rot")).deliveries if x["subscriptionId"] == a
+    ]
     await dispatch_all(engine)
     view = await delivery(engine, tenant, d["deliveryId"])
     assert view["attempts"][0]["keyId"] == new.key_id
@@ -76,8 +80,12 @@ async def test_shared_secret_rotation_through_a_challenge(
 ) -> None:
     body = msgspec.convert(
         {
-            "endpoint": subscriber.url("ok-h"), "topics": ["order.created"], "eventVersions": [1],
-            "region": "eu", "signatureAlgorithm": "hmac-sha256", "owner": "o",
+            "endpoint": subscriber.url("ok-h"),
+            "topics": ["order.created"],
+            "eventVersions": [1],
+            "region": "eu",
+            "signatureAlgorithm": "hmac-sha256",
+            "owner": "o",
         },
         SubscriptionCreate,
     )

@@ -38,9 +38,16 @@ class SdkApp:
     gate: asyncio.Event | None = None
 
 
-def sdk_app(api: Api, hooks: HookServer, path: str, *, receipt_key: SigningKey | None = None,
-            signer: SigningKey | None = None, store: ApplierStore | None = None,
-            gated: bool = False) -> SdkApp:
+def sdk_app(
+    api: Api,
+    hooks: HookServer,
+    path: str,
+    *,
+    receipt_key: SigningKey | None = None,
+    signer: SigningKey | None = None,
+    store: ApplierStore | None = None,
+    gated: bool = False,
+) -> SdkApp:
     """``receipt_key``: registered and used for challenges and receipts; ``signer``: sign
     receipts with this key instead (e.g. one the engine does not know)."""
     url = hooks.url(path)

@@ -173,8 +173,9 @@ async def test_lost_2xx_then_retry_one_effect_one_receipt(
         return resp
 
     hooks.mount("lossy", front)
-    sid = await active_subscription(engine, tenant, app.url, receiptKey=receipt_key_body(key),
-                                    **FAST)
+    sid = await active_subscription(
+        engine, tenant, app.url, receiptKey=receipt_key_body(key), **FAST
+    )
     app.sdk.subscription_id = sid
     [d] = (await publish(engine, tenant, "evt-1")).deliveries
     await dispatch_all(engine)
@@ -192,7 +193,9 @@ async def test_lost_2xx_then_retry_one_effect_one_receipt(
     assert app.effects == [("evt-1", 1)]
     assert len({(r.operation_id, r.result, r.applied_at) for r in app.sent}) == 1
     assert sorted((s, a["receipt"]) for s, a in app.answers) == [
-        (200, "duplicate"), (201, "accepted")]
+        (200, "duplicate"),
+        (201, "accepted"),
+    ]
     types = await stream_types(engine, f"delivery-{d['deliveryId']}")
     assert types.count("delivery.application_confirmed") == 1
     _, view = await api.call("GET", f"/v1/deliveries/{d['deliveryId']}", token=token)

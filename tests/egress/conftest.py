@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import trustme
 from dnslib import AAAA, CNAME, QTYPE, RCODE, RR, SOA, A, DNSRecord
+
 from hookproof.engine.egress import EgressPolicy, EgressTransport
 
 LOOPBACK_V4 = ipaddress.ip_network("127.0.0.0/8")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import trustme
+
 from hookproof.engine.egress import EgressPolicy, EgressTransport
 
 from .conftest import DnsServer, TlsHttpServer, respond

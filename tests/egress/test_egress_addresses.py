@@ -5,9 +5,10 @@ from __future__ import annotations
 import ipaddress
 
 import pytest
-from hookproof.engine.egress import DENY_V4, DENY_V6, classify, parse_ip
 from hypothesis import given
 from hypothesis import strategies as st
+
+from hookproof.engine.egress import DENY_V4, DENY_V6, classify, parse_ip
 
 PUBLIC = [
     "8.8.8.8",

@@ -10,10 +10,10 @@ import socket
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
-from hookproof.engine.egress import FAILURE_CODES, EgressPolicy, EgressTransport, Outcome
-from hookproof.engine.egress import transport as transport_mod
 
 from hookproof.config import Settings
+from hookproof.engine.egress import FAILURE_CODES, EgressPolicy, EgressTransport, Outcome
+from hookproof.engine.egress import transport as transport_mod
 
 from .conftest import close_after_request, respond
 

@@ -6,10 +6,10 @@ import hashlib
 import ipaddress
 
 import pytest
-from hookproof.engine.endpoint import ENDPOINT_CODES, Endpoint, normalise_endpoint
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
+from hookproof.engine.endpoint import ENDPOINT_CODES, Endpoint, normalise_endpoint
 from hookproof.errors import ValidationError
 
 CANONICAL = [

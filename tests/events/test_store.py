@@ -112,8 +112,12 @@ async def test_out_of_order_commit_is_never_skipped(pool: asyncpg.Pool, db_url: 
     try:
         tx_a = conn_a.transaction()
         await tx_a.start()
-        [a] = await store.append([StreamAppend("race-a", [ThingHappened(n=1)], NO_STREAM)], conn=conn_a)
-        [b] = await store.append([StreamAppend("race-b", [ThingHappened(n=2)], NO_STREAM)], conn=conn_b)
+        [a] = await store.append(
+            [StreamAppend("race-a", [ThingHappened(n=1)], NO_STREAM)], conn=conn_a
+        )
+        [b] = await store.append(
+            [StreamAppend("race-b", [ThingHappened(n=2)], NO_STREAM)], conn=conn_b
+        )
         assert a.global_position < b.global_position
         # The naive reader ("position > last seen") sees B now and would never look back at A.
         naive = await pool.fetch("SELECT global_position FROM events ORDER BY global_position")
@@ -177,7 +181,11 @@ async def test_tampered_event_is_named(pool: asyncpg.Pool) -> None:
     assert b'"n":7' in events[2].data
     broken = verify_chain(events)
     assert broken is not None
-    assert (broken.stream_id, broken.stream_version, broken.problem) == ("thing-t", 3, "hash_mismatch")
+    assert (broken.stream_id, broken.stream_version, broken.problem) == (
+        "thing-t",
+        3,
+        "hash_mismatch",
+    )
     sql = await pool.fetch("SELECT * FROM hookproof_verify_stream('thing-t')")
     assert [(r["stream_version"], r["problem"]) for r in sql] == [(3, "hash_mismatch")]
     intact = await pool.fetch("SELECT * FROM hookproof_verify_stream('missing')")

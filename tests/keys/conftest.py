@@ -10,9 +10,9 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-from hookproof.engine.keys import KeyRing
 
 from hookproof.config import Settings
+from hookproof.engine.keys import KeyRing
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
 

@@ -19,6 +19,7 @@ def signed_headers(key: SigningKey, created: int, *, lifetime: int = 300) -> dic
         "Webhook-Subscription": "sub_1",
         "Webhook-Generation": "1",
     }
-    headers.update(sign_request("POST", URL, headers, BODY, key=key, created=created,
-                                lifetime=lifetime))
+    headers.update(
+        sign_request("POST", URL, headers, BODY, key=key, created=created, lifetime=lifetime)
+    )
     return headers

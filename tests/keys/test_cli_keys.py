@@ -9,9 +9,9 @@ import secrets
 from pathlib import Path
 
 import pytest
-from hookproof.engine import cli_keys
 
 from hookproof.config import Settings
+from hookproof.engine import cli_keys
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,20 +44,25 @@ async def run(settings: Settings, capsys: pytest.CaptureFixture[str], *argv: str
     return "\n".join(lines) + "\n"
 
 
-async def test_keys_cli_life_cycle(cli_settings: Settings,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
+async def test_keys_cli_life_cycle(
+    cli_settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert json.loads(await run(cli_settings, capsys, "list", "--json")) == {"keys": []}
     first = json.loads(await run(cli_settings, capsys, "create", "--json"))
     assert first["state"] == "ACTIVE" and first["keyGeneration"] == 1
     again = json.loads(await run(cli_settings, capsys, "create", "--json"))
     assert again["keyId"] == first["keyId"]
-    nxt = json.loads(await run(cli_settings, capsys, "rotate", "--publish-only", "--json", "--actor", "ops:bob"))
+    nxt = json.loads(
+        await run(cli_settings, capsys, "rotate", "--publish-only", "--json", "--actor", "ops:bob")
+    )
     assert nxt["state"] == "NOT_BEFORE" and nxt["keyGeneration"] == 2
     promoted = json.loads(await run(cli_settings, capsys, "promote", "--json"))
     assert promoted["keyId"] == nxt["keyId"] and promoted["state"] == "ACTIVE"
     listed = json.loads(await run(cli_settings, capsys, "list", "--json"))["keys"]
     assert {k["keyId"]: k["state"] for k in listed} == {
-        first["keyId"]: "VERIFY_ONLY", nxt["keyId"]: "ACTIVE"}
+        first["keyId"]: "VERIFY_ONLY",
+        nxt["keyId"]: "ACTIVE",
+    }
     assert all("secret" not in json.dumps(k).lower() for k in listed)
     back = json.loads(await run(cli_settings, capsys, "rollback", first["keyId"], "--json"))
     assert back["state"] == "ACTIVE"
@@ -70,8 +75,9 @@ async def test_keys_cli_life_cycle(cli_settings: Settings,
     assert first["keyId"] in text and "compromised" in text and "material destroyed" in text
 
 
-async def test_keys_cli_refusals(cli_settings: Settings,
-                                 capsys: pytest.CaptureFixture[str]) -> None:
+async def test_keys_cli_refusals(
+    cli_settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
     from hookproof.engine.keys import KeyTransitionForbidden
 
     first = json.loads(await run(cli_settings, capsys, "create", "--json"))

@@ -10,6 +10,7 @@ import structlog
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from cryptography.hazmat.primitives import serialization
+
 from hookproof.engine.keys import JWKS_PATH, KeyRing, jwks_handler
 from hookproof_subscriber import (
     Reason,
@@ -28,8 +29,14 @@ async def test_jwks_by_state(ring: KeyRing, clock: Clock) -> None:
     doc = await ring.jwks()
     assert [k["kid"] for k in doc["keys"]] == [g1.key_id]
     jwk = doc["keys"][0]
-    assert {"kty": "OKP", "crv": "Ed25519", "alg": "EdDSA", "use": "sig",
-            "state": "ACTIVE", "keyGeneration": 1}.items() <= jwk.items()
+    assert {
+        "kty": "OKP",
+        "crv": "Ed25519",
+        "alg": "EdDSA",
+        "use": "sig",
+        "state": "ACTIVE",
+        "keyGeneration": 1,
+    }.items() <= jwk.items()
     assert jwk["nbf"] == clock.epoch and "exp" not in jwk and "d" not in jwk
     g2 = await ring.rotate()
     states = {k["kid"]: k["state"] for k in (await ring.jwks())["keys"]}
@@ -89,12 +96,12 @@ async def test_rotation_half_old_half_new_until_window_ends(ring: KeyRing, clock
     for offset in (0, 60, window // 2, window - 1):
         now = clock.epoch + offset
         resolver = await ring.resolver()
-        reasons = [_verify(signed_headers(k, now), resolver, now)
-                   for k in [old_key, new_key] * 5]
+        reasons = [_verify(signed_headers(k, now), resolver, now) for k in [old_key, new_key] * 5]
         assert reasons == [Reason.OK] * 10, offset
     # the same through the published JWKS (what a subscriber sees)
-    jwks_resolver = StaticKeyResolver(jwk_to_verification_key(j)
-                                      for j in (await ring.jwks())["keys"])
+    jwks_resolver = StaticKeyResolver(
+        jwk_to_verification_key(j) for j in (await ring.jwks())["keys"]
+    )
     now = clock.epoch + window // 2
     assert _verify(signed_headers(old_key, now), jwks_resolver, now) is Reason.OK
     assert _verify(signed_headers(new_key, now), jwks_resolver, now) is Reason.OK
@@ -112,8 +119,9 @@ async def test_rotation_half_old_half_new_until_window_ends(ring: KeyRing, clock
     assert old_key.key_id not in {j["kid"] for j in (await ring.jwks())["keys"]}
 
 
-async def test_after_compromise_revoked_key_verifies_zero_times(ring: KeyRing,
-                                                                clock: Clock) -> None:
+async def test_after_compromise_revoked_key_verifies_zero_times(
+    ring: KeyRing, clock: Clock
+) -> None:
     await ring.ensure_active_engine_key()
     leaked = await ring.signing_key()
     sub = await ring.create_subscription_secret("sub_1")
@@ -132,8 +140,9 @@ async def test_after_compromise_revoked_key_verifies_zero_times(ring: KeyRing,
     assert set(reasons) == {Reason.REVOKED_KEY}
 
 
-async def test_no_secret_in_events_logs_or_errors(ring: KeyRing, pool: asyncpg.Pool,
-                                                  clock: Clock) -> None:
+async def test_no_secret_in_events_logs_or_errors(
+    ring: KeyRing, pool: asyncpg.Pool, clock: Clock
+) -> None:
     """Drive the whole life cycle, then scan the events table and every log line."""
     secrets_seen: list[bytes] = []
     with structlog.testing.capture_logs() as logs:
@@ -141,16 +150,24 @@ async def test_no_secret_in_events_logs_or_errors(ring: KeyRing, pool: asyncpg.P
             await ring.ensure_active_engine_key()
             key = await ring.signing_key()
             assert key.private_key is not None
-            secrets_seen.append(key.private_key.private_bytes(
-                serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
-                serialization.NoEncryption()))
+            secrets_seen.append(
+                key.private_key.private_bytes(
+                    serialization.Encoding.Raw,
+                    serialization.PrivateFormat.Raw,
+                    serialization.NoEncryption(),
+                )
+            )
             nxt = await ring.rotate()
             await ring.promote(nxt.key_id)
         key = await ring.signing_key()
         assert key.private_key is not None
-        secrets_seen.append(key.private_key.private_bytes(
-            serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
-            serialization.NoEncryption()))
+        secrets_seen.append(
+            key.private_key.private_bytes(
+                serialization.Encoding.Raw,
+                serialization.PrivateFormat.Raw,
+                serialization.NoEncryption(),
+            )
+        )
         for sub in ("sub_1", "sub_2"):
             s1 = await ring.create_subscription_secret(sub)
             s2 = await ring.rotate_subscription_secret(sub)

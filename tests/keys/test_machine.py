@@ -6,6 +6,9 @@ import itertools
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from hookproof.engine.keys import KeyNotFound, KeyTransitionForbidden, Windows
 from hookproof.engine.keys import machine as m
 from hookproof.events.key_events import (
@@ -19,8 +22,6 @@ from hookproof.events.key_events import (
     RevokeReason,
 )
 from hookproof.projections.key_ring import KeyView, evolve
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 W = Windows(max_queue_delay_s=600, max_retry_window_s=3000, clock_skew_s=120)
@@ -28,9 +29,17 @@ STATES = [m.ABSENT, *KeyState]
 
 
 def create(active: bool = False, at: datetime = T0) -> m.Create:
-    return m.Create(key_id="k_a", algorithm="ed25519", purpose="engine", subscription_id=None,
-                    generation=1, public_key="x" * 43, max_message_lifetime_s=300, at=at,
-                    active=active)
+    return m.Create(
+        key_id="k_a",
+        algorithm="ed25519",
+        purpose="engine",
+        subscription_id=None,
+        generation=1,
+        public_key="x" * 43,
+        max_message_lifetime_s=300,
+        at=at,
+        active=active,
+    )
 
 
 def view_in(state: str) -> KeyView | None:
@@ -61,8 +70,16 @@ def command(name: str, at: datetime = T0) -> m.Command:
     }[name]()
 
 
-COMMANDS = ["publish", "create_active", "activate", "supersede", "retire", "revoke", "rollback",
-            "destroy"]
+COMMANDS = [
+    "publish",
+    "create_active",
+    "activate",
+    "supersede",
+    "retire",
+    "revoke",
+    "rollback",
+    "destroy",
+]
 EVENT_OF = {
     "publish": KeyCreated,
     "create_active": KeyCreated,
@@ -117,8 +134,10 @@ def test_supersede_records_deadline_and_its_parts() -> None:
 
 
 def test_retire_before_deadline_refused() -> None:
-    v = evolve(view_in(KeyState.ACTIVE), m.decide(view_in(KeyState.ACTIVE),
-                                                  m.Supersede(at=T0, windows=W))[0])
+    v = evolve(
+        view_in(KeyState.ACTIVE),
+        m.decide(view_in(KeyState.ACTIVE), m.Supersede(at=T0, windows=W))[0],
+    )
     with pytest.raises(KeyTransitionForbidden) as info:
         m.decide(v, m.Retire(at=T0 + timedelta(seconds=W.total_s - 1)))
     assert info.value.code == "retire_too_early"
@@ -151,8 +170,21 @@ def test_docs_draws_every_row() -> None:
 
 OPS = st.lists(
     st.tuples(
-        st.sampled_from(["create", "rotate", "promote", "rollback", "compromise", "retire",
-                         "destroy", "abandon", "tick", "sub_create", "sub_rotate"]),
+        st.sampled_from(
+            [
+                "create",
+                "rotate",
+                "promote",
+                "rollback",
+                "compromise",
+                "retire",
+                "destroy",
+                "abandon",
+                "tick",
+                "sub_create",
+                "sub_rotate",
+            ]
+        ),
         st.integers(min_value=0, max_value=7),
         st.integers(min_value=0, max_value=5000),
     ),
@@ -175,12 +207,19 @@ def _run(ops: list[tuple[str, int, int]]) -> None:
                 continue
             if op in ("create", "rotate", "sub_create", "sub_rotate"):
                 purpose = "engine" if op in ("create", "rotate") else "subscription"
-                steps = [m.plan_create(
-                    ring, key_id=f"k_{next(counter)}",
-                    algorithm="ed25519" if purpose == "engine" else "hmac-sha256",
-                    purpose=purpose, subscription_id=None if purpose == "engine" else "s1",
-                    public_key=None, max_message_lifetime_s=300, at=now,
-                    active=op in ("create", "sub_create"))]
+                steps = [
+                    m.plan_create(
+                        ring,
+                        key_id=f"k_{next(counter)}",
+                        algorithm="ed25519" if purpose == "engine" else "hmac-sha256",
+                        purpose=purpose,
+                        subscription_id=None if purpose == "engine" else "s1",
+                        public_key=None,
+                        max_message_lifetime_s=300,
+                        at=now,
+                        active=op in ("create", "sub_create"),
+                    )
+                ]
             elif op == "promote":
                 steps = m.plan_promote(ring, target, at=now, windows=W)
             elif op == "rollback":
@@ -195,8 +234,13 @@ def _run(ops: list[tuple[str, int, int]]) -> None:
                 steps = [m.plan_destroy(ring, target, at=now)]
         except (KeyTransitionForbidden, KeyNotFound) as exc:
             assert getattr(exc, "code", "key_not_found") in {
-                "key_transition_forbidden", "rollback_refused", "retire_too_early",
-                "destroy_refused", "active_key_exists", "generation_not_newer", "key_not_found",
+                "key_transition_forbidden",
+                "rollback_refused",
+                "retire_too_early",
+                "destroy_refused",
+                "active_key_exists",
+                "generation_not_newer",
+                "key_not_found",
             }
             continue
         ring = m.apply_steps(ring, steps)
@@ -212,8 +256,9 @@ def _run(ops: list[tuple[str, int, int]]) -> None:
             old = before.get(kid)
             old_state = old.state if old is not None else m.ABSENT
             if old_state != v.state:
-                assert any(src == old_state and dst == v.state
-                           for (src, _), dst in m.TRANSITIONS.items()), (old_state, v.state)
+                assert any(
+                    src == old_state and dst == v.state for (src, _), dst in m.TRANSITIONS.items()
+                ), (old_state, v.state)
             if old is not None and old.state == KeyState.REVOKED:
                 assert v.state == KeyState.REVOKED
             if kid in ever_compromised:

@@ -11,6 +11,8 @@ from pathlib import Path
 import asyncpg
 import pytest
 from cryptography.hazmat.primitives import serialization
+
+from hookproof.config import Settings
 from hookproof.engine.keys import (
     KeyMaterialUnavailable,
     KeyRing,
@@ -20,17 +22,15 @@ from hookproof.engine.keys import (
 )
 from hookproof.events import EventStore, verify_chain
 
-from hookproof.config import Settings
-
 from .conftest import Clock
 
 
 async def _private_bytes(ring: KeyRing) -> bytes:
     key = await ring.signing_key()
     assert key.private_key is not None
-    return key.private_key.private_bytes(serialization.Encoding.Raw,
-                                         serialization.PrivateFormat.Raw,
-                                         serialization.NoEncryption())
+    return key.private_key.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
 
 
 async def test_ciphertext_does_not_contain_material(ring: KeyRing, pool: asyncpg.Pool) -> None:
@@ -49,8 +49,9 @@ async def test_ciphertext_does_not_contain_material(ring: KeyRing, pool: asyncpg
         assert len(bytes(row["nonce"])) == 12
 
 
-async def test_wrong_master_key_is_a_typed_error(ring: KeyRing, pool: asyncpg.Pool,
-                                                 settings: Settings, clock: Clock) -> None:
+async def test_wrong_master_key_is_a_typed_error(
+    ring: KeyRing, pool: asyncpg.Pool, settings: Settings, clock: Clock
+) -> None:
     kid, _ = await ring.create_subscription_secret("sub_1")
     await ring.ensure_active_engine_key()
     other = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode()
@@ -73,8 +74,15 @@ async def test_material_bound_to_its_key_id(ring: KeyRing, pool: asyncpg.Pool) -
         box.open(a, bytes(row_b["nonce"]), bytes(row_b["ciphertext"]))
 
 
-@pytest.mark.parametrize("bad", ["", "not base64!", base64.urlsafe_b64encode(b"x" * 16).decode(),
-                                 base64.urlsafe_b64encode(b"x" * 33).decode()])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        "not base64!",
+        base64.urlsafe_b64encode(b"x" * 16).decode(),
+        base64.urlsafe_b64encode(b"x" * 33).decode(),
+    ],
+)
 def test_wrong_size_or_malformed_master_key_refused(bad: str, tmp_path: Path) -> None:
     settings = Settings(master_key_b64=bad or " ", data_dir=tmp_path)
     with pytest.raises(MasterKeyInvalid) as info:
@@ -117,8 +125,7 @@ async def test_destroy_only_after_revoke_and_log_stays_verifiable(
     await ring.destroy(kid, actor="ops")
     await ring.destroy(kid, actor="ops")  # idempotent: no second event
     rows = await pool.fetch("SELECT * FROM key_material ORDER BY key_id")
-    assert all(r["ciphertext"] is None and r["nonce"] is None and r["destroyed_at"]
-               for r in rows)
+    assert all(r["ciphertext"] is None and r["nonce"] is None and r["destroyed_at"] for r in rows)
     after = await pool.fetch("SELECT global_position, hash FROM events ORDER BY 1")
     assert [tuple(r) for r in after[: len(before)]] == [tuple(r) for r in before]
     store = EventStore(pool)
@@ -141,7 +148,8 @@ async def test_destroy_only_after_revoke_and_log_stays_verifiable(
 async def test_material_table_refuses_rewrites(ring: KeyRing, pool: asyncpg.Pool) -> None:
     kid, _ = await ring.create_subscription_secret("sub_1")
     with pytest.raises(asyncpg.InsufficientPrivilegeError):
-        await pool.execute("UPDATE key_material SET ciphertext = '\\x00'::bytea WHERE key_id=$1",
-                           kid)
+        await pool.execute(
+            "UPDATE key_material SET ciphertext = '\\x00'::bytea WHERE key_id=$1", kid
+        )
     with pytest.raises(asyncpg.InsufficientPrivilegeError):
         await pool.execute("DELETE FROM key_material WHERE key_id=$1", kid)

@@ -6,11 +6,11 @@ import asyncio
 
 import asyncpg
 import pytest
+
+from hookproof.config import Settings
 from hookproof.engine.keys import KeyRing, KeyTransitionForbidden, NoActiveKey
 from hookproof.events import EventStore
 from hookproof.events.key_events import KeyState, KeySuperseded
-
-from hookproof.config import Settings
 
 from .conftest import Clock
 
@@ -26,16 +26,18 @@ async def test_first_engine_key_is_active_and_idempotent(ring: KeyRing) -> None:
     assert len(await ring.keys()) == 1
 
 
-async def test_concurrent_ensure_creates_one_key(pool: asyncpg.Pool, settings: Settings,
-                                                 clock: Clock) -> None:
+async def test_concurrent_ensure_creates_one_key(
+    pool: asyncpg.Pool, settings: Settings, clock: Clock
+) -> None:
     rings = [KeyRing(pool, settings, clock=clock) for _ in range(4)]
     got = await asyncio.gather(*(r.ensure_active_engine_key() for r in rings))
     assert len({v.key_id for v in got if v is not None}) == 1
     assert len(await rings[0].keys()) == 1
 
 
-async def test_rotate_promote_records_deadline_and_actor(ring: KeyRing, clock: Clock,
-                                                         pool: asyncpg.Pool) -> None:
+async def test_rotate_promote_records_deadline_and_actor(
+    ring: KeyRing, clock: Clock, pool: asyncpg.Pool
+) -> None:
     old = await ring.ensure_active_engine_key(actor="boot")
     assert old is not None
     nxt = await ring.rotate(actor="alice")
@@ -112,8 +114,9 @@ async def test_promote_refuses_older_generation_and_verify_only(ring: KeyRing) -
     assert abandoned.state is KeyState.REVOKED and abandoned.revoke_reason == "abandoned"
 
 
-async def test_compromise_pauses_signing_everywhere(pool: asyncpg.Pool, settings: Settings,
-                                                    clock: Clock) -> None:
+async def test_compromise_pauses_signing_everywhere(
+    pool: asyncpg.Pool, settings: Settings, clock: Clock
+) -> None:
     dispatcher = KeyRing(pool, settings, clock=clock)
     operator = KeyRing(pool, settings, clock=clock)
     key = await dispatcher.ensure_active_engine_key()

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hookproof.events import ANY, EventStore, StreamAppend
-from hookproof.projections import Projector, StreamCatalogue, rebuild, read_checkpoint, table_rows
+from hookproof.projections import Projector, StreamCatalogue, read_checkpoint, rebuild, table_rows
 
 from ..events.sample_events import ThingHappened
 
@@ -71,6 +71,7 @@ async def test_verify_reports_an_injected_difference(pool: asyncpg.Pool) -> None
     assert result.differences == ["stream_id=a-1 version: live=99 rebuilt=2"]
     # a real rebuild repairs it
     await rebuild(store, projection)
-    assert await pool.fetchval(
-        "SELECT version FROM proj_stream_catalogue WHERE stream_id = 'a-1'"
-    ) == 2
+    assert (
+        await pool.fetchval("SELECT version FROM proj_stream_catalogue WHERE stream_id = 'a-1'")
+        == 2
+    )

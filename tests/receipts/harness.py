@@ -68,8 +68,10 @@ def ok_endpoint(receipt_key: SigningKey | None = None, status: int = 204) -> Han
     async def handle(request: web.Request) -> web.StreamResponse:
         body = await request.read()
         if b'"type":"hookproof.challenge.v1"' in body:
-            return web.Response(body=build_challenge_response(body, receipt_key=receipt_key),
-                                content_type="application/json")
+            return web.Response(
+                body=build_challenge_response(body, receipt_key=receipt_key),
+                content_type="application/json",
+            )
         return web.Response(status=status)
 
     return handle
@@ -129,8 +131,14 @@ class Api:
         self.receipts_url = base + "/v1/receipts"
 
     async def call(
-        self, method: str, path: str, *, token: str | None = None, json: Any = None,
-        data: bytes | None = None, headers: dict[str, str] | None = None,
+        self,
+        method: str,
+        path: str,
+        *,
+        token: str | None = None,
+        json: Any = None,
+        data: bytes | None = None,
+        headers: dict[str, str] | None = None,
     ) -> tuple[int, Any]:
         h = dict(headers or {})
         if token:
@@ -207,8 +215,9 @@ async def dispatch_all(engine: Engine) -> int:
     return n
 
 
-async def dispatch_until(engine: Engine, pred: Callable[[], Awaitable[bool]],
-                         rounds: int = 60) -> None:
+async def dispatch_until(
+    engine: Engine, pred: Callable[[], Awaitable[bool]], rounds: int = 60
+) -> None:
     for _ in range(rounds):
         if await pred():
             return

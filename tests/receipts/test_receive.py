@@ -35,13 +35,21 @@ from .harness import (
 )
 
 
-async def _delivered(engine: Engine, tenant: str, hooks: HookServer, path: str, event_id: str,
-                     key: SigningKey | None, **over: Any) -> tuple[str, dict[str, Any], Any]:
+async def _delivered(
+    engine: Engine,
+    tenant: str,
+    hooks: HookServer,
+    path: str,
+    event_id: str,
+    key: SigningKey | None,
+    **over: Any,
+) -> tuple[str, dict[str, Any], Any]:
     hooks.mount(path, ok_endpoint(key))
     extra = {"receiptKey": receipt_key_body(key)} if key is not None else {}
     topic = f"{path}.created"  # one subscription per topic: one delivery per event
-    sid = await active_subscription(engine, tenant, hooks.url(path), topics=[topic], **extra,
-                                    **over)
+    sid = await active_subscription(
+        engine, tenant, hooks.url(path), topics=[topic], **extra, **over
+    )
     result = await publish(engine, tenant, event_id, topic=topic)
     [d] = result.deliveries
     await dispatch_all(engine)
@@ -50,8 +58,12 @@ async def _delivered(engine: Engine, tenant: str, hooks: HookServer, path: str, 
 
 def _receipt(sid: str, d: dict[str, Any], event_id: str, digest: str, **over: Any) -> Any:
     fields: dict[str, Any] = {
-        "subscription_id": sid, "event_id": event_id, "delivery_id": d["deliveryId"],
-        "payload_digest": digest, "operation_id": "op-1", "receipt_key_generation": 1,
+        "subscription_id": sid,
+        "event_id": event_id,
+        "delivery_id": d["deliveryId"],
+        "payload_digest": digest,
+        "operation_id": "op-1",
+        "receipt_key_generation": 1,
     }
     fields.update(over)
     return build_receipt(**fields)
@@ -93,25 +105,39 @@ async def test_forged_receipts_are_refused_with_their_reason_and_move_nothing(
     # altered body with a recomputed Content-Digest: the signature no longer verifies
     add("bad_signature", 401, ({**h, "Content-Digest": content_digest(tampered)}, tampered))
     # A's valid receipt for evt-a replayed as a receipt for B's event (body rewritten)
-    replay = body.replace(b"evt-a", b"evt-b").replace(da["deliveryId"].encode(),
-                                                      db["deliveryId"].encode())
+    replay = body.replace(b"evt-a", b"evt-b").replace(
+        da["deliveryId"].encode(), db["deliveryId"].encode()
+    )
     add("digest_mismatch", 400, (h, replay))
     add("bad_signature", 401, ({**h, "Content-Digest": content_digest(replay)}, replay))
     # signed for another engine's receipts URL (@target-uri)
-    add("bad_signature", 401,
-        sign_receipt(good, url="https://other.example/v1/receipts", key=key_a))
+    add(
+        "bad_signature", 401, sign_receipt(good, url="https://other.example/v1/receipts", key=key_a)
+    )
     # the right key but another generation claimed
-    add("wrong_key_generation", 422,
-        sign_receipt(_receipt(sid_a, da, "evt-a", ra.payload_digest, receipt_key_generation=2),
-                     url=url, key=key_a))
+    add(
+        "wrong_key_generation",
+        422,
+        sign_receipt(
+            _receipt(sid_a, da, "evt-a", ra.payload_digest, receipt_key_generation=2),
+            url=url,
+            key=key_a,
+        ),
+    )
     # expired signature
     old = int(time.time()) - 7200
     add("expired", 401, sign_receipt(good, url=url, key=key_a, created=old, expires=old + 300))
     # a valid signature by A on a receipt naming B's delivery under A's subscription
-    add("delivery_not_found", 404,
-        sign_receipt(_receipt(sid_a, db, "evt-a", ra.payload_digest), url=url, key=key_a))
-    add("delivery_not_found", 404,
-        sign_receipt(_receipt(sid_a, da, "evt-b", ra.payload_digest), url=url, key=key_a))
+    add(
+        "delivery_not_found",
+        404,
+        sign_receipt(_receipt(sid_a, db, "evt-a", ra.payload_digest), url=url, key=key_a),
+    )
+    add(
+        "delivery_not_found",
+        404,
+        sign_receipt(_receipt(sid_a, da, "evt-b", ra.payload_digest), url=url, key=key_a),
+    )
     # no signature at all; not a receipt at all
     add("malformed", 400, ({"Content-Type": "application/json"}, good.to_bytes()))
     add("malformed", 400, sign_receipt(b'{"type":"nope"}', url=url, key=key_a))
@@ -128,7 +154,8 @@ async def test_forged_receipts_are_refused_with_their_reason_and_move_nothing(
         assert view["evidence"] == {"endpoint": "ENDPOINT_ACCEPTED", "application": "PENDING"}
         assert "applicationReceipt" not in view
     assert "delivery.application_confirmed" not in await stream_types(
-        engine, f"delivery-{da['deliveryId']}")
+        engine, f"delivery-{da['deliveryId']}"
+    )
     # every refusal naming an existing subscription is on its receipts stream, with its reason
     rejected = [r.decode() for r in await engine.store.read_stream(f"receipts-{sid_a}")]
     # every case names sid_a, except the body that is no receipt at all (not attributable)
@@ -256,7 +283,10 @@ async def test_rotated_receipt_key_old_key_is_revoked(
     assert status == 201, doc
     rejected = [e.decode() for e in await engine.store.read_stream(f"receipts-{sid}")]
     assert [e.reason for e in rejected] == [
-        "revoked_receipt_key", "wrong_key_generation", "bad_signature"]
+        "revoked_receipt_key",
+        "wrong_key_generation",
+        "bad_signature",
+    ]
     assert rejected[0].key_id == "rk-old" and rejected[0].key_generation == 1
 
 
@@ -292,14 +322,17 @@ async def test_receipt_settles_retryable_and_stops_retries(
     async def fail500(request: Any) -> Any:
         body = await request.read()
         if b'"type":"hookproof.challenge.v1"' in body:
-            return web.Response(body=build_challenge_response(body, receipt_key=key),
-                                content_type="application/json")
+            return web.Response(
+                body=build_challenge_response(body, receipt_key=key),
+                content_type="application/json",
+            )
         failing["n"] += 1
         return web.Response(status=500)
 
     hooks.mount("f", fail500)
-    sid = await active_subscription(engine, tenant, hooks.url("f"),
-                                    receiptKey=receipt_key_body(key), **FAST)
+    sid = await active_subscription(
+        engine, tenant, hooks.url("f"), receiptKey=receipt_key_body(key), **FAST
+    )
     result = await publish(engine, tenant, "evt-1")
     [d] = result.deliveries
     await dispatch_all(engine)

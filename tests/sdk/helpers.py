@@ -35,9 +35,15 @@ def delivery(
     traceparent: str | None = None,
 ) -> tuple[dict[str, str], bytes]:
     body = json.dumps(
-        {"type": "order.updated", "eventId": event_id, "version": "1.0",
-         "aggregateId": aggregate_id, "aggregateVersion": aggregate_version,
-         "occurredAt": _rfc3339(NOW), "payload": payload or {"v": aggregate_version}},
+        {
+            "type": "order.updated",
+            "eventId": event_id,
+            "version": "1.0",
+            "aggregateId": aggregate_id,
+            "aggregateVersion": aggregate_version,
+            "occurredAt": _rfc3339(NOW),
+            "payload": payload or {"v": aggregate_version},
+        },
         separators=(",", ":"),
     ).encode()
     headers = {
@@ -50,8 +56,9 @@ def delivery(
     }
     if traceparent:
         headers["traceparent"] = traceparent
-    headers.update(sign_request("POST", url, headers, body, key=key, created=now,
-                                expires=now + 300))
+    headers.update(
+        sign_request("POST", url, headers, body, key=key, created=now, expires=now + 300)
+    )
     return headers, body
 
 
@@ -67,10 +74,16 @@ def challenge(
 ) -> tuple[dict[str, str], bytes]:
     cid = challenge_id or "chl_" + secrets.token_hex(8)
     body = json.dumps(
-        {"type": "hookproof.challenge.v1", "challengeId": cid,
-         "nonce": secrets.token_urlsafe(32), "subscriptionId": subscription,
-         "generation": generation, "endpointDigest": endpoint_digest(endpoint),
-         "expiresAt": _rfc3339(now + expires_in), "keyId": key.key_id},
+        {
+            "type": "hookproof.challenge.v1",
+            "challengeId": cid,
+            "nonce": secrets.token_urlsafe(32),
+            "subscriptionId": subscription,
+            "generation": generation,
+            "endpointDigest": endpoint_digest(endpoint),
+            "expiresAt": _rfc3339(now + expires_in),
+            "keyId": key.key_id,
+        },
         separators=(",", ":"),
     ).encode()
     headers = {
@@ -81,7 +94,8 @@ def challenge(
         "Webhook-Subscription": subscription,
         "Webhook-Generation": str(generation),
     }
-    headers.update(sign_request("POST", endpoint, headers, body, key=key, created=now,
-                                expires=now + 60))
+    headers.update(
+        sign_request("POST", endpoint, headers, body, key=key, created=now, expires=now + 60)
+    )
     assert headers["Content-Digest"] == content_digest(body)
     return headers, body

@@ -6,10 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from hookproof_subscriber import Event, EventApplier, InMemoryStore, Outcome, RejectEvent
-from hookproof_subscriber.applier import SqliteStore
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from hookproof_subscriber import Event, EventApplier, InMemoryStore, Outcome, RejectEvent
+from hookproof_subscriber.applier import SqliteStore
 
 from .helpers import delivery
 
@@ -25,8 +26,11 @@ def _event(eid: str, version: int, agg: str = "agg-1", payload: object = None) -
     return Event.from_delivery(body, headers)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(
     data=st.data(),
     n=st.integers(min_value=1, max_value=12),
@@ -40,8 +44,9 @@ async def test_out_of_order_and_duplicates_apply_once_in_order(data, n, aggregat
         applied.append((e.aggregate_id, e.aggregate_version))
 
     applier = EventApplier(on_event, _store(kind))
-    events = [_event(f"e-{a}-{v}", v, f"agg-{a}") for a in range(aggregates)
-              for v in range(1, n + 1)]
+    events = [
+        _event(f"e-{a}-{v}", v, f"agg-{a}") for a in range(aggregates) for v in range(1, n + 1)
+    ]
     dups = data.draw(st.lists(st.sampled_from(events), max_size=2 * n))
     arrival = data.draw(st.permutations(events + dups))
     for ev in arrival:
@@ -98,8 +103,10 @@ async def test_rejection_is_recorded_and_keeps_the_order_moving(kind: str) -> No
     applier = EventApplier(on_event, _store(kind))
     assert (await applier.submit(_event("e2", 2)))[0].outcome is Outcome.BUFFERED
     outs = await applier.submit(_event("e1", 1))
-    assert [(o.event.event_id, o.outcome) for o in outs] == [("e1", Outcome.REJECTED),
-                                                             ("e2", Outcome.APPLIED)]
+    assert [(o.event.event_id, o.outcome) for o in outs] == [
+        ("e1", Outcome.REJECTED),
+        ("e2", Outcome.APPLIED),
+    ]
     assert (await applier.submit(_event("e0", 0)))[0].outcome is Outcome.STALE
 
 

@@ -8,6 +8,7 @@ import hmac
 import json
 
 import pytest
+
 from hookproof_subscriber import (
     KeyState,
     SharedSecretResolver,
@@ -28,8 +29,9 @@ def _b64url_decode(text: str) -> bytes:
 
 
 def _sub(keys, **kw):  # type: ignore[no-untyped-def]
-    return Subscriber(keys=keys, on_event=lambda e: None, endpoint=ENDPOINT,
-                      clock=lambda: NOW + 1, **kw)
+    return Subscriber(
+        keys=keys, on_event=lambda e: None, endpoint=ENDPOINT, clock=lambda: NOW + 1, **kw
+    )
 
 
 async def test_hmac_challenge_round_trip() -> None:
@@ -64,8 +66,9 @@ async def test_no_shared_secret_and_no_receipt_key_means_no_proof() -> None:
 
 async def test_challenge_signed_by_the_next_key_is_answered_but_deliveries_are_not() -> None:
     nxt = SigningKey.generate_ed25519("engine-k2")
-    keys = StaticKeyResolver([ENGINE_KEY.verification_key(),
-                              nxt.verification_key(state=KeyState.NOT_BEFORE)])
+    keys = StaticKeyResolver(
+        [ENGINE_KEY.verification_key(), nxt.verification_key(state=KeyState.NOT_BEFORE)]
+    )
     sub = _sub(keys)
     assert (await sub.handle("POST", ENDPOINT, *challenge(key=nxt)))[0] == 200
     status, _, rb = await sub.handle("POST", ENDPOINT, *delivery("e1", 1, key=nxt))
@@ -97,10 +100,14 @@ async def test_endpoint_digest_must_be_ours() -> None:
     body2 = json.dumps(doc, separators=(",", ":")).encode()
     from hookproof_subscriber import sign_request
 
-    h2 = {k: v for k, v in headers.items() if k not in ("Content-Digest", "Signature-Input",
-                                                         "Signature")}
-    h2.update(sign_request("POST", ENDPOINT, h2, body2, key=ENGINE_KEY, created=NOW,
-                           expires=NOW + 60))
+    h2 = {
+        k: v
+        for k, v in headers.items()
+        if k not in ("Content-Digest", "Signature-Input", "Signature")
+    }
+    h2.update(
+        sign_request("POST", ENDPOINT, h2, body2, key=ENGINE_KEY, created=NOW, expires=NOW + 60)
+    )
     s, _, rb = await sub.handle("POST", ENDPOINT, h2, body2)
     assert (s, json.loads(rb)["code"]) == (403, "wrong_endpoint")
 
@@ -114,10 +121,14 @@ async def test_a_replayed_challenge_is_not_answered_twice() -> None:
     # even re-signed with a fresh nonce, the same challenge id is answered once
     from hookproof_subscriber import sign_request
 
-    h2 = {k: v for k, v in headers.items() if k not in ("Content-Digest", "Signature-Input",
-                                                         "Signature")}
-    h2.update(sign_request("POST", ENDPOINT, h2, body, key=ENGINE_KEY, created=NOW,
-                           expires=NOW + 60))
+    h2 = {
+        k: v
+        for k, v in headers.items()
+        if k not in ("Content-Digest", "Signature-Input", "Signature")
+    }
+    h2.update(
+        sign_request("POST", ENDPOINT, h2, body, key=ENGINE_KEY, created=NOW, expires=NOW + 60)
+    )
     s, _, rb = await sub.handle("POST", ENDPOINT, h2, body)
     assert (s, json.loads(rb)["code"]) == (403, "replayed")
 

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import aiohttp
 import pytest
 from aiohttp import web
+
 from hookproof_subscriber import (
     RECEIPT_V1,
     Event,
@@ -52,8 +53,14 @@ class World:
 
         async def receipts(request: web.Request) -> web.Response:
             body = await request.read()
-            res = verify_request("POST", str(request.url), list(request.headers.items()), body,
-                                 keys=receipt_keys, profile=RECEIPT_V1)
+            res = verify_request(
+                "POST",
+                str(request.url),
+                list(request.headers.items()),
+                body,
+                keys=receipt_keys,
+                profile=RECEIPT_V1,
+            )
             self.receipts.append((res.reason, json.loads(body)))
             return web.json_response({}, status=202 if res.ok else 401)
 
@@ -107,23 +114,24 @@ async def test_delivery_applies_once_and_sends_one_receipt_per_consumed_event(wo
     # the 2xx was "lost": the engine retries the same delivery, re-signed
     h1b, _ = delivery("e1", 1, url=world.endpoint, now=NOW + 1)
     status, again = await _post(world, h1b, b1)
-    assert (status, again["result"], again["operationId"]) == (200, "duplicate",
-                                                               doc["operationId"])
+    assert (status, again["result"], again["operationId"]) == (200, "duplicate", doc["operationId"])
     await world.sub.drain()
     assert len(world.applied) == 1
     assert [r for r, _ in world.receipts] == [Reason.OK, Reason.OK]
     first, second = (d for _, d in world.receipts)
     assert first == second  # the duplicate re-sends the identical receipt (idempotent)
     receipt = parse_receipt(json.dumps(first).encode())
-    assert (receipt.event_id, receipt.subscription_id, receipt.result) == ("e1", "sub_1",
-                                                                           "applied")
+    assert (receipt.event_id, receipt.subscription_id, receipt.result) == ("e1", "sub_1", "applied")
     assert receipt.delivery_id == "dlv-e1-sub_1"
     assert receipt.payload_digest == h1["Content-Digest"]
 
 
 async def test_out_of_order_is_buffered_then_applied_in_order(world: World):  # type: ignore[no-untyped-def]
-    for eid, v, want in (("e3", 3, (202, "buffered")), ("e2", 2, (202, "buffered")),
-                         ("e1", 1, (200, "applied"))):
+    for eid, v, want in (
+        ("e3", 3, (202, "buffered")),
+        ("e2", 2, (202, "buffered")),
+        ("e1", 1, (200, "applied")),
+    ):
         status, doc = await _post(world, *delivery(eid, v, url=world.endpoint))
         assert (status, doc["result"]) == want
     await world.sub.drain()
@@ -135,13 +143,13 @@ async def test_refusals_over_http(world: World):  # type: ignore[no-untyped-def]
     h, b = delivery("e1", 1, url=world.endpoint)
     status, doc = await _post(world, h, b.replace(b'"v":1', b'"v": 1'))
     assert (status, doc["code"]) == (401, "digest_mismatch")
-    status, doc = await _post(world, *delivery("e1", 1, url=world.endpoint,
-                                               subscription="sub_2"))
+    status, doc = await _post(world, *delivery("e1", 1, url=world.endpoint, subscription="sub_2"))
     assert (status, doc["code"]) == (401, "bad_signature")  # another subscription's delivery
     status, doc = await _post(world, *delivery("e1", 1, url=world.endpoint + "x"))
     assert (status, doc["code"]) == (401, "bad_signature")
-    status, doc = await _post(world, *delivery("e1", 1, url=world.endpoint,
-                                               key=SigningKey.generate_ed25519("nope")))
+    status, doc = await _post(
+        world, *delivery("e1", 1, url=world.endpoint, key=SigningKey.generate_ed25519("nope"))
+    )
     assert (status, doc["code"]) == (401, "unknown_key")
     assert world.applied == [] and world.receipts == []
 
@@ -154,8 +162,11 @@ async def test_framework_free_handle_and_application_failure() -> None:
         if len(calls) == 1:
             raise RuntimeError("queue unavailable")
 
-    sub = Subscriber(keys=StaticKeyResolver([ENGINE_KEY.verification_key()]), on_event=on_event,
-                     clock=lambda: NOW)
+    sub = Subscriber(
+        keys=StaticKeyResolver([ENGINE_KEY.verification_key()]),
+        on_event=on_event,
+        clock=lambda: NOW,
+    )
     url = "https://hooks.example.com/hookproof"
     h, b = delivery("e1", 1)
     status, headers, body = await sub.handle("POST", url, h, b)

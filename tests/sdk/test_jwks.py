@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from aiohttp import web
+
 from hookproof_subscriber import (
     JwksKeyResolver,
     KeyState,
@@ -45,8 +46,13 @@ async def test_refresh_on_unknown_key_id_with_rate_limit_and_ttl() -> None:
     engine, clock = FakeEngine(), Clock()
     k1, k2 = SigningKey.generate_ed25519("k1"), SigningKey.generate_ed25519("k2")
     engine.publish(k1, state="ACTIVE")
-    jwks = JwksKeyResolver.for_engine("https://engine.example.com", fetch=engine.fetch,
-                                      clock=clock, ttl=300, min_refresh_interval=10)
+    jwks = JwksKeyResolver.for_engine(
+        "https://engine.example.com",
+        fetch=engine.fetch,
+        clock=clock,
+        ttl=300,
+        min_refresh_interval=10,
+    )
     assert (await jwks.aresolve("k1")) is not None and engine.calls == 1
     assert (await jwks.aresolve("k1")) is not None and engine.calls == 1  # cached
     engine.publish(k2, state="NOT_BEFORE", nbf=NOW + 10)
@@ -84,8 +90,11 @@ async def test_invalid_entries_are_skipped() -> None:
     engine = FakeEngine()
     good = SigningKey.generate_ed25519("good")
     engine.publish(good)
-    engine.keys += [{"kty": "RSA", "kid": "rsa"}, {"kty": "OKP", "crv": "Ed25519", "kid": "x",
-                                                   "x": "short"}, "junk"]  # type: ignore[list-item]
+    engine.keys += [
+        {"kty": "RSA", "kid": "rsa"},
+        {"kty": "OKP", "crv": "Ed25519", "kid": "x", "x": "short"},
+        "junk",
+    ]  # type: ignore[list-item]
     jwks = JwksKeyResolver("https://e/.well-known/hookproof/jwks.json", fetch=engine.fetch)
     await jwks.refresh()
     assert jwks.key_ids == ["good"]

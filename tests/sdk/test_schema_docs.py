@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from hookproof_subscriber import (
     RECEIPT_V1,
     Reason,
@@ -31,11 +32,21 @@ def test_receipt_example_verifies() -> None:
     assert m
     head, body = m[1].split("\n\n", 1)
     headers = dict(line.split(": ", 1) for line in head.splitlines()[1:])
-    jwk = {"kty": "OKP", "crv": "Ed25519", "kid": "rk_01J9Z8",
-           "x": "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs"}
-    res = verify_request("POST", "https://hookproof.example.com/v1/receipts", headers,
-                         body.encode(), keys=StaticKeyResolver([jwk_to_verification_key(jwk)]),
-                         now=1736935300, profile=RECEIPT_V1)
+    jwk = {
+        "kty": "OKP",
+        "crv": "Ed25519",
+        "kid": "rk_01J9Z8",
+        "x": "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs",
+    }
+    res = verify_request(
+        "POST",
+        "https://hookproof.example.com/v1/receipts",
+        headers,
+        body.encode(),
+        keys=StaticKeyResolver([jwk_to_verification_key(jwk)]),
+        now=1736935300,
+        profile=RECEIPT_V1,
+    )
     assert res.reason is Reason.OK
     assert parse_receipt(body.encode()).operation_id == "op-7c1f"
 
@@ -62,8 +73,13 @@ def _check(schema: dict, doc: dict) -> None:  # type: ignore[type-arg]
 @pytest.mark.parametrize("result", ["applied", "rejected", "duplicate"])
 def test_receipts_match_the_schema(result: str) -> None:
     schema = json.loads((SCHEMAS / "application-receipt.v1.schema.json").read_text())
-    receipt = build_receipt(subscription_id="s", event_id="e", delivery_id="d",
-                            payload_digest=content_digest(b"x"), result=result)
+    receipt = build_receipt(
+        subscription_id="s",
+        event_id="e",
+        delivery_id="d",
+        payload_digest=content_digest(b"x"),
+        result=result,
+    )
     _check(schema, json.loads(receipt.to_bytes()))
     for example in schema["examples"]:
         _check(schema, example)

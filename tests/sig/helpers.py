@@ -44,7 +44,16 @@ def signed(
     """Headers of a request signed under hookproof.sig.v1 (covered fields + signature)."""
     base = dict(HEADERS if headers is None else headers)
     base.update(
-        sign_request("POST", url, base, body, key=key, created=created, expires=expires,
-                     nonce=nonce, **kwargs)  # type: ignore[arg-type]
+        sign_request(
+            "POST",
+            url,
+            base,
+            body,
+            key=key,
+            created=created,
+            expires=expires,
+            nonce=nonce,
+            **kwargs,
+        )  # type: ignore[arg-type]
     )
     return base

@@ -7,7 +7,6 @@ import time
 from dataclasses import dataclass, field
 
 import pytest
-from hookproof_subscriber import PROFILE_COMPONENTS, SIG_V1, Reason, verify_request
 from http_message_signatures import (
     HTTPMessageSigner,
     HTTPMessageVerifier,
@@ -15,6 +14,8 @@ from http_message_signatures import (
     MappingKeyResolver,
     algorithms,
 )
+
+from hookproof_subscriber import PROFILE_COMPONENTS, SIG_V1, Reason, verify_request
 
 from .helpers import BODY, ED_KEY, HEADERS, HMAC_KEY, RESOLVER, URL, signed
 
@@ -68,14 +69,21 @@ def test_they_reject_what_we_reject(key) -> None:  # type: ignore[no-untyped-def
     hdrs = signed(key, created=now, expires=now + 300)
     hdrs["Webhook-Generation"] = "4"
     with pytest.raises(InvalidSignature):
-        _their_verifier(key.alg).verify(Message("POST", URL, hdrs), max_age=None,
-                                        expect_tag=SIG_V1.tag, expect_label="hookproof",
-                                        body=BODY)
+        _their_verifier(key.alg).verify(
+            Message("POST", URL, hdrs),
+            max_age=None,
+            expect_tag=SIG_V1.tag,
+            expect_label="hookproof",
+            body=BODY,
+        )
     with pytest.raises(InvalidSignature):
-        _their_verifier(key.alg).verify(Message("POST", URL, signed(key, created=now,
-                                                                  expires=now + 300)),
-                                        max_age=None, expect_tag=SIG_V1.tag,
-                                        expect_label="hookproof", body=BODY + b" ")
+        _their_verifier(key.alg).verify(
+            Message("POST", URL, signed(key, created=now, expires=now + 300)),
+            max_age=None,
+            expect_tag=SIG_V1.tag,
+            expect_label="hookproof",
+            body=BODY + b" ",
+        )
 
 
 @pytest.mark.parametrize("key", [ED_KEY, HMAC_KEY], ids=["ed25519", "hmac-sha256"])
@@ -87,8 +95,10 @@ def test_their_signature_verifies_with_ours(key) -> None:  # type: ignore[no-unt
     else:
         keys = {key.key_id: key.secret}
         algorithm = algorithms.HMAC_SHA256
-    signer = HTTPMessageSigner(signature_algorithm=algorithm,
-                               key_resolver=MappingKeyResolver(public_keys={}, private_keys=keys))
+    signer = HTTPMessageSigner(
+        signature_algorithm=algorithm,
+        key_resolver=MappingKeyResolver(public_keys={}, private_keys=keys),
+    )
     msg = Message("POST", URL, dict(HEADERS))
     signer.sign(
         msg,
@@ -103,5 +113,7 @@ def test_their_signature_verifies_with_ours(key) -> None:  # type: ignore[no-unt
     )
     res = verify_request("POST", URL, msg.headers, BODY, keys=RESOLVER, now=now)
     assert res.reason is Reason.OK, res
-    assert verify_request("POST", URL, msg.headers, BODY + b"\n", keys=RESOLVER,
-                          now=now).reason is Reason.DIGEST_MISMATCH
+    assert (
+        verify_request("POST", URL, msg.headers, BODY + b"\n", keys=RESOLVER, now=now).reason
+        is Reason.DIGEST_MISMATCH
+    )

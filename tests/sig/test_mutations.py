@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from hookproof_subscriber import PROFILE_COMPONENTS, Reason, SigningKey, verify_request
 from hookproof_subscriber.rfc9421 import (
     _fast_parse,
     _sfv_parse,
     serialize_signature_params,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from .helpers import BODY, ED_KEY, HMAC_KEY, NOW, RESOLVER, URL, signed
 
 SIGNED = {alg: signed(k) for alg, k in (("ed25519", ED_KEY), ("hmac-sha256", HMAC_KEY))}
-COVERED = ["content-digest", "content-type", "webhook-id", "webhook-delivery-id",
-           "webhook-subscription", "webhook-generation"]
+COVERED = [
+    "content-digest",
+    "content-type",
+    "webhook-id",
+    "webhook-delivery-id",
+    "webhook-subscription",
+    "webhook-generation",
+]
 TARGETS = ["body", "url", "method", "signature-input", "signature", *COVERED]
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -31,11 +38,11 @@ def _apply(data: bytes, op: str, pos: int, byte: int) -> bytes:
             return bytes([byte])
         if data[pos] == byte:
             byte = (byte + 1) % 256
-        return data[:pos] + bytes([byte]) + data[pos + 1:]
+        return data[:pos] + bytes([byte]) + data[pos + 1 :]
     if op == "insert":
         return data[:pos] + bytes([byte]) + data[pos:]
     if op == "delete":
-        return data[:pos] + data[pos + 1:]
+        return data[:pos] + data[pos + 1 :]
     # truncate
     return data[:pos]
 
@@ -48,8 +55,9 @@ def _apply(data: bytes, op: str, pos: int, byte: int) -> bytes:
     pos=st.integers(min_value=0, max_value=10_000),
     byte=st.integers(min_value=0, max_value=255),
 )
-def test_any_single_mutation_is_never_ok(alg: str, target: str, op: str, pos: int,
-                                         byte: int) -> None:
+def test_any_single_mutation_is_never_ok(
+    alg: str, target: str, op: str, pos: int, byte: int
+) -> None:
     headers = dict(SIGNED[alg])
     body, url, method = BODY, URL, "POST"
     if target == "body":
@@ -67,7 +75,8 @@ def test_any_single_mutation_is_never_ok(alg: str, target: str, op: str, pos: in
         return
     # An equivalent header value (only surrounding whitespace changed) is the same message.
     same = all(headers[k].strip(" \t") == SIGNED[alg][k] for k in headers) and (
-        (method, url, body) == ("POST", URL, BODY))
+        (method, url, body) == ("POST", URL, BODY)
+    )
     if same:
         return
     assert not res.ok, (target, op, pos, byte)
@@ -78,24 +87,31 @@ def test_any_single_mutation_is_never_ok(alg: str, target: str, op: str, pos: in
 @given(
     alg=st.sampled_from(sorted(SIGNED)),
     param=st.sampled_from(["created", "expires", "keyid", "alg", "nonce", "tag"]),
-    value=st.one_of(st.integers(min_value=-(10**15) + 1, max_value=10**15 - 1),
-                    st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E),
-                            max_size=30)),
+    value=st.one_of(
+        st.integers(min_value=-(10**15) + 1, max_value=10**15 - 1),
+        st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=30),
+    ),
 )
-def test_changing_any_signature_parameter_is_never_ok(alg: str, param: str,
-                                                      value: int | str) -> None:
+def test_changing_any_signature_parameter_is_never_ok(
+    alg: str, param: str, value: int | str
+) -> None:
     key: SigningKey = ED_KEY if alg == "ed25519" else HMAC_KEY
-    params: list[tuple[str, int | str]] = [("created", NOW), ("expires", NOW + 300),
-                                           ("keyid", key.key_id), ("alg", key.alg),
-                                           ("nonce", "bm9uY2UtMDE"),
-                                           ("tag", "hookproof.sig.v1")]
+    params: list[tuple[str, int | str]] = [
+        ("created", NOW),
+        ("expires", NOW + 300),
+        ("keyid", key.key_id),
+        ("alg", key.alg),
+        ("nonce", "bm9uY2UtMDE"),
+        ("tag", "hookproof.sig.v1"),
+    ]
     original = dict(params)
     if original[param] == value:
         return
     params = [(n, value if n == param else v) for n, v in params]
     headers = dict(SIGNED[alg])
-    headers["Signature-Input"] = "hookproof=" + serialize_signature_params(PROFILE_COMPONENTS,
-                                                                           params)
+    headers["Signature-Input"] = "hookproof=" + serialize_signature_params(
+        PROFILE_COMPONENTS, params
+    )
     res = verify_request("POST", URL, headers, BODY, keys=RESOLVER, now=NOW)
     assert not res.ok
 
@@ -103,15 +119,23 @@ def test_changing_any_signature_parameter_is_never_ok(alg: str, param: str,
 @SETTINGS
 @given(
     headers=st.dictionaries(
-        st.sampled_from(["Signature-Input", "Signature", "Content-Digest", "Content-Type",
-                         "Webhook-Id", "signature-input", "X"]),
+        st.sampled_from(
+            [
+                "Signature-Input",
+                "Signature",
+                "Content-Digest",
+                "Content-Type",
+                "Webhook-Id",
+                "signature-input",
+                "X",
+            ]
+        ),
         st.text(max_size=120),
         max_size=6,
     ),
     body=st.binary(max_size=64),
 )
-def test_arbitrary_headers_never_raise_and_never_pass(headers: dict[str, str],
-                                                      body: bytes) -> None:
+def test_arbitrary_headers_never_raise_and_never_pass(headers: dict[str, str], body: bytes) -> None:
     res = verify_request("POST", URL, headers, body, keys=RESOLVER, now=NOW)
     assert not res.ok and isinstance(res.reason, Reason)
 
@@ -121,13 +145,21 @@ _sf_text = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E
 
 @SETTINGS
 @given(
-    comps=st.lists(st.sampled_from(["@method", "@target-uri", "@path", "content-type",
-                                    "webhook-id", "x-a", "date"]), unique=True, max_size=6),
-    params=st.lists(st.tuples(st.sampled_from(["created", "expires", "keyid", "alg", "nonce",
-                                               "tag", "x-y", "*z"]),
-                              st.one_of(st.integers(min_value=-(10**15) + 1,
-                                                    max_value=10**15 - 1), _sf_text)),
-                    max_size=6, unique_by=lambda t: t[0]),
+    comps=st.lists(
+        st.sampled_from(
+            ["@method", "@target-uri", "@path", "content-type", "webhook-id", "x-a", "date"]
+        ),
+        unique=True,
+        max_size=6,
+    ),
+    params=st.lists(
+        st.tuples(
+            st.sampled_from(["created", "expires", "keyid", "alg", "nonce", "tag", "x-y", "*z"]),
+            st.one_of(st.integers(min_value=-(10**15) + 1, max_value=10**15 - 1), _sf_text),
+        ),
+        max_size=6,
+        unique_by=lambda t: t[0],
+    ),
     sig=st.binary(min_size=0, max_size=70),
 )
 def test_fast_parser_agrees_with_the_structured_field_parser(
@@ -154,4 +186,4 @@ def test_fast_parser_agrees_with_the_structured_field_parser(
     assert fast.components == slow.components
     assert dict(fast.params) == dict(slow.params)
     assert fast.signature == slow.signature
-    assert fast.signature_params == slow.signature_params == raw_input[len("hookproof="):]
+    assert fast.signature_params == slow.signature_params == raw_input[len("hookproof=") :]

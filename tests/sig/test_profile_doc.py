@@ -35,8 +35,12 @@ def _request() -> tuple[dict[str, str], bytes]:
 
 def test_ed25519_example_verifies() -> None:
     headers, body = _request()
-    jwk = {"kty": "OKP", "crv": "Ed25519", "kid": "test-key-ed25519",
-           "x": "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs"}
+    jwk = {
+        "kty": "OKP",
+        "crv": "Ed25519",
+        "kid": "test-key-ed25519",
+        "x": "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs",
+    }
     keys = StaticKeyResolver([jwk_to_verification_key(jwk)])
     assert verify_request("POST", URL, headers, body, keys=keys, now=NOW).reason is Reason.OK
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from hookproof_subscriber import (
     RECEIPT_V1,
     KeyState,
@@ -23,8 +24,16 @@ KEYS = [ED_KEY, HMAC_KEY]
 IDS = ["ed25519", "hmac-sha256"]
 
 
-def check(headers: object, *, body: bytes = BODY, url: str = URL, method: str = "POST",
-          keys: object = RESOLVER, now: int = NOW, **kw: object) -> VerifyResult:
+def check(
+    headers: object,
+    *,
+    body: bytes = BODY,
+    url: str = URL,
+    method: str = "POST",
+    keys: object = RESOLVER,
+    now: int = NOW,
+    **kw: object,
+) -> VerifyResult:
     return verify_request(method, url, headers, body, keys=keys, now=now, **kw)  # type: ignore[arg-type]
 
 
@@ -67,8 +76,9 @@ def test_key_not_yet_valid_by_state_and_by_time() -> None:
 
 
 def test_verify_only_key_verifies_until_its_window_ends() -> None:
-    keys = StaticKeyResolver([ED_KEY.verification_key(state=KeyState.VERIFY_ONLY,
-                                                      not_after=NOW + 100)])
+    keys = StaticKeyResolver(
+        [ED_KEY.verification_key(state=KeyState.VERIFY_ONLY, not_after=NOW + 100)]
+    )
     assert check(signed(), keys=keys).ok
     late = signed(created=NOW + 200, expires=NOW + 400)
     assert check(late, keys=keys, now=NOW + 200).reason is Reason.EXPIRED
@@ -118,8 +128,17 @@ def test_component_missing_when_profile_component_not_covered() -> None:
     assert check(hdrs).reason is Reason.COMPONENT_MISSING
 
 
-@pytest.mark.parametrize("name", ["Webhook-Subscription", "Webhook-Generation", "Content-Type",
-                                  "Content-Digest", "Webhook-Id", "Webhook-Delivery-Id"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Webhook-Subscription",
+        "Webhook-Generation",
+        "Content-Type",
+        "Content-Digest",
+        "Webhook-Id",
+        "Webhook-Delivery-Id",
+    ],
+)
 def test_component_missing_when_covered_header_is_absent(name: str) -> None:
     hdrs = signed()
     del hdrs[name]
@@ -127,14 +146,20 @@ def test_component_missing_when_covered_header_is_absent(name: str) -> None:
 
 
 @pytest.mark.parametrize("key", KEYS, ids=IDS)
-@pytest.mark.parametrize(("name", "value"), [("Webhook-Subscription", "sub_02"),
-                                             ("Webhook-Generation", "4"),
-                                             ("Webhook-Generation", "2"),
-                                             ("Webhook-Id", "evt_02"),
-                                             ("Webhook-Delivery-Id", "dlv_02"),
-                                             ("Content-Type", "text/plain")])
-def test_replay_to_another_subscription_or_generation(key: SigningKey, name: str,
-                                                      value: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("Webhook-Subscription", "sub_02"),
+        ("Webhook-Generation", "4"),
+        ("Webhook-Generation", "2"),
+        ("Webhook-Id", "evt_02"),
+        ("Webhook-Delivery-Id", "dlv_02"),
+        ("Content-Type", "text/plain"),
+    ],
+)
+def test_replay_to_another_subscription_or_generation(
+    key: SigningKey, name: str, value: str
+) -> None:
     hdrs = signed(key)
     hdrs[name] = value
     res = check(hdrs)
@@ -145,15 +170,15 @@ def test_replay_to_another_subscription_or_generation(key: SigningKey, name: str
 def test_replay_to_another_endpoint_or_method() -> None:
     hdrs = signed()
     assert check(hdrs, url="https://other.example.com/hooks/orders?tenant=acme").reason is (
-        Reason.BAD_SIGNATURE)
+        Reason.BAD_SIGNATURE
+    )
     assert check(hdrs, url=URL.replace("acme", "umbrella")).reason is Reason.BAD_SIGNATURE
     assert check(hdrs, method="PUT").reason is Reason.BAD_SIGNATURE
 
 
 def test_intact_replay_at_a_shared_endpoint_is_refused_with_expectations() -> None:
     hdrs = signed()  # a genuine delivery for sub_01 generation 3
-    assert check(hdrs, expected={"Webhook-Subscription": "sub_01",
-                                 "Webhook-Generation": "3"}).ok
+    assert check(hdrs, expected={"Webhook-Subscription": "sub_01", "Webhook-Generation": "3"}).ok
     for exp in ({"Webhook-Subscription": "sub_02"}, {"Webhook-Generation": "4"}):
         assert check(hdrs, expected=exp).reason is Reason.BAD_SIGNATURE
 
@@ -176,8 +201,11 @@ def test_alg_mismatch_when_profile_forbids_algorithm() -> None:
     from hookproof_subscriber import sign_request
 
     lax = dataclasses.replace(RECEIPT_V1, algorithms=frozenset({"ed25519", "hmac-sha256"}))
-    hdrs.update(sign_request("POST", URL, hdrs, BODY, key=HMAC_KEY, created=NOW,
-                             expires=NOW + 60, profile=lax))
+    hdrs.update(
+        sign_request(
+            "POST", URL, hdrs, BODY, key=HMAC_KEY, created=NOW, expires=NOW + 60, profile=lax
+        )
+    )
     res = verify_request("POST", URL, hdrs, BODY, keys=RESOLVER, now=NOW, profile=RECEIPT_V1)
     assert res.reason is Reason.ALG_MISMATCH
 
@@ -211,23 +239,32 @@ def test_nonce_cache_expires_and_is_bounded() -> None:
         lambda h: h.pop("Signature-Input"),
         lambda h: h.__setitem__("Signature", "garbage"),
         lambda h: h.__setitem__("Signature-Input", "((("),
-        lambda h: h.__setitem__("Signature-Input", h["Signature-Input"].replace("hookproof=",
-                                                                                 "other=")),
+        lambda h: h.__setitem__(
+            "Signature-Input", h["Signature-Input"].replace("hookproof=", "other=")
+        ),
         lambda h: h.__setitem__("Signature", h["Signature"].replace("=:", "=:!")),
         lambda h: h.__setitem__("Signature", h["Signature"] + ";p=1"),
         lambda h: h.__setitem__("Signature-Input", h["Signature-Input"] + ";extra=1"),
-        lambda h: h.__setitem__("Signature-Input", h["Signature-Input"].replace(
-            ";nonce=\"bm9uY2UtMDE\"", "")),
-        lambda h: h.__setitem__("Signature-Input", h["Signature-Input"].replace(
-            "created=1700000000", "created=01700000000")),
-        lambda h: h.__setitem__("Signature-Input", h["Signature-Input"].replace(
-            "created=1700000000", 'created="1700000000"')),
-        lambda h: h.__setitem__("Signature-Input", h["Signature-Input"].replace(
-            '"@method" ', '"@method"  ')),
-        lambda h: h.__setitem__("Signature-Input", h["Signature-Input"].replace(
-            '"@method"', '"@method" "@method"')),
-        lambda h: h.__setitem__("Signature-Input", h["Signature-Input"].replace(
-            '"@method"', '"@method";sf')),
+        lambda h: h.__setitem__(
+            "Signature-Input", h["Signature-Input"].replace(';nonce="bm9uY2UtMDE"', "")
+        ),
+        lambda h: h.__setitem__(
+            "Signature-Input",
+            h["Signature-Input"].replace("created=1700000000", "created=01700000000"),
+        ),
+        lambda h: h.__setitem__(
+            "Signature-Input",
+            h["Signature-Input"].replace("created=1700000000", 'created="1700000000"'),
+        ),
+        lambda h: h.__setitem__(
+            "Signature-Input", h["Signature-Input"].replace('"@method" ', '"@method"  ')
+        ),
+        lambda h: h.__setitem__(
+            "Signature-Input", h["Signature-Input"].replace('"@method"', '"@method" "@method"')
+        ),
+        lambda h: h.__setitem__(
+            "Signature-Input", h["Signature-Input"].replace('"@method"', '"@method";sf')
+        ),
         lambda h: h.__setitem__("Content-Digest", "sha-256=not-bytes"),
         lambda h: h.__setitem__("Webhook-Id", "evt\n01"),
         lambda h: h.__setitem__("Webhook-Id", "évènement"),
@@ -243,8 +280,16 @@ def test_malformed(mutate: object) -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    [None, 42, "not headers", [("a",)], [(1, 2)], {"Signature": b"\xff\xfe"}, {b"\x00": "x"},
-     {"Signature-Input": "hookproof=()", "Signature": "hookproof=::"}],
+    [
+        None,
+        42,
+        "not headers",
+        [("a",)],
+        [(1, 2)],
+        {"Signature": b"\xff\xfe"},
+        {b"\x00": "x"},
+        {"Signature-Input": "hookproof=()", "Signature": "hookproof=::"},
+    ],
 )
 def test_garbage_headers_are_malformed(bad: object) -> None:
     assert check(bad).reason is Reason.MALFORMED
@@ -273,18 +318,25 @@ def test_signature_over_non_canonical_base64_is_refused() -> None:
 
 
 def test_headers_used_are_the_delivery_contract() -> None:
-    assert {k.lower() for k in HEADERS} >= {"webhook-id", "webhook-delivery-id",
-                                            "webhook-subscription", "webhook-generation"}
+    assert {k.lower() for k in HEADERS} >= {
+        "webhook-id",
+        "webhook-delivery-id",
+        "webhook-subscription",
+        "webhook-generation",
+    }
 
 
-@pytest.mark.parametrize("url", [
-    "https://@subscriber.example.com/hooks/orders?tenant=acme",
-    "https://user:pw@subscriber.example.com/hooks/orders?tenant=acme",
-    URL + "#",
-    URL + "#frag",
-    "/hooks/orders?tenant=acme",
-    "https:///hooks",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://@subscriber.example.com/hooks/orders?tenant=acme",
+        "https://user:pw@subscriber.example.com/hooks/orders?tenant=acme",
+        URL + "#",
+        URL + "#frag",
+        "/hooks/orders?tenant=acme",
+        "https:///hooks",
+    ],
+)
 def test_target_uri_with_userinfo_fragment_or_no_authority_is_malformed(url: str) -> None:
     # found by the mutation gate: "https://@host/..." once parsed to the same target URI
     assert check(signed(), url=url).reason is Reason.MALFORMED

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from hookproof_subscriber import VerificationKey, content_digest, raw_verify
 from hookproof_subscriber.digest import parse_content_digest, verify_content_digest
 from hookproof_subscriber.rfc9421 import build_signature_base, normalize_headers, parse_signature
@@ -27,14 +28,19 @@ def _key(name: str) -> VerificationKey:
 
 def _headers(name: str) -> list[tuple[str, str]]:
     v = V[name]
-    return [*map(tuple, REQ["headers"]), ("Signature-Input", v["signature_input_header"]),
-            ("Signature", v["signature_header"])]
+    return [
+        *map(tuple, REQ["headers"]),
+        ("Signature-Input", v["signature_input_header"]),
+        ("Signature", v["signature_header"]),
+    ]
 
 
 @pytest.mark.parametrize("name", ["B.2.5", "B.2.6"])
 def test_rfc_vector_verifies(name: str) -> None:
     assert raw_verify("POST", URL, _headers(name), label=V[name]["label"], key=_key(name)) == (
-        True, "ok")
+        True,
+        "ok",
+    )
 
 
 @pytest.mark.parametrize(("name", "file"), [("B.2.5", "b25"), ("B.2.6", "b26")])
@@ -50,7 +56,9 @@ def test_signature_base_is_byte_exact(name: str, file: str) -> None:
 def test_rfc_vector_with_altered_date_fails(name: str) -> None:
     hdrs = [(k, "Tue, 20 Apr 2021 02:07:56 GMT" if k == "Date" else v) for k, v in _headers(name)]
     assert raw_verify("POST", URL, hdrs, label=V[name]["label"], key=_key(name)) == (
-        False, "bad_signature")
+        False,
+        "bad_signature",
+    )
 
 
 def test_rfc_vector_under_the_wrong_key_fails() -> None:
@@ -63,8 +71,9 @@ def test_the_signer_reproduces_the_rfc_b26_signature() -> None:
     from hookproof_subscriber import SigningKey
     from hookproof_subscriber.rfc9421 import sign_bytes
 
-    key = SigningKey.ed25519_from_pem("test-key-ed25519",
-                                      (VECTORS / "test-key-ed25519.priv.pem").read_bytes())
+    key = SigningKey.ed25519_from_pem(
+        "test-key-ed25519", (VECTORS / "test-key-ed25519.priv.pem").read_bytes()
+    )
     sig = sign_bytes(key, (VECTORS / "b26.signature-base.txt").read_bytes())
     assert V["B.2.6"]["signature_header"] == f"sig-b26=:{base64.b64encode(sig).decode()}:"
 

@@ -19,8 +19,12 @@ async def count_events(pool: asyncpg.Pool) -> int:
 
 async def test_register_read_list(api: Api, token: str) -> None:
     status, headers, body = await api.call(
-        "POST", "/v1/subscriptions", token=token,
-        json=sub_body(endpoint="HTTPS://Hooks.Example.COM:443/in", signatureAlgorithm="hmac-sha256"),
+        "POST",
+        "/v1/subscriptions",
+        token=token,
+        json=sub_body(
+            endpoint="HTTPS://Hooks.Example.COM:443/in", signatureAlgorithm="hmac-sha256"
+        ),
     )
     assert status == 201, body
     assert body["state"] == "PENDING_CHALLENGE" and body["generation"] == 1
@@ -59,7 +63,11 @@ async def test_cross_tenant_is_404_and_writes_nothing(
     for method, path, kw in [
         ("GET", f"/v1/subscriptions/{sid}", {}),
         ("GET", f"/v1/subscriptions/{sid}/history", {}),
-        ("PATCH", f"/v1/subscriptions/{sid}", {"json": {"owner": "x"}, "headers": {"If-Match": '"1"'}}),
+        (
+            "PATCH",
+            f"/v1/subscriptions/{sid}",
+            {"json": {"owner": "x"}, "headers": {"If-Match": '"1"'}},
+        ),
         ("POST", f"/v1/subscriptions/{sid}/revoke", {}),
         ("POST", f"/v1/subscriptions/{sid}/suspend", {}),
     ]:
@@ -77,8 +85,11 @@ async def test_concurrent_patches_one_wins(api: Api, token: str, engine: Engine)
 
     async def patch(i: int) -> int:
         status, _, _ = await api.call(
-            "PATCH", f"/v1/subscriptions/{sid}", token=token,
-            json={"endpoint": f"https://hooks{i}.example.com/in"}, headers={"If-Match": '"1"'},
+            "PATCH",
+            f"/v1/subscriptions/{sid}",
+            token=token,
+            json={"endpoint": f"https://hooks{i}.example.com/in"},
+            headers={"If-Match": '"1"'},
         )
         return status
 
@@ -88,22 +99,33 @@ async def test_concurrent_patches_one_wins(api: Api, token: str, engine: Engine)
     changes = [e.type for e in history if "challenge" not in e.type]
     assert changes == ["subscription.registered", "subscription.updated"]
     status, headers, body = await api.call(
-        "PATCH", f"/v1/subscriptions/{sid}", token=token, json={"owner": "o2"},
+        "PATCH",
+        f"/v1/subscriptions/{sid}",
+        token=token,
+        json={"owner": "o2"},
         headers={"If-Match": '"1"'},
     )
-    assert status == 412 and body["currentGeneration"] == 2 and body["code"] == "generation_mismatch"
+    assert (
+        status == 412 and body["currentGeneration"] == 2 and body["code"] == "generation_mismatch"
+    )
 
 
 async def test_generation_changes_through_the_api(api: Api, token: str) -> None:
     _, _, sub = await api.call("POST", "/v1/subscriptions", token=token, json=sub_body())
     sid = sub["id"]
     status, headers, body = await api.call(
-        "PATCH", f"/v1/subscriptions/{sid}", token=token,
-        json={"retryPolicy": {"maxAttempts": 3}}, headers={"If-Match": '"1"'},
+        "PATCH",
+        f"/v1/subscriptions/{sid}",
+        token=token,
+        json={"retryPolicy": {"maxAttempts": 3}},
+        headers={"If-Match": '"1"'},
     )
     assert status == 200 and body["generation"] == 1 and body["retryPolicy"]["maxAttempts"] == 3
     status, headers, body = await api.call(
-        "PATCH", f"/v1/subscriptions/{sid}", token=token, json={"topics": ["order.paid"]},
+        "PATCH",
+        f"/v1/subscriptions/{sid}",
+        token=token,
+        json={"topics": ["order.paid"]},
         headers={"If-Match": '"1"'},
     )
     assert status == 200 and body["generation"] == 2 and headers["ETag"] == '"2"'
@@ -146,16 +168,27 @@ async def test_generation_changes_through_the_api(api: Api, token: str) -> None:
         ({"expiresAt": "tomorrow"}, "expiresAt", "invalid_request"),
         ({"expiresAt": "2001-01-01T00:00:00Z"}, "expiresAt", "invalid_request"),
         ({"surprise": 1}, "surprise", "invalid_request"),
-        ({"receiptKey": {"keyId": "k", "publicKeyJwk": {"kty": "RSA"}}}, "receiptKey.publicKeyJwk", "invalid_request"),
+        (
+            {"receiptKey": {"keyId": "k", "publicKeyJwk": {"kty": "RSA"}}},
+            "receiptKey.publicKeyJwk",
+            "invalid_request",
+        ),
         ({"retryPolicy": {"maxAttempts": 0}}, "retryPolicy.maxAttempts", "invalid_request"),
         ({"filter": {"": 1}}, "filter", "invalid_request"),
     ],
 )
 async def test_bad_input_names_the_field(
-    api: Api, token: str, pool: asyncpg.Pool, patch: dict, field: str, code: str  # type: ignore[type-arg]
+    api: Api,
+    token: str,
+    pool: asyncpg.Pool,
+    patch: dict,
+    field: str,
+    code: str,  # type: ignore[type-arg]
 ) -> None:
     before = await count_events(pool)
-    status, headers, body = await api.call("POST", "/v1/subscriptions", token=token, json=sub_body(**patch))
+    status, headers, body = await api.call(
+        "POST", "/v1/subscriptions", token=token, json=sub_body(**patch)
+    )
     assert status == 400, body
     assert headers["Content-Type"].startswith("application/problem+json")
     assert body["field"] == field and body["code"] == code
@@ -180,7 +213,9 @@ async def test_malformed_and_oversized_bodies(api: Api, token: str) -> None:
 
 async def test_patch_requires_if_match(api: Api, token: str) -> None:
     _, _, sub = await api.call("POST", "/v1/subscriptions", token=token, json=sub_body())
-    status, _, body = await api.call("PATCH", f"/v1/subscriptions/{sub['id']}", token=token, json={"owner": "x"})
+    status, _, body = await api.call(
+        "PATCH", f"/v1/subscriptions/{sub['id']}", token=token, json={"owner": "x"}
+    )
     assert status == 428 and body["code"] == "if_match_required"
 
 

@@ -19,7 +19,9 @@ schema = schemathesis.openapi.from_dict(openapi_document())
 
 
 @pytest.fixture(scope="module")
-def daemon(module_db_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Daemon, str]]:
+def daemon(
+    module_db_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Daemon, str]]:
     folder: Path = tmp_path_factory.mktemp("fuzz")
     env = {"HOOKPROOF_DATABASE_URL": module_db_url, "HOOKPROOF_DATA_DIR": str(folder)}
     created = run_cli(["tenant", "create", "fuzz", "--json"], env)

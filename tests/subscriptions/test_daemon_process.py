@@ -12,7 +12,9 @@ _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def call(method: str, url: str, token: str, body: dict | None = None) -> tuple[int, dict]:  # type: ignore[type-arg]
-    req = urllib.request.Request(url, method=method, data=json.dumps(body).encode() if body else None)
+    req = urllib.request.Request(
+        url, method=method, data=json.dumps(body).encode() if body else None
+    )
     req.add_header("Authorization", f"Bearer {token}")
     req.add_header("Content-Type", "application/json")
     try:
@@ -32,10 +34,19 @@ def test_daemon_restart_keeps_state(db_url_sync: str, tmp_path: Path) -> None:
 
     daemon = start_daemon(env, tmp_path)
     try:
-        status, sub = call("POST", daemon.base_url + "/v1/subscriptions", token, {
-            "endpoint": "https://hooks.example.com/in", "topics": ["a"], "eventVersions": [1],
-            "region": "eu", "signatureAlgorithm": "ed25519", "owner": "team",
-        })
+        status, sub = call(
+            "POST",
+            daemon.base_url + "/v1/subscriptions",
+            token,
+            {
+                "endpoint": "https://hooks.example.com/in",
+                "topics": ["a"],
+                "eventVersions": [1],
+                "region": "eu",
+                "signatureAlgorithm": "ed25519",
+                "owner": "team",
+            },
+        )
         assert status == 201, sub
     finally:
         assert daemon.stop() == 0, daemon.log()
@@ -46,7 +57,10 @@ def test_daemon_restart_keeps_state(db_url_sync: str, tmp_path: Path) -> None:
         status, got = call("GET", f"{again.base_url}/v1/subscriptions/{sub['id']}", token)
         assert status == 200
         assert (got["id"], got["generation"], got["state"], got["endpointDigest"]) == (
-            sub["id"], 1, "PENDING_CHALLENGE", sub["endpointDigest"],
+            sub["id"],
+            1,
+            "PENDING_CHALLENGE",
+            sub["endpointDigest"],
         )
     finally:
         assert again.stop() == 0

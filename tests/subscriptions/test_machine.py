@@ -36,8 +36,17 @@ CONFIG = SubscriptionConfig(
     owner="o",
     expires_at=(NOW + timedelta(days=1)).isoformat(),
 )
-COMMANDS = ("activate", "start_rotation", "suspend", "resume", "challenge", "revoke", "update",
-            "regenerate", "expire")
+COMMANDS = (
+    "activate",
+    "start_rotation",
+    "suspend",
+    "resume",
+    "challenge",
+    "revoke",
+    "update",
+    "regenerate",
+    "expire",
+)
 
 EXPECTED_ROWS = {
     ("PENDING_CHALLENGE", "activate"): "ACTIVE",
@@ -147,8 +156,10 @@ def test_no_sequence_reaches_a_forbidden_state(commands: list[str]) -> None:
             continue
         for ev in events:
             s = evolve(s, ev, s.version + 1)
-        command = c if isinstance(cmd, Transition) else (
-            "regenerate" if s.generation != before.generation else "update"
+        command = (
+            c
+            if isinstance(cmd, Transition)
+            else ("regenerate" if s.generation != before.generation else "update")
         )
         if events:
             assert TRANSITIONS[(before.state, command)] == s.state

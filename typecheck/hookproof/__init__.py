@@ -1,0 +1,1 @@
+../../hookproof/__init__.py

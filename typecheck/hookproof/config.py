@@ -1,0 +1,1 @@
+../../hookproof/config.py

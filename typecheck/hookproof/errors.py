@@ -1,0 +1,1 @@
+../../hookproof/errors.py
