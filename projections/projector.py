@@ -251,7 +251,7 @@ async def _rebuild(
     pos = Position()
     count = 0
     async with store.pool.acquire() as conn:
-        pending = asyncio.ensure_future(store.read_after(pos, limit=page_size, conn=conn))
+        pending: asyncio.Future[list[RecordedEvent]] = asyncio.ensure_future(store.read_after(pos, limit=page_size, conn=conn))
         try:
             while True:
                 page = await pending

@@ -123,7 +123,7 @@ class JwksKeyResolver:
         return (
             key is not None
             and str(key.state) == "NOT_BEFORE"
-            and (self._attempted_at is None or self._clock() - self._attempted_at >= 1.0)
+            and (self._attempted_at is None or self._clock() - self._attempted_at >= 0.05)
         )
 
     async def aresolve(self, key_id: str) -> VerificationKey | None:
