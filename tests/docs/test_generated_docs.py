@@ -1,0 +1,13 @@
+"""The state diagrams in docs/ are drawn from the transition tables and must stay current."""
+
+from pathlib import Path
+
+from hookproof.engine.docs import render
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_state_machine_doc_is_current() -> None:
+    assert (ROOT / "docs" / "state-machines.md").read_text() == render(), (
+        "run: python -m hookproof.engine.docs"
+    )
