@@ -41,6 +41,7 @@ from hookproof.events.subscription_events import RetryPolicy
 from hookproof_subscriber import SigningKey, sign_request
 
 from ..egress import EgressResult, Outcome
+from .batcher import OutcomeBatcher
 from .gates import EndpointGates
 from .ledger import Admit, Defer, Refuse, admission
 from .retry import AttemptError, decide, parse_retry_after
@@ -121,6 +122,7 @@ class Dispatcher:
         self.rng = rng or random.Random()
         self.gates = EndpointGates()
         self.metrics = DispatchMetrics()
+        self.outcomes = OutcomeBatcher(store)
         self.inflight: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
 
@@ -342,7 +344,7 @@ class Dispatcher:
         meta = Metadata(actor=f"dispatcher:{self.name}", correlation_id=r["event_id"])
         stream = f"delivery-{r['delivery_id']}"
         try:
-            await self.store.append([StreamAppend(stream, events, job.version, meta)])
+            await self.outcomes.append(StreamAppend(stream, events, job.version, meta))
         except ConcurrencyConflict:
             # Something else was recorded meanwhile (a receipt, or a lease taken over):
             # the outcome is still evidence, appended after it.

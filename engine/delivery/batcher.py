@@ -1,0 +1,81 @@
+"""Outcome appends, coalesced: many attempts' outcomes in one append (one transaction).
+
+Callers await their own append. A batch that conflicts (a receipt or a lease takeover touched
+one stream meanwhile) falls back to appending each outcome on its own, so one stream's
+conflict never loses another's evidence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass
+
+from hookproof.errors import ConcurrencyConflict
+from hookproof.events import EventStore, StreamAppend
+
+__all__ = ["OutcomeBatcher"]
+
+
+@dataclass
+class _Item:
+    append: StreamAppend
+    done: asyncio.Future[None]
+
+
+class OutcomeBatcher:
+    def __init__(self, store: EventStore, *, max_batch: int = 200, linger_s: float = 0.003) -> None:
+        self.store = store
+        self.max_batch = max_batch
+        self.linger_s = linger_s
+        self._queue: list[_Item] = []
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    async def append(self, append: StreamAppend) -> None:
+        """Append ``append`` (with its expected version) in the next batch; raises its error."""
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Item(append, fut))
+        self._wake.set()
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run())
+        await fut
+
+    async def _run(self) -> None:
+        while self._queue:
+            if len(self._queue) < self.max_batch:
+                await asyncio.sleep(self.linger_s)
+            batch, self._queue = self._queue[: self.max_batch], self._queue[self.max_batch :]
+            await self._flush(batch)
+
+    async def _flush(self, batch: list[_Item]) -> None:
+        streams = {i.append.stream_id for i in batch}
+        if len(streams) == len(batch):
+            try:
+                await self.store.append([i.append for i in batch])
+            except ConcurrencyConflict:
+                pass  # fall back to one by one below
+            except Exception as exc:
+                for i in batch:
+                    if not i.done.done():
+                        i.done.set_exception(exc)
+                return
+            else:
+                for i in batch:
+                    if not i.done.done():
+                        i.done.set_result(None)
+                return
+        for i in batch:
+            try:
+                await self.store.append([i.append])
+            except Exception as exc:
+                if not i.done.done():
+                    i.done.set_exception(exc)
+            else:
+                if not i.done.done():
+                    i.done.set_result(None)
+
+    async def close(self) -> None:
+        if self._task is not None:
+            with contextlib.suppress(Exception):
+                await self._task
