@@ -99,6 +99,6 @@ async def verify_log(
         if len(rows) < page_size:
             break
     guards = await conn.fetch(query("audit_guards", PKG))
-    enabled = {g["tgname"] for g in guards if g["tgenabled"] != "D"}
+    enabled = {g["tgname"] for g in guards if g["enabled"]}
     report.guards_missing = [g for g in GUARDS if g not in enabled]
     return report
