@@ -237,3 +237,18 @@ async def test_health(api: Api) -> None:
     assert (await api.call("GET", "/healthz"))[0] == 200
     status, _, body = await api.call("GET", "/readyz")
     assert status == 200 and body["status"] == "ready"
+
+
+async def test_expiry_happens_on_its_own(api: Api, token: str, engine: Engine) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    soon = (datetime.now(UTC) + timedelta(seconds=1)).isoformat()
+    _, _, sub = await api.call(
+        "POST", "/v1/subscriptions", token=token, json=sub_body(expiresAt=soon)
+    )
+    assert await engine.subscriptions.expire_due() == []
+    await asyncio.sleep(1.2)
+    assert await engine.subscriptions.expire_due() == [sub["id"]]
+    status, _, got = await api.call("GET", f"/v1/subscriptions/{sub['id']}", token=token)
+    assert got["state"] == "EXPIRED"
+    assert await engine.subscriptions.expire_due() == []

@@ -1,0 +1,27 @@
+"""The README's main job: ``hookproof demo`` as a real process, from this checkout."""
+
+from __future__ import annotations
+
+import os
+
+import psutil
+
+from ..daemon import run_cli
+
+
+def test_demo_runs_end_to_end_and_leaves_nothing_running() -> None:
+    before = {p.pid for p in psutil.process_iter()}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKPROOF_")}
+    r = run_cli(["demo", "--events", "4"], env, timeout=120)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    out = r.stdout
+    assert "-> ACTIVE (challenge over HTTPS)" in out
+    assert "rotated the engine key" in out and "suspended: 0" in out
+    assert "APPLICATION_CONFIRMED" in out and "UNOBSERVABLE" in out
+    assert "no gate failed" in out and "nothing left running" in out
+    leftovers = [
+        p for p in psutil.process_iter(["pid", "name", "status"])
+        if p.pid not in before and "postgres" in (p.info["name"] or "")
+        and p.info["status"] != psutil.STATUS_ZOMBIE  # exited, awaiting its reaper
+    ]
+    assert leftovers == []
