@@ -109,3 +109,60 @@ async def test_shared_secret_rotation_through_a_challenge(
     view = await delivery(engine, tenant, d["deliveryId"])
     assert view["attempts"][0]["keyId"] == issued["keyId"]
     assert view["attempts"][0]["signatureAlgorithm"] == "hmac-sha256"
+
+
+async def test_rotation_through_the_api_and_the_cli(
+    engine: Engine, tenant: str, subscriber: Subscriber, db_url: str, tmp_path, ca, monkeypatch  # type: ignore[no-untyped-def]
+) -> None:
+    import asyncio
+    import json
+
+    import aiohttp
+    from aiohttp.test_utils import TestServer
+
+    from ..daemon import run_cli
+
+    ring = engine.services["keyring"]
+    sid = await active_subscription(engine, tenant, subscriber.url("ok-api"))
+    first = await ring.active()
+    server = TestServer(engine.app(), host="127.0.0.1")
+    await server.start_server()
+    try:
+        url = str(server.make_url("/v1/keys/rotate"))
+        async with aiohttp.ClientSession() as http:
+            async with http.post(url) as r:  # no operator token configured: refused
+                assert r.status == 403 and (await r.json())["code"] == "admin_disabled"
+            monkeypatch.setenv("HOOKPROOF_ADMIN_TOKEN", "op-secret")
+            async with http.post(url, headers={"Authorization": "Bearer nope"}) as r:
+                assert r.status == 401
+            async with http.post(url, headers={"Authorization": "Bearer op-secret"}) as r:
+                body = await r.json()
+                assert r.status == 200, body
+        assert body["proved"] == [sid] and body["previousKeyId"] == first.key_id
+    finally:
+        await server.close()
+    second = await ring.active()
+    assert second.key_id == body["keyId"]
+
+    # the CLI runs the same round in its own process, against the same database
+    ca_file = tmp_path / "ca-cli.pem"
+    ca.cert_pem.write_to_path(str(ca_file))
+    env = {
+        "HOOKPROOF_DATABASE_URL": db_url,
+        "HOOKPROOF_DATA_DIR": str(tmp_path),  # the master key file the engine created
+        "HOOKPROOF_EGRESS_ALLOW": f"127.0.0.1:{subscriber.port}",
+        "HOOKPROOF_EGRESS_CA_FILE": str(ca_file),
+        "HOOKPROOF_DNS_SERVERS": "127.0.0.1:9",
+    }
+    r = await asyncio.to_thread(run_cli, ["keys", "rotate", "--json", "--actor", "ops:eve"], env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["proved"] == [sid] and out["previousKeyId"] == second.key_id
+    third = await ring.active()
+    assert third.key_id == out["keyId"]
+    states = {v.key_id: str(v.state) for v in await ring.keys(purpose="engine")}
+    assert states[first.key_id] == "VERIFY_ONLY" and states[second.key_id] == "VERIFY_ONLY"
+    actors = {
+        e.meta().actor for e in await engine.store.read_stream(f"key-{third.key_id}")
+    }
+    assert actors == {"ops:eve"}
