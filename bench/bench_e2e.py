@@ -1,0 +1,1237 @@
+"""End-to-end delivery benchmark: API ingest -> plan -> ed25519 sign -> HTTPS -> outcome recorded.
+
+Everything local, durable commits:
+
+- an embedded PostgreSQL (``pgserver``) in a fresh temporary folder, deleted at the end
+  (server defaults: ``synchronous_commit=on``, ``fsync=on``);
+- one ``hookproof serve`` process (all roles: api, dispatcher, projector, scheduler);
+- two local HTTPS subscriber processes (aiohttp, trustme CA) that answer the registration
+  challenge (``hookproof_subscriber.build_challenge_response``) and 204 to every delivery
+  (they do not verify signatures: the subscriber side is not what is measured);
+- a load generator (this process) posting events to ``POST /v1/events`` with bounded
+  concurrency; results are read back from the event log (``recorded_at``) afterwards.
+
+Phases, in one run: a short calibration; the peak (open loop: events as fast as the API takes
+them, 10 subscriptions, until every delivery is ENDPOINT_ACCEPTED); latency at about half the
+peak (events paced on a fixed schedule); the bare-client baseline (same bodies, same subscriber
+servers, no ledger: keep-alive, a new connection per request, and a new connection plus an
+ed25519 signature per request); 10,000 subscriptions (fan-out, 1 event -> 10,000 deliveries);
+optionally a py-spy profile of the daemon under the peak load. Prints a table and writes
+``bench/results/e2e.json``. Not a test: nothing asserts a timing.
+
+    .venv/bin/python bench/bench_e2e.py                    # full run, ~5 minutes
+    .venv/bin/python bench/bench_e2e.py --large-subs 1000 --no-profile   # quicker look
+
+The 10,000 subscriptions are registered by a helper step in this process through the
+engine's own Python services (``SubscriptionService.register`` + ``Challenger.run``, bounded
+concurrency): each one is really challenged over HTTPS and becomes ACTIVE through the log,
+exactly as the API's background challenge would do, only without 10,000 HTTP round trips to the
+API and without 10,000 simultaneous background challenges in the daemon.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import contextlib
+import itertools
+import json
+import logging
+import os
+import platform
+import secrets
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import warnings
+from collections import Counter
+from datetime import UTC, datetime
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent
+REPO = ROOT.parent
+RESULTS = ROOT / "results" / "e2e.json"
+SMALL_TOPIC = "bench.small"
+LARGE_TOPIC = "bench.fanout"
+GATE_LIMIT = 8  # engine/delivery/gates.py: per-endpoint in-flight limit
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+# -- the subscriber process ---------------------------------------------------------------
+
+
+def subscriber_main(port: int, cert_file: str, stats_file: str) -> None:
+    """An HTTPS subscriber: answers challenges, 204 to deliveries; counts both."""
+    from aiohttp import web
+
+    from hookproof_subscriber import build_challenge_response
+
+    counts = {"deliveries": 0, "challenges": 0}
+
+    async def handle(request: web.Request) -> web.Response:
+        body = await request.read()
+        if b'"type":"hookproof.challenge.v1"' in body:
+            counts["challenges"] += 1
+            return web.Response(
+                body=build_challenge_response(body), content_type="application/json"
+            )
+        counts["deliveries"] += 1
+        return web.Response(status=204)
+
+    async def main() -> None:
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ctx.load_cert_chain(cert_file)
+        app = web.Application(client_max_size=1024 * 1024)
+        app.router.add_route("*", "/{tail:.*}", handle)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", port, ssl_context=ctx, backlog=1024)
+        await site.start()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        Path(stats_file).write_text(json.dumps(counts))  # noqa: ASYNC240 (shutdown; nothing else runs)
+        await runner.cleanup()
+
+    asyncio.run(main())
+
+
+# -- processes ------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_tcp(port: int, proc: subprocess.Popen[bytes], timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"process on port {port} exited early ({proc.returncode})")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
+def start_daemon(env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    full = {**os.environ, **env, "HOOKPROOF_LISTEN": f"127.0.0.1:{port}"}
+    with log_path.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hookproof.engine.cli", "serve"],
+            env=full,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"daemon exited early:\n{log_path.read_text()[-3000:]}")
+        try:
+            with _OPENER.open(base + "/readyz", timeout=1) as r:
+                if r.status == 200:
+                    return proc, base
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError(f"daemon not ready:\n{log_path.read_text()[-3000:]}")
+
+
+def stop_process(proc: subprocess.Popen[bytes], timeout: float = 20) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+def run_cli(args: list[str], env: dict[str, str]) -> str:
+    out = subprocess.run(
+        [sys.executable, "-m", "hookproof.engine.cli", *args],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return out.stdout
+
+
+@contextlib.contextmanager
+def postgres_server(parent: str | None) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs: no XDG_RUNTIME_DIR on servers
+        import pgserver
+
+        folder = tempfile.mkdtemp(prefix="hp-e2e-pg-", dir=parent)
+        server = pgserver.get_server(folder, cleanup_mode="delete")
+    try:
+        yield server.get_uri(), folder
+    finally:
+        with contextlib.suppress(Exception):
+            server.cleanup()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class CpuMeter:
+    """CPU seconds per process group between two snapshots (psutil), as cores used.
+
+    Groups are callables returning pids, listed again at the end: a process born inside the
+    window (a new Postgres backend) counts in full. ``machine_busy`` is the whole machine
+    (everything, other users included) from /proc/stat.
+    """
+
+    def __init__(self, groups: dict[str, Any]) -> None:
+        self.groups = groups
+
+    @staticmethod
+    def _cpu(pid: int) -> float:
+        import psutil
+
+        try:
+            t = psutil.Process(pid).cpu_times()
+            return float(t.user + t.system)
+        except psutil.Error:
+            return 0.0
+
+    def _snap(self) -> dict[str, dict[int, float]]:
+        return {name: {pid: self._cpu(pid) for pid in pids()} for name, pids in self.groups.items()}
+
+    @staticmethod
+    def _busy() -> float:
+        import psutil
+
+        t = psutil.cpu_times()
+        return float(t.user + t.nice + t.system + t.irq + t.softirq + getattr(t, "steal", 0.0))
+
+    def start(self) -> None:
+        self._t0 = time.monotonic()
+        self._s0 = self._snap()
+        self._b0 = self._busy()
+
+    def stop(self) -> dict[str, float]:
+        wall = time.monotonic() - self._t0
+        s1 = self._snap()
+        out = {}
+        for name, now in s1.items():
+            before = self._s0.get(name, {})
+            out[name] = round(sum(v - before.get(pid, 0.0) for pid, v in now.items()) / wall, 3)
+        out["machine_busy"] = round((self._busy() - self._b0) / wall, 3)
+        # what the machine did besides the measured processes (kernel softirq, other users)
+        out["other"] = round(out["machine_busy"] - sum(out[name] for name in s1), 3)
+        out["wall_s"] = round(wall, 2)
+        return out
+
+
+def postgres_pids(pgdata: str) -> list[int]:
+    import psutil
+
+    try:
+        postmaster = int(Path(pgdata, "postmaster.pid").read_text().split()[0])
+        p = psutil.Process(postmaster)
+        return [postmaster, *(c.pid for c in p.children(recursive=True))]
+    except (OSError, ValueError, psutil.Error):
+        return []
+
+
+class RssWatch:
+    """Peak RSS of the daemon: psutil samples every 0.2 s, and VmHWM from /proc at the end."""
+
+    def __init__(self, pid: int) -> None:
+        import psutil
+
+        self.proc = psutil.Process(pid)
+        self.peak = 0
+        self.phase_peak = 0
+        self._task: asyncio.Task[None] | None = None
+
+    async def _run(self) -> None:
+        while True:
+            with contextlib.suppress(Exception):
+                rss = self.proc.memory_info().rss
+                self.peak = max(self.peak, rss)
+                self.phase_peak = max(self.phase_peak, rss)
+            await asyncio.sleep(0.2)
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    def take_phase(self) -> float:
+        mb = self.phase_peak / 2**20
+        self.phase_peak = 0
+        return round(mb, 1)
+
+    def hwm_mb(self) -> float | None:
+        with contextlib.suppress(OSError, ValueError):
+            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+        return None
+
+
+# -- load -----------------------------------------------------------------------------------
+
+
+def event_doc(event_id: str, topic: str, i: int) -> dict[str, Any]:
+    return {
+        "eventId": event_id,
+        "topic": topic,
+        "version": "1.0",
+        "aggregateId": f"order-{i % 1000}",
+        "aggregateVersion": i,
+        "occurredAt": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "payload": {
+            "orderId": f"ord_{i:08d}",
+            "amount": 4200 + i % 100,
+            "currency": "EUR",
+            "customer": {"id": f"cus_{i % 977:06d}", "tier": "gold"},
+            "lines": [{"sku": "SKU-1", "qty": 1}, {"sku": "SKU-2", "qty": 3}],
+            "note": "x" * 60,
+        },
+    }
+
+
+class Loader:
+    def __init__(self, http: Any, base: str, run_id: str) -> None:
+        self.http = http
+        self.base = base
+        self.run_id = run_id
+        self.seq = 0
+
+    async def post(self, topic: str, tag: str) -> tuple[str, int]:
+        self.seq += 1
+        i = self.seq
+        eid = f"{self.run_id}-{tag}-{i}"
+        async with self.http.post(f"{self.base}/v1/events", json=event_doc(eid, topic, i)) as r:
+            text = await r.text()
+            if r.status != 202:
+                raise RuntimeError(f"ingest {r.status}: {text[:300]}")
+            return eid, len(json.loads(text)["deliveries"])
+
+    async def open_loop(self, n: int, topic: str, tag: str, concurrency: int) -> dict[str, Any]:
+        ids: list[str] = []
+        planned = 0
+        sem = asyncio.Semaphore(concurrency)
+
+        async def one() -> None:
+            nonlocal planned
+            async with sem:
+                eid, k = await self.post(topic, tag)
+                ids.append(eid)
+                planned += k
+
+        t0 = time.monotonic()
+        await asyncio.gather(*(one() for _ in range(n)))
+        wall = time.monotonic() - t0
+        return {"ids": ids, "planned": planned, "ingest_wall_s": wall}
+
+    async def paced(self, eps: float, seconds: float, topic: str, tag: str) -> dict[str, Any]:
+        """Events on a fixed schedule (open loop: a slow answer does not delay the next)."""
+        ids: list[str] = []
+        planned = 0
+        tasks = []
+        sem = asyncio.Semaphore(256)
+        n = max(1, int(eps * seconds))
+
+        async def one() -> None:
+            nonlocal planned
+            async with sem:
+                eid, k = await self.post(topic, tag)
+                ids.append(eid)
+                planned += k
+
+        t0 = time.monotonic()
+        behind = 0
+        for i in range(n):
+            delay = t0 + i / eps - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            elif delay < -0.05:
+                behind += 1
+            tasks.append(asyncio.create_task(one()))
+        await asyncio.gather(*tasks)
+        return {
+            "ids": ids,
+            "planned": planned,
+            "ingest_wall_s": time.monotonic() - t0,
+            "late_sends": behind,
+        }
+
+
+async def wait_accepted(pool: Any, ids: list[str], want: int, limit_s: float) -> dict[str, int]:
+    deadline = time.monotonic() + limit_s
+    while True:
+        rows = await pool.fetch(
+            "SELECT state, count(*) AS n FROM deliveries WHERE event_id = ANY($1) GROUP BY state",
+            ids,
+        )
+        states = {r["state"]: r["n"] for r in rows}
+        if states.get("ENDPOINT_ACCEPTED", 0) >= want:
+            return states
+        if time.monotonic() > deadline:
+            return states
+        await asyncio.sleep(0.25)
+
+
+async def timings(pool: Any, ids: list[str]) -> tuple[list[float], list[float]]:
+    """(ingested_at, accepted_at) epoch seconds per accepted delivery, from the event log."""
+    rows = await pool.fetch(
+        """
+        SELECT extract(epoch FROM i.recorded_at)::float8 AS ing,
+               extract(epoch FROM a.recorded_at)::float8 AS acc
+        FROM deliveries d
+        JOIN events i ON i.stream_id = 'event-' || d.event_id AND i.type = 'event.ingested'
+        JOIN events a ON a.stream_id = 'delivery-' || d.delivery_id
+                     AND a.type = 'delivery.endpoint_accepted'
+        WHERE d.event_id = ANY($1)
+        """,
+        ids,
+    )
+    return [r["ing"] for r in rows], [r["acc"] for r in rows]
+
+
+async def breakdown(pool: Any, ids: list[str]) -> dict[str, Any]:
+    """Where the time goes, from the log: queue wait, send+record, and the claim loop."""
+    rows = await pool.fetch(
+        """
+        SELECT extract(epoch FROM i.recorded_at)::float8 AS ing,
+               extract(epoch FROM ad.recorded_at)::float8 AS adm,
+               extract(epoch FROM a.recorded_at)::float8 AS acc,
+               ad.tx_id::text AS claim_tx
+        FROM deliveries d
+        JOIN events i ON i.stream_id = 'event-' || d.event_id AND i.type = 'event.ingested'
+        JOIN events ad ON ad.stream_id = 'delivery-' || d.delivery_id
+                      AND ad.type = 'delivery.attempt_admitted'
+        JOIN events a ON a.stream_id = 'delivery-' || d.delivery_id
+                     AND a.type = 'delivery.endpoint_accepted'
+        WHERE d.event_id = ANY($1)
+        """,
+        ids,
+    )
+    if not rows:
+        return {}
+    wait = [(r["adm"] - r["ing"]) * 1000 for r in rows]
+    send = [(r["acc"] - r["adm"]) * 1000 for r in rows]
+    claims: dict[str, list[float]] = {}
+    for r in rows:
+        claims.setdefault(r["claim_tx"], []).append(r["adm"])
+    starts = sorted((min(v), len(v)) for v in claims.values())
+    gaps = [(b[0] - a[0]) * 1000 for a, b in itertools.pairwise(starts)]
+    span = starts[-1][0] - starts[0][0]
+    return {
+        "ingest_to_admitted_ms": {
+            "p50": round(pct(wait, 0.5), 1),
+            "p99": round(pct(wait, 0.99), 1),
+        },
+        "admitted_to_accepted_ms": {
+            "p50": round(pct(send, 0.5), 1),
+            "p99": round(pct(send, 0.99), 1),
+        },
+        "claim_transactions": len(starts),
+        "rows_per_claim_mean": round(len(rows) / len(starts), 1),
+        "rows_per_claim_max": max(n for _, n in starts),
+        "ms_between_claims_p50": round(pct(gaps, 0.5), 1) if gaps else None,
+        "admissions_per_s": round(len(rows) / span, 1) if span > 0 else None,
+    }
+
+
+async def db_counters(pool: Any) -> dict[str, float]:
+    """Committed transactions and WAL bytes so far (pg_stat_database, pg_stat_wal)."""
+    row = await pool.fetchrow(
+        "SELECT (SELECT xact_commit + xact_rollback FROM pg_stat_database"
+        "        WHERE datname = current_database())::float8 AS transactions,"
+        "       (SELECT wal_bytes FROM pg_stat_wal)::float8 AS wal_bytes,"
+        "       (SELECT wal_sync FROM pg_stat_wal)::float8 AS wal_syncs"
+    )
+    return dict(row)
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    if not s:
+        return float("nan")
+    return s[min(len(s) - 1, max(0, round(q * (len(s) - 1))))]
+
+
+def rates(ing: list[float], acc: list[float]) -> dict[str, Any]:
+    n = len(acc)
+    if n < 2:
+        return {"accepted": n}
+    a = sorted(acc)
+    whole = n / (a[-1] - min(ing))
+    lo, hi = int(n * 0.1), int(n * 0.9)
+    steady = (hi - lo) / (a[hi - 1] - a[lo]) if a[hi - 1] > a[lo] else float("nan")
+    return {
+        "accepted": n,
+        "first_ingest_to_last_accept_s": round(a[-1] - min(ing), 3),
+        "deliveries_per_s": round(whole, 1),
+        "steady_deliveries_per_s": round(steady, 1),
+    }
+
+
+def latency(ing: list[float], acc: list[float], skip_s: float = 1.0) -> dict[str, Any]:
+    t0 = min(ing) if ing else 0
+    lat = [(a - i) * 1000 for i, a in zip(ing, acc, strict=True) if i - t0 >= skip_s]
+    return {
+        "samples": len(lat),
+        "warmup_skipped_s": skip_s,
+        "p50_ms": round(pct(lat, 0.50), 1),
+        "p90_ms": round(pct(lat, 0.90), 1),
+        "p99_ms": round(pct(lat, 0.99), 1),
+        "max_ms": round(max(lat), 1) if lat else None,
+    }
+
+
+# -- baseline -------------------------------------------------------------------------------
+
+
+async def baseline(
+    urls: list[str],
+    bodies: list[bytes],
+    ca_file: str,
+    concurrency: int,
+    seconds: float,
+    mode: str,
+) -> dict[str, Any]:
+    """A bare aiohttp client: same bodies, same subscriber servers, no ledger."""
+    import aiohttp
+
+    from hookproof_subscriber import SigningKey, sign_request
+
+    ctx = ssl.create_default_context(cafile=ca_file)
+    connector = aiohttp.TCPConnector(
+        ssl=ctx, limit=concurrency, force_close=(mode != "keepalive"), use_dns_cache=False
+    )
+    key = SigningKey.generate_ed25519("bench-key")
+    done = 0
+    errors = 0
+    i = 0
+    async with aiohttp.ClientSession(connector=connector) as http:
+        deadline = time.monotonic() + seconds
+
+        async def worker() -> None:
+            nonlocal done, errors, i
+            while time.monotonic() < deadline:
+                i += 1
+                url = urls[i % len(urls)]
+                body = bodies[i % len(bodies)]
+                headers = {
+                    "Content-Type": "application/json",
+                    "Webhook-Id": f"bench-{i}",
+                    "Webhook-Delivery-Id": f"dlv_bench_{i}",
+                    "Webhook-Attempt": "1",
+                    "Webhook-Subscription": "sub_bench",
+                    "Webhook-Generation": "1",
+                    "traceparent": f"00-{secrets.token_hex(16)}-{secrets.token_hex(8)}-01",
+                }
+                if mode == "fresh+sign":
+                    headers.update(
+                        sign_request(
+                            "POST",
+                            url,
+                            headers,
+                            body,
+                            key=key,
+                            created=int(time.time()),
+                            lifetime=300,
+                        )
+                    )
+                try:
+                    async with http.post(url, data=body, headers=headers) as r:
+                        await r.read()
+                        if 200 <= r.status < 300:
+                            done += 1
+                        else:
+                            errors += 1
+                except aiohttp.ClientError:
+                    errors += 1
+
+        t0 = time.monotonic()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        wall = time.monotonic() - t0
+    return {
+        "mode": mode,
+        "requests": done,
+        "errors": errors,
+        "wall_s": round(wall, 2),
+        "requests_per_s": round(done / wall, 1),
+        "concurrency": concurrency,
+    }
+
+
+# -- the 10,000-subscription helper ---------------------------------------------------------
+
+
+async def register_many(
+    db_url: str, env: dict[str, str], tenant_id: str, urls: list[str], n: int, concurrency: int
+) -> dict[str, Any]:
+    """Register ``n`` ed25519 subscriptions through the engine's services; challenge each."""
+    import asyncpg
+    import msgspec
+    import structlog
+
+    from hookproof.config import Settings
+    from hookproof.engine.daemon import build_engine
+    from hookproof.schemas.api import SubscriptionCreate
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
+    settings = Settings.from_env({**env, "HOOKPROOF_LISTEN": "127.0.0.1:1"})
+    pool = await asyncpg.create_pool(db_url, min_size=2, max_size=concurrency + 4)
+    engine = await build_engine(settings, pool)
+    failed: Counter[str] = Counter()
+    sem = asyncio.Semaphore(concurrency)
+    challenger = engine.services["challenger"]
+
+    async def one(i: int) -> None:
+        body = msgspec.convert(
+            {
+                "endpoint": f"{urls[i % len(urls)]}/fan/{i}",
+                "topics": [LARGE_TOPIC],
+                "eventVersions": [1],
+                "region": "eu",
+                "signatureAlgorithm": "ed25519",
+                "owner": "bench",
+            },
+            SubscriptionCreate,
+        )
+        async with sem:
+            state, _ = await engine.subscriptions.register(tenant_id, body, actor="bench:setup")
+            outcome = await challenger.run(state.subscription_id, actor="bench:setup")
+            if not outcome["passed"]:
+                failed[str(outcome.get("reason"))] += 1
+
+    t0 = time.monotonic()
+    try:
+        await asyncio.gather(*(one(i) for i in range(n)))
+    finally:
+        await engine.close()
+        await pool.close()
+    wall = time.monotonic() - t0
+    return {
+        "registered": n,
+        "failed": dict(failed),
+        "wall_s": round(wall, 1),
+        "per_s": round(n / wall, 1),
+        "concurrency": concurrency,
+        "how": "SubscriptionService.register + Challenger.run in the bench process "
+        "(real hookproof.challenge.v1 over HTTPS, ACTIVE through the log)",
+    }
+
+
+# -- profiling ------------------------------------------------------------------------------
+
+
+def find_py_spy(explicit: str | None) -> str | None:
+    for cand in (explicit, shutil.which("py-spy"), "/tmp/pyspy/bin/py-spy"):
+        if cand and Path(cand).exists():
+            return cand
+    return None
+
+
+def summarise_profile(raw: Path, top: int = 25) -> dict[str, Any]:
+    """Collapsed stacks -> inclusive and self shares of the sampled (non-idle) time."""
+    inclusive: Counter[str] = Counter()
+    own: Counter[str] = Counter()
+    total = 0
+    for line in raw.read_text(errors="replace").splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        c = int(count)
+        total += c
+        frames = [_frame(f) for f in stack.split(";") if f]
+        for f in set(frames):
+            inclusive[f] += c
+        if frames:
+            own[frames[-1]] += c
+    if not total:
+        return {"samples": 0}
+
+    def share(counter: Counter[str], keep: Any) -> list[list[Any]]:
+        return [[k, round(100 * v / total, 1)] for k, v in counter.most_common() if keep(k)][:top]
+
+    project = ("engine/", "events/", "projections/", "hookproof_subscriber/")
+    return {
+        "samples": total,
+        "inclusive_pct_project": share(inclusive, lambda k: any(p in k for p in project)),
+        "inclusive_pct_libraries": share(
+            inclusive,
+            lambda k: any(
+                p in k
+                for p in (
+                    "asyncpg",
+                    "aiohttp/",
+                    "ssl.py",
+                    "structlog",
+                    "cryptography",
+                    "msgspec",
+                    "asyncio/",
+                )
+            ),
+        ),
+        "self_pct": share(own, lambda k: True),
+    }
+
+
+def _frame(text: str) -> str:
+    # py-spy raw frames: "function (path/to/file.py:line)"; keep function and short file
+    name, _, loc = text.partition(" (")
+    path = loc.rstrip(")").rsplit(":", 1)[0]
+    for marker in ("/site-packages/", "/work/main/", "/lib/python3.11/"):
+        if marker in path:
+            path = path.split(marker, 1)[1]
+            break
+    return f"{name} ({path})"
+
+
+# -- machine --------------------------------------------------------------------------------
+
+
+def machine_info() -> dict[str, Any]:
+    def version(name: str) -> str | None:
+        try:
+            return importlib_metadata.version(name)
+        except importlib_metadata.PackageNotFoundError:
+            return None
+
+    def git(*args: str) -> str | None:
+        with contextlib.suppress(Exception):
+            return subprocess.run(
+                ["git", "-C", str(REPO), *args],
+                capture_output=True,
+                text=True,
+                timeout=5,
+                check=True,
+            ).stdout.strip()
+        return None
+
+    cpu_model = None
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu_model = line.split(":", 1)[1].strip()
+                break
+    import psutil
+
+    dirty = git(
+        "status", "--porcelain", "--", "engine", "events", "projections", "hookproof", "subscriber"
+    )
+    return {
+        "cpu_count": os.cpu_count(),
+        "cpu_model": cpu_model,
+        "memory_gb": round(psutil.virtual_memory().total / 2**30, 1),
+        "platform": platform.platform(),
+        "python": sys.version.split()[0],
+        "packages": {
+            n: version(n)
+            for n in (
+                "aiohttp",
+                "asyncpg",
+                "cryptography",
+                "msgspec",
+                "pgserver",
+                "trustme",
+                "structlog",
+                "psutil",
+            )
+        },
+        "git_commit": git("rev-parse", "--short", "HEAD"),
+        "git_uncommitted_engine_files": dirty.splitlines() if dirty else [],
+        "loadavg_start": list(os.getloadavg()),
+    }
+
+
+# -- the run --------------------------------------------------------------------------------
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    import aiohttp
+    import asyncpg
+    import trustme
+
+    info = machine_info()
+    result: dict[str, Any] = {"benchmark": "e2e", "machine": info, "phases": {}}
+    phases = result["phases"]
+    run_id = secrets.token_hex(3)
+    tmp = Path(tempfile.mkdtemp(prefix="hp-e2e-"))
+    procs: list[subprocess.Popen[bytes]] = []
+    started = time.monotonic()
+
+    def log(msg: str) -> None:
+        print(f"[{time.monotonic() - started:6.1f}s] {msg}", flush=True)
+
+    with postgres_server(args.pgdata_parent) as (db_url, pgdata):
+        try:
+            pool = await asyncpg.create_pool(db_url, min_size=1, max_size=4)
+            pg = {
+                r["name"]: r["setting"]
+                for r in await pool.fetch(
+                    "SELECT name, setting FROM pg_settings WHERE name = ANY($1)",
+                    [
+                        "synchronous_commit",
+                        "fsync",
+                        "wal_sync_method",
+                        "shared_buffers",
+                        "server_version",
+                    ],
+                )
+            }
+            result["postgres"] = {"embedded": "pgserver", **pg}
+
+            # subscribers
+            ca = trustme.CA()
+            cert = ca.issue_cert("127.0.0.1")
+            ca_file, cert_file = tmp / "ca.pem", tmp / "server.pem"
+            ca.cert_pem.write_to_path(str(ca_file))
+            cert.private_key_and_cert_chain_pem.write_to_path(str(cert_file))
+            ports = [free_port() for _ in range(args.subscribers)]
+            sub_procs = []
+            for i, port in enumerate(ports):
+                p = subprocess.Popen(  # noqa: ASYNC220 (setup, before anything is measured)
+                    [
+                        sys.executable,
+                        __file__,
+                        "--subscriber",
+                        str(port),
+                        str(cert_file),
+                        str(tmp / f"sub-{i}.json"),
+                    ],
+                    stdout=subprocess.DEVNULL,
+                    stderr=(tmp / f"sub-{i}.log").open("wb"),
+                )
+                procs.append(p)
+                sub_procs.append(p)
+            for port, p in zip(ports, sub_procs, strict=True):
+                wait_tcp(port, p)
+            sub_urls = [f"https://127.0.0.1:{p}" for p in ports]
+
+            env = {
+                "HOOKPROOF_DATABASE_URL": db_url,
+                "HOOKPROOF_DATA_DIR": str(tmp / "data"),
+                "HOOKPROOF_MASTER_KEY": base64.urlsafe_b64encode(secrets.token_bytes(32))
+                .decode()
+                .rstrip("="),
+                "HOOKPROOF_EGRESS_ALLOW": ",".join(f"127.0.0.1:{p}" for p in ports),
+                "HOOKPROOF_EGRESS_CA_FILE": str(ca_file),
+                "HOOKPROOF_DNS_SERVERS": "127.0.0.1:9",
+            }
+            daemon, base = start_daemon(env, tmp / "daemon.log")
+            procs.append(daemon)
+            log(f"daemon pid {daemon.pid} at {base}; subscribers on {ports}")
+            tenant = json.loads(
+                run_cli(["tenant", "create", "bench", "--json"], env).strip().splitlines()[-1]
+            )
+            rss = RssWatch(daemon.pid)
+            rss.start()
+            sub_pids = [p.pid for p in sub_procs]
+            cpu_groups = {
+                "engine": lambda: [daemon.pid],
+                "postgres": lambda: postgres_pids(pgdata),
+                "subscribers": lambda: sub_pids,
+                "bench_loadgen": lambda: [os.getpid()],
+            }
+
+            headers = {"Authorization": f"Bearer {tenant['token']}"}
+            connector = aiohttp.TCPConnector(limit=args.concurrency + 8)
+            async with aiohttp.ClientSession(
+                base_url=None, headers=headers, connector=connector
+            ) as http:
+                # 10 subscriptions through the API, challenged by the daemon in the background
+                t0 = time.monotonic()
+                small_urls = [
+                    f"{sub_urls[i % len(sub_urls)]}/small/{i}" for i in range(args.small_subs)
+                ]
+                sids = []
+                for u in small_urls:
+                    async with http.post(
+                        f"{base}/v1/subscriptions",
+                        json={
+                            "endpoint": u,
+                            "topics": [SMALL_TOPIC],
+                            "eventVersions": [1],
+                            "region": "eu",
+                            "signatureAlgorithm": "ed25519",
+                            "owner": "bench",
+                        },
+                    ) as r:
+                        if r.status != 201:
+                            raise RuntimeError(f"register: {r.status} {await r.text()}")
+                        sids.append((await r.json())["id"])
+                for sid in sids:
+                    for _ in range(300):
+                        async with http.get(f"{base}/v1/subscriptions/{sid}") as r:
+                            if (await r.json())["state"] == "ACTIVE":
+                                break
+                        await asyncio.sleep(0.1)
+                    else:
+                        raise RuntimeError(f"{sid} never became ACTIVE")
+                log(f"{len(sids)} subscriptions ACTIVE via the API in {time.monotonic() - t0:.1f}s")
+                rss.take_phase()
+                loader = Loader(http, base, run_id)
+
+                async def measured(
+                    name: str, coro: Any, want_per_event: int | None, limit_s: float
+                ) -> dict[str, Any]:
+                    meter = CpuMeter(cpu_groups)
+                    db0 = await db_counters(pool)
+                    meter.start()
+                    la0 = os.getloadavg()[0]
+                    sent = await coro
+                    states = await wait_accepted(pool, sent["ids"], sent["planned"], limit_s)
+                    cpu = meter.stop()
+                    await asyncio.sleep(1.1)  # backends flush their statistics about once a second
+                    db1 = await db_counters(pool)
+                    ing, acc = await timings(pool, sent["ids"])
+                    out = {
+                        "events": len(sent["ids"]),
+                        "deliveries_planned": sent["planned"],
+                        "ingest_wall_s": round(sent["ingest_wall_s"], 2),
+                        "ingest_events_per_s": round(len(sent["ids"]) / sent["ingest_wall_s"], 1),
+                        "final_states": states,
+                        **rates(ing, acc),
+                        "latency": latency(ing, acc, skip_s=1.0 if "late_sends" in sent else 0.0),
+                        "breakdown": await breakdown(pool, sent["ids"]),
+                        "cpu_cores_used": cpu,
+                        "db_per_delivery": {
+                            k: round((db1[k] - db0[k]) / max(1, sent["planned"]), 2) for k in db1
+                        },
+                        "engine_peak_rss_mb": rss.take_phase(),
+                        "loadavg_1m_start": round(la0, 2),
+                        "loadavg_1m_end": round(os.getloadavg()[0], 2),
+                    }
+                    if "late_sends" in sent:
+                        out["late_sends"] = sent["late_sends"]
+                    log(
+                        f"{name}: {out['accepted']}/{out['deliveries_planned']} accepted, "
+                        f"{out.get('deliveries_per_s')} dlv/s (steady {out.get('steady_deliveries_per_s')}), "
+                        f"p50 {out['latency']['p50_ms']} ms p99 {out['latency']['p99_ms']} ms, cpu {cpu}"
+                    )
+                    return out
+
+                # calibration: size the peak run to about --peak-seconds
+                cal = await measured(
+                    "calibration",
+                    loader.open_loop(args.calibration_events, SMALL_TOPIC, "cal", args.concurrency),
+                    args.small_subs,
+                    60,
+                )
+                phases["calibration"] = cal
+                guess = max(
+                    50.0, cal.get("steady_deliveries_per_s") or cal.get("deliveries_per_s") or 100.0
+                )
+                n_peak = int(
+                    min(args.max_peak_events, max(100, guess * args.peak_seconds / args.small_subs))
+                )
+                peak = await measured(
+                    f"peak ({n_peak} events x {args.small_subs} subs)",
+                    loader.open_loop(n_peak, SMALL_TOPIC, "peak", args.concurrency),
+                    args.small_subs,
+                    180,
+                )
+                peak["mode"] = (
+                    f"open loop: {n_peak} events posted with {args.concurrency} concurrent API requests, as fast as the API takes them"
+                )
+                phases["peak_10_subscriptions"] = peak
+                peak_rate = peak.get("deliveries_per_s") or guess
+
+                half_eps = peak_rate / 2 / args.small_subs
+                half = await measured(
+                    f"half peak ({half_eps:.1f} events/s)",
+                    loader.paced(half_eps, args.half_seconds, SMALL_TOPIC, "half"),
+                    args.small_subs,
+                    120,
+                )
+                half["mode"] = (
+                    f"paced: {half_eps:.2f} events/s x {args.small_subs} subscriptions for {args.half_seconds}s (target {peak_rate / 2:.0f} deliveries/s)"
+                )
+                half["target_deliveries_per_s"] = round(peak_rate / 2, 1)
+                phases["half_peak_10_subscriptions"] = half
+
+                # baseline: the same bodies to the same subscriber URLs, no ledger
+                bodies = [
+                    bytes(r["body"])
+                    for r in await pool.fetch(
+                        "SELECT body FROM event_bodies WHERE topic = $1 LIMIT 500", SMALL_TOPIC
+                    )
+                ]
+                conc = args.small_subs * GATE_LIMIT
+                base_results = {}
+                for mode in ("keepalive", "fresh", "fresh+sign"):
+                    meter = CpuMeter(cpu_groups)
+                    meter.start()
+                    b = await baseline(
+                        small_urls, bodies, str(ca_file), conc, args.baseline_seconds, mode
+                    )
+                    b["cpu_cores_used"] = meter.stop()
+                    base_results[mode] = b
+                    log(f"baseline {mode}: {b['requests_per_s']} req/s ({b['errors']} errors)")
+                phases["baseline_bare_client"] = {
+                    "body_bytes_mean": round(sum(map(len, bodies)) / len(bodies), 1),
+                    "note": "aiohttp client in the bench process, same bodies and the same 10 "
+                    "subscriber URLs over HTTPS, concurrency = 10 endpoints x the "
+                    "engine's per-endpoint limit of 8; no ledger, no database",
+                    **base_results,
+                }
+
+                # profile (optional): py-spy on the daemon under the same open-loop load
+                spy = find_py_spy(args.py_spy)
+                if args.profile and spy:
+                    raw = tmp / "profile.txt"
+                    n_prof = int(
+                        min(
+                            args.max_peak_events,
+                            max(100, peak_rate * args.profile_seconds / args.small_subs),
+                        )
+                    )
+                    spy_proc = subprocess.Popen(  # noqa: ASYNC220 (returns at once; py-spy runs beside)
+                        [
+                            spy,
+                            "record",
+                            "--pid",
+                            str(daemon.pid),
+                            "--rate",
+                            "200",
+                            "--format",
+                            "raw",
+                            "--output",
+                            str(raw),
+                            "--nonblocking",
+                            "--duration",
+                            str(int(args.profile_seconds)),
+                        ],
+                        stdout=subprocess.DEVNULL,
+                        stderr=(tmp / "py-spy.log").open("wb"),
+                    )
+                    await asyncio.sleep(0.5)
+                    prof = await measured(
+                        "profiled peak (py-spy attached)",
+                        loader.open_loop(n_prof, SMALL_TOPIC, "prof", args.concurrency),
+                        args.small_subs,
+                        120,
+                    )
+                    await asyncio.to_thread(spy_proc.wait, 60)
+                    phases["profiled_peak_10_subscriptions"] = {
+                        "deliveries_per_s": prof.get("deliveries_per_s"),
+                        "cpu_cores_used": prof["cpu_cores_used"],
+                        "profile": summarise_profile(raw)
+                        if raw.exists()
+                        else {"error": (tmp / "py-spy.log").read_text()[-500:]},
+                    }
+                elif args.profile:
+                    phases["profiled_peak_10_subscriptions"] = {"skipped": "py-spy not found"}
+
+                # 10,000 subscriptions
+                if args.large_subs:
+                    log(f"registering {args.large_subs} subscriptions (helper, challenged) ...")
+                    meter = CpuMeter(cpu_groups)
+                    meter.start()
+                    reg = await register_many(
+                        db_url,
+                        env,
+                        tenant["tenantId"],
+                        sub_urls,
+                        args.large_subs,
+                        args.register_concurrency,
+                    )
+                    reg["cpu_cores_used"] = meter.stop()
+                    log(f"registered: {reg}")
+                    rss.take_phase()
+                    n_large = int(
+                        max(
+                            1,
+                            min(
+                                args.max_large_events,
+                                round(peak_rate * args.large_seconds / args.large_subs),
+                            ),
+                        )
+                    )
+                    large = await measured(
+                        f"fan-out ({n_large} events x {args.large_subs} subs)",
+                        loader.open_loop(n_large, LARGE_TOPIC, "fan", 1),
+                        args.large_subs,
+                        args.large_timeout,
+                    )
+                    large["mode"] = (
+                        f"{n_large} events posted one after the other, each planned to {args.large_subs} subscriptions"
+                    )
+                    phases["registration_large"] = reg
+                    phases[f"peak_{args.large_subs}_subscriptions"] = large
+
+            rss_hwm = rss.hwm_mb()
+            result["engine_peak_rss_mb"] = {
+                "psutil_sampled": round(rss.peak / 2**20, 1),
+                "vm_hwm": rss_hwm,
+            }
+            metrics = None
+            with contextlib.suppress(Exception):
+                with _OPENER.open(base + "/metrics", timeout=5) as r:
+                    metrics = [
+                        ln
+                        for ln in r.read().decode().splitlines()
+                        if ln.startswith("hookproof_attempts_total")
+                    ]
+            result["engine_attempt_metrics"] = metrics
+            stop_process(daemon)
+            for p in sub_procs:
+                stop_process(p)
+            result["subscriber_counts"] = [
+                json.loads((tmp / f"sub-{i}.json").read_text())
+                if (tmp / f"sub-{i}.json").exists()
+                else None
+                for i in range(len(sub_procs))
+            ]
+            log_text = (tmp / "daemon.log").read_text(errors="replace")
+            result["daemon_log_warnings"] = Counter(
+                json.loads(ln).get("event")
+                for ln in log_text.splitlines()
+                if ln.startswith("{") and ('"level": "warning"' in ln or '"level": "error"' in ln)
+            ).most_common(10)
+            await pool.close()
+        finally:
+            for p in procs:
+                with contextlib.suppress(Exception):
+                    stop_process(p, timeout=10)
+            if not args.keep_tmp:
+                shutil.rmtree(tmp, ignore_errors=True)
+    info["loadavg_end"] = list(os.getloadavg())
+    result["total_wall_s"] = round(time.monotonic() - started, 1)
+    result["recorded_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    result["goals"] = goals(result, args)
+    return result
+
+
+def goals(result: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    ph = result["phases"]
+    peak = ph.get("peak_10_subscriptions", {}).get("deliveries_per_s")
+    base = ph.get("baseline_bare_client", {})
+    half = ph.get("half_peak_10_subscriptions", {}).get("latency", {}).get("p99_ms")
+    large = ph.get(f"peak_{args.large_subs}_subscriptions", {}).get("deliveries_per_s")
+    out: dict[str, Any] = {}
+    if peak:
+        out["rate_ge_2000_per_s"] = {"value": peak, "pass": peak >= 2000}
+        for mode in ("keepalive", "fresh"):
+            b = base.get(mode, {}).get("requests_per_s")
+            if b:
+                out[f"ge_50pct_of_bare_client_{mode}"] = {
+                    "value_pct": round(100 * peak / b, 1),
+                    "pass": peak >= 0.5 * b,
+                }
+    if half is not None:
+        out["p99_lt_100ms_at_half_peak"] = {"value_ms": half, "pass": half < 100}
+    if peak and large:
+        diff = abs(large - peak) / peak
+        out["rate_within_20pct_10_vs_large"] = {
+            "value_pct_difference": round(100 * diff, 1),
+            "pass": diff <= 0.2,
+        }
+    return out
+
+
+def print_table(r: dict[str, Any], args: argparse.Namespace) -> None:
+    ph = r["phases"]
+    print()
+    print(
+        f"{'phase':34} {'dlv/s':>8} {'steady':>8} {'p50 ms':>8} {'p99 ms':>8} {'RSS MB':>8}  cpu cores (engine/pg/subs/bench; machine)"
+    )
+    for key in (
+        "calibration",
+        "peak_10_subscriptions",
+        "half_peak_10_subscriptions",
+        f"peak_{args.large_subs}_subscriptions",
+    ):
+        p = ph.get(key)
+        if not p:
+            continue
+        c = p["cpu_cores_used"]
+        print(
+            f"{key:34} {p.get('deliveries_per_s', '-'):>8} {p.get('steady_deliveries_per_s', '-'):>8} "
+            f"{p['latency']['p50_ms']:>8} {p['latency']['p99_ms']:>8} {p['engine_peak_rss_mb']:>8}  "
+            f"{c['engine']}/{c['postgres']}/{c['subscribers']}/{c['bench_loadgen']}; {c['machine_busy']}"
+        )
+    b = ph.get("baseline_bare_client", {})
+    for mode in ("keepalive", "fresh", "fresh+sign"):
+        if mode in b:
+            c = b[mode]["cpu_cores_used"]
+            print(
+                f"{'bare client ' + mode:34} {b[mode]['requests_per_s']:>8} {'':>8} {'':>8} {'':>8} {'':>8}  "
+                f"{c['engine']}/{c['postgres']}/{c['subscribers']}/{c['bench_loadgen']}; {c['machine_busy']}"
+            )
+    print(f"\nengine peak RSS: {r['engine_peak_rss_mb']}")
+    print("goals:")
+    for k, v in r["goals"].items():
+        print(f"  {k:40} {'PASS' if v['pass'] else 'FAIL'}  {v}")
+    print(
+        f"load average start {r['machine']['loadavg_start']} end {r['machine']['loadavg_end']}; "
+        f"total {r['total_wall_s']} s"
+    )
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--subscriber":
+        subscriber_main(int(sys.argv[2]), sys.argv[3], sys.argv[4])
+        return
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--subscribers", type=int, default=2, help="subscriber processes (2)")
+    ap.add_argument("--small-subs", type=int, default=10)
+    ap.add_argument("--large-subs", type=int, default=10000, help="0 skips the fan-out phase")
+    ap.add_argument(
+        "--concurrency",
+        type=int,
+        default=16,
+        help="concurrent API ingest requests in open-loop phases",
+    )
+    ap.add_argument("--calibration-events", type=int, default=60)
+    ap.add_argument(
+        "--peak-seconds", type=float, default=20, help="size the peak run to about this long"
+    )
+    ap.add_argument("--max-peak-events", type=int, default=3000)
+    ap.add_argument("--half-seconds", type=float, default=20)
+    ap.add_argument("--baseline-seconds", type=float, default=6)
+    ap.add_argument(
+        "--large-seconds", type=float, default=25, help="size the fan-out run to about this long"
+    )
+    ap.add_argument("--max-large-events", type=int, default=5)
+    ap.add_argument("--large-timeout", type=float, default=200)
+    ap.add_argument("--register-concurrency", type=int, default=48)
+    ap.add_argument(
+        "--profile",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="py-spy the daemon during an extra open-loop run (if py-spy is found)",
+    )
+    ap.add_argument("--profile-seconds", type=float, default=10)
+    ap.add_argument("--py-spy", default=None, help="path of py-spy (default: PATH, /tmp/pyspy/bin)")
+    ap.add_argument("--pgdata-parent", default=None)
+    ap.add_argument("--keep-tmp", action="store_true")
+    ap.add_argument("--output", default=str(RESULTS))
+    args = ap.parse_args()
+    result = asyncio.run(run(args))
+    result["args"] = vars(args)
+    print_table(result, args)
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2, default=str) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
