@@ -25,14 +25,15 @@ Handler = Callable[[argparse.Namespace, Settings], Awaitable[int]]
 class Context:
     """A database target plus a pool, opened for one command and closed after it."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, max_size: int = 10) -> None:
         self.settings = settings
+        self.max_size = max_size
         self.target: DatabaseTarget | None = None
         self.pool: asyncpg.Pool | None = None
 
     async def __aenter__(self) -> Context:
         self.target = resolve_database(self.settings)
-        self.pool = await connect_pool(self.target.url)
+        self.pool = await connect_pool(self.target.url, max_size=self.max_size)
         async with self.pool.acquire() as conn:
             await migrate(conn)
         return self

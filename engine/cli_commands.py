@@ -102,7 +102,7 @@ async def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from .logging import configure_logging
 
     configure_logging()
-    async with Context(settings) as ctx:
+    async with Context(settings, max_size=30) as ctx:
         assert ctx.pool is not None and ctx.target is not None
 
         def ready(address: str) -> None:

@@ -140,6 +140,8 @@ class Dispatcher:
                 query("dispatch_claim", PKG), min(free, self.batch), self.gates.blocked()
             )
             appends: list[StreamAppend] = []
+            keys: dict[tuple[str, str], tuple[SigningKey, int]] = {}
+            per_endpoint: dict[str, int] = {}
             for r in rows:
                 row = dict(r)
                 config = msgspec.json.decode(row["sub_config"])
@@ -181,10 +183,17 @@ class Dispatcher:
                 if isinstance(verdict, Defer):
                     continue
                 assert isinstance(verdict, Admit)
+                digest = row["endpoint_digest"]
+                room = self.gates.room(digest) - per_endpoint.get(digest, 0)
+                if room <= 0:
+                    continue  # this endpoint has enough in flight; leave the row for later
+                per_endpoint[digest] = per_endpoint.get(digest, 0) + 1
+                alg = config["signature_algorithm"]
+                scope = row["subscription_id"] if alg == "hmac-sha256" else "engine"
                 try:
-                    key, key_generation = await self.key_provider(
-                        row["subscription_id"], config["signature_algorithm"]
-                    )
+                    if (scope, alg) not in keys:  # one ring lookup per scope per claim
+                        keys[(scope, alg)] = await self.key_provider(row["subscription_id"], alg)
+                    key, key_generation = keys[(scope, alg)]
                 except HookproofError as exc:  # e.g. no ACTIVE key after a compromise
                     log.warning("admission_no_key", delivery_id=row["delivery_id"], code=exc.code)
                     continue

@@ -44,6 +44,11 @@ class EndpointGates:
                 out.append(key)
         return out
 
+    def room(self, key: str) -> int:
+        """How many more attempts this endpoint may have in flight now."""
+        g = self.gates.get(key)
+        return self.limit if g is None else max(0, self.limit - g.inflight)
+
     def acquire(self, key: str) -> None:
         self._gate(key).inflight += 1
 
