@@ -385,12 +385,28 @@ class EventStore:
         return int(rows[0]["stream_version"]) if rows else 0
 
     async def read_after(
-        self, after: Position, *, limit: int = 1000, conn: asyncpg.Connection | None = None
+        self,
+        after: Position,
+        *,
+        limit: int = 1000,
+        conn: asyncpg.Connection | None = None,
+        categories: Sequence[str] | None = None,
     ) -> list[RecordedEvent]:
-        """The next page of the global log after ``after``, never skipping a late commit."""
+        """The next page of the global log after ``after``, never skipping a late commit
+        (optionally only events of ``categories``)."""
         runner = conn if conn is not None else self.pool
-        rows = await runner.fetch(query("tail"), str(after.tx_id), after.global_position, limit)
-        return [RecordedEvent.from_record(r) for r in rows]
+        if categories:
+            rows = await runner.fetch(
+                query("tail_categories"),
+                str(after.tx_id),
+                after.global_position,
+                limit,
+                list(categories),
+            )
+        else:
+            rows = await runner.fetch(query("tail"), str(after.tx_id), after.global_position, limit)
+        build = RecordedEvent.from_record
+        return [build(r) for r in rows]
 
     async def tail(
         self,

@@ -7,6 +7,7 @@ The same ``evolve`` runs incrementally (load the affected rows, fold, upsert) an
 from __future__ import annotations
 
 from collections.abc import Hashable
+from operator import itemgetter
 from typing import Any, ClassVar
 
 from hookproof.events import RecordedEvent
@@ -37,5 +38,13 @@ class Projection:
         text = query(f"{self.name}.{which}", "hookproof.projections")
         return text.replace("{table}", table or self.table)
 
+    #: Only events of these categories concern the projection (None: all). Rebuilds read
+    #: just these; the fold still checks ``key``.
+    categories: ClassVar[tuple[str, ...] | None] = None
+
     def record(self, row: Row) -> tuple[Any, ...]:
-        return tuple(row[c] for c in self.columns)
+        getter = self.__dict__.get("_getter")
+        if getter is None:
+            getter = self.__dict__["_getter"] = itemgetter(*self.columns)
+        values = getter(row)
+        return values if isinstance(values, tuple) else (values,)

@@ -204,11 +204,11 @@ class DeliveryLedger(Projection):
         "updated_at",
     )
     key_column = "delivery_id"
+    categories = ("delivery",)
 
     def key(self, event: RecordedEvent) -> str | None:
-        if event.category != "delivery":
-            return None
-        return event.stream_id.split("-", 1)[1]
+        sid = event.stream_id
+        return sid[9:] if sid.startswith("delivery-") else None
 
     def evolve(self, row: Row | None, event: RecordedEvent) -> Row | None:
         return evolve_delivery(row, event.decode(), event.stream_version)

@@ -251,7 +251,9 @@ async def _rebuild(
     pos = Position()
     count = 0
     async with store.pool.acquire() as conn:
-        pending: asyncio.Future[list[RecordedEvent]] = asyncio.ensure_future(store.read_after(pos, limit=page_size, conn=conn))
+        pending: asyncio.Future[list[RecordedEvent]] = asyncio.ensure_future(
+            store.read_after(pos, limit=page_size, conn=conn, categories=projection.categories)
+        )
         try:
             while True:
                 page = await pending
@@ -260,7 +262,9 @@ async def _rebuild(
                 pos = page[-1].position
                 if len(page) == page_size:
                     pending = asyncio.ensure_future(
-                        store.read_after(pos, limit=page_size, conn=conn)
+                        store.read_after(
+                            pos, limit=page_size, conn=conn, categories=projection.categories
+                        )
                     )
                 else:
                     pending = _done([])

@@ -182,11 +182,11 @@ class Subscriptions(Projection):
         "updated_at",
     )
     key_column = "subscription_id"
+    categories = ("subscription",)
 
     def key(self, event: RecordedEvent) -> str | None:
-        if event.category != "subscription":
-            return None
-        return event.stream_id.split("-", 1)[1]
+        sid = event.stream_id
+        return sid[13:] if sid.startswith("subscription-") else None
 
     async def apply_incremental(
         self, conn: Any, events: Sequence[RecordedEvent], table: str
