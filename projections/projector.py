@@ -303,7 +303,12 @@ async def _rebuild(
         fresh = f"{projection.table}_rebuild"
         async with conn.transaction():
             await conn.execute(f"DROP TABLE IF EXISTS {fresh}")
-            await conn.execute(projection.sql("create", fresh))
+            await conn.execute(
+                query("rebuild_create_like", "hookproof.projections")
+                .replace("{fresh}", fresh)
+                .replace("{live}", projection.table)
+                .replace("{key}", projection.key_column)
+            )
             await conn.copy_records_to_table(
                 fresh,
                 records=[projection.record(r) for r in state.values()],
