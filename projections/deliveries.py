@@ -42,8 +42,9 @@ def _ts(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-def evolve_delivery(row: Row | None, event: Event, version: int) -> Row:
-    """The ledger row after one event of the delivery stream. Pure."""
+def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool = False) -> Row:
+    """The ledger row after one event of the delivery stream. Pure unless ``reuse``: a fold
+    that owns ``row`` (a rebuild) may let it be updated in place instead of copied."""
     if isinstance(event, DeliveryPlanned):
         at = _ts(event.at)
         return {
@@ -78,7 +79,7 @@ def evolve_delivery(row: Row | None, event: Event, version: int) -> Row:
         }
     if row is None:
         raise ValueError(f"{event.type} before delivery.planned")
-    new = dict(row)
+    new = row if reuse else dict(row)
     new["stream_version"] = version
     if isinstance(event, AttemptAdmitted):
         new.update(
@@ -212,3 +213,7 @@ class DeliveryLedger(Projection):
 
     def evolve(self, row: Row | None, event: RecordedEvent) -> Row | None:
         return evolve_delivery(row, event.decode(), event.stream_version)
+
+    def evolve_owned(self, row: Row | None, event: RecordedEvent) -> Row | None:
+        """``evolve`` for a fold that owns its rows (rebuild): no copy per event."""
+        return evolve_delivery(row, event.decode(), event.stream_version, reuse=True)

@@ -151,12 +151,14 @@ class Projector:
 def fold_all(
     projection: Projection, events: Sequence[RecordedEvent], state: dict[Any, Row]
 ) -> None:
-    """Fold events into an in-memory table (the rebuild path; pure)."""
+    """Fold events into an in-memory table (the rebuild path; it owns ``state``'s rows)."""
+    evolve = getattr(projection, "evolve_owned", projection.evolve)
+    key = projection.key
     for ev in events:
-        k = projection.key(ev)
+        k = key(ev)
         if k is None:
             continue
-        row = projection.evolve(state.get(k), ev)
+        row = evolve(state.get(k), ev)
         if row is None:
             state.pop(k, None)
         else:
