@@ -290,7 +290,10 @@ async def _rebuild(
                     extra = [
                         RecordedEvent.from_record(r)
                         for r in await conn.fetch(
-                            _tail_committed(), str(pos.tx_id), pos.global_position
+                            _tail_committed(),
+                            str(pos.tx_id),
+                            pos.global_position,
+                            list(projection.categories) if projection.categories else None,
                         )
                     ]
                 elif checkpoint > pos:
@@ -322,7 +325,10 @@ async def _rebuild(
             await conn.execute(f"LOCK TABLE {projection.table} IN ACCESS EXCLUSIVE MODE")
             # Anything applied to the live table meanwhile is re-read after the new checkpoint.
             if inline:
-                rows = await conn.fetch(_tail_committed(), str(pos.tx_id), pos.global_position)
+                cats = list(projection.categories) if projection.categories else None
+                rows = await conn.fetch(
+                    _tail_committed(), str(pos.tx_id), pos.global_position, cats
+                )
                 tail = [RecordedEvent.from_record(r) for r in rows]
             else:
                 tail = await store.read_after(pos, limit=1_000_000, conn=conn)
