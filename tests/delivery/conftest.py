@@ -16,9 +16,11 @@ import trustme
 from aiohttp import web
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine, build_engine
+from hookproof.engine.daemon import Engine
 from hookproof.schemas.api import EventIn, SubscriptionCreate
 from hookproof_subscriber import build_challenge_response
+
+from ..support import loopback_settings, running_engine
 
 
 @dataclass
@@ -116,26 +118,13 @@ async def subscriber(ca: trustme.CA, tmp_path: Path) -> AsyncIterator[Subscriber
 
 @pytest.fixture
 def settings(subscriber: Subscriber, ca: trustme.CA, tmp_path: Path) -> Settings:
-    ca_file = tmp_path / "ca.pem"
-    ca.cert_pem.write_to_path(str(ca_file))
-    return Settings(
-        data_dir=tmp_path,
-        egress_allow=(("127.0.0.1", subscriber.port),),
-        egress_ca_file=str(ca_file),
-        dns_servers=(("127.0.0.1", 9),),
-        connect_timeout_s=1.0,
-        request_timeout_s=1.5,
-    )
+    return loopback_settings(subscriber.port, ca, tmp_path, request_timeout_s=1.5)
 
 
 @pytest.fixture
 async def engine(pool: asyncpg.Pool, settings: Settings) -> AsyncIterator[Engine]:
-    e = await build_engine(settings, pool)
-    try:
+    async with running_engine(pool, settings) as e:
         yield e
-    finally:
-        await e.services["dispatcher"].drain()
-        await e.close()
 
 
 @pytest.fixture

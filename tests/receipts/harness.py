@@ -24,7 +24,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine, build_engine
+from hookproof.engine.daemon import Engine
 from hookproof.schemas.api import EventIn, SubscriptionCreate
 from hookproof_subscriber import (
     JwksKeyResolver,
@@ -32,6 +32,8 @@ from hookproof_subscriber import (
     build_challenge_response,
     public_jwk,
 )
+
+from ..support import loopback_settings, running_engine
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 FAST = {"retryPolicy": {"initialDelayS": 0.05, "maxDelayS": 0.05, "maxAttempts": 5}}
@@ -100,26 +102,13 @@ async def hooks(ca: trustme.CA) -> AsyncIterator[HookServer]:
 
 @pytest.fixture
 def settings(hooks: HookServer, ca: trustme.CA, tmp_path: Path) -> Settings:
-    ca_file = tmp_path / "ca.pem"
-    ca.cert_pem.write_to_path(str(ca_file))
-    return Settings(
-        data_dir=tmp_path,
-        egress_allow=(("127.0.0.1", hooks.port),),
-        egress_ca_file=str(ca_file),
-        dns_servers=(("127.0.0.1", 9),),
-        connect_timeout_s=1.0,
-        request_timeout_s=2.0,
-    )
+    return loopback_settings(hooks.port, ca, tmp_path, request_timeout_s=2.0)
 
 
 @pytest.fixture
 async def engine(pool: asyncpg.Pool, settings: Settings) -> AsyncIterator[Engine]:
-    e = await build_engine(settings, pool)
-    try:
+    async with running_engine(pool, settings) as e:
         yield e
-    finally:
-        await e.services["dispatcher"].drain()
-        await e.close()
 
 
 class Api:

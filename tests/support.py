@@ -1,0 +1,40 @@
+"""Shared test pieces: engine settings for a loopback HTTPS peer, and a running engine."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import asyncpg
+import trustme
+
+from hookproof.config import Settings
+from hookproof.engine.daemon import Engine, build_engine
+
+
+def loopback_settings(
+    port: int, ca: trustme.CA, folder: Path, *, request_timeout_s: float
+) -> Settings:
+    """Egress allowed to exactly 127.0.0.1:port, trusting the test CA; DNS never answers."""
+    ca_file = folder / "ca.pem"
+    ca.cert_pem.write_to_path(str(ca_file))
+    return Settings(
+        data_dir=folder,
+        egress_allow=(("127.0.0.1", port),),
+        egress_ca_file=str(ca_file),
+        dns_servers=(("127.0.0.1", 9),),
+        connect_timeout_s=1.0,
+        request_timeout_s=request_timeout_s,
+    )
+
+
+@asynccontextmanager
+async def running_engine(pool: asyncpg.Pool, settings: Settings) -> AsyncIterator[Engine]:
+    """An engine whose in-flight sends are drained and whose resources are closed after use."""
+    e = await build_engine(settings, pool)
+    try:
+        yield e
+    finally:
+        await e.services["dispatcher"].drain()
+        await e.close()
