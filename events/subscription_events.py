@@ -62,6 +62,7 @@ class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     receipt_key: ReceiptKey | None = None
     old_generation_policy: str = "drain"
     secret_key_id: str | None = None  # hmac-sha256: the key-material row of the shared secret
+    signature_profile: str = "hookproof.sig.v1"  # or "standard-webhooks.v1"
 
 
 class TenantCreated(Event, frozen=True, kw_only=True, tag="tenant.created"):

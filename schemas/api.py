@@ -47,6 +47,9 @@ class SubscriptionCreate(_Strict, kw_only=True):
     owner: str
     receipt_key: ReceiptKeyIn | None = None
     old_generation_policy: Literal["drain", "quarantine"] = "drain"
+    signature_profile: Literal["hookproof.sig.v1", "standard-webhooks.v1"] = "hookproof.sig.v1"
+    #: Import only: ``whsec_...`` of an hmac-sha256 ``standard-webhooks.v1`` subscription.
+    secret: str | None = None
 
 
 class SubscriptionPatch(_Strict, kw_only=True):

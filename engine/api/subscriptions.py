@@ -11,6 +11,7 @@ from hookproof.errors import PreconditionFailed, ValidationError
 from hookproof.events import RecordedEvent
 from hookproof.projections.subscriptions import SubscriptionState
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch, SubscriptionTransition
+from hookproof_subscriber import STANDARD_WEBHOOKS_V1, encode_whsec
 
 from .context import ApiContext, actor, tenant_of
 from .problems import decode_body, json_response
@@ -32,6 +33,7 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
         "eventVersions": c.event_versions,
         "region": c.region,
         "signatureAlgorithm": c.signature_algorithm,
+        "signatureProfile": c.signature_profile,
         "retryPolicy": {
             "maxAttempts": c.retry_policy.max_attempts,
             "initialDelayS": c.retry_policy.initial_delay_s,
@@ -120,7 +122,11 @@ async def create(request: web.Request) -> web.Response:
         state = await ctx.subscriptions.get(tenant, state.subscription_id)
     view = subscription_view(state)
     if secret is not None:
-        view["secret"] = base64.b64encode(secret).decode()
+        view["secret"] = (
+            encode_whsec(secret)
+            if state.config.signature_profile == STANDARD_WEBHOOKS_V1
+            else base64.b64encode(secret).decode()
+        )
     headers = {**_etag(state), "Location": f"/v1/subscriptions/{state.subscription_id}"}
     return json_response(view, status=201, headers=headers)
 

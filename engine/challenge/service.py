@@ -25,9 +25,10 @@ from hookproof.events.subscription_events import (
     SubscriptionStateChanged,
 )
 from hookproof.projections.subscriptions import SubscriptionState
-from hookproof_subscriber import SigningKey, sign_request
+from hookproof_subscriber import SigningKey
 
 from ..egress import EgressResult, EgressTransport, Outcome
+from ..signing import Signer, sign_headers
 from ..subscriptions import SubscriptionService, stream_of
 from ..subscriptions.machine import next_state
 from .protocol import Challenge, build_challenge, check_response
@@ -129,12 +130,12 @@ class Challenger:
         }
         now = int(self.clock().timestamp())
         headers.update(
-            sign_request(
+            sign_headers(
                 "POST",
                 state.config.endpoint,
                 headers,
                 challenge.body,
-                key=key,
+                [Signer(state.config.signature_profile, key)],
                 created=now,
                 lifetime=int(self.settings.signature_lifetime_s),
             )

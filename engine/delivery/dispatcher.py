@@ -38,9 +38,10 @@ from hookproof.events.delivery_events import (
 )
 from hookproof.events.sqlfiles import query
 from hookproof.events.subscription_events import RetryPolicy
-from hookproof_subscriber import SigningKey, sign_request
+from hookproof_subscriber import SigningKey
 
 from ..egress import EgressResult, Outcome
+from ..signing import DEFAULT_PROFILE, Signer, sign_headers
 from .batcher import OutcomeBatcher
 from .gates import EndpointGates
 from .ledger import Admit, Defer, Refuse, admission
@@ -198,6 +199,7 @@ class Dispatcher:
                     log.warning("admission_no_key", delivery_id=row["delivery_id"], code=exc.code)
                     continue
                 attempt = row["attempt"] + 1
+                row["signature_profile"] = config.get("signature_profile") or DEFAULT_PROFILE
                 policy = msgspec.convert(config.get("retry_policy") or {}, RetryPolicy)
                 appends.append(
                     StreamAppend(
@@ -260,12 +262,12 @@ class Dispatcher:
             "traceparent": traceparent(),
         }
         headers.update(
-            sign_request(
+            sign_headers(
                 "POST",
                 r["endpoint"],
                 headers,
                 r["body"],
-                key=job.key,
+                [Signer(r.get("signature_profile") or DEFAULT_PROFILE, job.key)],
                 created=int(self.clock().timestamp()),
                 lifetime=int(self.settings.signature_lifetime_s),
             )

@@ -263,16 +263,23 @@ class KeyRing:
         subscription_id: str | None,
         active: bool,
         actor: str,
+        imported: bytes | None = None,
     ) -> tuple[KeyView, bytes]:
         key_id = new_key_id()
-        if algorithm == ED25519:
+        public: str | None
+        if imported is not None:
+            if algorithm != HMAC_SHA256:
+                raise ValueError("only shared secrets are imported")
+            plaintext = imported
+            public = None
+        elif algorithm == ED25519:
             private = Ed25519PrivateKey.generate()
             plaintext = private.private_bytes(
                 serialization.Encoding.Raw,
                 serialization.PrivateFormat.Raw,
                 serialization.NoEncryption(),
             )
-            public: str | None = b64url_encode(
+            public = b64url_encode(
                 private.public_key().public_bytes(
                     serialization.Encoding.Raw, serialization.PublicFormat.Raw
                 )
@@ -491,6 +498,21 @@ class KeyRing:
             actor=actor,
         )
         return NewSecret(view.key_id, base64.b64encode(raw).decode("ascii"))
+
+    async def import_subscription_secret(
+        self, subscription_id: str, secret: bytes, *, actor: str = "system"
+    ) -> str:
+        """An existing shared secret (e.g. a ``whsec_`` from another platform) as the first
+        ACTIVE secret of a subscription. Returns its key id; the secret is never echoed."""
+        view, _ = await self._create(
+            algorithm=HMAC_SHA256,
+            purpose=PURPOSE_SUBSCRIPTION,
+            subscription_id=subscription_id,
+            active=True,
+            actor=actor,
+            imported=secret,
+        )
+        return view.key_id
 
     async def rotate_subscription_secret(
         self, subscription_id: str, *, actor: str = "system"

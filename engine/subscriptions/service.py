@@ -25,6 +25,7 @@ from .validation import (
     validate_event_versions,
     validate_expiry,
     validate_filter_value,
+    validate_imported_secret,
     validate_receipt_key,
     validate_retry_policy,
     validate_text,
@@ -43,6 +44,8 @@ def stream_of(subscription_id: str) -> str:
 
 class SecretIssuer(Protocol):
     async def create_subscription_secret(self, subscription_id: str) -> Any: ...
+
+    async def import_subscription_secret(self, subscription_id: str, secret: bytes) -> str: ...
 
 
 async def subscriptions_inline(conn: asyncpg.Connection, recorded: list[RecordedEvent]) -> None:
@@ -95,16 +98,23 @@ class SubscriptionService:
     async def register(
         self, tenant_id: str, body: SubscriptionCreate, *, actor: str
     ) -> tuple[SubscriptionState, bytes | None]:
-        """Register; returns the state and, for hmac-sha256, the secret (shown once)."""
+        """Register; returns the state and, for hmac-sha256, the secret (shown once; an
+        imported ``whsec_`` secret is never returned)."""
         now = self.clock()
         endpoint = validate_endpoint(body.endpoint, self.settings)
         subscription_id = "sub_" + secrets.token_hex(12)
         secret: bytes | None = None
         secret_key_id: str | None = None
+        imported = validate_imported_secret(body)
         if body.signature_algorithm == "hmac-sha256":
             if self.secrets_issuer is None:
-                secret = secrets.token_bytes(32)
+                secret = imported or secrets.token_bytes(32)
                 secret_key_id = None
+            elif imported is not None:
+                secret_key_id = await self.secrets_issuer.import_subscription_secret(
+                    subscription_id, imported
+                )
+                secret = imported
             else:
                 issued = await self.secrets_issuer.create_subscription_secret(subscription_id)
                 secret_key_id = issued[0]
@@ -124,11 +134,12 @@ class SubscriptionService:
             receipt_key=validate_receipt_key(body.receipt_key),
             old_generation_policy=body.old_generation_policy,
             secret_key_id=secret_key_id,
+            signature_profile=body.signature_profile,
         )
         state = await self.execute(
             subscription_id, Register(subscription_id, tenant_id, config), actor=actor
         )
-        return state, secret
+        return state, (None if imported is not None else secret)
 
     def patch_changes(self, state: SubscriptionState, body: SubscriptionPatch) -> dict[str, Any]:
         now = self.clock()

@@ -11,7 +11,8 @@ import msgspec
 from hookproof.config import Settings
 from hookproof.errors import ValidationError
 from hookproof.events.subscription_events import ReceiptKey, RetryPolicy
-from hookproof.schemas.api import ReceiptKeyIn, RetryPolicyIn
+from hookproof.schemas.api import ReceiptKeyIn, RetryPolicyIn, SubscriptionCreate
+from hookproof_subscriber import decode_whsec
 
 from ..endpoint import Endpoint, normalise_endpoint
 from .matching import validate_filter
@@ -20,6 +21,7 @@ __all__ = [
     "parse_time",
     "validate_endpoint",
     "validate_event_versions",
+    "validate_imported_secret",
     "validate_receipt_key",
     "validate_retry_policy",
     "validate_text",
@@ -117,3 +119,29 @@ def validate_receipt_key(k: ReceiptKeyIn | None, generation: int = 1) -> Receipt
         raise ValidationError("receipt key 'x' must be 32 bytes", field=field)
     public = {"kty": "OKP", "crv": "Ed25519", "x": jwk["x"]}
     return ReceiptKey(key_id=k.key_id, public_key_jwk=public, generation=generation)
+
+
+def validate_imported_secret(body: SubscriptionCreate) -> bytes | None:
+    """The key bytes of an imported ``whsec_`` secret (hmac-sha256 standard-webhooks.v1 only).
+
+    The error never repeats the value: it is a secret.
+    """
+    if body.secret is None:
+        return None
+    if body.signature_algorithm != "hmac-sha256" or body.signature_profile != (
+        "standard-webhooks.v1"
+    ):
+        raise ValidationError(
+            "secret may be imported only for an hmac-sha256 standard-webhooks.v1 subscription",
+            field="secret",
+            code="secret_not_importable",
+        )
+    if not body.secret.startswith("whsec_"):
+        raise ValidationError("secret must start with whsec_", field="secret")
+    try:
+        return decode_whsec(body.secret)
+    except ValueError:
+        raise ValidationError(
+            "secret must be whsec_ followed by standard base64 of at least 24 bytes",
+            field="secret",
+        ) from None

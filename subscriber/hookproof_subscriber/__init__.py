@@ -1,4 +1,5 @@
-"""hookproof subscriber SDK: verify ``hookproof.sig.v1`` webhooks and prove application."""
+"""hookproof subscriber SDK: verify ``hookproof.sig.v1`` and ``standard-webhooks.v1`` webhooks,
+answer challenges and prove application."""
 
 from .applier import (
     Event,
@@ -22,6 +23,14 @@ from .keys import (
     jwk_to_verification_key,
     public_jwk,
 )
+from .profiles import (
+    NEXT_LABEL,
+    PROFILES,
+    SIG_V1_NEXT,
+    ProfileVerification,
+    averify_any,
+    present_profiles,
+)
 from .receipts import Receipt, build_receipt, parse_receipt, send_receipt, sign_receipt
 from .rfc9421 import raw_verify
 from .sigv1 import (
@@ -38,14 +47,27 @@ from .sigv1 import (
     sign_request,
     verify_request,
 )
+from .stdwebhooks import (
+    STANDARD_WEBHOOKS_V1,
+    WHSEC_PREFIX,
+    decode_whsec,
+    encode_whsec,
+    sign_standard,
+    verify_standard,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "NEXT_LABEL",
+    "PROFILES",
     "PROFILE_COMPONENTS",
     "RECEIPT_COMPONENTS",
     "RECEIPT_V1",
     "SIG_V1",
+    "SIG_V1_NEXT",
+    "STANDARD_WEBHOOKS_V1",
+    "WHSEC_PREFIX",
     "ChallengeResponder",
     "Event",
     "EventApplier",
@@ -56,6 +78,7 @@ __all__ = [
     "NonceCache",
     "Outcome",
     "Profile",
+    "ProfileVerification",
     "Reason",
     "Receipt",
     "RejectEvent",
@@ -67,20 +90,26 @@ __all__ = [
     "VerificationKey",
     "VerifyResult",
     "aiohttp_handler",
+    "averify_any",
     "averify_request",
     "build_challenge_response",
     "build_receipt",
     "content_digest",
+    "decode_whsec",
+    "encode_whsec",
     "endpoint_digest",
     "jwk_to_verification_key",
     "parse_content_digest",
     "parse_receipt",
     "peek_key_id",
+    "present_profiles",
     "public_jwk",
     "raw_verify",
     "send_receipt",
     "sign_receipt",
     "sign_request",
+    "sign_standard",
     "verify_content_digest",
     "verify_request",
+    "verify_standard",
 ]

@@ -21,7 +21,9 @@ from datetime import datetime
 from typing import Any
 
 from .keys import HMAC_SHA256, KeyResolver, SigningKey, b64url_encode
-from .sigv1 import SIG_V1, AsyncKeyResolver, NonceCache, Reason, VerifyResult, averify_request
+from .profiles import PROFILES, ProfileVerification, averify_any
+from .sigv1 import AsyncKeyResolver, NonceCache, Reason, VerifyResult
+from .stdwebhooks import STANDARD_WEBHOOKS_V1
 
 __all__ = [
     "CHALLENGE_FIELDS",
@@ -157,8 +159,10 @@ class ChallengeResponder:
         receipt_key: SigningKey | None = None,
         nonce_cache: NonceCache | None = None,
         clock: Callable[[], float] = time.time,
+        accept: tuple[str, ...] = PROFILES,
     ) -> None:
         self.keys = keys
+        self.accept = accept
         self.endpoint = endpoint
         self.subscription_id = subscription_id
         self.receipt_key = receipt_key
@@ -168,21 +172,33 @@ class ChallengeResponder:
 
     async def answer(self, method: str, url: str, headers: Any, body: bytes) -> ChallengeAnswer:
         """Verify the signed challenge request and build the answer (never raises)."""
-        res = await averify_request(
+        res = await averify_any(
             method,
             self.endpoint or url,
             headers,
             body,
             keys=self.keys,
+            accept=self.accept,
             now=int(self.clock()),
             nonce_cache=self.nonce_cache,
-            profile=SIG_V1,
             accept_not_before=True,
         )
         return self.answer_verified(res, headers, body)
 
-    def answer_verified(self, res: VerifyResult, headers: Any, body: bytes) -> ChallengeAnswer:
-        """Answer a challenge whose request verification result is *res*."""
+    def answer_verified(
+        self, res: VerifyResult | ProfileVerification, headers: Any, body: bytes
+    ) -> ChallengeAnswer:
+        """Answer a challenge whose request verification result is *res*.
+
+        Under ``standard-webhooks.v1`` alone (no key id on the wire) the body's ``keyId`` is
+        not compared with the verifying key's local name: the signature itself proves the key.
+        """
+        named_key = True
+        if isinstance(res, ProfileVerification):
+            named_key = res.verified != (STANDARD_WEBHOOKS_V1,)
+            if res.result is None:
+                return _refuse(401, str(res.reason))
+            res = res.result
         if not res.ok:
             return _refuse(401, str(res.reason))
         try:
@@ -197,7 +213,7 @@ class ChallengeResponder:
                 raise ChallengeError("mismatch", "signed subscription differs from the body")
             if hdrs.get("webhook-generation") != str(doc["generation"]):
                 raise ChallengeError("mismatch", "signed generation differs from the body")
-            if doc["keyId"] != res.key_id:
+            if named_key and doc["keyId"] != res.key_id:
                 raise ChallengeError("mismatch", "keyId is not the signing key")
             if self.subscription_id is not None and doc["subscriptionId"] != self.subscription_id:
                 raise ChallengeError("wrong_subscription", "not our subscription")

@@ -17,8 +17,9 @@ from .applier import ApplierStore, ApplyOutcome, EventApplier, Handler, InMemory
 from .applier import Event as Event
 from .challenge import CHALLENGE_TYPE, ChallengeResponder
 from .keys import KeyResolver, SigningKey
+from .profiles import PROFILES, averify_any
 from .receipts import Receipt, build_receipt, send_receipt
-from .sigv1 import SIG_V1, AsyncKeyResolver, NonceCache, averify_request
+from .sigv1 import AsyncKeyResolver, NonceCache
 from .tracing import consumer_span
 
 __all__ = ["Response", "Subscriber", "aiohttp_handler"]
@@ -49,6 +50,9 @@ class Subscriber:
     - *endpoint*: the public URL registered with hookproof (the signed ``@target-uri``;
       defaults to the URL the framework reports);
     - *on_event*: ``(Event) -> None | Awaitable``; raise ``RejectEvent`` to reject for good;
+    - *accept*: the signature profiles accepted (``hookproof.sig.v1``,
+      ``standard-webhooks.v1``; both by default: a request carrying both during a rollout's
+      dual window is accepted when one verifies; ``last_verified`` says which did);
     - *subscription_id*: pin deliveries to this subscription (intact replays refused);
     - *receipt_key* + *receipts_url*: send a signed ``applicationReceipt.v1`` for every
       consumed event (or pass *receipt_sender* to send them yourself).
@@ -69,8 +73,11 @@ class Subscriber:
         nonce_cache: NonceCache | None = None,
         clock: Callable[[], float] = time.time,
         first_version: int = 1,
+        accept: tuple[str, ...] = PROFILES,
     ) -> None:
         self.keys = keys
+        self.accept = accept
+        self.last_verified: tuple[str, ...] = ()
         self.endpoint = endpoint
         self.subscription_id = subscription_id
         self.applier = EventApplier(on_event, store or InMemoryStore(), first_version=first_version)
@@ -86,6 +93,7 @@ class Subscriber:
             receipt_key=receipt_key,
             nonce_cache=self.nonce_cache,
             clock=clock,
+            accept=accept,
         )
         if receipt_sender is None and receipt_key is not None and receipts_url is not None:
             url, key = receipts_url, receipt_key
@@ -109,18 +117,19 @@ class Subscriber:
         except (ValueError, UnicodeError):
             is_challenge = False
         expected = {"webhook-subscription": self.subscription_id} if self.subscription_id else None
-        res = await averify_request(
+        res = await averify_any(
             method,
             self.endpoint or url,
             headers,
             body,
             keys=self.keys,
+            accept=self.accept,
             now=int(self.clock()),
             nonce_cache=self.nonce_cache,
-            profile=SIG_V1,
             accept_not_before=is_challenge,
             expected=expected,
         )
+        self.last_verified = res.verified
         log.info("hookproof verify", extra={"hookproof": res.log_fields()})
         if not res.ok:
             return _problem(401, str(res.reason), "signature refused")

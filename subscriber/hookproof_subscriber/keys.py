@@ -18,6 +18,7 @@ __all__ = [
     "ED25519",
     "HMAC_SHA256",
     "MIN_HMAC_SECRET_BYTES",
+    "MIN_IMPORTED_SECRET_BYTES",
     "KeyResolver",
     "KeyState",
     "SharedSecretResolver",
@@ -35,6 +36,9 @@ ED25519 = "ed25519"
 HMAC_SHA256 = "hmac-sha256"
 ALGORITHMS = frozenset({ED25519, HMAC_SHA256})
 MIN_HMAC_SECRET_BYTES = 32
+#: Shortest key a key object holds: Standard Webhooks secrets imported from other platforms
+#: are commonly 24 bytes (``whsec_`` + 32 base64 characters); hookproof issues 32.
+MIN_IMPORTED_SECRET_BYTES = 24
 
 
 class KeyState(StrEnum):
@@ -92,8 +96,10 @@ class SigningKey:
             if not isinstance(self.private_key, Ed25519PrivateKey):
                 raise ValueError("ed25519 signing key needs an Ed25519PrivateKey")
         elif self.alg == HMAC_SHA256:
-            if not isinstance(self.secret, bytes) or len(self.secret) < MIN_HMAC_SECRET_BYTES:
-                raise ValueError(f"hmac-sha256 secret must be >= {MIN_HMAC_SECRET_BYTES} bytes")
+            if not isinstance(self.secret, bytes) or len(self.secret) < MIN_IMPORTED_SECRET_BYTES:
+                raise ValueError(
+                    f"hmac-sha256 secret must be >= {MIN_IMPORTED_SECRET_BYTES} bytes"
+                )
         else:
             raise ValueError(f"unsupported algorithm {self.alg!r}")
 
@@ -147,8 +153,10 @@ class VerificationKey:
             if not isinstance(self.public_key, Ed25519PublicKey):
                 raise ValueError("ed25519 verification key needs an Ed25519PublicKey")
         elif self.alg == HMAC_SHA256:
-            if not isinstance(self.secret, bytes) or len(self.secret) < MIN_HMAC_SECRET_BYTES:
-                raise ValueError(f"hmac-sha256 secret must be >= {MIN_HMAC_SECRET_BYTES} bytes")
+            if not isinstance(self.secret, bytes) or len(self.secret) < MIN_IMPORTED_SECRET_BYTES:
+                raise ValueError(
+                    f"hmac-sha256 secret must be >= {MIN_IMPORTED_SECRET_BYTES} bytes"
+                )
         else:
             raise ValueError(f"unsupported algorithm {self.alg!r}")
         object.__setattr__(self, "state", KeyState(self.state))
@@ -195,6 +203,10 @@ class StaticKeyResolver:
 
     def resolve(self, key_id: str) -> VerificationKey | None:
         return self._keys.get(key_id)
+
+    @property
+    def key_ids(self) -> list[str]:
+        return sorted(self._keys)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(key_ids={sorted(self._keys)!r})"
