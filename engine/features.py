@@ -174,13 +174,12 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
 
 
 def _key_routes(engine: Engine, rotation: Any) -> list[web.RouteDef]:
-    import hmac
     import os
 
-    from hookproof.errors import HookproofError, Unauthorized
+    from hookproof.errors import HookproofError
 
     from .api.context import actor as actor_of
-    from .api.context import tenant_of
+    from .api.context import require_operator, tenant_of
     from .api.problems import json_response
 
     async def rotate_engine_key(request: web.Request) -> web.Response:
@@ -192,9 +191,7 @@ def _key_routes(engine: Engine, rotation: Any) -> list[web.RouteDef]:
             )
             err.status = 403
             raise err
-        given = request.headers.get("Authorization", "")
-        if not hmac.compare_digest(given.encode(), f"Bearer {admin}".encode()):
-            raise Unauthorized("operator token required", code="invalid_token")
+        require_operator(request, admin)
         return json_response(await rotation.rotate_engine_key(actor="operator:api"))
 
     async def rotate_secret(request: web.Request) -> web.Response:

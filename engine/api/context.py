@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hmac
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,13 +11,14 @@ from typing import Any
 from aiohttp import web
 
 from hookproof.config import Settings
+from hookproof.errors import Unauthorized
 from hookproof.events import EventStore
 from hookproof.projections.subscriptions import SubscriptionState
 
 from ..subscriptions import SubscriptionService
 from ..tenants import TenantService
 
-__all__ = ["CONTEXT_KEY", "ApiContext", "actor", "tenant_of"]
+__all__ = ["CONTEXT_KEY", "ApiContext", "actor", "bearer_of", "require_operator", "tenant_of"]
 
 
 @dataclass
@@ -38,8 +41,32 @@ class ApiContext:
 CONTEXT_KEY: web.AppKey[ApiContext] = web.AppKey("hookproof_context", ApiContext)
 
 
+_TOKEN_CHARS = re.compile(r"^Bearer [A-Za-z0-9_\-]{1,200}$")
+
+
+def bearer_of(request: web.Request) -> str | None:
+    """The ``Authorization`` header if it can be a bearer token at all (printable ASCII).
+
+    Bytes that are not ASCII (aiohttp hands them over surrogate-escaped) or an overlong
+    value are refused here with 401, before anything compares, encodes or queries them.
+    """
+    raw = request.headers.get("Authorization")
+    if raw is None:
+        return None
+    if raw.startswith("Bearer ") and not _TOKEN_CHARS.match(raw.strip()):
+        raise Unauthorized("malformed token", code="invalid_token")
+    return raw.strip() if raw.isascii() else "?"
+
+
+def require_operator(request: web.Request, token: str) -> None:
+    """The request carries ``Bearer <token>`` (the operator's), compared in constant time."""
+    given = bearer_of(request) or ""
+    if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+        raise Unauthorized("operator token required", code="invalid_token")
+
+
 async def tenant_of(request: web.Request) -> str:
-    return await ApiContext.of(request).tenants.authenticate(request.headers.get("Authorization"))
+    return await ApiContext.of(request).tenants.authenticate(bearer_of(request))
 
 
 def actor(request: web.Request, tenant: str) -> str:

@@ -3,20 +3,38 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import asyncpg
 import msgspec
 import structlog
 from aiohttp import web
 
 from hookproof.errors import HookproofError, ValidationError
 
-__all__ = ["decode_body", "error_middleware", "json_response", "problem"]
+__all__ = [
+    "MAX_BODY",
+    "MAX_DEPTH",
+    "BodyTooLarge",
+    "TooDeep",
+    "check_depth",
+    "decode_body",
+    "error_middleware",
+    "json_response",
+    "problem",
+    "read_body",
+]
 
 log = structlog.get_logger("hookproof.api")
 MAX_BODY = 256 * 1024
+#: deepest JSON nesting any body may have (objects and arrays); deeper is a 400
+MAX_DEPTH = 64
+#: what every path parameter must look like before it reaches a query
+_PATH_PARAM = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
 _ENC = msgspec.json.Encoder()
+_TOKENS = re.compile(rb'\\.|["\[\]{}]', re.DOTALL)  # an escape pair, a quote, a bracket
 
 
 def json_response(
@@ -46,15 +64,57 @@ def _field_from_msgspec(message: str) -> str | None:
     return None
 
 
+class BodyTooLarge(ValidationError):
+    code = "body_too_large"
+    status = 413
+    title = "Body too large"
+
+
+class TooDeep(ValidationError):
+    code = "json_too_deep"
+    title = "JSON nested too deeply"
+
+
+async def read_body(request: web.Request, limit: int = MAX_BODY) -> bytes:
+    """The whole body, however it was split across TCP segments, up to ``limit`` bytes."""
+    if request.content_length is not None and request.content_length > limit:
+        raise BodyTooLarge(f"body larger than {limit} bytes")
+    buf = bytearray()
+    while True:
+        chunk = await request.content.read(limit + 1 - len(buf))
+        if not chunk:
+            return bytes(buf)
+        buf += chunk
+        if len(buf) > limit:
+            raise BodyTooLarge(f"body larger than {limit} bytes")
+
+
+def check_depth(body: bytes, limit: int = MAX_DEPTH) -> None:
+    """Refuse JSON nested deeper than ``limit`` before any recursive decoder sees it."""
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return
+    depth = 0
+    in_string = False
+    for m in _TOKENS.finditer(body):  # linear: one pass, no backtracking
+        tok = m.group()
+        if tok == b'"':
+            in_string = not in_string
+        elif in_string or len(tok) == 2:
+            continue
+        elif tok in (b"[", b"{"):
+            depth += 1
+            if depth > limit:
+                raise TooDeep(f"JSON may nest at most {limit} levels")
+        else:
+            depth -= 1
+
+
 async def decode_body(request: web.Request, typ: type[Any]) -> Any:
     """Read a bounded JSON body and decode it strictly into ``typ``."""
-    if request.content_length is not None and request.content_length > MAX_BODY:
-        raise BodyTooLarge(f"body larger than {MAX_BODY} bytes")
-    body = await request.content.read(MAX_BODY + 1)
-    if len(body) > MAX_BODY:
-        raise BodyTooLarge(f"body larger than {MAX_BODY} bytes")
+    body = await read_body(request)
     if not body:
         raise ValidationError("empty body: a JSON object is required", code="invalid_json")
+    check_depth(body)
     try:
         return msgspec.json.decode(body, type=typ)
     except msgspec.ValidationError as exc:
@@ -64,10 +124,12 @@ async def decode_body(request: web.Request, typ: type[Any]) -> Any:
         raise ValidationError(f"malformed JSON: {exc}", code="invalid_json") from exc
 
 
-class BodyTooLarge(ValidationError):
-    code = "body_too_large"
-    status = 413
-    title = "Body too large"
+def _check_path(request: web.Request) -> None:
+    for name, value in request.match_info.items():
+        if not _PATH_PARAM.match(value):
+            raise ValidationError(
+                f"{name} must be 1..200 of [A-Za-z0-9._:-]", field=name, code="invalid_id"
+            )
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -76,6 +138,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 @web.middleware
 async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
+        _check_path(request)
         return await handler(request)
     except HookproofError as err:
         if err.status >= 500:
@@ -93,6 +156,14 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         err.status = exc.status
         err.title = exc.reason
         return problem(err)
+    except asyncpg.DataError as exc:  # the database refused a value: the input's fault
+        log.info("api_data_error", path=request.path, error=type(exc).__name__)
+        return problem(ValidationError("a value cannot be stored as given", code="invalid_data"))
+    except (UnicodeError, ValueError) as exc:  # undecodable text that slipped past validation
+        log.warning("api_value_error", path=request.path, error=type(exc).__name__)
+        return problem(ValidationError("a value is not valid text", code="invalid_data"))
+    except RecursionError:
+        return problem(TooDeep(f"JSON may nest at most {MAX_DEPTH} levels"))
     except Exception as exc:  # the last line: a typed problem, never a stack trace
         log.exception("api_unhandled", path=request.path, error=type(exc).__name__)
         return problem(HookproofError("internal error", code="internal_error"))

@@ -88,7 +88,7 @@ def _if_match(request: web.Request) -> int:
     if text.startswith("W/"):
         text = text[2:]
     text = text.strip('"')
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit() and len(text) <= 9):
         raise ValidationError(
             'If-Match must be "<generation>"', field="If-Match", code="bad_if_match"
         )

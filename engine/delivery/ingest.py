@@ -21,7 +21,7 @@ from hookproof.schemas.api import EventIn
 from hookproof_subscriber import content_digest
 
 from ..subscriptions.matching import filter_matches, topic_matches
-from ..subscriptions.validation import parse_time
+from ..subscriptions.validation import parse_time, printable
 
 __all__ = ["IngestResult", "IngestService", "deliveries_inline", "delivery_id_for"]
 
@@ -74,12 +74,12 @@ def _topic_patterns(topic: str) -> list[str]:
 def validate_event(e: EventIn) -> int:
     if not _ID.match(e.event_id):
         raise ValidationError("eventId must be 1..200 of [A-Za-z0-9._:-]", field="eventId")
-    if not e.topic or len(e.topic) > 200 or "*" in e.topic:
+    if not e.topic or len(e.topic) > 200 or "*" in e.topic or not printable(e.topic):
         raise ValidationError("topic must be 1..200 characters without '*'", field="topic")
     m = _VERSION.match(e.version)
     if not m:
         raise ValidationError('version must be "MAJOR.MINOR"', field="version")
-    if not e.aggregate_id or len(e.aggregate_id) > 200:
+    if not e.aggregate_id or len(e.aggregate_id) > 200 or not printable(e.aggregate_id):
         raise ValidationError("aggregateId must be 1..200 characters", field="aggregateId")
     if e.aggregate_version < 0 or e.aggregate_version > 2**62:
         raise ValidationError(

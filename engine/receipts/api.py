@@ -6,6 +6,7 @@ import json
 
 from aiohttp import web
 
+from ..api.problems import BodyTooLarge, read_body
 from .service import MAX_RECEIPT_BYTES, ReceiptService
 
 __all__ = ["receipts_url_of", "routes"]
@@ -22,10 +23,11 @@ def receipts_url_of(request: web.Request) -> str:
 
 def routes(service: ReceiptService) -> list[web.RouteDef]:
     async def post_receipt(request: web.Request) -> web.Response:
-        if request.content_length is not None and request.content_length > MAX_RECEIPT_BYTES:
+        try:
+            body = await read_body(request, MAX_RECEIPT_BYTES)
+        except BodyTooLarge:
             outcome = await service.refuse_too_large()
         else:
-            body = await request.content.read(MAX_RECEIPT_BYTES + 1)
             outcome = await service.submit(
                 request.method, receipts_url_of(request), list(request.headers.items()), body
             )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 import secrets
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -32,9 +33,17 @@ from .validation import (
     validate_topics,
 )
 
-__all__ = ["SecretIssuer", "SubscriptionService", "stream_of", "subscriptions_inline"]
+__all__ = [
+    "SUBSCRIPTION_ID",
+    "SecretIssuer",
+    "SubscriptionService",
+    "stream_of",
+    "subscriptions_inline",
+]
 
 PKG = "hookproof.engine"
+#: the format of every id ``register`` makes
+SUBSCRIPTION_ID = re.compile(r"^sub_[0-9a-f]{24}$")
 _PROJECTION = Subscriptions()
 
 
@@ -75,6 +84,8 @@ class SubscriptionService:
         return fold(await self.store.read_stream(stream_of(subscription_id)))
 
     async def get(self, tenant_id: str, subscription_id: str) -> SubscriptionState:
+        if not SUBSCRIPTION_ID.match(subscription_id):  # malformed: never reaches a query
+            raise NotFound("no such subscription", code="subscription_not_found")
         state = await self.load(subscription_id)
         if state is None or state.tenant_id != tenant_id:
             raise NotFound("no such subscription", code="subscription_not_found")

@@ -19,6 +19,7 @@ from .matching import validate_filter
 
 __all__ = [
     "parse_time",
+    "printable",
     "validate_endpoint",
     "validate_event_versions",
     "validate_imported_secret",
@@ -38,7 +39,16 @@ def validate_endpoint(url: str, settings: Settings) -> Endpoint:
 def validate_text(value: str, field: str, *, max_len: int = 200) -> str:
     if not value.strip() or len(value) > max_len:
         raise ValidationError(f"{field} must be 1..{max_len} characters", field=field)
+    if not printable(value):
+        raise ValidationError(
+            f"{field} must not contain control characters", field=field, code="invalid_character"
+        )
     return value
+
+
+def printable(value: str) -> bool:
+    """No control characters (NUL included) and no lone surrogates."""
+    return value.isprintable() and not any("\ud800" <= ch <= "\udfff" for ch in value)
 
 
 def validate_topics(topics: list[str]) -> list[str]:
