@@ -30,7 +30,7 @@ import idna
 
 from hookproof.errors import ValidationError
 
-from .egress.addresses import IPAddress, classify
+from .egress.addresses import IPAddress, classify, format_ip
 
 __all__ = [
     "DEFAULT_ALLOWED_PORTS",
@@ -92,16 +92,6 @@ class Endpoint:
 
 def _reject(code: str, detail: str) -> ValidationError:
     return ValidationError(detail, field=_FIELD, code=code)
-
-
-def format_ip(addr: IPAddress) -> str:
-    """Canonical, Python-version-independent text of an address (RFC 5952 for IPv6)."""
-    if isinstance(addr, ipaddress.IPv6Address):
-        mapped = addr.ipv4_mapped
-        if mapped is not None:
-            return f"::ffff:{mapped}"
-        return ipaddress.IPv6Address(int(addr)).compressed
-    return str(addr)
 
 
 def normalise_endpoint(

@@ -38,7 +38,7 @@ from hookproof.events import Metadata, StreamAppend
 from hookproof.events.subscription_events import DriftDetected
 from hookproof.projections.subscriptions import SubscriptionState
 
-from ..egress import EgressResult, EgressTransport
+from ..egress import EgressResult, EgressTransport, FailureCode, address_set
 from ..subscriptions import SubscriptionService, Transition, stream_of
 
 __all__ = [
@@ -96,24 +96,12 @@ class DriftAssessment:
         return self.suspend or self.record
 
 
-def _norm_addresses(addresses: Iterable[str]) -> frozenset[str]:
-    import ipaddress
-
-    out = set()
-    for a in addresses:
-        try:
-            out.add(ipaddress.ip_address(a).compressed)
-        except ValueError:
-            out.add(a)
-    return frozenset(out)
-
-
 def assess(
     state: SubscriptionState, result: EgressResult, policy: DriftPolicy = DEFAULT_POLICY
 ) -> DriftAssessment:
     """Compare one connection's result with what the passed challenge recorded (pure)."""
     denied = bool(result.denied) or bool(result.drift is not None and result.drift.denied)
-    if denied or result.code == "egress_refused_address":
+    if denied or result.code == FailureCode.REFUSED_ADDRESS:
         return DriftAssessment(suspend="dns_rebinding_denied")
     record: str | None = None
     cert = result.certificate
@@ -133,7 +121,13 @@ def assess(
         if policy.key_change == RECORD:
             record = "certificate_key_changed"
     if record is None and state.pinned_addresses and result.resolved:
-        if _norm_addresses(result.resolved) != _norm_addresses(state.pinned_addresses):
+        # the transport's address policy already compared them when it was given the pin
+        drift = result.drift
+        if drift is not None:
+            moved = drift.observed != drift.expected
+        else:
+            moved = address_set(result.resolved) != address_set(state.pinned_addresses)
+        if moved:
             if policy.address_change == SUSPEND:
                 return DriftAssessment(suspend="address_set_changed")
             if policy.address_change == RECORD:

@@ -1,7 +1,13 @@
-"""The SSRF-safe egress transport and its address policy (DESIGN.md section 5).
+"""The SSRF-safe egress transport (DESIGN.md section 5), in three pieces after httpcore:
 
-The transport names are loaded lazily so that :mod:`hookproof.engine.endpoint` can import
-:mod:`.addresses` without importing the transport (which imports the endpoint module).
+- "is this address allowed": :mod:`.addresses` (the deny list) and :mod:`.policy` (vetting and
+  drift, pure);
+- "which connection serves this request": :mod:`.pool` (the pinned pool's rule, pure);
+- "how bytes move": :mod:`.adapter` (aiohttp: resolver, socket guard, connector, trace hooks).
+
+:mod:`.failures` holds the failure codes and the one outcome rule; :mod:`.transport` composes
+the pieces. The transport names are loaded lazily so that :mod:`hookproof.engine.endpoint`
+can import :mod:`.addresses` without importing the transport (which imports the endpoint).
 """
 
 from __future__ import annotations
@@ -9,37 +15,41 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .addresses import DENY_V4, DENY_V6, IPAddress, classify, parse_ip
+from .addresses import DENY_V4, DENY_V6, IPAddress, classify, format_ip, parse_ip
+from .failures import FAILURE_CODES, FailureCode, Outcome, is_lost, outcome_of
+from .policy import AddressDrift, AddressPolicy, Vetting, address_set
+from .pool import PoolLimits, reuse_refusal
+from .result import EgressResult, EgressTimings, PeerCertificate
 
 if TYPE_CHECKING:
-    from .transport import (
-        FAILURE_CODES,
-        AddressDrift,
-        EgressPolicy,
-        EgressResult,
-        EgressTimings,
-        EgressTransport,
-        Outcome,
-        PeerCertificate,
-    )
+    from .transport import EgressPolicy, EgressTransport
 
 __all__ = [
     "DENY_V4",
     "DENY_V6",
     "FAILURE_CODES",
     "AddressDrift",
+    "AddressPolicy",
     "EgressPolicy",
     "EgressResult",
     "EgressTimings",
     "EgressTransport",
+    "FailureCode",
     "IPAddress",
     "Outcome",
     "PeerCertificate",
+    "PoolLimits",
+    "Vetting",
+    "address_set",
     "classify",
+    "format_ip",
+    "is_lost",
+    "outcome_of",
     "parse_ip",
+    "reuse_refusal",
 ]
 
-_LAZY = frozenset(__all__) - {"DENY_V4", "DENY_V6", "IPAddress", "classify", "parse_ip"}
+_LAZY = frozenset({"EgressPolicy", "EgressTransport"})
 
 
 def __getattr__(name: str) -> Any:

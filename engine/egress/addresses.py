@@ -13,7 +13,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Final
 
-__all__ = ["DENY_V4", "DENY_V6", "IPAddress", "classify", "parse_ip"]
+__all__ = ["DENY_V4", "DENY_V6", "IPAddress", "classify", "format_ip", "parse_ip"]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -71,6 +71,16 @@ def parse_ip(text: str) -> IPAddress:
     if "%" in text:
         raise ValueError(f"scoped address not accepted: {text!r}")
     return ipaddress.ip_address(text)
+
+
+def format_ip(addr: IPAddress) -> str:
+    """Canonical, Python-version-independent text of an address (RFC 5952 for IPv6)."""
+    if isinstance(addr, ipaddress.IPv6Address):
+        mapped = addr.ipv4_mapped
+        if mapped is not None:
+            return f"::ffff:{mapped}"
+        return ipaddress.IPv6Address(int(addr)).compressed
+    return str(addr)
 
 
 def classify(ip: IPAddress | str) -> str | None:

@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives import serialization
 
 from hookproof.config import Settings
 from hookproof.engine.egress import FAILURE_CODES, EgressPolicy, EgressTransport, Outcome
-from hookproof.engine.egress import transport as transport_mod
+from hookproof.engine.egress import adapter as adapter_mod
 
 from .conftest import close_after_request, respond
 
@@ -378,7 +378,7 @@ async def test_socket_guard_is_the_last_line(
             }
         ]
 
-    monkeypatch.setattr(transport_mod._VettedResolver, "resolve", buggy)
+    monkeypatch.setattr(adapter_mod.VettedResolver, "resolve", buggy)
     result = await transport.post(f"https://hooks.test:{server.port}/", BODY)
     assert result.code == "egress_refused_address" and result.outcome is Outcome.REFUSED
     assert socket_guard.attempts == [] and server.connections == 0
@@ -387,9 +387,9 @@ async def test_socket_guard_is_the_last_line(
 async def test_connector_refuses_requests_without_vetting():
     """Outside ``post`` (no per-request state) the resolver and the socket guard refuse."""
     with pytest.raises(OSError):
-        await transport_mod._VettedResolver().resolve("hooks.test", 443)
+        await adapter_mod.VettedResolver().resolve("hooks.test", 443)
     with pytest.raises(OSError):
-        transport_mod._guarded_socket(
+        adapter_mod.guarded_socket(
             (socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", ("127.0.0.1", 443))
         )
 
@@ -556,8 +556,8 @@ async def test_connector_peer_check_behind_the_socket_guard(
         sock.setblocking(False)
         return sock
 
-    monkeypatch.setattr(transport_mod._VettedResolver, "resolve", buggy)
-    monkeypatch.setattr(transport_mod, "_guarded_socket", no_guard)
+    monkeypatch.setattr(adapter_mod.VettedResolver, "resolve", buggy)
+    monkeypatch.setattr(adapter_mod, "guarded_socket", no_guard)
     transport = make_transport(allow=(("127.0.0.1", stray.port),))
     result = await transport.post(f"https://hooks.test:{stray.port}/", BODY)
     assert result.code == "egress_refused_address" and result.outcome is Outcome.REFUSED

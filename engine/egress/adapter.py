@@ -1,0 +1,434 @@
+"""How bytes move: the aiohttp pieces of the egress transport behind one adapter.
+
+:class:`AiohttpAdapter` owns one :class:`aiohttp.ClientSession` whose connector
+
+- resolves through :class:`VettedResolver`, which never resolves: it hands aiohttp only the
+  addresses vetted for the current request (a context variable carries the per-request
+  :class:`Attempt`, so concurrent requests never see each other's vetting);
+- creates sockets through :func:`guarded_socket`, which refuses any sockaddr not vetted for
+  this request: the last line before a connect;
+- (:class:`EgressConnector`) checks every connection it hands out: a new one must have a
+  vetted peer (its certificate is described once, here); a pooled one must pass the pinned
+  pool's rule (:func:`.pool.reuse_refusal`) or it is closed and never used;
+- reports, through trace hooks, when request headers and body were handed to the connection.
+
+Nothing here decides policy: the transport vets, the adapter only refuses what was not vetted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import errno
+import ipaddress
+import socket
+import ssl
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any, Final
+
+import aiohttp
+import structlog
+import yarl
+from aiohappyeyeballs import AddrInfoType
+from aiohttp.abc import AbstractResolver, ResolveResult
+
+from ..endpoint import Endpoint
+from .addresses import IPAddress, format_ip
+from .failures import FailureCode
+from .pool import ConnectionFacts, Origin, PoolLimits, reuse_refusal
+from .result import PeerCertificate, describe_certificate
+
+__all__ = [
+    "AiohttpAdapter",
+    "Attempt",
+    "EgressConnector",
+    "Refusal",
+    "VettedResolver",
+    "Wire",
+    "guarded_socket",
+]
+
+log = structlog.get_logger("hookproof.egress")
+
+_READ_CHUNK: Final = 16 * 1024
+
+
+class Refusal(OSError):
+    """Raised inside aiohttp by our resolver, socket guard or connector; carries a code."""
+
+    def __init__(self, code: FailureCode, detail: str) -> None:
+        super().__init__(errno.EACCES, detail)
+        self.code = code
+        self.detail = detail
+
+
+@dataclass(slots=True)
+class Attempt:
+    """Per-request state, reachable from the connector through a context variable."""
+
+    endpoint: Endpoint
+    body_len: int
+    t0: float
+    deadline: float
+    vetted: frozenset[tuple[IPAddress, int]] = frozenset()
+    resolved: Sequence[IPAddress] = ()
+    refusal: Refusal | None = None
+    guard_refusals: int = 0
+    socket_opened: int = 0
+    peer: tuple[str, int] | None = None
+    certificate: PeerCertificate | None = None
+    facts: ConnectionFacts | None = None
+    reused: bool = False
+    connected_at: float | None = None
+    resolved_at: float | None = None
+    headers_sent: bool = False
+    body_sent: int = 0
+    written_at: float | None = None
+
+    def now(self) -> float:
+        return asyncio.get_running_loop().time() - self.t0
+
+    @property
+    def request_written(self) -> bool:
+        return self.headers_sent and self.body_sent >= self.body_len
+
+
+CURRENT: contextvars.ContextVar[Attempt | None] = contextvars.ContextVar(
+    "hookproof_egress_attempt", default=None
+)
+
+
+class VettedResolver(AbstractResolver):
+    """Hands aiohttp only the addresses vetted for the current request; never resolves."""
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        attempt = CURRENT.get()
+        if attempt is None or attempt.endpoint.host != host or attempt.endpoint.port != port:
+            raise Refusal(FailureCode.REFUSED_ADDRESS, "no vetted resolution for this request")
+        out: list[ResolveResult] = []
+        for addr in attempt.resolved:  # the answer order, each pair vetted
+            if (addr, port) not in attempt.vetted:
+                continue
+            fam = socket.AF_INET6 if addr.version == 6 else socket.AF_INET
+            if family and fam != family:
+                continue
+            out.append(
+                {
+                    "hostname": host,
+                    "host": str(addr),
+                    "port": port,
+                    "family": fam,
+                    "proto": 0,
+                    "flags": socket.AI_NUMERICHOST,
+                }
+            )
+        if not out:
+            raise Refusal(FailureCode.REFUSED_ADDRESS, "no vetted address for this request")
+        return out
+
+    async def close(self) -> None:
+        return None
+
+
+def guarded_socket(addr_info: AddrInfoType) -> socket.socket:
+    """``socket_factory`` for aiohappyeyeballs: the last line before a connect."""
+    family, type_, proto, _, sockaddr = addr_info
+    attempt = CURRENT.get()
+    try:
+        addr = ipaddress.ip_address(sockaddr[0])
+    except ValueError:
+        addr = None
+    if attempt is None or addr is None or (addr, int(sockaddr[1])) not in attempt.vetted:
+        refusal = Refusal(FailureCode.REFUSED_ADDRESS, "socket guard: sockaddr not vetted")
+        if attempt is not None:
+            attempt.guard_refusals += 1
+            attempt.refusal = attempt.refusal or refusal
+        log.error("egress_socket_guard_refused", sockaddr=str(sockaddr[0]), port=sockaddr[1])
+        raise refusal
+    attempt.socket_opened += 1
+    sock = socket.socket(family=family, type=type_, proto=proto)
+    sock.setblocking(False)
+    return sock
+
+
+def _origin(req: aiohttp.ClientRequest, ssl_ctx: ssl.SSLContext) -> Origin:
+    url = req.url
+    return (url.scheme, url.raw_host or "", url.port or 0, id(ssl_ctx))
+
+
+class EgressConnector(aiohttp.TCPConnector):
+    """Applies the pinned pool's rule to every connection handed to a request."""
+
+    def __init__(self, *, limits: PoolLimits, ssl_ctx: ssl.SSLContext, **kwargs: Any) -> None:
+        if limits.enabled:
+            kwargs.update(force_close=False, keepalive_timeout=limits.idle_s)
+        else:
+            kwargs.update(force_close=True)
+        super().__init__(ssl=ssl_ctx, **kwargs)
+        self.limits = limits
+        self._ssl_ctx = ssl_ctx
+        self._facts: weakref.WeakKeyDictionary[Any, ConnectionFacts] = weakref.WeakKeyDictionary()
+        self.opened = 0
+        self.reused = 0
+
+    async def connect(
+        self,
+        req: aiohttp.ClientRequest,
+        traces: list[Any],
+        timeout: aiohttp.ClientTimeout,  # noqa: ASYNC109 - aiohttp's signature
+    ) -> Any:
+        attempt = CURRENT.get()
+        origin = _origin(req, self._ssl_ctx)
+        while True:
+            conn = await super().connect(req, traces, timeout)
+            proto = conn.protocol
+            loop_now = asyncio.get_running_loop().time()
+            facts = self._facts.get(proto) if proto is not None else None
+            if facts is None:
+                facts = self._opened(conn, attempt, origin, loop_now)
+                self.opened += 1
+                reused = False
+            else:
+                vetted = attempt.vetted if attempt is not None else frozenset()
+                reason = reuse_refusal(facts, origin, vetted, loop_now, self.limits)
+                if reason is not None or attempt is None:
+                    log.info(
+                        "egress_pooled_connection_closed",
+                        reason=reason or "no_attempt",
+                        peer=facts.peer_text,
+                        requests=facts.requests,
+                    )
+                    conn.close()
+                    continue
+                self.reused += 1
+                reused = True
+            assert attempt is not None
+            facts.requests += 1
+            facts.last_used = loop_now
+            attempt.facts = facts
+            attempt.reused = reused
+            attempt.connected_at = attempt.now()
+            attempt.peer = (facts.peer_text, facts.peer[1])
+            attempt.certificate = facts.certificate
+            return conn
+
+    def _opened(
+        self, conn: Any, attempt: Attempt | None, origin: Origin, now: float
+    ) -> ConnectionFacts:
+        """A new connection: its peer must be vetted; its certificate is described once."""
+        transport = conn.transport
+        peer = transport.get_extra_info("peername") if transport is not None else None
+        try:
+            peer_pair = (ipaddress.ip_address(str(peer[0])), int(peer[1])) if peer else None
+        except ValueError:
+            peer_pair = None
+        if attempt is None or peer_pair is None or peer_pair not in attempt.vetted:
+            # unreachable while the socket guard works; kept as an independent check
+            conn.close()
+            refusal = Refusal(FailureCode.REFUSED_ADDRESS, "connected peer was not vetted")
+            if attempt is not None:
+                attempt.refusal = attempt.refusal or refusal
+            log.error("egress_unvetted_peer", peer=str(peer))
+            raise refusal
+        assert transport is not None
+        sslobj = transport.get_extra_info("ssl_object")
+        der = sslobj.getpeercert(binary_form=True) if sslobj is not None else None
+        facts = ConnectionFacts(
+            origin=origin,
+            peer=peer_pair,
+            peer_text=format_ip(peer_pair[0]),
+            certificate=describe_certificate(der) if der else None,
+            opened_at=now,
+            last_used=now,
+        )
+        self._facts[conn.protocol] = facts
+        return facts
+
+
+async def _on_headers_sent(
+    _session: aiohttp.ClientSession, ctx: SimpleNamespace, _params: Any
+) -> None:
+    attempt: Attempt | None = ctx.trace_request_ctx
+    if attempt is not None:
+        attempt.headers_sent = True
+        if attempt.body_len == 0:
+            attempt.written_at = attempt.now()
+
+
+async def _on_chunk_sent(
+    _session: aiohttp.ClientSession, ctx: SimpleNamespace, params: Any
+) -> None:
+    attempt: Attempt | None = ctx.trace_request_ctx
+    if attempt is not None:
+        attempt.body_sent += len(params.chunk)
+        if attempt.written_at is None and attempt.request_written:
+            attempt.written_at = attempt.now()
+
+
+@dataclass(slots=True)
+class Wire:
+    """What came back over the wire (``code``: a failure, ``None``: a complete response)."""
+
+    code: FailureCode | None = None
+    detail: str = ""
+    status: int | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    location: str | None = None
+    head_at: float | None = None
+    chunks: list[bytes] = field(default_factory=list)
+
+
+class AiohttpAdapter:
+    """One session, one guarded connector; :meth:`send` moves one request's bytes."""
+
+    def __init__(
+        self,
+        ssl_ctx: ssl.SSLContext,
+        *,
+        limits: PoolLimits,
+        max_connections: int,
+        connect_timeout_s: float,
+        max_response_bytes: int,
+    ) -> None:
+        self._ssl = ssl_ctx
+        self.limits = limits
+        self.max_connections = max_connections
+        self.max_response_bytes = max_response_bytes
+        self._timeout = aiohttp.ClientTimeout(
+            total=None, connect=connect_timeout_s, sock_connect=connect_timeout_s
+        )
+        self._session: aiohttp.ClientSession | None = None
+        self.connector: EgressConnector | None = None
+
+    def start(self) -> None:
+        if self._session is not None:
+            return
+        trace = aiohttp.TraceConfig()
+        trace.on_request_headers_sent.append(_on_headers_sent)
+        trace.on_request_chunk_sent.append(_on_chunk_sent)
+        self.connector = EgressConnector(
+            limits=self.limits,
+            ssl_ctx=self._ssl,
+            resolver=VettedResolver(),
+            use_dns_cache=False,
+            limit=self.max_connections,
+            socket_factory=guarded_socket,
+        )
+        self._session = aiohttp.ClientSession(
+            connector=self.connector,
+            trust_env=False,
+            auto_decompress=False,
+            trace_configs=[trace],
+            cookie_jar=aiohttp.DummyCookieJar(),
+            skip_auto_headers=("User-Agent", "Accept-Encoding"),
+        )
+
+    async def close(self) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            await session.close()
+
+    async def send(self, attempt: Attempt, body: bytes, headers: list[tuple[str, str]]) -> Wire:
+        """POST under ``attempt`` (set as the current attempt around the request)."""
+        assert self._session is not None
+        token = CURRENT.set(attempt)
+        try:
+            wire = await self._post(attempt, body, headers)
+        finally:
+            CURRENT.reset(token)
+        if attempt.facts is not None:
+            attempt.facts.last_used = asyncio.get_running_loop().time()
+        return wire
+
+    async def _post(self, attempt: Attempt, body: bytes, headers: list[tuple[str, str]]) -> Wire:
+        assert self._session is not None
+        bound = self.max_response_bytes
+        wire = Wire()
+        try:
+            async with asyncio.timeout_at(attempt.deadline):
+                async with self._session.post(
+                    yarl.URL(attempt.endpoint.url, encoded=True),
+                    data=body,
+                    headers=headers,
+                    allow_redirects=False,
+                    timeout=self._timeout,
+                    trace_request_ctx=attempt,
+                ) as resp:
+                    wire.head_at = attempt.now()
+                    wire.status = resp.status
+                    wire.headers = tuple(resp.headers.items())
+                    if 300 <= resp.status < 400:
+                        wire.location = resp.headers.get("Location", "")
+                    declared = resp.content_length
+                    if declared is not None and declared > bound:
+                        wire.code = FailureCode.RESPONSE_TOO_LARGE
+                        wire.detail = f"Content-Length {declared} over bound"
+                        return wire
+                    size = 0
+                    while True:
+                        chunk = await resp.content.read(_READ_CHUNK)
+                        if not chunk:
+                            break
+                        size += len(chunk)
+                        if size > bound:
+                            kept = bound - (size - len(chunk))
+                            wire.chunks.append(chunk[: max(kept, 0)])
+                            wire.code = FailureCode.RESPONSE_TOO_LARGE
+                            wire.detail = f"body over {bound} bytes"
+                            return wire
+                        wire.chunks.append(chunk)
+        except Exception as exc:  # classified into a stable code below
+            wire.code, wire.detail = classify_exception(attempt, exc, wire.head_at is not None)
+            return wire
+        if wire.location is not None:
+            wire.code = FailureCode.REDIRECT
+            wire.detail = f"redirect to {wire.location!r}"
+        return wire
+
+
+def classify_exception(attempt: Attempt, exc: Exception, got_head: bool) -> tuple[FailureCode, str]:
+    """A stable code for an exception raised while sending (pure over the attempt's facts)."""
+    connected = attempt.connected_at is not None
+    if not connected:
+        refusal = attempt.refusal or _find_refusal(exc)
+        if refusal is not None:
+            return refusal.code, refusal.detail
+    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        return FailureCode.DNS_FAILURE, text
+    if isinstance(exc, aiohttp.ClientSSLError | ssl.SSLError):
+        return FailureCode.TLS_ERROR, text
+    if isinstance(exc, TimeoutError):
+        if not connected:
+            return FailureCode.CONNECT_TIMEOUT, text
+        return FailureCode.RESPONSE_TIMEOUT, text
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return FailureCode.CONNECT_FAILED, text
+    if not connected:
+        return FailureCode.CONNECT_FAILED, text
+    if isinstance(exc, aiohttp.ClientResponseError) and not got_head:
+        return FailureCode.PROTOCOL_ERROR, text
+    if isinstance(exc, aiohttp.ClientPayloadError) and not isinstance(
+        exc.__cause__, ConnectionError
+    ):
+        return FailureCode.PROTOCOL_ERROR, text
+    return FailureCode.CONNECTION_RESET, text
+
+
+def _find_refusal(exc: BaseException) -> Refusal | None:
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, Refusal):
+            return cur
+        os_error = getattr(cur, "os_error", None)
+        if isinstance(os_error, Refusal):
+            return os_error
+        cur = cur.__cause__ or cur.__context__
+    return None

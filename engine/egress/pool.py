@@ -1,0 +1,67 @@
+"""Which connection serves this request: the pinned pool's rule (pure; DESIGN.md section 5).
+
+A connection is opened only to an address vetted for the request that opens it. A pooled
+connection carries a later request only for the same origin (scheme, host, port, TLS
+settings) and only when its peer address is in that later request's vetted set, while it is
+younger than ``max_age_s``, idle no longer than ``idle_s`` and has carried fewer than
+``max_requests`` requests; otherwise it is closed, never used. :func:`reuse_refusal` is that
+rule; the aiohttp adapter applies it to every connection the pool hands out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .addresses import IPAddress
+from .result import PeerCertificate
+
+__all__ = ["ConnectionFacts", "Origin", "PoolLimits", "reuse_refusal"]
+
+#: (scheme, host, port, TLS settings id): what a connection may be reused for.
+Origin = tuple[str, str, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class PoolLimits:
+    """Bounded life of a pooled connection. ``enabled=False``: one connection per request."""
+
+    idle_s: float = 15.0
+    max_age_s: float = 60.0
+    max_requests: int = 1000
+    enabled: bool = True
+
+
+@dataclass(slots=True)
+class ConnectionFacts:
+    """What is known of one connection: recorded once, when it was opened."""
+
+    origin: Origin
+    peer: tuple[IPAddress, int]
+    peer_text: str
+    certificate: PeerCertificate | None
+    opened_at: float
+    last_used: float
+    requests: int = 0
+
+
+def reuse_refusal(
+    conn: ConnectionFacts,
+    origin: Origin,
+    vetted: frozenset[tuple[IPAddress, int]],
+    now: float,
+    limits: PoolLimits,
+) -> str | None:
+    """Why ``conn`` must not carry this request (``None``: it may)."""
+    if not limits.enabled:
+        return "pool_disabled"
+    if conn.origin != origin:
+        return "other_origin"
+    if conn.peer not in vetted:
+        return "peer_not_vetted"
+    if now - conn.opened_at >= limits.max_age_s:
+        return "max_age"
+    if now - conn.last_used > limits.idle_s:
+        return "idle"
+    if conn.requests >= limits.max_requests:
+        return "max_requests"
+    return None
