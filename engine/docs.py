@@ -11,6 +11,7 @@ __all__ = ["render"]
 def render() -> str:
     from .delivery.ledger import diagram as ledger_diagram
     from .keys.machine import docs as key_docs
+    from .rollouts.machine import diagram as rollout_diagram
     from .subscriptions.machine import diagram as subscription_diagram
 
     return "\n".join(
@@ -35,6 +36,10 @@ def render() -> str:
             "## Signing keys (`engine/keys/machine.py`)",
             "",
             key_docs().rstrip(),
+            "",
+            "## Rollouts of a signing change (`engine/rollouts/machine.py`)",
+            "",
+            rollout_diagram().rstrip(),
             "",
         ]
     )

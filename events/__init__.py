@@ -1,6 +1,6 @@
 """The event catalogue and the append-only event store."""
 
-from . import delivery_events, key_events, subscription_events
+from . import delivery_events, key_events, rollout_events, subscription_events
 from .catalogue import (
     Event,
     MalformedEvent,
@@ -45,6 +45,7 @@ __all__ = [
     "event_hash",
     "event_types",
     "key_events",
+    "rollout_events",
     "subscription_events",
     "upcaster",
     "verify_chain",
