@@ -130,8 +130,14 @@ async def _retire(ring: KeyRing, args: argparse.Namespace, actor: str) -> Any:
 
 async def _compromise(ring: KeyRing, args: argparse.Namespace, actor: str) -> Any:
     report = await ring.compromise(args.key_id, actor=actor)
+    from .rollouts.service import RolloutService  # a compromise during a rollout pauses it
+
+    paused = await RolloutService(ring.store, ring.settings, ring=ring).on_key_compromised(
+        args.key_id, actor=actor
+    )
     out = asdict(report)
     return {
+        "rolloutsPaused": paused,
         "keyId": out["key_id"],
         "purpose": out["purpose"],
         "subscriptionId": out["subscription_id"],

@@ -70,6 +70,7 @@ async def install(engine: Engine) -> None:
 
     install_delivery(engine, ring, transport)
     engine.services["rotation"] = rotation
+    install_rollouts(engine, ring)
     engine.extra_routes.extend(_key_routes(engine, rotation))
 
     try:  # receipts (applicationReceipt.v1) live in their own package
@@ -84,6 +85,18 @@ async def install(engine: Engine) -> None:
     engine.extra_routes.append(
         web.get("/.well-known/hookproof/jwks.json", jwks_handler(ring), allow_head=False)
     )
+
+
+def install_rollouts(engine: Engine, ring: Any) -> None:
+    """Rollouts of a signing change: the service, its routes and the automatic pause check."""
+    from .rollouts.api import routes as rollout_routes
+    from .rollouts.service import RolloutService
+
+    service = RolloutService(
+        engine.store, engine.settings, ring=ring, clock=engine.subscriptions.clock
+    )
+    engine.services["rollouts"] = service
+    engine.extra_routes.extend(rollout_routes(service))
 
 
 def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:

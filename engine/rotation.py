@@ -162,7 +162,11 @@ class Rotation:
                 None, s.subscription_id, "suspend", actor=actor, reason=f"key_compromised:{key_id}"
             )
             suspended.append(s.subscription_id)
-        log.warning("key_compromised", key_id=key_id, suspended=len(suspended))
+        rollouts = self.engine.services.get("rollouts")
+        paused = await rollouts.on_key_compromised(key_id, actor=actor) if rollouts else []
+        log.warning(
+            "key_compromised", key_id=key_id, suspended=len(suspended), rollouts_paused=len(paused)
+        )
         return {
             "keyId": key_id,
             "keyGeneration": report.generation,
@@ -173,4 +177,5 @@ class Rotation:
             "revokedAt": report.revoked_at.isoformat(),
             "signingPaused": report.signing_paused,
             "suspended": sorted(suspended),
+            "rolloutsPaused": paused,
         }

@@ -11,6 +11,9 @@ __all__ = [
     "EventIn",
     "ReceiptKeyIn",
     "RetryPolicyIn",
+    "RolloutAdvance",
+    "RolloutCreate",
+    "RolloutTarget",
     "SubscriptionCreate",
     "SubscriptionPatch",
     "SubscriptionTransition",
@@ -77,3 +80,23 @@ class EventIn(_Strict, kw_only=True):
     aggregate_version: int
     occurred_at: str
     payload: Any
+
+
+class RolloutTarget(_Strict, kw_only=True):
+    """Exactly one of ``signatureProfile`` or ``signingKey`` (an engine key id)."""
+
+    signature_profile: Literal["hookproof.sig.v1", "standard-webhooks.v1"] | None = None
+    signing_key: str | None = None
+
+
+class RolloutCreate(_Strict, kw_only=True):
+    target: RolloutTarget
+    subscriptions: list[str] | Literal["all"]
+    internal: list[str] = []
+    #: how long a switched subscription gets both signatures (default: the VERIFY_ONLY window)
+    dual_window_s: float | None = None
+
+
+class RolloutAdvance(_Strict, kw_only=True):
+    stage: Literal["INTERNAL", "CUTOVER", "COMPLETE"]
+    percent: int | None = None

@@ -17,6 +17,8 @@ _REQUEST_TYPES: list[Any] = [
     api_schemas.SubscriptionPatch,
     api_schemas.SubscriptionTransition,
     api_schemas.EventIn,
+    api_schemas.RolloutCreate,
+    api_schemas.RolloutAdvance,
 ]
 
 _PROBLEM = {
@@ -84,6 +86,25 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "rawBody": True,
     },
     ("post", "/v1/keys/rotate"): {"summary": "Rotate the engine signing key"},
+    ("post", "/v1/rollouts"): {
+        "summary": "Start a rollout of a signing change at SHADOW (operator token)",
+        "body": "RolloutCreate",
+        "status": 201,
+    },
+    ("get", "/v1/rollouts"): {"summary": "Rollouts (operator token)"},
+    ("get", "/v1/rollouts/{id}"): {
+        "summary": "A rollout: stage, percent, state, figures per stage (operator token)"
+    },
+    ("post", "/v1/rollouts/{id}/advance"): {
+        "summary": "Advance: INTERNAL, CUTOVER with a growing percent, COMPLETE (operator token)",
+        "body": "RolloutAdvance",
+    },
+    ("post", "/v1/rollouts/{id}/pause"): {"summary": "Pause a rollout (operator token)"},
+    ("post", "/v1/rollouts/{id}/resume"): {"summary": "Resume a paused rollout (operator token)"},
+    ("post", "/v1/rollouts/{id}/rollback"): {
+        "summary": "Roll back while the previous key is ACTIVE or VERIFY_ONLY, else "
+        "rollback_refused and PAUSED (operator token)"
+    },
     ("get", "/.well-known/hookproof/jwks.json"): {
         "summary": "Public signing keys (JWKS)",
         "public": True,

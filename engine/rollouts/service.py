@@ -1,0 +1,367 @@
+"""Rollouts: fold the ``rollout-<id>`` stream, decide, append, keep the ``rollouts`` row.
+
+Each command runs in one transaction: an advisory lock per rollout, read and fold the stream,
+``decide``, append with the stream version as expected, and upsert the ``rollouts`` row the
+dispatcher reads FOR SHARE while admitting. Figures come from the log (the admissions record
+the rollout, its stage and the signing mode; the outcomes follow in the same streams).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import asdict
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+import structlog
+
+from hookproof.config import Settings
+from hookproof.errors import ConflictError, NotFound, ValidationError
+from hookproof.events import EventStore, Metadata, StreamAppend
+from hookproof.events.rollout_events import RolloutRollbackRefused
+from hookproof.events.sqlfiles import query
+
+from . import machine
+from .machine import RolloutView
+
+__all__ = ["AUTO_PAUSE_MIN_ATTEMPTS", "AUTO_PAUSE_RATIO", "RolloutService", "stream_of"]
+
+log = structlog.get_logger("hookproof.rollouts")
+PKG = "hookproof.engine"
+AUTO_PAUSE_RATIO = 0.9995  # switched acceptance below 99.95% of the unswitched baseline
+AUTO_PAUSE_MIN_ATTEMPTS = 200  # decided attempts on switched subscriptions before judging
+
+
+def stream_of(rollout_id: str) -> str:
+    return f"rollout-{rollout_id}"
+
+
+def view_to_json(view: RolloutView) -> str:
+    doc = asdict(view)
+    doc["internal"] = sorted(view.internal)
+    return msgspec.json.encode(doc).decode()
+
+
+def view_from_json(text: str | bytes) -> RolloutView:
+    return msgspec.json.decode(text, type=RolloutView)
+
+
+class RolloutService:
+    def __init__(
+        self,
+        store: EventStore,
+        settings: Settings,
+        *,
+        ring: Any,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.store = store
+        self.pool = store.pool
+        self.settings = settings
+        self.ring = ring
+        self.clock = clock
+        self.min_attempts = AUTO_PAUSE_MIN_ATTEMPTS
+
+    # -- reads --------------------------------------------------------------------------
+
+    async def load(self, rollout_id: str, conn: Any = None) -> RolloutView | None:
+        recorded = await self.store.read_stream(stream_of(rollout_id), conn=conn)
+        view: RolloutView | None = None
+        for r in recorded:
+            view = machine.evolve(view, r.decode(), version=r.stream_version)
+        return view
+
+    async def get(self, rollout_id: str) -> RolloutView:
+        view = await self.load(rollout_id)
+        if view is None:
+            raise NotFound("no such rollout", code="rollout_not_found")
+        return view
+
+    async def all(self) -> list[RolloutView]:
+        rows = await self.pool.fetch(query("rollouts_list", PKG))
+        return [view_from_json(r["view"]) for r in rows]
+
+    async def live(self, conn: Any) -> list[RolloutView]:
+        """Rollouts that decide signing, locked FOR SHARE in *conn*'s transaction."""
+        rows = await conn.fetch(query("rollouts_live", PKG))
+        return [view_from_json(r["view"]) for r in rows]
+
+    # -- writes -------------------------------------------------------------------------
+
+    async def execute(
+        self, rollout_id: str, command: machine.Command, *, actor: str
+    ) -> tuple[RolloutView, list[Any]]:
+        stream = stream_of(rollout_id)
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(query("rollout_lock", PKG), rollout_id)
+            recorded = await self.store.read_stream(stream, conn=conn)
+            view: RolloutView | None = None
+            for r in recorded:
+                view = machine.evolve(view, r.decode(), version=r.stream_version)
+            if view is None and not isinstance(command, machine.Create):
+                raise NotFound("no such rollout", code="rollout_not_found")
+            events = machine.decide(view, command)
+            if not events:
+                if view is None:
+                    raise NotFound("no such rollout", code="rollout_not_found")
+                return view, []
+            await self.store.append(
+                [
+                    StreamAppend(
+                        stream,
+                        list(events),
+                        len(recorded) if recorded else "no_stream",
+                        Metadata(actor=actor),
+                    )
+                ],
+                conn=conn,
+            )
+            for e in events:
+                view = machine.evolve(view, e)
+            assert view is not None
+            await conn.execute(
+                query("rollout_upsert", PKG),
+                view.rollout_id,
+                view.state,
+                view.stage,
+                view.percent,
+                view.version,
+                view_to_json(view),
+                datetime.fromisoformat(view.created_at),
+                datetime.fromisoformat(view.updated_at),
+            )
+        for e in events:
+            log.info("rollout_transition", rollout_id=rollout_id, transition=e.type, actor=actor)
+        return view, events
+
+    async def create(
+        self,
+        *,
+        target_kind: str,
+        target: str,
+        subscriptions: list[str] | None,
+        internal: list[str],
+        dual_window_s: float | None,
+        actor: str,
+    ) -> RolloutView:
+        wanted = sorted(set(subscriptions or []) | set(internal))
+        if wanted:
+            rows = await self.pool.fetch(query("rollout_subscriptions_exist", PKG), wanted)
+            missing = sorted(set(wanted) - {r["subscription_id"] for r in rows})
+            if missing:
+                raise ValidationError(
+                    f"unknown subscriptions: {', '.join(missing[:10])}",
+                    field="subscriptions",
+                    code="subscription_not_found",
+                )
+        if subscriptions is not None and not set(internal) <= set(subscriptions):
+            raise ValidationError("internal must be among subscriptions", field="internal")
+        active = await self.ring.active("engine")
+        if target_kind == machine.KEY_TARGET:
+            try:
+                key = await self.ring.get(target)
+            except Exception:
+                raise ValidationError(
+                    "no such signing key", field="target.signingKey", code="key_not_found"
+                ) from None
+            if key.purpose != "engine" or str(key.state) not in ("NOT_BEFORE", "ACTIVE"):
+                raise ConflictError(
+                    "the target key must be an engine key in state NOT_BEFORE or ACTIVE",
+                    code="rollout_target_key_unusable",
+                )
+            if active is not None and active.key_id == target:
+                raise ConflictError("the target key signs already", code="rollout_no_change")
+        window = self.settings.verify_only_window_s if dual_window_s is None else dual_window_s
+        if not 0 <= window <= 30 * 86400:
+            raise ValidationError("dualWindowS must be 0..2592000", field="dualWindowS")
+        rollout_id = "ro_" + secrets.token_hex(10)
+        view, _ = await self.execute(
+            rollout_id,
+            machine.Create(
+                rollout_id=rollout_id,
+                target_kind=target_kind,
+                target=target,
+                source_key_id=active.key_id if active is not None else None,
+                subscriptions=subscriptions,
+                internal=internal,
+                dual_window_s=window,
+                at=self.clock(),
+            ),
+            actor=actor,
+        )
+        return view
+
+    async def advance(
+        self, rollout_id: str, stage: str, percent: int | None, *, actor: str
+    ) -> RolloutView:
+        view, events = await self.execute(
+            rollout_id, machine.Advance(stage=stage, percent=percent, at=self.clock()), actor=actor
+        )
+        if stage == "COMPLETE" and events and view.target_kind == machine.KEY_TARGET:
+            key = await self.ring.get(view.target)
+            if str(key.state) == "NOT_BEFORE":  # signing switches to it for everyone
+                await self.ring.promote(view.target, actor=actor)
+        return view
+
+    async def pause(self, rollout_id: str, *, actor: str, reason: str = "operator") -> RolloutView:
+        view, _ = await self.execute(
+            rollout_id, machine.Pause(reason=reason, at=self.clock()), actor=actor
+        )
+        return view
+
+    async def resume(self, rollout_id: str, *, actor: str) -> RolloutView:
+        view, _ = await self.execute(rollout_id, machine.Resume(at=self.clock()), actor=actor)
+        return view
+
+    async def rollback(self, rollout_id: str, *, actor: str) -> RolloutView:
+        """Back to the previous profile/key while its key is ACTIVE or VERIFY_ONLY; else the
+        refusal is recorded, the rollout is PAUSED and ``rollback_refused`` raised."""
+        current = await self.get(rollout_id)
+        state: str | None = None
+        if current.source_key_id is not None:
+            try:
+                state = str((await self.ring.get(current.source_key_id)).state)
+            except Exception:
+                state = "REVOKED"  # gone from the ring: nothing to return to
+        view, events = await self.execute(
+            rollout_id, machine.Rollback(source_key_state=state, at=self.clock()), actor=actor
+        )
+        if any(isinstance(e, RolloutRollbackRefused) for e in events):
+            raise ConflictError(
+                f"the previous key {current.source_key_id} is {state}: rollback refused",
+                code="rollback_refused",
+                rolloutId=rollout_id,
+                keyId=current.source_key_id,
+                keyState=state,
+            )
+        return view
+
+    async def record_shadow(
+        self, rollout_id: str, checked: int, mismatches: int, reasons: dict[str, int]
+    ) -> None:
+        try:
+            await self.execute(
+                rollout_id,
+                machine.ShadowCheck(
+                    checked=checked, mismatches=mismatches, reasons=reasons, at=self.clock()
+                ),
+                actor="system:dispatcher",
+            )
+        except ConflictError as exc:  # rolled back or complete meanwhile: counts dropped
+            log.info("rollout_shadow_dropped", rollout_id=rollout_id, code=exc.code)
+
+    async def on_key_compromised(self, key_id: str, *, actor: str) -> list[str]:
+        """A key compromise during a rollout pauses it (its source or target key)."""
+        paused = []
+        for view in await self.all():
+            if view.state != "RUNNING":
+                continue
+            if key_id in (view.source_key_id, view.target):
+                await self.execute(
+                    view.rollout_id,
+                    machine.Pause(reason="key_compromised", key_id=key_id, at=self.clock()),
+                    actor=actor,
+                )
+                paused.append(view.rollout_id)
+        return paused
+
+    # -- figures and the automatic pause -------------------------------------------------
+
+    async def figures(self, rollout_id: str) -> dict[str, Any]:
+        view = await self.get(rollout_id)
+        rows = await self.pool.fetch(query("rollout_figures", PKG), rollout_id)
+        subs = await self.pool.fetch(
+            query("rollout_candidates", PKG),
+            list(view.subscriptions) if view.subscriptions is not None else None,
+        )
+        covered = [
+            r["subscription_id"]
+            for r in subs
+            if view.covers(r["subscription_id"], r["profile"], r["algorithm"])
+        ]
+        switched = sum(1 for sid in covered if view.switched_at(sid) is not None)
+        return figures_of(view, [dict(r) for r in rows], switched, len(covered))
+
+    async def check(self, rollout_id: str) -> RolloutView:
+        """Pause a RUNNING cutover whose switched acceptance fell below 99.95% of the
+        unswitched baseline (over at least ``min_attempts`` decided switched attempts)."""
+        view = await self.get(rollout_id)
+        if view.state != "RUNNING" or view.stage not in ("CUTOVER", "COMPLETE"):
+            return view
+        figs = await self.figures(rollout_id)
+        cut = figs["cutover"]
+        n = cut["decidedAttempts"]
+        if n < self.min_attempts or cut["acceptance"] is None:
+            return view
+        baseline = cut["baselineAcceptance"]
+        if baseline is None:
+            baseline = 1.0
+        if cut["acceptance"] >= AUTO_PAUSE_RATIO * baseline:
+            return view
+        view, _ = await self.execute(
+            rollout_id,
+            machine.Pause(
+                reason="acceptance_below_baseline",
+                acceptance=cut["acceptance"],
+                baseline_acceptance=baseline,
+                attempts=n,
+                at=self.clock(),
+            ),
+            actor="system:rollout-guard",
+        )
+        log.warning(
+            "rollout_auto_paused",
+            rollout_id=rollout_id,
+            acceptance=cut["acceptance"],
+            baseline=baseline,
+            attempts=n,
+        )
+        return view
+
+    async def check_all(self) -> list[str]:
+        paused = []
+        for view in await self.all():
+            if view.state == "RUNNING" and view.stage in ("CUTOVER", "COMPLETE"):
+                after = await self.check(view.rollout_id)
+                if after.state == "PAUSED":
+                    paused.append(view.rollout_id)
+        return paused
+
+
+def _rate(accepted: int, decided: int) -> float | None:
+    return round(accepted / decided, 6) if decided else None
+
+
+def figures_of(
+    view: RolloutView, rows: list[dict[str, Any]], switched: int, covered: int
+) -> dict[str, Any]:
+    """The per-stage figures of ``GET /v1/rollouts/{id}`` (pure). *rows*: admissions under
+    the rollout grouped by stage and signing mode (``rollout_figures.sql``)."""
+    switched_rows = [
+        r for r in rows if r["mode"] in ("dual", "target") and r["stage"] in ("CUTOVER", "COMPLETE")
+    ]
+    base_rows = [r for r in rows if r["mode"] in ("baseline", "shadow")]
+    sw_dec = sum(r["decided"] for r in switched_rows)
+    sw_acc = sum(r["accepted"] for r in switched_rows)
+    b_dec = sum(r["decided"] for r in base_rows)
+    b_acc = sum(r["accepted"] for r in base_rows)
+    return {
+        "shadow": {"checked": view.shadow_checked, "mismatches": view.shadow_mismatches},
+        "internal": {
+            "dualSigned": sum(
+                r["attempts"] for r in rows if r["stage"] == "INTERNAL" and r["mode"] == "dual"
+            )
+        },
+        "cutover": {
+            "switched": switched,
+            "covered": covered,
+            "attempts": sum(r["attempts"] for r in switched_rows),
+            "decidedAttempts": sw_dec,
+            "acceptance": _rate(sw_acc, sw_dec),
+            "baselineAttempts": b_dec,
+            "baselineAcceptance": _rate(b_acc, b_dec),
+            "dualSigned": sum(r["attempts"] for r in switched_rows if r["mode"] == "dual"),
+        },
+    }

@@ -1,0 +1,36 @@
+-- Figures of one rollout from the log: attempts admitted under it (their admission records
+-- rollout_id, the rollout stage and the signing mode), with their outcome when decided.
+-- Acceptance = attempts with delivery.endpoint_accepted / decided attempts.
+-- $1: rollout id.
+WITH admitted AS (
+    SELECT a.stream_id, a.stream_version,
+           (convert_from(a.data, 'UTF8')::jsonb ->> 'attempt')::int AS attempt,
+           convert_from(a.data, 'UTF8')::jsonb ->> 'rollout_stage' AS stage,
+           convert_from(a.data, 'UTF8')::jsonb ->> 'signing_mode' AS mode,
+           convert_from(a.data, 'UTF8')::jsonb ->> 'subscription_id' AS subscription_id
+    FROM events AS a
+    WHERE a.category = 'delivery'
+      AND a.type = 'delivery.attempt_admitted'
+      AND convert_from(a.data, 'UTF8')::jsonb ->> 'rollout_id' = $1
+), judged AS (
+    SELECT ad.stage, ad.mode, ad.subscription_id, o.accepted, o.decided
+    FROM admitted AS ad
+    CROSS JOIN LATERAL (
+        SELECT bool_or(x.type = 'delivery.endpoint_accepted') AS accepted,
+               count(*) > 0 AS decided
+        FROM events AS x
+        WHERE x.stream_id = ad.stream_id
+          AND x.stream_version > ad.stream_version
+          AND x.type IN ('delivery.endpoint_accepted', 'delivery.attempt_failed',
+                         'delivery.attempt_lost')
+          AND (convert_from(x.data, 'UTF8')::jsonb ->> 'attempt')::int = ad.attempt
+    ) AS o
+)
+SELECT stage, mode,
+       count(*) AS attempts,
+       count(*) FILTER (WHERE decided) AS decided,
+       count(*) FILTER (WHERE accepted) AS accepted,
+       count(DISTINCT subscription_id) AS subscriptions
+FROM judged
+GROUP BY stage, mode
+ORDER BY stage, mode
