@@ -115,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import cli_audit
 
     cli_audit.register(sub, _add_json)
+    from . import cli_rollouts
+
+    cli_rollouts.register(sub, _add_json)
     return parser
 
 

@@ -64,6 +64,12 @@ def render_timeline(t: Timeline, indent: str = "") -> list[str]:
             f"{indent}  => state {state.get('state')}, generation {state.get('generation')}, "
             f"{state.get('evidence')}, endpoint {state.get('endpoint')}"
         )
+    elif t.kind == "rollout":
+        lines.append(
+            f"{indent}  => state {state.get('state')}, stage {state.get('stage')} "
+            f"{state.get('percent')}%, target {state.get('target')}, "
+            f"pause reason {state.get('pauseReason') or '-'}"
+        )
     else:
         lines.append(
             f"{indent}  => topic {state.get('topic')}, digest {state.get('payloadDigest')}, "
@@ -86,6 +92,10 @@ async def _timeline(args: argparse.Namespace, settings: Settings, kind: str) -> 
             t = await delivery_timeline(store, args.id, as_of=as_of)
         elif kind == "subscription":
             t = await subscription_timeline(store, args.id, as_of=as_of)
+        elif kind == "rollout":
+            from .rollouts.timeline import rollout_timeline
+
+            t = await rollout_timeline(store, args.id, as_of=as_of)
         else:
             t = await event_timeline(store, args.id, as_of=as_of)
     if args.json:
@@ -101,6 +111,10 @@ async def cmd_audit_delivery(args: argparse.Namespace, settings: Settings) -> in
 
 async def cmd_audit_subscription(args: argparse.Namespace, settings: Settings) -> int:
     return await _timeline(args, settings, "subscription")
+
+
+async def cmd_audit_rollout(args: argparse.Namespace, settings: Settings) -> int:
+    return await _timeline(args, settings, "rollout")
 
 
 async def cmd_audit_event(args: argparse.Namespace, settings: Settings) -> int:
@@ -177,6 +191,7 @@ def register(
         ("delivery", cmd_audit_delivery),
         ("subscription", cmd_audit_subscription),
         ("event", cmd_audit_event),
+        ("rollout", cmd_audit_rollout),
     ):
         p = asub.add_parser(kind, help=f"a {kind}'s timeline from the log")
         p.add_argument("id", help=f"{kind} id")

@@ -166,7 +166,14 @@ async def gate_report(conn: asyncpg.Connection, since: datetime | None = None) -
             await _unknown_reconciled(conn, since),
             await _dead_letter_owner(conn, since),
             *await _second_effect(conn, since),
+            *await _rollout_gates(conn, since),
         ]
+
+
+async def _rollout_gates(conn: asyncpg.Connection, since: datetime | None) -> list[GateResult]:
+    from ..rollouts.gates import rollout_gates  # one gate per rollout of a signing change
+
+    return await rollout_gates(conn, since)
 
 
 def gates_failed(results: list[GateResult]) -> bool:

@@ -1,0 +1,98 @@
+"""A rollout's timeline from its ``rollout-<id>`` stream (``hookproof audit rollout ID``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from hookproof.errors import NotFound
+from hookproof.events import Event, EventStore
+from hookproof.events.rollout_events import (
+    RolloutAdvanced,
+    RolloutCreated,
+    RolloutPaused,
+    RolloutResumed,
+    RolloutRollbackRefused,
+    RolloutRolledBack,
+    RolloutShadowChecked,
+)
+
+from ..audit.timeline import Entry, Timeline
+from .machine import RolloutView, evolve
+
+__all__ = ["rollout_state_json", "rollout_timeline"]
+
+
+def _outcome(ev: Event) -> tuple[str | None, str]:
+    """(key id, what happened) of one rollout event."""
+    if isinstance(ev, RolloutCreated):
+        scope = "all" if ev.subscriptions is None else f"{len(ev.subscriptions)} subscription(s)"
+        return ev.source_key_id, (
+            f"created: {ev.target_kind}={ev.target}, {scope}, {len(ev.internal)} internal"
+        )
+    if isinstance(ev, RolloutAdvanced):
+        pct = f" {ev.percent}%" if ev.stage == "CUTOVER" else ""
+        return None, f"{ev.from_stage} -> {ev.stage}{pct}"
+    if isinstance(ev, RolloutPaused):
+        figures = ""
+        if ev.acceptance is not None:
+            figures = f" (acceptance {ev.acceptance:.4%} vs {ev.baseline_acceptance:.4%})"
+        return ev.key_id, f"paused: {ev.reason}{figures}"
+    if isinstance(ev, RolloutResumed):
+        return None, "resumed"
+    if isinstance(ev, RolloutRolledBack):
+        return ev.source_key_id, f"rolled back from {ev.from_stage} (key {ev.source_key_state})"
+    if isinstance(ev, RolloutRollbackRefused):
+        return ev.source_key_id, f"rollback refused: key {ev.source_key_state}"
+    if isinstance(ev, RolloutShadowChecked):
+        return None, f"shadow: {ev.checked} checked, {ev.mismatches} mismatch(es)"
+    return None, ev.type
+
+
+def rollout_state_json(v: RolloutView) -> dict[str, Any]:
+    return {
+        "state": v.state,
+        "stage": v.stage,
+        "percent": v.percent,
+        "target": v.target,
+        "targetKind": v.target_kind,
+        "sourceKeyId": v.source_key_id,
+        "pauseReason": v.pause_reason,
+        "shadow": {"checked": v.shadow_checked, "mismatches": v.shadow_mismatches},
+        "version": v.version,
+    }
+
+
+async def rollout_timeline(
+    store: EventStore, rollout_id: str, *, as_of: datetime | None = None
+) -> Timeline:
+    events = await store.read_stream(f"rollout-{rollout_id}", as_of=as_of)
+    if not events:
+        raise NotFound(f"no rollout {rollout_id!r} in the log", code="not_found")
+    view: RolloutView | None = None
+    entries: list[Entry] = []
+    for rec in events:
+        ev = rec.decode()
+        key_id, outcome = _outcome(ev)
+        view = evolve(view, ev, version=rec.stream_version)
+        try:
+            actor = rec.meta().actor
+        except Exception:
+            actor = None
+        entries.append(
+            Entry(
+                rec.global_position,
+                rec.stream_id,
+                rec.stream_version,
+                rec.recorded_at,
+                rec.type,
+                actor,
+                None,
+                key_id,
+                outcome,
+                f"{view.stage} {view.percent}%",
+                view.state,
+            )
+        )
+    assert view is not None
+    return Timeline("rollout", rollout_id, as_of, entries, rollout_state_json(view))
