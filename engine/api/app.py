@@ -6,7 +6,8 @@ from collections.abc import Iterable
 
 from aiohttp import web
 
-from . import health, subscriptions
+from .. import console
+from . import audit, health, subscriptions
 from .context import CONTEXT_KEY, ApiContext
 from .problems import MAX_BODY, error_middleware
 
@@ -18,5 +19,7 @@ def create_app(ctx: ApiContext, extra_routes: Iterable[web.RouteDef] = ()) -> we
     app[CONTEXT_KEY] = ctx
     app.add_routes(health.routes())
     app.add_routes(subscriptions.routes())
+    app.add_routes(audit.routes())
+    app.add_routes(console.routes())
     app.add_routes(list(extra_routes))
     return app

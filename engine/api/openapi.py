@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
+from hookproof.projections.deliveries import LEDGER_STATES
 from hookproof.schemas import api as api_schemas
 
 __all__ = ["OPERATIONS", "openapi_document"]
@@ -80,6 +81,42 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "status": 202,
     },
     ("get", "/v1/dead-letters"): {"summary": "Dead letters with their owners"},
+    ("get", "/v1/deliveries"): {
+        "summary": "The tenant's deliveries, newest first",
+        "query": {
+            "subscriptionId": {"type": "string", "maxLength": 100},
+            "state": {"type": "string", "enum": sorted(LEDGER_STATES)},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 1000},
+        },
+    },
+    ("get", "/v1/deliveries/{id}/timeline"): {
+        "summary": "A delivery's timeline from the log (optionally as of a time)",
+        "query": {"asOf": {"type": "string", "format": "date-time"}},
+    },
+    ("get", "/v1/subscriptions/{id}/timeline"): {
+        "summary": "A subscription's timeline from the log (optionally as of a time)",
+        "query": {"asOf": {"type": "string", "format": "date-time"}},
+    },
+    ("get", "/v1/whoami"): {"summary": "Whose token this is: a tenant or the operator"},
+    ("get", "/v1/gates"): {
+        "summary": "Release gates from the log (operator token)",
+        "query": {"since": {"type": "string", "format": "date-time"}},
+    },
+    ("get", "/console"): {
+        "summary": "The console (HTML page)",
+        "public": True,
+        "mime": "text/html",
+    },
+    ("get", "/console/console.js"): {
+        "summary": "The console's script",
+        "public": True,
+        "mime": "text/javascript",
+    },
+    ("get", "/console/console.css"): {
+        "summary": "The console's style sheet",
+        "public": True,
+        "mime": "text/css",
+    },
     ("post", "/v1/receipts"): {
         "summary": "Submit a signed applicationReceipt.v1",
         "public": True,
@@ -150,6 +187,10 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
             for name in ("id", "eventId")
             if "{" + name + "}" in path
         ]
+        params += [
+            {"name": name, "in": "query", "required": False, "schema": schema}
+            for name, schema in op.get("query", {}).items()
+        ]
         if op.get("ifMatch"):
             params.append(
                 {"name": "If-Match", "in": "header", "required": True, "schema": {"type": "string"}}
@@ -160,9 +201,10 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
                 "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
             },
         }
+        mime = op.get("mime") or ("text/plain" if op.get("text") else None)
         ok_content = (
-            {"text/plain": {"schema": {"type": "string"}}}
-            if op.get("text")
+            {mime: {"schema": {"type": "string"}}}
+            if mime
             else {"application/json": {"schema": {"type": "object"}}}
         )
         entry: dict[str, Any] = {
@@ -175,6 +217,7 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
                 "401": problem,
                 "404": problem,
                 "409": problem,
+                "403": problem,
                 "412": problem,
                 "413": problem,
                 "422": problem,

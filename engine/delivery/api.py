@@ -8,7 +8,9 @@ from typing import Any
 
 from aiohttp import web
 
+from hookproof.errors import ValidationError
 from hookproof.events.sqlfiles import query
+from hookproof.projections.deliveries import LEDGER_STATES
 from hookproof.schemas.api import EventIn
 
 from ..api.context import ApiContext, actor, tenant_of
@@ -54,6 +56,22 @@ def routes(
         )
         return json_response(view, status=202)
 
+    async def list_deliveries(request: web.Request) -> web.Response:
+        tenant = await tenant_of(request)
+        q = request.query
+        state = q.get("state")
+        if state is not None and state not in LEDGER_STATES:
+            raise ValidationError(
+                f"state must be one of {', '.join(sorted(LEDGER_STATES))}", field="state"
+            )
+        raw = q.get("limit", "100")
+        if not raw.isdigit() or not 1 <= int(raw) <= 1000:
+            raise ValidationError("limit must be an integer 1..1000", field="limit")
+        items = await reader.list(
+            tenant, subscription_id=q.get("subscriptionId"), state=state, limit=int(raw)
+        )
+        return json_response({"items": items})
+
     async def dead_letters(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
         return json_response({"items": await reader.dead_letters(tenant)})
@@ -87,6 +105,7 @@ def routes(
     return [
         web.post("/v1/events", post_event),
         web.get("/v1/events/{eventId}", get_event, allow_head=False),
+        web.get("/v1/deliveries", list_deliveries, allow_head=False),
         web.get("/v1/deliveries/{id}", get_delivery, allow_head=False),
         web.post("/v1/deliveries/{id}/replay", replay),
         web.get("/v1/dead-letters", dead_letters, allow_head=False),

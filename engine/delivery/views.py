@@ -182,6 +182,34 @@ class DeliveryReader:
             return False
         return events[0].meta().actor == f"tenant:{tenant_id}"
 
+    async def list(
+        self,
+        tenant_id: str,
+        *,
+        subscription_id: str | None = None,
+        state: str | None = None,
+        limit: int = 100,
+    ) -> list[dict[str, Any]]:
+        """A tenant's deliveries, newest first (a summary each; the full view is one GET)."""
+        rows = await self.store.pool.fetch(
+            query("deliveries_list", PKG), tenant_id, subscription_id, state, limit
+        )
+        return [
+            {
+                "deliveryId": r["delivery_id"],
+                "eventId": r["event_id"],
+                "subscriptionId": r["subscription_id"],
+                "generation": r["generation"],
+                "topic": r["topic"],
+                "state": r["state"],
+                "attempt": r["attempt"],
+                "evidence": evidence_of(dict(r)),
+                "createdAt": _iso(r["created_at"]),
+                "updatedAt": _iso(r["updated_at"]),
+            }
+            for r in rows
+        ]
+
     async def dead_letters(self, tenant_id: str, limit: int = 200) -> list[dict[str, Any]]:
         rows = await self.store.pool.fetch(query("dead_letters", PKG), tenant_id, limit)
         return [

@@ -1,0 +1,80 @@
+"""Read-only audit views over the log: who am I, timelines, release gates.
+
+Timelines are tenant-scoped (a tenant reads only its own subscriptions and deliveries); the
+release gates are engine-wide and need the operator token.
+"""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from hookproof.errors import NotFound
+from hookproof.events.sqlfiles import query
+
+from ..audit import (
+    delivery_timeline,
+    gate_report,
+    gates_failed,
+    parse_as_of,
+    subscription_timeline,
+)
+from .auth import principal, require_operator
+from .context import ApiContext, tenant_of
+from .problems import json_response
+
+__all__ = ["routes"]
+
+PKG = "hookproof.engine"
+
+
+async def whoami(request: web.Request) -> web.Response:
+    who = await principal(request)
+    if who.kind == "operator":
+        return json_response({"kind": "operator"})
+    return json_response({"kind": "tenant", "tenantId": who.tenant_id})
+
+
+async def subscription_timeline_view(request: web.Request) -> web.Response:
+    ctx = ApiContext.of(request)
+    tenant = await tenant_of(request)
+    sid = request.match_info["id"]
+    await ctx.subscriptions.get(tenant, sid)  # 404 unless it is this tenant's
+    as_of = parse_as_of(request.query.get("asOf"))
+    timeline = await subscription_timeline(ctx.store, sid, as_of=as_of)
+    return json_response(timeline.to_json())
+
+
+async def delivery_timeline_view(request: web.Request) -> web.Response:
+    ctx = ApiContext.of(request)
+    tenant = await tenant_of(request)
+    did = request.match_info["id"]
+    row = await ctx.store.pool.fetchrow(query("delivery_get", PKG), did, tenant)
+    if row is None:
+        raise NotFound("no such delivery", code="delivery_not_found")
+    as_of = parse_as_of(request.query.get("asOf"))
+    timeline = await delivery_timeline(ctx.store, did, as_of=as_of)
+    return json_response(timeline.to_json())
+
+
+async def gates(request: web.Request) -> web.Response:
+    await require_operator(request)
+    ctx = ApiContext.of(request)
+    since = parse_as_of(request.query.get("since"))
+    async with ctx.store.pool.acquire() as conn:
+        results = await gate_report(conn, since)
+    return json_response(
+        {
+            "since": since.isoformat() if since else None,
+            "gates": [g.to_json() for g in results],
+            "ok": not gates_failed(results),
+        }
+    )
+
+
+def routes() -> list[web.RouteDef]:
+    return [
+        web.get("/v1/whoami", whoami, allow_head=False),
+        web.get("/v1/subscriptions/{id}/timeline", subscription_timeline_view, allow_head=False),
+        web.get("/v1/deliveries/{id}/timeline", delivery_timeline_view, allow_head=False),
+        web.get("/v1/gates", gates, allow_head=False),
+    ]

@@ -1,0 +1,54 @@
+"""Who is calling: a tenant (``hp_`` API token) or the operator (``HOOKPROOF_ADMIN_TOKEN``)."""
+
+from __future__ import annotations
+
+import hmac
+import os
+from dataclasses import dataclass
+
+from aiohttp import web
+
+from hookproof.errors import HookproofError, Unauthorized
+
+from .context import tenant_of
+
+__all__ = ["OperatorOnly", "Principal", "is_operator", "principal", "require_operator"]
+
+
+class OperatorOnly(HookproofError):
+    code = "operator_only"
+    status = 403
+    title = "Forbidden"
+
+
+@dataclass(frozen=True)
+class Principal:
+    kind: str  # "tenant" | "operator"
+    tenant_id: str | None = None
+
+
+def is_operator(request: web.Request) -> bool:
+    """True when the bearer token is the operator token (compared in constant time)."""
+    admin = os.environ.get("HOOKPROOF_ADMIN_TOKEN")
+    given = request.headers.get("Authorization", "")
+    if not admin or not given.startswith("Bearer "):
+        return False
+    return hmac.compare_digest(given.encode(), f"Bearer {admin}".encode())
+
+
+async def principal(request: web.Request) -> Principal:
+    """The caller; :class:`Unauthorized` when the token is neither a tenant's nor the operator's."""
+    if is_operator(request):
+        return Principal("operator")
+    return Principal("tenant", await tenant_of(request))
+
+
+async def require_operator(request: web.Request) -> None:
+    """Operator token, else 403 ``operator_only`` (a valid tenant token) or 401."""
+    if is_operator(request):
+        return
+    try:
+        await tenant_of(request)
+    except Unauthorized:
+        raise Unauthorized("operator token required", code="invalid_token") from None
+    raise OperatorOnly("this view is engine-wide: it needs the operator token")

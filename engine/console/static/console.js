@@ -1,0 +1,327 @@
+// hookproof console: reads the daemon's public JSON API with the token entered once.
+// No framework, no build step, nothing from another origin. Data is put in the page with
+// textContent only (never as HTML).
+"use strict";
+
+const TOKEN_KEY = "hookproof.token";
+const ACTIVE = new Set(["PLANNED", "DISPATCHING", "RETRYABLE", "UNKNOWN_TRANSPORT"]);
+let who = null;
+let shownDelivery = null;
+
+function $(sel, root) { return (root || document).querySelector(sel); }
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined) continue;
+    if (k === "class") node.className = v;
+    else if (k.startsWith("data-")) node.setAttribute(k, v);
+    else if (k === "onclick") node.addEventListener("click", v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) {
+    if (c === null || c === undefined) continue;
+    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return node;
+}
+
+function text(v) { return v === null || v === undefined || v === "" ? "-" : String(v); }
+function short(iso) { return iso ? String(iso).replace("T", " ").replace(/\.\d+/, "").replace("+00:00", "Z") : "-"; }
+
+function token() { return sessionStorage.getItem(TOKEN_KEY); }
+
+async function api(method, path) {
+  const resp = await fetch(path, {
+    method,
+    headers: { "Authorization": "Bearer " + token(), "Accept": "application/json" },
+    credentials: "omit",
+    cache: "no-store",
+  });
+  let body = null;
+  const type = resp.headers.get("Content-Type") || "";
+  if (type.includes("json")) body = await resp.json();
+  return { status: resp.status, body };
+}
+
+function problemText(r) {
+  if (r.body && r.body.code) return `${r.status} ${r.body.code}: ${r.body.detail || r.body.title || ""}`;
+  return `HTTP ${r.status}`;
+}
+
+function setStatus(msg) { $("#status").textContent = msg; }
+
+function note(section, msg) { $(`#${section} .note`).textContent = msg || ""; }
+
+function fill(tbody, rows) { tbody.replaceChildren(...rows); }
+
+function stateBadge(state) { return el("span", { class: "badge s-" + String(state).toLowerCase() }, text(state)); }
+
+// -- login -----------------------------------------------------------------------------------
+
+async function login() {
+  const r = await api("GET", "/v1/whoami");
+  if (r.status !== 200) {
+    sessionStorage.removeItem(TOKEN_KEY);
+    $("#login-error").textContent = "Token refused: " + problemText(r);
+    $("#login").hidden = false;
+    $("#main").hidden = true;
+    $("#forget").hidden = true;
+    return;
+  }
+  who = r.body;
+  $("#login-error").textContent = "";
+  $("#login").hidden = true;
+  $("#main").hidden = false;
+  $("#forget").hidden = false;
+  $("#who").textContent = who.kind === "operator" ? "operator" : "tenant " + who.tenantId;
+  await refreshAll();
+}
+
+async function refreshAll() {
+  setStatus("loading...");
+  await Promise.all([loadSubscriptions(), loadDeadLetters(), loadGates(), loadRollouts()]);
+  setStatus("updated " + new Date().toISOString().replace(/\.\d+Z$/, "Z"));
+}
+
+// -- subscriptions ---------------------------------------------------------------------------
+
+async function loadSubscriptions() {
+  const tbody = $("#subscriptions tbody");
+  if (who.kind !== "tenant") {
+    note("subscriptions", "Subscriptions belong to tenants: enter a tenant token to see them.");
+    fill(tbody, []);
+    return;
+  }
+  const r = await api("GET", "/v1/subscriptions");
+  if (r.status !== 200) { note("subscriptions", problemText(r)); return; }
+  note("subscriptions", r.body.items.length ? "" : "No subscriptions yet.");
+  fill(tbody, r.body.items.map((s) => el("tr", { "data-id": s.id },
+    el("td", {}, el("a", { href: "#", onclick: (e) => { e.preventDefault(); showSubscription(s.id); } }, s.id)),
+    el("td", { class: "state" }, stateBadge(s.state)),
+    el("td", { class: "generation" }, text(s.generation)),
+    el("td", {}, text(s.verifiedGeneration)),
+    el("td", { class: "profile" }, text(s.signatureProfile || "hookproof.sig.v1")),
+    el("td", {}, text(s.signatureAlgorithm)),
+    el("td", {}, text(s.ordering || "none")),
+    el("td", {}, (s.topics || []).join(", ")),
+    el("td", { class: "endpoint" }, text(s.endpoint)),
+  )));
+}
+
+async function showSubscription(id) {
+  const section = $("#subscription");
+  section.hidden = false;
+  $("#subscription .sid").textContent = id;
+  const [list, tl] = await Promise.all([
+    api("GET", "/v1/deliveries?subscriptionId=" + encodeURIComponent(id) + "&limit=100"),
+    api("GET", "/v1/subscriptions/" + encodeURIComponent(id) + "/timeline"),
+  ]);
+  const tbody = $("#deliveries tbody");
+  if (list.status === 200) {
+    fill(tbody, list.body.items.map((d) => el("tr", { "data-id": d.deliveryId },
+      el("td", {}, el("a", { href: "#", onclick: (e) => { e.preventDefault(); showDelivery(d.deliveryId); } }, d.deliveryId)),
+      el("td", {}, d.eventId),
+      el("td", {}, d.topic),
+      el("td", { class: "state" }, stateBadge(d.state)),
+      el("td", {}, text(d.attempt)),
+      el("td", {}, d.evidence.endpoint),
+      el("td", {}, d.evidence.application),
+      el("td", {}, short(d.createdAt)),
+    )));
+  } else {
+    fill(tbody, [el("tr", {}, el("td", { colspan: "8" }, problemText(list)))]);
+  }
+  renderTimeline($("#subscription-timeline"), tl);
+}
+
+function renderTimeline(ol, r) {
+  if (r.status !== 200) { ol.replaceChildren(el("li", { class: "error" }, problemText(r))); return; }
+  ol.replaceChildren(...r.body.entries.map((e) => el("li", {},
+    el("span", { class: "when" }, short(e.recordedAt)), " ",
+    el("code", {}, e.type), " ",
+    el("span", {}, e.outcome), " ",
+    el("span", { class: "muted" }, `[${e.state}; ${e.evidence}; by ${text(e.actor)}; #${e.position}]`),
+  )));
+}
+
+// -- one delivery ----------------------------------------------------------------------------
+
+function ladder(view, sub) {
+  const verified = sub && sub.verifiedGeneration !== null && sub.verifiedGeneration >= view.generation;
+  const accepted = view.evidence.endpoint === "ENDPOINT_ACCEPTED";
+  const app = view.evidence.application;
+  const rungs = [
+    ["verified", "Endpoint verified (challenge passed for this generation)",
+      sub ? (verified ? "yes" : "no") : "unknown"],
+    ["accepted", "Endpoint accepted (a 2xx to a signed attempt)", accepted ? "yes" : "no"],
+    ["application", "Application confirmed (signed receipt)",
+      app === "CONFIRMED" ? "yes" : app === "UNOBSERVABLE" ? "UNOBSERVABLE" : "pending"],
+  ];
+  return rungs.map(([key, label, value]) => el("li", { class: "rung r-" + value.toLowerCase(), "data-rung": key, "data-value": value },
+    el("span", { class: "mark" }, value === "yes" ? "✔" : value === "UNOBSERVABLE" ? "?" : "·"), " ",
+    label, ": ", el("strong", {}, value)));
+}
+
+async function showDelivery(id) {
+  shownDelivery = id;
+  const r = await api("GET", "/v1/deliveries/" + encodeURIComponent(id));
+  const section = $("#delivery");
+  section.hidden = false;
+  if (r.status !== 200) {
+    $("#delivery .did").textContent = id;
+    $("#delivery-state").textContent = problemText(r);
+    $("#ladder").replaceChildren();
+    fill($("#attempts tbody"), []);
+    $("#delivery-actions").replaceChildren();
+    $("#delivery-timeline").replaceChildren();
+    return null;
+  }
+  const v = r.body;
+  const [sub, tl] = await Promise.all([
+    api("GET", "/v1/subscriptions/" + encodeURIComponent(v.subscriptionId)),
+    api("GET", "/v1/deliveries/" + encodeURIComponent(id) + "/timeline"),
+  ]);
+  if (shownDelivery !== id) return v;
+  $("#delivery .did").textContent = id;
+  $("#delivery-state").textContent = v.state;
+  $("#delivery-event").textContent = v.eventId;
+  $("#delivery-generation").textContent = text(v.generation);
+  $("#delivery-owner").textContent = text(v.owner);
+  $("#ladder").replaceChildren(...ladder(v, sub.status === 200 ? sub.body : null));
+  fill($("#attempts tbody"), v.attempts.map((a) => el("tr", { "data-attempt": a.attempt },
+    el("td", {}, a.attempt),
+    el("td", {}, a.outcome),
+    el("td", {}, text(a.status)),
+    el("td", {}, text(a.code)),
+    el("td", {}, text(a.generation)),
+    el("td", {}, text(a.keyId)),
+    el("td", {}, text(a.peerAddress)),
+    el("td", {}, text(a.durationMs)),
+    el("td", {}, short(a.admittedAt)),
+  )));
+  const actions = [];
+  if (v.state === "DEAD_LETTER" || v.state === "QUARANTINED") {
+    actions.push(el("button", { type: "button", "data-replay": id, onclick: () => replay(id) }, "Replay"));
+  }
+  if (v.deadLetter) actions.push(el("span", { class: "muted" }, ` dead letter: ${v.deadLetter.reason} (owner ${v.deadLetter.owner})`));
+  $("#delivery-actions").replaceChildren(...actions);
+  renderTimeline($("#delivery-timeline"), tl);
+  return v;
+}
+
+async function replay(id) {
+  const r = await api("POST", "/v1/deliveries/" + encodeURIComponent(id) + "/replay");
+  if (r.status !== 202) { setStatus("replay refused: " + problemText(r)); return; }
+  setStatus("replay requested for " + id);
+  await loadDeadLetters();
+  let v = await showDelivery(id);
+  // follow it until the dispatcher has taken it somewhere (or give up after ~30 s)
+  for (let i = 0; i < 60 && v && ACTIVE.has(v.state) && shownDelivery === id; i++) {
+    await new Promise((ok) => setTimeout(ok, 500));
+    v = await showDelivery(id);
+  }
+  await loadDeadLetters();
+  if (!$("#subscription").hidden) await showSubscription($("#subscription .sid").textContent);
+}
+
+// -- dead letters, gates, rollouts -----------------------------------------------------------
+
+async function loadDeadLetters() {
+  const tbody = $("#dead-letters tbody");
+  if (who.kind !== "tenant") {
+    note("dead-letters", "Dead letters belong to tenants: enter a tenant token to see them.");
+    fill(tbody, []);
+    return;
+  }
+  const r = await api("GET", "/v1/dead-letters");
+  if (r.status !== 200) { note("dead-letters", problemText(r)); return; }
+  note("dead-letters", r.body.items.length ? "" : "No dead letters.");
+  fill(tbody, r.body.items.map((d) => el("tr", { "data-id": d.deliveryId },
+    el("td", {}, el("a", { href: "#", onclick: (e) => { e.preventDefault(); showDelivery(d.deliveryId); } }, d.deliveryId)),
+    el("td", {}, d.subscriptionId),
+    el("td", {}, text(d.owner)),
+    el("td", {}, text(d.reason)),
+    el("td", {}, text(d.attempt)),
+    el("td", {}, short(d.deadSince)),
+    el("td", {}, el("button", { type: "button", "data-replay": d.deliveryId, onclick: () => replay(d.deliveryId) }, "Replay")),
+  )));
+}
+
+async function loadGates() {
+  const tbody = $("#gates tbody");
+  if (who.kind !== "operator") {
+    note("gates", "The release gates are engine-wide: enter the operator token to see them.");
+    fill(tbody, []);
+    return;
+  }
+  const r = await api("GET", "/v1/gates");
+  if (r.status === 403) { note("gates", "The release gates are engine-wide: enter the operator token to see them."); fill(tbody, []); return; }
+  if (r.status !== 200) { note("gates", problemText(r)); fill(tbody, []); return; }
+  note("gates", r.body.ok ? "No gate failed." : "A gate FAILED.");
+  fill(tbody, r.body.gates.map((g) => el("tr", { "data-gate": g.gate },
+    el("td", {}, g.gate),
+    el("td", { class: "gate-" + g.status.replace("/", "").toLowerCase() }, g.status),
+    el("td", {}, text(g.value)),
+    el("td", {}, g.threshold),
+    el("td", {}, g.title),
+  )));
+}
+
+function rolloutRow(ro) {
+  const figures = ["shadow", "internal", "cutover"].filter((k) => ro[k]).map((k) => `${k} ${JSON.stringify(ro[k])}`).join("; ");
+  return el("tr", { "data-id": ro.id },
+    el("td", {}, ro.id), el("td", {}, text(ro.stage)), el("td", {}, text(ro.percent)),
+    el("td", {}, text(ro.state)), el("td", {}, text(ro.pauseReason)), el("td", {}, figures || "-"));
+}
+
+async function loadRollouts() {
+  const tbody = $("#rollouts tbody");
+  if (who.kind !== "operator") {
+    note("rollouts", "Rollouts of a signing change are the operator's: enter the operator token to see them.");
+    fill(tbody, []);
+    return;
+  }
+  const r = await api("GET", "/v1/rollouts");
+  if (r.status === 404 || r.status === 405) { note("rollouts", "This daemon lists no rollouts (look one up by id below)."); fill(tbody, []); return; }
+  if (r.status === 401 || r.status === 403) { note("rollouts", "Rollouts need the operator token."); fill(tbody, []); return; }
+  if (r.status !== 200) { note("rollouts", problemText(r)); return; }
+  const items = Array.isArray(r.body) ? r.body : (r.body.items || r.body.rollouts || []);
+  note("rollouts", items.length ? "" : "No rollouts.");
+  fill(tbody, items.map(rolloutRow));
+}
+
+async function showRollout(id) {
+  const r = await api("GET", "/v1/rollouts/" + encodeURIComponent(id));
+  if (r.status !== 200) { note("rollouts", problemText(r)); return; }
+  note("rollouts", "");
+  const tbody = $("#rollouts tbody");
+  const old = tbody.querySelector(`tr[data-id="${CSS.escape(r.body.id)}"]`);
+  if (old) old.replaceWith(rolloutRow(r.body)); else tbody.append(rolloutRow(r.body));
+}
+
+// -- wiring ----------------------------------------------------------------------------------
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("#use-token").addEventListener("click", () => {
+    const value = $("#token").value.trim();
+    if (!value) return;
+    sessionStorage.setItem(TOKEN_KEY, value);
+    $("#token").value = "";
+    login();
+  });
+  $("#token").addEventListener("keydown", (e) => { if (e.key === "Enter") $("#use-token").click(); });
+  $("#forget").addEventListener("click", () => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    location.reload();
+  });
+  $("#show-delivery").addEventListener("click", () => {
+    const id = $("#delivery-id").value.trim();
+    if (id) showDelivery(id);
+  });
+  $("#show-rollout").addEventListener("click", () => {
+    const id = $("#rollout-id").value.trim();
+    if (id) showRollout(id);
+  });
+  if (token()) login();
+});

@@ -1,0 +1,185 @@
+"""The console in a real browser: Debian's Chromium driven by Playwright, against a daemon process
+with a real HTTPS subscriber. Enter a token, see a subscription and a delivery's evidence
+ladder, replay a dead letter from the page and watch its state change; a screenshot is saved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+import trustme
+
+from ..delivery.conftest import Subscriber
+from ..live import ADMIN_TOKEN, Client, engine_env, new_tenant, start, stop, wait_for
+
+CHROMIUM = os.environ.get("HOOKPROOF_TEST_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = Path(
+    os.environ.get("HOOKPROOF_TEST_ARTIFACTS", Path(__file__).parents[2] / "test-artifacts")
+)
+
+async_playwright: Any
+expect: Any
+try:
+    from playwright.async_api import async_playwright, expect
+except ImportError:  # pragma: no cover - the test extra installs it
+    async_playwright = expect = None
+
+
+def _need_browser() -> None:
+    if async_playwright is None:
+        pytest.skip("playwright (the test extra) is not installed")
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        pytest.skip(
+            f"no Chromium at {CHROMIUM}: install Debian's chromium (apt-get install chromium)"
+        )
+
+
+def _keep_error(errors: list[str], message: Any) -> None:
+    """Script errors and policy violations; an HTTP error answer is the page's business."""
+    if message.type == "error" and not message.text.startswith("Failed to load resource"):
+        errors.append(message.text)
+
+
+async def test_console_token_subscription_ladder_and_replay(
+    db_url: str, tmp_path: Path, subscriber: Subscriber, ca: trustme.CA
+) -> None:
+    _need_browser()
+    env = engine_env(db_url, tmp_path, subscriber.port, ca)
+    daemon = await start(env, tmp_path)
+    errors: list[str] = []
+    try:
+        _, token = await new_tenant(env, "acme")
+        _, other_token = await new_tenant(env, "other")
+        async with aiohttp.ClientSession() as http:
+            acme = Client(http, daemon.base_url, token)
+            other = Client(http, daemon.base_url, other_token)
+            ok_sid = await acme.subscribe(subscriber.url("ok-console"), ["t"])
+            dead_sid = await acme.subscribe(
+                subscriber.url("fail500-console"),
+                ["t"],
+                retryPolicy={"initialDelayS": 0.1, "maxDelayS": 0.1, "maxAttempts": 1},
+            )
+            foreign_sid = await other.subscribe(subscriber.url("ok-other"), ["t"])
+            out = await acme.publish("evt-console-1")
+            by_sub = {d["subscriptionId"]: d["deliveryId"] for d in out["deliveries"]}
+            ok_did, dead_did = by_sub[ok_sid], by_sub[dead_sid]
+            await other.publish("evt-other-1")
+
+            async def settled() -> bool:
+                return (await acme.delivery_state(ok_did), await acme.delivery_state(dead_did)) == (
+                    "ENDPOINT_ACCEPTED",
+                    "DEAD_LETTER",
+                )
+
+            await wait_for(settled, what="one accepted, one dead letter")
+
+            async with async_playwright() as pw:
+                browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                try:
+                    page = await browser.new_page(viewport={"width": 1400, "height": 1800})
+                    page.on("console", lambda m: _keep_error(errors, m))
+                    page.on("pageerror", lambda e: errors.append(str(e)))
+                    resp = await page.goto(daemon.base_url + "/console")
+                    assert resp is not None and resp.status == 200
+                    csp = resp.headers["content-security-policy"]
+                    assert "default-src 'none'" in csp and "script-src 'self'" in csp
+
+                    # the token, entered once
+                    await page.fill("#token", token)
+                    await page.click("#use-token")
+                    row = page.locator(f'#subscriptions tbody tr[data-id="{ok_sid}"]')
+                    await row.wait_for()
+                    assert await row.locator("td.state").inner_text() == "ACTIVE"
+                    assert await row.locator("td.generation").inner_text() == "1"
+                    assert await row.locator("td.profile").inner_text() == "hookproof.sig.v1"
+                    assert (
+                        await page.locator("#who").inner_text()
+                        == "tenant " + (await acme.call("GET", "/v1/whoami"))[1]["tenantId"]
+                    )
+                    # another tenant's subscription never shows
+                    assert await page.locator(f'tr[data-id="{foreign_sid}"]').count() == 0
+                    # the token stays in this tab's session storage: a reload keeps the view
+                    await page.reload()
+                    await row.wait_for()
+
+                    # a delivery's evidence ladder and attempts
+                    await row.locator("a").click()
+                    link = page.locator(f'#deliveries tr[data-id="{ok_did}"] a')
+                    await link.click()
+                    await expect(page.locator("#delivery-state")).to_have_text("ENDPOINT_ACCEPTED")
+                    ladder = page.locator("#ladder")
+                    assert (
+                        await ladder.locator('[data-rung="verified"]').get_attribute("data-value")
+                        == "yes"
+                    )
+                    assert (
+                        await ladder.locator('[data-rung="accepted"]').get_attribute("data-value")
+                        == "yes"
+                    )
+                    assert (
+                        await ladder.locator('[data-rung="application"]').get_attribute(
+                            "data-value"
+                        )
+                        == "UNOBSERVABLE"
+                    )
+                    assert await page.locator("#attempts tbody tr").count() == 1
+                    assert (
+                        "ENDPOINT_ACCEPTED" in await page.locator("#attempts tbody tr").inner_text()
+                    )
+                    timeline = await page.locator("#delivery-timeline").inner_text()
+                    assert (
+                        "delivery.planned" in timeline and "delivery.endpoint_accepted" in timeline
+                    )
+
+                    # the dead letter, replayed from the page; the endpoint works again now
+                    dead_row = page.locator(f'#dead-letters tbody tr[data-id="{dead_did}"]')
+                    await dead_row.wait_for()
+                    subscriber.modes["fail500-console"] = "ok"
+                    await dead_row.locator("button[data-replay]").click()
+                    await expect(page.locator("#delivery .did")).to_have_text(dead_did)
+                    await expect(page.locator("#delivery-state")).to_have_text(
+                        "ENDPOINT_ACCEPTED", timeout=60_000
+                    )
+                    await dead_row.wait_for(state="detached")
+                    await expect(page.locator("#attempts tbody tr")).to_have_count(2)
+                    await asyncio.to_thread(ARTIFACTS.mkdir, parents=True, exist_ok=True)
+                    shot = ARTIFACTS / "console.png"
+                    await page.screenshot(path=str(shot), full_page=True)
+                    assert len(await asyncio.to_thread(shot.read_bytes)) > 10_000
+
+                    # the operator token sees the release gates, not the tenants' data
+                    op = await browser.new_page()
+                    op.on("console", lambda m: _keep_error(errors, m))
+                    await op.goto(daemon.base_url + "/console")
+                    await op.fill("#token", ADMIN_TOKEN)
+                    await op.click("#use-token")
+                    await op.locator(
+                        '#gates tbody tr[data-gate="challenge_false_activations"]'
+                    ).wait_for()
+                    assert await op.locator("#who").inner_text() == "operator"
+                    assert await op.locator("#subscriptions tbody tr").count() == 0
+                    await op.screenshot(
+                        path=str(ARTIFACTS / "console-operator.png"), full_page=True
+                    )
+                finally:
+                    await browser.close()
+            assert await acme.delivery_state(dead_did) == "ENDPOINT_ACCEPTED"
+    finally:
+        await stop(daemon)
+    assert errors == [], errors
