@@ -118,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import cli_rollouts
 
     cli_rollouts.register(sub, _add_json)
+    from . import cli_archive
+
+    cli_archive.register(sub, _add_json)
     return parser
 
 

@@ -98,7 +98,9 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
     """Wire the services. Features register their workers and routes here."""
     async with pool.acquire() as conn:
         await migrate(conn)
-    store = EventStore(pool)
+    from .archive import attach_archive
+
+    store = attach_archive(EventStore(pool), settings)
     tenants = TenantService(store)
     subs = SubscriptionService(store, settings)
     api = ApiContext(settings=settings, store=store, tenants=tenants, subscriptions=subs)

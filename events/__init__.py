@@ -1,6 +1,6 @@
 """The event catalogue and the append-only event store."""
 
-from . import delivery_events, key_events, rollout_events, subscription_events
+from . import archive_events, delivery_events, key_events, rollout_events, subscription_events
 from .catalogue import (
     Event,
     MalformedEvent,
@@ -15,6 +15,7 @@ from .chain import BrokenLink, event_hash, verify_chain
 from .store import (
     ANY,
     NO_STREAM,
+    ArchiveSource,
     EventStore,
     ExpectedVersion,
     Metadata,
@@ -27,6 +28,7 @@ from .store import (
 __all__ = [
     "ANY",
     "NO_STREAM",
+    "ArchiveSource",
     "BrokenLink",
     "Event",
     "EventStore",
@@ -37,6 +39,7 @@ __all__ = [
     "RecordedEvent",
     "StreamAppend",
     "UnknownEventType",
+    "archive_events",
     "category_of",
     "decode_event",
     "delivery_events",

@@ -15,12 +15,12 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import asyncpg
 import msgspec
 
-from hookproof.errors import ConcurrencyConflict, StoreError, ValidationError
+from hookproof.errors import ConcurrencyConflict, StoreError, StreamArchived, ValidationError
 
 from .canonical import canonical_json
 from .catalogue import Event, decode_event, encode_event
@@ -30,6 +30,7 @@ from .sqlfiles import query
 __all__ = [
     "ANY",
     "NO_STREAM",
+    "ArchiveSource",
     "EventStore",
     "ExpectedVersion",
     "Metadata",
@@ -186,6 +187,16 @@ class _RecordedEventBuilder:
 InlineHook = Callable[[asyncpg.Connection, list[RecordedEvent]], Awaitable[None]]
 
 
+class ArchiveSource(Protocol):
+    """Where the events of archived streams can be read back (the engine's segment files)."""
+
+    async def read_archived(
+        self, runner: asyncpg.Connection | asyncpg.Pool, stream_id: str
+    ) -> list[RecordedEvent] | None:
+        """The stream's archived events in version order, or None when it is not archived."""
+        ...
+
+
 def _check_expected(stream_id: str, expected: ExpectedVersion) -> None:
     if expected in (ANY, NO_STREAM):
         return
@@ -218,9 +229,17 @@ class EventStore:
     projections are never behind the log.
     """
 
-    def __init__(self, pool: asyncpg.Pool, *, inline: Sequence[InlineHook] = ()) -> None:
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        *,
+        inline: Sequence[InlineHook] = (),
+        archive: ArchiveSource | None = None,
+    ) -> None:
         self.pool = pool
         self.inline: list[InlineHook] = list(inline)
+        #: Reads of a stream that is no longer hot fall back to it (None: hot rows only).
+        self.archive = archive
 
     # -- append -------------------------------------------------------------------------
 
@@ -297,7 +316,11 @@ class EventStore:
                 rows = await conn.fetch(query("stream_heads"), need_heads)
             except asyncpg.PostgresError as exc:
                 raise StoreError("reading stream heads failed") from exc
-            heads = {r["stream_id"]: (r["stream_version"], bytes(r["hash"])) for r in rows}
+            heads = {}
+            for r in rows:
+                if r["archived"]:
+                    raise StreamArchived(r["stream_id"])
+                heads[r["stream_id"]] = (r["stream_version"], bytes(r["hash"]))
 
         cols: tuple[list[Any], ...] = tuple([] for _ in range(10))
         metas: list[bytes] = []
@@ -325,6 +348,11 @@ class EventStore:
             raise self._conflict_from(exc, appends, heads) from exc
         except asyncpg.PostgresError as exc:
             raise StoreError(f"append failed: {type(exc).__name__}") from exc
+        if len(rows) != len(cols[0]):  # some stream was archived: the batch is refused whole
+            archived = await conn.fetchval(
+                query("archived_among"), sorted({a.stream_id for a in appends})
+            )
+            raise StreamArchived(archived or appends[0].stream_id)
         recorded = [
             RecordedEvent(
                 global_position=r["global_position"],
@@ -375,9 +403,20 @@ class EventStore:
         as_of: datetime | None = None,
         conn: asyncpg.Connection | None = None,
     ) -> list[RecordedEvent]:
-        """A stream's events in version order, optionally up to a version or a time."""
+        """A stream's events in version order, optionally up to a version or a time; an
+        archived stream is read back from the archive (when the store has one)."""
         runner = conn if conn is not None else self.pool
         rows = await runner.fetch(query("read_stream"), stream_id, from_version, to_version, as_of)
+        if not rows and self.archive is not None:
+            archived = await self.archive.read_archived(runner, stream_id)
+            if archived is not None:
+                return [
+                    e
+                    for e in archived
+                    if e.stream_version >= from_version
+                    and (to_version is None or e.stream_version <= to_version)
+                    and (as_of is None or e.recorded_at <= as_of)
+                ]
         return [RecordedEvent.from_record(r) for r in rows]
 
     async def stream_version(self, stream_id: str) -> int:

@@ -75,6 +75,18 @@ class Settings:
     clock_skew_s: float = 300.0
     signature_lifetime_s: float = 300.0
     lease_margin_s: float = 30.0
+    #: Retention (DESIGN section 11): ``HOOKPROOF_RETENTION_DAYS`` (unset: the daemon archives
+    #: nothing; the CLI's default cutoff is 30 days), ``HOOKPROOF_ARCHIVE_DIR`` (default
+    #: ``<data dir>/archive``), and how long a terminal delivery may still take a receipt or a
+    #: replay before it counts as closed.
+    retention_days: float | None = None
+    archive_dir_override: Path | None = None
+    receipt_window_s: float = 86400.0
+    replay_window_s: float = 7 * 86400.0
+
+    @property
+    def archive_dir(self) -> Path:
+        return self.archive_dir_override or self.data_dir / "archive"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -110,6 +122,16 @@ class Settings:
             max_retry_window_s=_float(env, "HOOKPROOF_MAX_RETRY_WINDOW", 86400.0),
             clock_skew_s=_float(env, "HOOKPROOF_CLOCK_SKEW", 300.0),
             lease_margin_s=_float(env, "HOOKPROOF_LEASE_MARGIN", 30.0),
+            retention_days=(
+                _float(env, "HOOKPROOF_RETENTION_DAYS", 30.0)
+                if env.get("HOOKPROOF_RETENTION_DAYS")
+                else None
+            ),
+            archive_dir_override=(
+                Path(env["HOOKPROOF_ARCHIVE_DIR"]) if env.get("HOOKPROOF_ARCHIVE_DIR") else None
+            ),
+            receipt_window_s=_float(env, "HOOKPROOF_RECEIPT_WINDOW", 86400.0),
+            replay_window_s=_float(env, "HOOKPROOF_REPLAY_WINDOW", 7 * 86400.0),
         )
 
     @property

@@ -16,6 +16,7 @@ __all__ = [
     "NotFound",
     "PreconditionFailed",
     "StoreError",
+    "StreamArchived",
     "Unauthorized",
     "ValidationError",
 ]
@@ -113,6 +114,19 @@ class ConcurrencyConflict(StoreError):
         self.stream_id = stream_id
         self.expected = expected
         self.actual = actual
+
+
+class StreamArchived(ConflictError):
+    """The stream was closed and archived: it takes no further event (DESIGN.md section 2)."""
+
+    code = "stream_archived"
+    title = "Stream archived"
+
+    def __init__(self, stream_id: str) -> None:
+        super().__init__(
+            f"stream {stream_id!r} is archived and takes no append", stream_id=stream_id
+        )
+        self.stream_id = stream_id
 
 
 class EgressRefused(HookproofError):

@@ -16,6 +16,7 @@ from hookproof.events.delivery_events import (
     ReceiptConflict,
 )
 from hookproof.events.sqlfiles import query
+from hookproof.projections.deliveries import evolve_delivery
 
 from .ledger import ledger_next
 
@@ -57,8 +58,24 @@ class DeliveryReader:
     async def delivery(self, tenant_id: str, delivery_id: str) -> dict[str, Any]:
         row = await self.store.pool.fetchrow(query("delivery_get", PKG), delivery_id, tenant_id)
         if row is None:
-            raise NotFound("no such delivery", code="delivery_not_found")
+            archived = await self._archived_row(tenant_id, delivery_id)
+            if archived is None:
+                raise NotFound("no such delivery", code="delivery_not_found")
+            return {**await self._view(archived), "archived": True}
         return await self._view(dict(row))
+
+    async def _archived_row(self, tenant_id: str, delivery_id: str) -> dict[str, Any] | None:
+        """The ledger row of an archived delivery, folded from its archived stream (only for
+        its own tenant)."""
+        if self.store.archive is None:
+            return None
+        events = await self.store.read_stream(f"delivery-{delivery_id}")
+        row: dict[str, Any] | None = None
+        for rec in events:
+            row = evolve_delivery(row, rec.decode(), rec.stream_version)
+        if row is None or row["tenant_id"] != tenant_id:
+            return None
+        return row
 
     async def _view(self, row: dict[str, Any]) -> dict[str, Any]:
         events = await self.store.read_stream(f"delivery-{row['delivery_id']}")

@@ -1,0 +1,31 @@
+"""Retention: closed streams leave the hot log for signed, anchored segment files.
+
+``rule`` decides which streams are closed (pure); ``segment`` and ``manifest`` are the file
+formats; ``run`` is an archival run; ``reader`` reads archived streams back; ``verify`` checks
+segments against their manifests and anchors.
+"""
+
+from .reader import SegmentArchive, attach_archive
+from .rule import (
+    DeliveryFacts,
+    RetentionPolicy,
+    Verdict,
+    delivery_verdict,
+    event_verdict,
+    stream_verdict,
+)
+from .run import CRASH_POINTS, Archiver, ArchiveRun
+
+__all__ = [
+    "CRASH_POINTS",
+    "ArchiveRun",
+    "Archiver",
+    "DeliveryFacts",
+    "RetentionPolicy",
+    "SegmentArchive",
+    "Verdict",
+    "attach_archive",
+    "delivery_verdict",
+    "event_verdict",
+    "stream_verdict",
+]

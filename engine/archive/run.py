@@ -1,0 +1,473 @@
+"""An archival run: closed streams -> segment file -> signed manifest -> anchor -> removal.
+
+The order is what makes a crash harmless. The file (and its manifest) is written and synced
+before anything changes in the database; the anchor event, the segment record and the
+tombstones commit together; only then do rows leave, in small transactions, through
+``hookproof_archive_remove`` (the one way to delete). So a crash leaves either the rows in
+place (an unanchored file: removed by the next run, the streams archived again) or the anchor
+and the file (the next run finishes the removal). Never neither.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import signal
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import structlog
+
+from hookproof.config import Settings
+from hookproof.errors import HookproofError
+from hookproof.events import (
+    ANY,
+    EventStore,
+    Metadata,
+    Position,
+    RecordedEvent,
+    StreamAppend,
+    decode_event,
+)
+from hookproof.events.archive_events import ARCHIVE_STREAM, SegmentWritten
+from hookproof.events.delivery_events import EventIngested
+from hookproof.events.sqlfiles import query
+
+from ..registry import async_projections
+from .manifest import build_manifest, manifest_path, write_manifest
+from .rule import DeliveryFacts, RetentionPolicy, delivery_verdict, event_verdict
+from .segment import SegmentFile, write_segment
+
+__all__ = ["CRASH_POINTS", "ArchiveRun", "Archiver", "file_sha256"]
+
+log = structlog.get_logger("hookproof.archive")
+
+PKG = "hookproof.engine"
+_RUN_LOCK = 0x68706172  # "hpar": one archival run at a time, across daemons
+#: Test-only crash points (``HOOKPROOF_ARCHIVE_CRASH_AT``): the process kills itself there.
+CRASH_POINTS = ("after_file", "after_anchor", "mid_delete")
+SEGMENT_PREFIX = "seg-"
+SEGMENT_SUFFIX = ".jsonl.gz"
+
+
+def file_sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@dataclass
+class ArchiveRun:
+    """What one run did."""
+
+    cutoff: datetime
+    segments: list[str] = field(default_factory=list)
+    streams: int = 0
+    events: int = 0
+    removed: int = 0
+    resumed: list[str] = field(default_factory=list)
+    orphans_removed: list[str] = field(default_factory=list)
+    refused: list[dict[str, str]] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    busy: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cutoff": self.cutoff.isoformat(),
+            "segments": self.segments,
+            "streams": self.streams,
+            "events": self.events,
+            "removed": self.removed,
+            "resumed": self.resumed,
+            "orphansRemoved": self.orphans_removed,
+            "refused": self.refused,
+            "keptHot": self.skipped,
+            "seconds": round(self.seconds, 3),
+            "busy": self.busy,
+        }
+
+
+def _crash_point(name: str) -> None:
+    if os.environ.get("HOOKPROOF_ARCHIVE_CRASH_AT") == name:
+        log.warning("archive_crash_point", point=name)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+class Archiver:
+    """Runs archival against one database and one archive folder.
+
+    ``segment_events``: about how many events go into one segment; ``remove_batch``: streams
+    removed per transaction; ``pause_s``: the pause between removal transactions and between
+    segments, so delivery traffic keeps the database.
+    """
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        settings: Settings,
+        *,
+        signer: Any = None,
+        segment_events: int = 20_000,
+        remove_batch: int = 500,
+        pause_s: float = 0.02,
+        scan_page: int = 2_000,
+        clock: Any = None,
+    ) -> None:
+        self.pool = pool
+        self.settings = settings
+        self.dir = settings.archive_dir
+        self.store = EventStore(pool)
+        self._signer = signer
+        self.segment_events = segment_events
+        self.remove_batch = remove_batch
+        self.pause_s = pause_s
+        self.scan_page = scan_page
+        self.clock = clock or (lambda: datetime.now(UTC))
+
+    async def _signing_key(self) -> Any:
+        if self._signer is None:
+            from ..keys import KeyRing
+
+            ring = KeyRing(self.pool, self.settings, store=self.store)
+            await ring.ensure_active_engine_key(actor="system:archive")
+            self._signer = ring
+        if hasattr(self._signer, "signing_key"):
+            return await self._signer.signing_key()
+        return self._signer
+
+    def policy(self, cutoff: datetime) -> RetentionPolicy:
+        return RetentionPolicy(
+            cutoff=cutoff,
+            now=self.clock(),
+            receipt_window=timedelta(seconds=self.settings.receipt_window_s),
+            replay_window=timedelta(seconds=self.settings.replay_window_s),
+        )
+
+    # -- the run ------------------------------------------------------------------------
+
+    async def run(self, cutoff: datetime, *, max_segments: int | None = None) -> ArchiveRun:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        result = ArchiveRun(cutoff)
+        async with self.pool.acquire() as lock_conn:
+            if not await lock_conn.fetchval("SELECT pg_try_advisory_lock($1)", _RUN_LOCK):
+                result.busy = True
+                return result
+            try:
+                await self._resume(result)
+                await self._remove_orphans(result)
+                policy = self.policy(cutoff)
+                after = 0
+                while max_segments is None or len(result.segments) < max_segments:
+                    streams, after = await self._collect(policy, after, result)
+                    if not streams:
+                        break
+                    await self._archive_segment(streams, cutoff, result)
+                    await asyncio.sleep(self.pause_s)
+            finally:
+                await lock_conn.execute("SELECT pg_advisory_unlock($1)", _RUN_LOCK)
+        result.seconds = loop.time() - started
+        log.info(
+            "archive_run_done",
+            segments=len(result.segments),
+            streams=result.streams,
+            events=result.events,
+            removed=result.removed,
+        )
+        return result
+
+    # -- choosing closed streams ------------------------------------------------------------
+
+    async def _checkpoint(self) -> Position | None:
+        names = [p.name for p in async_projections()]
+        row = await self.pool.fetchrow(query("archive_min_checkpoint", PKG), names)
+        if row is None:
+            return None
+        return Position(int(row["tx_id"]), row["global_position"])
+
+    async def _collect(
+        self, policy: RetentionPolicy, after: int, result: ArchiveRun
+    ) -> tuple[list[list[RecordedEvent]], int]:
+        """Closed streams for one segment (events grouped with their deliveries), scanning
+        business events oldest first from ``after``; returns them and where the scan stopped."""
+        upper = await self.pool.fetchval(query("archive_upper_position", PKG), policy.cutoff)
+        if upper is None:
+            return [], after
+        checkpoint = await self._checkpoint()
+        chosen: list[list[RecordedEvent]] = []
+        count = 0
+        while count < self.segment_events:
+            page = await self.pool.fetch(
+                query("archive_candidate_events", PKG), after, upper, self.scan_page
+            )
+            if not page:
+                break
+            after = page[-1]["global_position"]
+            groups = await self._closed_groups(page, policy, result)
+            if groups:
+                rows = await self.pool.fetch(
+                    query("archive_stream_rows", PKG), [s for g in groups for s in g]
+                )
+                by_stream: dict[str, list[RecordedEvent]] = {}
+                for r in rows:
+                    e = RecordedEvent.from_record(r)
+                    by_stream.setdefault(e.stream_id, []).append(e)
+                for group in groups:
+                    streams = [by_stream.get(s, []) for s in group]
+                    if not all(streams):
+                        result.skipped["vanished"] = result.skipped.get("vanished", 0) + 1
+                        continue
+                    last = max(e.recorded_at for s in streams for e in s)
+                    if last >= policy.cutoff:
+                        result.skipped["newer_than_cutoff"] = (
+                            result.skipped.get("newer_than_cutoff", 0) + 1
+                        )
+                        continue
+                    if checkpoint is not None and any(
+                        e.position > checkpoint for s in streams for e in s
+                    ):
+                        result.skipped["projector_behind"] = (
+                            result.skipped.get("projector_behind", 0) + 1
+                        )
+                        continue
+                    chosen.extend(streams)
+                    count += sum(len(s) for s in streams)
+            if len(page) < self.scan_page:
+                break
+        return chosen, after
+
+    async def _closed_groups(
+        self, page: list[asyncpg.Record], policy: RetentionPolicy, result: ArchiveRun
+    ) -> list[list[str]]:
+        planned: dict[str, list[str]] = {}
+        for r in page:
+            try:
+                ev = decode_event(r["type"], r["schema_version"], bytes(r["data"]))
+            except HookproofError:
+                ev = None
+            if not isinstance(ev, EventIngested):
+                result.skipped["unreadable"] = result.skipped.get("unreadable", 0) + 1
+                continue
+            planned[r["stream_id"]] = list(ev.deliveries)
+        ids = sorted({d for ds in planned.values() for d in ds})
+        facts = {
+            r["delivery_id"]: DeliveryFacts(r["state"], r["receipts"], r["updated_at"])
+            for r in await self.pool.fetch(query("archive_delivery_facts", PKG), ids)
+        }
+        gone = {
+            r["stream_id"]
+            for r in await self.pool.fetch(
+                query("archive_tombstones_among", PKG), [f"delivery-{d}" for d in ids]
+            )
+        }
+        groups: list[list[str]] = []
+        for r in page:
+            stream = r["stream_id"]
+            if stream not in planned:
+                continue
+            verdicts = []
+            closed: list[str] = []
+            for d in planned[stream]:
+                if f"delivery-{d}" in gone:
+                    verdicts.append(None)
+                    continue
+                v = delivery_verdict(facts[d], policy) if d in facts else _MISSING
+                verdicts.append(v)
+                if v.closed:
+                    closed.append(f"delivery-{d}")
+                else:
+                    result.skipped[v.reason] = result.skipped.get(v.reason, 0) + 1
+            # later events of the stream (payload conflicts) are checked on its rows as well
+            verdict = event_verdict(r["recorded_at"], verdicts, policy)
+            if verdict.closed:
+                groups.append([stream, *closed])
+            else:
+                result.skipped[f"event_{verdict.reason}"] = (
+                    result.skipped.get(f"event_{verdict.reason}", 0) + 1
+                )
+                # a closed delivery leaves on its own; its event follows with the last one
+                groups.extend([c] for c in closed)
+        return groups
+
+    # -- one segment ----------------------------------------------------------------------------
+
+    async def _archive_segment(
+        self, streams: list[list[RecordedEvent]], cutoff: datetime, result: ArchiveRun
+    ) -> None:
+        now = self.clock()
+        segment_id = f"{SEGMENT_PREFIX}{now.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}"
+        path = self.dir / f"{segment_id}{SEGMENT_SUFFIX}"
+        written: SegmentFile = await asyncio.to_thread(write_segment, path, streams)
+        key = await self._signing_key()
+        manifest = build_manifest(segment_id, path.name, written, streams, cutoff, now)
+        digest = await asyncio.to_thread(write_manifest, manifest_path(path), manifest, key)
+        _crash_point("after_file")
+        anchored = await self._anchor(segment_id, path.name, written, streams, digest, key, cutoff)
+        if not anchored:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+                manifest_path(path).unlink()
+            result.skipped["moved_before_anchor"] = result.skipped.get("moved_before_anchor", 0) + 1
+            return
+        _crash_point("after_anchor")
+        result.segments.append(segment_id)
+        result.streams += len(streams)
+        result.events += sum(len(s) for s in streams)
+        result.removed += await self._remove(segment_id, [s[0].stream_id for s in streams])
+
+    async def _anchor(
+        self,
+        segment_id: str,
+        file_name: str,
+        written: SegmentFile,
+        streams: list[list[RecordedEvent]],
+        digest: str,
+        key: Any,
+        cutoff: datetime,
+    ) -> bool:
+        """Anchor event, segment record and tombstones in one transaction, under a lock that
+        lets no append slip in between the check of the heads and the commit."""
+        ids = [s[0].stream_id for s in streams]
+        first = min(e.recorded_at for s in streams for e in s)
+        last = max(e.recorded_at for s in streams for e in s)
+        total = sum(len(s) for s in streams)
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(query("archive_lock_events", PKG))
+            moved = await conn.fetch(
+                query("archive_heads_moved", PKG), ids, [s[-1].stream_version for s in streams]
+            )
+            if moved:
+                log.warning("archive_streams_moved", segment=segment_id, streams=len(moved))
+                return False
+            [anchor] = await self.store.append(
+                [
+                    StreamAppend(
+                        ARCHIVE_STREAM,
+                        [
+                            SegmentWritten(
+                                segment_id=segment_id,
+                                file_name=file_name,
+                                file_sha256=written.sha256,
+                                manifest_digest=digest,
+                                key_id=key.key_id,
+                                streams=len(streams),
+                                events=total,
+                                first_recorded_at=first.isoformat(),
+                                last_recorded_at=last.isoformat(),
+                                cutoff=cutoff.isoformat(),
+                                at=self.clock().isoformat(),
+                            )
+                        ],
+                        ANY,
+                        Metadata(actor="system:archive", correlation_id=segment_id),
+                    )
+                ],
+                conn=conn,
+            )
+            await conn.execute(
+                query("archive_segment_insert", PKG),
+                segment_id,
+                file_name,
+                written.sha256,
+                written.size,
+                digest,
+                key.key_id,
+                len(streams),
+                total,
+                first,
+                last,
+                cutoff,
+                anchor.global_position,
+            )
+            members = [written.members[i] for i in ids]
+            await conn.execute(
+                query("archive_tombstones_insert", PKG),
+                segment_id,
+                ids,
+                [s[0].category for s in streams],
+                [s[-1].stream_version for s in streams],
+                [s[-1].hash for s in streams],
+                [len(s) for s in streams],
+                [m.offset for m in members],
+                [m.length for m in members],
+                [max(e.recorded_at for e in s) for s in streams],
+            )
+        log.info("archive_segment_anchored", segment=segment_id, streams=len(ids), events=total)
+        return True
+
+    async def _remove(self, segment_id: str, stream_ids: Iterable[str]) -> int:
+        """Remove the segment's rows in small transactions (the one function that deletes)."""
+        ids = list(stream_ids)
+        removed = 0
+        for start in range(0, len(ids), self.remove_batch):
+            batch = ids[start : start + self.remove_batch]
+            deliveries = [s[9:] for s in batch if s.startswith("delivery-")]
+            async with self.pool.acquire() as conn, conn.transaction():
+                removed += await conn.fetchval(query("archive_remove", PKG), segment_id, batch)
+                await conn.fetchrow(query("archive_remove_projections", PKG), batch, deliveries)
+            if start == 0:
+                _crash_point("mid_delete")
+            await asyncio.sleep(self.pause_s)
+        await self.pool.execute(query("archive_complete", PKG), segment_id)
+        return removed
+
+    # -- recovery after a stopped run ------------------------------------------------------
+
+    async def _resume(self, result: ArchiveRun) -> None:
+        """Finish segments anchored by a run that stopped before its rows were all removed,
+        provided their file is still there and intact (otherwise the rows stay hot)."""
+        for seg in await self.pool.fetch(query("archive_incomplete", PKG)):
+            path = self.dir / seg["file_name"]
+            problem = None
+            if not path.exists():
+                problem = "segment_missing"
+            elif await asyncio.to_thread(file_sha256, path) != seg["file_sha256"]:
+                problem = "segment_changed"
+            if problem is not None:
+                log.error("archive_resume_refused", segment=seg["segment_id"], problem=problem)
+                result.refused.append(
+                    {"segment": seg["segment_id"], "file": str(path), "problem": problem}
+                )
+                continue
+            streams = [
+                r["stream_id"]
+                for r in await self.pool.fetch(
+                    query("archive_segment_streams", PKG), seg["segment_id"]
+                )
+            ]
+            result.removed += await self._remove(seg["segment_id"], streams)
+            result.resumed.append(seg["segment_id"])
+
+    async def _remove_orphans(self, result: ArchiveRun) -> None:
+        """Segment files (and manifests, temporaries) that no anchor names: a run stopped
+        before anchoring them, so their rows are still hot; they go, the streams come again."""
+        if not self.dir.is_dir():
+            return
+        known = {r["file_name"] for r in await self.pool.fetch(query("archive_known_files", PKG))}
+        for p in sorted(self.dir.iterdir()):
+            if not p.name.startswith(SEGMENT_PREFIX):
+                continue
+            base = p.name.split(SEGMENT_SUFFIX)[0] + SEGMENT_SUFFIX
+            if base in known and not p.name.endswith(".tmp"):
+                continue
+            p.unlink()
+            result.orphans_removed.append(p.name)
+
+
+class _Missing:
+    closed = False
+    reason = "ledger_row_missing"
+
+
+_MISSING: Any = _Missing()

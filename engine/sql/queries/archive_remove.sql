@@ -1,0 +1,1 @@
+SELECT hookproof_archive_remove($1, $2::text[])
