@@ -11,6 +11,8 @@ from hookproof.config import Settings
 from hookproof.events import EventStore
 from hookproof.events.sqlfiles import query
 
+from .archive import attach_archive
+from .archive.verify import verify_archive
 from .audit import (
     delivery_timeline,
     event_timeline,
@@ -87,7 +89,7 @@ async def _timeline(args: argparse.Namespace, settings: Settings, kind: str) -> 
     as_of = parse_as_of(args.as_of)
     async with Context(settings) as ctx:
         assert ctx.pool is not None
-        store = EventStore(ctx.pool)
+        store = attach_archive(EventStore(ctx.pool), settings)
         if kind == "delivery":
             t = await delivery_timeline(store, args.id, as_of=as_of)
         elif kind == "subscription":
@@ -131,17 +133,27 @@ async def cmd_audit_verify(args: argparse.Namespace, settings: Settings) -> int:
             progress = Progress("verify", total)
             report = await verify_log(conn, progress=progress)
             progress.finish()
+            archive = await verify_archive(conn, settings.archive_dir)
+    ok = report.ok and archive.ok
     out: dict[str, Any] = report.to_json()
+    out["archive"] = archive.to_json()
+    out["ok"] = ok
     if args.json:
         print(json.dumps(out))
     else:
         print(f"checked {report.events} event(s) in {report.streams} stream(s)")
+        print(
+            f"checked {archive.segments} archive segment(s) with {archive.events} event(s) "
+            f"in {settings.archive_dir}"
+        )
         for b in report.broken:
             print(f"BROKEN {b.stream_id} at version {b.stream_version}: {b.problem}")
         for g in report.guards_missing:
             print(f"BROKEN append-only guard {g} is missing or disabled")
-        print("ok" if report.ok else "FAILED")
-    return 0 if report.ok else 1
+        for p in archive.problems:
+            print(f"BROKEN segment {p.segment_id} ({p.file}): {p.problem} {p.detail}".rstrip())
+        print("ok" if ok else "FAILED")
+    return 0 if ok else 1
 
 
 async def cmd_gates(args: argparse.Namespace, settings: Settings) -> int:

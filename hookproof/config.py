@@ -83,6 +83,9 @@ class Settings:
     archive_dir_override: Path | None = None
     receipt_window_s: float = 86400.0
     replay_window_s: float = 7 * 86400.0
+    archive_remove_batch: int = 500
+    archive_pause_s: float = 0.02
+    archive_interval_s: float = 60.0
 
     @property
     def archive_dir(self) -> Path:
@@ -132,6 +135,9 @@ class Settings:
             ),
             receipt_window_s=_float(env, "HOOKPROOF_RECEIPT_WINDOW", 86400.0),
             replay_window_s=_float(env, "HOOKPROOF_REPLAY_WINDOW", 7 * 86400.0),
+            archive_remove_batch=max(1, int(_float(env, "HOOKPROOF_ARCHIVE_BATCH", 500))),
+            archive_pause_s=_float(env, "HOOKPROOF_ARCHIVE_PAUSE", 0.02),
+            archive_interval_s=_float(env, "HOOKPROOF_ARCHIVE_INTERVAL", 60.0),
         )
 
     @property

@@ -119,8 +119,8 @@ class Archiver:
         *,
         signer: Any = None,
         segment_events: int = 20_000,
-        remove_batch: int = 500,
-        pause_s: float = 0.02,
+        remove_batch: int | None = None,
+        pause_s: float | None = None,
         scan_page: int = 2_000,
         clock: Any = None,
     ) -> None:
@@ -130,8 +130,8 @@ class Archiver:
         self.store = EventStore(pool)
         self._signer = signer
         self.segment_events = segment_events
-        self.remove_batch = remove_batch
-        self.pause_s = pause_s
+        self.remove_batch = remove_batch or settings.archive_remove_batch
+        self.pause_s = settings.archive_pause_s if pause_s is None else pause_s
         self.scan_page = scan_page
         self.clock = clock or (lambda: datetime.now(UTC))
 

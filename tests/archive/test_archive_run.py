@@ -31,8 +31,11 @@ async def _snapshot(pool: asyncpg.Pool) -> dict[str, Any]:
         streams.setdefault(r["stream_id"], []).append((r["stream_version"], bytes(r["hash"])))
     deliveries = {r["delivery_id"]: dict(r) for r in await pool.fetch("SELECT * FROM deliveries")}
     subs = {r["subscription_id"]: dict(r) for r in await pool.fetch("SELECT * FROM subscriptions")}
-    return {"streams": {k: sorted(v) for k, v in streams.items()}, "deliveries": deliveries,
-            "subscriptions": subs}
+    return {
+        "streams": {k: sorted(v) for k, v in streams.items()},
+        "deliveries": deliveries,
+        "subscriptions": subs,
+    }
 
 
 async def _now(pool: asyncpg.Pool) -> datetime:
@@ -51,8 +54,13 @@ async def _workload(engine: Engine, tenant: str, subscriber: Subscriber) -> dict
     c = await active_subscription(
         engine, tenant, subscriber.url("fail500-c"), topics=["order.c", "order.ac"], **SLOW_RETRY
     )
-    ids: dict[str, list[str]] = {"accepted": [], "dead": [], "retrying": [], "mixed_ok": [],
-                                 "mixed_open": []}
+    ids: dict[str, list[str]] = {
+        "accepted": [],
+        "dead": [],
+        "retrying": [],
+        "mixed_ok": [],
+        "mixed_open": [],
+    }
     events: dict[str, str] = {}
     for i in range(4):
         [d] = (await publish(engine, tenant, f"evt-a{i}", topic="order.a")).deliveries
@@ -89,8 +97,10 @@ async def test_run_removes_exactly_the_closed_streams_older_than_the_cutoff(
     [late] = (await publish(engine, tenant, "evt-late", topic="order.a")).deliveries
     await dispatch_all(engine)
     store = attach_archive(engine.store, engine.settings)
-    timelines = {did: (await delivery_timeline(store, did)).to_json()
-                 for did in ids["accepted"] + ids["dead"] + ids["mixed_ok"]}
+    timelines = {
+        did: (await delivery_timeline(store, did)).to_json()
+        for did in ids["accepted"] + ids["dead"] + ids["mixed_ok"]
+    }
     event_tl = (await event_timeline(store, "evt-a0")).to_json()
     views = {did: await delivery(engine, tenant, did) for did in ids["accepted"] + ids["dead"]}
     before = await _snapshot(engine.pool)
@@ -101,7 +111,9 @@ async def test_run_removes_exactly_the_closed_streams_older_than_the_cutoff(
     closed_deliveries = ids["accepted"] + ids["dead"] + ids["mixed_ok"]
     closed_events = [f"evt-a{i}" for i in range(4)] + [f"evt-b{i}" for i in range(2)]
     expected = {f"delivery-{d}" for d in closed_deliveries} | {f"event-{e}" for e in closed_events}
-    tombstones = {r["stream_id"] for r in await engine.pool.fetch("SELECT stream_id FROM archived_streams")}
+    tombstones = {
+        r["stream_id"] for r in await engine.pool.fetch("SELECT stream_id FROM archived_streams")
+    }
     assert tombstones == expected
     assert result.streams == len(expected)
     assert result.events == sum(len(before["streams"][s]) for s in expected)
@@ -124,16 +136,36 @@ async def test_run_removes_exactly_the_closed_streams_older_than_the_cutoff(
     open_id = ids["retrying"][0]
     version = before["deliveries"][open_id]["stream_version"]
     with pytest.raises(ConcurrencyConflict):
-        await store.append([StreamAppend(f"delivery-{open_id}", [
-            DeliveryReplayRequested(delivery_id=open_id, by="test", at=cutoff.isoformat())
-        ], version - 1)])
+        await store.append(
+            [
+                StreamAppend(
+                    f"delivery-{open_id}",
+                    [
+                        DeliveryReplayRequested(
+                            delivery_id=open_id, by="test", at=cutoff.isoformat()
+                        )
+                    ],
+                    version - 1,
+                )
+            ]
+        )
     # ... an archived one takes none, whatever version is claimed
     dead = ids["dead"][0]
     for expected_version in (before["deliveries"][dead]["stream_version"], NO_STREAM):
         with pytest.raises(StreamArchived):
-            await store.append([StreamAppend(f"delivery-{dead}", [
-                DeliveryReplayRequested(delivery_id=dead, by="test", at=cutoff.isoformat())
-            ], expected_version)])
+            await store.append(
+                [
+                    StreamAppend(
+                        f"delivery-{dead}",
+                        [
+                            DeliveryReplayRequested(
+                                delivery_id=dead, by="test", at=cutoff.isoformat()
+                            )
+                        ],
+                        expected_version,
+                    )
+                ]
+            )
     # the same event id again plans nothing twice
     try:
         again_result = await publish(engine, tenant, "evt-a0", topic="order.a")
@@ -141,9 +173,13 @@ async def test_run_removes_exactly_the_closed_streams_older_than_the_cutoff(
         assert exc.code == "stream_archived"
     else:
         assert not again_result.created
-    assert await engine.pool.fetchval(
-        "SELECT count(*) FROM events WHERE stream_id = ANY($1)",
-        ["event-evt-a0", f"delivery-{ids['accepted'][0]}"]) == 0
+    assert (
+        await engine.pool.fetchval(
+            "SELECT count(*) FROM events WHERE stream_id = ANY($1)",
+            ["event-evt-a0", f"delivery-{ids['accepted'][0]}"],
+        )
+        == 0
+    )
 
     # archived evidence still answers, and says the same
     for did, tl in timelines.items():
