@@ -7,6 +7,7 @@ import contextlib
 import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
@@ -110,6 +111,22 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
 
     engine.workers.append(("projector", projector_worker(store, async_projections())))
     engine.workers.append(("expiry", lambda stop: _periodic(stop, 5.0, subs.expire_due, "expiry")))
+    if settings.retention_days is not None and "scheduler" in engine.roles:
+        from .archive import Archiver
+
+        archiver = Archiver(pool, settings)
+        engine.services["archiver"] = archiver
+
+        async def archive_tick() -> None:
+            days = settings.retention_days or 0.0
+            await archiver.run(datetime.now(UTC) - timedelta(days=days))
+
+        engine.workers.append(
+            (
+                "archiver",
+                lambda stop: _periodic(stop, settings.archive_interval_s, archive_tick, "archiver"),
+            )
+        )
     from . import features
 
     await features.install(engine)
