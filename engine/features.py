@@ -181,6 +181,11 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
         return out
 
     engine.services.update(ingest=ingest, reader=reader, dispatcher=dispatcher)
+    from .notifications import Notifier
+
+    notifier = Notifier(engine.store, ingest)
+    engine.services["notifier"] = notifier
+    engine.workers.append(("notifier", notifier.run))
     engine.extra_routes.extend(delivery_routes(ingest, reader, metrics_lines))
     if "dispatcher" in engine.roles:
         engine.workers.append(("dispatcher", dispatcher.run))

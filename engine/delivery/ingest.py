@@ -20,6 +20,7 @@ from hookproof.projections.deliveries import DeliveryLedger
 from hookproof.schemas.api import EventIn
 from hookproof_subscriber import content_digest
 
+from ..notifications.decide import is_notification_topic, names_notifications
 from ..subscriptions.matching import filter_matches, topic_matches
 from ..subscriptions.validation import parse_time, printable
 
@@ -98,8 +99,18 @@ class IngestService:
         if deliveries_inline not in store.inline:
             store.inline.append(deliveries_inline)
 
-    async def ingest(self, tenant_id: str, e: EventIn, *, actor: str) -> IngestResult:
+    async def ingest(
+        self, tenant_id: str, e: EventIn, *, actor: str, internal: bool = False
+    ) -> IngestResult:
+        """``internal``: the engine's own notifications, the only events allowed under the
+        reserved ``hookproof.`` topic prefix."""
         major = validate_event(e)
+        if not internal and is_notification_topic(e.topic):
+            raise ValidationError(
+                "topics under 'hookproof.' are reserved for the engine's own notifications",
+                field="topic",
+                code="reserved_topic",
+            )
         body = canonical_body(e)
         digest = content_digest(body)
         now = self.clock()
@@ -128,6 +139,7 @@ class IngestService:
     ) -> IngestResult:
         """Inside the ingest transaction: one delivery per eligible subscription, one append."""
         rows = await conn.fetch(query("ingest_candidates", PKG), _topic_patterns(e.topic))
+        notification = is_notification_topic(e.topic)
         appends: list[StreamAppend] = []
         deliveries: list[dict[str, str]] = []
         meta = Metadata(actor=actor, correlation_id=e.event_id)
@@ -136,6 +148,8 @@ class IngestService:
                 continue
             if major not in r["event_versions"] or not topic_matches(r["topics"], e.topic):
                 continue
+            if notification and not names_notifications(r["topics"]):
+                continue  # a bare '*' never brings the engine's notifications
             config = msgspec.json.decode(r["config"])
             if not filter_matches(config.get("filter"), e.payload):
                 continue

@@ -1,0 +1,29 @@
+"""Operator notifications: the engine's own events, delivered through the same ledger."""
+
+from .decide import (
+    DEAD_LETTERED,
+    DRIFT_DETECTED,
+    KEY_COMPROMISED,
+    NOTIFICATION_TOPICS,
+    ROLLOUT_PAUSED,
+    SUSPENDED,
+    Cause,
+    cause_of,
+    is_notification_topic,
+    names_notifications,
+)
+from .service import Notifier
+
+__all__ = [
+    "DEAD_LETTERED",
+    "DRIFT_DETECTED",
+    "KEY_COMPROMISED",
+    "NOTIFICATION_TOPICS",
+    "ROLLOUT_PAUSED",
+    "SUSPENDED",
+    "Cause",
+    "Notifier",
+    "cause_of",
+    "is_notification_topic",
+    "names_notifications",
+]
