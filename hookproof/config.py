@@ -53,6 +53,19 @@ def _float(env: Mapping[str, str], key: str, default: float) -> float:
         raise ValidationError(f"{key}: not a number", field=key) from exc
 
 
+def _int(env: Mapping[str, str], key: str, default: int | None) -> int | None:
+    raw = env.get(key)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError as exc:
+        raise ValidationError(f"{key}: not an integer", field=key) from exc
+    if value < 1:
+        raise ValidationError(f"{key}: must be at least 1", field=key)
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything a command needs to know about its environment."""
@@ -86,6 +99,14 @@ class Settings:
     archive_remove_batch: int = 500
     archive_pause_s: float = 0.02
     archive_interval_s: float = 60.0
+
+    # the pinned egress pool (DESIGN.md section 5) and the DNS answer cache
+    pool_idle_s: float = 15.0
+    pool_max_age_s: float = 60.0
+    pool_max_requests: int = 1000
+    dns_cache_s: float = 30.0
+    # ``hookproof serve --workers``: processes sharing the API port and the queue (None: cores)
+    workers: int | None = None
 
     @property
     def archive_dir(self) -> Path:
@@ -138,6 +159,11 @@ class Settings:
             archive_remove_batch=max(1, int(_float(env, "HOOKPROOF_ARCHIVE_BATCH", 500))),
             archive_pause_s=_float(env, "HOOKPROOF_ARCHIVE_PAUSE", 0.02),
             archive_interval_s=_float(env, "HOOKPROOF_ARCHIVE_INTERVAL", 60.0),
+            pool_idle_s=_float(env, "HOOKPROOF_POOL_IDLE_S", 15.0),
+            pool_max_age_s=_float(env, "HOOKPROOF_POOL_MAX_AGE_S", 60.0),
+            pool_max_requests=_int(env, "HOOKPROOF_POOL_MAX_REQUESTS", 1000) or 1000,
+            dns_cache_s=_float(env, "HOOKPROOF_DNS_CACHE_S", 30.0),
+            workers=_int(env, "HOOKPROOF_WORKERS", None),
         )
 
     @property

@@ -94,11 +94,11 @@ class EgressPolicy:
     dns_tries: int = 2
     max_connections: int = 100
     user_agent: str = "hookproof-egress/1"
-    pool_enabled: bool = False
+    pool_enabled: bool = True
     pool_idle_s: float = 15.0
     pool_max_age_s: float = 60.0
     pool_max_requests: int = 1000
-    dns_cache_s: float = 0.0
+    dns_cache_s: float = 30.0
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> EgressPolicy:
@@ -110,6 +110,10 @@ class EgressPolicy:
             connect_timeout_s=settings.connect_timeout_s,
             total_timeout_s=settings.request_timeout_s,
             max_response_bytes=settings.max_response_bytes,
+            pool_idle_s=settings.pool_idle_s,
+            pool_max_age_s=settings.pool_max_age_s,
+            pool_max_requests=settings.pool_max_requests,
+            dns_cache_s=settings.dns_cache_s,
         )
         return replace(base, **overrides) if overrides else base
 

@@ -98,6 +98,33 @@ async def test_rebinding_to_a_denied_range_suspends_before_any_connect(
     assert len(await h.events(sid, "subscription.challenge_passed")) == 2
 
 
+async def test_rebinding_while_pooled_connections_are_open_suspends_before_the_next_send(
+    make_harness: MakeHarness, socket_guard: SocketGuard
+) -> None:
+    """Pooled connections to the vetted address stay open; the next request's own vetting
+    refuses the rebound name: nothing is written on them, nothing new is connected."""
+    h = await make_harness()
+    sid, guard = await _active(h)
+    port = h.endpoint.port
+    connects_before = socket_guard.connects_to(port)
+    for _ in range(3):
+        delivered = await _post(h, guard, sid)
+        assert delivered.status is not None and delivered.peer_address == "127.0.0.1"
+    assert socket_guard.connects_to(port) - connects_before <= 1  # the pool carried them
+    requests_before = len(h.endpoint.requests)
+    attempts_before = list(socket_guard.attempts)
+
+    h.dns.records["hooks.test"] = ["10.0.0.1"]
+    result = await _post(h, guard, sid)
+
+    assert result.outcome is Outcome.REFUSED and result.code == "egress_refused_address"
+    assert not result.request_started and result.peer_address is None
+    assert socket_guard.attempts == attempts_before and socket_guard.refused == []
+    assert len(h.endpoint.requests) == requests_before
+    state = await h.get(sid)
+    assert state["state"] == "SUSPENDED" and state["lastReason"] == "dns_rebinding_denied"
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="transport: c-ares caches the NODATA AAAA answer seen at challenge time, so an "
@@ -121,7 +148,9 @@ async def test_certificate_from_another_issuer_suspends(
     make_harness: MakeHarness, ca_files: tuple[trustme.CA, Path]
 ) -> None:
     other_ca, bundle = ca_files
-    h = await make_harness(ca_file=bundle)  # both CAs are trusted: TLS alone would accept
+    # a certificate is seen on a new connection (a pooled one keeps the one it was opened
+    # with, and that is what its attempts record): here every request opens one
+    h = await make_harness(ca_file=bundle, pool_max_requests=1)  # both CAs trusted
     sid, guard = await _active(h)
     passed = (await h.events(sid, "subscription.challenge_passed"))[0]
 
@@ -141,7 +170,7 @@ async def test_certificate_from_another_issuer_suspends(
 async def test_renewed_certificate_same_issuer_is_recorded_once(
     make_harness: MakeHarness, pki: Any
 ) -> None:
-    h = await make_harness()
+    h = await make_harness(pool_max_requests=1)  # a new certificate shows on a new connection
     sid, guard = await _active(h)
     pki.ca.issue_cert("hooks.test").configure_cert(h.endpoint.ctx)  # new key, same CA
 

@@ -260,6 +260,7 @@ class Request:
     target: str
     headers: dict[str, str]
     body: bytes
+    connection: int = 0  # which connection (1, 2, ...) carried it
 
 
 Handler = Callable[[Request, asyncio.StreamWriter], Awaitable[None]]
@@ -307,12 +308,20 @@ class TlsHttpServer:
     """A minimal HTTPS/1.1 server on loopback that counts connections and records requests."""
 
     def __init__(
-        self, ctx: ssl.SSLContext, handler: Handler, host: str = "127.0.0.1", port: int = 0
+        self,
+        ctx: ssl.SSLContext,
+        handler: Handler,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        keep_alive: bool = False,
     ) -> None:
         self.ctx = ctx
         self.handler = handler
         self.host = host
+        self.keep_alive = keep_alive  # serve requests on a connection until the client closes
         self.connections = 0
+        self.open_connections = 0
         self.requests: list[Request] = []
         self.port = port
         self._server: asyncio.Server | None = None
@@ -327,25 +336,31 @@ class TlsHttpServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
+        number = self.connections
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
+        self.open_connections += 1
         try:
-            head = await reader.readuntil(b"\r\n\r\n")
-            lines = head.decode("latin-1").split("\r\n")
-            method, target, _ = lines[0].split(" ", 2)
-            headers: dict[str, str] = {}
-            for line in lines[1:]:
-                if line:
-                    k, _, v = line.partition(":")
-                    headers[k.strip().lower()] = v.strip()
-            body = await reader.readexactly(int(headers.get("content-length", "0")))
-            request = Request(method, target, headers, body)
-            self.requests.append(request)
-            await self.handler(request, writer)
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode("latin-1").split("\r\n")
+                method, target, _ = lines[0].split(" ", 2)
+                headers: dict[str, str] = {}
+                for line in lines[1:]:
+                    if line:
+                        k, _, v = line.partition(":")
+                        headers[k.strip().lower()] = v.strip()
+                body = await reader.readexactly(int(headers.get("content-length", "0")))
+                request = Request(method, target, headers, body, number)
+                self.requests.append(request)
+                await self.handler(request, writer)
+                if not self.keep_alive:
+                    break
         except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError):
             pass
         finally:
+            self.open_connections -= 1
             self._tasks.discard(task)
             writer.close()
             try:
@@ -371,8 +386,12 @@ async def make_server(pki: Pki) -> AsyncIterator[Callable[..., Awaitable[TlsHttp
         *,
         cert: trustme.LeafCert | None = None,
         host: str = "127.0.0.1",
+        port: int = 0,
+        keep_alive: bool = False,
     ) -> TlsHttpServer:
-        server = TlsHttpServer(pki.server_context(cert), handler or respond(), host)
+        if handler is None:
+            handler = respond(headers={"Connection": "keep-alive"}) if keep_alive else respond()
+        server = TlsHttpServer(pki.server_context(cert), handler, host, port, keep_alive=keep_alive)
         servers.append(server)
         return await server.start()
 

@@ -40,7 +40,15 @@ socket.socket.connect = _recording_connect  # type: ignore[method-assign]
 
 async def main() -> dict[str, Any]:
     ca = trustme.CA()
-    names = ("public.test", "private.test", "mixed.test", "rebind.test", PUBLIC, PRIVATE)
+    names = (
+        "public.test",
+        "private.test",
+        "mixed.test",
+        "rebind.test",
+        "pool.test",
+        PUBLIC,
+        PRIVATE,
+    )
     cert = ca.issue_cert(*names)
     folder = Path(tempfile.mkdtemp(prefix="hp-netns-"))
     ca_file = folder / "ca.pem"
@@ -55,6 +63,15 @@ async def main() -> dict[str, Any]:
 
     public = await TlsHttpServer(ctx(), respond(200, b"public"), PUBLIC, 443).start()
     private = await TlsHttpServer(ctx(), respond(200, b"private"), PRIVATE, 443).start()
+    # keep-alive listeners on 8443 for the pinned pool: the public one, and a private one
+    # the rebound name points at
+    keep = {"Connection": "keep-alive"}
+    pool_public = await TlsHttpServer(
+        ctx(), respond(200, b"pooled", keep), PUBLIC, 8443, keep_alive=True
+    ).start()
+    pool_private = await TlsHttpServer(
+        ctx(), respond(200, b"private", keep), PRIVATE, 8443, keep_alive=True
+    ).start()
     dns = DnsServer()
     await dns.start()
     dns.records.update(
@@ -63,6 +80,7 @@ async def main() -> dict[str, Any]:
             "private.test": [PRIVATE],
             "mixed.test": [PUBLIC, PRIVATE],
             "rebind.test": [PUBLIC],
+            "pool.test": [PUBLIC],
         }
     )
     policy = EgressPolicy(
@@ -98,6 +116,26 @@ async def main() -> dict[str, Any]:
             record(
                 "rebind_after", await transport.post("https://rebind.test/", b"{}", pin=[PUBLIC])
             )
+            # the pinned pool: connections to the public address are open and pooled when the
+            # name is rebound to the private one
+            url = "https://pool.test:8443/"
+            warm = await asyncio.gather(
+                *(transport.post(url, b"{}", pin=[PUBLIC]) for _ in range(4))
+            )
+            warm += [await transport.post(url, b"{}", pin=[PUBLIC]) for _ in range(4)]
+            out["pool_warm"] = {
+                "ok": all(r.ok for r in warm),
+                "connections": pool_public.connections,
+                "open": pool_public.open_connections,
+                "requests": len(pool_public.requests),
+            }
+            dns.records["pool.test"] = [PRIVATE]
+            record("pool_rebound", await transport.post(url, b"{}", pin=[PUBLIC]))
+            out["pool_after"] = {
+                "public_requests": len(pool_public.requests),
+                "public_connections": pool_public.connections,
+                "private_connections": pool_private.connections,
+            }
         out["transport_connects"] = list(CONNECTS)
         out["public_connections"] = public.connections
         out["private_connections"] = private.connections
@@ -117,6 +155,8 @@ async def main() -> dict[str, Any]:
     finally:
         await public.close()
         await private.close()
+        await pool_public.close()
+        await pool_private.close()
         await dns.close()
     return out
 

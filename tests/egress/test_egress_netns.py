@@ -71,9 +71,23 @@ def test_private_address_never_connected(netns_report):
         assert cases[name]["outcome"] == "refused"
     assert netns_report["private_connections"] == 0
     hosts = {host for host, _port in netns_report["transport_connects"]}
+    assert netns_report["pool_after"]["private_connections"] == 0
     assert hosts == {"93.184.215.14"}
 
 
 def test_private_listener_was_reachable_all_along(netns_report):
     assert netns_report["control_response"].startswith("HTTP/1.1 200")
     assert netns_report["private_connections_after_control"] == 1
+
+
+def test_pooled_connections_open_when_the_name_is_rebound_to_a_private_address(netns_report):
+    warm = netns_report["pool_warm"]
+    assert warm["ok"] and warm["requests"] == 8
+    assert 1 <= warm["connections"] <= 4 and warm["open"] >= 1  # reused, still open
+    rebound = netns_report["cases"]["pool_rebound"]
+    assert rebound["code"] == "egress_refused_address" and rebound["outcome"] == "refused"
+    assert rebound["peer"] is None
+    after = netns_report["pool_after"]
+    assert after["private_connections"] == 0  # never connected there
+    assert after["public_requests"] == 8  # nothing written on a pooled connection either
+    assert after["public_connections"] == warm["connections"]

@@ -1,0 +1,154 @@
+"""The pinned pool over real HTTPS (trustme) and a real DNS server (dnslib): connections are
+reused, only to a peer the current request vetted, and never past their idle, age or request
+bounds. Connections are counted at the subscriber and at the socket layer."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import pytest
+
+from hookproof.engine.egress import Outcome
+
+from .conftest import respond
+
+BODY = b'{"type":"t","eventId":"e1"}'
+
+
+async def test_connection_reused_and_evidence_is_the_carrying_connection(
+    dns, make_server, make_transport, socket_guard
+):
+    server = await make_server(keep_alive=True)
+    dns.records["hooks.test"] = ["127.0.0.1"]
+    transport = make_transport(allow=(("127.0.0.1", server.port),))
+    url = f"https://hooks.test:{server.port}/in"
+    results = [await transport.post(url, BODY) for _ in range(5)]
+    assert all(r.ok for r in results)
+    assert server.connections == 1 and socket_guard.connects_to(server.port) == 1
+    assert [r.connection for r in server.requests] == [1] * 5
+    # every request was vetted (the DNS server answered each time: TTL 0, nothing cached)
+    assert sum(1 for q in dns.queries if q[:2] == ("hooks.test", "A")) == 5
+    first = results[0]
+    assert first.certificate is not None
+    for r in results:
+        assert (r.peer_address, r.peer_port) == ("127.0.0.1", server.port)
+        assert r.certificate == first.certificate  # described once, for the connection
+    assert transport.adapter.connector is not None
+    assert (transport.adapter.connector.opened, transport.adapter.connector.reused) == (1, 4)
+
+
+async def test_concurrent_requests_share_a_bounded_set_of_connections(
+    dns, make_server, make_transport
+):
+    server = await make_server(keep_alive=True)
+    dns.records["hooks.test"] = ["127.0.0.1"]
+    transport = make_transport(allow=(("127.0.0.1", server.port),))
+    url = f"https://hooks.test:{server.port}/"
+    for _ in range(3):
+        results = await asyncio.gather(*(transport.post(url, BODY) for _ in range(8)))
+        assert all(r.ok for r in results)
+    assert len(server.requests) == 24 and server.connections <= 8
+
+
+async def test_other_port_or_host_gets_its_own_connection(dns, make_server, make_transport, pki):
+    a = await make_server(keep_alive=True)
+    b = await make_server(keep_alive=True)
+    dns.records["hooks.test"] = ["127.0.0.1"]
+    dns.records["hooks-b.test"] = ["127.0.0.1"]
+    transport = make_transport(allow=(("127.0.0.1", a.port), ("127.0.0.1", b.port)))
+    for url in (f"https://hooks.test:{a.port}/", f"https://hooks-b.test:{a.port}/"):
+        assert (await transport.post(url, BODY)).ok
+    assert (await transport.post(f"https://hooks.test:{b.port}/", BODY)).ok
+    assert a.connections == 2 and b.connections == 1  # per host and per port
+
+
+def _two_addresses_one_port() -> int:
+    """A port free on both 127.0.0.1 and 127.0.0.2."""
+    for _ in range(20):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+            try:
+                with socket.socket() as t:
+                    t.bind(("127.0.0.2", port))
+            except OSError:
+                continue
+        return port
+    pytest.skip("no port free on both loopback addresses")
+
+
+async def test_pooled_connection_to_an_address_no_longer_vetted_is_closed_never_used(
+    dns, make_server, make_transport, socket_guard
+):
+    port = _two_addresses_one_port()
+    old = await make_server(
+        respond(200, b"old", {"Connection": "keep-alive"}), port=port, keep_alive=True
+    )
+    new = await make_server(
+        respond(200, b"new", {"Connection": "keep-alive"}),
+        host="127.0.0.2",
+        port=port,
+        keep_alive=True,
+    )
+    dns.records["hooks.test"] = ["127.0.0.1"]
+    transport = make_transport(allow=(("127.0.0.1", port), ("127.0.0.2", port)))
+    url = f"https://hooks.test:{port}/"
+    await asyncio.gather(*(transport.post(url, BODY) for _ in range(3)))
+    pooled = old.connections
+    assert pooled >= 1 and len(old.requests) == 3
+
+    dns.records["hooks.test"] = ["127.0.0.2"]  # another allowed address: a new connection
+    moved = await transport.post(url, BODY, pin=["127.0.0.1"])
+    assert moved.ok and moved.body == b"new" and moved.peer_address == "127.0.0.2"
+    assert moved.drift is not None and moved.drift.added == {"127.0.0.2"}
+    assert len(old.requests) == 3 and new.connections == 1
+    await asyncio.sleep(0.05)
+    assert old.open_connections == 0  # the pooled ones were closed, not kept aside
+
+    dns.records["hooks.test"] = ["10.0.0.1"]  # a denied address: refused before any socket
+    connects = len(socket_guard.attempts)
+    refused = await transport.post(url, BODY, pin=["127.0.0.1"])
+    assert refused.outcome is Outcome.REFUSED and refused.code == "egress_refused_address"
+    assert not refused.request_started and refused.peer_address is None
+    assert len(socket_guard.attempts) == connects
+    assert len(new.requests) == 1 and len(old.requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("limits", "pause", "expected"),
+    [
+        ({"pool_max_requests": 2}, 0.0, 3),  # 5 requests: 2 + 2 + 1
+        ({"pool_idle_s": 0.2}, 0.3, 5),  # idle past the bound before every request
+        ({"pool_max_age_s": 0.25}, 0.3, 5),  # older than its age bound before every request
+    ],
+    ids=["requests", "idle", "age"],
+)
+async def test_connection_past_its_bound_is_not_used(
+    limits, pause, expected, dns, make_server, make_transport
+):
+    server = await make_server(keep_alive=True)
+    dns.records["hooks.test"] = ["127.0.0.1"]
+    transport = make_transport(allow=(("127.0.0.1", server.port),), **limits)
+    url = f"https://hooks.test:{server.port}/"
+    for _ in range(5):
+        assert (await transport.post(url, BODY)).ok
+        if pause:
+            await asyncio.sleep(pause)
+    per_connection: dict[int, int] = {}
+    for r in server.requests:
+        per_connection[r.connection] = per_connection.get(r.connection, 0) + 1
+    assert server.connections == expected
+    if "pool_max_requests" in limits:
+        assert sorted(per_connection.values()) == [1, 2, 2]
+
+
+async def test_dns_answer_cached_at_most_its_ttl(dns, make_server, make_transport):
+    """TTL 0 (the test server's answers): nothing is cached, every request asks again."""
+    server = await make_server(keep_alive=True)
+    dns.records["hooks.test"] = ["127.0.0.1"]
+    transport = make_transport(allow=(("127.0.0.1", server.port),), dns_cache_s=30)
+    url = f"https://hooks.test:{server.port}/"
+    for _ in range(3):
+        assert (await transport.post(url, BODY)).ok
+    assert sum(1 for q in dns.queries if q[:2] == ("hooks.test", "A")) == 3
