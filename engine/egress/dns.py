@@ -4,7 +4,8 @@ A failed query for either family (timeout, SERVFAIL) fails the resolution rather
 a partial answer set be vetted as the whole. Answers are cached for at most
 ``min(TTL of the answer records, max_cache_s)`` (DESIGN.md section 5: at most 30 s); a cached
 answer is vetted on every request exactly like a fresh one. c-ares keeps its own cache under
-ours, bounded by the TTLs the server gave.
+ours: it is switched off (``qcache_max_ttl = 0``), so a cached answer never outlives the
+bound above, negative answers included (a NODATA for AAAA is asked again with the A query).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, Final
 
 import aiodns
 import aiodns.error
+import pycares
 
 from .addresses import IPAddress
 from .failures import FailureCode
@@ -24,6 +26,33 @@ __all__ = ["DnsFailure", "HostResolver"]
 #: aiodns error numbers meaning "no record of this type / no such name", not a failure.
 _DNS_EMPTY: Final = frozenset({aiodns.error.ARES_ENODATA, aiodns.error.ARES_ENOTFOUND})
 _MAX_ENTRIES: Final = 10_000
+#: c-ares ``ARES_OPT_QUERY_CACHE`` (ares.h; pycares does not name it): with
+#: ``qcache_max_ttl = 0`` the library keeps no answers of its own.
+_ARES_OPT_QUERY_CACHE: Final = 1 << 21
+
+
+class _NoQueryCache:
+    """Stands in for pycares' C library while one channel is created: same calls, plus the
+    option that turns c-ares' own answer cache off."""
+
+    def __init__(self, lib: Any) -> None:
+        self._lib = lib
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._lib, name)
+
+    def ares_init_options(self, channel: Any, options: Any, optmask: int) -> Any:
+        options.qcache_max_ttl = 0
+        return self._lib.ares_init_options(channel, options, optmask | _ARES_OPT_QUERY_CACHE)
+
+
+def _resolver_without_query_cache(**kwargs: Any) -> aiodns.DNSResolver:
+    real = pycares._lib  # type: ignore[attr-defined]
+    pycares._lib = _NoQueryCache(real)  # type: ignore[attr-defined]
+    try:  # synchronous: nothing else runs while the shim is in place
+        return aiodns.DNSResolver(**kwargs)
+    finally:
+        pycares._lib = real  # type: ignore[attr-defined]
 
 
 class DnsFailure(Exception):
@@ -53,7 +82,7 @@ class HostResolver:
     ) -> None:
         kwargs: dict[str, Any] = {"timeout": timeout_s, "tries": tries}
         names = [_nameserver_text(a, p) for a, p in servers]
-        self._dns = aiodns.DNSResolver(nameservers=names or None, **kwargs)
+        self._dns = _resolver_without_query_cache(nameservers=names or None, **kwargs)
         self.max_cache_s = max_cache_s
         self._cache: dict[str, tuple[float, list[IPAddress]]] = {}
 

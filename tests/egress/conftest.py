@@ -145,6 +145,7 @@ class DnsServer:
         self.silent = False
         self.servfail: set[str] = set()  # query types answered with SERVFAIL
         self.truncate_udp = False
+        self.ttl = 0  # of address records (CNAMEs and negative answers stay at 0)
         self.port = 0
         self._udp: asyncio.DatagramTransport | None = None
         self._tcp: asyncio.Server | None = None
@@ -180,9 +181,9 @@ class DnsServer:
         for text in value:
             ip = ipaddress.ip_address(text)
             if qtype == "A" and ip.version == 4:
-                reply.add_answer(RR(name, QTYPE.A, rdata=A(text), ttl=0))
+                reply.add_answer(RR(name, QTYPE.A, rdata=A(text), ttl=self.ttl))
             elif qtype == "AAAA" and ip.version == 6:
-                reply.add_answer(RR(name, QTYPE.AAAA, rdata=AAAA(ip.exploded), ttl=0))
+                reply.add_answer(RR(name, QTYPE.AAAA, rdata=AAAA(ip.exploded), ttl=self.ttl))
         if not reply.rr:
             reply.add_auth(self._soa(name))  # NODATA: negative TTL 0, nothing may be cached
         return reply.pack()

@@ -152,3 +152,22 @@ async def test_dns_answer_cached_at_most_its_ttl(dns, make_server, make_transpor
     for _ in range(3):
         assert (await transport.post(url, BODY)).ok
     assert sum(1 for q in dns.queries if q[:2] == ("hooks.test", "A")) == 3
+
+
+async def test_dns_answer_cached_at_most_the_configured_bound(dns, make_server, make_transport):
+    server = await make_server(keep_alive=True)
+    dns.ttl = 3600
+    dns.records["hooks-b.test"] = ["127.0.0.1"]
+    transport = make_transport(allow=(("127.0.0.1", server.port),), dns_cache_s=0.3)
+    url = f"https://hooks-b.test:{server.port}/"
+
+    def asked() -> int:
+        return sum(1 for q in dns.queries if q[:2] == ("hooks-b.test", "A"))
+
+    assert (await transport.post(url, BODY)).ok and (await transport.post(url, BODY)).ok
+    assert asked() == 1
+    await asyncio.sleep(0.4)
+    dns.records["hooks-b.test"] = ["10.0.0.1"]
+    refused = await transport.post(url, BODY)  # the cache expired: asked again, vetted again
+    assert asked() == 2 and refused.code == "egress_refused_address"
+    assert len(server.requests) == 2

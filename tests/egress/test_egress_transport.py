@@ -511,7 +511,7 @@ async def test_evidence_is_json_and_names_denied_addresses(dns, make_server, mak
     assert evidence["peerAddress"] == "127.0.0.1" and evidence["spkiSha256"] == ok.spki_sha256
     assert evidence["requestWritten"] is True and evidence["bodyBytes"] == 2
 
-    # another name: c-ares caches the earlier NODATA answer for AAAA (see the transport docs)
+    # another name (a fresh answer set for it)
     dns.records["hooks-b.test"] = ["127.0.0.1", "::ffff:192.168.1.1"]
     refused = await transport.post(f"https://hooks-b.test:{server.port}/", BODY, pin=["127.0.0.1"])
     assert refused.denied == (("::ffff:192.168.1.1", "ipv4_mapped:ipv4_private"),)
