@@ -134,12 +134,22 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
 
 
 async def serve(
-    settings: Settings, pool: asyncpg.Pool, *, ready: Callable[[str], None] | None = None
+    settings: Settings,
+    pool: asyncpg.Pool,
+    *,
+    ready: Callable[[str], None] | None = None,
+    reuse_port: bool = False,
 ) -> None:
     engine = await build_engine(settings, pool)
     runner = web.AppRunner(engine.app(), access_log=None, handle_signals=False)
     await runner.setup()
-    site = web.TCPSite(runner, settings.listen_host, settings.listen_port, shutdown_timeout=5)
+    site = web.TCPSite(
+        runner,
+        settings.listen_host,
+        settings.listen_port,
+        shutdown_timeout=5,
+        reuse_port=reuse_port or None,  # ``serve --workers N``: the children share the port
+    )
     await site.start()
     address = f"{settings.listen_host}:{settings.listen_port}"
     log.info("serve_started", listen=address)

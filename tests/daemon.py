@@ -56,7 +56,13 @@ def run_cli(
 
 def start_daemon(env: dict[str, str], log_dir: Path, *, port: int | None = None) -> Daemon:
     port = port or free_port()
-    full_env = {**os.environ, **env, "HOOKPROOF_LISTEN": f"127.0.0.1:{port}"}
+    # one process unless the test asks for ``serve --workers N`` (the default is the cores)
+    full_env = {
+        "HOOKPROOF_WORKERS": "1",
+        **os.environ,
+        **env,
+        "HOOKPROOF_LISTEN": f"127.0.0.1:{port}",
+    }
     log_path = log_dir / f"daemon-{port}-{time.monotonic_ns()}.log"
     with log_path.open("wb") as out:
         proc = subprocess.Popen(

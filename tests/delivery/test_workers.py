@@ -1,0 +1,100 @@
+"""``hookproof serve --workers 2`` as real processes: both children serve the API port and
+deliver from the one queue, no attempt is sent twice, a crashed child is restarted (and
+logged), SIGTERM stops them all."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import trustme
+
+from .conftest import Subscriber
+from .test_processes import _env, _publish, _setup, _start, _stop, _wait_states
+
+
+def _log_events(text: str, name: str) -> list[dict[str, Any]]:
+    out = []
+    for line in text.splitlines():
+        if line.startswith("{") and f'"{name}"' in line:
+            doc = json.loads(line)
+            if doc.get("event") == name:
+                out.append(doc)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = Path(f"/proc/{pid}/status")
+    if status.exists() and "\nState:\tZ" in status.read_text():
+        return False
+    return True
+
+
+async def _until(check: Any, timeout: float = 60) -> None:
+    for _ in range(int(timeout * 10)):
+        if check():
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError("condition not reached")
+
+
+async def test_two_workers_share_port_and_queue_and_stop_on_sigterm(
+    db_url: str, pool: Any, tmp_path: Path, subscriber: Subscriber, ca: trustme.CA
+) -> None:
+    env = _env(db_url, tmp_path, subscriber, ca, HOOKPROOF_WORKERS="2")
+    d = await _start(env, tmp_path)
+    stopped = False
+    try:
+        await _until(lambda: _log_events(d.log(), "workers_ready"))  # /readyz: the first one
+        ready = _log_events(d.log(), "workers_ready")
+        assert len(ready) == 1 and len(ready[0]["pids"]) == 2
+        pids = set(ready[0]["pids"])
+        assert d.proc.pid not in pids
+        assert "2 workers" in d.log()
+
+        token, _ = await _setup(env, d.base_url, subscriber, ["ok-1", "ok-2", "ok-3"])
+        await _publish(d.base_url, token, 60)
+        await _wait_states(pool, "ENDPOINT_ACCEPTED", 180)
+
+        # a crashed child is logged and replaced; the engine keeps delivering
+        victim = sorted(pids)[0]
+        os.kill(victim, signal.SIGKILL)
+        await _until(lambda: _log_events(d.log(), "worker_restarted"))
+        [restarted] = _log_events(d.log(), "worker_restarted")
+        assert restarted["previous_pid"] == victim
+        [exited] = _log_events(d.log(), "worker_exited")
+        assert exited["pid"] == victim and exited["code"] == -signal.SIGKILL
+        children = (pids - {victim}) | {restarted["pid"]}
+
+        await _stop(d)
+        stopped = True
+        assert d.proc.returncode == 0
+        for pid in children:
+            await _until(lambda pid=pid: not _alive(pid), timeout=10)
+        assert _log_events(d.log(), "workers_stopped")
+    finally:
+        if not stopped:
+            await _stop(d)
+
+    sent = Counter(
+        (r.headers["Webhook-Delivery-Id"], r.headers["Webhook-Attempt"])
+        for r in subscriber.deliveries()
+    )
+    assert len(sent) == 180 and max(sent.values()) == 1  # no attempt twice
+    rows = await pool.fetch(
+        "SELECT convert_from(data, 'UTF8')::jsonb->>'dispatcher' AS d, count(*) AS n FROM events "
+        "WHERE type = 'delivery.attempt_admitted' GROUP BY 1"
+    )
+    by_pid = {int(r["d"].split(":")[1]): r["n"] for r in rows}
+    assert set(by_pid) <= pids and len(by_pid) == 2, by_pid  # both children delivered
+    served = {e["pid"] for e in _log_events(d.log(), "serve_started")}
+    assert pids <= served  # each child bound the shared port itself
