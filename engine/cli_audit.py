@@ -7,6 +7,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import asyncpg
+
 from hookproof.config import Settings
 from hookproof.events import EventStore
 from hookproof.events.sqlfiles import query
@@ -24,6 +26,7 @@ from .audit import (
 )
 from .audit.timeline import Timeline
 from .cli_commands import Progress
+from .database import SERVER_SETTINGS
 
 __all__ = ["register", "render_timeline"]
 
@@ -161,9 +164,13 @@ async def cmd_gates(args: argparse.Namespace, settings: Settings) -> int:
 
     since = parse_as_of(args.since)
     async with Context(settings) as ctx:
-        assert ctx.pool is not None
-        async with ctx.pool.acquire() as conn:
-            results = await gate_report(conn, since)
+        assert ctx.pool is not None and ctx.target is not None
+        # a session of its own: archived segments may be read into a temporary table
+        conn = await asyncpg.connect(ctx.target.url, server_settings=SERVER_SETTINGS)
+        try:
+            results = await gate_report(conn, since, archive_dir=settings.archive_dir)
+        finally:
+            await conn.close()
     failed = gates_failed(results)
     if args.json:
         print(

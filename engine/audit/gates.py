@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -156,9 +157,28 @@ async def _second_effect(conn: asyncpg.Connection, since: datetime | None) -> li
     return [receipts, unobservable]
 
 
-async def gate_report(conn: asyncpg.Connection, since: datetime | None = None) -> list[GateResult]:
-    """Every release gate, from one repeatable-read snapshot of the log."""
-    async with conn.transaction(isolation="repeatable_read", readonly=True):
+async def gate_report(
+    conn: asyncpg.Connection,
+    since: datetime | None = None,
+    *,
+    archive_dir: Path | None = None,
+) -> list[GateResult]:
+    """Every release gate, from one repeatable-read snapshot of the log.
+
+    With ``archive_dir``, archived segments holding events since ``since`` are read too (the
+    gates then see hot and archived events alike); ``conn`` must then be a fresh session.
+    """
+    files: list[str] = []
+    if archive_dir is not None:
+        from ..archive.shadow import segments_since
+
+        files = await segments_since(conn, since)
+    async with conn.transaction(isolation="repeatable_read", readonly=not files):
+        if files:
+            from ..archive.shadow import shadow_events
+
+            assert archive_dir is not None
+            await shadow_events(conn, archive_dir, files)
         return [
             await _false_activations(conn, since),
             await _revoked_keys(conn, since),
