@@ -81,6 +81,11 @@ class ArchiveRun:
     skipped: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     busy: bool = False
+    #: seconds spent per step: collect, write (file + manifest), anchor, remove
+    steps: dict[str, float] = field(default_factory=dict)
+
+    def took(self, step: str, seconds: float) -> None:
+        self.steps[step] = round(self.steps.get(step, 0.0) + seconds, 4)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -94,6 +99,7 @@ class ArchiveRun:
             "refused": self.refused,
             "keptHot": self.skipped,
             "seconds": round(self.seconds, 3),
+            "steps": self.steps,
             "busy": self.busy,
         }
 
@@ -170,7 +176,9 @@ class Archiver:
                 policy = self.policy(cutoff)
                 after = 0
                 while max_segments is None or len(result.segments) < max_segments:
+                    t0 = loop.time()
                     streams, after = await self._collect(policy, after, result)
+                    result.took("collect", loop.time() - t0)
                     if not streams:
                         break
                     await self._archive_segment(streams, cutoff, result)
@@ -184,6 +192,8 @@ class Archiver:
             streams=result.streams,
             events=result.events,
             removed=result.removed,
+            seconds=round(result.seconds, 3),
+            steps=result.steps,
         )
         return result
 
@@ -305,6 +315,8 @@ class Archiver:
     async def _archive_segment(
         self, streams: list[list[RecordedEvent]], cutoff: datetime, result: ArchiveRun
     ) -> None:
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
         now = self.clock()
         segment_id = f"{SEGMENT_PREFIX}{now.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}"
         path = self.dir / f"{segment_id}{SEGMENT_SUFFIX}"
@@ -313,7 +325,11 @@ class Archiver:
         manifest = build_manifest(segment_id, path.name, written, streams, cutoff, now)
         digest = await asyncio.to_thread(write_manifest, manifest_path(path), manifest, key)
         _crash_point("after_file")
+        t1 = loop.time()
+        result.took("write", t1 - t0)
         anchored = await self._anchor(segment_id, path.name, written, streams, digest, key, cutoff)
+        t2 = loop.time()
+        result.took("anchor", t2 - t1)
         if not anchored:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
@@ -325,6 +341,7 @@ class Archiver:
         result.streams += len(streams)
         result.events += sum(len(s) for s in streams)
         result.removed += await self._remove(segment_id, [s[0].stream_id for s in streams])
+        result.took("remove", loop.time() - t2)
 
     async def _anchor(
         self,
