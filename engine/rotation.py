@@ -15,6 +15,7 @@ from typing import Any
 import structlog
 
 from hookproof.events.key_events import PURPOSE_ENGINE, PURPOSE_SUBSCRIPTION
+from hookproof.events.sqlfiles import query
 from hookproof.projections.subscriptions import SubscriptionState
 
 from .subscriptions.machine import TERMINAL
@@ -107,7 +108,21 @@ class Rotation:
             from hookproof.errors import ConflictError
 
             raise ConflictError("subscription does not use a shared secret", code="not_hmac")
-        issued = await self.ring.rotate_subscription_secret(subscription_id, actor=actor)
+        # One pending secret per subscription: a second rotate replaces the pending one, and
+        # the replaced secret is withdrawn and its material destroyed (it was never proved).
+        async with self.engine.pool.acquire() as conn, conn.transaction():
+            await conn.execute(query("secret_rotation_lock", "hookproof.engine"), subscription_id)
+            replaced = await self.pending_secrets(subscription_id)
+            issued = await self.ring.rotate_subscription_secret(subscription_id, actor=actor)
+            for old in replaced:
+                await self.ring.abandon(old.key_id, actor=actor)
+                await self.ring.destroy(old.key_id, actor=actor)
+                log.info(
+                    "secret_rotation_replaced",
+                    subscription_id=subscription_id,
+                    replaced_key_id=old.key_id,
+                    key_id=issued.key_id,
+                )
         if state.state == "ACTIVE":
             await self.subs.transition(
                 None,
@@ -116,15 +131,21 @@ class Rotation:
                 actor=actor,
                 reason=f"secret rotation to {issued.key_id}",
             )
-        return {"keyId": issued.key_id, "secret": issued.secret}
+        out: dict[str, Any] = {"keyId": issued.key_id, "secret": issued.secret}
+        if replaced:
+            out["replacedKeyIds"] = [old.key_id for old in replaced]
+        return out
+
+    async def pending_secrets(self, subscription_id: str) -> list[Any]:
+        """The subscription's NOT_BEFORE secrets, oldest first (at most one once rotated)."""
+        views = await self.ring.keys(purpose=PURPOSE_SUBSCRIPTION, subscription_id=subscription_id)
+        pending = [v for v in views if str(v.state) in ("NOT_BEFORE", "KeyState.NOT_BEFORE")]
+        return sorted(pending, key=lambda v: v.generation)
 
     async def pending_secret(self, subscription_id: str) -> Any:
-        for view in await self.ring.keys(
-            purpose=PURPOSE_SUBSCRIPTION, subscription_id=subscription_id
-        ):
-            if str(view.state) in ("NOT_BEFORE", "KeyState.NOT_BEFORE"):
-                return view
-        return None
+        """The secret a rotation challenge proves: the newest pending one."""
+        pending = await self.pending_secrets(subscription_id)
+        return pending[-1] if pending else None
 
     async def challenge(self, subscription_id: str, *, actor: str) -> dict[str, Any]:
         """A challenge; during a secret rotation it is signed with (and proves) the next secret."""

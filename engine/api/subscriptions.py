@@ -13,6 +13,7 @@ from hookproof.projections.subscriptions import SubscriptionState
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch, SubscriptionTransition
 from hookproof_subscriber import STANDARD_WEBHOOKS_V1, encode_whsec
 
+from ..challenge.disclosure import redact_event_data, tenant_reason
 from .context import ApiContext, actor, tenant_of
 from .problems import decode_body, json_response
 
@@ -67,7 +68,7 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
             "expiresAt": s.pending.expires_at,
         }
     if s.last_reason:
-        view["lastReason"] = s.last_reason
+        view["lastReason"] = tenant_reason(s.last_reason)
     return view
 
 
@@ -107,7 +108,7 @@ def event_view(e: RecordedEvent) -> dict[str, Any]:
         "schemaVersion": e.schema_version,
         "recordedAt": e.recorded_at.isoformat(),
         "actor": meta.actor,
-        "data": msgspec.json.decode(e.data),
+        "data": redact_event_data(e.type, msgspec.json.decode(e.data)),
         "hash": e.hash.hex(),
     }
 

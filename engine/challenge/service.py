@@ -31,6 +31,7 @@ from ..egress import EgressResult, EgressTransport, Outcome
 from ..signing import Signer, sign_headers
 from ..subscriptions import SubscriptionService, stream_of
 from ..subscriptions.machine import next_state
+from .disclosure import tenant_reason
 from .protocol import Challenge, build_challenge, check_response
 
 __all__ = ["ChallengeOutcome", "Challenger"]
@@ -164,6 +165,16 @@ class Challenger:
     ) -> ChallengeOutcome:
         """Verify the response against the challenge and the current log; record the outcome."""
         reason, location = self._transport_reason(result)
+        if reason is not None and tenant_reason(reason) != reason:
+            # the specifics (addresses, NXDOMAIN or not) are for the operator only
+            log.warning(
+                "challenge_endpoint_refused",
+                subscription_id=challenge.subscription_id,
+                challenge_id=challenge.challenge_id,
+                code=reason,
+                detail=result.detail[:200] if result.detail else None,
+            )
+            reason = tenant_reason(reason)
         stream = stream_of(challenge.subscription_id)
         for _ in range(5):
             events = await self.store.read_stream(stream)
@@ -210,7 +221,6 @@ class Challenger:
                         challenge_id=challenge.challenge_id,
                         generation=challenge.generation,
                         reason=reason,
-                        detail=result.detail[:200] if result.detail else None,
                         location=location,
                         at=now.isoformat(),
                     )

@@ -18,6 +18,7 @@ from hookproof.events.delivery_events import (
 from hookproof.events.sqlfiles import query
 from hookproof.projections.deliveries import evolve_delivery
 
+from ..challenge.disclosure import tenant_reason
 from .ledger import ledger_next
 
 __all__ = ["DeliveryReader", "evidence_of"]
@@ -109,7 +110,7 @@ class DeliveryReader:
             elif isinstance(ev, AttemptFailed) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
                     outcome=ev.outcome,
-                    code=ev.code,
+                    code=tenant_reason(ev.code),
                     status=ev.status,
                     location=ev.location,
                     requestWritten=ev.request_written,
@@ -155,7 +156,7 @@ class DeliveryReader:
             "payloadDigest": row["payload_digest"],
             "attempt": row["attempt"],
             "nextAttemptAt": _iso(row["next_attempt_at"]),
-            "lastCode": row["last_code"],
+            "lastCode": tenant_reason(row["last_code"]),
             "owner": row["owner"],
             "attempts": [attempts[k] for k in sorted(attempts)],
             "createdAt": _iso(row["created_at"]),

@@ -77,7 +77,13 @@ async def test_rebinding_to_a_denied_range_suspends_before_any_connect(
     assert len(drift) == 1
     assert drift[0]["data"]["reason"] == "dns_rebinding_denied"
     assert drift[0]["actor"] == "system:drift"
-    assert set(drift[0]["data"]["addresses"]) == set(answers)
+    # the tenant is not shown what the engine's resolver answered (issue 11, defect 7) ...
+    assert drift[0]["data"]["addresses"] == []
+    assert drift[0]["data"]["addressesWithheld"] == len(answers)
+    # ... the log keeps it, for the operator's audit
+    recorded = await h.engine.store.read_stream(f"subscription-{sid}")
+    [event] = [e.decode() for e in recorded if e.type == "subscription.drift_detected"]
+    assert set(event.addresses) == set(answers)
     suspend = [e for e in history if e["type"] == "subscription.state_changed"][-1]
     assert suspend["data"]["command"] == "suspend"
     assert suspend["data"]["reason"] == "dns_rebinding_denied"

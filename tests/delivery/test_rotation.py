@@ -166,3 +166,52 @@ async def test_rotation_through_the_api_and_the_cli(
         e.meta().actor for e in await engine.store.read_stream(f"key-{third.key_id}")
     }
     assert actors == {"ops:eve"}
+
+
+async def test_second_secret_rotation_replaces_the_pending_secret(
+    engine: Engine, tenant: str, subscriber: Subscriber
+) -> None:
+    """Issue 11, defect 10: one pending secret per subscription. A second rotate replaces the
+    pending one (withdrawn, its material destroyed); the newest secret is the one proved."""
+    from hookproof.errors import HookproofError
+
+    body = msgspec.convert(
+        {
+            "endpoint": subscriber.url("ok-r2"),
+            "topics": ["order.created"],
+            "eventVersions": [1],
+            "region": "eu",
+            "signatureAlgorithm": "hmac-sha256",
+            "owner": "o",
+        },
+        SubscriptionCreate,
+    )
+    state, secret = await engine.subscriptions.register(tenant, body, actor="test")
+    sid = state.subscription_id
+    assert secret is not None
+    subscriber.secrets["ok-r2"] = secret
+    assert (await engine.services["challenger"].run(sid, actor="test"))["passed"]
+    rotation = Rotation(engine)
+    ring = engine.services["keyring"]
+    first = await rotation.rotate_secret(tenant, sid, actor="test")
+    second = await rotation.rotate_secret(tenant, sid, actor="test")
+    assert "replacedKeyIds" not in first
+    assert second["replacedKeyIds"] == [first["keyId"]]
+    assert [v.key_id for v in await rotation.pending_secrets(sid)] == [second["keyId"]]
+    replaced = await ring.get(first["keyId"])
+    assert str(replaced.state).endswith("REVOKED")
+    try:
+        await ring.secret_for(first["keyId"])
+        raise AssertionError("a replaced pending secret must be unusable")
+    except HookproofError:
+        pass
+    material = await engine.pool.fetchval(
+        "SELECT count(*) FROM key_material WHERE key_id = $1 AND ciphertext IS NOT NULL",
+        first["keyId"],
+    )
+    assert material == 0, "the replaced secret's material is destroyed"
+    # the subscriber installs the newest secret shown: the challenge proves and promotes it
+    subscriber.secrets["ok-r2"] = base64.b64decode(second["secret"])
+    passed = await rotation.challenge(sid, actor="test")
+    assert passed["passed"] and passed["promotedKeyId"] == second["keyId"]
+    assert (await engine.subscriptions.load(sid)).state == "ACTIVE"  # type: ignore[union-attr]
