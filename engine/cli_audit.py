@@ -102,7 +102,7 @@ async def _timeline(args: argparse.Namespace, settings: Settings, kind: str) -> 
 
             t = await rollout_timeline(store, args.id, as_of=as_of)
         else:
-            t = await event_timeline(store, args.id, as_of=as_of)
+            t = await event_timeline(store, args.id, tenant_id=args.tenant, as_of=as_of)
     if args.json:
         print(json.dumps(t.to_json()))
     else:
@@ -219,6 +219,12 @@ def register(
             metavar="TIME",
             help="the state at a past moment (ISO 8601), from events recorded up to then",
         )
+        if kind == "event":  # event ids are unique per tenant, not globally
+            p.add_argument(
+                "--tenant",
+                metavar="TENANT_ID",
+                help="the tenant whose event this is (required when the id is used by several)",
+            )
         add_json(p)
         p.set_defaults(handler=handler)
 

@@ -1,10 +1,18 @@
-"""Events of business events (``event-<eventId>``) and deliveries (``delivery-<deliveryId>``).
+"""Events of business events (``event-<tenantId>/<eventId>``) and deliveries
+(``delivery-<deliveryId>``).
+
+A business event's identity is ``(tenant, eventId)``: two tenants may use the same eventId and
+never share a stream, an idempotency decision or a conflict. Streams written before tenancy was
+part of the identity are named ``event-<eventId>`` (see :func:`legacy_event_stream_id`); they
+stay readable, and belong to the tenant that ingested them first.
 
 A delivery's stream is its ledger: planned for one subscription generation, every admitted
 attempt with what was signed and where it went, every outcome, and how far the evidence got.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 from .catalogue import Event
 
@@ -22,11 +30,35 @@ __all__ = [
     "EventPayloadConflict",
     "ReceiptConflict",
     "ReceiptRejected",
+    "event_stream_id",
+    "legacy_event_stream_id",
 ]
+
+_STREAM_MAX = 200
+
+
+def event_stream_id(tenant_id: str, event_id: str) -> str:
+    """The stream of one tenant's business event: ``event-<tenantId>/<eventId>``.
+
+    ``/`` never occurs in an eventId, so no tenant's stream can be named like a legacy stream
+    or like another tenant's. An id too long for a stream id is replaced by ``~`` and its
+    sha-256 (``~`` never occurs in an eventId either).
+    """
+    sid = f"event-{tenant_id}/{event_id}"
+    if len(sid) <= _STREAM_MAX:
+        return sid
+    return f"event-{tenant_id}/~{hashlib.sha256(event_id.encode()).hexdigest()}"
+
+
+def legacy_event_stream_id(event_id: str) -> str:
+    """The stream name used before event ids were tenant-scoped (read-only history)."""
+    return f"event-{event_id}"
 
 
 class EventIngested(Event, frozen=True, kw_only=True, tag="event.ingested"):
     event_id: str
+    #: the owner of ``(tenant_id, event_id)``; ``None`` only in legacy ``event-<eventId>`` streams
+    tenant_id: str | None = None
     topic: str
     version: str
     aggregate_id: str
@@ -42,6 +74,7 @@ class EventPayloadConflict(Event, frozen=True, kw_only=True, tag="event.payload_
     """The same eventId arrived with another payload; nothing else changed."""
 
     event_id: str
+    tenant_id: str | None = None
     existing_digest: str
     offered_digest: str
     at: str

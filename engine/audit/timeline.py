@@ -26,7 +26,10 @@ from hookproof.events.delivery_events import (
     EventIngested,
     EventPayloadConflict,
     ReceiptConflict,
+    event_stream_id,
+    legacy_event_stream_id,
 )
+from hookproof.events.sqlfiles import query
 from hookproof.events.subscription_events import (
     ChallengeFailed,
     ChallengeIssued,
@@ -42,10 +45,13 @@ from hookproof.projections.subscriptions import evolve as evolve_subscription
 
 from ..delivery.views import evidence_of
 
+PKG = "hookproof.engine"
+
 __all__ = [
     "Entry",
     "Timeline",
     "delivery_timeline",
+    "event_streams",
     "event_timeline",
     "parse_as_of",
     "subscription_timeline",
@@ -218,9 +224,7 @@ async def delivery_timeline(
     first = events[0].decode()
     sub_events: list[RecordedEvent] = []
     if isinstance(first, DeliveryPlanned):
-        sub_events = await store.read_stream(
-            f"subscription-{first.subscription_id}", as_of=as_of
-        )
+        sub_events = await store.read_stream(f"subscription-{first.subscription_id}", as_of=as_of)
     row: dict[str, Any] | None = None
     entries: list[Entry] = []
     for rec in events:
@@ -337,13 +341,69 @@ async def subscription_timeline(
 # -- business events ---------------------------------------------------------------------------
 
 
+async def event_streams(
+    store: EventStore, event_id: str, tenant_id: str | None = None
+) -> list[tuple[str, str]]:
+    """``(tenant, stream id)`` of every tenant's event with this id (one tenant's if named).
+
+    Read from the stored bodies; without one (a log restored on its own), the tenant's own
+    stream, then the legacy ``event-<eventId>`` stream, are looked up in the log."""
+    rows = await store.pool.fetch(query("event_streams_of_id", PKG), event_id, tenant_id)
+    if rows:
+        return [(r["tenant_id"], r["stream_id"]) for r in rows]
+    if tenant_id is not None:
+        own = event_stream_id(tenant_id, event_id)
+        if await store.read_stream(own, to_version=1):
+            return [(tenant_id, own)]
+    legacy = legacy_event_stream_id(event_id)
+    first = await store.read_stream(legacy, to_version=1)
+    if first:
+        owner = _event_tenant(first[0])
+        if tenant_id is None or owner == tenant_id:
+            return [(owner or "", legacy)]
+    return []
+
+
+def _event_tenant(rec: RecordedEvent) -> str | None:
+    """The tenant that wrote an event-stream event: its ``tenant_id``, else its actor."""
+    ev = rec.decode()
+    tenant = getattr(ev, "tenant_id", None)
+    if tenant:
+        return str(tenant)
+    actor = _actor(rec) or ""
+    return actor.removeprefix("tenant:") if actor.startswith("tenant:") else None
+
+
 async def event_timeline(
-    store: EventStore, event_id: str, *, as_of: datetime | None = None
+    store: EventStore,
+    event_id: str,
+    *,
+    tenant_id: str | None = None,
+    as_of: datetime | None = None,
 ) -> Timeline:
-    """The event's ingest (and any payload conflict), then every delivery's timeline."""
-    events = await store.read_stream(f"event-{event_id}", as_of=as_of)
+    """One tenant's event: its ingest (and any payload conflict), then every delivery's timeline.
+
+    Event ids are unique per tenant: without ``tenant_id`` the id must name exactly one
+    tenant's event. In a legacy ``event-<eventId>`` stream (written when ids were global),
+    conflicts offered by other tenants are left out: they are not this tenant's history."""
+    found = await event_streams(store, event_id, tenant_id)
+    if not found:
+        whose = f" of tenant {tenant_id!r}" if tenant_id else ""
+        raise NotFound(f"no event {event_id!r}{whose} in the log", code="not_found")
+    if len(found) > 1:
+        tenants = ", ".join(t for t, _ in found)
+        raise ValidationError(
+            f"event id {event_id!r} is used by {len(found)} tenants ({tenants}): name one",
+            field="tenant",
+            code="ambiguous_event_id",
+        )
+    owner, stream_id = found[0]
+    events = await store.read_stream(stream_id, as_of=as_of)
     if not events:
         raise NotFound(f"no event {event_id!r} in the log" + _by(as_of), code="not_found")
+    legacy = stream_id == legacy_event_stream_id(event_id)
+    if legacy and owner:
+        events = [r for r in events if r.stream_version == 1 or _event_tenant(r) in (owner, None)]
     entries: list[Entry] = []
     deliveries: list[str] = []
     ingested: EventIngested | None = None
@@ -369,6 +429,8 @@ async def event_timeline(
             continue  # planned in a transaction recorded after ``as_of`` (cannot happen today)
     state = {
         "eventId": event_id,
+        "tenantId": owner or None,
+        "streamId": stream_id,
         "topic": ingested.topic if ingested else None,
         "payloadDigest": ingested.payload_digest if ingested else None,
         "payloadConflicts": conflicts,

@@ -240,12 +240,13 @@ class Dispatcher:
             if appends:
                 await self.store.append(appends, conn=conn)
             if jobs:
+                keys = list({(j.row["tenant_id"], j.row["event_id"]) for j in jobs})
                 bodies = await conn.fetch(
-                    query("dispatch_bodies", PKG), list({j.row["event_id"] for j in jobs})
+                    query("dispatch_bodies", PKG), [k[0] for k in keys], [k[1] for k in keys]
                 )
-                by_event = {b["event_id"]: bytes(b["body"]) for b in bodies}
+                by_event = {(b["tenant_id"], b["event_id"]): bytes(b["body"]) for b in bodies}
                 for j in jobs:
-                    j.row["body"] = by_event[j.row["event_id"]]
+                    j.row["body"] = by_event[(j.row["tenant_id"], j.row["event_id"])]
         return jobs
 
     # -- sending ------------------------------------------------------------------------

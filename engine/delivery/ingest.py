@@ -14,7 +14,12 @@ import msgspec
 from hookproof.errors import ConflictError, ValidationError
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
 from hookproof.events.canonical import canonical_json
-from hookproof.events.delivery_events import DeliveryPlanned, EventIngested, EventPayloadConflict
+from hookproof.events.delivery_events import (
+    DeliveryPlanned,
+    EventIngested,
+    EventPayloadConflict,
+    event_stream_id,
+)
 from hookproof.events.sqlfiles import query
 from hookproof.projections.deliveries import DeliveryLedger
 from hookproof.schemas.api import EventIn
@@ -32,9 +37,9 @@ _VERSION = re.compile(r"^(0|[1-9][0-9]{0,4})\.(0|[1-9][0-9]{0,4})$")
 _LEDGER = DeliveryLedger()
 
 
-def delivery_id_for(event_id: str, subscription_id: str) -> str:
-    """Stable: the same (event, subscription) always has the same delivery id."""
-    h = hashlib.sha256(f"{event_id}\0{subscription_id}".encode()).hexdigest()
+def delivery_id_for(tenant_id: str, event_id: str, subscription_id: str) -> str:
+    """Stable: the same (tenant, event, subscription) always has the same delivery id."""
+    h = hashlib.sha256(f"{tenant_id}\0{event_id}\0{subscription_id}".encode()).hexdigest()
     return "dlv_" + h[:28]
 
 
@@ -116,12 +121,21 @@ class IngestService:
         now = self.clock()
         async with self.store.pool.acquire() as conn:
             async with conn.transaction():
+                stream_id = event_stream_id(tenant_id, e.event_id)
                 inserted = await conn.fetchval(
-                    query("ingest_body_insert", PKG), e.event_id, digest, body, e.topic
+                    query("ingest_body_insert", PKG),
+                    tenant_id,
+                    e.event_id,
+                    stream_id,
+                    digest,
+                    body,
+                    e.topic,
                 )
                 if inserted is not None:
-                    return await self._plan(conn, tenant_id, e, major, body, digest, now, actor)
-                existing = await self._existing(conn, e, digest, now, actor)
+                    return await self._plan(
+                        conn, tenant_id, stream_id, e, major, body, digest, now, actor
+                    )
+                existing = await self._existing(conn, tenant_id, e, digest, now, actor)
                 if not isinstance(existing, _PayloadConflict):
                     return existing
         raise existing  # committed: the conflict event, and nothing else
@@ -130,6 +144,7 @@ class IngestService:
         self,
         conn: asyncpg.Connection,
         tenant_id: str,
+        stream_id: str,
         e: EventIn,
         major: int,
         body: bytes,
@@ -138,13 +153,15 @@ class IngestService:
         actor: str,
     ) -> IngestResult:
         """Inside the ingest transaction: one delivery per eligible subscription, one append."""
-        rows = await conn.fetch(query("ingest_candidates", PKG), _topic_patterns(e.topic))
+        rows = await conn.fetch(
+            query("ingest_candidates", PKG), tenant_id, _topic_patterns(e.topic)
+        )
         notification = is_notification_topic(e.topic)
         appends: list[StreamAppend] = []
         deliveries: list[dict[str, str]] = []
         meta = Metadata(actor=actor, correlation_id=e.event_id)
         for r in rows:
-            if r["tenant_id"] != tenant_id:
+            if r["tenant_id"] != tenant_id:  # the query is tenant-scoped; never trust one filter
                 continue
             if major not in r["event_versions"] or not topic_matches(r["topics"], e.topic):
                 continue
@@ -153,7 +170,7 @@ class IngestService:
             config = msgspec.json.decode(r["config"])
             if not filter_matches(config.get("filter"), e.payload):
                 continue
-            did = delivery_id_for(e.event_id, r["subscription_id"])
+            did = delivery_id_for(tenant_id, e.event_id, r["subscription_id"])
             deliveries.append({"deliveryId": did, "subscriptionId": r["subscription_id"]})
             appends.append(
                 StreamAppend(
@@ -183,10 +200,11 @@ class IngestService:
         appends.insert(
             0,
             StreamAppend(
-                f"event-{e.event_id}",
+                stream_id,
                 [
                     EventIngested(
                         event_id=e.event_id,
+                        tenant_id=tenant_id,
                         topic=e.topic,
                         version=e.version,
                         aggregate_id=e.aggregate_id,
@@ -206,18 +224,29 @@ class IngestService:
         return IngestResult(e.event_id, digest, deliveries, True)
 
     async def _existing(
-        self, conn: asyncpg.Connection, e: EventIn, digest: str, now: datetime, actor: str
+        self,
+        conn: asyncpg.Connection,
+        tenant_id: str,
+        e: EventIn,
+        digest: str,
+        now: datetime,
+        actor: str,
     ) -> IngestResult | _PayloadConflict:
-        row = await conn.fetchrow(query("ingest_body_get", PKG), e.event_id)
+        """This tenant's event of that id: the same payload is idempotent, another a conflict.
+
+        The conflict goes to the stream the tenant's event lives in (a legacy
+        ``event-<eventId>`` stream for events ingested before ids were tenant-scoped)."""
+        row = await conn.fetchrow(query("ingest_body_get", PKG), tenant_id, e.event_id)
         assert row is not None
         if row["payload_digest"] != digest:
             await self.store.append(
                 [
                     StreamAppend(
-                        f"event-{e.event_id}",
+                        row["stream_id"],
                         [
                             EventPayloadConflict(
                                 event_id=e.event_id,
+                                tenant_id=tenant_id,
                                 existing_digest=row["payload_digest"],
                                 offered_digest=digest,
                                 at=now.isoformat(),
@@ -234,7 +263,7 @@ class IngestService:
                 eventId=e.event_id,
                 payloadDigest=row["payload_digest"],
             )
-        rows = await conn.fetch(query("deliveries_of_event", PKG), e.event_id)
+        rows = await conn.fetch(query("deliveries_of_event", PKG), tenant_id, e.event_id)
         deliveries = [
             {"deliveryId": r["delivery_id"], "subscriptionId": r["subscription_id"]} for r in rows
         ]

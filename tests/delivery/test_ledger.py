@@ -8,6 +8,7 @@ import pytest
 
 from hookproof.engine.daemon import Engine
 from hookproof.errors import ConflictError
+from hookproof.events.delivery_events import event_stream_id
 from hookproof_subscriber import JwksKeyResolver, verify_request
 
 from .conftest import Subscriber, active_subscription, delivery, dispatch_all, publish
@@ -102,7 +103,7 @@ async def test_same_event_id_other_payload_is_409_and_nothing_planned_twice(
     assert err.value.code == "event_payload_conflict"
     n = await engine.pool.fetchval("SELECT count(*) FROM deliveries WHERE event_id = 'evt-dup'")
     assert n == 1
-    types = [e.type for e in await engine.store.read_stream("event-evt-dup")]
+    types = [e.type for e in await engine.store.read_stream(event_stream_id(tenant, "evt-dup"))]
     assert types == ["event.ingested", "event.payload_conflict"]
     await dispatch_all(engine)
     assert len(subscriber.deliveries("ok")) == 1

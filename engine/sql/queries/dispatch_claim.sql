@@ -2,7 +2,7 @@
 -- the fencing check. A revoke or generation change holds the row exclusively while it
 -- commits, so an admission and a revoke cannot both win; after waiting, the newest row
 -- version is what we see (READ COMMITTED re-check).
-SELECT d.delivery_id, d.event_id, d.subscription_id, d.generation, d.endpoint,
+SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, d.endpoint,
        d.endpoint_digest, d.payload_digest, d.owner, d.state, d.attempt, d.stream_version,
        d.unknown_since,
        s.state AS sub_state, s.generation AS sub_generation, s.stream_version AS sub_version,

@@ -1,1 +1,1 @@
-SELECT d.* FROM deliveries d WHERE d.event_id = $1 AND d.tenant_id = $2 ORDER BY d.delivery_id
+SELECT d.* FROM deliveries d WHERE d.tenant_id = $1 AND d.event_id = $2 ORDER BY d.delivery_id
