@@ -16,7 +16,7 @@ from hookproof.engine.audit import delivery_timeline, event_timeline
 from hookproof.engine.daemon import Engine
 from hookproof.errors import ConcurrencyConflict, ConflictError, StreamArchived
 from hookproof.events import NO_STREAM, StreamAppend
-from hookproof.events.delivery_events import DeliveryReplayRequested
+from hookproof.events.delivery_events import DeliveryReplayRequested, event_stream_id
 
 from ..delivery.conftest import Subscriber, active_subscription, delivery, dispatch_all, publish
 
@@ -110,7 +110,9 @@ async def test_run_removes_exactly_the_closed_streams_older_than_the_cutoff(
     after = await _snapshot(engine.pool)
     closed_deliveries = ids["accepted"] + ids["dead"] + ids["mixed_ok"]
     closed_events = [f"evt-a{i}" for i in range(4)] + [f"evt-b{i}" for i in range(2)]
-    expected = {f"delivery-{d}" for d in closed_deliveries} | {f"event-{e}" for e in closed_events}
+    expected = {f"delivery-{d}" for d in closed_deliveries} | {
+        event_stream_id(tenant, e) for e in closed_events
+    }
     tombstones = {
         r["stream_id"] for r in await engine.pool.fetch("SELECT stream_id FROM archived_streams")
     }
@@ -130,7 +132,7 @@ async def test_run_removes_exactly_the_closed_streams_older_than_the_cutoff(
     assert set(after["deliveries"]) == set(before["deliveries"]) - set(closed_deliveries)
     assert after["subscriptions"] == before["subscriptions"]
     for e in ("evt-c0", "evt-c1", "evt-ac", "evt-late"):
-        assert f"event-{e}" in after["streams"]
+        assert event_stream_id(tenant, e) in after["streams"]
 
     # appends keep their expected versions: an open stream takes the next version ...
     open_id = ids["retrying"][0]
@@ -176,7 +178,7 @@ async def test_run_removes_exactly_the_closed_streams_older_than_the_cutoff(
     assert (
         await engine.pool.fetchval(
             "SELECT count(*) FROM events WHERE stream_id = ANY($1)",
-            ["event-evt-a0", f"delivery-{ids['accepted'][0]}"],
+            [event_stream_id(tenant, "evt-a0"), f"delivery-{ids['accepted'][0]}"],
         )
         == 0
     )
