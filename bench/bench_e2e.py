@@ -397,7 +397,8 @@ async def timings(pool: Any, ids: list[str]) -> tuple[list[float], list[float]]:
         SELECT extract(epoch FROM i.recorded_at)::float8 AS ing,
                extract(epoch FROM a.recorded_at)::float8 AS acc
         FROM deliveries d
-        JOIN events i ON i.stream_id = 'event-' || d.event_id AND i.type = 'event.ingested'
+        JOIN event_bodies b ON b.tenant_id = d.tenant_id AND b.event_id = d.event_id
+        JOIN events i ON i.stream_id = b.stream_id AND i.type = 'event.ingested'
         JOIN events a ON a.stream_id = 'delivery-' || d.delivery_id
                      AND a.type = 'delivery.endpoint_accepted'
         WHERE d.event_id = ANY($1)
@@ -416,7 +417,8 @@ async def breakdown(pool: Any, ids: list[str]) -> dict[str, Any]:
                extract(epoch FROM a.recorded_at)::float8 AS acc,
                ad.tx_id::text AS claim_tx
         FROM deliveries d
-        JOIN events i ON i.stream_id = 'event-' || d.event_id AND i.type = 'event.ingested'
+        JOIN event_bodies b ON b.tenant_id = d.tenant_id AND b.event_id = d.event_id
+        JOIN events i ON i.stream_id = b.stream_id AND i.type = 'event.ingested'
         JOIN events ad ON ad.stream_id = 'delivery-' || d.delivery_id
                       AND ad.type = 'delivery.attempt_admitted'
         JOIN events a ON a.stream_id = 'delivery-' || d.delivery_id
