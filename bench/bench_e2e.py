@@ -833,6 +833,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "HOOKPROOF_EGRESS_ALLOW": ",".join(f"127.0.0.1:{p}" for p in ports),
                 "HOOKPROOF_EGRESS_CA_FILE": str(ca_file),
                 "HOOKPROOF_DNS_SERVERS": "127.0.0.1:9",
+                "HOOKPROOF_METRICS_TOKEN": "bench-metrics",
             }
             daemon, base = start_daemon(env, tmp / "daemon.log")
             procs.append(daemon)
@@ -1083,7 +1084,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             }
             metrics = None
             with contextlib.suppress(Exception):
-                with _OPENER.open(base + "/metrics", timeout=5) as r:
+                scrape = urllib.request.Request(
+                    base + "/metrics", headers={"Authorization": "Bearer bench-metrics"}
+                )
+                with _OPENER.open(scrape, timeout=5) as r:
                     metrics = [
                         ln
                         for ln in r.read().decode().splitlines()

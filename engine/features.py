@@ -161,24 +161,13 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
         lease_margin_s=engine.settings.lease_margin_s,
     )
 
-    def metrics_lines() -> list[str]:
-        m = dispatcher.metrics
-        out = ["# TYPE hookproof_attempts_total counter"]
-        out += [
-            f'hookproof_attempts_total{{outcome="{k}"}} {v}' for k, v in sorted(m.attempts.items())
-        ]
-        out.append("# TYPE hookproof_dispatch_latency_seconds histogram")
-        cumulative = 0
-        for bound, n in zip(m.latency_buckets, m.latency_counts, strict=False):
-            cumulative += n
-            out.append(f'hookproof_dispatch_latency_seconds_bucket{{le="{bound}"}} {cumulative}')
-        out.append(f'hookproof_dispatch_latency_seconds_bucket{{le="+Inf"}} {m.latency_n}')
-        out.append(f"hookproof_dispatch_latency_seconds_sum {m.latency_sum:.6f}")
-        out.append(f"hookproof_dispatch_latency_seconds_count {m.latency_n}")
-        out.append("# TYPE hookproof_endpoint_breaker gauge")
-        for digest, state in sorted(dispatcher.gates.states().items()):
-            out.append(f'hookproof_endpoint_breaker{{endpoint="{digest[:16]}",state="{state}"}} 1')
-        return out
+    from .metrics import EngineMetrics, metrics_route
+
+    metrics = EngineMetrics()
+    dispatcher.metrics = metrics  # type: ignore[assignment]  # count/observe, on the registry
+    metrics.breaker_states = dispatcher.gates.states
+    engine.services["metrics"] = metrics
+    engine.extra_routes.append(metrics_route(metrics))
 
     engine.services.update(ingest=ingest, reader=reader, dispatcher=dispatcher)
     from .notifications import Notifier
@@ -186,7 +175,7 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
     notifier = Notifier(engine.store, ingest)
     engine.services["notifier"] = notifier
     engine.workers.append(("notifier", notifier.run))
-    engine.extra_routes.extend(delivery_routes(ingest, reader, metrics_lines))
+    engine.extra_routes.extend(delivery_routes(ingest, reader))
     if "dispatcher" in engine.roles:
         engine.workers.append(("dispatcher", dispatcher.run))
 

@@ -152,7 +152,10 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "public": True,
     },
     ("get", "/openapi.json"): {"summary": "This document", "public": True},
-    ("get", "/metrics"): {"summary": "Prometheus metrics", "public": True, "text": True},
+    ("get", "/metrics"): {
+        "summary": "Prometheus metrics (HOOKPROOF_METRICS_TOKEN or the operator token)",
+        "text": True,
+    },
 }
 
 

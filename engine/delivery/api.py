@@ -1,19 +1,16 @@
-"""``/v1/events``, ``/v1/deliveries``, ``/v1/dead-letters`` and ``/metrics``."""
+"""``/v1/events``, ``/v1/deliveries`` and ``/v1/dead-letters`` (``/metrics``: engine.metrics)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
 
 from aiohttp import web
 
 from hookproof.errors import ValidationError
-from hookproof.events.sqlfiles import query
 from hookproof.projections.deliveries import LEDGER_STATES
 from hookproof.schemas.api import EventIn
 
-from ..api.context import ApiContext, actor, tenant_of
+from ..api.context import actor, tenant_of
 from ..api.problems import decode_body, json_response
 from .ingest import IngestService
 from .views import DeliveryReader
@@ -24,7 +21,6 @@ __all__ = ["routes"]
 def routes(
     ingest: IngestService,
     reader: DeliveryReader,
-    metrics_source: Callable[[], Any] | None = None,
 ) -> list[web.RouteDef]:
     async def post_event(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
@@ -76,32 +72,6 @@ def routes(
         tenant = await tenant_of(request)
         return json_response({"items": await reader.dead_letters(tenant)})
 
-    async def metrics(request: web.Request) -> web.Response:
-        ctx = ApiContext.of(request)
-        lines: list[str] = []
-        rows = await ctx.store.pool.fetch(query("metrics_queue", "hookproof.engine"))
-        lines.append("# HELP hookproof_deliveries Deliveries by ledger state.")
-        lines.append("# TYPE hookproof_deliveries gauge")
-        oldest = 0.0
-        depth = 0
-        for r in rows:
-            lines.append(f'hookproof_deliveries{{state="{r["state"]}"}} {r["n"]}')
-            if r["state"] in ("PLANNED", "RETRYABLE", "UNKNOWN_TRANSPORT"):
-                depth += r["n"]
-                if r["oldest_due_s"] is not None:
-                    oldest = max(oldest, float(r["oldest_due_s"]))
-        lines.append("# TYPE hookproof_queue_depth gauge")
-        lines.append(f"hookproof_queue_depth {depth}")
-        lines.append("# TYPE hookproof_oldest_due_seconds gauge")
-        lines.append(f"hookproof_oldest_due_seconds {oldest:.3f}")
-        app_rows = await ctx.store.pool.fetch(query("metrics_application", "hookproof.engine"))
-        lines.append("# TYPE hookproof_application_evidence gauge")
-        for r in app_rows:
-            lines.append(f'hookproof_application_evidence{{level="{r["application"]}"}} {r["n"]}')
-        if metrics_source is not None:
-            lines.extend(metrics_source())
-        return web.Response(text="\n".join(lines) + "\n", content_type="text/plain")
-
     return [
         web.post("/v1/events", post_event),
         web.get("/v1/events/{eventId}", get_event, allow_head=False),
@@ -109,5 +79,4 @@ def routes(
         web.get("/v1/deliveries/{id}", get_delivery, allow_head=False),
         web.post("/v1/deliveries/{id}/replay", replay),
         web.get("/v1/dead-letters", dead_letters, allow_head=False),
-        web.get("/metrics", metrics, allow_head=False),
     ]

@@ -18,12 +18,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import structlog
-from aiohttp import web
 
 from .. import tracing
 from .api import routes
 from .redeliver import ReceiptRedeliverer
-from .service import ReceiptService
+from .service import ReceiptMetrics, ReceiptService
 
 if TYPE_CHECKING:
     from ..daemon import Engine
@@ -47,29 +46,11 @@ def install(engine: Engine) -> None:
         engine.store,
         receipts_url=receipts_url_from(engine.settings),
         clock=engine.subscriptions.clock,
+        metrics=ReceiptMetrics(engine.services.get("metrics")),
     )
     redeliverer = ReceiptRedeliverer.from_env(engine.store, clock=engine.subscriptions.clock)
     engine.services.update(receipts=service, receipt_redeliverer=redeliverer)
     engine.extra_routes.extend(routes(service))
-    _extend_metrics(engine, service)
     if redeliverer.timeout_s > 0 and "dispatcher" in engine.roles:
         engine.workers.append(("receipt-timeout", redeliverer.run))
     tracing.instrument_dispatcher(engine.services.get("dispatcher"))
-
-
-def _extend_metrics(engine: Engine, service: ReceiptService) -> None:
-    """Append the receipt counters to ``GET /metrics`` (wraps the delivery metrics route)."""
-    for i, route in enumerate(engine.extra_routes):
-        if isinstance(route, web.RouteDef) and route.method == "GET" and route.path == "/metrics":
-            inner = route.handler
-
-            async def metrics(request: web.Request, inner: Any = inner) -> web.StreamResponse:
-                resp: web.StreamResponse = await inner(request)
-                if isinstance(resp, web.Response) and resp.status == 200 and resp.text is not None:
-                    text = resp.text.rstrip("\n") + "\n" + "\n".join(service.metrics.lines())
-                    return web.Response(text=text + "\n", content_type="text/plain")
-                return resp
-
-            engine.extra_routes[i] = web.get("/metrics", metrics, allow_head=False)
-            return
-    log.warning("receipt_metrics_not_exported", reason="no /metrics route to extend")

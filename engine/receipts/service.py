@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -35,6 +35,7 @@ from hookproof_subscriber.receipts import ReceiptError
 from ..api.problems import TooDeep, check_depth
 from ..delivery.ledger import ledger_next
 from ..delivery.views import evidence_of
+from ..metrics import EngineMetrics
 from .decide import ACCEPTED_STATUS, DUPLICATE_STATUS, REASONS, receipt_key_history
 from .decide import verify_receipt_signature as _verify
 
@@ -55,37 +56,19 @@ def _bounded(value: str | None, limit: int = 80) -> str | None:
     return text + "..." if len(value) > limit else text
 
 
-@dataclass
 class ReceiptMetrics:
-    """Process-local counters, exported on ``/metrics``."""
+    """Receipt outcomes and refusals as prometheus counters (on the engine's registry)."""
 
-    outcomes: dict[str, int] = field(default_factory=dict)  # accepted | duplicate | conflict
-    rejected: dict[str, int] = field(default_factory=dict)  # by reason code
+    def __init__(self, metrics: EngineMetrics | None = None) -> None:
+        self.registry_metrics = metrics or EngineMetrics()  # standalone: a registry of its own
+        self.registry_metrics.known_reasons(sorted(set(REASONS) - {"receipt_conflict"}))
 
-    def count(self, outcome: str) -> None:
-        self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
+    def count(self, outcome: str) -> None:  # accepted | duplicate | conflict
+        self.registry_metrics.receipts.labels(outcome).inc()
 
     def reject(self, reason: str) -> None:
-        self.rejected[reason] = self.rejected.get(reason, 0) + 1
-
-    def lines(self) -> list[str]:
-        out = [
-            "# HELP hookproof_receipts_total Application receipts received, by outcome.",
-            "# TYPE hookproof_receipts_total counter",
-        ]
-        for k in ("accepted", "duplicate", "conflict", "rejected"):
-            n = sum(self.rejected.values()) if k == "rejected" else self.outcomes.get(k, 0)
-            out.append(f'hookproof_receipts_total{{outcome="{k}"}} {n}')
-        out += [
-            "# HELP hookproof_receipts_rejected_total Receipts refused, by reason code.",
-            "# TYPE hookproof_receipts_rejected_total counter",
-        ]
-        for reason in sorted(set(REASONS) - {"receipt_conflict"}):
-            out.append(
-                f'hookproof_receipts_rejected_total{{reason="{reason}"}} '
-                f"{self.rejected.get(reason, 0)}"
-            )
-        return out
+        self.registry_metrics.receipts.labels("rejected").inc()
+        self.registry_metrics.receipts_rejected.labels(reason).inc()
 
 
 @dataclass(frozen=True)

