@@ -78,11 +78,24 @@ def resolve_database(settings: Settings) -> DatabaseTarget:
     return DatabaseTarget(url=url, embedded=True, data_dir=pgdir, handle=server)
 
 
+async def _reset_on_release(conn: asyncpg.Connection) -> None:
+    """asyncpg resets every released connection with a round trip (``RESET ALL``, ``UNLISTEN
+    *``, ...). hookproof sets no session state: settings are transaction-local, session-level
+    advisory locks are unlocked by their holders, listeners are removed by theirs. So only a
+    connection left inside a transaction (an error path) is reset."""
+    if conn.is_in_transaction():
+        await conn.reset()
+
+
 async def connect_pool(url: str, *, min_size: int = 1, max_size: int = 10) -> asyncpg.Pool:
     """An asyncpg pool with hookproof's session settings; errors become StoreError."""
     try:
         pool = await asyncpg.create_pool(
-            url, min_size=min_size, max_size=max_size, server_settings=SERVER_SETTINGS
+            url,
+            min_size=min_size,
+            max_size=max_size,
+            server_settings=SERVER_SETTINGS,
+            reset=_reset_on_release,
         )
     except (OSError, asyncpg.PostgresError) as exc:
         raise StoreError(

@@ -299,9 +299,7 @@ class AiohttpAdapter:
         self.limits = limits
         self.max_connections = max_connections
         self.max_response_bytes = max_response_bytes
-        self._timeout = aiohttp.ClientTimeout(
-            total=None, connect=connect_timeout_s, sock_connect=connect_timeout_s
-        )
+        self._connect_timeout_s = connect_timeout_s
         self._session: aiohttp.ClientSession | None = None
         self.connector: EgressConnector | None = None
 
@@ -349,39 +347,46 @@ class AiohttpAdapter:
         assert self._session is not None
         bound = self.max_response_bytes
         wire = Wire()
+        # aiohttp's ``total`` covers connecting, writing and reading the whole body: the time
+        # left until the attempt's deadline (DNS already took its share)
+        left = attempt.deadline - asyncio.get_running_loop().time()
+        timeout = aiohttp.ClientTimeout(
+            total=max(left, 0.001),
+            connect=self._connect_timeout_s,
+            sock_connect=self._connect_timeout_s,
+        )
         try:
-            async with asyncio.timeout_at(attempt.deadline):
-                async with self._session.post(
-                    yarl.URL(attempt.endpoint.url, encoded=True),
-                    data=body,
-                    headers=headers,
-                    allow_redirects=False,
-                    timeout=self._timeout,
-                    trace_request_ctx=attempt,
-                ) as resp:
-                    wire.head_at = attempt.now()
-                    wire.status = resp.status
-                    wire.headers = tuple(resp.headers.items())
-                    if 300 <= resp.status < 400:
-                        wire.location = resp.headers.get("Location", "")
-                    declared = resp.content_length
-                    if declared is not None and declared > bound:
+            async with self._session.post(
+                yarl.URL(attempt.endpoint.url, encoded=True),
+                data=body,
+                headers=headers,
+                allow_redirects=False,
+                timeout=timeout,
+                trace_request_ctx=attempt,
+            ) as resp:
+                wire.head_at = attempt.now()
+                wire.status = resp.status
+                wire.headers = tuple(resp.headers.items())
+                if 300 <= resp.status < 400:
+                    wire.location = resp.headers.get("Location", "")
+                declared = resp.content_length
+                if declared is not None and declared > bound:
+                    wire.code = FailureCode.RESPONSE_TOO_LARGE
+                    wire.detail = f"Content-Length {declared} over bound"
+                    return wire
+                size = 0
+                while True:
+                    chunk = await resp.content.read(_READ_CHUNK)
+                    if not chunk:
+                        break
+                    size += len(chunk)
+                    if size > bound:
+                        kept = bound - (size - len(chunk))
+                        wire.chunks.append(chunk[: max(kept, 0)])
                         wire.code = FailureCode.RESPONSE_TOO_LARGE
-                        wire.detail = f"Content-Length {declared} over bound"
+                        wire.detail = f"body over {bound} bytes"
                         return wire
-                    size = 0
-                    while True:
-                        chunk = await resp.content.read(_READ_CHUNK)
-                        if not chunk:
-                            break
-                        size += len(chunk)
-                        if size > bound:
-                            kept = bound - (size - len(chunk))
-                            wire.chunks.append(chunk[: max(kept, 0)])
-                            wire.code = FailureCode.RESPONSE_TOO_LARGE
-                            wire.detail = f"body over {bound} bytes"
-                            return wire
-                        wire.chunks.append(chunk)
+                    wire.chunks.append(chunk)
         except Exception as exc:  # classified into a stable code below
             wire.code, wire.detail = classify_exception(attempt, exc, wire.head_at is not None)
             return wire

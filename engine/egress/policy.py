@@ -9,6 +9,7 @@ text. No I/O: tested without sockets.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,11 @@ def address_set(addresses: Iterable[str | IPAddress]) -> frozenset[str]:
         else:
             out.add(format_ip(a))
     return frozenset(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _address_set_of(addresses: tuple[str | IPAddress, ...]) -> frozenset[str]:
+    return address_set(addresses)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +124,9 @@ class AddressPolicy:
 
     def drift(self, pinned: Iterable[str], vetting: Vetting) -> AddressDrift:
         """Compare the vetted answers with the pinned set (the vetting's denials carried)."""
+        pinned = pinned if isinstance(pinned, tuple) else tuple(pinned)
         return AddressDrift(
-            expected=address_set(pinned),
-            observed=address_set(vetting.addresses),
+            expected=_address_set_of(pinned),
+            observed=_address_set_of(vetting.addresses),
             denied=dict(vetting.denied),
         )

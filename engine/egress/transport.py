@@ -374,7 +374,8 @@ class EgressTransport:
             ),
             detail=wire.detail,
         )
-        log.info(
+        # a complete response is the common case and the attempt's own events record it
+        (log.debug if wire.code is None else log.info)(
             "egress_result",
             host=endpoint.host,
             port=endpoint.port,
