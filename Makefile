@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SDK := $(wildcard subscriber/pyproject.toml)
 
-.PHONY: install test demo serve lint bench clean
+.PHONY: install test demo serve lint bench faults clean
 
 $(STAMP): pyproject.toml $(SDK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_event_store.py
+
+# The fault campaign (DESIGN.md section 12) in a network namespace: bench/faults/README.md.
+faults: $(STAMP)
+	$(BIN)/python bench/faults/launch.py $(FAULTS_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
