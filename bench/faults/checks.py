@@ -149,23 +149,46 @@ def check_late_worker(
 def check_rotation(
     rotated: bool,
     old_key_in_jwks: bool,
-    verify_failures: list[Mapping[str, Any]],
-    checked: int,
-    old_key_after: int,
+    records: list[Mapping[str, Any]],
+    previous_key: str | None,
+    new_key: str | None,
 ) -> Verdict:
+    """Every delivery from the rotation on verifies: each signed with the previous key at
+    once; one signed with the just-promoted key may cost the subscriber one JWKS refresh (the
+    SDK holds it as NOT_BEFORE from the challenge: ``key_not_yet_valid`` once, then a retry of
+    the same delivery that verifies)."""
     problems = []
     if not rotated:
         problems.append("the rotation did not complete")
     if not old_key_in_jwks:
         problems.append("the previous key left the JWKS inside its VERIFY_ONLY window")
-    if verify_failures:
-        reasons = sorted({str(r.get("reason")) for r in verify_failures})
-        problems.append(f"{len(verify_failures)} delivery(ies) failed to verify: {reasons}")
-    if checked == 0:
+    verified = {r.get("deliveryId") for r in records if r.get("reason") == SIGNATURE_OK}
+    promotion: dict[str, int] = defaultdict(int)
+    refused = []
+    for r in records:
+        if r.get("reason") == SIGNATURE_OK:
+            continue
+        if (
+            r.get("reason") == "key_not_yet_valid"
+            and new_key is not None
+            and r.get("keyId") == new_key
+            and r.get("deliveryId") in verified
+        ):
+            promotion[str(r.get("deliveryId"))] += 1
+            continue
+        refused.append(r)
+    if refused:
+        reasons = sorted({f"{r.get('reason')} ({r.get('keyId')})" for r in refused})
+        problems.append(f"{len(refused)} delivery request(s) failed to verify: {reasons[:3]}")
+    if any(n > 1 for n in promotion.values()):
+        problems.append("a promoted key cost a delivery more than one retry")
+    if not records:
         problems.append("no delivery was checked after the rotation")
+    old = sum(1 for r in records if previous_key and r.get("keyId") == previous_key)
     detail = (
-        f"{checked} deliveries verified after the rotation started, {old_key_after} of them "
-        f"signed with the previous key; previous key still published"
+        f"{len(records)} delivery requests from the rotation on, {old} signed with the previous "
+        f"key, all verified; {len(promotion)} cost one JWKS refresh of the promoted key; "
+        f"previous key still published"
     )
     return not problems, "; ".join(problems) or detail
 

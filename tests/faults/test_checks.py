@@ -90,10 +90,19 @@ def test_late_worker() -> None:
 
 
 def test_rotation() -> None:
-    assert checks.check_rotation(True, True, [], 50, 5)[0]
+    old = [{"deliveryId": "d1", "reason": "ok", "keyId": "k1"}]
+    promoted = [
+        {"deliveryId": "d2", "reason": "key_not_yet_valid", "keyId": "k2"},
+        {"deliveryId": "d2", "reason": "ok", "keyId": "k2"},
+    ]
+    assert checks.check_rotation(True, True, old + promoted, "k1", "k2")[0]
     # the previous key withdrawn early: the held daemon's signatures stop verifying
-    assert not checks.check_rotation(True, False, [{"reason": "unknown_key"}], 50, 5)[0]
-    assert not checks.check_rotation(True, True, [], 0, 0)[0]
+    withdrawn = [{"deliveryId": "d1", "reason": "unknown_key", "keyId": "k1"}]
+    assert not checks.check_rotation(True, False, withdrawn, "k1", "k2")[0]
+    assert not checks.check_rotation(True, True, withdrawn, "k1", "k2")[0]
+    # a promoted key refused for good (never verified afterwards)
+    assert not checks.check_rotation(True, True, promoted[:1], "k1", "k2")[0]
+    assert not checks.check_rotation(True, True, [], "k1", "k2")[0]
 
 
 def test_reencode() -> None:
