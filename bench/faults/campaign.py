@@ -867,16 +867,16 @@ class Campaign:
     async def clean_stop(self, d: Daemon) -> int:
         """SIGSTOP *d* outside any transaction of its own (none left open for long after the
         stop), so the campaign's own requests do not wait on its locks. Returns the tries."""
-        for tries in range(1, 31):
+        for tries in range(1, 21):
             d.signal(signal.SIGSTOP)
-            await asyncio.sleep(0.25)
+            await asyncio.sleep(0.3)
             rows = await self.log_query("stuck_transactions", 0.2)
             if not rows or not rows[0]["n"]:
                 return tries
             d.signal(signal.SIGCONT)
             await asyncio.sleep(0.01 + 0.04 * random.random())
         d.signal(signal.SIGSTOP)
-        return 31
+        return 21
 
     async def sc_rotation(self) -> None:
         held = self.daemons["A"]

@@ -1,8 +1,9 @@
--- The observer's read before holding a daemon: transactions other than this one that have
--- been open longer than $1 seconds (a stopped daemon's open transaction would hold its locks).
+-- The observer's read before holding a daemon: sessions sitting inside an open transaction,
+-- waiting for their client for longer than $1 seconds. A daemon stopped there would keep its
+-- locks; a running daemon's transactions are busy, or idle only for milliseconds.
 SELECT count(*) AS n
 FROM pg_stat_activity
 WHERE datname = current_database()
   AND pid <> pg_backend_pid()
-  AND xact_start IS NOT NULL
-  AND xact_start < now() - make_interval(secs => $1)
+  AND state IN ('idle in transaction', 'idle in transaction (aborted)')
+  AND state_change < now() - make_interval(secs => $1)
