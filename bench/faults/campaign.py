@@ -220,6 +220,7 @@ class Campaign:
         self.traffic_done = asyncio.Event()
         self.traffic_errors: list[str] = []
         self.receipt_keys: dict[str, SigningKey] = {}
+        self.stuck: list[str] = []
 
     # -- environment ----------------------------------------------------------------------
 
@@ -717,15 +718,19 @@ class Campaign:
         route = "rebind.faults.test/df"
         sid = await self.register("df", "edge", route, "faults.dns")
         await self.wait_sub(sid, lambda s: s["state"] == "ACTIVE")
-        await self.publish_many("df-before", "faults.dns", 1)
-        await asyncio.sleep(1.0)
+        before = await self.publish_many("df-before", "faults.dns", 1)
+        await self.wait_views(before, lambda v: v["state"] in checks.ACCEPTED, 30)
         seen_before = len([r for r in await self.fleet_log("edge") if r["route"] == route])
         self.dns.records["rebind.faults.test"] = [PRIVATE]
         await self.publish_many("df", "faults.dns", 3)
         doc = await self.wait_sub(sid, lambda s: s["state"] == "SUSPENDED", 30)
         await asyncio.sleep(1.0)
         recs = [r for r in await self.fleet_log("edge") if r["route"] == route]
-        after = len([r for r in recs[seen_before:] if r["kind"] == "delivery"])
+        after = [
+            f"{r['webhookId']}#{r['attempt']}"
+            for r in recs[seen_before:]
+            if r["kind"] == "delivery"
+        ]
         return checks.check_dns_flip(
             self.private.connections, doc["state"], doc.get("lastReason"), after
         )
@@ -865,18 +870,29 @@ class Campaign:
         return nudges
 
     async def clean_stop(self, d: Daemon) -> int:
-        """SIGSTOP *d* outside any transaction of its own (none left open for long after the
-        stop), so the campaign's own requests do not wait on its locks. Returns the tries."""
-        for tries in range(1, 21):
+        """SIGSTOP *d* outside any transaction of its own (no session left idle inside one
+        after the stop), so the campaign's requests do not wait on its locks. Returns the
+        tries; what held a transaction open each time is kept in ``self.stuck``."""
+        for tries in range(1, 11):
             d.signal(signal.SIGSTOP)
             await asyncio.sleep(0.3)
             rows = await self.log_query("stuck_transactions", 0.2)
-            if not rows or not rows[0]["n"]:
+            if not rows:
                 return tries
+            self.stuck.extend(str(r["query"])[:100] for r in rows[:2])
             d.signal(signal.SIGCONT)
             await asyncio.sleep(0.01 + 0.04 * random.random())
         d.signal(signal.SIGSTOP)
-        return 21
+        return 11
+
+    async def rotate_once(self, d: Daemon) -> tuple[int, Any]:
+        """One operator rotation request, never repeated (a retry would rotate again)."""
+        async with self.http.post(
+            d.base + "/v1/keys/rotate",
+            headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+            timeout=aiohttp.ClientTimeout(total=120),
+        ) as r:
+            return r.status, await r.json(content_type=None)
 
     async def sc_rotation(self) -> None:
         held = self.daemons["A"]
@@ -889,9 +905,7 @@ class Campaign:
             "stopTries": tries,
         }
         self.faults.append(fault)
-        rotate = asyncio.ensure_future(
-            self.api("POST", "/v1/keys/rotate", token=ADMIN_TOKEN, tries=3)
-        )
+        rotate = asyncio.ensure_future(self.rotate_once(self.daemons["B"]))
         nudges = await self.nudge_until(rotate, held)
         status, report = rotate.result()
         await asyncio.sleep(1.5)  # traffic keeps flowing through the other daemon
@@ -1168,6 +1182,7 @@ class Campaign:
             "protections": {s["name"]: s["protection"] for s in self.scenarios},
             "gatesExitCode": code,
             "rotation": getattr(self, "rotation", {}),
+            "heldTransactions": sorted(set(self.stuck))[:20],
         }
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         RESULTS.write_text(json.dumps(result, indent=2) + "\n")

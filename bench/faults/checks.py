@@ -73,15 +73,18 @@ def check_dns_flip(
     private_connections: int,
     state: str,
     last_reason: str | None,
-    deliveries_after_flip: int,
+    after_flip: list[str],
 ) -> Verdict:
+    """*after_flip*: event ids of the deliveries that reached the old address after the flip."""
     problems = []
     if private_connections:
         problems.append(f"{private_connections} connection(s) reached the private address")
     if state != "SUSPENDED":
         problems.append(f"subscription is {state}, not SUSPENDED")
-    if deliveries_after_flip:
-        problems.append(f"{deliveries_after_flip} delivery(ies) reached the old address after")
+    if after_flip:
+        problems.append(
+            f"{len(after_flip)} delivery(ies) reached the old address after: {after_flip}"
+        )
     detail = f"0 connections to 10.0.0.5; SUSPENDED ({last_reason})"
     return not problems, "; ".join(problems) or detail
 
