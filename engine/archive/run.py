@@ -15,6 +15,7 @@ import contextlib
 import os
 import secrets
 import signal
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -27,15 +28,15 @@ import structlog
 from hookproof.config import Settings
 from hookproof.errors import HookproofError
 from hookproof.events import (
-    ANY,
     EventStore,
     Metadata,
     Position,
     RecordedEvent,
-    StreamAppend,
     decode_event,
+    encode_event,
 )
-from hookproof.events.archive_events import ARCHIVE_STREAM, SegmentWritten
+from hookproof.events.archive_events import SegmentWritten
+from hookproof.events.canonical import canonical_json
 from hookproof.events.delivery_events import EventIngested
 from hookproof.events.sqlfiles import query
 
@@ -353,73 +354,53 @@ class Archiver:
         key: Any,
         cutoff: datetime,
     ) -> bool:
-        """Anchor event, segment record and tombstones in one transaction, under a lock that
-        lets no append slip in between the check of the heads and the commit."""
+        """Anchor event, segment record and tombstones in one call (``hookproof_archive_anchor``):
+        under a lock that lets no append slip in between the check of the heads and the commit,
+        held only for that one statement."""
         ids = [s[0].stream_id for s in streams]
         first = min(e.recorded_at for s in streams for e in s)
         last = max(e.recorded_at for s in streams for e in s)
         total = sum(len(s) for s in streams)
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute(query("archive_lock_events", PKG))
-            moved = await conn.fetch(
-                query("archive_heads_moved", PKG), ids, [s[-1].stream_version for s in streams]
-            )
-            if moved:
-                log.warning("archive_streams_moved", segment=segment_id, streams=len(moved))
-                return False
-            [anchor] = await self.store.append(
-                [
-                    StreamAppend(
-                        ARCHIVE_STREAM,
-                        [
-                            SegmentWritten(
-                                segment_id=segment_id,
-                                file_name=file_name,
-                                file_sha256=written.sha256,
-                                manifest_digest=digest,
-                                key_id=key.key_id,
-                                streams=len(streams),
-                                events=total,
-                                first_recorded_at=first.isoformat(),
-                                last_recorded_at=last.isoformat(),
-                                cutoff=cutoff.isoformat(),
-                                at=self.clock().isoformat(),
-                            )
-                        ],
-                        ANY,
-                        Metadata(actor="system:archive", correlation_id=segment_id),
-                    )
-                ],
-                conn=conn,
-            )
-            await conn.execute(
-                query("archive_segment_insert", PKG),
-                segment_id,
-                file_name,
-                written.sha256,
-                written.size,
-                digest,
-                key.key_id,
-                len(streams),
-                total,
-                first,
-                last,
-                cutoff,
-                anchor.global_position,
-            )
-            members = [written.members[i] for i in ids]
-            await conn.execute(
-                query("archive_tombstones_insert", PKG),
-                segment_id,
-                ids,
-                [s[0].category for s in streams],
-                [s[-1].stream_version for s in streams],
-                [s[-1].hash for s in streams],
-                [len(s) for s in streams],
-                [m.offset for m in members],
-                [m.length for m in members],
-                [max(e.recorded_at for e in s) for s in streams],
-            )
+        event = SegmentWritten(
+            segment_id=segment_id,
+            file_name=file_name,
+            file_sha256=written.sha256,
+            manifest_digest=digest,
+            key_id=key.key_id,
+            streams=len(streams),
+            events=total,
+            first_recorded_at=first.isoformat(),
+            last_recorded_at=last.isoformat(),
+            cutoff=cutoff.isoformat(),
+            at=self.clock().isoformat(),
+        )
+        members = [written.members[i] for i in ids]
+        position = await self.pool.fetchval(
+            query("archive_anchor", PKG),
+            segment_id,
+            file_name,
+            written.sha256,
+            written.size,
+            digest,
+            key.key_id,
+            first,
+            last,
+            cutoff,
+            uuid.uuid4(),
+            encode_event(event),
+            canonical_json(Metadata(actor="system:archive", correlation_id=segment_id)),
+            ids,
+            [s[0].category for s in streams],
+            [s[-1].stream_version for s in streams],
+            [s[-1].hash for s in streams],
+            [len(s) for s in streams],
+            [m.offset for m in members],
+            [m.length for m in members],
+            [max(e.recorded_at for e in s) for s in streams],
+        )
+        if position is None:
+            log.warning("archive_streams_moved", segment=segment_id)
+            return False
         log.info("archive_segment_anchored", segment=segment_id, streams=len(ids), events=total)
         return True
 
@@ -430,9 +411,11 @@ class Archiver:
         for start in range(0, len(ids), self.remove_batch):
             batch = ids[start : start + self.remove_batch]
             deliveries = [s[9:] for s in batch if s.startswith("delivery-")]
-            async with self.pool.acquire() as conn, conn.transaction():
-                removed += await conn.fetchval(query("archive_remove", PKG), segment_id, batch)
-                await conn.fetchrow(query("archive_remove_projections", PKG), batch, deliveries)
+            row = await self.pool.fetchrow(
+                query("archive_remove", PKG), segment_id, batch, deliveries
+            )
+            assert row is not None
+            removed += row["events"]
             if start == 0:
                 _crash_point("mid_delete")
             await asyncio.sleep(self.pause_s)

@@ -130,7 +130,7 @@ def write_segment(
         for start in range(0, len(streams), per_member):
             group = streams[start : start + per_member]
             buf = io.BytesIO()
-            with gzip.GzipFile(fileobj=buf, mode="wb", compresslevel=6, mtime=0) as gz:
+            with gzip.GzipFile(fileobj=buf, mode="wb", compresslevel=1, mtime=0) as gz:
                 for events in group:
                     for e in events:
                         gz.write(encode_line(e))

@@ -95,3 +95,41 @@ async def test_audit_verify_names_a_changed_or_missing_segment(
     assert all(p["segmentId"] == segment and p["file"] == str(path) for p in problems)
     text = run_cli(["audit", "verify"], _env(db_url, tmp_path))
     assert text.returncode == 1 and f"BROKEN segment {segment} ({path})" in text.stdout
+
+
+async def test_an_append_racing_the_anchor_is_refused_not_lost(pool: asyncpg.Pool) -> None:
+    """The append reads the stream's head before the anchor commits and inserts after it: the
+    insert waits for the anchor's lock and then sees the tombstone, so the whole batch is
+    refused; the stream's archived head stays its last version."""
+    import asyncio
+    import uuid
+
+    from hookproof.errors import StreamArchived
+    from hookproof.events import NO_STREAM, EventStore, StreamAppend
+    from hookproof.events.sqlfiles import query
+
+    from ..events.sample_events import ThingHappened
+
+    store = EventStore(pool)
+    [head] = await store.append([StreamAppend("thing-a", [ThingHappened(n=1)], NO_STREAM)])
+    args = [
+        "seg-race", "seg-race.jsonl.gz", "00" * 32, 1, "11" * 32, "k_test",
+        head.recorded_at, head.recorded_at, head.recorded_at,
+        uuid.uuid4(), b"{}", b"{}",
+        ["thing-a"], ["thing"], [1], [head.hash], [1], [0], [1], [head.recorded_at],
+    ]  # fmt: skip
+    async with pool.acquire() as anchor_conn:
+        tx = anchor_conn.transaction()
+        await tx.start()
+        assert await anchor_conn.fetchval(query("archive_anchor", "hookproof.engine"), *args)
+        # the append reads the head now (the tombstone is not committed yet) ...
+        racing = asyncio.create_task(
+            store.append([StreamAppend("thing-a", [ThingHappened(n=2)], 1)])
+        )
+        done, _ = await asyncio.wait({racing}, timeout=0.5)
+        assert not done, "the insert must wait for the anchor's lock"
+        await tx.commit()
+    with pytest.raises(StreamArchived):
+        await racing
+    rows = await pool.fetch("SELECT stream_version FROM events WHERE stream_id = 'thing-a'")
+    assert [r["stream_version"] for r in rows] == [1]

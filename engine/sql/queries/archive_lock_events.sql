@@ -1,2 +1,0 @@
--- The anchor transaction: wait for every append in flight, hold new ones until it commits.
-LOCK TABLE events IN SHARE ROW EXCLUSIVE MODE
