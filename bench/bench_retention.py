@@ -281,9 +281,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     first_archive_t = next((s["t_s"] for s in samples if s["archived_events"] > 0), None)
     warmup = 10.0
     before = rate_between(warmup, first_archive_t or args.retention)
-    during = rate_between(
-        (first_archive_t or args.retention) + args.sample, float(args.duration)
-    )
+    during = rate_between((first_archive_t or args.retention) + args.sample, float(args.duration))
     offered = args.rate * args.subscriptions
     hot_after = [s["hot_events"] for s in samples if s["t_s"] >= args.retention + 2 * args.interval]
     lat_before = [
@@ -329,7 +327,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "max_events_after_first_retention": max(hot_after) if hot_after else None,
                 "last_events": samples[-1]["hot_events"] if samples else None,
                 "max_bytes": max(s["hot_bytes"] for s in samples) if samples else None,
-                "last_bytes": samples[-1]["hot_bytes"] if samples else None,
+                "last_bytes": next(
+                    (s["hot_bytes"] for s in reversed(samples) if s["hot_bytes"]), None
+                ),
             },
             "samples": samples,
             "runs": runs,
@@ -355,9 +355,11 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     result["config"]["out"] = str(result["config"]["out"])
     args.out.write_text(json.dumps(result, indent=2, default=str) + "\n")
-    print(json.dumps({k: result[k] for k in ("load", "delivery_rate", "archive", "hot_table")},
-                     indent=2))
-
+    print(
+        json.dumps(
+            {k: result[k] for k in ("load", "delivery_rate", "archive", "hot_table")}, indent=2
+        )
+    )
 
 
 if __name__ == "__main__":

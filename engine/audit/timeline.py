@@ -349,8 +349,10 @@ async def event_streams(
     Read from the stored bodies; without one (a log restored on its own), the tenant's own
     stream, then the legacy ``event-<eventId>`` stream, are looked up in the log."""
     rows = await store.pool.fetch(query("event_streams_of_id", PKG), event_id, tenant_id)
+    # archived events left their bodies behind: their tombstones name them
+    rows += await store.pool.fetch(query("archived_event_streams_of_id", PKG), event_id, tenant_id)
     if rows:
-        return [(r["tenant_id"], r["stream_id"]) for r in rows]
+        return sorted({(r["tenant_id"], r["stream_id"]) for r in rows})
     if tenant_id is not None:
         own = event_stream_id(tenant_id, event_id)
         if await store.read_stream(own, to_version=1):

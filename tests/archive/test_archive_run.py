@@ -168,13 +168,15 @@ async def test_run_removes_exactly_the_closed_streams_older_than_the_cutoff(
                     )
                 ]
             )
-    # the same event id again plans nothing twice
-    try:
-        again_result = await publish(engine, tenant, "evt-a0", topic="order.a")
-    except ConflictError as exc:
-        assert exc.code == "stream_archived"
-    else:
-        assert not again_result.created
+    # canonical bodies of archived events left with them; the digest stays in the log
+    bodies = {r["event_id"] for r in await engine.pool.fetch("SELECT event_id FROM event_bodies")}
+    assert bodies == {"evt-c0", "evt-c1", "evt-ac", "evt-late"}
+    [ingested] = await store.read_stream(event_stream_id(tenant, "evt-a0"))
+    assert ingested.decode().payload_digest  # type: ignore[attr-defined]
+    # the same event id again plans nothing twice: the archived stream takes no append
+    with pytest.raises(ConflictError) as refused:
+        await publish(engine, tenant, "evt-a0", topic="order.a")
+    assert refused.value.code == "stream_archived"
     assert (
         await engine.pool.fetchval(
             "SELECT count(*) FROM events WHERE stream_id = ANY($1)",
