@@ -164,13 +164,21 @@ def _origin(req: aiohttp.ClientRequest, ssl_ctx: ssl.SSLContext) -> Origin:
 class EgressConnector(aiohttp.TCPConnector):
     """Applies the pinned pool's rule to every connection handed to a request."""
 
-    def __init__(self, *, limits: PoolLimits, ssl_ctx: ssl.SSLContext, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        limits: PoolLimits,
+        ssl_ctx: ssl.SSLContext,
+        allow_pairs: frozenset[tuple[IPAddress, int]] = frozenset(),
+        **kwargs: Any,
+    ) -> None:
         if limits.enabled:
             kwargs.update(force_close=False, keepalive_timeout=limits.idle_s)
         else:
             kwargs.update(force_close=True)
         super().__init__(ssl=ssl_ctx, **kwargs)
         self.limits = limits
+        self.allow_pairs = allow_pairs
         self._ssl_ctx = ssl_ctx
         self._facts: weakref.WeakKeyDictionary[Any, ConnectionFacts] = weakref.WeakKeyDictionary()
         self.opened = 0
@@ -247,6 +255,13 @@ class EgressConnector(aiohttp.TCPConnector):
             last_used=now,
         )
         self._facts[conn.protocol] = facts
+        if peer_pair in self.allow_pairs:
+            log.warning(
+                "egress_allowance_used",
+                address=facts.peer_text,
+                port=peer_pair[1],
+                host=attempt.endpoint.host,
+            )
         return facts
 
 
@@ -294,8 +309,10 @@ class AiohttpAdapter:
         max_connections: int,
         connect_timeout_s: float,
         max_response_bytes: int,
+        allow_pairs: frozenset[tuple[IPAddress, int]] = frozenset(),
     ) -> None:
         self._ssl = ssl_ctx
+        self.allow_pairs = allow_pairs
         self.limits = limits
         self.max_connections = max_connections
         self.max_response_bytes = max_response_bytes
@@ -312,6 +329,7 @@ class AiohttpAdapter:
         self.connector = EgressConnector(
             limits=self.limits,
             ssl_ctx=self._ssl,
+            allow_pairs=self.allow_pairs,
             resolver=VettedResolver(),
             use_dns_cache=False,
             limit=self.max_connections,

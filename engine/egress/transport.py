@@ -17,7 +17,9 @@ Every byte hookproof sends to a subscriber goes through :meth:`EgressTransport.p
    the environment, no automatic decompression, bounded connect and total time, bounded body.
 
 Exact ``(address, port)`` allowances from configuration exempt that pair alone from the deny
-list and the port allow-list, and every use is logged (``egress_allowance_used``).
+list and the port allow-list. They are logged when configured (``egress_allowances_configured``)
+and for every connection opened through one (``egress_allowance_used``, a warning); every
+result says whether its connection went through one (``allowance_used``).
 
 Nothing here raises for a network outcome: :meth:`EgressTransport.post` returns an
 :class:`EgressResult` whose ``code`` is a :class:`FailureCode` and whose ``outcome`` (one rule,
@@ -147,6 +149,7 @@ class EgressTransport:
             max_connections=self.policy.max_connections,
             connect_timeout_s=self.policy.connect_timeout_s,
             max_response_bytes=self.policy.max_response_bytes,
+            allow_pairs=self._pairs,
         )
         self._dns: HostResolver | None = None
         self._endpoints: dict[str, Endpoint] = {}
@@ -290,13 +293,6 @@ class EgressTransport:
                 detail=vetting.detail,
             )
             return vetting
-        for addr in vetting.allowances:
-            log.warning(
-                "egress_allowance_used",
-                address=format_ip(addr),
-                port=endpoint.port,
-                host=endpoint.host,
-            )
         attempt.vetted = vetting.vetted
         return vetting
 

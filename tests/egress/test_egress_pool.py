@@ -171,3 +171,20 @@ async def test_dns_answer_cached_at_most_the_configured_bound(dns, make_server, 
     refused = await transport.post(url, BODY)  # the cache expired: asked again, vetted again
     assert asked() == 2 and refused.code == "egress_refused_address"
     assert len(server.requests) == 2
+
+
+async def test_allowance_logged_per_connection_and_flagged_per_result(
+    dns, make_server, make_transport
+):
+    import structlog
+
+    server = await make_server(keep_alive=True)
+    dns.records["hooks.test"] = ["127.0.0.1"]
+    transport = make_transport(allow=(("127.0.0.1", server.port),))
+    url = f"https://hooks.test:{server.port}/"
+    with structlog.testing.capture_logs() as logs:
+        results = [await transport.post(url, BODY) for _ in range(3)]
+    assert all(r.ok and r.allowance_used for r in results)
+    used = [e for e in logs if e["event"] == "egress_allowance_used"]
+    assert len(used) == server.connections == 1
+    assert used[0]["log_level"] == "warning" and used[0]["port"] == server.port
