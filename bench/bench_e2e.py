@@ -107,6 +107,72 @@ def subscriber_main(port: int, cert_file: str, stats_file: str) -> None:
     asyncio.run(main())
 
 
+# -- subscriber sites: one DNS name each -------------------------------------------------------
+
+SITE_ZONE = "bench.test"
+
+
+def site_url(port: int, i: int, path: str) -> str:
+    """Subscriber site ``i``: its own host name (its own origin: own pooled connections)."""
+    return f"https://site-{i}.{SITE_ZONE}:{port}/{path}/{i}"
+
+
+class SiteDns(asyncio.DatagramProtocol):
+    """A tiny authoritative DNS server on loopback: every ``*.bench.test`` name is 127.0.0.1
+    (A, TTL 300; AAAA: no data). The engine resolves each site through it, as it would a
+    subscriber's name (and keeps each answer at most 30 s)."""
+
+    queries = 0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport
+
+    def datagram_received(self, data: bytes, addr: tuple[str, int]) -> None:
+        from dnslib import QTYPE, RCODE, RR, SOA, A, DNSRecord
+
+        SiteDns.queries += 1
+        request = DNSRecord.parse(data)
+        reply = request.reply()
+        name = str(request.q.qname).rstrip(".").lower()
+        if not name.endswith("." + SITE_ZONE):
+            reply.header.rcode = RCODE.NXDOMAIN
+        elif QTYPE[request.q.qtype] == "A":
+            reply.add_answer(RR(name, QTYPE.A, rdata=A("127.0.0.1"), ttl=300))
+        else:
+            soa = SOA("ns." + SITE_ZONE, "hostmaster." + SITE_ZONE, (1, 0, 0, 0, 300))
+            reply.add_auth(RR(SITE_ZONE, QTYPE.SOA, ttl=300, rdata=soa))
+        self.transport.sendto(reply.pack(), addr)  # type: ignore[attr-defined]
+
+
+async def start_site_dns() -> tuple[asyncio.DatagramTransport, int]:
+    loop = asyncio.get_running_loop()
+    transport, _ = await loop.create_datagram_endpoint(SiteDns, local_addr=("127.0.0.1", 0))
+    return transport, int(transport.get_extra_info("sockname")[1])
+
+
+def bare_resolver() -> Any:
+    """The bare client's resolver: site names are 127.0.0.1 (no DNS traffic at all)."""
+    from aiohttp.abc import AbstractResolver
+
+    class Static(AbstractResolver):
+        async def resolve(self, host: str, port: int = 0, family: int = 0) -> list[Any]:
+            return [
+                {
+                    "hostname": host,
+                    "host": "127.0.0.1",
+                    "port": port,
+                    "family": socket.AF_INET,
+                    "proto": 0,
+                    "flags": socket.AI_NUMERICHOST,
+                }
+            ]
+
+        async def close(self) -> None:
+            return None
+
+    return Static()
+
+
 # -- processes ------------------------------------------------------------------------------
 
 
@@ -538,7 +604,11 @@ async def baseline(
 
     ctx = ssl.create_default_context(cafile=ca_file)
     connector = aiohttp.TCPConnector(
-        ssl=ctx, limit=concurrency, force_close=(mode != "keepalive"), use_dns_cache=False
+        ssl=ctx,
+        limit=concurrency,
+        force_close=(mode != "keepalive"),
+        use_dns_cache=False,
+        resolver=bare_resolver(),
     )
     key = SigningKey.generate_ed25519("bench-key")
     done = 0
@@ -604,7 +674,7 @@ async def register_many(
     db_url: str,
     env: dict[str, str],
     tenant_id: str,
-    urls: list[str],
+    ports: list[int],
     n: int,
     concurrency: int,
     offset: int = 0,
@@ -629,7 +699,7 @@ async def register_many(
     async def one(i: int) -> None:
         body = msgspec.convert(
             {
-                "endpoint": f"{urls[i % len(urls)]}/fan/{i}",
+                "endpoint": site_url(ports[i % len(ports)], i, "fan"),
                 "topics": [LARGE_TOPIC],
                 "eventVersions": [1],
                 "region": "eu",
@@ -824,7 +894,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
             # subscribers
             ca = trustme.CA()
-            cert = ca.issue_cert("127.0.0.1")
+            cert = ca.issue_cert("127.0.0.1", f"*.{SITE_ZONE}")
+            dns_transport, dns_port = await start_site_dns()
+            result["site_dns"] = {"zone": SITE_ZONE, "ttl_s": 300}
             ca_file, cert_file = tmp / "ca.pem", tmp / "server.pem"
             ca.cert_pem.write_to_path(str(ca_file))
             cert.private_key_and_cert_chain_pem.write_to_path(str(cert_file))
@@ -847,7 +919,6 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 sub_procs.append(p)
             for port, p in zip(ports, sub_procs, strict=True):
                 wait_tcp(port, p)
-            sub_urls = [f"https://127.0.0.1:{p}" for p in ports]
 
             env = {
                 "HOOKPROOF_DATABASE_URL": db_url,
@@ -857,7 +928,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 .rstrip("="),
                 "HOOKPROOF_EGRESS_ALLOW": ",".join(f"127.0.0.1:{p}" for p in ports),
                 "HOOKPROOF_EGRESS_CA_FILE": str(ca_file),
-                "HOOKPROOF_DNS_SERVERS": "127.0.0.1:9",
+                "HOOKPROOF_DNS_SERVERS": f"127.0.0.1:{dns_port}",
                 "HOOKPROOF_METRICS_TOKEN": "bench-metrics",
             }
             daemon_env = {**env, "HOOKPROOF_WORKERS": str(args.workers)}
@@ -885,7 +956,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 # 10 subscriptions through the API, challenged by the daemon in the background
                 t0 = time.monotonic()
                 small_urls = [
-                    f"{sub_urls[i % len(sub_urls)]}/small/{i}" for i in range(args.small_subs)
+                    site_url(ports[i % len(ports)], i, "small") for i in range(args.small_subs)
                 ]
                 sids = []
                 for u in small_urls:
@@ -1079,7 +1150,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         db_url,
                         env,
                         tenant["tenantId"],
-                        sub_urls,
+                        ports,
                         n_subs - registered,
                         args.register_concurrency,
                         offset=registered,
@@ -1126,6 +1197,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         if ln.startswith("hookproof_attempts_total")
                     ]
             result["engine_attempt_metrics"] = metrics
+            result["site_dns"]["queries"] = SiteDns.queries
+            dns_transport.close()
             stop_process(daemon)
             for p in sub_procs:
                 stop_process(p)
