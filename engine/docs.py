@@ -9,7 +9,9 @@ __all__ = ["render"]
 
 
 def render() -> str:
-    from .delivery.ledger import diagram as ledger_diagram
+    from hookproof.projections.ledger import diagram as ledger_diagram
+
+    from .delivery.gates import diagram as breaker_diagram
     from .keys.machine import docs as key_docs
     from .rollouts.machine import diagram as rollout_diagram
     from .subscriptions.machine import diagram as subscription_diagram
@@ -27,10 +29,14 @@ def render() -> str:
             subscription_diagram(),
             "```",
             "",
-            "## Delivery ledger (`engine/delivery/ledger.py`)",
+            "## Delivery ledger (`projections/ledger.py`)",
+            "",
+            ledger_diagram(),
+            "",
+            "## Endpoint breaker (`engine/delivery/gates.py`)",
             "",
             "```mermaid",
-            ledger_diagram(),
+            breaker_diagram(),
             "```",
             "",
             "## Signing keys (`engine/keys/machine.py`)",

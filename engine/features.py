@@ -107,6 +107,7 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
     from .delivery.api import routes as delivery_routes
     from .delivery.dispatcher import Dispatcher
     from .delivery.ingest import IngestService
+    from .delivery.ledger import ClaimRow
     from .delivery.views import DeliveryReader
 
     ingest = IngestService(engine.store, clock=engine.subscriptions.clock)
@@ -127,19 +128,19 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
     engine.services["drift_guard"] = guard
     states: dict[str, Any] = {}  # subscription id -> state, reused while its version holds
 
-    async def poster(row: dict[str, Any], body: bytes, headers: dict[str, str]) -> Any:
-        sid = row["subscription_id"]
-        if row["generation"] == row.get("sub_generation"):
+    async def poster(row: ClaimRow, body: bytes, headers: dict[str, str]) -> Any:
+        sid = row.subscription_id
+        if row.generation == row.sub_generation:
             state = states.get(sid)
-            if state is None or state.version != row.get("sub_version"):
+            if state is None or state.version != row.sub_version:
                 state = await engine.subscriptions.load(sid)
                 if len(states) > 10_000:
                     states.clear()
                 states[sid] = state
-            if state is not None and state.generation == row["generation"]:
-                return await guard.post(state, row["endpoint"], body, headers)
+            if state is not None and state.generation == row.generation:
+                return await guard.post(state, row.endpoint, body, headers)
         # draining an older generation: its own endpoint, no newer pin applies
-        return await transport.post(row["endpoint"], body, headers)
+        return await transport.post(row.endpoint, body, headers)
 
     async def on_gone(subscription_id: str, reason: str) -> None:
         try:

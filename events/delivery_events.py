@@ -16,7 +16,11 @@ import hashlib
 
 from .catalogue import Event
 
+#: ``DeliveryReplayRequested.by`` of the receipt-timeout worker (a redelivery, not a replay).
+REDELIVERY_ACTOR = "system:receipt-timeout"
+
 __all__ = [
+    "REDELIVERY_ACTOR",
     "ApplicationConfirmed",
     "AttemptAdmitted",
     "AttemptFailed",
@@ -140,6 +144,8 @@ class AttemptFailed(Event, frozen=True, kw_only=True, tag="delivery.attempt_fail
     request_written: bool
     peer_address: str | None = None
     retry_at: str
+    #: why a ``Retry-After`` header was not used (unparsable, out of range...); None: used/absent
+    retry_after_ignored: str | None = None
     duration_ms: float
     at: str
 

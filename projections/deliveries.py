@@ -23,19 +23,9 @@ from hookproof.events.delivery_events import (
 )
 
 from .base import Projection, Row
+from .ledger import LEDGER_STATES, transition
 
 __all__ = ["LEDGER_STATES", "DeliveryLedger", "evolve_delivery"]
-
-LEDGER_STATES = (
-    "PLANNED",
-    "DISPATCHING",
-    "ENDPOINT_ACCEPTED",
-    "RETRYABLE",
-    "UNKNOWN_TRANSPORT",
-    "DEAD_LETTER",
-    "APPLICATION_CONFIRMED",
-    "QUARANTINED",
-)
 
 
 def _ts(text: str) -> datetime:
@@ -44,7 +34,11 @@ def _ts(text: str) -> datetime:
 
 def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool = False) -> Row:
     """The ledger row after one event of the delivery stream. Pure unless ``reuse``: a fold
-    that owns ``row`` (a rebuild) may let it be updated in place instead of copied."""
+    that owns ``row`` (a rebuild) may let it be updated in place instead of copied.
+
+    The next state comes from the ledger table (:func:`.ledger.transition`), which refuses an
+    event the table does not allow; this function only carries the event's fields."""
+    state = transition(None if row is None else row["state"], event)
     if isinstance(event, DeliveryPlanned):
         at = _ts(event.at)
         return {
@@ -60,7 +54,7 @@ def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool 
             "owner": event.owner,
             "receipts": event.receipts,
             "max_attempts": event.max_attempts,
-            "state": "PLANNED",
+            "state": state,
             "attempt": 0,
             "next_attempt_at": at,
             "lease_owner": None,
@@ -77,13 +71,13 @@ def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool 
             "created_at": at,
             "updated_at": at,
         }
-    if row is None:
-        raise ValueError(f"{event.type} before delivery.planned")
+    assert row is not None  # the table allows only ``plan`` on an absent delivery
     new = row if reuse else dict(row)
     new["stream_version"] = version
+    new["state"] = state
+    confirmed = state == "APPLICATION_CONFIRMED"
     if isinstance(event, AttemptAdmitted):
         new.update(
-            state="DISPATCHING",
             attempt=event.attempt,
             lease_owner=event.dispatcher,
             lease_until=_ts(event.lease_until),
@@ -91,9 +85,7 @@ def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool 
             updated_at=_ts(event.at),
         )
     elif isinstance(event, EndpointAccepted):
-        confirmed = row["state"] == "APPLICATION_CONFIRMED"
         new.update(
-            state="APPLICATION_CONFIRMED" if confirmed else "ENDPOINT_ACCEPTED",
             last_status=event.status,
             last_code=None,
             lease_owner=None,
@@ -102,39 +94,34 @@ def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool 
             accepted_at=row["accepted_at"] or _ts(event.at),
             updated_at=_ts(event.at),
         )
+    elif isinstance(event, AttemptFailed) and confirmed:  # late: the receipt came first
+        new.update(updated_at=_ts(event.at), lease_owner=None, lease_until=None)
     elif isinstance(event, AttemptFailed):
-        if row["state"] == "APPLICATION_CONFIRMED":
-            new.update(updated_at=_ts(event.at), lease_owner=None, lease_until=None)
-        else:
-            new.update(
-                state=event.outcome,
-                last_code=event.code,
-                last_status=event.status,
-                location=event.location,
-                next_attempt_at=_ts(event.retry_at),
-                lease_owner=None,
-                lease_until=None,
-                unknown_since=(
-                    row["unknown_since"] or _ts(event.at)
-                    if event.outcome == "UNKNOWN_TRANSPORT"
-                    else None
-                ),
-                updated_at=_ts(event.at),
-            )
+        new.update(
+            last_code=event.code,
+            last_status=event.status,
+            location=event.location,
+            next_attempt_at=_ts(event.retry_at),
+            lease_owner=None,
+            lease_until=None,
+            unknown_since=(
+                row["unknown_since"] or _ts(event.at) if state == "UNKNOWN_TRANSPORT" else None
+            ),
+            updated_at=_ts(event.at),
+        )
     elif isinstance(event, AttemptLost):
-        if row["state"] == "DISPATCHING":
-            new.update(
-                state="UNKNOWN_TRANSPORT",
-                last_code="dispatcher_lost",
-                next_attempt_at=_ts(event.retry_at),
-                lease_owner=None,
-                lease_until=None,
-                unknown_since=row["unknown_since"] or _ts(event.at),
-                updated_at=_ts(event.at),
-            )
+        new.update(
+            last_code="dispatcher_lost",
+            next_attempt_at=_ts(event.retry_at),
+            lease_owner=None,
+            lease_until=None,
+            unknown_since=row["unknown_since"] or _ts(event.at),
+            updated_at=_ts(event.at),
+        )
+    elif isinstance(event, DeadLettered) and confirmed:  # late: a confirmation outranks it
+        new.update(updated_at=_ts(event.at))
     elif isinstance(event, DeadLettered):
         new.update(
-            state="DEAD_LETTER",
             owner=event.owner,
             dead_letter_reason=event.reason,
             next_attempt_at=None,
@@ -144,14 +131,12 @@ def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool 
         )
     elif isinstance(event, DeliveryQuarantined):
         new.update(
-            state="QUARANTINED",
             last_code=event.reason,
             next_attempt_at=None,
             updated_at=_ts(event.at),
         )
     elif isinstance(event, DeliveryReplayRequested):
         new.update(
-            state="RETRYABLE",
             next_attempt_at=_ts(event.at),
             dead_letter_reason=None,
             max_attempts=row["attempt"] + 1,  # one more attempt, same identity
@@ -159,7 +144,6 @@ def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool 
         )
     elif isinstance(event, ApplicationConfirmed):
         new.update(
-            state="APPLICATION_CONFIRMED",
             application="CONFIRMED",
             next_attempt_at=None,
             unknown_since=None,

@@ -19,41 +19,37 @@ import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from datetime import UTC, datetime
 
-import msgspec
 import structlog
 
 from hookproof.config import Settings
 from hookproof.errors import ConcurrencyConflict, HookproofError
-from hookproof.events import Event, EventStore, Metadata, StreamAppend
+from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
-    AttemptAdmitted,
-    AttemptFailed,
     AttemptLost,
-    DeadLettered,
-    DeliveryQuarantined,
-    EndpointAccepted,
 )
 from hookproof.events.sqlfiles import query
 from hookproof.events.subscription_events import RetryPolicy
 from hookproof_subscriber import SigningKey
 
-from ..egress import EgressResult, Outcome
-from ..signing import DEFAULT_PROFILE, Signer, sign_headers
+from ..egress import EgressResult
+from ..signing import Signer, sign_headers
 from .batcher import OutcomeBatcher
+from .claim import KeyScope, claim_appends, claim_row, plan_claim
 from .gates import EndpointGates
-from .ledger import Admit, Defer, Refuse, admission
-from .retry import AttemptError, decide, parse_retry_after
+from .ledger import ClaimRow
+from .outcome import breaker_success, outcome_events
 
 __all__ = ["DispatchMetrics", "Dispatcher"]
 
 log = structlog.get_logger("hookproof.dispatcher")
 PKG = "hookproof.engine"
 
+#: (scope: a subscription id for hmac-sha256, else "engine"; algorithm) -> (key, generation)
 KeyProvider = Callable[[str, str], Awaitable[tuple[SigningKey, int]]]
-Poster = Callable[[dict[str, Any], bytes, dict[str, str]], Awaitable[EgressResult]]
+#: sends one attempt: (the claimed row, the body, the signed headers) -> the egress result
+Poster = Callable[[ClaimRow, bytes, dict[str, str]], Awaitable[EgressResult]]
 
 
 @dataclass
@@ -79,13 +75,17 @@ class DispatchMetrics:
 
 @dataclass
 class _Job:
-    row: dict[str, Any]
+    row: ClaimRow
     attempt: int
     key: SigningKey
     key_generation: int
-    policy: RetryPolicy
     version: int
     admitted_at: float
+    body: bytes = b""
+
+    @property
+    def policy(self) -> RetryPolicy:
+        return self.row.retry_policy
 
 
 def traceparent() -> str:
@@ -130,124 +130,67 @@ class Dispatcher:
     # -- admission ----------------------------------------------------------------------
 
     async def claim(self) -> list[_Job]:
-        """One transaction: claim due rows, fence-check, append admissions/quarantines."""
+        """One transaction: claim due rows, plan (:func:`.claim.plan_claim`), append the
+        quarantines, dead letters and admissions, read the bodies of what will be sent."""
         free = self.max_inflight - len(self.inflight)
         if free <= 0:
             return []
         now = self.clock()
-        jobs: list[_Job] = []
+        self.gates.prune()
         async with self.store.pool.acquire() as conn, conn.transaction():
-            rows = await conn.fetch(
+            records = await conn.fetch(
                 query("dispatch_claim", PKG), min(free, self.batch), self.gates.blocked()
             )
-            appends: list[StreamAppend] = []
-            keys: dict[tuple[str, str], tuple[SigningKey, int]] = {}
-            per_endpoint: dict[str, int] = {}
-            for r in rows:
-                row = dict(r)
-                config = msgspec.json.decode(row["sub_config"])
-                sub = {
-                    "state": row["sub_state"],
-                    "generation": row["sub_generation"],
-                    "old_generation_policy": config.get("old_generation_policy", "drain"),
-                }
-                verdict = admission(row, sub)
-                stream = f"delivery-{row['delivery_id']}"
-                meta = Metadata(actor=f"dispatcher:{self.name}", correlation_id=row["event_id"])
-                if isinstance(verdict, Refuse):
-                    appends.append(
-                        StreamAppend(
-                            stream,
-                            [
-                                DeliveryQuarantined(
-                                    delivery_id=row["delivery_id"],
-                                    reason=verdict.reason,
-                                    planned_generation=row["generation"],
-                                    current_generation=row["sub_generation"],
-                                    subscription_state=row["sub_state"],
-                                    at=now.isoformat(),
-                                )
-                            ],
-                            row["stream_version"],
-                            meta,
-                        )
-                    )
-                    log.info(
-                        "admission_refused",
-                        delivery_id=row["delivery_id"],
-                        subscription_id=row["subscription_id"],
-                        reason=verdict.reason,
-                        planned_generation=row["generation"],
-                        current_generation=row["sub_generation"],
-                    )
-                    continue
-                if isinstance(verdict, Defer):
-                    continue
-                assert isinstance(verdict, Admit)
-                digest = row["endpoint_digest"]
-                room = self.gates.room(digest) - per_endpoint.get(digest, 0)
-                if room <= 0:
-                    continue  # this endpoint has enough in flight; leave the row for later
-                per_endpoint[digest] = per_endpoint.get(digest, 0) + 1
-                alg = config["signature_algorithm"]
-                scope = row["subscription_id"] if alg == "hmac-sha256" else "engine"
+            plan = plan_claim(map(claim_row, records), self.gates.room)
+            keys: dict[KeyScope, tuple[SigningKey, int]] = {}
+            for scope, alg in plan.key_scopes():  # one ring lookup per scope per claim
                 try:
-                    if (scope, alg) not in keys:  # one ring lookup per scope per claim
-                        keys[(scope, alg)] = await self.key_provider(row["subscription_id"], alg)
-                    key, key_generation = keys[(scope, alg)]
+                    keys[(scope, alg)] = await self.key_provider(scope, alg)
                 except HookproofError as exc:  # e.g. no ACTIVE key after a compromise
-                    log.warning("admission_no_key", delivery_id=row["delivery_id"], code=exc.code)
-                    continue
-                attempt = row["attempt"] + 1
-                row["signature_profile"] = config.get("signature_profile") or DEFAULT_PROFILE
-                policy = msgspec.convert(config.get("retry_policy") or {}, RetryPolicy)
-                appends.append(
-                    StreamAppend(
-                        stream,
-                        [
-                            AttemptAdmitted(
-                                delivery_id=row["delivery_id"],
-                                attempt=attempt,
-                                generation=row["generation"],
-                                subscription_version=row["sub_version"],
-                                endpoint=row["endpoint"],
-                                payload_digest=row["payload_digest"],
-                                key_id=key.key_id,
-                                key_generation=key_generation,
-                                signature_alg=key.alg,
-                                dispatcher=self.name,
-                                lease_until=(now + timedelta(seconds=self.lease_s)).isoformat(),
-                                drain=verdict.drain,
-                                reconciles=row["state"] == "UNKNOWN_TRANSPORT",
-                                at=now.isoformat(),
-                            )
-                        ],
-                        row["stream_version"],
-                        meta,
-                    )
+                    log.warning("admission_no_key", scope=scope, code=exc.code)
+            appends, admitted = claim_appends(
+                plan, keys, now=now, dispatcher=self.name, lease_s=self.lease_s
+            )
+            for row, refused in plan.quarantine:
+                log.info(
+                    "admission_refused",
+                    delivery_id=row.delivery_id,
+                    subscription_id=row.subscription_id,
+                    reason=refused.reason,
+                    planned_generation=row.generation,
+                    current_generation=row.sub_generation,
                 )
-                jobs.append(
-                    _Job(
-                        row,
-                        attempt,
-                        key,
-                        key_generation,
-                        policy,
-                        row["stream_version"] + 1,
-                        time.monotonic(),
-                    )
+            for row, spent in plan.dead_letter:
+                log.warning(
+                    "admission_exhausted",
+                    delivery_id=row.delivery_id,
+                    subscription_id=row.subscription_id,
+                    attempt=row.attempt,
+                    reason=spent.reason,
                 )
+                self.metrics.count("dead_letter")
             if appends:
                 await self.store.append(appends, conn=conn)
-            if jobs:
-                keys = list({(j.row["tenant_id"], j.row["event_id"]) for j in jobs})
-                bodies = await conn.fetch(
-                    query("dispatch_bodies", PKG), [k[0] for k in keys], [k[1] for k in keys]
-                )
-                by_event = {(b["tenant_id"], b["event_id"]): bytes(b["body"]) for b in bodies}
-                for j in jobs:
-                    j.row["body"] = by_event[(j.row["tenant_id"], j.row["event_id"])]
-        return jobs
+            if not admitted:
+                return []
+            keys = list({(a.row.tenant_id, a.row.event_id) for a in admitted})
+            bodies = await conn.fetch(
+                query("dispatch_bodies", PKG), [k[0] for k in keys], [k[1] for k in keys]
+            )
+        by_event = {(b["tenant_id"], b["event_id"]): bytes(b["body"]) for b in bodies}
+        started = time.monotonic()
+        return [
+            _Job(
+                a.row,
+                a.attempt,
+                a.key,
+                a.key_generation,
+                a.version,
+                started,
+                by_event[(a.row.tenant_id, a.row.event_id)],
+            )
+            for a in admitted
+        ]
 
     # -- sending ------------------------------------------------------------------------
 
@@ -255,20 +198,20 @@ class Dispatcher:
         r = job.row
         headers = {
             "Content-Type": "application/json",
-            "Webhook-Id": r["event_id"],
-            "Webhook-Delivery-Id": r["delivery_id"],
+            "Webhook-Id": r.event_id,
+            "Webhook-Delivery-Id": r.delivery_id,
             "Webhook-Attempt": str(job.attempt),
-            "Webhook-Subscription": r["subscription_id"],
-            "Webhook-Generation": str(r["generation"]),
+            "Webhook-Subscription": r.subscription_id,
+            "Webhook-Generation": str(r.generation),
             "traceparent": traceparent(),
         }
         headers.update(
             sign_headers(
                 "POST",
-                r["endpoint"],
+                r.endpoint,
                 headers,
-                r["body"],
-                [Signer(r.get("signature_profile") or DEFAULT_PROFILE, job.key)],
+                job.body,
+                [Signer(r.signature_profile, job.key)],
                 created=int(self.clock().timestamp()),
                 lifetime=int(self.settings.signature_lifetime_s),
             )
@@ -277,119 +220,60 @@ class Dispatcher:
 
     async def send(self, job: _Job) -> None:
         r = job.row
-        self.gates.acquire(r["endpoint_digest"])
+        self.gates.acquire(r.endpoint_digest)
         started = time.monotonic()
         success = False
         try:
             headers = self.headers_for(job)
-            result = await self.poster(r, r["body"], headers)
-            # the breaker counts unavailability (no answer, 5xx, 429), not a 4xx verdict
-            status = result.status
-            success = result.ok or (status is not None and 400 <= status < 500 and status != 429)
+            result = await self.poster(r, job.body, headers)
+            success = breaker_success(result)
             await self.record(job, result, time.monotonic() - started)
         except Exception as exc:  # recording failed: the lease expiry will reconcile it
             log.error(
                 "dispatch_record_failed",
-                delivery_id=r["delivery_id"],
+                delivery_id=r.delivery_id,
                 attempt=job.attempt,
                 error=type(exc).__name__,
             )
         finally:
-            self.gates.release(r["endpoint_digest"], success=success)
+            self.gates.release(r.endpoint_digest, success=success)
             self.metrics.observe(time.monotonic() - job.admitted_at)
 
     async def record(self, job: _Job, result: EgressResult, duration: float) -> None:
         r = job.row
-        now = self.clock()
-        ms = round(duration * 1000, 3)
-        events: list[Event]
-        if result.ok:
-            assert result.status is not None
-            events = [
-                EndpointAccepted(
-                    delivery_id=r["delivery_id"],
-                    attempt=job.attempt,
-                    status=result.status,
-                    peer_address=result.peer_address,
-                    spki_sha256=result.spki_sha256,
-                    duration_ms=ms,
-                    at=now.isoformat(),
-                )
-            ]
-            outcome = "endpoint_accepted"
-        else:
-            error = self.classify(result, now)
-            decision = decide(job.policy, job.attempt, error, rand=self.rng.random())
-            retry_at = now + timedelta(seconds=decision.delay_s)
-            kind = "UNKNOWN_TRANSPORT" if error.unknown else "RETRYABLE"
-            events = [
-                AttemptFailed(
-                    delivery_id=r["delivery_id"],
-                    attempt=job.attempt,
-                    outcome=kind,
-                    code=error.code,
-                    status=result.status,
-                    location=result.location,
-                    request_written=result.request_written,
-                    peer_address=result.peer_address,
-                    retry_at=retry_at.isoformat(),
-                    duration_ms=ms,
-                    at=now.isoformat(),
-                )
-            ]
-            outcome = kind.lower()
-            if not decision.retry:
-                events.append(
-                    DeadLettered(
-                        delivery_id=r["delivery_id"],
-                        attempt=job.attempt,
-                        owner=r["owner"],
-                        reason=decision.dead_letter_reason or decision.reason,
-                        replay=f"POST /v1/deliveries/{r['delivery_id']}/replay",
-                        at=now.isoformat(),
-                    )
-                )
-                outcome = "dead_letter"
-                if error.status == 410 and job.policy.on_gone == "suspend" and self.on_gone:
-                    await self.on_gone(r["subscription_id"], "endpoint_gone")
-        self.metrics.count(outcome)
-        meta = Metadata(actor=f"dispatcher:{self.name}", correlation_id=r["event_id"])
-        stream = f"delivery-{r['delivery_id']}"
+        recorded = outcome_events(
+            delivery_id=r.delivery_id,
+            attempt=job.attempt,
+            owner=r.owner,
+            policy=job.policy,
+            result=result,
+            duration_s=duration,
+            now=self.clock(),
+            rand=self.rng.random(),
+        )
+        decision = recorded.decision
+        if decision is not None and decision.suspend_subscription and self.on_gone:
+            await self.on_gone(r.subscription_id, "endpoint_gone")
+        self.metrics.count(recorded.outcome)
+        meta = Metadata(actor=f"dispatcher:{self.name}", correlation_id=r.event_id)
+        stream = f"delivery-{r.delivery_id}"
+        append = StreamAppend(stream, recorded.events, job.version, meta)
         try:
-            await self.outcomes.append(StreamAppend(stream, events, job.version, meta))
+            await self.outcomes.append(append)
         except ConcurrencyConflict:
             # Something else was recorded meanwhile (a receipt, or a lease taken over):
             # the outcome is still evidence, appended after it.
-            await self.store.append([StreamAppend(stream, events, "any", meta)])
+            await self.store.append([StreamAppend(stream, recorded.events, "any", meta)])
         log.info(
             "attempt_recorded",
-            delivery_id=r["delivery_id"],
-            subscription_id=r["subscription_id"],
+            delivery_id=r.delivery_id,
+            subscription_id=r.subscription_id,
             attempt=job.attempt,
             key_id=job.key.key_id,
-            outcome=outcome,
+            outcome=recorded.outcome,
             status=result.status,
             code=result.code,
         )
-
-    @staticmethod
-    def classify(result: EgressResult, now: datetime) -> AttemptError:
-        if result.outcome is Outcome.REDIRECT:
-            return AttemptError("redirect", status=result.status)
-        if result.outcome is Outcome.RESPONSE:
-            if result.code in ("protocol_error", "connection_reset", "response_timeout"):
-                # the status line arrived but the response never completed: lost
-                return AttemptError(result.code, status=result.status, unknown=True)
-            if result.code is not None:  # e.g. response_too_large: a response came back
-                return AttemptError(result.code, status=result.status)
-            return AttemptError(
-                f"http_{result.status}",
-                status=result.status,
-                retry_after_s=parse_retry_after(result.header("Retry-After"), now),
-            )
-        if result.outcome is Outcome.UNKNOWN:
-            return AttemptError(result.code or "unknown", unknown=True)
-        return AttemptError(result.code or result.outcome.value)
 
     # -- leases -------------------------------------------------------------------------
 

@@ -1,19 +1,89 @@
-"""Per-endpoint concurrency limits and a circuit breaker (one dead endpoint never slows others)."""
+"""Per-endpoint concurrency limits and a circuit breaker (one dead endpoint never slows others).
+
+The breaker is one transition table (``BREAKER_TRANSITIONS``) and a pure ``breaker_next``;
+``observed`` reads the state at a time without changing anything (an OPEN breaker whose
+cool-down has passed reads as HALF_OPEN, which admits one probe). ``EndpointGates`` holds
+the in-flight counts and breakers of the endpoints that have either, nothing else: an endpoint
+back to CLOSED with nothing in flight is dropped, and ``prune`` drops idle entries.
+"""
 
 from __future__ import annotations
 
+import enum
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Final
 
-__all__ = ["EndpointGates"]
+__all__ = [
+    "BREAKER_TRANSITIONS",
+    "Breaker",
+    "BreakerState",
+    "EndpointGates",
+    "breaker_next",
+    "diagram",
+    "observed",
+]
 
 
-@dataclass
-class _Gate:
-    inflight: int = 0
+class BreakerState(enum.StrEnum):
+    CLOSED = "closed"
+    OPEN = "open"
+    HALF_OPEN = "half_open"
+
+
+B = BreakerState
+
+# (state, command) -> state. ``trip``: a failure at the threshold, or any failure while not
+# CLOSED; ``cool_down``: the open period has passed (applied when the state is read).
+BREAKER_TRANSITIONS: Final[dict[tuple[BreakerState, str], BreakerState]] = {
+    (B.CLOSED, "success"): B.CLOSED,
+    (B.CLOSED, "failure"): B.CLOSED,
+    (B.CLOSED, "trip"): B.OPEN,
+    (B.OPEN, "success"): B.CLOSED,  # an attempt admitted before it opened came back fine
+    (B.OPEN, "trip"): B.OPEN,  # re-armed for another open period
+    (B.OPEN, "cool_down"): B.HALF_OPEN,
+    (B.HALF_OPEN, "success"): B.CLOSED,
+    (B.HALF_OPEN, "trip"): B.OPEN,  # the probe failed
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Breaker:
+    state: BreakerState = B.CLOSED
     failures: int = 0
     open_until: float = 0.0
-    state: str = "closed"  # closed | open | half_open
+
+
+CLOSED: Final = Breaker()
+
+
+def observed(b: Breaker, now: float) -> BreakerState:
+    """The breaker's state at ``now`` (pure: reading it changes nothing)."""
+    if b.state is B.OPEN and now >= b.open_until:
+        return BREAKER_TRANSITIONS[B.OPEN, "cool_down"]
+    return b.state
+
+
+def diagram() -> str:
+    """A Mermaid state diagram drawn from the table."""
+    lines = ["stateDiagram-v2", "    [*] --> closed"]
+    lines += [f"    {s} --> {d}: {c}" for (s, c), d in BREAKER_TRANSITIONS.items()]
+    return "\n".join(lines)
+
+
+def breaker_next(
+    b: Breaker, success: bool, now: float, *, threshold: int, open_seconds: float
+) -> Breaker:
+    """The breaker after an attempt that counted as ``success`` or not."""
+    state = observed(b, now)
+    if success:
+        return Breaker(BREAKER_TRANSITIONS[state, "success"])
+    failures = b.failures + 1
+    command = "trip" if state is not B.CLOSED or failures >= threshold else "failure"
+    after = BREAKER_TRANSITIONS[state, command]
+    if after is B.OPEN:
+        return Breaker(after, failures, now + open_seconds)
+    return replace(b, state=after, failures=failures)
 
 
 @dataclass
@@ -21,49 +91,66 @@ class EndpointGates:
     limit: int = 8
     failure_threshold: int = 5
     open_seconds: float = 30.0
-    gates: dict[str, _Gate] = field(default_factory=dict)
+    idle_seconds: float = 600.0  # an entry untouched this long is forgotten by ``prune``
+    breakers: dict[str, Breaker] = field(default_factory=dict)
+    inflight: dict[str, int] = field(default_factory=dict)
+    touched: dict[str, float] = field(default_factory=dict)
 
-    def _gate(self, key: str) -> _Gate:
-        g = self.gates.get(key)
-        if g is None:
-            g = self.gates[key] = _Gate()
-        return g
+    def room(self, key: str, now: float | None = None) -> int:
+        """How many more attempts this endpoint may have in flight now."""
+        now = time.monotonic() if now is None else now
+        busy = self.inflight.get(key, 0)
+        state = observed(self.breakers.get(key, CLOSED), now)
+        if state is B.OPEN:
+            return 0
+        if state is B.HALF_OPEN:
+            return max(0, 1 - busy)  # one probe at a time
+        return max(0, self.limit - busy)
 
     def blocked(self, now: float | None = None) -> list[str]:
-        """Endpoints not to claim for now: saturated, or breaker open."""
+        """Endpoints not to claim for now: saturated, or breaker open (a pure read)."""
         now = time.monotonic() if now is None else now
-        out = []
-        for key, g in self.gates.items():
-            if g.state == "open" and now >= g.open_until:
-                g.state = "half_open"
-            if (
-                g.inflight >= self.limit
-                or g.state == "open"
-                or (g.state == "half_open" and g.inflight > 0)
-            ):
-                out.append(key)
-        return out
+        return [k for k in self.touched if self.room(k, now) <= 0]
 
-    def room(self, key: str) -> int:
-        """How many more attempts this endpoint may have in flight now."""
-        g = self.gates.get(key)
-        return self.limit if g is None else max(0, self.limit - g.inflight)
-
-    def acquire(self, key: str) -> None:
-        self._gate(key).inflight += 1
+    def acquire(self, key: str, now: float | None = None) -> None:
+        self.inflight[key] = self.inflight.get(key, 0) + 1
+        self.touched[key] = time.monotonic() if now is None else now
 
     def release(self, key: str, *, success: bool, now: float | None = None) -> None:
         now = time.monotonic() if now is None else now
-        g = self._gate(key)
-        g.inflight = max(0, g.inflight - 1)
-        if success:
-            g.failures = 0
-            g.state = "closed"
-        else:
-            g.failures += 1
-            if g.state == "half_open" or g.failures >= self.failure_threshold:
-                g.state = "open"
-                g.open_until = now + self.open_seconds
+        busy = max(0, self.inflight.get(key, 0) - 1)
+        b = breaker_next(
+            self.breakers.get(key, CLOSED),
+            success,
+            now,
+            threshold=self.failure_threshold,
+            open_seconds=self.open_seconds,
+        )
+        if b == CLOSED and busy == 0:  # nothing to remember about this endpoint
+            self._forget(key)
+            return
+        self.inflight[key] = busy
+        self.breakers[key] = b
+        self.touched[key] = now
 
-    def states(self) -> dict[str, str]:
-        return {k: g.state for k, g in self.gates.items()}
+    def prune(self, now: float | None = None) -> int:
+        """Forget endpoints with nothing in flight and untouched for ``idle_seconds``."""
+        now = time.monotonic() if now is None else now
+        idle = [
+            k
+            for k, t in self.touched.items()
+            if now - t >= self.idle_seconds and not self.inflight.get(k)
+        ]
+        for k in idle:
+            self._forget(k)
+        return len(idle)
+
+    def _forget(self, key: str) -> None:
+        self.inflight.pop(key, None)
+        self.breakers.pop(key, None)
+        self.touched.pop(key, None)
+
+    def states(self, now: float | None = None) -> dict[str, str]:
+        """Each remembered endpoint's breaker state (a pure read)."""
+        now = time.monotonic() if now is None else now
+        return {k: str(observed(self.breakers.get(k, CLOSED), now)) for k in self.touched}

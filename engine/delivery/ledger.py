@@ -1,92 +1,106 @@
-"""The ledger state machine (one transition table) and the pure admission decision."""
+"""The admission rule: may a claimed delivery get an attempt now? (Pure; no I/O.)
+
+The ledger's transition table lives in :mod:`hookproof.projections.ledger` (the fold and this
+rule share it); this module re-exports it for the engine.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Final
+
+from hookproof.events.subscription_events import RetryPolicy
+from hookproof.projections.ledger import (
+    ADMITTING,
+    LEDGER_TRANSITIONS,
+    diagram,
+    ledger_next,
+)
+
+from ..subscriptions.machine import ELIGIBLE, TERMINAL
+from .retry import exhausted
 
 __all__ = [
+    "ADMITTING",
+    "CLAIMABLE_SUBSCRIPTION_STATES",
     "LEDGER_TRANSITIONS",
     "Admit",
-    "Defer",
+    "ClaimRow",
+    "Exhausted",
     "Refuse",
     "admission",
+    "claimable",
     "diagram",
     "ledger_next",
 ]
 
-LEDGER_TRANSITIONS: dict[tuple[str, str], str] = {
-    ("PLANNED", "admit"): "DISPATCHING",
-    ("RETRYABLE", "admit"): "DISPATCHING",
-    ("UNKNOWN_TRANSPORT", "admit"): "DISPATCHING",
-    ("DISPATCHING", "accepted"): "ENDPOINT_ACCEPTED",
-    ("DISPATCHING", "failed"): "RETRYABLE",
-    ("DISPATCHING", "lost"): "UNKNOWN_TRANSPORT",
-    ("DISPATCHING", "exhausted"): "DEAD_LETTER",
-    ("RETRYABLE", "exhausted"): "DEAD_LETTER",
-    ("UNKNOWN_TRANSPORT", "exhausted"): "DEAD_LETTER",
-    ("PLANNED", "quarantine"): "QUARANTINED",
-    ("RETRYABLE", "quarantine"): "QUARANTINED",
-    ("UNKNOWN_TRANSPORT", "quarantine"): "QUARANTINED",
-    ("DEAD_LETTER", "replay"): "RETRYABLE",
-    ("ENDPOINT_ACCEPTED", "redeliver"): "RETRYABLE",  # receipt contract: no receipt in time
-    ("QUARANTINED", "replay"): "RETRYABLE",
-    ("ENDPOINT_ACCEPTED", "confirm"): "APPLICATION_CONFIRMED",
-    ("RETRYABLE", "confirm"): "APPLICATION_CONFIRMED",
-    ("UNKNOWN_TRANSPORT", "confirm"): "APPLICATION_CONFIRMED",
-    ("DISPATCHING", "confirm"): "APPLICATION_CONFIRMED",
-    ("DEAD_LETTER", "confirm"): "APPLICATION_CONFIRMED",
-}
+#: Subscription states in which the claim query returns a delivery of the current generation
+#: (eligible ones are admitted, closed ones quarantined); any state for an older generation.
+CLAIMABLE_SUBSCRIPTION_STATES: Final = ELIGIBLE | TERMINAL
 
 
-def ledger_next(state: str, command: str) -> str | None:
-    return LEDGER_TRANSITIONS.get((state, command))
+@dataclass(frozen=True, slots=True)
+class ClaimRow:
+    """One row of ``dispatch_claim.sql``: the delivery and its subscription, locked."""
+
+    delivery_id: str
+    event_id: str
+    tenant_id: str
+    subscription_id: str
+    generation: int
+    endpoint: str
+    endpoint_digest: str
+    payload_digest: str
+    owner: str
+    state: str
+    attempt: int
+    max_attempts: int
+    last_code: str | None
+    stream_version: int
+    sub_state: str
+    sub_generation: int
+    sub_version: int
+    signature_algorithm: str
+    signature_profile: str
+    old_generation_policy: str
+    retry_policy: RetryPolicy
 
 
-def diagram() -> str:
-    lines = ["stateDiagram-v2", "    [*] --> PLANNED: ingest"]
-    lines += [f"    {s} --> {d}: {c}" for (s, c), d in sorted(LEDGER_TRANSITIONS.items())]
-    return "\n".join(lines)
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Admit:
     drain: bool = False  # an earlier generation's admitted delivery, draining to its endpoint
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Refuse:
-    reason: str  # stale_generation | subscription_closed
+    reason: str  # subscription_closed | stale_generation: quarantined
 
 
-@dataclass(frozen=True)
-class Defer:
-    reason: str  # subscription_suspended | subscription_pending_challenge
-    seconds: float
+@dataclass(frozen=True, slots=True)
+class Exhausted:
+    reason: str  # exhausted:<last code>: dead-lettered without another attempt
 
 
-def admission(
-    delivery: dict[str, Any], subscription: dict[str, Any] | None
-) -> Admit | Refuse | Defer:
-    """May this delivery get an attempt now? Decided against the subscription row read
-    ``FOR SHARE`` in the admitting transaction (the fencing check)."""
-    if subscription is None:
-        return Refuse("subscription_missing")
-    state = subscription["state"]
-    if state in ("REVOKED", "EXPIRED"):
+def claimable(row: ClaimRow) -> bool:
+    """The claim query's filter, as a rule (a test checks the query against it)."""
+    return row.state in ADMITTING and (
+        row.sub_state in CLAIMABLE_SUBSCRIPTION_STATES or row.generation != row.sub_generation
+    )
+
+
+def admission(row: ClaimRow) -> Admit | Refuse | Exhausted:
+    """What a claimed row gets, decided against the subscription row read ``FOR SHARE`` in the
+    admitting transaction (the fencing check). ``row`` must be :func:`claimable`."""
+    if not claimable(row):
+        raise ValueError(f"delivery {row.delivery_id} is not claimable")
+    if row.sub_state in TERMINAL:
         return Refuse("subscription_closed")
-    planned, current = delivery["generation"], subscription["generation"]
-    if planned == current:
-        if state in ("ACTIVE", "ROTATING"):
-            return Admit()
-        if state == "SUSPENDED":
-            return Defer("subscription_suspended", 30.0)
-        return Defer("subscription_pending_challenge", 15.0)
-    # An older generation: only deliveries already admitted before may drain, by policy.
-    if (
-        delivery["attempt"] >= 1
-        and subscription["old_generation_policy"] == "drain"
-        and state != "SUSPENDED"
+    if row.generation != row.sub_generation and not (
+        # an older generation: only deliveries already admitted before may drain, by policy
+        row.attempt >= 1 and row.old_generation_policy == "drain" and row.sub_state != "SUSPENDED"
     ):
-        return Admit(drain=True)
-    return Refuse("stale_generation")
+        return Refuse("stale_generation")
+    # whatever ended the previous attempt (a failure, a lost lease), the limit holds
+    if row.attempt >= 1 and exhausted(row.attempt, row.max_attempts):
+        return Exhausted(f"exhausted:{row.last_code or 'unknown'}")
+    return Admit(drain=row.generation != row.sub_generation)

@@ -1,17 +1,44 @@
-"""Retry policy as a pure value: ``decide(policy, attempt, error, rand) -> RetryDecision``."""
+"""Retry policy as pure values: ``decide(policy, attempt, error, rand=...) -> RetryDecision``.
+
+Back-off is exponential with full jitter: the delay is uniform in ``[0, base)``, where
+``base = min(max_delay, initial * multiplier ** (attempt - 1))``. A usable ``Retry-After``
+raises the delay to at least its value, within the policy's cap. A 410 dead-letters and, under
+``on_gone: suspend``, suspends the subscription. Reaching ``max_attempts`` dead-letters.
+``Retry-After`` is parsed defensively: any value is either used or ignored with a reason.
+"""
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import parsedate_to_datetime
 
 from hookproof.events.subscription_events import RetryPolicy
 
-__all__ = ["AttemptError", "RetryDecision", "decide", "parse_retry_after"]
+__all__ = [
+    "AttemptError",
+    "RetryAfter",
+    "RetryDecision",
+    "decide",
+    "exhausted",
+    "parse_retry_after",
+]
+
+_DELTA_SECONDS = re.compile(r"[0-9]{1,32}")  # ASCII digits only ("²".isdigit() is True)
+_MAX_TEXT = 64  # longer than any HTTP-date or sane delta-seconds
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
+class RetryAfter:
+    """A ``Retry-After`` value: ``seconds`` when used, else ``ignored`` says why (or absent)."""
+
+    seconds: float | None = None
+    ignored: str | None = None  # empty | too_long | unparsable | no_timezone | out_of_range
+
+
+@dataclass(frozen=True, slots=True)
 class AttemptError:
     """What went wrong with one attempt, as far as retrying is concerned."""
 
@@ -19,41 +46,62 @@ class AttemptError:
     status: int | None = None
     retry_after_s: float | None = None
     unknown: bool = False  # the request may have been written (UNKNOWN_TRANSPORT)
+    retry_after_ignored: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RetryDecision:
     retry: bool
     delay_s: float
-    reason: str
+    reason: str  # retry | gone | exhausted
     dead_letter_reason: str | None = None
+    suspend_subscription: bool = False  # a 410 under ``on_gone: suspend``
 
 
-def parse_retry_after(value: str | None, now: datetime) -> float | None:
-    """Seconds from a ``Retry-After`` value (delta-seconds or HTTP-date); None if absent/bad."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
+def parse_retry_after(value: str | None, now: datetime) -> RetryAfter:
+    """Seconds from a ``Retry-After`` value (delta-seconds or HTTP-date). Never raises."""
+    if value is None:
+        return RetryAfter()
+    text = value.strip()
+    if not text:
+        return RetryAfter(ignored="empty")
+    if len(text) > _MAX_TEXT:
+        return RetryAfter(ignored="too_long")
+    if _DELTA_SECONDS.fullmatch(text):
+        return RetryAfter(float(int(text)))
     try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
+        when = parsedate_to_datetime(text)
+    except Exception:  # ValueError, OverflowError, IndexError...: whatever the value holds
+        return RetryAfter(ignored="unparsable")
     if when.tzinfo is None:
-        return None
-    return max(0.0, (when - now).total_seconds())
+        return RetryAfter(ignored="no_timezone")
+    try:
+        seconds = (when - now).total_seconds()
+    except (OverflowError, TypeError):
+        return RetryAfter(ignored="out_of_range")
+    return RetryAfter(max(0.0, seconds))
+
+
+def exhausted(attempt: int, max_attempts: int) -> bool:
+    """No attempt after ``attempt`` may be made (the one rule for decide and for claims)."""
+    return attempt >= max_attempts
 
 
 def decide(policy: RetryPolicy, attempt: int, error: AttemptError, *, rand: float) -> RetryDecision:
-    """Exponential back-off with full jitter (``rand`` in [0, 1)), capped; Retry-After wins
-    within its cap; 410 follows the policy's ``on_gone``; exhaustion dead-letters."""
+    """What follows failed attempt number ``attempt`` (``rand`` uniform in [0, 1))."""
     if error.status == 410:
-        return RetryDecision(False, 0.0, "gone", dead_letter_reason="endpoint_gone")
-    if attempt >= policy.max_attempts:
+        return RetryDecision(
+            False,
+            0.0,
+            "gone",
+            dead_letter_reason="endpoint_gone",
+            suspend_subscription=policy.on_gone == "suspend",
+        )
+    if exhausted(attempt, policy.max_attempts):
         return RetryDecision(False, 0.0, "exhausted", dead_letter_reason=f"exhausted:{error.code}")
     base = min(policy.max_delay_s, policy.initial_delay_s * policy.multiplier ** (attempt - 1))
-    delay = base * (0.5 + rand / 2)  # "equal jitter": never retry instantly, spread the herd
-    if error.retry_after_s is not None:
-        delay = min(max(delay, error.retry_after_s), policy.retry_after_cap_s)
+    delay = base * rand  # full jitter
+    wait = error.retry_after_s
+    if wait is not None and math.isfinite(wait):
+        delay = min(max(delay, wait), policy.retry_after_cap_s)
     return RetryDecision(True, delay, "retry")

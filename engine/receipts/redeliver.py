@@ -21,14 +21,13 @@ import structlog
 
 from hookproof.errors import ConcurrencyConflict
 from hookproof.events import EventStore, Metadata, StreamAppend
-from hookproof.events.delivery_events import DeliveryReplayRequested
+from hookproof.events.delivery_events import REDELIVERY_ACTOR, DeliveryReplayRequested
 from hookproof.events.sqlfiles import query
 
 __all__ = ["REDELIVERY_ACTOR", "ReceiptRedeliverer"]
 
 log = structlog.get_logger("hookproof.receipts")
 PKG = "hookproof.engine.receipts"
-REDELIVERY_ACTOR = "system:receipt-timeout"
 
 
 class ReceiptRedeliverer:

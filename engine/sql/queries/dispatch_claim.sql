@@ -2,11 +2,14 @@
 -- the fencing check. A revoke or generation change holds the row exclusively while it
 -- commits, so an admission and a revoke cannot both win; after waiting, the newest row
 -- version is what we see (READ COMMITTED re-check).
+-- The state lists are the ledger table's admitting states and the subscription states a
+-- claim handles (engine/delivery/ledger.py `claimable`); tests/delivery/test_decisions.py
+-- checks that they match.
 SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, d.endpoint,
-       d.endpoint_digest, d.payload_digest, d.owner, d.state, d.attempt, d.stream_version,
-       d.unknown_since,
+       d.endpoint_digest, d.payload_digest, d.owner, d.state, d.attempt, d.max_attempts,
+       d.last_code, d.stream_version,
        s.state AS sub_state, s.generation AS sub_generation, s.stream_version AS sub_version,
-       s.config AS sub_config, s.pinned_addresses AS pinned, s.spki_sha256 AS pinned_spki
+       s.config AS sub_config
 FROM deliveries d
 JOIN subscriptions s ON s.subscription_id = d.subscription_id
 WHERE d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')

@@ -1,0 +1,202 @@
+"""The claim as a pure plan over typed claim rows (the dispatcher is its thin I/O shell).
+
+``plan_claim`` decides, row by row, what a claim does: quarantine (refused admission),
+dead-letter (attempts exhausted, whatever ended the last one), admit (within the endpoint's
+room), or leave the row for a later claim. ``claim_appends`` turns the plan and the signing
+keys into the events to append in the claiming transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+import msgspec
+
+from hookproof.events import Metadata, StreamAppend
+from hookproof.events.delivery_events import AttemptAdmitted, DeadLettered, DeliveryQuarantined
+from hookproof.events.subscription_events import RetryPolicy
+
+from ..signing import DEFAULT_PROFILE
+from .ledger import ClaimRow, Exhausted, Refuse, admission, claimable
+
+__all__ = [
+    "ClaimPlan",
+    "KeyScope",
+    "Send",
+    "claim_appends",
+    "claim_row",
+    "dead_letter_event",
+    "key_scope",
+    "plan_claim",
+]
+
+KeyScope = tuple[str, str]  # (scope, algorithm): one signing key per scope per claim
+
+
+def claim_row(record: Mapping[str, Any]) -> ClaimRow:
+    """A typed row from a ``dispatch_claim`` record (decodes the subscription's config)."""
+    config = msgspec.json.decode(record["sub_config"])
+    return ClaimRow(
+        delivery_id=record["delivery_id"],
+        event_id=record["event_id"],
+        tenant_id=record["tenant_id"],
+        subscription_id=record["subscription_id"],
+        generation=record["generation"],
+        endpoint=record["endpoint"],
+        endpoint_digest=record["endpoint_digest"],
+        payload_digest=record["payload_digest"],
+        owner=record["owner"],
+        state=record["state"],
+        attempt=record["attempt"],
+        max_attempts=record["max_attempts"],
+        last_code=record["last_code"],
+        stream_version=record["stream_version"],
+        sub_state=record["sub_state"],
+        sub_generation=record["sub_generation"],
+        sub_version=record["sub_version"],
+        signature_algorithm=config["signature_algorithm"],
+        signature_profile=config.get("signature_profile") or DEFAULT_PROFILE,
+        old_generation_policy=config.get("old_generation_policy", "drain"),
+        # the delivery's own limit (a replay grants one more attempt than the policy had)
+        retry_policy=msgspec.convert(
+            {**(config.get("retry_policy") or {}), "max_attempts": record["max_attempts"]},
+            RetryPolicy,
+        ),
+    )
+
+
+def key_scope(row: ClaimRow) -> KeyScope:
+    alg = row.signature_algorithm
+    return (row.subscription_id if alg == "hmac-sha256" else "engine", alg)
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    row: ClaimRow
+    drain: bool
+
+
+@dataclass
+class ClaimPlan:
+    quarantine: list[tuple[ClaimRow, Refuse]] = field(default_factory=list)
+    dead_letter: list[tuple[ClaimRow, Exhausted]] = field(default_factory=list)
+    send: list[Send] = field(default_factory=list)
+    left: list[ClaimRow] = field(default_factory=list)  # no room at the endpoint (or not ours)
+
+    def key_scopes(self) -> list[KeyScope]:
+        return list(dict.fromkeys(key_scope(s.row) for s in self.send))
+
+
+def plan_claim(rows: Iterable[ClaimRow], room: Callable[[str], int]) -> ClaimPlan:
+    """What to do with each claimed row. ``room(endpoint_digest)``: attempts it may still take."""
+    plan = ClaimPlan()
+    taken: dict[str, int] = {}
+    for row in rows:
+        if not claimable(row):
+            plan.left.append(row)
+            continue
+        verdict = admission(row)
+        if isinstance(verdict, Refuse):
+            plan.quarantine.append((row, verdict))
+        elif isinstance(verdict, Exhausted):
+            plan.dead_letter.append((row, verdict))
+        else:
+            digest = row.endpoint_digest
+            if room(digest) - taken.get(digest, 0) <= 0:
+                plan.left.append(row)  # enough in flight there; a later claim takes it
+                continue
+            taken[digest] = taken.get(digest, 0) + 1
+            plan.send.append(Send(row, verdict.drain))
+    return plan
+
+
+def dead_letter_event(
+    delivery_id: str, attempt: int, owner: str, reason: str, at: datetime
+) -> DeadLettered:
+    return DeadLettered(
+        delivery_id=delivery_id,
+        attempt=attempt,
+        owner=owner,
+        reason=reason,
+        replay=f"POST /v1/deliveries/{delivery_id}/replay",
+        at=at.isoformat(),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """A send the claim admitted: its attempt number and the version after the admission."""
+
+    row: ClaimRow
+    attempt: int
+    key: Any
+    key_generation: int
+    version: int
+
+
+def claim_appends(
+    plan: ClaimPlan,
+    keys: Mapping[KeyScope, tuple[Any, int]],
+    *,
+    now: datetime,
+    dispatcher: str,
+    lease_s: float,
+) -> tuple[list[StreamAppend], list[Admitted]]:
+    """The appends of one claim and the admitted sends. A send whose key scope has no key
+    (e.g. no ACTIVE key after a compromise) is left for a later claim."""
+    at = now.isoformat()
+    lease_until = (now + timedelta(seconds=lease_s)).isoformat()
+    appends: list[StreamAppend] = []
+
+    def append(row: ClaimRow, event: Any) -> None:
+        meta = Metadata(actor=f"dispatcher:{dispatcher}", correlation_id=row.event_id)
+        appends.append(
+            StreamAppend(f"delivery-{row.delivery_id}", [event], row.stream_version, meta)
+        )
+
+    for row, refused in plan.quarantine:
+        append(
+            row,
+            DeliveryQuarantined(
+                delivery_id=row.delivery_id,
+                reason=refused.reason,
+                planned_generation=row.generation,
+                current_generation=row.sub_generation,
+                subscription_state=row.sub_state,
+                at=at,
+            ),
+        )
+    for row, spent in plan.dead_letter:
+        append(row, dead_letter_event(row.delivery_id, row.attempt, row.owner, spent.reason, now))
+    admitted: list[Admitted] = []
+    for send in plan.send:
+        row = send.row
+        found = keys.get(key_scope(row))
+        if found is None:
+            continue
+        key, key_generation = found
+        attempt = row.attempt + 1
+        append(
+            row,
+            AttemptAdmitted(
+                delivery_id=row.delivery_id,
+                attempt=attempt,
+                generation=row.generation,
+                subscription_version=row.sub_version,
+                endpoint=row.endpoint,
+                payload_digest=row.payload_digest,
+                key_id=key.key_id,
+                key_generation=key_generation,
+                signature_alg=key.alg,
+                dispatcher=dispatcher,
+                lease_until=lease_until,
+                drain=send.drain,
+                reconciles=row.state == "UNKNOWN_TRANSPORT",
+                at=at,
+            ),
+        )
+        admitted.append(Admitted(row, attempt, key, key_generation, row.stream_version + 1))
+    return appends, admitted

@@ -1,0 +1,109 @@
+"""What one attempt's egress result means for the ledger, the retry policy and the breaker.
+
+Pure: ``classify`` turns a result into an :class:`AttemptError`, ``breaker_success`` says
+whether the endpoint counts as available, ``outcome_events`` gives the events to record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from hookproof.events import Event
+from hookproof.events.delivery_events import AttemptFailed, EndpointAccepted
+from hookproof.events.subscription_events import RetryPolicy
+
+from ..egress import EgressResult, Outcome
+from .claim import dead_letter_event
+from .retry import AttemptError, RetryDecision, decide, parse_retry_after
+
+__all__ = ["Recorded", "breaker_success", "classify", "outcome_events"]
+
+# the status line arrived but the response never completed: the outcome is unknown
+_INCOMPLETE_RESPONSE = frozenset({"protocol_error", "connection_reset", "response_timeout"})
+
+
+def classify(result: EgressResult, now: datetime) -> AttemptError:
+    """The retry-relevant reading of a result that is not a 2xx."""
+    if result.outcome is Outcome.REDIRECT:
+        return AttemptError("redirect", status=result.status)
+    if result.outcome is Outcome.RESPONSE:
+        if result.code in _INCOMPLETE_RESPONSE:
+            return AttemptError(result.code, status=result.status, unknown=True)
+        if result.code is not None:  # e.g. response_too_large: a response came back
+            return AttemptError(result.code, status=result.status)
+        wait = parse_retry_after(result.header("Retry-After"), now)
+        return AttemptError(
+            f"http_{result.status}",
+            status=result.status,
+            retry_after_s=wait.seconds,
+            retry_after_ignored=wait.ignored,
+        )
+    if result.outcome is Outcome.UNKNOWN:
+        return AttemptError(result.code or "unknown", unknown=True)
+    return AttemptError(result.code or result.outcome.value)
+
+
+def breaker_success(result: EgressResult) -> bool:
+    """The breaker counts unavailability (no answer, 5xx, 429), not a 4xx verdict."""
+    status = result.status
+    return result.ok or (status is not None and 400 <= status < 500 and status != 429)
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    events: list[Event]
+    outcome: str  # endpoint_accepted | retryable | unknown_transport | dead_letter
+    decision: RetryDecision | None = None  # None for a 2xx
+
+
+def outcome_events(
+    *,
+    delivery_id: str,
+    attempt: int,
+    owner: str,
+    policy: RetryPolicy,
+    result: EgressResult,
+    duration_s: float,
+    now: datetime,
+    rand: float,
+) -> Recorded:
+    """The events that record one attempt's result, and what they amount to."""
+    ms = round(duration_s * 1000, 3)
+    at = now.isoformat()
+    if result.ok:
+        assert result.status is not None
+        accepted = EndpointAccepted(
+            delivery_id=delivery_id,
+            attempt=attempt,
+            status=result.status,
+            peer_address=result.peer_address,
+            spki_sha256=result.spki_sha256,
+            duration_ms=ms,
+            at=at,
+        )
+        return Recorded([accepted], "endpoint_accepted")
+    error = classify(result, now)
+    decision = decide(policy, attempt, error, rand=rand)
+    kind = "UNKNOWN_TRANSPORT" if error.unknown else "RETRYABLE"
+    events: list[Event] = [
+        AttemptFailed(
+            delivery_id=delivery_id,
+            attempt=attempt,
+            outcome=kind,
+            code=error.code,
+            status=result.status,
+            location=result.location,
+            request_written=result.request_written,
+            peer_address=result.peer_address,
+            retry_at=(now + timedelta(seconds=decision.delay_s)).isoformat(),
+            retry_after_ignored=error.retry_after_ignored,
+            duration_ms=ms,
+            at=at,
+        )
+    ]
+    if decision.retry:
+        return Recorded(events, kind.lower(), decision)
+    reason = decision.dead_letter_reason or decision.reason
+    events.append(dead_letter_event(delivery_id, attempt, owner, reason, now))
+    return Recorded(events, "dead_letter", decision)

@@ -1,0 +1,186 @@
+"""The delivery ledger state machine: one transition table, used by the fold, the admission
+rule (``engine/delivery/ledger.py``), the claim query (checked by a test) and the docs.
+
+Each event of a ``delivery-<id>`` stream is one command (:func:`command_of`); the table says
+which state it moves the delivery to from which state. Anything not listed is forbidden, and
+the fold refuses it (:class:`LedgerTransitionForbidden`), so an event the table does not allow
+can never be appended in the transaction that projects it.
+
+Outcomes are appended at the version the admission left, or, when something else was recorded
+meanwhile (a receipt, a lease taken over), after it: such late evidence lands on any state
+after an admission. Those rows are listed too (``_LATE``), with what they do today.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Final
+
+from hookproof.events import Event
+from hookproof.events.delivery_events import (
+    REDELIVERY_ACTOR,
+    ApplicationConfirmed,
+    AttemptAdmitted,
+    AttemptFailed,
+    AttemptLost,
+    DeadLettered,
+    DeliveryPlanned,
+    DeliveryQuarantined,
+    DeliveryReplayRequested,
+    EndpointAccepted,
+    ReceiptConflict,
+)
+
+__all__ = [
+    "ABSENT",
+    "ADMITTING",
+    "LEDGER_STATES",
+    "LEDGER_TRANSITIONS",
+    "LedgerState",
+    "LedgerTransitionForbidden",
+    "command_of",
+    "diagram",
+    "ledger_next",
+    "sources",
+    "transition",
+]
+
+
+class LedgerState(enum.StrEnum):
+    PLANNED = "PLANNED"
+    DISPATCHING = "DISPATCHING"
+    ENDPOINT_ACCEPTED = "ENDPOINT_ACCEPTED"
+    RETRYABLE = "RETRYABLE"
+    UNKNOWN_TRANSPORT = "UNKNOWN_TRANSPORT"
+    DEAD_LETTER = "DEAD_LETTER"
+    APPLICATION_CONFIRMED = "APPLICATION_CONFIRMED"
+    QUARANTINED = "QUARANTINED"
+
+
+ABSENT: Final = "ABSENT"  # pseudo state before ``delivery.planned``
+LEDGER_STATES: Final = tuple(s.value for s in LedgerState)
+
+S = LedgerState
+# Every state an admission has left behind: where late evidence may land.
+_AFTER_ADMISSION: Final = tuple(s for s in S if s is not S.PLANNED)
+
+# (state, command) -> state: the path an attempt normally takes.
+_PATH: Final[dict[tuple[str, str], str]] = {
+    (ABSENT, "plan"): S.PLANNED,
+    (S.PLANNED, "admit"): S.DISPATCHING,
+    (S.RETRYABLE, "admit"): S.DISPATCHING,
+    (S.UNKNOWN_TRANSPORT, "admit"): S.DISPATCHING,
+    (S.DISPATCHING, "accepted"): S.ENDPOINT_ACCEPTED,
+    (S.DISPATCHING, "failed"): S.RETRYABLE,
+    (S.DISPATCHING, "unknown"): S.UNKNOWN_TRANSPORT,  # request maybe written, no response
+    (S.DISPATCHING, "lease_expired"): S.UNKNOWN_TRANSPORT,  # the dispatcher vanished
+    (S.RETRYABLE, "dead_letter"): S.DEAD_LETTER,
+    (S.UNKNOWN_TRANSPORT, "dead_letter"): S.DEAD_LETTER,
+    (S.PLANNED, "quarantine"): S.QUARANTINED,
+    (S.RETRYABLE, "quarantine"): S.QUARANTINED,
+    (S.UNKNOWN_TRANSPORT, "quarantine"): S.QUARANTINED,
+    (S.DEAD_LETTER, "replay"): S.RETRYABLE,
+    (S.QUARANTINED, "replay"): S.RETRYABLE,
+    (S.ENDPOINT_ACCEPTED, "redeliver"): S.RETRYABLE,  # receipt contract: no receipt in time
+    (S.DISPATCHING, "confirm"): S.APPLICATION_CONFIRMED,
+    (S.ENDPOINT_ACCEPTED, "confirm"): S.APPLICATION_CONFIRMED,
+    (S.RETRYABLE, "confirm"): S.APPLICATION_CONFIRMED,
+    (S.UNKNOWN_TRANSPORT, "confirm"): S.APPLICATION_CONFIRMED,
+    (S.DEAD_LETTER, "confirm"): S.APPLICATION_CONFIRMED,
+}
+
+# Late evidence: an outcome recorded after something else moved the delivery. A confirmed
+# delivery stays confirmed; otherwise the outcome counts as it would have on DISPATCHING.
+_LATE: Final[dict[tuple[str, str], str]] = {
+    **{
+        (s, cmd): S.APPLICATION_CONFIRMED
+        if s is S.APPLICATION_CONFIRMED
+        else _PATH[S.DISPATCHING, cmd]
+        for s in _AFTER_ADMISSION
+        if s is not S.DISPATCHING
+        for cmd in ("accepted", "failed", "unknown")
+    },
+    (S.APPLICATION_CONFIRMED, "dead_letter"): S.APPLICATION_CONFIRMED,
+    # a refused receipt is evidence only; it never moves the delivery
+    **{(s, "receipt_conflict"): s for s in S},
+}
+
+# plain strings: the rows and the database hold the states as text
+LEDGER_TRANSITIONS: Final[dict[tuple[str, str], str]] = {
+    (str(src), cmd): str(dst) for (src, cmd), dst in {**_PATH, **_LATE}.items()
+}
+
+#: Ledger states a claim may admit from (the claim query lists exactly these; a test checks).
+ADMITTING: Final = frozenset(src for (src, cmd) in LEDGER_TRANSITIONS if cmd == "admit")
+
+
+class LedgerTransitionForbidden(ValueError):
+    """An event the ledger table does not allow in the delivery's current state."""
+
+    def __init__(self, state: str, command: str) -> None:
+        super().__init__(f"ledger: {command} is not allowed in {state}")
+        self.state = state
+        self.command = command
+
+
+def command_of(event: Event) -> str:
+    """The ledger command a delivery-stream event stands for."""
+    if isinstance(event, DeliveryPlanned):
+        return "plan"
+    if isinstance(event, AttemptAdmitted):
+        return "admit"
+    if isinstance(event, EndpointAccepted):
+        return "accepted"
+    if isinstance(event, AttemptFailed):
+        return "unknown" if event.outcome == S.UNKNOWN_TRANSPORT else "failed"
+    if isinstance(event, AttemptLost):
+        return "lease_expired"
+    if isinstance(event, DeadLettered):
+        return "dead_letter"
+    if isinstance(event, DeliveryQuarantined):
+        return "quarantine"
+    if isinstance(event, DeliveryReplayRequested):
+        return "redeliver" if event.by == REDELIVERY_ACTOR else "replay"
+    if isinstance(event, ApplicationConfirmed):
+        return "confirm"
+    if isinstance(event, ReceiptConflict):
+        return "receipt_conflict"
+    raise ValueError(f"{event.type} is not a delivery ledger event")
+
+
+def ledger_next(state: str, command: str) -> str | None:
+    """The state after ``command`` in ``state``, or None when the table forbids it."""
+    return LEDGER_TRANSITIONS.get((state, command))
+
+
+def transition(state: str | None, event: Event) -> str:
+    """The state after ``event`` (``state`` None: the delivery does not exist yet)."""
+    command = command_of(event)
+    src = ABSENT if state is None else state
+    dst = LEDGER_TRANSITIONS.get((src, command))
+    if dst is None:
+        raise LedgerTransitionForbidden(src, command)
+    return dst
+
+
+def sources(command: str) -> frozenset[str]:
+    """Every state the table allows ``command`` in."""
+    return frozenset(src for (src, cmd) in LEDGER_TRANSITIONS if cmd == command)
+
+
+def diagram() -> str:
+    """A Mermaid diagram of the normal path, then every late-evidence row as a table."""
+    lines = ["```mermaid", "stateDiagram-v2"]
+    for (src, cmd), dst in _PATH.items():
+        lines.append(f"    {'[*]' if src == ABSENT else src} --> {dst}: {cmd}")
+    lines += [
+        "```",
+        "",
+        "Late evidence (an outcome recorded after the delivery moved on) and evidence-only",
+        "events:",
+        "",
+        "| state | command | next state |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {src} | {cmd} | {dst} |" for (src, cmd), dst in _LATE.items()]
+    return "\n".join(lines)
