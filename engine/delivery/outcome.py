@@ -19,19 +19,14 @@ from .retry import AttemptError, RetryDecision, decide, parse_retry_after
 
 __all__ = ["Recorded", "breaker_success", "classify", "outcome_events"]
 
-# the status line arrived but the response never completed: the outcome is unknown
-_INCOMPLETE_RESPONSE = frozenset({"protocol_error", "connection_reset", "response_timeout"})
-
 
 def classify(result: EgressResult, now: datetime) -> AttemptError:
     """The retry-relevant reading of a result that is not a 2xx."""
     if result.outcome is Outcome.REDIRECT:
         return AttemptError("redirect", status=result.status)
     if result.outcome is Outcome.RESPONSE:
-        if result.code in _INCOMPLETE_RESPONSE:
-            return AttemptError(result.code, status=result.status, unknown=True)
-        if result.code is not None:  # e.g. response_too_large: a response came back
-            return AttemptError(result.code, status=result.status)
+        if result.code is not None:  # the status line came: lost, or e.g. response_too_large
+            return AttemptError(str(result.code), status=result.status, unknown=result.lost)
         wait = parse_retry_after(result.header("Retry-After"), now)
         return AttemptError(
             f"http_{result.status}",
@@ -39,9 +34,7 @@ def classify(result: EgressResult, now: datetime) -> AttemptError:
             retry_after_s=wait.seconds,
             retry_after_ignored=wait.ignored,
         )
-    if result.outcome is Outcome.UNKNOWN:
-        return AttemptError(result.code or "unknown", unknown=True)
-    return AttemptError(result.code or result.outcome.value)
+    return AttemptError(str(result.code or result.outcome.value), unknown=result.lost)
 
 
 def breaker_success(result: EgressResult) -> bool:

@@ -32,7 +32,8 @@ class Received:
 
 @dataclass
 class Subscriber:
-    """Behaviour by path: ok | fail500 | gone | redirect | hang | drop | slow | busy."""
+    """Behaviour by path: ok | fail500 | gone | redirect | hang | drop | slow | busy |
+    superscript."""
 
     port: int = 0
     received: list[Received] = field(default_factory=list)
@@ -74,6 +75,8 @@ class Subscriber:
             return web.Response(status=410)
         if mode == "busy":
             return web.Response(status=429, headers={"Retry-After": "7"})
+        if mode == "superscript":  # "²".isdigit() is True, float("²") fails
+            return web.Response(status=503, headers={"Retry-After": "²"})
         if mode == "redirect":
             raise web.HTTPTemporaryRedirect(location=self.url("elsewhere"))
         if mode == "hang":

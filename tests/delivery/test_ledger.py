@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 
 import pytest
 
@@ -199,3 +200,48 @@ async def test_one_hanging_endpoint_does_not_delay_the_others(
     hang_done = max(r["global_position"] for r in recorded if r["endpoint"].endswith("/hang"))
     ok_done = [r["global_position"] for r in recorded if r["type"] == "delivery.endpoint_accepted"]
     assert len(ok_done) == 50 and max(ok_done) < hang_done
+
+
+async def test_a_hostile_retry_after_is_ignored_and_max_attempts_dead_letters(
+    engine: Engine, tenant: str, subscriber: Subscriber
+) -> None:
+    policy = {"retryPolicy": {"initialDelayS": 0.05, "maxDelayS": 0.05, "maxAttempts": 2}}
+    await active_subscription(engine, tenant, subscriber.url("superscript"), **policy)
+    [d] = (await publish(engine, tenant, "evt-sup")).deliveries
+    for _ in range(4):
+        await dispatch_all(engine)
+        await asyncio.sleep(0.1)
+    view = await delivery(engine, tenant, d["deliveryId"])
+    assert view["state"] == "DEAD_LETTER", view
+    assert view["deadLetter"]["reason"] == "exhausted:http_503"
+    assert [a["attempt"] for a in view["attempts"]] == [1, 2]
+    assert len(subscriber.deliveries("superscript")) == 2
+    failed = [
+        e.decode()
+        for e in await engine.store.read_stream(f"delivery-{d['deliveryId']}")
+        if e.type == "delivery.attempt_failed"
+    ]
+    assert [f.retry_after_ignored for f in failed] == ["unparsable", "unparsable"]  # type: ignore[attr-defined]
+
+
+async def test_max_attempts_holds_after_a_lost_lease(
+    engine: Engine, tenant: str, subscriber: Subscriber
+) -> None:
+    """The dispatcher of the last allowed attempt vanished: the next claim dead-letters."""
+    await active_subscription(engine, tenant, subscriber.url("ok"), retryPolicy={"maxAttempts": 1})
+    [d] = (await publish(engine, tenant, "evt-lease")).deliveries
+    dispatcher = engine.services["dispatcher"]
+    clock = dispatcher.clock
+    dispatcher.clock = lambda: clock() - timedelta(hours=1)  # its lease is long over
+    try:
+        [job] = await dispatcher.claim()  # admitted, then the dispatcher "dies"
+    finally:
+        dispatcher.clock = clock
+    assert job.attempt == 1
+    assert await dispatcher.reconcile_leases() == 1
+    assert (await delivery(engine, tenant, d["deliveryId"]))["state"] == "UNKNOWN_TRANSPORT"
+    await dispatch_all(engine)
+    view = await delivery(engine, tenant, d["deliveryId"])
+    assert view["state"] == "DEAD_LETTER", view
+    assert view["deadLetter"]["reason"] == "exhausted:dispatcher_lost"
+    assert subscriber.deliveries("ok") == []

@@ -112,7 +112,13 @@ async def test_shared_secret_rotation_through_a_challenge(
 
 
 async def test_rotation_through_the_api_and_the_cli(
-    engine: Engine, tenant: str, subscriber: Subscriber, db_url: str, tmp_path, ca, monkeypatch  # type: ignore[no-untyped-def]
+    engine: Engine,
+    tenant: str,
+    subscriber: Subscriber,
+    db_url: str,
+    tmp_path,
+    ca,
+    monkeypatch,  # type: ignore[no-untyped-def]
 ) -> None:
     import asyncio
     import json
@@ -162,9 +168,7 @@ async def test_rotation_through_the_api_and_the_cli(
     assert third.key_id == out["keyId"]
     states = {v.key_id: str(v.state) for v in await ring.keys(purpose="engine")}
     assert states[first.key_id] == "VERIFY_ONLY" and states[second.key_id] == "VERIFY_ONLY"
-    actors = {
-        e.meta().actor for e in await engine.store.read_stream(f"key-{third.key_id}")
-    }
+    actors = {e.meta().actor for e in await engine.store.read_stream(f"key-{third.key_id}")}
     assert actors == {"ops:eve"}
 
 
