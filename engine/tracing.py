@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 
@@ -30,8 +30,11 @@ __all__ = [
     "traced_poster",
 ]
 
+if TYPE_CHECKING:
+    from .delivery.ledger import ClaimRow
+
 log = structlog.get_logger("hookproof.tracing")
-Poster = Callable[[dict[str, Any], bytes, dict[str, str]], Awaitable[Any]]
+Poster = Callable[["ClaimRow", bytes, dict[str, str]], Awaitable[Any]]
 
 
 class AttemptSpan(Protocol):
@@ -45,14 +48,14 @@ class AttemptTracer(Protocol):
     ) -> AttemptSpan: ...
 
 
-def _attributes(row: Mapping[str, Any], headers: Mapping[str, str]) -> dict[str, Any]:
+def _attributes(row: ClaimRow, headers: Mapping[str, str]) -> dict[str, Any]:
     return {
-        "hookproof.delivery_id": str(row.get("delivery_id", "")),
-        "hookproof.event_id": str(row.get("event_id", "")),
-        "hookproof.subscription_id": str(row.get("subscription_id", "")),
-        "hookproof.generation": int(row.get("generation") or 0),
+        "hookproof.delivery_id": row.delivery_id,
+        "hookproof.event_id": row.event_id,
+        "hookproof.subscription_id": row.subscription_id,
+        "hookproof.generation": row.generation,
         "hookproof.attempt": int(headers.get("Webhook-Attempt", "0") or 0),
-        "hookproof.endpoint_digest": str(row.get("endpoint_digest", "")),
+        "hookproof.endpoint_digest": row.endpoint_digest,
         "http.request.method": "POST",
     }
 
@@ -60,7 +63,7 @@ def _attributes(row: Mapping[str, Any], headers: Mapping[str, str]) -> dict[str,
 def traced_poster(poster: Poster, tracer: AttemptTracer) -> Poster:
     """``poster`` with a span around each attempt; tracing failures are swallowed."""
 
-    async def post(row: dict[str, Any], body: bytes, headers: dict[str, str]) -> Any:
+    async def post(row: ClaimRow, body: bytes, headers: dict[str, str]) -> Any:
         span: AttemptSpan | None = None
         try:
             span = tracer.start(headers.get("traceparent"), _attributes(row, headers))
