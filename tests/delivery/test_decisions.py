@@ -149,6 +149,7 @@ def claim(**over: Any) -> adm.ClaimRow:
     base: dict[str, Any] = {
         "delivery_id": "d1",
         "event_id": "e1",
+        "tenant_id": "t1",
         "subscription_id": "s1",
         "generation": 1,
         "endpoint": "https://example.test/h",
