@@ -334,6 +334,7 @@ async def _rebuild(
                 tail = await store.read_after(pos, limit=1_000_000, conn=conn)
             if tail:
                 await apply_events(conn, projection, tail, table=fresh)
+                fold_all(projection, tail, state)  # so ``rows`` counts what was swapped in
                 pos = tail[-1].position
                 count += len(tail)
             await conn.execute(f"DROP TABLE {projection.table}")
