@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -310,6 +311,18 @@ class Campaign:
         if getattr(self, "http", None) is not None:
             await self.http.close()
         if getattr(self, "pg", None) is not None:
+            import pgserver
+
+            # after the restart the postmaster is a new process pgserver's handle does not
+            # know: stop it by its data folder
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(
+                    pgserver.pg_ctl,
+                    ["-w", "-m", "fast", "stop"],
+                    pgdata=Path(self.tmp / "pg"),
+                    user=self.pg.system_user,
+                    timeout=60,
+                )
             with contextlib.suppress(Exception):
                 self.pg.cleanup()
 
@@ -1240,10 +1253,14 @@ async def amain(events: int) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="hp-faults-"))
     os.chmod(tmp, 0o755)
     c = Campaign(events, tmp)
+    rc = 1
     try:
-        return await c.run()
+        rc = await c.run()
+        return rc
     finally:
         await c.teardown()
+        if rc == 0:  # the database of a passing run is not worth 80 MB; the logs stay
+            shutil.rmtree(tmp / "pg", ignore_errors=True)
         say(f"logs kept in {tmp}")
 
 
