@@ -1196,11 +1196,27 @@ class Campaign:
             "gatesExitCode": code,
             "rotation": getattr(self, "rotation", {}),
             "heldTransactions": sorted(set(self.stuck))[:20],
+            "engineErrors": self.engine_errors(),
         }
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         RESULTS.write_text(json.dumps(result, indent=2) + "\n")
         failed = self.print_table(result)
         return 1 if failed else 0
+
+    def engine_errors(self) -> dict[str, int]:
+        """Error-level log lines of the daemons, by event and error type (JSON logs)."""
+        counts: dict[str, int] = {}
+        for path in sorted(self.tmp.glob("daemon-*.log")):
+            for line in path.read_text(errors="replace").splitlines():
+                if '"level": "error"' not in line:
+                    continue
+                try:
+                    doc = json.loads(line)
+                except ValueError:
+                    continue
+                key = f"{doc.get('event')}/{doc.get('error')}"
+                counts[key] = counts.get(key, 0) + 1
+        return dict(sorted(counts.items()))
 
     def assertion(self, name: str, verdict: tuple[bool, str]) -> None:
         self.assertions.append({"name": name, "passed": verdict[0], "detail": verdict[1]})
