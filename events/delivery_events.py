@@ -117,6 +117,15 @@ class AttemptAdmitted(Event, frozen=True, kw_only=True, tag="delivery.attempt_ad
     drain: bool = False
     reconciles: bool = False
     at: str
+    # Rollouts of a signing change: the rollout (and its stream version) the admission was
+    # decided under, its stage, the signing mode and every signature to put on the request
+    # ("profile:keyId"). The sender signs exactly these, never a later stage's.
+    subscription_id: str | None = None
+    rollout_id: str | None = None
+    rollout_version: int | None = None
+    rollout_stage: str | None = None
+    signing_mode: str | None = None
+    signed_with: list[str] | None = None
 
 
 class EndpointAccepted(Event, frozen=True, kw_only=True, tag="delivery.endpoint_accepted"):

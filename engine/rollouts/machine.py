@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Final
+from typing import Any, Final
 
 from hookproof.errors import ConflictError, ValidationError
 from hookproof.events import Event
@@ -444,6 +444,7 @@ class SigningPlan:
     shadow: SignerRef | None = None
     rollout_id: str | None = None
     rollout_version: int | None = None
+    stage: str | None = None
 
     @property
     def switched(self) -> bool:
@@ -475,7 +476,11 @@ def plan_signing(
             source, target = SignerRef(profile), SignerRef(v.target)
         else:
             source, target = SignerRef(profile), SignerRef(profile, v.target)
-        ident = {"rollout_id": v.rollout_id, "rollout_version": v.version}
+        ident: dict[str, Any] = {
+            "rollout_id": v.rollout_id,
+            "rollout_version": v.version,
+            "stage": v.stage,
+        }
         if v.stage == "SHADOW":
             return SigningPlan("shadow", (source,), shadow=target, **ident)
         switched = v.switched_at(subscription_id)
