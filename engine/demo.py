@@ -42,6 +42,8 @@ class _Sub:
         self.port = port
         self.ca = ca
         self.applied: list[str] = []
+        self.verified: list[tuple[str, ...]] = []  # which profiles verified, per event
+        self.sdk: Any = None
         self.runner: web.AppRunner | None = None
         self.receipt_key: Any = None
 
@@ -54,6 +56,7 @@ class _Sub:
 
         async def on_event(event: Any) -> None:
             self.applied.append(event.event_id)
+            self.verified.append(self.sdk.last_verified)
 
         kwargs: dict[str, Any] = {}
         if receipts:
@@ -65,6 +68,7 @@ class _Sub:
             endpoint=self.url,
             **kwargs,
         )
+        self.sdk = sub
         app = web.Application()
         app.router.add_post(f"/hooks/{self.name}", aiohttp_handler(sub))
         ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -146,6 +150,8 @@ async def run_demo(events: int = 10) -> int:
                     "owner": f"team-{s.name}",
                     "retryPolicy": {"initialDelayS": 0.5, "maxDelayS": 2},
                 }
+                if s is plain:  # the mailer comes from a Standard Webhooks platform
+                    body["signatureProfile"] = "standard-webhooks.v1"
                 if s.receipt_jwk():
                     body["receiptKey"] = {
                         "keyId": s.receipt_key.key_id,
@@ -210,6 +216,7 @@ async def run_demo(events: int = 10) -> int:
             await settle()
             await publish(2 * events, events)
             await settle()
+            await _rollout(engine, plain, subs["mailer"], publish, settle, 3 * events)
 
             print("\n== evidence ladder ==")
             widths = [32, 8, 22, 18, 12, 6]
@@ -255,6 +262,50 @@ async def run_demo(events: int = 10) -> int:
         shutil.rmtree(folder, ignore_errors=True)
     print(f"\n[demo] finished in {time.perf_counter() - started:.1f}s; nothing left running")
     return 0
+
+
+async def _rollout(
+    engine: Any, mailer: _Sub, sid: str, publish: Any, settle: Any, start: int
+) -> None:
+    """Move the mailer from Standard Webhooks to hookproof.sig.v1, stage by stage, printing
+    the rollout's figures and what the mailer's SDK verified at each stage."""
+    from .cli_rollouts import stage_table
+
+    svc = engine.services["rollouts"]
+    print("\n== rollout: mailer from standard-webhooks.v1 to hookproof.sig.v1 ==")
+    view = await svc.create(
+        target_kind="signatureProfile",
+        target="hookproof.sig.v1",
+        subscriptions=[sid],
+        internal=[sid],
+        dual_window_s=3.0,
+        actor="demo",
+    )
+    rid = view.rollout_id
+    n = 4
+    stages: list[tuple[str, Any]] = [
+        ("SHADOW", None),
+        ("INTERNAL", lambda: svc.advance(rid, "INTERNAL", None, actor="demo")),
+        ("CUTOVER 100% (dual window)", lambda: svc.advance(rid, "CUTOVER", 100, actor="demo")),
+        ("CUTOVER 100% (window over)", lambda: asyncio.sleep(3.2)),
+        ("COMPLETE", lambda: svc.advance(rid, "COMPLETE", None, actor="demo")),
+    ]
+    table: list[tuple[str, str]] = []
+    for label, step in stages:
+        if step is not None:
+            await step()
+        before = len(mailer.verified)
+        await publish(start, n)
+        start += n
+        await settle()
+        await engine.services["dispatcher"].flush_shadow()
+        seen = sorted({"+".join(v) for v in mailer.verified[before:]})
+        table.append((label, ", ".join(seen) or "-"))
+    view = await svc.get(rid)
+    print("\n".join(stage_table(view, await svc.figures(rid))))
+    print(f"  {'stage':<28} what the mailer's SDK verified")
+    for label, seen in table:
+        print(f"  {label:<28} {seen}")
 
 
 async def _print_gates(pool: Any) -> None:

@@ -68,9 +68,9 @@ async def install(engine: Engine) -> None:
     async def challenge_now(state: SubscriptionState, actor: str) -> dict[str, Any]:
         return await rotation.challenge(state.subscription_id, actor=actor)
 
+    install_rollouts(engine, ring)
     install_delivery(engine, ring, transport)
     engine.services["rotation"] = rotation
-    install_rollouts(engine, ring)
     engine.extra_routes.extend(_key_routes(engine, rotation))
 
     try:  # receipts (applicationReceipt.v1) live in their own package
@@ -160,6 +160,8 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
         on_gone=on_gone,
         clock=engine.subscriptions.clock,
         lease_margin_s=engine.settings.lease_margin_s,
+        rollouts=engine.services.get("rollouts"),
+        key_by_id=ring.challenge_key,
     )
 
     from .metrics import EngineMetrics, metrics_route

@@ -144,6 +144,7 @@ def claim_appends(
     now: datetime,
     dispatcher: str,
     lease_s: float,
+    extra: Callable[[ClaimRow], Mapping[str, Any]] | None = None,
 ) -> tuple[list[StreamAppend], list[Admitted]]:
     """The appends of one claim and the admitted sends. A send whose key scope has no key
     (e.g. no ACTIVE key after a compromise) is left for a later claim."""
@@ -196,6 +197,7 @@ def claim_appends(
                 drain=send.drain,
                 reconciles=row.state == "UNKNOWN_TRANSPORT",
                 at=at,
+                **(extra(row) if extra is not None else {}),  # a rollout's signing decision
             ),
         )
         admitted.append(Admitted(row, attempt, key, key_generation, row.stream_version + 1))

@@ -20,6 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import structlog
 
@@ -34,9 +35,11 @@ from hookproof.events.subscription_events import RetryPolicy
 from hookproof_subscriber import SigningKey
 
 from ..egress import EgressResult
+from ..rollouts.dispatch import ShadowCounter, admission_fields, resolve_signers, shadow_check
+from ..rollouts.machine import plan_signing
 from ..signing import Signer, sign_headers
 from .batcher import OutcomeBatcher
-from .claim import KeyScope, claim_appends, claim_row, plan_claim
+from .claim import KeyScope, claim_appends, claim_row, key_scope, plan_claim
 from .gates import EndpointGates
 from .ledger import ClaimRow
 from .outcome import breaker_success, outcome_events
@@ -82,6 +85,9 @@ class _Job:
     version: int
     admitted_at: float
     body: bytes = b""
+    signers: list[Signer] = field(default_factory=list)  # as the admission recorded them
+    shadow: Signer | None = None  # a rollout's target, verified beside, never sent
+    rollout_id: str | None = None
 
     @property
     def policy(self) -> RetryPolicy:
@@ -108,8 +114,13 @@ class Dispatcher:
         poll_interval: float = 0.5,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         rng: random.Random | None = None,
+        rollouts: Any = None,
+        key_by_id: Callable[[str], Awaitable[SigningKey]] | None = None,
     ) -> None:
         self.store = store
+        self.rollouts = rollouts  # RolloutService: what to sign during a signing change
+        self.key_by_id = key_by_id  # a rollout's target engine key
+        self.shadow = ShadowCounter()
         self.settings = settings
         self.key_provider = key_provider
         self.poster = poster
@@ -148,8 +159,14 @@ class Dispatcher:
                     keys[(scope, alg)] = await self.key_provider(scope, alg)
                 except HookproofError as exc:  # e.g. no ACTIVE key after a compromise
                     log.warning("admission_no_key", scope=scope, code=exc.code)
+            signing = await self._rollout_signing(conn, plan, keys, now)
             appends, admitted = claim_appends(
-                plan, keys, now=now, dispatcher=self.name, lease_s=self.lease_s
+                plan,
+                keys,
+                now=now,
+                dispatcher=self.name,
+                lease_s=self.lease_s,
+                extra=lambda row: signing[row.delivery_id][0] if row.delivery_id in signing else {},
             )
             for row, refused in plan.quarantine:
                 log.info(
@@ -179,24 +196,70 @@ class Dispatcher:
             )
         by_event = {(b["tenant_id"], b["event_id"]): bytes(b["body"]) for b in bodies}
         started = time.monotonic()
-        return [
-            _Job(
-                a.row,
-                a.attempt,
-                a.key,
-                a.key_generation,
-                a.version,
-                started,
-                by_event[(a.row.tenant_id, a.row.event_id)],
+        jobs = []
+        for a in admitted:
+            fields, signers, shadow = signing.get(a.row.delivery_id, ({}, [], None))
+            jobs.append(
+                _Job(
+                    a.row,
+                    a.attempt,
+                    a.key,
+                    a.key_generation,
+                    a.version,
+                    started,
+                    by_event[(a.row.tenant_id, a.row.event_id)],
+                    signers,
+                    shadow,
+                    fields.get("rollout_id"),
+                )
             )
-            for a in admitted
-        ]
+        return jobs
+
+    async def _rollout_signing(
+        self, conn: Any, plan: Any, keys: dict[KeyScope, tuple[SigningKey, int]], now: datetime
+    ) -> dict[str, tuple[dict[str, Any], list[Signer], Signer | None]]:
+        """What each send is signed with under the live rollouts, read FOR SHARE in the
+        claiming transaction (a stage change waits for it). A send whose rollout key cannot
+        sign is left for a later claim."""
+        if self.rollouts is None or not plan.send:
+            return {}
+        views = await self.rollouts.live(conn)
+        out: dict[str, tuple[dict[str, Any], list[Signer], Signer | None]] = {}
+        kept = []
+        for send in plan.send:
+            row = send.row
+            found = keys.get(key_scope(row))
+            if found is None:
+                kept.append(send)
+                continue
+            sp = plan_signing(
+                views, row.subscription_id, row.signature_profile, row.signature_algorithm, now
+            )
+            try:
+                signers, shadow = await resolve_signers(sp, found[0], self._key_by_id)
+            except HookproofError as exc:  # the target key cannot sign (revoked meanwhile)
+                log.warning("admission_no_rollout_key", delivery_id=row.delivery_id, code=exc.code)
+                plan.left.append(row)
+                continue
+            kept.append(send)
+            out[row.delivery_id] = (
+                admission_fields(sp, signers, row.subscription_id),
+                signers,
+                shadow,
+            )
+        plan.send = kept
+        return out
+
+    async def _key_by_id(self, key_id: str) -> SigningKey:
+        if self.key_by_id is None:
+            raise HookproofError("no key lookup for rollout targets", code="no_rollout_keys")
+        return await self.key_by_id(key_id)
 
     # -- sending ------------------------------------------------------------------------
 
-    def headers_for(self, job: _Job) -> dict[str, str]:
+    def base_headers(self, job: _Job) -> dict[str, str]:
         r = job.row
-        headers = {
+        return {
             "Content-Type": "application/json",
             "Webhook-Id": r.event_id,
             "Webhook-Delivery-Id": r.delivery_id,
@@ -205,18 +268,44 @@ class Dispatcher:
             "Webhook-Generation": str(r.generation),
             "traceparent": traceparent(),
         }
+
+    def headers_for(self, job: _Job, base: dict[str, str] | None = None) -> dict[str, str]:
+        """Signed exactly as the admission recorded (``job.signers``), never re-decided."""
+        r = job.row
+        headers = dict(base) if base is not None else self.base_headers(job)
         headers.update(
             sign_headers(
                 "POST",
                 r.endpoint,
                 headers,
                 job.body,
-                [Signer(r.signature_profile, job.key)],
+                job.signers or [Signer(r.signature_profile, job.key)],
                 created=int(self.clock().timestamp()),
                 lifetime=int(self.settings.signature_lifetime_s),
             )
         )
         return headers
+
+    async def check_shadow(self, job: _Job, base: dict[str, str]) -> None:
+        """SHADOW: the target signature made and verified beside the live path, counted."""
+        if job.shadow is None or job.rollout_id is None:
+            return
+        ok, reason = await shadow_check(
+            job.row.endpoint,
+            base,
+            job.body,
+            job.shadow,
+            created=int(self.clock().timestamp()),
+            lifetime=int(self.settings.signature_lifetime_s),
+        )
+        self.shadow.add(job.rollout_id, ok, reason)
+        if not ok:
+            log.warning("rollout_shadow_mismatch", rollout_id=job.rollout_id, reason=reason)
+
+    async def flush_shadow(self) -> None:
+        """Record the shadow checks counted so far in their rollouts' streams."""
+        if self.rollouts is not None:
+            await self.shadow.flush(self.rollouts.record_shadow)
 
     async def send(self, job: _Job) -> None:
         r = job.row
@@ -224,7 +313,9 @@ class Dispatcher:
         started = time.monotonic()
         success = False
         try:
-            headers = self.headers_for(job)
+            base = self.base_headers(job)
+            headers = self.headers_for(job, base)
+            await self.check_shadow(job, base)
             result = await self.poster(r, job.body, headers)
             success = breaker_success(result)
             await self.record(job, result, time.monotonic() - started)
@@ -324,6 +415,7 @@ class Dispatcher:
     async def drain(self) -> None:
         while self.inflight:
             await asyncio.wait(list(self.inflight))
+        await self.flush_shadow()
 
     async def run(self, stop: asyncio.Event) -> None:
         def _notify(*_: object) -> None:
@@ -340,6 +432,9 @@ class Dispatcher:
                     if time.monotonic() - last_reconcile > 5:
                         last_reconcile = time.monotonic()
                         await self.reconcile_leases()
+                        await self.flush_shadow()
+                        if self.rollouts is not None:  # the automatic pause of a cutover
+                            await self.rollouts.check_all()
                 except Exception as exc:  # the loop must outlive any one bad tick
                     log.warning(
                         "dispatch_tick_failed", error=type(exc).__name__, detail=str(exc)[:200]
