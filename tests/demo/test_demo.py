@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import psutil
 
@@ -19,6 +20,18 @@ def test_demo_runs_end_to_end_and_leaves_nothing_running() -> None:
     assert "rotated the engine key" in out and "suspended: 0" in out
     assert "APPLICATION_CONFIRMED" in out and "UNOBSERVABLE" in out
     assert "no gate failed" in out and "nothing left running" in out
+    # the rollout: the mailer moves from Standard Webhooks to hookproof.sig.v1, stage by stage
+    assert "== rollout: mailer from standard-webhooks.v1 to hookproof.sig.v1 ==" in out
+    assert "SHADOW     checked 4, mismatches 0" in out
+    for stage, verified in [
+        ("SHADOW", "standard-webhooks.v1"),
+        ("INTERNAL", "hookproof.sig.v1+standard-webhooks.v1"),
+        (r"CUTOVER 100% \(dual window\)", "hookproof.sig.v1+standard-webhooks.v1"),
+        (r"CUTOVER 100% \(window over\)", "hookproof.sig.v1"),
+        ("COMPLETE", "hookproof.sig.v1"),
+    ]:
+        assert re.search(rf"^  {stage}\s+{re.escape(verified)}$", out, re.M), (stage, out[-2500:])
+    assert "PASS         rollout:ro_" in out
     leftovers = [
         p for p in psutil.process_iter(["pid", "name", "status"])
         if p.pid not in before and "postgres" in (p.info["name"] or "")
