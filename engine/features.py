@@ -83,7 +83,11 @@ async def install(engine: Engine) -> None:
     engine.api.on_registered = challenge_in_background
     engine.api.on_challenge = challenge_now
     engine.extra_routes.append(
-        web.get("/.well-known/hookproof/jwks.json", jwks_handler(ring), allow_head=False)
+        web.get(
+            "/.well-known/hookproof/jwks.json",
+            jwks_handler(engine.services["rollouts"]),  # the ring's, with rollout targets
+            allow_head=False,
+        )
     )
 
 

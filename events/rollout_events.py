@@ -52,6 +52,8 @@ class RolloutAdvanced(Event, frozen=True, kw_only=True, tag="rollout.advanced"):
     from_percent: int
     percent: int
     at: str
+    #: COMPLETE of an ``all`` rollout: the subscriptions it covered then (later ones are not)
+    covered: list[str] | None = None
 
 
 class RolloutPaused(Event, frozen=True, kw_only=True, tag="rollout.paused"):

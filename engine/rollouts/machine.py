@@ -183,7 +183,15 @@ def evolve(view: RolloutView | None, event: Event, version: int | None = None) -
             if event.stage in ("CUTOVER", "COMPLETE"):
                 switches = (*switches, (event.percent, event.at))
             state = "COMPLETE" if event.stage == "COMPLETE" else v.state
-            v = replace(v, stage=event.stage, percent=event.percent, switches=switches, state=state)
+            subs = tuple(event.covered) if event.covered is not None else v.subscriptions
+            v = replace(
+                v,
+                stage=event.stage,
+                percent=event.percent,
+                switches=switches,
+                state=state,
+                subscriptions=subs,
+            )
         elif isinstance(event, RolloutPaused):
             v = replace(v, state="PAUSED", pause_reason=event.reason)
         elif isinstance(event, RolloutResumed):
@@ -230,6 +238,7 @@ class Advance:
     stage: str
     percent: int | None
     at: datetime
+    covered: list[str] | None = None  # COMPLETE of an "all" rollout: who it covers, frozen
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -313,6 +322,11 @@ def _advance(view: RolloutView, cmd: Advance) -> list[Event]:
             from_percent=view.percent,
             percent=percent,
             at=cmd.at.isoformat(),
+            covered=(
+                sorted(set(cmd.covered))
+                if stage == "COMPLETE" and view.subscriptions is None and cmd.covered is not None
+                else None
+            ),
         )
     ]
 

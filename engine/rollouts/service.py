@@ -196,8 +196,13 @@ class RolloutService:
     async def advance(
         self, rollout_id: str, stage: str, percent: int | None, *, actor: str
     ) -> RolloutView:
+        covered = None
+        if stage == "COMPLETE":  # an "all" rollout stops covering subscriptions made later
+            covered = [sid for sid, _ in await self._covered(await self.get(rollout_id))]
         view, events = await self.execute(
-            rollout_id, machine.Advance(stage=stage, percent=percent, at=self.clock()), actor=actor
+            rollout_id,
+            machine.Advance(stage=stage, percent=percent, at=self.clock(), covered=covered),
+            actor=actor,
         )
         if stage == "COMPLETE" and events and view.target_kind == machine.KEY_TARGET:
             key = await self.ring.get(view.target)
@@ -228,6 +233,14 @@ class RolloutService:
         view, events = await self.execute(
             rollout_id, machine.Rollback(source_key_state=state, at=self.clock()), actor=actor
         )
+        if (
+            events
+            and view.state == "ROLLED_BACK"
+            and view.target_kind == machine.KEY_TARGET
+            and state == "VERIFY_ONLY"
+            and current.source_key_id is not None
+        ):  # a completed key rollout promoted the target: the previous key signs again
+            await self.ring.rollback(current.source_key_id, actor=actor)
         if any(isinstance(e, RolloutRollbackRefused) for e in events):
             raise ConflictError(
                 f"the previous key {current.source_key_id} is {state}: rollback refused",
@@ -237,6 +250,34 @@ class RolloutService:
                 keyState=state,
             )
         return view
+
+    async def signing_targets(self) -> set[str]:
+        """Engine keys that sign for some subscriptions through a rollout (past SHADOW, not
+        rolled back) while the ring still holds them NOT_BEFORE."""
+        return {
+            v.target
+            for v in await self.all()
+            if v.target_kind == machine.KEY_TARGET
+            and v.state != "ROLLED_BACK"
+            and v.stage != "SHADOW"
+        }
+
+    async def jwks(self) -> dict[str, object]:
+        """The ring's JWKS, a rollout's target key published as ``ACTIVE``: it signs now
+        (for the rollout's internal and switched subscriptions), so verifiers must accept it."""
+        doc = await self.ring.jwks()
+        live = await self.signing_targets()
+        keys = doc.get("keys")
+        if live and isinstance(keys, list):
+            for jwk in keys:
+                if (
+                    isinstance(jwk, dict)
+                    and jwk.get("kid") in live
+                    and jwk.get("state") == "NOT_BEFORE"
+                ):
+                    jwk["state"] = "ACTIVE"
+                    jwk.pop("nbf", None)
+        return doc
 
     async def record_shadow(
         self, rollout_id: str, checked: int, mismatches: int, reasons: dict[str, int]
@@ -272,17 +313,21 @@ class RolloutService:
     async def figures(self, rollout_id: str) -> dict[str, Any]:
         view = await self.get(rollout_id)
         rows = await self.pool.fetch(query("rollout_figures", PKG), rollout_id)
+        covered = await self._covered(view)
+        switched = sum(1 for sid, _ in covered if view.switched_at(sid) is not None)
+        return figures_of(view, [dict(r) for r in rows], switched, len(covered))
+
+    async def _covered(self, view: RolloutView) -> list[tuple[str, str]]:
+        """(subscription id, profile) of the live subscriptions the rollout covers now."""
         subs = await self.pool.fetch(
             query("rollout_candidates", PKG),
             list(view.subscriptions) if view.subscriptions is not None else None,
         )
-        covered = [
-            r["subscription_id"]
+        return [
+            (r["subscription_id"], r["profile"])
             for r in subs
             if view.covers(r["subscription_id"], r["profile"], r["algorithm"])
         ]
-        switched = sum(1 for sid in covered if view.switched_at(sid) is not None)
-        return figures_of(view, [dict(r) for r in rows], switched, len(covered))
 
     async def check(self, rollout_id: str) -> RolloutView:
         """Pause a RUNNING cutover whose switched acceptance fell below 99.95% of the

@@ -33,6 +33,7 @@ class Endpoint:
     async def handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.read()
         headers = {k.lower(): v for k, v in request.headers.items()}
+        challenge = headers.get("webhook-id", "").startswith("chl_")
         res = await averify_any(
             "POST",
             self.url,
@@ -40,15 +41,16 @@ class Endpoint:
             body,
             keys=self.keys,
             accept=self.accept,
-            accept_not_before=True,
+            accept_not_before=challenge,  # deliveries: only keys published as signing
         )
-        if headers.get("webhook-id", "").startswith("chl_"):
+        if challenge:
             return web.Response(
                 body=build_challenge_response(body), content_type="application/json"
             )
         self.seen.append(
             {
                 "event": headers.get("webhook-id"),
+                "ok": res.ok,
                 "standard": "webhook-signature" in headers,
                 "sig": "signature" in headers,
                 "verified": res.verified,
@@ -61,10 +63,16 @@ class Endpoint:
 
 
 async def _endpoints(
-    engine: Engine, api: Api, hooks: HookServer, tenant: str, n: int, **over: Any
+    engine: Engine,
+    api: Api,
+    hooks: HookServer,
+    tenant: str,
+    n: int,
+    refresh_s: float = 10.0,
+    **over: Any,
 ) -> dict[str, Endpoint]:
     out = {}
-    keys = JwksKeyResolver.for_engine(api.base)
+    keys = JwksKeyResolver.for_engine(api.base, min_refresh_interval=refresh_s)
     for i in range(n):
         ep = Endpoint(hooks.url(f"e{i}"), keys, **over)
         hooks.mount(f"e{i}", ep.handle)
@@ -254,3 +262,52 @@ async def test_worker_delayed_across_a_stage_change_signs_by_its_admission(
     assert admitted[0]["rollout_stage"] == "INTERNAL" and admitted[0]["signing_mode"] == "dual"
     assert admitted[0]["rollout_version"] == 2
     assert admitted[1].get("rollout_id") is None  # rolled back: no rollout applies
+
+
+async def test_key_rollout_to_a_new_engine_key_and_back_while_verify_only(
+    engine: Engine, api: Api, hooks: HookServer, tenant_token: tuple[str, str]
+) -> None:
+    tenant, _ = tenant_token
+    # Standard Webhooks has no key id: a subscriber learns a new key from the JWKS, here by
+    # a refresh when no key it holds verifies (unthrottled for the test)
+    eps = await _endpoints(engine, api, hooks, tenant, 1, refresh_s=0.0)
+    [(sid, ep)] = eps.items()
+    ep.accept = (SW,)
+    ring = engine.services["keyring"]
+    old = await ring.active("engine")
+    nxt = await ring.rotate(actor="test")  # published NOT_BEFORE
+    svc = engine.services["rollouts"]
+    rid = (
+        await svc.create(
+            target_kind="signingKey",
+            target=nxt.key_id,
+            subscriptions=None,
+            internal=[sid],
+            dual_window_s=0.0,
+            actor="test",
+        )
+    ).rollout_id
+    await svc.advance(rid, "INTERNAL", None, actor="test")
+    status, jwks = await api.call("GET", "/.well-known/hookproof/jwks.json")
+    assert {k["kid"]: k["state"] for k in jwks["keys"]}[nxt.key_id] == "ACTIVE"  # signs now
+    await _round(engine, tenant, "evt-both-keys")  # two v1a entries, one per key
+    assert ep.last()["verified"] == (SW,)
+    await svc.advance(rid, "CUTOVER", 100, actor="test")
+    await _round(engine, tenant, "evt-new-key")
+    assert ep.last()["verified"] == (SW,)
+    await svc.advance(rid, "COMPLETE", None, actor="test")
+    assert (await ring.active("engine")).key_id == nxt.key_id  # promoted
+    assert str((await ring.get(old.key_id)).state) == "VERIFY_ONLY"
+    await svc.rollback(rid, actor="test")  # allowed: the old key is VERIFY_ONLY
+    assert (await ring.active("engine")).key_id == old.key_id
+    admitted = [
+        msgspec.json.decode(bytes(r["data"]))
+        for r in await engine.pool.fetch(
+            "SELECT data FROM events WHERE type = 'delivery.attempt_admitted' "
+            "ORDER BY global_position"
+        )
+    ]
+    assert [a["signed_with"] for a in admitted] == [
+        [f"{SW}:{old.key_id}", f"{SW}:{nxt.key_id}"],
+        [f"{SW}:{nxt.key_id}"],
+    ]
