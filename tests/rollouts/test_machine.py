@@ -198,3 +198,31 @@ def test_any_command_sequence_keeps_the_invariants(cmds: list) -> None:  # type:
         assert v.state in ("RUNNING", "PAUSED", "ROLLED_BACK", "COMPLETE")
         if before.state == "ROLLED_BACK":
             assert v.state == "ROLLED_BACK"
+
+
+@given(
+    st.lists(st.integers(1, 100), min_size=1, max_size=6),
+    st.integers(0, 7200),
+    st.floats(0, 3600),
+)
+def test_switched_sets_only_grow_and_dual_never_outlives_the_window(
+    percents: list[int], later_s: int, window: float
+) -> None:
+    v = run(
+        created(internal=[], dual_window_s=window), Advance(stage="INTERNAL", percent=None, at=T0)
+    )
+    previous: set[str] = set()
+    step = 0
+    for p in sorted(set(percents)):
+        step += 1
+        at = T0 + timedelta(seconds=step)
+        v = run(v, Advance(stage="CUTOVER", percent=p, at=at))
+        now = at + timedelta(seconds=later_s)
+        plans = {s: plan_signing([v], s, SW, "ed25519", now) for s in SUBS[:50]}
+        switched = {s for s, pl in plans.items() if pl.switched}
+        assert previous <= switched == {s for s in SUBS[:50] if bucket_of(s) < p}
+        for s, pl in plans.items():
+            if pl.mode == "dual":
+                since = datetime.fromisoformat(v.switched_at(s) or "")
+                assert now < since + timedelta(seconds=window)
+        previous = switched
