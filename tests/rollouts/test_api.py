@@ -147,3 +147,56 @@ async def test_rollback_allowed_while_verify_only_refused_after_compromise(
     assert view["state"] == "PAUSED"
     types = [e.type for e in await engine.store.read_stream(f"rollout-{ro2['id']}")]
     assert types == ["rollout.created", "rollout.paused", "rollout.rollback_refused"]
+
+
+HOSTILE: list[Any] = [
+    None,
+    [],
+    "x",
+    0,
+    {"target": None},
+    {"target": {"signatureProfile": None}, "subscriptions": 1},
+    {"target": {"signingKey": ""}, "subscriptions": []},
+    {"target": {"signatureProfile": "hookproof.sig.v1"}, "subscriptions": [], "internal": []},
+    {"target": {"signatureProfile": "hookproof.sig.v1", "signingKey": "k"}, "subscriptions": "all"},
+    {"target": {"signatureProfile": "hookproof.sig.v1"}, "subscriptions": "all", "dualWindowS": -1},
+    {
+        "target": {"signatureProfile": "hookproof.sig.v1"},
+        "subscriptions": "all",
+        "dualWindowS": 1e308,
+    },
+    {"target": {"signatureProfile": "hookproof.sig.v1"}, "subscriptions": ["\u0000", "' OR 1=1"]},
+    {"target": {"signatureProfile": "hookproof.sig.v1"}, "subscriptions": "all", "internal": ["x"]},
+    {"stage": "CUTOVER", "percent": 10**30},
+    {"stage": "COMPLETE", "percent": 7},
+    {"stage": "SHADOW"},
+    {"stage": "CUTOVER", "percent": -1},
+    {"stage": "CUTOVER"},
+    {"stage": "INTERNAL", "extra": 1},
+]
+
+
+async def test_hostile_operator_input_is_a_problem_never_a_5xx(
+    engine: Engine, api: Api, hooks: HookServer, tenant_token: tuple[str, str]
+) -> None:
+    _, ro = await api.call(
+        "POST",
+        "/v1/rollouts",
+        token=OP,
+        json={"target": {"signatureProfile": "hookproof.sig.v1"}, "subscriptions": "all"},
+    )
+    paths = [
+        "/v1/rollouts",
+        f"/v1/rollouts/{ro['id']}/advance",
+        "/v1/rollouts/%00/advance",
+        f"/v1/rollouts/{ro['id']}/pause",
+        "/v1/rollouts/..%2f..%2fx/rollback",
+    ]
+    for path in paths:
+        for body in HOSTILE:
+            status, p = await api.call("POST", path, token=OP, json=body)
+            assert status < 500, (path, body, p)
+            if status >= 400:
+                assert isinstance(p, dict) and p.get("code"), (path, body, p)
+        status, _ = await api.call("POST", path, token=OP, data=b"\xff{not json")
+        assert status < 500 and (status >= 400 or path.endswith("/pause"))  # pause takes no body
