@@ -127,8 +127,14 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
                 lambda stop: _periodic(stop, settings.archive_interval_s, archive_tick, "archiver"),
             )
         )
-    from . import features
+    from . import features, tracing
 
+    if tracing.configure_from_env():
+
+        async def stop_tracing() -> None:
+            await asyncio.to_thread(tracing.shutdown)
+
+        engine.closers.insert(0, stop_tracing)  # closers run last-first: flush at the very end
     await features.install(engine)
     return engine
 

@@ -1,22 +1,30 @@
-"""Optional OpenTelemetry spans, one per delivery attempt. Off by default; never required.
+"""OpenTelemetry spans for ingest, every delivery attempt and every challenge (DESIGN 11).
 
-The dispatcher always sends a W3C ``traceparent`` (``dispatcher.traceparent()``). When
-``HOOKPROOF_OTEL_EXPORTER`` is set (``console``, ``otlp``; ``none`` or unset: off) and the
-``opentelemetry-sdk`` package is importable, :func:`instrument_dispatcher` wraps the
-dispatcher's poster: each attempt gets a CLIENT span ``hookproof.attempt`` whose parent is
-the trace the dispatcher started, and the ``traceparent`` sent is replaced by the span's own
-context so the subscriber's consumer span becomes its child. (``traceparent`` is not a
-covered signature component, so replacing it never touches the signature.)
+The SDK and its OTLP/HTTP exporter are regular dependencies. With
+``HOOKPROOF_OTEL_EXPORTER=otlp`` (the standard ``OTEL_EXPORTER_OTLP_*`` variables configure
+the exporter) or ``console``, :func:`configure_from_env` installs a tracer provider; unset or
+``none``: tracing is off and every helper here is a no-op.
 
-Evidence never depends on tracing: the wrapper calls the real poster exactly once whatever
-the tracer does (a tracer that raises is logged and ignored), the outcome is recorded by the
-dispatcher from the poster's result alone, and receipts never look at trace context.
+- ``hookproof.ingest`` (SERVER): tenant, event id, topic, and the planned delivery count.
+- ``hookproof.attempt`` (CLIENT): delivery id, attempt, subscription, generation, key id,
+  then outcome, status and peer address. The ``traceparent`` sent is this span's context,
+  so the subscriber's consumer span becomes its child (``traceparent`` is not a covered
+  signature component, so replacing it never touches the signature).
+- ``hookproof.challenge`` (CLIENT): challenge id, subscription, generation, key id, status,
+  peer, passed and reason; the challenge request carries its context too.
+
+Attributes are identifiers and outcomes only: never a secret, a signature or a body.
+Evidence never depends on tracing: the real poster runs exactly once whatever the tracer does
+(a tracer that raises is logged and ignored), outcomes are recorded from the transport's
+result alone, and a missing span (sampling, exporter down) changes nothing in the log.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Awaitable, Callable, Mapping
+import re
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
@@ -25,8 +33,12 @@ __all__ = [
     "AttemptSpan",
     "AttemptTracer",
     "OtelAttemptTracer",
+    "configure",
+    "configure_from_env",
     "instrument_dispatcher",
     "otel_tracer_from_env",
+    "shutdown",
+    "span",
     "traced_poster",
 ]
 
@@ -39,7 +51,9 @@ Poster = Callable[["ClaimRow", bytes, dict[str, str]], Awaitable[Any]]
 
 class AttemptSpan(Protocol):
     def traceparent(self) -> str | None: ...
-    def finish(self, *, status: int | None, outcome: str, error: str | None) -> None: ...
+    def finish(
+        self, *, status: int | None, outcome: str, error: str | None, peer: str | None = None
+    ) -> None: ...
 
 
 class AttemptTracer(Protocol):
@@ -48,8 +62,17 @@ class AttemptTracer(Protocol):
     ) -> AttemptSpan: ...
 
 
+_KEYID = re.compile(r';keyid="([^"]{1,200})"')
+
+
+def key_id_of(headers: Mapping[str, str]) -> str | None:
+    """The signing key id, from the (public) ``Signature-Input`` parameters."""
+    m = _KEYID.search(headers.get("Signature-Input", ""))
+    return m.group(1) if m else None
+
+
 def _attributes(row: ClaimRow, headers: Mapping[str, str]) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "hookproof.delivery_id": row.delivery_id,
         "hookproof.event_id": row.event_id,
         "hookproof.subscription_id": row.subscription_id,
@@ -58,6 +81,10 @@ def _attributes(row: ClaimRow, headers: Mapping[str, str]) -> dict[str, Any]:
         "hookproof.endpoint_digest": row.endpoint_digest,
         "http.request.method": "POST",
     }
+    key_id = key_id_of(headers)
+    if key_id:
+        out["hookproof.key_id"] = key_id
+    return out
 
 
 def traced_poster(poster: Poster, tracer: AttemptTracer) -> Poster:
@@ -85,11 +112,17 @@ def traced_poster(poster: Poster, tracer: AttemptTracer) -> Poster:
             span,
             status=getattr(result, "status", None),
             outcome=outcome,
-            error=None if getattr(result, "ok", False) else getattr(result, "code", None),
+            error=None if getattr(result, "ok", False) else _code(result),
+            peer=getattr(result, "peer_address", None),
         )
         return result
 
     return post
+
+
+def _code(result: Any) -> str | None:
+    code = getattr(result, "code", None)
+    return None if code is None else str(getattr(code, "value", code))
 
 
 def _finish(span: AttemptSpan | None, **kw: Any) -> None:
@@ -139,55 +172,171 @@ class _OtelSpan:
         self._propagator.inject(carrier, context=trace.set_span_in_context(self._span))
         return carrier.get("traceparent")
 
-    def finish(self, *, status: int | None, outcome: str, error: str | None) -> None:
+    def finish(
+        self, *, status: int | None, outcome: str, error: str | None, peer: str | None = None
+    ) -> None:
         from opentelemetry.trace import Status, StatusCode
 
         if status is not None:
             self._span.set_attribute("http.response.status_code", status)
+        if peer:
+            self._span.set_attribute("network.peer.address", peer)
         self._span.set_attribute("hookproof.outcome", outcome)
         if error:
+            self._span.set_attribute("hookproof.code", error)
             self._span.set_status(Status(StatusCode.ERROR, error))
         self._span.end()
 
 
-def otel_tracer_from_env(env: Mapping[str, str] | None = None) -> AttemptTracer | None:
-    """An OpenTelemetry attempt tracer as ``HOOKPROOF_OTEL_EXPORTER`` says, or None."""
-    env = os.environ if env is None else env
+def _provider_from_env(env: Mapping[str, str]) -> Any | None:
     kind = (env.get("HOOKPROOF_OTEL_EXPORTER") or "").strip().lower()
     if kind in ("", "none", "off"):
         return None
-    try:
-        from opentelemetry.sdk.resources import Resource
-        from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
-    except ImportError:
-        log.warning("otel_unavailable", exporter=kind, hint="install opentelemetry-sdk")
-        return None
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
+
     exporter: Any
     if kind == "console":
         exporter = ConsoleSpanExporter()
     elif kind == "otlp":
-        try:
-            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-        except ImportError:
-            log.warning(
-                "otel_unavailable",
-                exporter=kind,
-                hint="install opentelemetry-exporter-otlp-proto-http",
-            )
-            return None
-        exporter = OTLPSpanExporter()  # OTEL_EXPORTER_OTLP_* variables configure it
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        exporter = OTLPSpanExporter()  # the OTEL_EXPORTER_OTLP_* variables configure it
     else:
         log.warning("otel_unknown_exporter", exporter=kind)
         return None
     provider = TracerProvider(resource=Resource.create({"service.name": "hookproof"}))
     provider.add_span_processor(BatchSpanProcessor(exporter))
+    return provider
+
+
+def otel_tracer_from_env(env: Mapping[str, str] | None = None) -> AttemptTracer | None:
+    """An OpenTelemetry attempt tracer as ``HOOKPROOF_OTEL_EXPORTER`` says, or None."""
+    provider = _provider_from_env(os.environ if env is None else env)
+    if provider is None:
+        return None
     return OtelAttemptTracer(provider.get_tracer("hookproof.dispatcher"))
+
+
+# -- the engine's tracer: ingest, challenges, attempts ------------------------------------------
+
+_STATE: dict[str, Any] = {"provider": None, "tracer": None}
+
+
+def configure(provider: Any | None) -> None:
+    """Use ``provider`` (an SDK TracerProvider; None: tracing off) for every span here."""
+    _STATE["provider"] = provider
+    _STATE["tracer"] = provider.get_tracer("hookproof") if provider is not None else None
+
+
+def configure_from_env(env: Mapping[str, str] | None = None) -> bool:
+    """Install the provider ``HOOKPROOF_OTEL_EXPORTER`` asks for; False when tracing is off."""
+    env = os.environ if env is None else env
+    provider = _provider_from_env(env)
+    if provider is None:
+        return False  # off: leave whatever was configured (tests install their own)
+    configure(provider)
+    log.info("tracing_enabled", exporter=env.get("HOOKPROOF_OTEL_EXPORTER"))
+    return True
+
+
+def shutdown() -> None:
+    """Flush and stop the exporter (the daemon calls it when it stops)."""
+    provider = _STATE["provider"]
+    configure(None)
+    if provider is not None:
+        try:
+            provider.shutdown()
+        except Exception as exc:
+            log.warning("trace_shutdown_failed", error=type(exc).__name__)
+
+
+def attempt_tracer() -> AttemptTracer | None:
+    tracer = _STATE["tracer"]
+    return OtelAttemptTracer(tracer) if tracer is not None else None
+
+
+class Span:
+    """A span that may be absent: every method is safe, nothing here ever raises."""
+
+    def __init__(self, span: Any = None) -> None:
+        self._span = span
+
+    def set(self, key: str, value: Any) -> None:
+        if self._span is None or value is None:
+            return
+        try:
+            self._span.set_attribute(key, value)
+        except Exception as exc:
+            log.warning("trace_attribute_failed", error=type(exc).__name__)
+
+    def fail(self, code: str) -> None:
+        if self._span is None:
+            return
+        try:
+            from opentelemetry.trace import Status, StatusCode
+
+            self._span.set_attribute("hookproof.code", code)
+            self._span.set_status(Status(StatusCode.ERROR, code))
+        except Exception as exc:
+            log.warning("trace_status_failed", error=type(exc).__name__)
+
+    def traceparent(self) -> str | None:
+        if self._span is None:
+            return None
+        try:
+            from opentelemetry import trace
+            from opentelemetry.trace.propagation.tracecontext import (
+                TraceContextTextMapPropagator,
+            )
+
+            carrier: dict[str, str] = {}
+            TraceContextTextMapPropagator().inject(
+                carrier, context=trace.set_span_in_context(self._span)
+            )
+            return carrier.get("traceparent")
+        except Exception as exc:
+            log.warning("trace_context_failed", error=type(exc).__name__)
+            return None
+
+
+@contextlib.contextmanager
+def span(name: str, attributes: Mapping[str, Any], *, client: bool = False) -> Iterator[Span]:
+    """A span around a block (SERVER, or CLIENT for an outgoing request); a no-op when tracing
+    is off or the tracer fails. An exception in the block marks the span and propagates."""
+    tracer = _STATE["tracer"]
+    raw: Any = None
+    if tracer is not None:
+        try:
+            from opentelemetry import trace
+
+            raw = tracer.start_span(
+                name,
+                kind=trace.SpanKind.CLIENT if client else trace.SpanKind.SERVER,
+                attributes={k: v for k, v in attributes.items() if v is not None},
+            )
+        except Exception as exc:
+            log.warning("trace_start_failed", error=type(exc).__name__)
+            raw = None
+    wrapped = Span(raw)
+    try:
+        yield wrapped
+    except BaseException as exc:
+        code = getattr(exc, "code", None)
+        wrapped.fail(str(code) if isinstance(code, str) else type(exc).__name__)
+        raise
+    finally:
+        if raw is not None:
+            try:
+                raw.end()
+            except Exception as exc:
+                log.warning("trace_finish_failed", error=type(exc).__name__)
 
 
 def instrument_dispatcher(dispatcher: Any, tracer: AttemptTracer | None = None) -> bool:
     """Wrap ``dispatcher.poster`` with per-attempt spans; False when tracing is off."""
-    tracer = tracer if tracer is not None else otel_tracer_from_env()
+    tracer = tracer if tracer is not None else attempt_tracer()
     if tracer is None or dispatcher is None:
         return False
     dispatcher.poster = traced_poster(dispatcher.poster, tracer)

@@ -27,6 +27,7 @@ from hookproof.events.subscription_events import (
 from hookproof.projections.subscriptions import SubscriptionState
 from hookproof_subscriber import SigningKey
 
+from .. import tracing
 from ..egress import EgressResult, EgressTransport, Outcome
 from ..signing import Signer, sign_headers
 from ..subscriptions import SubscriptionService, stream_of
@@ -157,8 +158,25 @@ class Challenger:
         key = key or await self.signing_key_for(state)
         challenge, state = await self.issue(state, key, actor=actor)
         headers = self.sign(state, challenge, key)
-        result = await self.transport.post(state.config.endpoint, challenge.body, headers)
-        return await self.complete(challenge, result, actor=actor)
+        with tracing.span(
+            "hookproof.challenge",
+            {
+                "hookproof.challenge_id": challenge.challenge_id,
+                "hookproof.subscription_id": state.subscription_id,
+                "hookproof.generation": state.generation,
+                "hookproof.key_id": key.key_id,
+                "hookproof.endpoint_digest": challenge.endpoint_digest,
+            },
+            client=True,
+        ) as span:
+            headers["traceparent"] = span.traceparent() or headers["traceparent"]
+            result = await self.transport.post(state.config.endpoint, challenge.body, headers)
+            span.set("http.response.status_code", result.status)
+            span.set("network.peer.address", result.peer_address)
+            outcome = await self.complete(challenge, result, actor=actor)
+            span.set("hookproof.passed", bool(outcome.get("passed")))
+            span.set("hookproof.reason", outcome.get("reason"))
+            return outcome
 
     async def complete(
         self, challenge: Challenge, result: EgressResult, *, actor: str

@@ -25,6 +25,7 @@ from hookproof.projections.deliveries import DeliveryLedger
 from hookproof.schemas.api import EventIn
 from hookproof_subscriber import content_digest
 
+from .. import tracing
 from ..notifications.decide import is_notification_topic, names_notifications
 from ..subscriptions.matching import filter_matches, topic_matches
 from ..subscriptions.validation import parse_time, printable
@@ -116,6 +117,20 @@ class IngestService:
                 field="topic",
                 code="reserved_topic",
             )
+        with tracing.span(
+            "hookproof.ingest",
+            {
+                "hookproof.tenant_id": tenant_id,
+                "hookproof.event_id": e.event_id,
+                "hookproof.topic": e.topic,
+            },
+        ) as span:
+            result = await self._record(tenant_id, e, major, actor)
+            span.set("hookproof.planned_deliveries", len(result.deliveries))
+            span.set("hookproof.created", result.created)
+            return result
+
+    async def _record(self, tenant_id: str, e: EventIn, major: int, actor: str) -> IngestResult:
         body = canonical_body(e)
         digest = content_digest(body)
         now = self.clock()

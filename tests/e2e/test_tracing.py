@@ -36,8 +36,11 @@ class FakeSpan:
     def traceparent(self) -> str | None:
         return self.tp
 
-    def finish(self, *, status: int | None, outcome: str, error: str | None) -> None:
+    def finish(
+        self, *, status: int | None, outcome: str, error: str | None, peer: str | None = None
+    ) -> None:
         self.finished = {"status": status, "outcome": outcome, "error": error}
+        self.peer = peer
 
 
 @dataclass
