@@ -690,7 +690,8 @@ async def register_many(
 
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
     settings = Settings.from_env({**env, "HOOKPROOF_LISTEN": "127.0.0.1:1"})
-    pool = await asyncpg.create_pool(db_url, min_size=2, max_size=concurrency + 4)
+    # the engine workers hold up to 30 connections each; the embedded server allows 100
+    pool = await asyncpg.create_pool(db_url, min_size=2, max_size=min(concurrency + 4, 16))
     engine = await build_engine(settings, pool)
     failed: Counter[str] = Counter()
     sem = asyncio.Semaphore(concurrency)

@@ -141,7 +141,7 @@ async def _serve_worker(args: argparse.Namespace, settings: Settings) -> int:
     from .daemon import serve
 
     structlog.contextvars.bind_contextvars(worker=args.worker_index, pid=os.getpid())
-    async with Context(settings, max_size=30) as ctx:
+    async with Context(settings, max_size=args.pool_size or 30) as ctx:
         assert ctx.pool is not None
 
         def ready(_address: str) -> None:
@@ -214,6 +214,7 @@ def register(
     )
     p.add_argument("--worker-index", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--ready-fd", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--pool-size", type=int, default=None, help=argparse.SUPPRESS)
     p.set_defaults(handler=cmd_serve)
 
     tenant = sub.add_parser("tenant", help="tenants and API tokens")

@@ -29,7 +29,7 @@ from typing import Final
 
 import structlog
 
-__all__ = ["default_workers", "supervise"]
+__all__ = ["default_workers", "pool_size", "supervise"]
 
 log = structlog.get_logger("hookproof.workers")
 
@@ -37,6 +37,14 @@ _PR_SET_PDEATHSIG: Final = 1
 _READY_TIMEOUT_S: Final = 120.0
 _STOP_TIMEOUT_S: Final = 30.0
 _STABLE_S: Final = 30.0  # a child that lived this long resets the back-off
+#: Postgres connections shared by all children (each gets a slice, at least 10): the
+#: embedded server allows 100 clients, and the CLI and operators need some too.
+_POOL_BUDGET: Final = 60
+
+
+def pool_size(n: int) -> int:
+    """Each child's Postgres pool for ``n`` children."""
+    return max(10, _POOL_BUDGET // max(n, 1))
 
 
 def default_workers(configured: int | None) -> int:
@@ -60,7 +68,7 @@ class _Child:
         self.restarts = 0
 
 
-async def _spawn(child: _Child, env: dict[str, str]) -> bool:
+async def _spawn(child: _Child, env: dict[str, str], pool: int) -> bool:
     """Start one child and wait until it says ready (False: it died or never did)."""
     read_fd, write_fd = os.pipe()
     try:
@@ -75,6 +83,8 @@ async def _spawn(child: _Child, env: dict[str, str]) -> bool:
             str(child.index),
             "--ready-fd",
             str(write_fd),
+            "--pool-size",
+            str(pool),
             env=env,
             pass_fds=(write_fd,),
             preexec_fn=_die_with_parent,
@@ -96,7 +106,7 @@ async def _spawn(child: _Child, env: dict[str, str]) -> bool:
     return line.strip() == b"ready"
 
 
-async def _keep(child: _Child, env: dict[str, str], stop: asyncio.Event) -> None:
+async def _keep(child: _Child, env: dict[str, str], pool: int, stop: asyncio.Event) -> None:
     """Restart the child whenever it exits on its own, until ``stop``."""
     while not stop.is_set():
         proc = child.proc
@@ -115,7 +125,7 @@ async def _keep(child: _Child, env: dict[str, str], stop: asyncio.Event) -> None
             return
         child.backoff = min(child.backoff * 2, 30.0)
         child.restarts += 1
-        await _spawn(child, env)
+        await _spawn(child, env, pool)
         assert child.proc is not None
         log.warning(
             "worker_restarted",
@@ -163,9 +173,9 @@ async def supervise(
         for child in children:  # one after another: first-run setup happens once
             if stop.is_set():
                 break
-            if not await _spawn(child, env):
+            if not await _spawn(child, env, pool_size(n)):
                 log.error("worker_not_ready", worker=child.index)
-            keepers.append(asyncio.create_task(_keep(child, env, stop)))
+            keepers.append(asyncio.create_task(_keep(child, env, pool_size(n), stop)))
         if not stop.is_set():
             log.info("workers_ready", workers=n, pids=[c.proc.pid for c in children if c.proc])
             if ready is not None:
