@@ -42,7 +42,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "body": "SubscriptionCreate",
         "status": 201,
     },
-    ("get", "/v1/subscriptions"): {"summary": "List subscriptions"},
+    ("get", "/v1/subscriptions"): {"summary": "List subscriptions (paged)", "paged": True},
     ("get", "/v1/subscriptions/{id}"): {"summary": "Read a subscription (ETag: generation)"},
     ("patch", "/v1/subscriptions/{id}"): {
         "summary": "Change a subscription (If-Match)",
@@ -65,7 +65,10 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "optionalBody": True,
     },
     ("post", "/v1/subscriptions/{id}/challenge"): {"summary": "Challenge the endpoint now"},
-    ("get", "/v1/subscriptions/{id}/history"): {"summary": "The subscription's events, in order"},
+    ("get", "/v1/subscriptions/{id}/history"): {
+        "summary": "The subscription's events, in order (paged)",
+        "paged": True,
+    },
     ("post", "/v1/subscriptions/{id}/secret/rotate"): {
         "summary": "Rotate the shared secret (shown once)"
     },
@@ -80,7 +83,10 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "Replay a delivery (new attempt, same identity)",
         "status": 202,
     },
-    ("get", "/v1/dead-letters"): {"summary": "Dead letters with their owners"},
+    ("get", "/v1/dead-letters"): {
+        "summary": "Dead letters with their owners (paged)",
+        "paged": True,
+    },
     ("get", "/v1/deliveries"): {
         "summary": "The tenant's deliveries, newest first",
         "query": {
@@ -194,6 +200,11 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
             {"name": name, "in": "query", "required": False, "schema": schema}
             for name, schema in op.get("query", {}).items()
         ]
+        if op.get("paged"):
+            params += [
+                {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1}},
+                {"name": "cursor", "in": "query", "schema": {"type": "string"}},
+            ]
         if op.get("ifMatch"):
             params.append(
                 {"name": "If-Match", "in": "header", "required": True, "schema": {"type": "string"}}

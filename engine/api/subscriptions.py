@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from datetime import datetime
 from typing import Any
 
 from aiohttp import web
@@ -14,7 +15,9 @@ from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch, Subscri
 from hookproof_subscriber import STANDARD_WEBHOOKS_V1, encode_whsec
 
 from ..challenge.disclosure import redact_event_data, tenant_reason
+from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import ApiContext, actor, tenant_of
+from .pages import decode_cursor, encode_cursor, page_params
 from .problems import decode_body, json_response
 
 __all__ = ["routes", "subscription_view"]
@@ -135,8 +138,31 @@ async def create(request: web.Request) -> web.Response:
 async def list_(request: web.Request) -> web.Response:
     ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
-    items = await ctx.subscriptions.list(tenant)
-    return json_response({"items": [subscription_view(s) for s in items]})
+    limit, cursor = page_params(request)
+    after = None
+    if cursor is not None:
+        created, last = decode_cursor(cursor, 2)
+        after = (_cursor_time(created), _cursor_id(last))
+    items, nxt = await ctx.subscriptions.page(tenant, limit, after)
+    return json_response(
+        {
+            "items": [subscription_view(s) for s in items],
+            "nextCursor": encode_cursor(nxt[0].isoformat(), nxt[1]) if nxt else None,
+        }
+    )
+
+
+def _cursor_time(value: Any) -> datetime:
+    try:
+        return datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise ValidationError("cursor is not a nextCursor we gave", code="invalid_cursor") from None
+
+
+def _cursor_id(value: Any) -> str:
+    if not isinstance(value, str) or not SUBSCRIPTION_ID.match(value):
+        raise ValidationError("cursor is not a nextCursor we gave", code="invalid_cursor")
+    return value
 
 
 async def get(request: web.Request) -> web.Response:
@@ -206,8 +232,17 @@ async def challenge(request: web.Request) -> web.Response:
 async def history(request: web.Request) -> web.Response:
     ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
-    events = await ctx.subscriptions.history(tenant, request.match_info["id"])
-    return json_response({"items": [event_view(e) for e in events]})
+    limit, cursor = page_params(request, default=200, maximum=1000)
+    after = 0
+    if cursor is not None:
+        [after] = decode_cursor(cursor, 1)
+        if not isinstance(after, int) or isinstance(after, bool) or not 0 <= after < 2**62:
+            raise ValidationError("cursor is not a nextCursor we gave", code="invalid_cursor")
+    events = await ctx.subscriptions.history(
+        tenant, request.match_info["id"], after=after, limit=limit
+    )
+    nxt = encode_cursor(events[-1].stream_version) if len(events) == limit else None
+    return json_response({"items": [event_view(e) for e in events], "nextCursor": nxt})
 
 
 def routes() -> list[web.RouteDef]:

@@ -11,6 +11,7 @@ from hookproof.projections.deliveries import LEDGER_STATES
 from hookproof.schemas.api import EventIn
 
 from ..api.context import actor, tenant_of
+from ..api.pages import decode_cursor, encode_cursor, page_params
 from ..api.problems import decode_body, json_response
 from .ingest import IngestService
 from .views import DeliveryReader
@@ -70,7 +71,23 @@ def routes(
 
     async def dead_letters(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
-        return json_response({"items": await reader.dead_letters(tenant)})
+        limit, cursor = page_params(request)
+        before = None
+        if cursor is not None:
+            at, last = decode_cursor(cursor, 2)
+            try:
+                before = (datetime.fromisoformat(at), str(last))
+            except (TypeError, ValueError):
+                raise ValidationError(
+                    "cursor is not a nextCursor we gave", code="invalid_cursor"
+                ) from None
+        items, nxt = await reader.dead_letters_page(tenant, limit, before)
+        return json_response(
+            {
+                "items": items,
+                "nextCursor": encode_cursor(nxt[0].isoformat(), nxt[1]) if nxt else None,
+            }
+        )
 
     return [
         web.post("/v1/events", post_event),

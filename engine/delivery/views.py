@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from hookproof.errors import ConflictError, NotFound
@@ -224,8 +225,19 @@ class DeliveryReader:
         ]
 
     async def dead_letters(self, tenant_id: str, limit: int = 200) -> list[dict[str, Any]]:
-        rows = await self.store.pool.fetch(query("dead_letters", PKG), tenant_id, limit)
-        return [
+        return (await self.dead_letters_page(tenant_id, limit))[0]
+
+    async def dead_letters_page(
+        self, tenant_id: str, limit: int, before: tuple[datetime, str] | None = None
+    ) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
+        """Newest first, from the ledger projection; the key to continue before, if more."""
+        since, last = before if before is not None else (None, None)
+        rows = await self.store.pool.fetch(
+            query("dead_letters", PKG), tenant_id, limit + 1, since, last
+        )
+        more = len(rows) > limit
+        rows = rows[:limit]
+        items = [
             {
                 "deliveryId": r["delivery_id"],
                 "eventId": r["event_id"],
@@ -238,6 +250,8 @@ class DeliveryReader:
             }
             for r in rows
         ]
+        nxt = (rows[-1]["updated_at"], rows[-1]["delivery_id"]) if more and rows else None
+        return items, nxt
 
     async def replay(
         self, tenant_id: str, delivery_id: str, *, actor: str, now: str

@@ -92,17 +92,42 @@ class SubscriptionService:
         return state
 
     async def list(self, tenant_id: str, limit: int = 500) -> list[SubscriptionState]:
-        rows = await self.store.pool.fetch(query("subscription_list", PKG), tenant_id, limit)
+        return (await self.page(tenant_id, limit))[0]
+
+    async def page(
+        self, tenant_id: str, limit: int, after: tuple[datetime, str] | None = None
+    ) -> tuple[list[SubscriptionState], tuple[datetime, str] | None]:
+        """One page from the projection, in creation order, with every stream of the page
+        folded from one read; the key to continue after, when there is more."""
+        since, last = after if after is not None else (None, None)
+        rows = await self.store.pool.fetch(
+            query("subscription_page", PKG), tenant_id, since, last, limit + 1
+        )
+        more = len(rows) > limit
+        rows = rows[:limit]
+        streams = [stream_of(r["subscription_id"]) for r in rows]
+        by_stream: dict[str, list[RecordedEvent]] = {}
+        for rec in await self.store.pool.fetch(query("subscription_streams", PKG), streams):
+            by_stream.setdefault(rec["stream_id"], []).append(RecordedEvent.from_record(rec))
         out = []
         for r in rows:
-            s = await self.load(r["subscription_id"])
-            if s is not None:
-                out.append(s)
-        return out
+            events = by_stream.get(stream_of(r["subscription_id"]))
+            state = fold(events) if events else await self.load(r["subscription_id"])  # archived
+            if state is not None and state.tenant_id == tenant_id:
+                out.append(state)
+        nxt = (rows[-1]["created_at"], rows[-1]["subscription_id"]) if more and rows else None
+        return out, nxt
 
-    async def history(self, tenant_id: str, subscription_id: str) -> list[RecordedEvent]:
+    async def history(
+        self, tenant_id: str, subscription_id: str, *, after: int = 0, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        """The stream's events after version ``after``, at most ``limit`` of them."""
         await self.get(tenant_id, subscription_id)
-        return await self.store.read_stream(stream_of(subscription_id))
+        return await self.store.read_stream(
+            stream_of(subscription_id),
+            from_version=after + 1,
+            to_version=after + limit if limit is not None else None,
+        )
 
     # -- writes -------------------------------------------------------------------------
 

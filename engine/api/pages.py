@@ -1,0 +1,56 @@
+"""Cursor pagination for list routes: ``limit``, ``cursor`` in; ``items``, ``nextCursor`` out.
+
+A cursor is opaque to clients (base64url of a small JSON array: the last item's sort key).
+Every list is bounded by ``limit``; a malformed cursor or limit is a 400 with a code.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+
+from aiohttp import web
+
+from hookproof.errors import ValidationError
+
+__all__ = ["decode_cursor", "encode_cursor", "page_params"]
+
+
+def encode_cursor(*key: Any) -> str:
+    raw = json.dumps(list(key), separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(text: str, arity: int) -> list[Any]:
+    """The sort key a cursor carries; ``invalid_cursor`` when it is not one of ours."""
+    try:
+        if len(text) > 512:
+            raise ValueError("too long")
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        key = json.loads(raw)
+    except (ValueError, binascii.Error, UnicodeError, RecursionError):
+        key = None
+    if not isinstance(key, list) or len(key) != arity:
+        raise ValidationError(
+            "cursor is not a nextCursor we gave", field="cursor", code="invalid_cursor"
+        )
+    return key
+
+
+def page_params(
+    request: web.Request, *, default: int = 100, maximum: int = 500
+) -> tuple[int, str | None]:
+    """``limit`` (1..maximum, default ``default``) and the raw ``cursor``, if any."""
+    raw = request.query.get("limit")
+    if raw is None:
+        limit = default
+    elif raw.isascii() and raw.isdigit() and len(raw) <= 6 and 1 <= int(raw) <= maximum:
+        limit = int(raw)
+    else:
+        raise ValidationError(
+            f"limit must be an integer 1..{maximum}", field="limit", code="invalid_limit"
+        )
+    cursor = request.query.get("cursor") or None
+    return limit, cursor
