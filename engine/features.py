@@ -193,7 +193,7 @@ def _key_routes(engine: Engine, rotation: Any) -> list[web.RouteDef]:
     from hookproof.errors import HookproofError
 
     from .api.context import actor as actor_of
-    from .api.context import require_operator, tenant_of
+    from .api.context import require_bearer, tenant_of
     from .api.problems import json_response
 
     async def rotate_engine_key(request: web.Request) -> web.Response:
@@ -205,7 +205,7 @@ def _key_routes(engine: Engine, rotation: Any) -> list[web.RouteDef]:
             )
             err.status = 403
             raise err
-        require_operator(request, admin)
+        require_bearer(request, admin)
         return json_response(await rotation.rotate_engine_key(actor="operator:api"))
 
     async def rotate_secret(request: web.Request) -> web.Response:

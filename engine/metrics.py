@@ -20,7 +20,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from hookproof.errors import HookproofError
 from hookproof.events.sqlfiles import query
 
-from .api.context import ApiContext, require_operator
+from .api.context import ApiContext, require_bearer
 
 __all__ = ["ATTEMPT_OUTCOMES", "EngineMetrics", "metrics_route"]
 
@@ -124,13 +124,13 @@ def _authorize(request: web.Request) -> None:
         raise err
     if token is not None:
         try:
-            require_operator(request, token)
+            require_bearer(request, token)
             return
         except HookproofError:
             if admin is None:
                 raise
     assert admin is not None
-    require_operator(request, admin)
+    require_bearer(request, admin)
 
 
 def metrics_route(metrics: EngineMetrics) -> web.RouteDef:

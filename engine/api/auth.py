@@ -33,7 +33,7 @@ def is_operator(request: web.Request) -> bool:
     given = request.headers.get("Authorization", "")
     if not admin or not given.startswith("Bearer "):
         return False
-    return hmac.compare_digest(given.encode(), f"Bearer {admin}".encode())
+    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), f"Bearer {admin}".encode())
 
 
 async def principal(request: web.Request) -> Principal:

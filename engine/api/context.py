@@ -18,7 +18,7 @@ from hookproof.projections.subscriptions import SubscriptionState
 from ..subscriptions import SubscriptionService
 from ..tenants import TenantService
 
-__all__ = ["CONTEXT_KEY", "ApiContext", "actor", "bearer_of", "require_operator", "tenant_of"]
+__all__ = ["CONTEXT_KEY", "ApiContext", "actor", "bearer_of", "require_bearer", "tenant_of"]
 
 
 @dataclass
@@ -58,7 +58,7 @@ def bearer_of(request: web.Request) -> str | None:
     return raw.strip() if raw.isascii() else "?"
 
 
-def require_operator(request: web.Request, token: str) -> None:
+def require_bearer(request: web.Request, token: str) -> None:
     """The request carries ``Bearer <token>`` (the operator's), compared in constant time."""
     given = bearer_of(request) or ""
     if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):

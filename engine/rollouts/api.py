@@ -31,7 +31,9 @@ def operator_only(request: web.Request) -> None:
         err.status = 403
         raise err
     given = request.headers.get("Authorization", "")
-    if not hmac.compare_digest(given.encode(), f"Bearer {admin}".encode()):
+    if not hmac.compare_digest(
+        given.encode("utf-8", "surrogateescape"), f"Bearer {admin}".encode()
+    ):
         raise Unauthorized("operator token required", code="invalid_token")
 
 
