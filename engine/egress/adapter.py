@@ -18,12 +18,14 @@ Nothing here decides policy: the transport vets, the adapter only refuses what w
 from __future__ import annotations
 
 import asyncio
+import asyncio.sslproto
 import contextvars
 import errno
 import ipaddress
 import socket
 import ssl
 import weakref
+from collections import OrderedDict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -54,6 +56,12 @@ __all__ = [
 log = structlog.get_logger("hookproof.egress")
 
 _READ_CHUNK: Final = 16 * 1024
+
+#: asyncio's TLS protocol allocates (and zero-fills) a 256 KiB read buffer per connection, so
+#: each pooled connection would hold ~320 KiB; TLS records carry at most 16 KiB of plaintext,
+#: and a buffer of that size brings a pooled connection to ~100 KiB (measured). Process-wide:
+#: every asyncio TLS connection of the engine reads in 16 KiB steps.
+asyncio.sslproto.SSLProtocol.max_size = 16 * 1024
 
 
 class Refusal(OSError):
@@ -183,6 +191,29 @@ class EgressConnector(aiohttp.TCPConnector):
         self._facts: weakref.WeakKeyDictionary[Any, ConnectionFacts] = weakref.WeakKeyDictionary()
         self.opened = 0
         self.reused = 0
+        self._idle: OrderedDict[Any, Any] = OrderedDict()  # pooled protocol -> its key
+
+    def _release(self, key: Any, protocol: Any, *, should_close: bool = False) -> None:
+        """aiohttp puts a finished connection back in its pool here; keep at most
+        ``limits.max_idle`` of them (the longest idle is closed first)."""
+        super()._release(key, protocol, should_close=should_close)
+        conns = self._conns.get(key)
+        if self._closed or not conns or conns[-1][0] is not protocol:
+            return  # closed, not pooled
+        self._idle[protocol] = key
+        self._idle.move_to_end(protocol)
+        while len(self._idle) > self.limits.max_idle:
+            old, old_key = self._idle.popitem(last=False)
+            pooled = self._conns.get(old_key)
+            if not pooled or all(p is not old for p, _ in pooled):
+                continue  # already taken or closed by aiohttp
+            kept = deque((p, t) for p, t in pooled if p is not old)
+            if kept:
+                self._conns[old_key] = kept
+            else:
+                del self._conns[old_key]
+            old.close()
+            log.debug("egress_pooled_connection_closed", reason="max_idle")
 
     async def connect(
         self,
@@ -197,6 +228,7 @@ class EgressConnector(aiohttp.TCPConnector):
             proto = conn.protocol
             loop_now = asyncio.get_running_loop().time()
             facts = self._facts.get(proto) if proto is not None else None
+            self._idle.pop(proto, None)
             if facts is None:
                 facts = self._opened(conn, attempt, origin, loop_now)
                 self.opened += 1

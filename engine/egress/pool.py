@@ -23,12 +23,17 @@ Origin = tuple[str, str, int, int]
 
 @dataclass(frozen=True, slots=True)
 class PoolLimits:
-    """Bounded life of a pooled connection. ``enabled=False``: one connection per request."""
+    """Bounded life of a pooled connection. ``enabled=False``: one connection per request.
+
+    ``max_idle``: idle connections kept at most (all origins together; the longest idle is
+    closed first), which bounds the memory many subscriber sites can take.
+    """
 
     idle_s: float = 15.0
     max_age_s: float = 60.0
     max_requests: int = 1000
     enabled: bool = True
+    max_idle: int = 1024
 
 
 @dataclass(slots=True)

@@ -100,6 +100,7 @@ class EgressPolicy:
     pool_idle_s: float = 15.0
     pool_max_age_s: float = 60.0
     pool_max_requests: int = 1000
+    pool_max_idle: int = 1024
     dns_cache_s: float = 30.0
 
     @classmethod
@@ -115,6 +116,7 @@ class EgressPolicy:
             pool_idle_s=settings.pool_idle_s,
             pool_max_age_s=settings.pool_max_age_s,
             pool_max_requests=settings.pool_max_requests,
+            pool_max_idle=settings.pool_max_idle,
             dns_cache_s=settings.dns_cache_s,
         )
         return replace(base, **overrides) if overrides else base
@@ -126,6 +128,7 @@ class EgressPolicy:
             max_age_s=self.pool_max_age_s,
             max_requests=self.pool_max_requests,
             enabled=self.pool_enabled,
+            max_idle=self.pool_max_idle,
         )
 
 

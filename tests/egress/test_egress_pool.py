@@ -188,3 +188,17 @@ async def test_allowance_logged_per_connection_and_flagged_per_result(
     used = [e for e in logs if e["event"] == "egress_allowance_used"]
     assert len(used) == server.connections == 1
     assert used[0]["log_level"] == "warning" and used[0]["port"] == server.port
+
+
+async def test_idle_connections_bounded_across_origins(dns, make_server, make_transport):
+    server = await make_server(keep_alive=True)
+    for name in ("hooks.test", "hooks-b.test", "public.test"):
+        dns.records[name] = ["127.0.0.1"]
+    transport = make_transport(allow=(("127.0.0.1", server.port),), pool_max_idle=2)
+    for name in ("hooks.test", "hooks-b.test", "public.test"):
+        assert (await transport.post(f"https://{name}:{server.port}/", BODY)).ok
+    await asyncio.sleep(0.05)
+    assert server.connections == 3 and server.open_connections == 2  # the oldest closed
+    assert (await transport.post(f"https://public.test:{server.port}/", BODY)).ok  # pooled
+    assert (await transport.post(f"https://hooks.test:{server.port}/", BODY)).ok  # new again
+    assert server.connections == 4
