@@ -90,7 +90,10 @@ def _handler(action: Action) -> Callable[[argparse.Namespace, Settings], Awaitab
             assert ctx.pool is not None
             store = EventStore(ctx.pool)
             ring = KeyRing(ctx.pool, settings, store=store)
-            svc = RolloutService(store, settings, ring=ring)
+            from .subscriptions import SubscriptionService
+
+            subs = SubscriptionService(store, settings)
+            svc = RolloutService(store, settings, ring=ring, subscriptions=subs)
             view = await action(svc, args, actor)
             ids = (
                 [view.rollout_id]

@@ -97,7 +97,11 @@ def install_rollouts(engine: Engine, ring: Any) -> None:
     from .rollouts.service import RolloutService
 
     service = RolloutService(
-        engine.store, engine.settings, ring=ring, clock=engine.subscriptions.clock
+        engine.store,
+        engine.settings,
+        ring=ring,
+        subscriptions=engine.subscriptions,
+        clock=engine.subscriptions.clock,
     )
     engine.services["rollouts"] = service
     engine.extra_routes.extend(rollout_routes(service))

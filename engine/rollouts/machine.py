@@ -149,7 +149,8 @@ class RolloutView:
         if self.subscriptions is not None and subscription_id not in self.subscriptions:
             return False
         if self.target_kind == PROFILE_TARGET:
-            return profile == self.source_profile
+            # at COMPLETE the covered list is frozen and their profile written back
+            return self.stage == "COMPLETE" or profile == self.source_profile
         return algorithm == "ed25519"  # engine keys sign only ed25519 subscriptions
 
     def switched_at(self, subscription_id: str) -> str | None:
@@ -324,7 +325,7 @@ def _advance(view: RolloutView, cmd: Advance) -> list[Event]:
             at=cmd.at.isoformat(),
             covered=(
                 sorted(set(cmd.covered))
-                if stage == "COMPLETE" and view.subscriptions is None and cmd.covered is not None
+                if stage == "COMPLETE" and cmd.covered is not None
                 else None
             ),
         )
@@ -487,7 +488,8 @@ def plan_signing(
         if v.state == "ROLLED_BACK" or not v.covers(subscription_id, profile, algorithm):
             continue
         if v.target_kind == PROFILE_TARGET:
-            source, target = SignerRef(profile), SignerRef(v.target)
+            assert v.source_profile is not None
+            source, target = SignerRef(v.source_profile), SignerRef(v.target)
         else:
             source, target = SignerRef(profile), SignerRef(profile, v.target)
         ident: dict[str, Any] = {

@@ -55,9 +55,11 @@ class RolloutService:
         settings: Settings,
         *,
         ring: Any,
+        subscriptions: Any = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.store = store
+        self.subscriptions = subscriptions  # SubscriptionService: profile write-back
         self.pool = store.pool
         self.settings = settings
         self.ring = ring
@@ -208,7 +210,29 @@ class RolloutService:
             key = await self.ring.get(view.target)
             if str(key.state) == "NOT_BEFORE":  # signing switches to it for everyone
                 await self.ring.promote(view.target, actor=actor)
+        if stage == "COMPLETE" and events and view.target_kind == machine.PROFILE_TARGET:
+            await self._write_back(view, view.target, actor)
         return view
+
+    async def _write_back(self, view: RolloutView, profile: str, actor: str) -> None:
+        """Each covered subscription's ``signatureProfile`` becomes *profile* (same
+        generation: a ``subscription.updated`` event); the rollout keeps deciding the dual
+        window of the ones it switched last."""
+        if self.subscriptions is None or view.subscriptions is None:
+            return
+        from ..subscriptions.decide import Update
+
+        for sid in view.subscriptions:
+            try:
+                await self.subscriptions.execute(
+                    sid,
+                    Update(None, {"signature_profile": profile}),  # type: ignore[arg-type]
+                    actor=actor,
+                )
+            except Exception as exc:  # revoked or expired meanwhile: nothing to write
+                log.info(
+                    "rollout_write_back_skipped", subscription_id=sid, error=type(exc).__name__
+                )
 
     async def pause(self, rollout_id: str, *, actor: str, reason: str = "operator") -> RolloutView:
         view, _ = await self.execute(
@@ -241,6 +265,14 @@ class RolloutService:
             and current.source_key_id is not None
         ):  # a completed key rollout promoted the target: the previous key signs again
             await self.ring.rollback(current.source_key_id, actor=actor)
+        if (
+            events
+            and view.state == "ROLLED_BACK"
+            and view.target_kind == machine.PROFILE_TARGET
+            and current.stage == "COMPLETE"
+            and view.source_profile is not None
+        ):  # the completed rollout wrote the target profile back: undo it
+            await self._write_back(view, view.source_profile, actor)
         if any(isinstance(e, RolloutRollbackRefused) for e in events):
             raise ConflictError(
                 f"the previous key {current.source_key_id} is {state}: rollback refused",

@@ -44,6 +44,8 @@ MUTABLE_FIELDS = GENERATION_FIELDS | {
     "old_generation_policy",
     "region",
 }
+#: Changed only by the engine itself: a completed (or rolled back) rollout of a signing change.
+ROLLOUT_FIELDS = frozenset({"signature_profile"})
 
 
 class TransitionForbidden(HookproofError):
@@ -108,7 +110,7 @@ def decide(state: SubscriptionState | None, command: Command, now: datetime) -> 
 
     if isinstance(command, Update):
         _check_generation(state, command.expected_generation)
-        unknown = set(command.changes) - MUTABLE_FIELDS
+        unknown = set(command.changes) - MUTABLE_FIELDS - ROLLOUT_FIELDS
         if unknown:
             raise TransitionForbidden(f"fields not changeable: {sorted(unknown)}")
         current = msgspec.structs.asdict(state.config)

@@ -226,3 +226,18 @@ def test_switched_sets_only_grow_and_dual_never_outlives_the_window(
                 since = datetime.fromisoformat(v.switched_at(s) or "")
                 assert now < since + timedelta(seconds=window)
         previous = switched
+
+
+def test_complete_freezes_the_covered_list_and_survives_the_profile_write_back() -> None:
+    v = run(created(internal=[]), Advance(stage="INTERNAL", percent=None, at=T0))
+    v = run(v, Advance(stage="CUTOVER", percent=10, at=T0))
+    later = T0 + timedelta(seconds=100)
+    v = run(v, Advance(stage="COMPLETE", percent=None, at=later, covered=["sub_001", "sub_002"]))
+    assert v.subscriptions == ("sub_001", "sub_002")
+    # written back to the target profile: still dual within the window of its switch
+    p = plan_signing([v], "sub_001", SIG, "ed25519", later + timedelta(seconds=10))
+    assert p.mode == "dual" and [s.profile for s in p.signers] == [SW, SIG]
+    p = plan_signing([v], "sub_001", SIG, "ed25519", later + timedelta(seconds=700))
+    assert p.mode == "target" and [s.profile for s in p.signers] == [SIG]
+    # a subscription made after COMPLETE is never covered
+    assert plan_signing([v], "sub_new", SW, "ed25519", later).rollout_id is None

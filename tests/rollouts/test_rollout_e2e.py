@@ -142,6 +142,9 @@ async def test_full_rollout_standard_webhooks_to_sig_v1_stage_by_stage(
     await _round(engine, tenant, "evt-cutover-target")
     assert got(internal) == got(other) == (False, True, (SIG,))
     await svc.advance(rid, "COMPLETE", None, actor="test")
+    for sid in eps:  # written back: the tenant sees the profile it now receives
+        state = await engine.subscriptions.get(tenant, sid)
+        assert (state.config.signature_profile, state.generation) == (SIG, 1)
     await _round(engine, tenant, "evt-complete")
     assert got(internal) == got(other) == (False, True, (SIG,))
     figs = await svc.figures(rid)
