@@ -118,7 +118,15 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
     from .delivery.ledger import ClaimRow
     from .delivery.views import DeliveryReader
 
-    ingest = IngestService(engine.store, clock=engine.subscriptions.clock)
+    s = engine.settings
+    ingest = IngestService(
+        engine.store,
+        clock=engine.subscriptions.clock,
+        group_window_s=max(0.0, s.ingest_group_window_s),
+        max_group=s.ingest_group_max,
+        max_inflight=s.ingest_group_inflight,
+    )
+    engine.closers.append(ingest.groups.close)
     reader = DeliveryReader(engine.store)
 
     async def key_provider(subscription_id: str, alg: str) -> tuple[Any, int]:

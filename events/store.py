@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -184,6 +185,20 @@ class _RecordedEventBuilder:
     _decoded: list[Event]
 
 
+def _recorded(*values: Any) -> RecordedEvent:
+    """A :class:`RecordedEvent` from its field values in order (built as the mutable twin)."""
+    obj = _RecordedEventBuilder(*values)
+    obj.__class__ = RecordedEvent  # type: ignore[assignment]
+    return obj  # type: ignore[return-value]
+
+
+def _uuid4s(n: int) -> Iterator[uuid.UUID]:
+    """``n`` random (version 4) UUIDs from one read of the OS random source."""
+    raw = os.urandom(16 * n)
+    for i in range(0, 16 * n, 16):
+        yield uuid.UUID(bytes=raw[i : i + 16], version=4)
+
+
 InlineHook = Callable[[asyncpg.Connection, list[RecordedEvent]], Awaitable[None]]
 
 
@@ -323,24 +338,33 @@ class EventStore:
                 heads[r["stream_id"]] = (r["stream_version"], bytes(r["hash"]))
 
         cols: tuple[list[Any], ...] = tuple([] for _ in range(10))
-        metas: list[bytes] = []
+        c_stream, c_cat, c_ver, c_eid, c_type, c_schema, c_data, c_meta, c_prev, c_hash = cols
+        originals: list[Event] = []
+        random_ids = _uuid4s(sum(len(evs) for evs in prepared))
+        meta_cache: dict[int, bytes] = {}
         for a, evs in zip(appends, prepared, strict=True):
             version, prev = heads.get(a.stream_id, (0, None))
             if not _matches(a.expected, version):
                 raise ConcurrencyConflict(a.stream_id, a.expected, version)
-            meta = canonical_json(a.metadata)
+            meta = meta_cache.get(id(a.metadata))
+            if meta is None:  # one metadata object shared by many streams is encoded once
+                meta = meta_cache[id(a.metadata)] = canonical_json(a.metadata)
             category = category_of(a.stream_id)
             for i, (data, type_, schema) in enumerate(evs):
                 version += 1
-                eid = a.event_ids[i] if a.event_ids is not None else uuid.uuid4()
+                eid = a.event_ids[i] if a.event_ids is not None else next(random_ids)
                 h = event_hash(prev, a.stream_id, version, eid, type_, schema, data, meta)
-                for col, value in zip(
-                    cols,
-                    (a.stream_id, category, version, eid, type_, schema, data, meta, prev, h),
-                    strict=True,
-                ):
-                    col.append(value)
-                metas.append(meta)
+                c_stream.append(a.stream_id)
+                c_cat.append(category)
+                c_ver.append(version)
+                c_eid.append(eid)
+                c_type.append(type_)
+                c_schema.append(schema)
+                c_data.append(data)
+                c_meta.append(meta)
+                c_prev.append(prev)
+                c_hash.append(h)
+                originals.append(a.events[i])
                 prev = h
         try:
             rows = await conn.fetch(query("append"), *cols)
@@ -354,19 +378,20 @@ class EventStore:
             )
             raise StreamArchived(archived or appends[0].stream_id)
         recorded = [
-            RecordedEvent(
-                global_position=r["global_position"],
-                tx_id=int(r["tx_id"]),
-                stream_id=cols[0][i],
-                stream_version=cols[2][i],
-                event_id=cols[3][i],
-                type=cols[4][i],
-                schema_version=cols[5][i],
-                data=cols[6][i],
-                metadata=metas[i],
-                recorded_at=r["recorded_at"],
-                prev_hash=cols[8][i],
-                hash=cols[9][i],
+            _recorded(
+                r[0],
+                int(r[1]),
+                c_stream[i],
+                c_ver[i],
+                c_eid[i],
+                c_type[i],
+                c_schema[i],
+                c_data[i],
+                c_meta[i],
+                r[2],
+                c_prev[i],
+                c_hash[i],
+                [originals[i]],  # already decoded: the very object that was encoded
             )
             for i, r in enumerate(rows)
         ]

@@ -108,6 +108,11 @@ class Settings:
     dns_cache_s: float = 30.0
     # ``hookproof serve --workers``: processes sharing the API port and the queue (None: cores)
     workers: int | None = None
+    # group commit of ``POST /v1/events``: how long a request waits for others to join its
+    # transaction, at most how many events one transaction takes, and how many run at once
+    ingest_group_window_s: float = 0.001
+    ingest_group_max: int = 500
+    ingest_group_inflight: int = 2
 
     @property
     def archive_dir(self) -> Path:
@@ -166,6 +171,9 @@ class Settings:
             pool_max_idle=_int(env, "HOOKPROOF_POOL_MAX_IDLE", 1024) or 1024,
             dns_cache_s=_float(env, "HOOKPROOF_DNS_CACHE_S", 30.0),
             workers=_int(env, "HOOKPROOF_WORKERS", None),
+            ingest_group_window_s=_float(env, "HOOKPROOF_INGEST_GROUP_WINDOW_MS", 1.0) / 1000,
+            ingest_group_max=_int(env, "HOOKPROOF_INGEST_GROUP_MAX", 500) or 500,
+            ingest_group_inflight=_int(env, "HOOKPROOF_INGEST_GROUP_INFLIGHT", 2) or 2,
         )
 
     @property

@@ -3,11 +3,13 @@ wrong types and bad enums are refused with the offending field named."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 __all__ = [
+    "MAX_BATCH_EVENTS",
+    "EventBatchIn",
     "EventIn",
     "ReceiptKeyIn",
     "RetryPolicyIn",
@@ -80,6 +82,15 @@ class EventIn(_Strict, kw_only=True):
     aggregate_version: int
     occurred_at: str
     payload: Any
+
+
+MAX_BATCH_EVENTS = 1000
+
+
+class EventBatchIn(_Strict, kw_only=True):
+    """``POST /v1/events/batch``: up to 1,000 events, each answered on its own, in order."""
+
+    events: Annotated[list[EventIn], msgspec.Meta(min_length=1, max_length=MAX_BATCH_EVENTS)]
 
 
 class RolloutTarget(_Strict, kw_only=True):

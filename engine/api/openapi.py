@@ -18,6 +18,7 @@ _REQUEST_TYPES: list[Any] = [
     api_schemas.SubscriptionPatch,
     api_schemas.SubscriptionTransition,
     api_schemas.EventIn,
+    api_schemas.EventBatchIn,
     api_schemas.RolloutCreate,
     api_schemas.RolloutAdvance,
 ]
@@ -76,6 +77,11 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "Ingest a business event",
         "body": "EventIn",
         "status": 202,
+    },
+    ("post", "/v1/events/batch"): {
+        "summary": "Ingest up to 1,000 events; one result per event, in order (202, 409 or 400)",
+        "body": "EventBatchIn",
+        "status": 200,
     },
     ("get", "/v1/events/{eventId}"): {"summary": "An event and its deliveries"},
     ("get", "/v1/deliveries/{id}"): {"summary": "A delivery: state, evidence, attempts"},

@@ -13,6 +13,7 @@ from hookproof.schemas.api import EventIn
 from ..api.context import actor, tenant_of
 from ..api.pages import decode_cursor, encode_cursor, page_params
 from ..api.problems import decode_body, json_response
+from .batch import decode_batch, result_entry
 from .ingest import IngestService
 from .views import DeliveryReader
 
@@ -35,6 +36,14 @@ def routes(
                 "created": result.created,
             },
             status=202,
+        )
+
+    async def post_batch(request: web.Request) -> web.Response:
+        tenant = await tenant_of(request)
+        events = await decode_batch(request)
+        answers = await ingest.ingest_batch(tenant, events, actor=actor(request, tenant))
+        return json_response(
+            {"results": [result_entry(e, a) for e, a in zip(events, answers, strict=True)]}
         )
 
     async def get_event(request: web.Request) -> web.Response:
@@ -91,6 +100,7 @@ def routes(
 
     return [
         web.post("/v1/events", post_event),
+        web.post("/v1/events/batch", post_batch),
         web.get("/v1/events/{eventId}", get_event, allow_head=False),
         web.get("/v1/deliveries", list_deliveries, allow_head=False),
         web.get("/v1/deliveries/{id}", get_delivery, allow_head=False),

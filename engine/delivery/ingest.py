@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
 import msgspec
+import structlog
 
-from hookproof.errors import ConflictError, ValidationError
+from hookproof.errors import ConflictError, HookproofError, ValidationError
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
 from hookproof.events.canonical import canonical_json
 from hookproof.events.delivery_events import (
@@ -21,7 +23,7 @@ from hookproof.events.delivery_events import (
     event_stream_id,
 )
 from hookproof.events.sqlfiles import query
-from hookproof.projections.deliveries import DeliveryLedger
+from hookproof.projections.deliveries import DeliveryLedger, evolve_delivery
 from hookproof.schemas.api import EventIn
 from hookproof_subscriber import content_digest
 
@@ -29,13 +31,16 @@ from .. import tracing
 from ..notifications.decide import is_notification_topic, names_notifications
 from ..subscriptions.matching import filter_matches, topic_matches
 from ..subscriptions.validation import parse_time, printable
+from .group_commit import GroupCommit
 
 __all__ = ["IngestResult", "IngestService", "deliveries_inline", "delivery_id_for"]
 
 PKG = "hookproof.engine"
+log = structlog.get_logger("hookproof.ingest")
 _ID = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
 _VERSION = re.compile(r"^(0|[1-9][0-9]{0,4})\.(0|[1-9][0-9]{0,4})$")
 _LEDGER = DeliveryLedger()
+_PLANNED = DeliveryPlanned.__struct_config__.tag
 
 
 def delivery_id_for(tenant_id: str, event_id: str, subscription_id: str) -> str:
@@ -45,11 +50,22 @@ def delivery_id_for(tenant_id: str, event_id: str, subscription_id: str) -> str:
 
 
 async def deliveries_inline(conn: asyncpg.Connection, recorded: list[Any]) -> None:
-    """Inline projection hook for the ledger (same transaction as the delivery events)."""
+    """Inline projection hook for the ledger (same transaction as the delivery events).
+
+    Ingest's appends only open new delivery streams: their rows are computed by the same
+    ``evolve`` and inserted in one statement, with nothing to load first."""
     from hookproof.projections.projector import apply_events
 
-    if any(e.category == "delivery" for e in recorded):
-        await apply_events(conn, _LEDGER, [e for e in recorded if e.category == "delivery"])
+    delivery = [e for e in recorded if e.stream_id.startswith("delivery-")]
+    if not delivery:
+        return
+    if all(e.stream_version == 1 and e.type == _PLANNED for e in delivery):
+        rows = [_LEDGER.record(evolve_delivery(None, e.decode(), 1)) for e in delivery]
+        await conn.execute(
+            query("deliveries_insert_planned", PKG), *map(list, zip(*rows, strict=True))
+        )
+        return
+    await apply_events(conn, _LEDGER, delivery)
 
 
 class IngestResult(msgspec.Struct, frozen=True):
@@ -79,11 +95,11 @@ def _topic_patterns(topic: str) -> list[str]:
 
 
 def validate_event(e: EventIn) -> int:
-    if not _ID.match(e.event_id):
+    if not _ID.fullmatch(e.event_id):
         raise ValidationError("eventId must be 1..200 of [A-Za-z0-9._:-]", field="eventId")
     if not e.topic or len(e.topic) > 200 or "*" in e.topic or not printable(e.topic):
         raise ValidationError("topic must be 1..200 characters without '*'", field="topic")
-    m = _VERSION.match(e.version)
+    m = _VERSION.fullmatch(e.version)
     if not m:
         raise ValidationError('version must be "MAJOR.MINOR"', field="version")
     if not e.aggregate_id or len(e.aggregate_id) > 200 or not printable(e.aggregate_id):
@@ -96,20 +112,59 @@ def validate_event(e: EventIn) -> int:
     return int(m.group(1))
 
 
+@dataclass(frozen=True, slots=True)
+class _Item:
+    """One validated event on its way into a group: canonical bytes and digest computed once."""
+
+    tenant_id: str
+    event: EventIn
+    actor: str
+    major: int
+    body: bytes
+    digest: str
+    stream_id: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.tenant_id, self.event.event_id)
+
+
+Answer = IngestResult | Exception
+
+
 class IngestService:
+    """Validate, canonicalise, then commit in groups: concurrent ``ingest`` calls share one
+    transaction (group commit), ``ingest_batch`` commits a producer's batch the same way.
+
+    Every event still gets exactly the answer it would get alone: a group never holds two
+    events of one (tenant, eventId) (a repeat waits for the next round, so it sees the first),
+    planning reads the subscriptions inside the group's transaction, and a group that fails
+    as a whole is retried one event at a time so that one bad event never blocks the others.
+    """
+
     def __init__(
-        self, store: EventStore, *, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self,
+        store: EventStore,
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        group_window_s: float = 0.001,
+        max_group: int = 500,
+        max_inflight: int = 2,
     ) -> None:
         self.store = store
         self.clock = clock
         if deliveries_inline not in store.inline:
             store.inline.append(deliveries_inline)
+        self.groups: GroupCommit[_Item, IngestResult] = GroupCommit(
+            self._commit_rounds,
+            window_s=group_window_s,
+            max_group=max_group,
+            max_inflight=max_inflight,
+        )
 
-    async def ingest(
-        self, tenant_id: str, e: EventIn, *, actor: str, internal: bool = False
-    ) -> IngestResult:
-        """``internal``: the engine's own notifications, the only events allowed under the
-        reserved ``hookproof.`` topic prefix."""
+    def prepare(self, tenant_id: str, e: EventIn, *, actor: str, internal: bool = False) -> _Item:
+        """Validation and the canonical body (no I/O). ``internal``: the engine's own
+        notifications, the only events allowed under the reserved ``hookproof.`` prefix."""
         major = validate_event(e)
         if not internal and is_notification_topic(e.topic):
             raise ValidationError(
@@ -132,157 +187,280 @@ class IngestService:
 
     async def _record(self, tenant_id: str, e: EventIn, major: int, actor: str) -> IngestResult:
         body = canonical_body(e)
-        digest = content_digest(body)
-        now = self.clock()
-        async with self.store.pool.acquire() as conn:
-            async with conn.transaction():
-                stream_id = event_stream_id(tenant_id, e.event_id)
-                inserted = await conn.fetchval(
-                    query("ingest_body_insert", PKG),
-                    tenant_id,
-                    e.event_id,
-                    stream_id,
-                    digest,
-                    body,
-                    e.topic,
-                )
-                if inserted is not None:
-                    return await self._plan(
-                        conn, tenant_id, stream_id, e, major, body, digest, now, actor
-                    )
-                existing = await self._existing(conn, tenant_id, e, digest, now, actor)
-                if not isinstance(existing, _PayloadConflict):
-                    return existing
-        raise existing  # committed: the conflict event, and nothing else
+        return _Item(
+            tenant_id,
+            e,
+            actor,
+            major,
+            body,
+            content_digest(body),
+            event_stream_id(tenant_id, e.event_id),
+        )
+
+    async def ingest(
+        self, tenant_id: str, e: EventIn, *, actor: str, internal: bool = False
+    ) -> IngestResult:
+        """One event, committed with whatever other events arrive at the same moment."""
+        item = self.prepare(tenant_id, e, actor=actor, internal=internal)
+        return await self.groups.submit(item)
+
+    async def ingest_batch(
+        self, tenant_id: str, events: Sequence[EventIn | HookproofError], *, actor: str
+    ) -> list[Answer]:
+        """A producer's batch, in order: each event's own answer (an error is an answer too;
+        an event that could not even be decoded arrives here as its error)."""
+        answers: list[Answer | None] = [None] * len(events)
+        todo: list[tuple[int, _Item]] = []
+        for i, e in enumerate(events):
+            if isinstance(e, HookproofError):
+                answers[i] = e
+                continue
+            try:
+                todo.append((i, self.prepare(tenant_id, e, actor=actor)))
+            except HookproofError as exc:
+                answers[i] = exc
+        for start in range(0, len(todo), self.groups.max_group):
+            chunk = todo[start : start + self.groups.max_group]
+            results = await self._commit_rounds([item for _, item in chunk])
+            for (i, _), answer in zip(chunk, results, strict=True):
+                answers[i] = answer
+        return [a if a is not None else RuntimeError("no answer") for a in answers]
+
+    # -- committing a group -----------------------------------------------------------------
+
+    async def _commit_rounds(self, items: list[_Item]) -> list[Answer]:
+        """Items in rounds where no (tenant, eventId) occurs twice: the n-th occurrence of an
+        id goes in round n, so a repeat is decided after (and against) the first."""
+        seen: dict[tuple[str, str], int] = {}
+        rounds: list[list[int]] = []
+        for i, item in enumerate(items):
+            n = seen.get(item.key, 0)
+            seen[item.key] = n + 1
+            if n == len(rounds):
+                rounds.append([])
+            rounds[n].append(i)
+        answers: list[Answer | None] = [None] * len(items)
+        for r in rounds:
+            results = await self._commit_isolated([items[i] for i in r])
+            for i, answer in zip(r, results, strict=True):
+                answers[i] = answer
+        return [a if a is not None else RuntimeError("no answer") for a in answers]
+
+    async def _commit_isolated(self, items: list[_Item]) -> list[Answer]:
+        """The group in one transaction; if that fails as a whole, each event on its own."""
+        try:
+            return await self._commit_group(items)
+        except Exception as exc:
+            if len(items) == 1:
+                return [exc]
+            log.warning("ingest_group_split", events=len(items), error=type(exc).__name__)
+        out: list[Answer] = []
+        for item in items:
+            try:
+                out.extend(await self._commit_group([item]))
+            except Exception as exc:
+                out.append(exc)
+        return out
+
+    async def _commit_group(self, items: list[_Item]) -> list[Answer]:
+        """Bodies, plans and every stream of the group in one transaction (keys unique)."""
+        at = self.clock().isoformat()
+        ordered = sorted(items, key=lambda it: it.key)  # one lock order for every group
+        async with self.store.pool.acquire() as conn, conn.transaction():
+            rows = await conn.fetch(
+                query("ingest_bodies_insert", PKG),
+                [it.tenant_id for it in ordered],
+                [it.event.event_id for it in ordered],
+                [it.stream_id for it in ordered],
+                [it.digest for it in ordered],
+                [it.body for it in ordered],
+                [it.event.topic for it in ordered],
+            )
+            created = {(r["tenant_id"], r["event_id"]) for r in rows}
+            fresh = [it for it in ordered if it.key in created]
+            again = [it for it in ordered if it.key not in created]
+            answers: dict[tuple[str, str], Answer] = {}
+            appends: list[StreamAppend] = []
+            if fresh:
+                await self._plan(conn, fresh, at, appends, answers)
+            if again:
+                await self._existing(conn, again, at, appends, answers)
+            if appends:
+                await self.store.append(appends, conn=conn)
+        return [answers[it.key] for it in items]
 
     async def _plan(
         self,
         conn: asyncpg.Connection,
-        tenant_id: str,
-        stream_id: str,
-        e: EventIn,
-        major: int,
-        body: bytes,
-        digest: str,
-        now: datetime,
-        actor: str,
-    ) -> IngestResult:
-        """Inside the ingest transaction: one delivery per eligible subscription, one append."""
-        rows = await conn.fetch(
-            query("ingest_candidates", PKG), tenant_id, _topic_patterns(e.topic)
-        )
-        notification = is_notification_topic(e.topic)
-        appends: list[StreamAppend] = []
-        deliveries: list[dict[str, str]] = []
-        meta = Metadata(actor=actor, correlation_id=e.event_id)
+        fresh: list[_Item],
+        at: str,
+        appends: list[StreamAppend],
+        answers: dict[tuple[str, str], Answer],
+    ) -> None:
+        """Inside the group's transaction: one delivery per eligible subscription per event."""
+        patterns = sorted({p for it in fresh for p in _topic_patterns(it.event.topic)})
+        tenants = sorted({it.tenant_id for it in fresh})
+        rows = await conn.fetch(query("ingest_candidates", PKG), tenants, patterns)
+        by_tenant: dict[str, list[_Candidate]] = {}
         for r in rows:
-            if r["tenant_id"] != tenant_id:  # the query is tenant-scoped; never trust one filter
-                continue
-            if major not in r["event_versions"] or not topic_matches(r["topics"], e.topic):
-                continue
-            if notification and not names_notifications(r["topics"]):
-                continue  # a bare '*' never brings the engine's notifications
-            config = msgspec.json.decode(r["config"])
-            if not filter_matches(config.get("filter"), e.payload):
-                continue
-            did = delivery_id_for(tenant_id, e.event_id, r["subscription_id"])
-            deliveries.append({"deliveryId": did, "subscriptionId": r["subscription_id"]})
+            by_tenant.setdefault(r["tenant_id"], []).append(_Candidate.of(r))
+        for it in fresh:
+            e = it.event
+            notification = is_notification_topic(e.topic)
+            meta = Metadata(actor=it.actor, correlation_id=e.event_id)
+            deliveries: list[dict[str, str]] = []
+            planned: list[StreamAppend] = []
+            for c in by_tenant.get(it.tenant_id, ()):
+                if c.tenant_id != it.tenant_id:  # never trust one filter with tenancy
+                    continue
+                if it.major not in c.event_versions or not topic_matches(c.topics, e.topic):
+                    continue
+                if notification and not c.hears_notifications:
+                    continue  # a bare '*' never brings the engine's notifications
+                if not filter_matches(c.filter, e.payload):
+                    continue
+                did = delivery_id_for(it.tenant_id, e.event_id, c.subscription_id)
+                deliveries.append({"deliveryId": did, "subscriptionId": c.subscription_id})
+                planned.append(
+                    StreamAppend(
+                        f"delivery-{did}",
+                        [
+                            DeliveryPlanned(
+                                delivery_id=did,
+                                event_id=e.event_id,
+                                subscription_id=c.subscription_id,
+                                tenant_id=it.tenant_id,
+                                generation=c.generation,
+                                endpoint=c.endpoint,
+                                endpoint_digest=c.endpoint_digest,
+                                payload_digest=it.digest,
+                                topic=e.topic,
+                                owner=c.owner,
+                                receipts=c.receipts,
+                                max_attempts=c.max_attempts,
+                                at=at,
+                            )
+                        ],
+                        NO_STREAM,
+                        meta,
+                    )
+                )
+            deliveries.sort(key=lambda d: d["deliveryId"])
             appends.append(
                 StreamAppend(
-                    f"delivery-{did}",
+                    it.stream_id,
                     [
-                        DeliveryPlanned(
-                            delivery_id=did,
+                        EventIngested(
                             event_id=e.event_id,
-                            subscription_id=r["subscription_id"],
-                            tenant_id=tenant_id,
-                            generation=r["generation"],
-                            endpoint=r["endpoint"],
-                            endpoint_digest=r["endpoint_digest"],
-                            payload_digest=digest,
+                            tenant_id=it.tenant_id,
                             topic=e.topic,
-                            owner=config["owner"],
-                            receipts=config.get("receipt_key") is not None,
-                            max_attempts=config["retry_policy"]["max_attempts"],
-                            at=now.isoformat(),
+                            version=e.version,
+                            aggregate_id=e.aggregate_id,
+                            aggregate_version=e.aggregate_version,
+                            occurred_at=e.occurred_at,
+                            payload_digest=it.digest,
+                            body_size=len(it.body),
+                            deliveries=[d["deliveryId"] for d in deliveries],
+                            at=at,
                         )
                     ],
                     NO_STREAM,
                     meta,
                 )
             )
-        deliveries.sort(key=lambda d: d["deliveryId"])
-        appends.insert(
-            0,
-            StreamAppend(
-                stream_id,
-                [
-                    EventIngested(
-                        event_id=e.event_id,
-                        tenant_id=tenant_id,
-                        topic=e.topic,
-                        version=e.version,
-                        aggregate_id=e.aggregate_id,
-                        aggregate_version=e.aggregate_version,
-                        occurred_at=e.occurred_at,
-                        payload_digest=digest,
-                        body_size=len(body),
-                        deliveries=[d["deliveryId"] for d in deliveries],
-                        at=now.isoformat(),
-                    )
-                ],
-                NO_STREAM,
-                meta,
-            ),
-        )
-        await self.store.append(appends, conn=conn)
-        return IngestResult(e.event_id, digest, deliveries, True)
+            appends.extend(planned)
+            answers[it.key] = IngestResult(e.event_id, it.digest, deliveries, True)
 
     async def _existing(
         self,
         conn: asyncpg.Connection,
-        tenant_id: str,
-        e: EventIn,
-        digest: str,
-        now: datetime,
-        actor: str,
-    ) -> IngestResult | _PayloadConflict:
+        again: list[_Item],
+        at: str,
+        appends: list[StreamAppend],
+        answers: dict[tuple[str, str], Answer],
+    ) -> None:
         """This tenant's event of that id: the same payload is idempotent, another a conflict.
 
-        The conflict goes to the stream the tenant's event lives in (a legacy
+        A conflict goes to the stream the tenant's event lives in (a legacy
         ``event-<eventId>`` stream for events ingested before ids were tenant-scoped)."""
-        row = await conn.fetchrow(query("ingest_body_get", PKG), tenant_id, e.event_id)
-        assert row is not None
-        if row["payload_digest"] != digest:
-            await self.store.append(
-                [
-                    StreamAppend(
-                        row["stream_id"],
-                        [
-                            EventPayloadConflict(
-                                event_id=e.event_id,
-                                tenant_id=tenant_id,
-                                existing_digest=row["payload_digest"],
-                                offered_digest=digest,
-                                at=now.isoformat(),
-                            )
-                        ],
-                        metadata=Metadata(actor=actor, correlation_id=e.event_id),
-                    )
-                ],
-                conn=conn,
+        tenants = [it.tenant_id for it in again]
+        ids = [it.event.event_id for it in again]
+        rows = await conn.fetch(query("ingest_bodies_get", PKG), tenants, ids)
+        stored = {(r["tenant_id"], r["event_id"]): r for r in rows}
+        same = [it for it in again if stored[it.key]["payload_digest"] == it.digest]
+        planned: dict[tuple[str, str], list[dict[str, str]]] = {it.key: [] for it in same}
+        if same:
+            for r in await conn.fetch(
+                query("deliveries_of_events", PKG),
+                [it.tenant_id for it in same],
+                [it.event.event_id for it in same],
+            ):
+                planned[(r["tenant_id"], r["event_id"])].append(
+                    {"deliveryId": r["delivery_id"], "subscriptionId": r["subscription_id"]}
+                )
+        for it in again:
+            row = stored[it.key]
+            e = it.event
+            if it.key in planned:
+                answers[it.key] = IngestResult(e.event_id, it.digest, planned[it.key], False)
+                continue
+            appends.append(
+                StreamAppend(
+                    row["stream_id"],
+                    [
+                        EventPayloadConflict(
+                            event_id=e.event_id,
+                            tenant_id=it.tenant_id,
+                            existing_digest=row["payload_digest"],
+                            offered_digest=it.digest,
+                            at=at,
+                        )
+                    ],
+                    metadata=Metadata(actor=it.actor, correlation_id=e.event_id),
+                )
             )
-            return _PayloadConflict(
+            answers[it.key] = _PayloadConflict(
                 "this eventId was already ingested with another payload",
                 code="event_payload_conflict",
                 eventId=e.event_id,
                 payloadDigest=row["payload_digest"],
             )
-        rows = await conn.fetch(query("deliveries_of_event", PKG), tenant_id, e.event_id)
-        deliveries = [
-            {"deliveryId": r["delivery_id"], "subscriptionId": r["subscription_id"]} for r in rows
-        ]
-        return IngestResult(e.event_id, digest, deliveries, False)
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """A subscription row as planning needs it (its config decoded once per group)."""
+
+    subscription_id: str
+    tenant_id: str
+    generation: int
+    endpoint: str
+    endpoint_digest: str
+    topics: list[str]
+    event_versions: list[int]
+    filter: dict[str, Any] | None
+    owner: str
+    receipts: bool
+    max_attempts: int
+    hears_notifications: bool
+
+    @staticmethod
+    def of(r: asyncpg.Record) -> _Candidate:
+        config = msgspec.json.decode(r["config"])
+        return _Candidate(
+            r["subscription_id"],
+            r["tenant_id"],
+            r["generation"],
+            r["endpoint"],
+            r["endpoint_digest"],
+            list(r["topics"]),
+            list(r["event_versions"]),
+            config.get("filter"),
+            config["owner"],
+            config.get("receipt_key") is not None,
+            config["retry_policy"]["max_attempts"],
+            names_notifications(r["topics"]),
+        )
 
 
 class _PayloadConflict(ConflictError):

@@ -1,6 +1,6 @@
--- One tenant's subscriptions that may receive an event of this topic (topic patterns overlap);
--- the caller filters on accepted major versions and the payload filter.
+-- The group's tenants' subscriptions that may receive an event of one of these topics (topic
+-- patterns overlap); the caller matches tenant, topic, accepted major version and filter.
 SELECT subscription_id, tenant_id, generation, state, endpoint, endpoint_digest, topics,
        event_versions, config
 FROM subscriptions
-WHERE tenant_id = $1 AND state IN ('ACTIVE', 'ROTATING') AND topics && $2::text[]
+WHERE tenant_id = ANY($1::text[]) AND state IN ('ACTIVE', 'ROTATING') AND topics && $2::text[]
