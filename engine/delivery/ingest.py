@@ -172,20 +172,6 @@ class IngestService:
                 field="topic",
                 code="reserved_topic",
             )
-        with tracing.span(
-            "hookproof.ingest",
-            {
-                "hookproof.tenant_id": tenant_id,
-                "hookproof.event_id": e.event_id,
-                "hookproof.topic": e.topic,
-            },
-        ) as span:
-            result = await self._record(tenant_id, e, major, actor)
-            span.set("hookproof.planned_deliveries", len(result.deliveries))
-            span.set("hookproof.created", result.created)
-            return result
-
-    async def _record(self, tenant_id: str, e: EventIn, major: int, actor: str) -> IngestResult:
         body = canonical_body(e)
         return _Item(
             tenant_id,
@@ -202,7 +188,18 @@ class IngestService:
     ) -> IngestResult:
         """One event, committed with whatever other events arrive at the same moment."""
         item = self.prepare(tenant_id, e, actor=actor, internal=internal)
-        return await self.groups.submit(item)
+        with tracing.span(
+            "hookproof.ingest",
+            {
+                "hookproof.tenant_id": tenant_id,
+                "hookproof.event_id": e.event_id,
+                "hookproof.topic": e.topic,
+            },
+        ) as span:
+            result = await self.groups.submit(item)
+            span.set("hookproof.planned_deliveries", len(result.deliveries))
+            span.set("hookproof.created", result.created)
+            return result
 
     async def ingest_batch(
         self, tenant_id: str, events: Sequence[EventIn | HookproofError], *, actor: str
@@ -219,11 +216,16 @@ class IngestService:
                 todo.append((i, self.prepare(tenant_id, e, actor=actor)))
             except HookproofError as exc:
                 answers[i] = exc
-        for start in range(0, len(todo), self.groups.max_group):
-            chunk = todo[start : start + self.groups.max_group]
-            results = await self._commit_rounds([item for _, item in chunk])
-            for (i, _), answer in zip(chunk, results, strict=True):
-                answers[i] = answer
+        with tracing.span(
+            "hookproof.ingest_batch",
+            {"hookproof.tenant_id": tenant_id, "hookproof.events": len(events)},
+        ) as span:
+            for start in range(0, len(todo), self.groups.max_group):
+                chunk = todo[start : start + self.groups.max_group]
+                results = await self._commit_rounds([item for _, item in chunk])
+                for (i, _), answer in zip(chunk, results, strict=True):
+                    answers[i] = answer
+            span.set("hookproof.created", sum(isinstance(a, IngestResult) for a in answers))
         return [a if a is not None else RuntimeError("no answer") for a in answers]
 
     # -- committing a group -----------------------------------------------------------------
