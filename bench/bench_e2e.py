@@ -1159,6 +1159,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     registered = n_subs
                     reg["cpu_cores_used"] = meter.stop()
                     log(f"registered: {reg}")
+                    if n_subs <= args.warm_sites_up_to:
+                        # one unmeasured event first: every site then has a pooled connection,
+                        # as a site receiving a steady stream has (the 10 sites were warmed
+                        # by the calibration phase the same way)
+                        warm = await loader.open_loop(1, LARGE_TOPIC, f"warm{n_subs}", 1)
+                        await wait_accepted(pool, warm["ids"], warm["planned"], args.large_timeout)
+                        log(f"warmed {n_subs} sites with one event")
                     rss.take_phase()
                     n_large = int(
                         max(
@@ -1344,6 +1351,12 @@ def main() -> None:
     ap.add_argument("--max-large-events", type=int, default=5)
     ap.add_argument("--large-timeout", type=float, default=200)
     ap.add_argument("--register-concurrency", type=int, default=48)
+    ap.add_argument(
+        "--warm-sites-up-to",
+        type=int,
+        default=1000,
+        help="fan-out phases with at most this many sites get one unmeasured event first",
+    )
     ap.add_argument(
         "--profile",
         action=argparse.BooleanOptionalAction,
