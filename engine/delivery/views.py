@@ -14,7 +14,9 @@ from hookproof.events.delivery_events import (
     AttemptLost,
     DeliveryReplayRequested,
     EndpointAccepted,
+    EventIngested,
     ReceiptConflict,
+    event_stream_id,
 )
 from hookproof.events.sqlfiles import query
 from hookproof.projections.deliveries import evolve_delivery
@@ -176,25 +178,60 @@ class DeliveryReader:
         return view
 
     async def event(self, tenant_id: str, event_id: str) -> dict[str, Any]:
-        """This tenant's event of that id; another tenant's event of the same id is invisible."""
+        """This tenant's event of that id; another tenant's event of the same id is invisible.
+        Archived deliveries (and an archived event) are answered from the archive."""
         body = await self.store.pool.fetchrow(query("ingest_body_get", PKG), tenant_id, event_id)
-        if body is None:
-            raise NotFound("no such event", code="event_not_found")
         rows = await self.store.pool.fetch(query("event_deliveries", PKG), tenant_id, event_id)
-        return {
+        stream = body["stream_id"] if body is not None else event_stream_id(tenant_id, event_id)
+        ingested = await self._ingested(stream)
+        if body is not None:
+            topic, digest = body["topic"], body["payload_digest"]
+        elif ingested is not None:
+            topic, digest = ingested.topic, ingested.payload_digest
+        else:
+            raise NotFound("no such event", code="event_not_found")
+        deliveries = [
+            {
+                "deliveryId": r["delivery_id"],
+                "subscriptionId": r["subscription_id"],
+                "state": r["state"],
+                "evidence": evidence_of(dict(r)),
+            }
+            for r in rows
+        ]
+        hot = {r["delivery_id"] for r in rows}
+        for did in ingested.deliveries if ingested is not None else []:
+            if did in hot:
+                continue
+            row = await self._archived_row(tenant_id, did)
+            if row is not None:
+                deliveries.append(
+                    {
+                        "deliveryId": did,
+                        "subscriptionId": row["subscription_id"],
+                        "state": row["state"],
+                        "evidence": evidence_of(row),
+                        "archived": True,
+                    }
+                )
+        deliveries.sort(key=lambda d: d["deliveryId"])
+        out = {
             "eventId": event_id,
-            "topic": body["topic"],
-            "payloadDigest": body["payload_digest"],
-            "deliveries": [
-                {
-                    "deliveryId": r["delivery_id"],
-                    "subscriptionId": r["subscription_id"],
-                    "state": r["state"],
-                    "evidence": evidence_of(dict(r)),
-                }
-                for r in rows
-            ],
+            "topic": topic,
+            "payloadDigest": digest,
+            "deliveries": deliveries,
         }
+        if body is None:
+            out["archived"] = True
+        return out
+
+    async def _ingested(self, stream: str) -> EventIngested | None:
+        """The event's ``event.ingested`` (hot or archived), when the store reads the archive."""
+        if self.store.archive is None:
+            return None
+        events = await self.store.read_stream(stream, to_version=1)
+        first = events[0].decode() if events else None
+        return first if isinstance(first, EventIngested) else None
 
     async def list(
         self,

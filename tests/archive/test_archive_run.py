@@ -103,6 +103,8 @@ async def test_run_removes_exactly_the_closed_streams_older_than_the_cutoff(
     }
     event_tl = (await event_timeline(store, "evt-a0")).to_json()
     views = {did: await delivery(engine, tenant, did) for did in ids["accepted"] + ids["dead"]}
+    reader = engine.services["reader"]
+    event_views = {e: await reader.event(tenant, e) for e in ("evt-a0", "evt-ac")}
     before = await _snapshot(engine.pool)
 
     result = await Archiver(engine.pool, engine.settings).run(cutoff)
@@ -192,6 +194,17 @@ async def test_run_removes_exactly_the_closed_streams_older_than_the_cutoff(
     for did, view in views.items():
         now_view = await delivery(engine, tenant, did)
         assert now_view.pop("archived") is True
+        assert now_view == view
+
+    # GET /v1/events/{id}: an archived event, and a hot one with an archived delivery
+    for e, view in event_views.items():
+        now_view = await reader.event(tenant, e)
+        if e == "evt-a0":
+            assert now_view.pop("archived") is True
+        archived_ids = {d["deliveryId"] for d in now_view["deliveries"] if d.pop("archived", False)}
+        assert archived_ids == {
+            d["deliveryId"] for d in view["deliveries"] if d["deliveryId"] in closed_deliveries
+        }
         assert now_view == view
 
     # a second run finds nothing more; the late one stays
