@@ -16,8 +16,11 @@ from hookproof.errors import HookproofError
 
 from .database import DatabaseTarget, connect_pool, resolve_database
 from .migrate import migrate, pending_migrations
+from .queries import ENGINE_QUERIES
 
 __all__ = ["main"]
+
+SQL = ENGINE_QUERIES.named("db_server_version", "db_events_exists", "audit_event_count")
 
 Handler = Callable[[argparse.Namespace, Settings], Awaitable[int]]
 
@@ -67,10 +70,10 @@ async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
         conn = await asyncpg.connect(target.url)
         try:
             pending = await pending_migrations(conn)
-            version = await conn.fetchval("SHOW server_version")
+            version = await conn.fetchval(SQL["db_server_version"])
             events = 0
-            if await conn.fetchval("SELECT to_regclass('events') IS NOT NULL"):
-                events = await conn.fetchval("SELECT count(*) FROM events")
+            if await conn.fetchval(SQL["db_events_exists"]):
+                events = await conn.fetchval(SQL["audit_event_count"])
         finally:
             await conn.close()
     finally:

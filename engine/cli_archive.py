@@ -9,14 +9,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hookproof.config import Settings
-from hookproof.events.sqlfiles import query
+from hookproof.engine.queries import ENGINE_QUERIES
 
 from .audit import parse_as_of
 
 __all__ = ["register"]
 
-PKG = "hookproof.engine"
 DEFAULT_RETENTION_DAYS = 30.0
+
+SQL = ENGINE_QUERIES.named("archive_segments_list")
 
 
 def default_cutoff(settings: Settings, now: datetime | None = None) -> datetime:
@@ -68,7 +69,7 @@ async def cmd_archive_list(args: argparse.Namespace, settings: Settings) -> int:
 
     async with Context(settings) as ctx:
         assert ctx.pool is not None
-        rows = await ctx.pool.fetch(query("archive_segments_list", PKG))
+        rows = await ctx.pool.fetch(SQL["archive_segments_list"])
     items = [
         {
             "segmentId": r["segment_id"],

@@ -10,8 +10,8 @@ from typing import Any
 import asyncpg
 
 from hookproof.config import Settings
+from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.events import EventStore
-from hookproof.events.sqlfiles import query
 
 from .archive import attach_archive
 from .archive.verify import verify_archive
@@ -30,7 +30,8 @@ from .database import SERVER_SETTINGS
 
 __all__ = ["register", "render_timeline"]
 
-PKG = "hookproof.engine"
+
+SQL = ENGINE_QUERIES.named("audit_event_count")
 
 
 def _clip(text: str | None, width: int) -> str:
@@ -132,7 +133,7 @@ async def cmd_audit_verify(args: argparse.Namespace, settings: Settings) -> int:
     async with Context(settings) as ctx:
         assert ctx.pool is not None
         async with ctx.pool.acquire() as conn:
-            total = await conn.fetchval(query("audit_event_count", PKG))
+            total = await conn.fetchval(SQL["audit_event_count"])
             progress = Progress("verify", total)
             report = await verify_log(conn, progress=progress)
             progress.finish()

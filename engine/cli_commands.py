@@ -13,9 +13,12 @@ from hookproof.config import Settings
 from hookproof.events import EventStore
 from hookproof.projections import rebuild
 
+from .queries import ENGINE_QUERIES
 from .registry import async_projections, projections_by_name
 
 __all__ = ["register"]
+
+SQL = ENGINE_QUERIES.named("audit_event_count")
 
 
 class Progress:
@@ -62,7 +65,7 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
     async with Context(settings) as ctx:
         assert ctx.pool is not None
         store = EventStore(ctx.pool)
-        total = await ctx.pool.fetchval("SELECT count(*) FROM events")
+        total = await ctx.pool.fetchval(SQL["audit_event_count"])
         for name in names:
             progress = Progress(f"rebuild {name}", total)
             result = await rebuild(

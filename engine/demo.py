@@ -25,7 +25,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from hookproof.config import Settings
 
+from .queries import ENGINE_QUERIES
+
 __all__ = ["run_demo"]
+
+SQL = ENGINE_QUERIES.named("demo_delivery_states", "demo_deliveries")
 
 
 def _free_port() -> int:
@@ -189,7 +193,7 @@ async def run_demo(events: int = 10) -> int:
 
             async def settle() -> None:
                 for _ in range(300):
-                    rows = await pool.fetch("SELECT state, application FROM deliveries")
+                    rows = await pool.fetch(SQL["demo_delivery_states"])
                     busy = [
                         r
                         for r in rows
@@ -221,10 +225,7 @@ async def run_demo(events: int = 10) -> int:
             print("\n== evidence ladder ==")
             widths = [32, 8, 22, 18, 12, 6]
             print(_row(["delivery", "to", "state", "endpoint", "application", "key"], widths))
-            rows = await pool.fetch(
-                "SELECT delivery_id, subscription_id FROM deliveries "
-                "ORDER BY created_at, delivery_id"
-            )
+            rows = await pool.fetch(SQL["demo_deliveries"])
             names = {v: k for k, v in subs.items()}
             for r in rows:
                 async with http.get(f"{engine_url}/v1/deliveries/{r['delivery_id']}") as resp:

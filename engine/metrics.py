@@ -17,18 +17,19 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
+from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.errors import HookproofError
-from hookproof.events.sqlfiles import query
 
 from .api.context import ApiContext, require_bearer
 
 __all__ = ["ATTEMPT_OUTCOMES", "EngineMetrics", "metrics_route"]
 
-PKG = "hookproof.engine"
 #: an upper bound on what a scrape counts (the count stops there: "at least")
 COUNT_CAP = 100_000
 ATTEMPT_OUTCOMES = ("endpoint_accepted", "retryable", "unknown_transport", "dead_letter")
 _LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+
+SQL = ENGINE_QUERIES.named("metrics_queue", "metrics_dead_letters")
 
 
 class EngineMetrics:
@@ -98,8 +99,8 @@ class EngineMetrics:
 
     async def render(self, pool: Any) -> bytes:
         async with pool.acquire() as conn:
-            queue = await conn.fetchrow(query("metrics_queue", PKG), COUNT_CAP)
-            dead = await conn.fetchval(query("metrics_dead_letters", PKG), COUNT_CAP)
+            queue = await conn.fetchrow(SQL["metrics_queue"], COUNT_CAP)
+            dead = await conn.fetchval(SQL["metrics_dead_letters"], COUNT_CAP)
         self.queue_depth.set(queue["depth"])
         self.oldest_due.set(float(queue["oldest_due_s"] or 0.0))
         self.dead_letters.set(dead)

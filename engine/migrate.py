@@ -6,17 +6,20 @@ import asyncpg
 
 from hookproof.events.sqlfiles import migration_files
 
+from .queries import ENGINE_QUERIES
+
 __all__ = ["MIGRATION_PACKAGES", "applied_migrations", "migrate", "pending_migrations"]
 
 MIGRATION_PACKAGES = ("hookproof.events", "hookproof.projections", "hookproof.engine")
 
-_LEDGER = """
-CREATE TABLE IF NOT EXISTS hookproof_migrations (
-    number integer PRIMARY KEY,
-    name text NOT NULL,
-    applied_at timestamptz NOT NULL DEFAULT now()
+SQL = ENGINE_QUERIES.named(
+    "migrations_ledger",
+    "migrations_ledger_exists",
+    "migrations_applied",
+    "migration_record",
+    "migrations_lock",
+    "advisory_unlock",
 )
-"""
 _LOCK_KEY = 0x686F6F6B  # "hook"
 
 
@@ -31,10 +34,9 @@ def all_migrations() -> list[tuple[int, str, str]]:
 
 
 async def applied_migrations(conn: asyncpg.Connection) -> set[int]:
-    exists = await conn.fetchval("SELECT to_regclass('hookproof_migrations') IS NOT NULL")
-    if not exists:
+    if not await conn.fetchval(SQL["migrations_ledger_exists"]):
         return set()
-    return {r["number"] for r in await conn.fetch("SELECT number FROM hookproof_migrations")}
+    return {r["number"] for r in await conn.fetch(SQL["migrations_applied"])}
 
 
 async def pending_migrations(conn: asyncpg.Connection) -> list[tuple[int, str]]:
@@ -45,19 +47,17 @@ async def pending_migrations(conn: asyncpg.Connection) -> list[tuple[int, str]]:
 async def migrate(conn: asyncpg.Connection) -> list[tuple[int, str]]:
     """Apply what is missing, each migration in its own transaction, under an advisory lock."""
     applied: list[tuple[int, str]] = []
-    await conn.execute("SELECT pg_advisory_lock($1)", _LOCK_KEY)
+    await conn.execute(SQL["migrations_lock"], _LOCK_KEY)
     try:
-        await conn.execute(_LEDGER)
+        await conn.execute(SQL["migrations_ledger"])
         done = await applied_migrations(conn)
         for number, name, sql in all_migrations():
             if number in done:
                 continue
             async with conn.transaction():
                 await conn.execute(sql)
-                await conn.execute(
-                    "INSERT INTO hookproof_migrations (number, name) VALUES ($1, $2)", number, name
-                )
+                await conn.execute(SQL["migration_record"], number, name)
             applied.append((number, name))
     finally:
-        await conn.execute("SELECT pg_advisory_unlock($1)", _LOCK_KEY)
+        await conn.execute(SQL["advisory_unlock"], _LOCK_KEY)
     return applied

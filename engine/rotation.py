@@ -14,8 +14,8 @@ from typing import Any
 
 import structlog
 
+from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.events.key_events import PURPOSE_ENGINE, PURPOSE_SUBSCRIPTION
-from hookproof.events.sqlfiles import query
 from hookproof.projections.subscriptions import SubscriptionState
 
 from .subscriptions.machine import TERMINAL
@@ -23,6 +23,8 @@ from .subscriptions.machine import TERMINAL
 __all__ = ["Rotation"]
 
 log = structlog.get_logger("hookproof.rotation")
+
+SQL = ENGINE_QUERIES.named("secret_rotation_lock", "subscription_ids_all")
 
 
 class Rotation:
@@ -33,7 +35,7 @@ class Rotation:
         self.subs = engine.subscriptions
 
     async def _all(self) -> list[SubscriptionState]:
-        rows = await self.engine.pool.fetch("SELECT subscription_id FROM subscriptions")
+        rows = await self.engine.pool.fetch(SQL["subscription_ids_all"])
         out = []
         for r in rows:
             s = await self.subs.load(r["subscription_id"])
@@ -111,7 +113,7 @@ class Rotation:
         # One pending secret per subscription: a second rotate replaces the pending one, and
         # the replaced secret is withdrawn and its material destroyed (it was never proved).
         async with self.engine.pool.acquire() as conn, conn.transaction():
-            await conn.execute(query("secret_rotation_lock", "hookproof.engine"), subscription_id)
+            await conn.execute(SQL["secret_rotation_lock"], subscription_id)
             replaced = await self.pending_secrets(subscription_id)
             issued = await self.ring.rotate_subscription_secret(subscription_id, actor=actor)
             for old in replaced:

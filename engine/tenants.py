@@ -9,14 +9,15 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.errors import NotFound, Unauthorized
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
-from hookproof.events.sqlfiles import query
 from hookproof.events.subscription_events import TenantCreated, TokenIssued, TokenRevoked
 
 __all__ = ["IssuedToken", "TenantService"]
 
-PKG = "hookproof.engine"
+
+SQL = ENGINE_QUERIES.named("token_insert", "token_lookup", "tenant_insert", "token_revoke")
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class TenantService:
             raise ValidationError("tenant name must be 1..200 characters", field="name")
         tenant_id = "ten_" + secrets.token_hex(8)
         async with self.store.pool.acquire() as conn, conn.transaction():
-            await conn.execute(query("tenant_insert", PKG), tenant_id, name)
+            await conn.execute(SQL["tenant_insert"], tenant_id, name)
             issued = await self._issue(conn, tenant_id)
             await self.store.append(
                 [
@@ -62,7 +63,7 @@ class TenantService:
     async def _issue(self, conn: asyncpg.Connection, tenant_id: str) -> IssuedToken:
         token_id = secrets.token_hex(8)
         secret = secrets.token_urlsafe(32)
-        await conn.execute(query("token_insert", PKG), token_id, tenant_id, _hash(secret))
+        await conn.execute(SQL["token_insert"], token_id, tenant_id, _hash(secret))
         return IssuedToken(tenant_id, token_id, f"hp_{token_id}_{secret}")
 
     async def issue_token(self, tenant_id: str, *, actor: str = "cli") -> IssuedToken:
@@ -82,7 +83,7 @@ class TenantService:
 
     async def revoke_token(self, token_id: str, *, actor: str = "cli") -> str:
         async with self.store.pool.acquire() as conn, conn.transaction():
-            tenant_id = await conn.fetchval(query("token_revoke", PKG), token_id)
+            tenant_id = await conn.fetchval(SQL["token_revoke"], token_id)
             if tenant_id is None:
                 raise NotFound("no active token with that id", code="token_not_found")
             await self.store.append(
@@ -105,7 +106,7 @@ class TenantService:
         parts = token.split("_", 2)
         if len(parts) != 3 or parts[0] != "hp" or not parts[1] or not parts[2]:
             raise Unauthorized("malformed token", code="invalid_token")
-        row = await self.store.pool.fetchrow(query("token_lookup", PKG), parts[1])
+        row = await self.store.pool.fetchrow(SQL["token_lookup"], parts[1])
         if row is None or not hmac.compare_digest(bytes(row["secret_sha256"]), _hash(parts[2])):
             raise Unauthorized("unknown or revoked token", code="invalid_token")
         return str(row["tenant_id"])

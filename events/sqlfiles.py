@@ -1,17 +1,87 @@
-"""Named SQL kept in ``.sql`` files beside the code that runs it."""
+"""Named SQL kept in ``.sql`` files beside the code that runs it.
+
+Each layer has one :class:`Queries` registry over its ``sql/queries`` folder (``queries.py``
+of ``events``, ``projections`` and ``engine``). A module declares the statements it runs at
+import time, ``SQL = EVENT_QUERIES.named("append", "read_stream")``, so a missing file fails
+the import, not a request. ``tests/test_sql_files.py`` checks that no file is unused.
+
+Statements over a table chosen at run time (projection tables, rebuild copies) are templates
+with ``{placeholders}``; :func:`render` fills them with quoted identifiers only.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from functools import cache
 from importlib.resources import files
 
-__all__ = ["migration_files", "query"]
+__all__ = [
+    "MissingQuery",
+    "NamedQueries",
+    "Queries",
+    "identifier",
+    "migration_files",
+    "query",
+    "render",
+]
+
+
+class MissingQuery(LookupError):
+    """A named query without its ``.sql`` file (raised when the module declaring it loads)."""
 
 
 @cache
 def query(name: str, package: str = "hookproof.events") -> str:
     """The text of ``<package>/sql/queries/<name>.sql``."""
-    return (files(package) / "sql" / "queries" / f"{name}.sql").read_text(encoding="utf-8")
+    path = files(package) / "sql" / "queries" / f"{name}.sql"
+    if not path.is_file():
+        raise MissingQuery(f"no query {name!r} in {package} (sql/queries/{name}.sql)")
+    return path.read_text(encoding="utf-8")
+
+
+class NamedQueries(Mapping[str, str]):
+    """The statements one module runs, loaded when it was imported: ``SQL["name"]``."""
+
+    def __init__(self, package: str, names: tuple[str, ...]) -> None:
+        self._text = {name: query(name, package) for name in names}
+
+    def __getitem__(self, name: str) -> str:
+        return self._text[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._text)
+
+    def __len__(self) -> int:
+        return len(self._text)
+
+
+class Queries:
+    """One layer's named-query registry (its ``sql/queries`` folder)."""
+
+    def __init__(self, package: str) -> None:
+        self.package = package
+
+    def named(self, *names: str) -> NamedQueries:
+        """Load ``names`` now; a missing file raises :class:`MissingQuery` at import."""
+        return NamedQueries(self.package, names)
+
+    def available(self) -> list[str]:
+        """Every query name the folder holds."""
+        folder = files(self.package) / "sql" / "queries"
+        return sorted(e.name[:-4] for e in folder.iterdir() if e.name.endswith(".sql"))
+
+
+def identifier(name: str) -> str:
+    """``name`` as a quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def render(template: str, **identifiers: str) -> str:
+    """``template`` with each ``{name}`` replaced by the quoted identifier given for it."""
+    out = template
+    for key, value in identifiers.items():
+        out = out.replace("{" + key + "}", identifier(value))
+    return out
 
 
 def migration_files(package: str) -> list[tuple[int, str, str]]:

@@ -22,11 +22,11 @@ import asyncpg
 import msgspec
 
 from hookproof.errors import ConcurrencyConflict, StoreError, StreamArchived, ValidationError
+from hookproof.events.queries import EVENT_QUERIES
 
 from .canonical import canonical_json
 from .catalogue import Event, decode_event, encode_event
 from .chain import event_hash
-from .sqlfiles import query
 
 __all__ = [
     "ANY",
@@ -47,6 +47,16 @@ ExpectedVersion = int | Literal["any", "no_stream"]
 
 NOTIFY_CHANNEL = "hookproof_events"
 _UNIQUE_DETAIL = re.compile(r"\(stream_id, stream_version\)=\((?P<stream>.*), (?P<v>\d+)\)")
+
+SQL = EVENT_QUERIES.named(
+    "read_stream",
+    "stream_heads",
+    "lock_streams",
+    "append",
+    "archived_among",
+    "tail_categories",
+    "tail",
+)
 
 
 class Metadata(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -324,11 +334,11 @@ class EventStore:
         need_heads = [a.stream_id for a in appends if a.expected != NO_STREAM]
         lock = [a.stream_id for a in appends if a.expected == ANY]
         if lock:
-            await conn.execute(query("lock_streams"), lock)
+            await conn.execute(SQL["lock_streams"], lock)
         heads: dict[str, tuple[int, bytes]] = {}
         if need_heads:
             try:
-                rows = await conn.fetch(query("stream_heads"), need_heads)
+                rows = await conn.fetch(SQL["stream_heads"], need_heads)
             except asyncpg.PostgresError as exc:
                 raise StoreError("reading stream heads failed") from exc
             heads = {}
@@ -367,14 +377,14 @@ class EventStore:
                 originals.append(a.events[i])
                 prev = h
         try:
-            rows = await conn.fetch(query("append"), *cols)
+            rows = await conn.fetch(SQL["append"], *cols)
         except asyncpg.UniqueViolationError as exc:
             raise self._conflict_from(exc, appends, heads) from exc
         except asyncpg.PostgresError as exc:
             raise StoreError(f"append failed: {type(exc).__name__}") from exc
         if len(rows) != len(cols[0]):  # some stream was archived: the batch is refused whole
             archived = await conn.fetchval(
-                query("archived_among"), sorted({a.stream_id for a in appends})
+                SQL["archived_among"], sorted({a.stream_id for a in appends})
             )
             raise StreamArchived(archived or appends[0].stream_id)
         recorded = [
@@ -431,7 +441,7 @@ class EventStore:
         """A stream's events in version order, optionally up to a version or a time; an
         archived stream is read back from the archive (when the store has one)."""
         runner = conn if conn is not None else self.pool
-        rows = await runner.fetch(query("read_stream"), stream_id, from_version, to_version, as_of)
+        rows = await runner.fetch(SQL["read_stream"], stream_id, from_version, to_version, as_of)
         if not rows and self.archive is not None:
             archived = await self.archive.read_archived(runner, stream_id)
             if archived is not None:
@@ -445,7 +455,7 @@ class EventStore:
         return [RecordedEvent.from_record(r) for r in rows]
 
     async def stream_version(self, stream_id: str) -> int:
-        rows = await self.pool.fetch(query("stream_heads"), [stream_id])
+        rows = await self.pool.fetch(SQL["stream_heads"], [stream_id])
         return int(rows[0]["stream_version"]) if rows else 0
 
     async def read_after(
@@ -461,14 +471,14 @@ class EventStore:
         runner = conn if conn is not None else self.pool
         if categories:
             rows = await runner.fetch(
-                query("tail_categories"),
+                SQL["tail_categories"],
                 str(after.tx_id),
                 after.global_position,
                 limit,
                 list(categories),
             )
         else:
-            rows = await runner.fetch(query("tail"), str(after.tx_id), after.global_position, limit)
+            rows = await runner.fetch(SQL["tail"], str(after.tx_id), after.global_position, limit)
         build = RecordedEvent.from_record
         return [build(r) for r in rows]
 

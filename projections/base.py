@@ -11,7 +11,9 @@ from operator import itemgetter
 from typing import Any, ClassVar
 
 from hookproof.events import RecordedEvent
-from hookproof.events.sqlfiles import query
+from hookproof.events.sqlfiles import NamedQueries, render
+
+from .queries import PROJECTION_QUERIES
 
 __all__ = ["Projection", "Row"]
 
@@ -30,13 +32,21 @@ class Projection:
         """The row this event touches, or None when it does not concern the projection."""
         raise NotImplementedError
 
-    def evolve(self, row: Row | None, event: RecordedEvent) -> Row | None:
-        """The row after the event (None deletes it). Pure: no I/O, no clock."""
+    def evolve(self, row: Row | None, event: RecordedEvent) -> Row:
+        """The row after the event (rows are never deleted). Pure: no I/O, no clock."""
         raise NotImplementedError
 
+    #: ``<name>.load`` and ``<name>.upsert``, loaded when the subclass is defined.
+    statements: ClassVar[NamedQueries]
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        if "name" in cls.__dict__:
+            cls.statements = PROJECTION_QUERIES.named(f"{cls.name}.load", f"{cls.name}.upsert")
+
     def sql(self, which: str, table: str | None = None) -> str:
-        text = query(f"{self.name}.{which}", "hookproof.projections")
-        return text.replace("{table}", table or self.table)
+        """The ``load`` or ``upsert`` statement over ``table`` (default: the live table)."""
+        return render(self.statements[f"{self.name}.{which}"], table=table or self.table)
 
     #: Only events of these categories concern the projection (None: all). Rebuilds read
     #: just these; the fold still checks ``key``.

@@ -195,9 +195,9 @@ class DeliveryLedger(Projection):
         sid = event.stream_id
         return sid[9:] if sid.startswith("delivery-") else None
 
-    def evolve(self, row: Row | None, event: RecordedEvent) -> Row | None:
+    def evolve(self, row: Row | None, event: RecordedEvent) -> Row:
         return evolve_delivery(row, event.decode(), event.stream_version)
 
-    def evolve_owned(self, row: Row | None, event: RecordedEvent) -> Row | None:
+    def evolve_owned(self, row: Row | None, event: RecordedEvent) -> Row:
         """``evolve`` for a fold that owns its rows (rebuild): no copy per event."""
         return evolve_delivery(row, event.decode(), event.stream_version, reuse=True)

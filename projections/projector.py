@@ -21,7 +21,8 @@ import asyncpg
 import structlog
 
 from hookproof.events import EventStore, Position, RecordedEvent
-from hookproof.events.sqlfiles import query
+from hookproof.events.sqlfiles import render
+from hookproof.projections.queries import PROJECTION_QUERIES
 
 from .base import Projection, Row
 
@@ -38,6 +39,24 @@ __all__ = [
 log = structlog.get_logger("hookproof.projections")
 
 ProgressFn = Callable[[int], None]
+
+SQL = PROJECTION_QUERIES.named(
+    "checkpoint_select",
+    "rebuild_tail_committed",
+    "checkpoint_lock",
+    "checkpoint_save",
+    "table_indexes",
+    "table_rows",
+    "rebuild_create_like",
+    "checkpoint_select_locked",
+    "rebuild_drop_fresh",
+    "rebuild_lock_live",
+    "rebuild_swap",
+    "rebuild_index_drop",
+    "rebuild_index_create",
+    "rebuild_unique_index_create",
+    "rebuild_index_rename",
+)
 
 
 async def apply_events(
@@ -62,36 +81,26 @@ async def apply_events(
     rows = await conn.fetch(projection.sql("load", target), list(by_key))
     current: dict[Hashable, Row | None] = {r[projection.key_column]: dict(r) for r in rows}
     out: list[tuple[Any, ...]] = []
-    deleted: list[Hashable] = []
     for k, evs in by_key.items():
         row = current.get(k)
         for ev in evs:
             row = projection.evolve(row, ev)
-        if row is None:
-            deleted.append(k)
-        else:
+        if row is not None:
             out.append(projection.record(row))
     if out:
         await conn.executemany(projection.sql("upsert", target), out)
-    if deleted:
-        await conn.execute(projection.sql("delete", target), deleted)
-    return len(out) + len(deleted)
+    return len(out)
 
 
 async def read_checkpoint(conn: asyncpg.Connection, name: str, *, lock: bool = False) -> Position:
-    await conn.execute(query("checkpoint_lock", "hookproof.projections"), name)
-    sql = query("checkpoint_select", "hookproof.projections")
-    if not lock:
-        sql = sql.replace("FOR UPDATE", "")
-    r = await conn.fetchrow(sql, name)
+    await conn.execute(SQL["checkpoint_lock"], name)
+    r = await conn.fetchrow(SQL["checkpoint_select_locked" if lock else "checkpoint_select"], name)
     assert r is not None
     return Position(int(r["tx_id"]), r["global_position"])
 
 
 async def _save_checkpoint(conn: asyncpg.Connection, name: str, pos: Position) -> None:
-    await conn.execute(
-        query("checkpoint_save", "hookproof.projections"), name, str(pos.tx_id), pos.global_position
-    )
+    await conn.execute(SQL["checkpoint_save"], name, str(pos.tx_id), pos.global_position)
 
 
 class Projector:
@@ -158,11 +167,7 @@ def fold_all(
         k = key(ev)
         if k is None:
             continue
-        row = evolve(state.get(k), ev)
-        if row is None:
-            state.pop(k, None)
-        else:
-            state[k] = row
+        state[k] = evolve(state.get(k), ev)
 
 
 @dataclass(frozen=True)
@@ -182,7 +187,7 @@ class RebuildResult:
 async def table_rows(
     conn: asyncpg.Connection, projection: Projection, table: str
 ) -> dict[Any, Row]:
-    rows = await conn.fetch(query("table_rows", "hookproof.projections").replace("{table}", table))
+    rows = await conn.fetch(render(SQL["table_rows"], table=table))
     return {r[projection.key_column]: dict(r) for r in rows}
 
 
@@ -307,12 +312,14 @@ async def _rebuild(
             )
         fresh = f"{projection.table}_rebuild"
         async with conn.transaction():
-            await conn.execute(f"DROP TABLE IF EXISTS {fresh}")
+            await conn.execute(render(SQL["rebuild_drop_fresh"], fresh=fresh))
             await conn.execute(
-                query("rebuild_create_like", "hookproof.projections")
-                .replace("{fresh}", fresh)
-                .replace("{live}", projection.table)
-                .replace("{key}", projection.key_column)
+                render(
+                    SQL["rebuild_create_like"],
+                    fresh=fresh,
+                    live=projection.table,
+                    key=projection.key_column,
+                )
             )
             await conn.copy_records_to_table(
                 fresh,
@@ -322,7 +329,7 @@ async def _rebuild(
             indexes = await _copy_indexes(conn, projection.table, fresh)
         async with conn.transaction():
             await read_checkpoint(conn, projection.name, lock=True)
-            await conn.execute(f"LOCK TABLE {projection.table} IN ACCESS EXCLUSIVE MODE")
+            await conn.execute(render(SQL["rebuild_lock_live"], live=projection.table))
             # Anything applied to the live table meanwhile is re-read after the new checkpoint.
             if inline:
                 cats = list(projection.categories) if projection.categories else None
@@ -337,11 +344,20 @@ async def _rebuild(
                 fold_all(projection, tail, state)  # so ``rows`` counts what was swapped in
                 pos = tail[-1].position
                 count += len(tail)
-            await conn.execute(f"DROP TABLE {projection.table}")
-            await conn.execute(f"ALTER TABLE {fresh} RENAME TO {projection.table}")
-            await _rename_constraints(conn, fresh, projection.table)
+            table = projection.table
+            await conn.execute(
+                render(
+                    SQL["rebuild_swap"],
+                    live=table,
+                    fresh=fresh,
+                    live_pkey=f"{table}_pkey",
+                    fresh_pkey=f"{fresh}_pkey",
+                )
+            )
             for name in indexes:
-                await conn.execute(f"ALTER INDEX {name}{_INDEX_SUFFIX} RENAME TO {name}")
+                await conn.execute(
+                    render(SQL["rebuild_index_rename"], index=name + _INDEX_SUFFIX, name=name)
+                )
             await _save_checkpoint(conn, projection.name, pos)
     return RebuildResult(projection.name, count, len(state), time.perf_counter() - started, pos)
 
@@ -353,7 +369,7 @@ _CREATE_INDEX = re.compile(
 
 
 def _tail_committed() -> str:
-    return query("rebuild_tail_committed", "hookproof.projections")
+    return SQL["rebuild_tail_committed"]
 
 
 def _done(value: list[RecordedEvent]) -> asyncio.Future[list[RecordedEvent]]:
@@ -365,14 +381,17 @@ def _done(value: list[RecordedEvent]) -> asyncio.Future[list[RecordedEvent]]:
 async def _copy_indexes(conn: asyncpg.Connection, live: str, fresh: str) -> list[str]:
     """Build the live table's secondary indexes on ``fresh`` (renamed at the swap)."""
     names: list[str] = []
-    for r in await conn.fetch(query("table_indexes", "hookproof.projections"), live):
+    for r in await conn.fetch(SQL["table_indexes"], live):
         m = _CREATE_INDEX.match(r["indexdef"])
         if m is None:
             raise RuntimeError(f"cannot rebuild index definition: {r['indexdef']}")
         name = r["indexname"]
-        await conn.execute(f"DROP INDEX IF EXISTS {name}{_INDEX_SUFFIX}")
+        temporary = name + _INDEX_SUFFIX
+        await conn.execute(render(SQL["rebuild_index_drop"], index=temporary))
+        create = SQL["rebuild_unique_index_create" if m["unique"] else "rebuild_index_create"]
+        # the definition is the catalogue's own text for the live index, not input
         await conn.execute(
-            f"CREATE {m['unique'] or ''}INDEX {name}{_INDEX_SUFFIX} ON {fresh} {m['rest']}"
+            render(create, index=temporary, fresh=fresh).replace("{definition}", m["rest"])
         )
         names.append(name)
     return names
@@ -393,8 +412,3 @@ async def _events_between(
             out.append(ev)
         pos = chunk[-1].position
     return out
-
-
-async def _rename_constraints(conn: asyncpg.Connection, old: str, new: str) -> None:
-    """Give the swapped-in table's primary key the live name (keeps rebuilds repeatable)."""
-    await conn.execute(f"ALTER INDEX IF EXISTS {old}_pkey RENAME TO {new}_pkey")

@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from hookproof.events import Event, RecordedEvent
-from hookproof.events.sqlfiles import query
+from hookproof.events.queries import EVENT_QUERIES
 from hookproof.events.subscription_events import (
     ChallengeFailed,
     ChallengeIssued,
@@ -30,6 +30,8 @@ from hookproof.events.subscription_events import (
 from .base import Projection, Row
 
 __all__ = ["PendingChallenge", "SubscriptionState", "Subscriptions", "evolve", "fold"]
+
+EVENT_SQL = EVENT_QUERIES.named("read_stream")
 
 
 @dataclass(frozen=True)
@@ -195,7 +197,7 @@ class Subscriptions(Projection):
         touched = sorted({k for e in events if (k := self.key(e)) is not None})
         rows = []
         for sid in touched:
-            recs = await conn.fetch(query("read_stream"), f"subscription-{sid}", 1, None, None)
+            recs = await conn.fetch(EVENT_SQL["read_stream"], f"subscription-{sid}", 1, None, None)
             state = fold([RecordedEvent.from_record(r) for r in recs])
             if state is not None:
                 rows.append(self.record(_to_row(state)))
@@ -203,7 +205,7 @@ class Subscriptions(Projection):
             await conn.executemany(self.sql("upsert", table), rows)
         return len(rows)
 
-    def evolve(self, row: Row | None, event: RecordedEvent) -> Row | None:
+    def evolve(self, row: Row | None, event: RecordedEvent) -> Row:
         state = _from_row(row) if row is not None else None
         new = evolve(state, event.decode(), event.stream_version)
         return _to_row(new)

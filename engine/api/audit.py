@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.errors import NotFound
-from hookproof.events.sqlfiles import query
 
 from ..audit import (
     delivery_timeline,
@@ -24,7 +24,8 @@ from .problems import json_response
 
 __all__ = ["routes"]
 
-PKG = "hookproof.engine"
+
+SQL = ENGINE_QUERIES.named("delivery_get")
 
 
 async def whoami(request: web.Request) -> web.Response:
@@ -48,7 +49,7 @@ async def delivery_timeline_view(request: web.Request) -> web.Response:
     ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
     did = request.match_info["id"]
-    row = await ctx.store.pool.fetchrow(query("delivery_get", PKG), did, tenant)
+    row = await ctx.store.pool.fetchrow(SQL["delivery_get"], did, tenant)
     if row is None:
         raise NotFound("no such delivery", code="delivery_not_found")
     as_of = parse_as_of(request.query.get("asOf"))

@@ -168,7 +168,7 @@ class Archiver:
         started = loop.time()
         result = ArchiveRun(cutoff)
         async with self.pool.acquire() as lock_conn:
-            if not await lock_conn.fetchval("SELECT pg_try_advisory_lock($1)", _RUN_LOCK):
+            if not await lock_conn.fetchval(query("advisory_try_lock", PKG), _RUN_LOCK):
                 result.busy = True
                 return result
             try:
@@ -185,7 +185,7 @@ class Archiver:
                     await self._archive_segment(streams, cutoff, result)
                     await asyncio.sleep(self.pause_s)
             finally:
-                await lock_conn.execute("SELECT pg_advisory_unlock($1)", _RUN_LOCK)
+                await lock_conn.execute(query("advisory_unlock", PKG), _RUN_LOCK)
         result.seconds = loop.time() - started
         log.info(
             "archive_run_done",

@@ -14,16 +14,25 @@ from typing import Any
 
 import asyncpg
 
-from hookproof.events.sqlfiles import query
+from hookproof.engine.queries import ENGINE_QUERIES
 
 __all__ = ["GateResult", "gate_report", "gates_failed"]
 
-PKG = "hookproof.engine"
 PASS, FAIL, NA, UNOBSERVABLE = "pass", "fail", "n/a", "UNOBSERVABLE"
 
 ROTATION_RATIO_MIN = 0.9995
 RECONCILED_MIN = 0.99
 RECONCILE_LIMIT_S = 15 * 60
+
+SQL = ENGINE_QUERIES.named(
+    "gates_false_activations",
+    "gates_revoked_key_signatures",
+    "gates_revoked_receipt_keys",
+    "gates_rotation_acceptance",
+    "gates_unknown_reconciled",
+    "gates_dead_letter_owner",
+    "gates_second_effect",
+)
 
 
 @dataclass
@@ -58,7 +67,7 @@ def _zero_gate(
 
 
 async def _false_activations(conn: asyncpg.Connection, since: datetime | None) -> GateResult:
-    r = await conn.fetchrow(query("gates_false_activations", PKG), since)
+    r = await conn.fetchrow(SQL["gates_false_activations"], since)
     assert r is not None
     return _zero_gate(
         "challenge_false_activations",
@@ -70,8 +79,8 @@ async def _false_activations(conn: asyncpg.Connection, since: datetime | None) -
 
 
 async def _revoked_keys(conn: asyncpg.Connection, since: datetime | None) -> GateResult:
-    sig = await conn.fetchrow(query("gates_revoked_key_signatures", PKG), since)
-    rec = await conn.fetchrow(query("gates_revoked_receipt_keys", PKG), since)
+    sig = await conn.fetchrow(SQL["gates_revoked_key_signatures"], since)
+    rec = await conn.fetchrow(SQL["gates_revoked_receipt_keys"], since)
     assert sig is not None and rec is not None
     total = sig["total"] + rec["total"] - rec["undeterminable"]
     violations = sig["violations"] + rec["violations"]
@@ -93,7 +102,7 @@ async def _revoked_keys(conn: asyncpg.Connection, since: datetime | None) -> Gat
 
 
 async def _rotation_acceptance(conn: asyncpg.Connection, since: datetime | None) -> GateResult:
-    r = await conn.fetchrow(query("gates_rotation_acceptance", PKG), since)
+    r = await conn.fetchrow(SQL["gates_rotation_acceptance"], since)
     assert r is not None
     detail = {k: r[k] for k in r.keys()}
     title = "endpoint acceptance inside key rotation windows / baseline outside them"
@@ -109,7 +118,7 @@ async def _rotation_acceptance(conn: asyncpg.Connection, since: datetime | None)
 
 
 async def _unknown_reconciled(conn: asyncpg.Connection, since: datetime | None) -> GateResult:
-    r = await conn.fetchrow(query("gates_unknown_reconciled", PKG), since, RECONCILE_LIMIT_S)
+    r = await conn.fetchrow(SQL["gates_unknown_reconciled"], since, RECONCILE_LIMIT_S)
     assert r is not None
     title = "UNKNOWN_TRANSPORT outcomes reconciled within 15 minutes"
     detail = {"unknown": r["total"], "reconciledInTime": r["reconciled"], "pending": r["pending"]}
@@ -124,7 +133,7 @@ async def _unknown_reconciled(conn: asyncpg.Connection, since: datetime | None) 
 
 
 async def _dead_letter_owner(conn: asyncpg.Connection, since: datetime | None) -> GateResult:
-    r = await conn.fetchrow(query("gates_dead_letter_owner", PKG), since)
+    r = await conn.fetchrow(SQL["gates_dead_letter_owner"], since)
     assert r is not None
     return _zero_gate(
         "dead_letters_without_owner",
@@ -136,7 +145,7 @@ async def _dead_letter_owner(conn: asyncpg.Connection, since: datetime | None) -
 
 
 async def _second_effect(conn: asyncpg.Connection, since: datetime | None) -> list[GateResult]:
-    r = await conn.fetchrow(query("gates_second_effect", PKG), since)
+    r = await conn.fetchrow(SQL["gates_second_effect"], since)
     assert r is not None
     receipts = _zero_gate(
         "second_applied_effect",

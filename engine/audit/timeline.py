@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.errors import NotFound, ValidationError
 from hookproof.events import Event, EventStore, RecordedEvent
 from hookproof.events.delivery_events import (
@@ -29,7 +30,6 @@ from hookproof.events.delivery_events import (
     event_stream_id,
     legacy_event_stream_id,
 )
-from hookproof.events.sqlfiles import query
 from hookproof.events.subscription_events import (
     ChallengeFailed,
     ChallengeIssued,
@@ -45,8 +45,6 @@ from hookproof.projections.subscriptions import evolve as evolve_subscription
 
 from ..delivery.views import evidence_of
 
-PKG = "hookproof.engine"
-
 __all__ = [
     "Entry",
     "Timeline",
@@ -56,6 +54,8 @@ __all__ = [
     "parse_as_of",
     "subscription_timeline",
 ]
+
+SQL = ENGINE_QUERIES.named("event_streams_of_id", "archived_event_streams_of_id")
 
 
 def parse_as_of(text: str | None) -> datetime | None:
@@ -348,9 +348,9 @@ async def event_streams(
 
     Read from the stored bodies; without one (a log restored on its own), the tenant's own
     stream, then the legacy ``event-<eventId>`` stream, are looked up in the log."""
-    rows = await store.pool.fetch(query("event_streams_of_id", PKG), event_id, tenant_id)
+    rows = await store.pool.fetch(SQL["event_streams_of_id"], event_id, tenant_id)
     # archived events left their bodies behind: their tombstones name them
-    rows += await store.pool.fetch(query("archived_event_streams_of_id", PKG), event_id, tenant_id)
+    rows += await store.pool.fetch(SQL["archived_event_streams_of_id"], event_id, tenant_id)
     if rows:
         return sorted({(r["tenant_id"], r["stream_id"]) for r in rows})
     if tenant_id is not None:

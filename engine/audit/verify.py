@@ -14,13 +14,14 @@ from typing import Any
 
 import asyncpg
 
+from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.events import BrokenLink
-from hookproof.events.sqlfiles import query
 
 __all__ = ["GUARDS", "VerifyReport", "verify_log"]
 
-PKG = "hookproof.engine"
 GUARDS = ("events_refuse_truncate", "events_refuse_update_delete")
+
+SQL = ENGINE_QUERIES.named("audit_verify_page", "audit_guards")
 
 
 @dataclass
@@ -55,7 +56,7 @@ async def verify_log(
 ) -> VerifyReport:
     """Check every stream's chain (first broken link per stream) and the append-only guards."""
     report = VerifyReport()
-    page_sql = query("audit_verify_page", PKG)
+    page_sql = SQL["audit_verify_page"]
     sha256 = hashlib.sha256
     stream: str | None = None
     expected_version = 1
@@ -98,7 +99,7 @@ async def verify_log(
             progress(report.events)
         if len(rows) < page_size:
             break
-    guards = await conn.fetch(query("audit_guards", PKG))
+    guards = await conn.fetch(SQL["audit_guards"])
     enabled = {g["tgname"] for g in guards if g["enabled"]}
     report.guards_missing = [g for g in GUARDS if g not in enabled]
     return report

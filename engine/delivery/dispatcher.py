@@ -25,12 +25,12 @@ from typing import Any
 import structlog
 
 from hookproof.config import Settings
+from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.errors import ConcurrencyConflict, HookproofError
 from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
     AttemptLost,
 )
-from hookproof.events.sqlfiles import query
 from hookproof.events.subscription_events import RetryPolicy
 from hookproof_subscriber import SigningKey
 
@@ -47,12 +47,13 @@ from .outcome import breaker_success, outcome_events
 __all__ = ["DispatchMetrics", "Dispatcher"]
 
 log = structlog.get_logger("hookproof.dispatcher")
-PKG = "hookproof.engine"
 
 #: (scope: a subscription id for hmac-sha256, else "engine"; algorithm) -> (key, generation)
 KeyProvider = Callable[[str, str], Awaitable[tuple[SigningKey, int]]]
 #: sends one attempt: (the claimed row, the body, the signed headers) -> the egress result
 Poster = Callable[[ClaimRow, bytes, dict[str, str]], Awaitable[EgressResult]]
+
+SQL = ENGINE_QUERIES.named("dispatch_claim", "dispatch_bodies", "dispatch_expired_leases")
 
 
 @dataclass
@@ -150,7 +151,7 @@ class Dispatcher:
         self.gates.prune()
         async with self.store.pool.acquire() as conn, conn.transaction():
             records = await conn.fetch(
-                query("dispatch_claim", PKG), min(free, self.batch), self.gates.blocked()
+                SQL["dispatch_claim"], min(free, self.batch), self.gates.blocked()
             )
             plan = plan_claim(map(claim_row, records), self.gates.room)
             keys: dict[KeyScope, tuple[SigningKey, int]] = {}
@@ -192,7 +193,7 @@ class Dispatcher:
                 return []
             keys = list({(a.row.tenant_id, a.row.event_id) for a in admitted})
             bodies = await conn.fetch(
-                query("dispatch_bodies", PKG), [k[0] for k in keys], [k[1] for k in keys]
+                SQL["dispatch_bodies"], [k[0] for k in keys], [k[1] for k in keys]
             )
         by_event = {(b["tenant_id"], b["event_id"]): bytes(b["body"]) for b in bodies}
         started = time.monotonic()
@@ -372,7 +373,7 @@ class Dispatcher:
         """Attempts whose dispatcher vanished: UNKNOWN_TRANSPORT, retried with the same identity."""
         now = self.clock()
         async with self.store.pool.acquire() as conn, conn.transaction():
-            rows = await conn.fetch(query("dispatch_expired_leases", PKG), limit)
+            rows = await conn.fetch(SQL["dispatch_expired_leases"], limit)
             if not rows:
                 return 0
             await self.store.append(

@@ -13,6 +13,7 @@ import asyncpg
 import msgspec
 import structlog
 
+from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.errors import ConflictError, HookproofError, ValidationError
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
 from hookproof.events.canonical import canonical_json
@@ -22,7 +23,6 @@ from hookproof.events.delivery_events import (
     EventPayloadConflict,
     event_stream_id,
 )
-from hookproof.events.sqlfiles import query
 from hookproof.projections.deliveries import DeliveryLedger, evolve_delivery
 from hookproof.schemas.api import EventIn
 from hookproof_subscriber import content_digest
@@ -35,12 +35,19 @@ from .group_commit import GroupCommit
 
 __all__ = ["IngestResult", "IngestService", "deliveries_inline", "delivery_id_for"]
 
-PKG = "hookproof.engine"
 log = structlog.get_logger("hookproof.ingest")
 _ID = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
 _VERSION = re.compile(r"^(0|[1-9][0-9]{0,4})\.(0|[1-9][0-9]{0,4})$")
 _LEDGER = DeliveryLedger()
 _PLANNED = DeliveryPlanned.__struct_config__.tag
+
+SQL = ENGINE_QUERIES.named(
+    "deliveries_insert_planned",
+    "ingest_candidates",
+    "ingest_bodies_get",
+    "ingest_bodies_insert",
+    "deliveries_of_events",
+)
 
 
 def delivery_id_for(tenant_id: str, event_id: str, subscription_id: str) -> str:
@@ -61,9 +68,7 @@ async def deliveries_inline(conn: asyncpg.Connection, recorded: list[Any]) -> No
         return
     if all(e.stream_version == 1 and e.type == _PLANNED for e in delivery):
         rows = [_LEDGER.record(evolve_delivery(None, e.decode(), 1)) for e in delivery]
-        await conn.execute(
-            query("deliveries_insert_planned", PKG), *map(list, zip(*rows, strict=True))
-        )
+        await conn.execute(SQL["deliveries_insert_planned"], *map(list, zip(*rows, strict=True)))
         return
     await apply_events(conn, _LEDGER, delivery)
 
@@ -270,7 +275,7 @@ class IngestService:
         ordered = sorted(items, key=lambda it: it.key)  # one lock order for every group
         async with self.store.pool.acquire() as conn, conn.transaction():
             rows = await conn.fetch(
-                query("ingest_bodies_insert", PKG),
+                SQL["ingest_bodies_insert"],
                 [it.tenant_id for it in ordered],
                 [it.event.event_id for it in ordered],
                 [it.stream_id for it in ordered],
@@ -302,7 +307,7 @@ class IngestService:
         """Inside the group's transaction: one delivery per eligible subscription per event."""
         patterns = sorted({p for it in fresh for p in _topic_patterns(it.event.topic)})
         tenants = sorted({it.tenant_id for it in fresh})
-        rows = await conn.fetch(query("ingest_candidates", PKG), tenants, patterns)
+        rows = await conn.fetch(SQL["ingest_candidates"], tenants, patterns)
         by_tenant: dict[str, list[_Candidate]] = {}
         for r in rows:
             by_tenant.setdefault(r["tenant_id"], []).append(_Candidate.of(r))
@@ -387,13 +392,13 @@ class IngestService:
         ``event-<eventId>`` stream for events ingested before ids were tenant-scoped)."""
         tenants = [it.tenant_id for it in again]
         ids = [it.event.event_id for it in again]
-        rows = await conn.fetch(query("ingest_bodies_get", PKG), tenants, ids)
+        rows = await conn.fetch(SQL["ingest_bodies_get"], tenants, ids)
         stored = {(r["tenant_id"], r["event_id"]): r for r in rows}
         same = [it for it in again if stored[it.key]["payload_digest"] == it.digest]
         planned: dict[tuple[str, str], list[dict[str, str]]] = {it.key: [] for it in same}
         if same:
             for r in await conn.fetch(
-                query("deliveries_of_events", PKG),
+                SQL["deliveries_of_events"],
                 [it.tenant_id for it in same],
                 [it.event.event_id for it in same],
             ):

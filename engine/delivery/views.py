@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.errors import ConflictError, NotFound
 from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
@@ -18,7 +19,6 @@ from hookproof.events.delivery_events import (
     ReceiptConflict,
     event_stream_id,
 )
-from hookproof.events.sqlfiles import query
 from hookproof.projections.deliveries import evolve_delivery
 
 from ..challenge.disclosure import tenant_reason
@@ -26,7 +26,15 @@ from .ledger import ledger_next
 
 __all__ = ["DeliveryReader", "evidence_of"]
 
-PKG = "hookproof.engine"
+
+SQL = ENGINE_QUERIES.named(
+    "delivery_get",
+    "ingest_body_get",
+    "event_deliveries",
+    "deliveries_list",
+    "dead_letters",
+    "verified_generation",
+)
 
 
 def evidence_of(row: dict[str, Any], verified_generation: int | None = None) -> dict[str, Any]:
@@ -60,7 +68,7 @@ class DeliveryReader:
         self.store = store
 
     async def delivery(self, tenant_id: str, delivery_id: str) -> dict[str, Any]:
-        row = await self.store.pool.fetchrow(query("delivery_get", PKG), delivery_id, tenant_id)
+        row = await self.store.pool.fetchrow(SQL["delivery_get"], delivery_id, tenant_id)
         if row is None:
             archived = await self._archived_row(tenant_id, delivery_id)
             if archived is None:
@@ -153,7 +161,7 @@ class DeliveryReader:
             "evidence": evidence_of(
                 row,
                 await self.store.pool.fetchval(
-                    query("verified_generation", PKG), f"subscription-{row['subscription_id']}"
+                    SQL["verified_generation"], f"subscription-{row['subscription_id']}"
                 ),
             ),
             "payloadDigest": row["payload_digest"],
@@ -180,8 +188,8 @@ class DeliveryReader:
     async def event(self, tenant_id: str, event_id: str) -> dict[str, Any]:
         """This tenant's event of that id; another tenant's event of the same id is invisible.
         Archived deliveries (and an archived event) are answered from the archive."""
-        body = await self.store.pool.fetchrow(query("ingest_body_get", PKG), tenant_id, event_id)
-        rows = await self.store.pool.fetch(query("event_deliveries", PKG), tenant_id, event_id)
+        body = await self.store.pool.fetchrow(SQL["ingest_body_get"], tenant_id, event_id)
+        rows = await self.store.pool.fetch(SQL["event_deliveries"], tenant_id, event_id)
         stream = body["stream_id"] if body is not None else event_stream_id(tenant_id, event_id)
         ingested = await self._ingested(stream)
         if body is not None:
@@ -243,7 +251,7 @@ class DeliveryReader:
     ) -> list[dict[str, Any]]:
         """A tenant's deliveries, newest first (a summary each; the full view is one GET)."""
         rows = await self.store.pool.fetch(
-            query("deliveries_list", PKG), tenant_id, subscription_id, state, limit
+            SQL["deliveries_list"], tenant_id, subscription_id, state, limit
         )
         return [
             {
@@ -269,9 +277,7 @@ class DeliveryReader:
     ) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
         """Newest first, from the ledger projection; the key to continue before, if more."""
         since, last = before if before is not None else (None, None)
-        rows = await self.store.pool.fetch(
-            query("dead_letters", PKG), tenant_id, limit + 1, since, last
-        )
+        rows = await self.store.pool.fetch(SQL["dead_letters"], tenant_id, limit + 1, since, last)
         more = len(rows) > limit
         rows = rows[:limit]
         items = [
@@ -293,7 +299,7 @@ class DeliveryReader:
     async def replay(
         self, tenant_id: str, delivery_id: str, *, actor: str, now: str
     ) -> dict[str, Any]:
-        row = await self.store.pool.fetchrow(query("delivery_get", PKG), delivery_id, tenant_id)
+        row = await self.store.pool.fetchrow(SQL["delivery_get"], delivery_id, tenant_id)
         if row is None:
             raise NotFound("no such delivery", code="delivery_not_found")
         if ledger_next(row["state"], "replay") is None:

@@ -22,7 +22,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from hookproof.config import Settings
-from hookproof.events.sqlfiles import query
+from hookproof.engine.queries import ENGINE_QUERIES
 
 from .errors import KeyMaterialUnavailable, MasterKeyInvalid
 
@@ -41,7 +41,8 @@ log = structlog.get_logger("hookproof.keys")
 
 MASTER_KEY_BYTES = 32
 MASTER_KEY_FILE = "master.key"
-_PKG = "hookproof.engine"
+
+SQL = ENGINE_QUERIES.named("key_material_insert", "key_material_select", "key_material_destroy")
 
 
 def decode_master_key(text: str, *, source: str) -> bytes:
@@ -125,13 +126,13 @@ async def store_material(
     at: datetime,
 ) -> None:
     nonce, ciphertext = box.seal(key_id, plaintext)
-    await conn.execute(query("key_material_insert", _PKG), key_id, algorithm, nonce, ciphertext, at)
+    await conn.execute(SQL["key_material_insert"], key_id, algorithm, nonce, ciphertext, at)
 
 
 async def read_material(
     conn: asyncpg.Connection | asyncpg.Pool, box: MaterialBox, key_id: str
 ) -> bytes:
-    row = await conn.fetchrow(query("key_material_select", _PKG), key_id)
+    row = await conn.fetchrow(SQL["key_material_select"], key_id)
     if row is None:
         raise KeyMaterialUnavailable(
             f"key {key_id}: no material stored", code="key_material_missing", key_id=key_id
@@ -145,4 +146,4 @@ async def read_material(
 
 async def destroy_material(conn: asyncpg.Connection, key_id: str, at: datetime) -> bool:
     """Erase nonce and ciphertext (one way). False when already destroyed."""
-    return await conn.fetchval(query("key_material_destroy", _PKG), key_id, at) is not None
+    return await conn.fetchval(SQL["key_material_destroy"], key_id, at) is not None

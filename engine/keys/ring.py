@@ -23,6 +23,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from hookproof.config import Settings
+from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.events import EventStore, Metadata, RecordedEvent, StreamAppend
 from hookproof.events.key_events import (
     ED25519,
@@ -31,7 +32,6 @@ from hookproof.events.key_events import (
     PURPOSE_SUBSCRIPTION,
     KeyState,
 )
-from hookproof.events.sqlfiles import query
 from hookproof.projections.key_ring import KeyView, fold, scope_of
 from hookproof_subscriber import KeyState as WireKeyState
 from hookproof_subscriber import SigningKey, VerificationKey
@@ -52,8 +52,9 @@ __all__ = [
 
 log = structlog.get_logger("hookproof.keys")
 
-_PKG = "hookproof.engine"
 SECRET_BYTES = 32
+
+SQL = ENGINE_QUERIES.named("key_events_all", "key_ring_head", "key_ring_lock")
 
 
 def new_key_id() -> str:
@@ -174,13 +175,13 @@ class KeyRing:
     # -- reading -------------------------------------------------------------------------
 
     async def _read_ring(self, conn: asyncpg.Connection | asyncpg.Pool) -> dict[str, KeyView]:
-        rows = await conn.fetch(query("key_events_all", _PKG))
+        rows = await conn.fetch(SQL["key_events_all"])
         ring: dict[str, KeyView] = fold(RecordedEvent.from_record(r) for r in rows)
         return ring
 
     async def refresh(self) -> dict[str, KeyView]:
         """The ring as of now (folded again only when the key category of the log moved)."""
-        row = await self.pool.fetchrow(query("key_ring_head", _PKG))
+        row = await self.pool.fetchrow(SQL["key_ring_head"])
         head = (int(row["n"]), int(row["last"]))
         if head != self._head:
             ring = await self._read_ring(self.pool)
@@ -228,7 +229,7 @@ class KeyRing:
     ) -> tuple[dict[str, KeyView], list[machine.Step]]:
         at = self.now()
         async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute(query("key_ring_lock", _PKG))
+            await conn.execute(SQL["key_ring_lock"])
             ring = await self._read_ring(conn)
             steps = [s for s in plan(ring, at) if s.events]
             for key_id, algorithm, plaintext in material(ring) if material else []:

@@ -19,15 +19,16 @@ from datetime import UTC, datetime
 
 import structlog
 
+from hookproof.engine.queries import RECEIPT_QUERIES
 from hookproof.errors import ConcurrencyConflict
 from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import REDELIVERY_ACTOR, DeliveryReplayRequested
-from hookproof.events.sqlfiles import query
 
 __all__ = ["REDELIVERY_ACTOR", "ReceiptRedeliverer"]
 
 log = structlog.get_logger("hookproof.receipts")
-PKG = "hookproof.engine.receipts"
+
+SQL = RECEIPT_QUERIES.named("receipt_overdue")
 
 
 class ReceiptRedeliverer:
@@ -58,7 +59,7 @@ class ReceiptRedeliverer:
     async def redeliver_overdue(self, older_than_s: float | None = None, limit: int = 200) -> int:
         """Schedule one more attempt for overdue unconfirmed deliveries; how many."""
         age = self.timeout_s if older_than_s is None else older_than_s
-        rows = await self.store.pool.fetch(query("receipt_overdue", PKG), float(age), limit)
+        rows = await self.store.pool.fetch(SQL["receipt_overdue"], float(age), limit)
         n = 0
         for r in rows:
             stream = f"delivery-{r['delivery_id']}"

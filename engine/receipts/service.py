@@ -20,13 +20,13 @@ from typing import Any
 
 import structlog
 
+from hookproof.engine.queries import RECEIPT_QUERIES
 from hookproof.errors import ConcurrencyConflict
 from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
     ApplicationConfirmed,
     ReceiptConflict,
 )
-from hookproof.events.sqlfiles import query
 from hookproof.projections.deliveries import evolve_delivery
 from hookproof.projections.subscriptions import fold
 from hookproof_subscriber import content_digest, parse_receipt
@@ -42,10 +42,11 @@ from .decide import verify_receipt_signature as _verify
 __all__ = ["MAX_RECEIPT_BYTES", "ReceiptMetrics", "ReceiptOutcome", "ReceiptService"]
 
 log = structlog.get_logger("hookproof.receipts")
-PKG = "hookproof.engine.receipts"
 MAX_RECEIPT_BYTES = 16 * 1024
 _CONFIRM_RETRIES = 8
 _ID = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
+
+SQL = RECEIPT_QUERIES.named("receipt_delivery_get")
 
 
 def _bounded(value: str | None, limit: int = 80) -> str | None:
@@ -202,7 +203,7 @@ class ReceiptService:
                 **ids,
             )
         for _ in range(_CONFIRM_RETRIES):
-            row = await self.store.pool.fetchrow(query("receipt_delivery_get", PKG), did)
+            row = await self.store.pool.fetchrow(SQL["receipt_delivery_get"], did)
             if row is None or row["subscription_id"] != sid or row["event_id"] != eid:
                 return await self._reject(
                     "delivery_not_found", "no such delivery", **ids, key_id=verdict.key_id

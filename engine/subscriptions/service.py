@@ -13,9 +13,9 @@ import asyncpg
 import msgspec
 
 from hookproof.config import Settings
+from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.errors import ConcurrencyConflict, NotFound
 from hookproof.events import EventStore, Metadata, RecordedEvent, StreamAppend
-from hookproof.events.sqlfiles import query
 from hookproof.events.subscription_events import SubscriptionConfig
 from hookproof.projections.subscriptions import Subscriptions, SubscriptionState, fold
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch
@@ -41,10 +41,11 @@ __all__ = [
     "subscriptions_inline",
 ]
 
-PKG = "hookproof.engine"
 #: the format of every id ``register`` makes
 SUBSCRIPTION_ID = re.compile(r"^sub_[0-9a-f]{24}$")
 _PROJECTION = Subscriptions()
+
+SQL = ENGINE_QUERIES.named("subscription_page", "subscription_streams", "subscription_due_expiry")
 
 
 def stream_of(subscription_id: str) -> str:
@@ -101,13 +102,13 @@ class SubscriptionService:
         folded from one read; the key to continue after, when there is more."""
         since, last = after if after is not None else (None, None)
         rows = await self.store.pool.fetch(
-            query("subscription_page", PKG), tenant_id, since, last, limit + 1
+            SQL["subscription_page"], tenant_id, since, last, limit + 1
         )
         more = len(rows) > limit
         rows = rows[:limit]
         streams = [stream_of(r["subscription_id"]) for r in rows]
         by_stream: dict[str, list[RecordedEvent]] = {}
-        for rec in await self.store.pool.fetch(query("subscription_streams", PKG), streams):
+        for rec in await self.store.pool.fetch(SQL["subscription_streams"], streams):
             by_stream.setdefault(rec["stream_id"], []).append(RecordedEvent.from_record(rec))
         out = []
         for r in rows:
@@ -281,7 +282,7 @@ class SubscriptionService:
     async def expire_due(self, *, actor: str = "scheduler") -> list[str]:
         """Expire every subscription whose expiry has passed (run by the daemon)."""
         now = self.clock()
-        rows = await self.store.pool.fetch(query("subscription_due_expiry", PKG), now)
+        rows = await self.store.pool.fetch(SQL["subscription_due_expiry"], now)
         done = []
         for r in rows:
             try:

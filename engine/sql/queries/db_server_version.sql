@@ -1,0 +1,2 @@
+-- The Postgres version (hookproof db status).
+SHOW server_version

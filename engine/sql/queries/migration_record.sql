@@ -1,0 +1,1 @@
+INSERT INTO hookproof_migrations (number, name) VALUES ($1, $2)

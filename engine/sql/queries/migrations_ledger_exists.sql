@@ -1,0 +1,1 @@
+SELECT to_regclass('hookproof_migrations') IS NOT NULL

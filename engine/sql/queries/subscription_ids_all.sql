@@ -1,0 +1,2 @@
+-- Every subscription id (rotation proves each open subscription).
+SELECT subscription_id FROM subscriptions

@@ -1,0 +1,2 @@
+-- A leftover copy of an interrupted rebuild.
+DROP TABLE IF EXISTS {fresh}

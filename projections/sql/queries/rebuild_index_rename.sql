@@ -1,0 +1,1 @@
+ALTER INDEX {index} RENAME TO {name}
