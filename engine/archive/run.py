@@ -228,7 +228,7 @@ class Archiver:
             groups = await self._closed_groups(page, policy, result)
             if groups:
                 rows = await self.pool.fetch(
-                    query("archive_stream_rows", PKG), [s for g in groups for s in g]
+                    query("events_of_streams", PKG), [s for g in groups for s in g]
                 )
                 by_stream: dict[str, list[RecordedEvent]] = {}
                 for r in rows:

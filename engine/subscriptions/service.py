@@ -45,7 +45,7 @@ __all__ = [
 SUBSCRIPTION_ID = re.compile(r"^sub_[0-9a-f]{24}$")
 _PROJECTION = Subscriptions()
 
-SQL = ENGINE_QUERIES.named("subscription_page", "subscription_streams", "subscription_due_expiry")
+SQL = ENGINE_QUERIES.named("subscription_page", "events_of_streams", "subscription_due_expiry")
 
 
 def stream_of(subscription_id: str) -> str:
@@ -108,7 +108,7 @@ class SubscriptionService:
         rows = rows[:limit]
         streams = [stream_of(r["subscription_id"]) for r in rows]
         by_stream: dict[str, list[RecordedEvent]] = {}
-        for rec in await self.store.pool.fetch(SQL["subscription_streams"], streams):
+        for rec in await self.store.pool.fetch(SQL["events_of_streams"], streams):
             by_stream.setdefault(rec["stream_id"], []).append(RecordedEvent.from_record(rec))
         out = []
         for r in rows:
