@@ -124,6 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import cli_archive
 
     cli_archive.register(sub, _add_json)
+    from . import cli_deliveries
+
+    cli_deliveries.register(sub, _add_json)
     return parser
 
 

@@ -195,6 +195,12 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
     engine.services["notifier"] = notifier
     engine.workers.append(("notifier", notifier.run))
     engine.extra_routes.extend(delivery_routes(ingest, reader))
+    from .delivery.recover import Recovery
+    from .delivery.recover import routes as recover_routes
+
+    recovery = Recovery(engine.store, engine.subscriptions, clock=engine.subscriptions.clock)
+    engine.services["recovery"] = recovery
+    engine.extra_routes.extend(recover_routes(recovery))
     if "dispatcher" in engine.roles:
         engine.workers.append(("dispatcher", dispatcher.run))
 

@@ -26,6 +26,7 @@ __all__ = [
     "AttemptFailed",
     "AttemptLost",
     "DeadLettered",
+    "DeliveriesRecovered",
     "DeliveryPlanned",
     "DeliveryQuarantined",
     "DeliveryReplayRequested",
@@ -192,6 +193,20 @@ class DeliveryQuarantined(Event, frozen=True, kw_only=True, tag="delivery.quaran
 class DeliveryReplayRequested(Event, frozen=True, kw_only=True, tag="delivery.replay_requested"):
     delivery_id: str
     by: str
+    at: str
+
+
+class DeliveriesRecovered(Event, frozen=True, kw_only=True, tag="deliveries.recovered"):
+    """One recovery call (on the subscription's stream): who, over which range and states,
+    and how many deliveries went back to RETRYABLE (each with its own replay_requested)."""
+
+    subscription_id: str
+    by: str
+    since: str
+    until: str | None = None
+    states: list[str]
+    count: int
+    recovery_id: str
     at: str
 
 

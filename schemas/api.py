@@ -12,6 +12,7 @@ __all__ = [
     "EventBatchIn",
     "EventIn",
     "ReceiptKeyIn",
+    "RecoverIn",
     "RetryPolicyIn",
     "RolloutAdvance",
     "RolloutCreate",
@@ -111,3 +112,13 @@ class RolloutCreate(_Strict, kw_only=True):
 class RolloutAdvance(_Strict, kw_only=True):
     stage: Literal["INTERNAL", "CUTOVER", "COMPLETE"]
     percent: int | None = None
+
+
+class RecoverIn(_Strict, kw_only=True):
+    """``POST /v1/subscriptions/{id}/recover``: deliveries in ``states`` whose state was last
+    changed in ``[since, until)`` go back to RETRYABLE (at most ``limit`` per call)."""
+
+    since: str
+    until: str | None = None
+    states: list[str] | None = None
+    limit: int | None = None

@@ -21,6 +21,7 @@ _REQUEST_TYPES: list[Any] = [
     api_schemas.EventBatchIn,
     api_schemas.RolloutCreate,
     api_schemas.RolloutAdvance,
+    api_schemas.RecoverIn,
 ]
 
 _PROBLEM = {
@@ -72,6 +73,11 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("post", "/v1/subscriptions/{id}/secret/rotate"): {
         "summary": "Rotate the shared secret (shown once)"
+    },
+    ("post", "/v1/subscriptions/{id}/recover"): {
+        "summary": "Recover deliveries by time range (back to RETRYABLE, same ids)",
+        "body": "RecoverIn",
+        "status": 202,
     },
     ("post", "/v1/events"): {
         "summary": "Ingest a business event",
