@@ -89,6 +89,13 @@ class HostResolver:
     async def close(self) -> None:
         await self._dns.close()
 
+    def cached(self, host: str) -> list[IPAddress] | None:
+        """The cached answer for ``host`` while it is fresh, else ``None`` (no I/O)."""
+        hit = self._cache.get(host)
+        if hit is not None and hit[0] > asyncio.get_running_loop().time():
+            return hit[1]
+        return None
+
     async def resolve(self, host: str) -> list[IPAddress]:
         """Every address of ``host`` (cached at most min(TTL, max_cache_s)); DnsFailure if none."""
         now = asyncio.get_running_loop().time()

@@ -276,15 +276,19 @@ class EgressTransport:
             answers: list[IPAddress] = [endpoint.ip]
         else:
             assert self._dns is not None
-            try:
-                async with asyncio.timeout_at(
-                    min(attempt.t0 + self.policy.connect_timeout_s, attempt.deadline)
-                ):
-                    answers = await self._dns.resolve(endpoint.host)
-            except TimeoutError:
-                return "DNS resolution timed out"
-            except DnsFailure as failure:
-                return failure.detail
+            cached = self._dns.cached(endpoint.host)
+            if cached is not None:
+                answers = cached  # vetted below exactly like a fresh answer
+            else:
+                try:
+                    async with asyncio.timeout_at(
+                        min(attempt.t0 + self.policy.connect_timeout_s, attempt.deadline)
+                    ):
+                        answers = await self._dns.resolve(endpoint.host)
+                except TimeoutError:
+                    return "DNS resolution timed out"
+                except DnsFailure as failure:
+                    return failure.detail
             attempt.resolved_at = attempt.now()
         attempt.resolved = answers
         vetting = self.addresses.vet(answers, endpoint.port)
