@@ -8,7 +8,6 @@ were prepared against the real table must not be used.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -78,10 +77,20 @@ async def shadow_events(conn: asyncpg.Connection, folder: Path, files: list[str]
                 f"segment {name} is missing from {folder}: run `hookproof audit verify`",
                 code="archive_segment_missing",
             )
-    records = await asyncio.to_thread(lambda: list(_records(folder, files)))
-    if records:
-        await conn.copy_records_to_table(
-            "events", schema_name="pg_temp", records=records, columns=_COLUMNS
-        )
+    counted = _Counted(_records(folder, files))  # streamed: never the whole archive in memory
+    await conn.copy_records_to_table(
+        "events", schema_name="pg_temp", records=counted, columns=_COLUMNS
+    )
     await conn.execute(query("archive_shadow_index", PKG))
-    return len(records)
+    return counted.n
+
+
+class _Counted:
+    def __init__(self, rows: Iterator[tuple[Any, ...]]) -> None:
+        self.rows = rows
+        self.n = 0
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        for row in self.rows:
+            self.n += 1
+            yield row
