@@ -23,9 +23,9 @@ import structlog
 from hookproof.errors import ConcurrencyConflict, ConflictError, NotFound, ValidationError
 from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import DeliveriesRecovered, DeliveryReplayRequested
-from hookproof.events.sqlfiles import query
 from hookproof.projections.ledger import LEDGER_STATES, ledger_next
 
+from ..queries import ENGINE_QUERIES
 from ..subscriptions import SubscriptionService, stream_of
 from ..subscriptions.validation import parse_time
 from .ingest import deliveries_inline
@@ -33,7 +33,7 @@ from .ingest import deliveries_inline
 __all__ = ["MAX_RECOVER", "RecoverResult", "Recovery", "recoverable_states"]
 
 log = structlog.get_logger("hookproof.recover")
-PKG = "hookproof.engine"
+SQL = ENGINE_QUERIES.named("recover_candidates")
 #: at most this many deliveries per call (``nextSince`` says where to go on)
 MAX_RECOVER = 10_000
 _CHUNK = 500  # deliveries per append (one transaction each)
@@ -120,7 +120,7 @@ class Recovery:
         next_since: str | None = None
         for _round in range(5):  # a delivery that moved meanwhile: read the range again
             rows = await self.store.pool.fetch(
-                query("recover_candidates", PKG),
+                SQL["recover_candidates"],
                 tenant_id,
                 subscription_id,
                 wanted,
@@ -139,7 +139,7 @@ class Recovery:
                 continue
             if more:
                 following = await self.store.pool.fetch(
-                    query("recover_candidates", PKG),
+                    SQL["recover_candidates"],
                     tenant_id,
                     subscription_id,
                     wanted,
