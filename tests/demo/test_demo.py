@@ -36,5 +36,16 @@ def test_demo_runs_end_to_end_and_leaves_nothing_running() -> None:
         p for p in psutil.process_iter(["pid", "name", "status"])
         if p.pid not in before and "postgres" in (p.info["name"] or "")
         and p.info["status"] != psutil.STATUS_ZOMBIE  # exited, awaiting its reaper
+        and _of_the_demo(p)
     ]
     assert leftovers == []
+
+
+def _of_the_demo(p: psutil.Process) -> bool:
+    """The demo's own Postgres (its data folder is named hookproof-demo-*), not another
+    program's server that happened to start meanwhile on a shared machine."""
+    try:
+        chain = [p, *p.parents()]
+        return any("hookproof-demo-" in " ".join(q.cmdline()) for q in chain)
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return False
