@@ -47,6 +47,7 @@ from .outcome import breaker_success, outcome_events
 __all__ = ["DispatchMetrics", "Dispatcher"]
 
 log = structlog.get_logger("hookproof.dispatcher")
+ROLLOUT_CHECK_S = 15.0  # how often a dispatcher checks running cutovers for the automatic pause
 
 #: (scope: a subscription id for hmac-sha256, else "engine"; algorithm) -> (key, generation)
 KeyProvider = Callable[[str, str], Awaitable[tuple[SigningKey, int]]]
@@ -424,6 +425,7 @@ class Dispatcher:
 
         listener = await self.store.pool.acquire()
         last_reconcile = 0.0
+        last_rollout_check = 0.0
         try:
             await listener.add_listener("hookproof_events", _notify)
             while not stop.is_set():
@@ -434,7 +436,11 @@ class Dispatcher:
                         last_reconcile = time.monotonic()
                         await self.reconcile_leases()
                         await self.flush_shadow()
-                        if self.rollouts is not None:  # the automatic pause of a cutover
+                        if (
+                            self.rollouts is not None
+                            and time.monotonic() - last_rollout_check > ROLLOUT_CHECK_S
+                        ):  # the automatic pause of a cutover (figures scan the log)
+                            last_rollout_check = time.monotonic()
                             await self.rollouts.check_all()
                 except Exception as exc:  # the loop must outlive any one bad tick
                     log.warning(

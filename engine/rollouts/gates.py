@@ -26,7 +26,7 @@ from hookproof.events.sqlfiles import query
 
 from ..audit.gates import FAIL, NA, PASS, GateResult
 from .machine import STAGE_TRANSITIONS, RolloutView, evolve
-from .service import AUTO_PAUSE_MIN_ATTEMPTS, AUTO_PAUSE_RATIO, figures_of
+from .service import AUTO_PAUSE_MIN_ATTEMPTS, AUTO_PAUSE_RATIO, figures_of, since_of
 
 __all__ = ["rollout_gates"]
 
@@ -76,12 +76,14 @@ async def rollout_gates(
         assert view is not None
         rid = view.rollout_id
         violations = _stream_violations(events)
-        fig_rows = [dict(x) for x in await conn.fetch(query("rollout_figures", PKG), rid)]
+        fig_rows = [
+            dict(x) for x in await conn.fetch(query("rollout_figures", PKG), rid, since_of(view))
+        ]
         figs = figures_of(view, fig_rows, 0, 0)
         if view.shadow_mismatches:
             violations.append(f"{view.shadow_mismatches} shadow signature(s) did not verify")
         late = 0
-        for d in await conn.fetch(query("rollout_dual_admissions", PKG), rid):
+        for d in await conn.fetch(query("rollout_dual_admissions", PKG), rid, since_of(view)):
             switched = view.switched_at(d["subscription_id"] or "")
             if switched is None or d["stage"] not in ("CUTOVER", "COMPLETE"):
                 continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import asdict
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -26,12 +26,23 @@ from hookproof.events.sqlfiles import query
 from . import machine
 from .machine import RolloutView
 
-__all__ = ["AUTO_PAUSE_MIN_ATTEMPTS", "AUTO_PAUSE_RATIO", "RolloutService", "stream_of"]
+__all__ = [
+    "AUTO_PAUSE_MIN_ATTEMPTS",
+    "AUTO_PAUSE_RATIO",
+    "RolloutService",
+    "since_of",
+    "stream_of",
+]
 
 log = structlog.get_logger("hookproof.rollouts")
 PKG = "hookproof.engine"
 AUTO_PAUSE_RATIO = 0.9995  # switched acceptance below 99.95% of the unswitched baseline
 AUTO_PAUSE_MIN_ATTEMPTS = 200  # decided attempts on switched subscriptions before judging
+
+
+def since_of(view: RolloutView) -> datetime:
+    """Admissions under a rollout are recorded after it was created (less a clock margin)."""
+    return datetime.fromisoformat(view.created_at) - timedelta(minutes=10)
 
 
 def stream_of(rollout_id: str) -> str:
@@ -344,7 +355,7 @@ class RolloutService:
 
     async def figures(self, rollout_id: str) -> dict[str, Any]:
         view = await self.get(rollout_id)
-        rows = await self.pool.fetch(query("rollout_figures", PKG), rollout_id)
+        rows = await self.pool.fetch(query("rollout_figures", PKG), rollout_id, since_of(view))
         covered = await self._covered(view)
         switched = sum(1 for sid, _ in covered if view.switched_at(sid) is not None)
         return figures_of(view, [dict(r) for r in rows], switched, len(covered))

@@ -149,6 +149,11 @@ async def test_full_rollout_standard_webhooks_to_sig_v1_stage_by_stage(
     assert got(internal) == got(other) == (False, True, (SIG,))
     figs = await svc.figures(rid)
     assert figs["cutover"]["switched"] == 2 and figs["cutover"]["acceptance"] == 1.0
+    from hookproof.engine.audit.gates import gate_report
+
+    async with engine.pool.acquire() as conn:
+        [gate] = [g for g in await gate_report(conn) if g.name == f"rollout:{rid}"]
+    assert (gate.status, gate.examples) == ("pass", [])  # stages in order, dual within window
     # every admission recorded the stage it was signed under
     rows = await engine.pool.fetch(
         "SELECT convert_from(data, 'UTF8')::jsonb AS d FROM events "

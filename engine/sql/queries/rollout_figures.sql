@@ -1,7 +1,8 @@
 -- Figures of one rollout from the log: attempts admitted under it (their admission records
 -- rollout_id, the rollout stage and the signing mode), with their outcome when decided.
 -- Acceptance = attempts with delivery.endpoint_accepted / decided attempts.
--- $1: rollout id.
+-- $1: rollout id; $2: a lower bound of the admissions' recorded_at (the rollout's creation less
+-- a margin), so the scan covers only the rollout's lifetime (events_recorded_at index).
 WITH admitted AS (
     SELECT a.stream_id, a.stream_version,
            (convert_from(a.data, 'UTF8')::jsonb ->> 'attempt')::int AS attempt,
@@ -11,6 +12,7 @@ WITH admitted AS (
     FROM events AS a
     WHERE a.category = 'delivery'
       AND a.type = 'delivery.attempt_admitted'
+      AND a.recorded_at >= $2
       AND convert_from(a.data, 'UTF8')::jsonb ->> 'rollout_id' = $1
 ), judged AS (
     SELECT ad.stage, ad.mode, ad.subscription_id, o.accepted, o.decided
