@@ -14,7 +14,7 @@ import asyncpg
 from hookproof.config import Settings
 from hookproof.errors import HookproofError
 
-from .database import DatabaseTarget, connect_pool, resolve_database
+from .database import resolve_database
 from .migrate import migrate, pending_migrations
 from .queries import ENGINE_QUERIES
 
@@ -23,29 +23,6 @@ __all__ = ["main"]
 SQL = ENGINE_QUERIES.named("db_server_version", "db_events_exists", "audit_event_count")
 
 Handler = Callable[[argparse.Namespace, Settings], Awaitable[int]]
-
-
-class Context:
-    """A database target plus a pool, opened for one command and closed after it."""
-
-    def __init__(self, settings: Settings, *, max_size: int = 10) -> None:
-        self.settings = settings
-        self.max_size = max_size
-        self.target: DatabaseTarget | None = None
-        self.pool: asyncpg.Pool | None = None
-
-    async def __aenter__(self) -> Context:
-        self.target = resolve_database(self.settings)
-        self.pool = await connect_pool(self.target.url, max_size=self.max_size)
-        async with self.pool.acquire() as conn:
-            await migrate(conn)
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self.pool is not None:
-            await self.pool.close()
-        if self.target is not None:
-            self.target.close()
 
 
 async def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:

@@ -12,6 +12,7 @@ from hookproof.config import Settings
 from hookproof.engine.queries import ENGINE_QUERIES
 
 from .audit import parse_as_of
+from .cli_context import Context
 
 __all__ = ["register"]
 
@@ -30,7 +31,6 @@ def default_cutoff(settings: Settings, now: datetime | None = None) -> datetime:
 
 async def cmd_archive_run(args: argparse.Namespace, settings: Settings) -> int:
     from .archive import Archiver
-    from .cli import Context
 
     cutoff = parse_as_of(args.before) if args.before else default_cutoff(settings)
     assert cutoff is not None
@@ -65,7 +65,6 @@ def _iso(v: Any) -> Any:
 
 
 async def cmd_archive_list(args: argparse.Namespace, settings: Settings) -> int:
-    from .cli import Context
 
     async with Context(settings) as ctx:
         assert ctx.pool is not None

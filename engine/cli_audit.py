@@ -26,6 +26,7 @@ from .audit import (
 )
 from .audit.timeline import Timeline
 from .cli_commands import Progress
+from .cli_context import Context
 from .database import SERVER_SETTINGS
 
 __all__ = ["register", "render_timeline"]
@@ -88,7 +89,6 @@ def render_timeline(t: Timeline, indent: str = "") -> list[str]:
 
 
 async def _timeline(args: argparse.Namespace, settings: Settings, kind: str) -> int:
-    from .cli import Context
 
     as_of = parse_as_of(args.as_of)
     async with Context(settings) as ctx:
@@ -128,7 +128,6 @@ async def cmd_audit_event(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def cmd_audit_verify(args: argparse.Namespace, settings: Settings) -> int:
-    from .cli import Context
 
     async with Context(settings) as ctx:
         assert ctx.pool is not None
@@ -161,7 +160,6 @@ async def cmd_audit_verify(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def cmd_gates(args: argparse.Namespace, settings: Settings) -> int:
-    from .cli import Context
 
     since = parse_as_of(args.since)
     async with Context(settings) as ctx:

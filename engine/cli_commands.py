@@ -13,6 +13,7 @@ from hookproof.config import Settings
 from hookproof.events import EventStore
 from hookproof.projections import rebuild
 
+from .cli_context import Context
 from .queries import ENGINE_QUERIES
 from .registry import async_projections, projections_by_name
 
@@ -52,7 +53,6 @@ class Progress:
 
 
 async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) -> int:
-    from .cli import Context
 
     registry = projections_by_name()
     names = args.names or sorted(registry)
@@ -100,7 +100,6 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
 
 
 async def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    from .cli import Context
     from .daemon import serve
     from .logging import configure_logging
     from .workers import default_workers, supervise
@@ -140,7 +139,6 @@ async def _serve_worker(args: argparse.Namespace, settings: Settings) -> int:
 
     import structlog
 
-    from .cli import Context
     from .daemon import serve
 
     structlog.contextvars.bind_contextvars(worker=args.worker_index, pid=os.getpid())
@@ -157,7 +155,6 @@ async def _serve_worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def cmd_tenant_create(args: argparse.Namespace, settings: Settings) -> int:
-    from .cli import Context
     from .tenants import TenantService
 
     async with Context(settings) as ctx:
@@ -172,7 +169,6 @@ async def cmd_tenant_create(args: argparse.Namespace, settings: Settings) -> int
 
 
 async def cmd_tenant_revoke(args: argparse.Namespace, settings: Settings) -> int:
-    from .cli import Context
     from .tenants import TenantService
 
     async with Context(settings) as ctx:

@@ -16,6 +16,7 @@ from typing import Any
 from hookproof.config import Settings
 from hookproof.projections.key_ring import KeyView
 
+from .cli_context import Context
 from .keys import KeyRing, docs
 from .keys.ring import default_actor
 
@@ -160,7 +161,6 @@ async def _destroy(ring: KeyRing, args: argparse.Namespace, actor: str) -> Any:
 
 def _handler(action: Action) -> Callable[[argparse.Namespace, Settings], Awaitable[int]]:
     async def run(args: argparse.Namespace, settings: Settings) -> int:
-        from .cli import Context
 
         async with Context(settings) as ctx:
             assert ctx.pool is not None

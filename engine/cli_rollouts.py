@@ -12,6 +12,7 @@ from typing import Any
 from hookproof.config import Settings
 from hookproof.events import EventStore
 
+from .cli_context import Context
 from .rollouts.machine import KEY_TARGET, PROFILE_TARGET, RolloutView
 from .rollouts.service import RolloutService
 
@@ -81,7 +82,6 @@ async def _status(svc: RolloutService, args: argparse.Namespace, actor: str) -> 
 
 def _handler(action: Action) -> Callable[[argparse.Namespace, Settings], Awaitable[int]]:
     async def run(args: argparse.Namespace, settings: Settings) -> int:
-        from .cli import Context
         from .keys import KeyRing
         from .rollouts.api import rollout_json
 

@@ -8,6 +8,8 @@ import json
 
 from hookproof.config import Settings
 
+from .cli_context import Context
+
 __all__ = ["cmd_compromise", "cmd_rotate"]
 
 
@@ -16,7 +18,6 @@ def _actor(args: argparse.Namespace) -> str:
 
 
 async def _with_engine(settings: Settings):  # type: ignore[no-untyped-def]
-    from .cli import Context
     from .daemon import build_engine
 
     ctx = Context(settings)

@@ -7,7 +7,6 @@ others it says ``UNOBSERVABLE``, which is neither a pass nor a failure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -16,9 +15,11 @@ import asyncpg
 
 from hookproof.engine.queries import ENGINE_QUERIES
 
+from ..rollouts.gates import rollout_gates
+from .gate_result import FAIL, NA, PASS, UNOBSERVABLE, GateResult
+
 __all__ = ["GateResult", "gate_report", "gates_failed"]
 
-PASS, FAIL, NA, UNOBSERVABLE = "pass", "fail", "n/a", "UNOBSERVABLE"
 
 ROTATION_RATIO_MIN = 0.9995
 RECONCILED_MIN = 0.99
@@ -33,28 +34,6 @@ SQL = ENGINE_QUERIES.named(
     "gates_dead_letter_owner",
     "gates_second_effect",
 )
-
-
-@dataclass
-class GateResult:
-    name: str
-    title: str
-    status: str  # pass | fail | n/a | UNOBSERVABLE
-    value: float | int | None
-    threshold: str
-    detail: dict[str, Any] = field(default_factory=dict)
-    examples: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "gate": self.name,
-            "title": self.title,
-            "status": self.status,
-            "value": self.value,
-            "threshold": self.threshold,
-            "detail": self.detail,
-            "examples": self.examples,
-        }
 
 
 def _zero_gate(
@@ -200,9 +179,7 @@ async def gate_report(
 
 
 async def _rollout_gates(conn: asyncpg.Connection, since: datetime | None) -> list[GateResult]:
-    from ..rollouts.gates import rollout_gates  # one gate per rollout of a signing change
-
-    return await rollout_gates(conn, since)
+    return await rollout_gates(conn, since)  # one gate per rollout of a signing change
 
 
 def gates_failed(results: list[GateResult]) -> bool:

@@ -1,0 +1,32 @@
+"""What a release gate reports (shared by the log's gates and the rollouts' gates)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["FAIL", "NA", "PASS", "UNOBSERVABLE", "GateResult"]
+
+PASS, FAIL, NA, UNOBSERVABLE = "pass", "fail", "n/a", "UNOBSERVABLE"
+
+
+@dataclass
+class GateResult:
+    name: str
+    title: str
+    status: str  # pass | fail | n/a | UNOBSERVABLE
+    value: float | int | None
+    threshold: str
+    detail: dict[str, Any] = field(default_factory=dict)
+    examples: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "gate": self.name,
+            "title": self.title,
+            "status": self.status,
+            "value": self.value,
+            "threshold": self.threshold,
+            "detail": self.detail,
+            "examples": self.examples,
+        }
