@@ -9,11 +9,12 @@ from collections.abc import Callable
 from hookproof.config import Settings
 from hookproof.events import EventStore
 
+from .cli_context import Context
+
 __all__ = ["register"]
 
 
 async def cmd_deliveries_recover(args: argparse.Namespace, settings: Settings) -> int:
-    from .cli import Context
     from .delivery.recover import Recovery
     from .subscriptions import SubscriptionService
 
