@@ -18,6 +18,7 @@ from ..audit import (
     parse_as_of,
     subscription_timeline,
 )
+from ..challenge.disclosure import redact_timeline
 from .auth import principal, require_operator
 from .context import ApiContext, tenant_of
 from .problems import json_response
@@ -42,7 +43,7 @@ async def subscription_timeline_view(request: web.Request) -> web.Response:
     await ctx.subscriptions.get(tenant, sid)  # 404 unless it is this tenant's
     as_of = parse_as_of(request.query.get("asOf"))
     timeline = await subscription_timeline(ctx.store, sid, as_of=as_of)
-    return json_response(timeline.to_json())
+    return json_response(redact_timeline(timeline.to_json()))
 
 
 async def delivery_timeline_view(request: web.Request) -> web.Response:
@@ -54,7 +55,7 @@ async def delivery_timeline_view(request: web.Request) -> web.Response:
         raise NotFound("no such delivery", code="delivery_not_found")
     as_of = parse_as_of(request.query.get("asOf"))
     timeline = await delivery_timeline(ctx.store, did, as_of=as_of)
-    return json_response(timeline.to_json())
+    return json_response(redact_timeline(timeline.to_json()))
 
 
 async def gates(request: web.Request) -> web.Response:

@@ -21,7 +21,7 @@ from hookproof.events.delivery_events import (
 )
 from hookproof.projections.deliveries import evolve_delivery
 
-from ..challenge.disclosure import tenant_reason
+from ..challenge.disclosure import tenant_dead_letter_reason, tenant_reason
 from .ledger import ledger_next
 
 __all__ = ["DeliveryReader", "evidence_of"]
@@ -176,7 +176,7 @@ class DeliveryReader:
         if row["state"] == "DEAD_LETTER":
             view["deadLetter"] = {
                 "owner": row["owner"],
-                "reason": row["dead_letter_reason"],
+                "reason": tenant_dead_letter_reason(row["dead_letter_reason"]),
                 "replay": f"POST /v1/deliveries/{row['delivery_id']}/replay",
             }
         if confirmation:
@@ -286,7 +286,7 @@ class DeliveryReader:
                 "eventId": r["event_id"],
                 "subscriptionId": r["subscription_id"],
                 "owner": r["owner"],
-                "reason": r["dead_letter_reason"],
+                "reason": tenant_dead_letter_reason(r["dead_letter_reason"]),
                 "attempt": r["attempt"],
                 "replay": f"POST /v1/deliveries/{r['delivery_id']}/replay",
                 "deadSince": _iso(r["updated_at"]),

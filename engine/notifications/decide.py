@@ -21,6 +21,8 @@ from hookproof.events.key_events import KeyRevoked, RevokeReason
 from hookproof.events.rollout_events import RolloutPaused
 from hookproof.events.subscription_events import DriftDetected, SubscriptionStateChanged
 
+from ..challenge.disclosure import tenant_addresses, tenant_dead_letter_reason
+
 __all__ = [
     "DEAD_LETTERED",
     "DRIFT_DETECTED",
@@ -97,7 +99,8 @@ def cause_of(event: Event) -> Cause | None:
                 "subscriptionId": event.subscription_id,
                 "generation": event.generation,
                 "reason": event.reason,
-                "addresses": list(event.addresses),
+                # a denied answer's addresses are the engine's view of DNS: withheld
+                "addresses": tenant_addresses(event.reason, list(event.addresses))[0],
                 "spkiSha256": event.spki_sha256,
                 "at": event.at,
             },
@@ -110,7 +113,7 @@ def cause_of(event: Event) -> Cause | None:
                 "deliveryId": event.delivery_id,
                 "attempt": event.attempt,
                 "owner": event.owner,
-                "reason": event.reason,
+                "reason": tenant_dead_letter_reason(event.reason),
                 "replay": event.replay,
                 "at": event.at,
             },

@@ -42,6 +42,13 @@ async def test_denied_address_and_nxdomain_look_the_same(make_harness: MakeHarne
         got = await h.get(view["id"])
         assert got["lastReason"] == "endpoint_ip_forbidden"
         assert "10.20.30.40" not in json.dumps(got)
+        status, _, timeline = await h.api.call(
+            "GET", f"/v1/subscriptions/{view['id']}/timeline", token=h.token
+        )
+        assert status == 200, timeline
+        text = json.dumps(timeline)
+        assert "egress_refused_address" not in text and "dns_failure" not in text, text
+        assert "endpoint_ip_forbidden" in text
         outcome = await h.challenge(view["id"])  # the synchronous answer says no more
         assert outcome["challenge"]["reason"] == "endpoint_ip_forbidden"
         assert "10.20.30.40" not in json.dumps(outcome)

@@ -132,3 +132,29 @@ def test_one_cause_one_event_per_tenant_stable_ids() -> None:
     assert a["eventId"] != b["eventId"]
     assert a["topic"] == SUSPENDED and a["aggregateId"] == "sub_1" and a["aggregateVersion"] == 4
     assert a["payload"]["sourceEventId"] == "e-1"
+
+
+def test_a_denied_drift_and_dead_letter_reveal_no_dns_view() -> None:
+    """Issue 11, defect 7: what the engine's resolver answered stays with the operator."""
+    drift = cause_of(
+        DriftDetected(
+            subscription_id="sub_1",
+            generation=1,
+            reason="dns_rebinding_denied",
+            addresses=["10.20.30.40"],
+            at=AT,
+        )
+    )
+    assert drift is not None and drift.facts["addresses"] == []
+    for code in ("egress_refused_address", "dns_failure"):
+        dead = cause_of(
+            DeadLettered(
+                delivery_id="dlv_1",
+                attempt=3,
+                owner="ops",
+                reason=f"exhausted:{code}",
+                replay="x",
+                at=AT,
+            )
+        )
+        assert dead is not None and dead.facts["reason"] == "exhausted:endpoint_ip_forbidden"
