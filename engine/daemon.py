@@ -87,14 +87,6 @@ async def _periodic(
             await asyncio.wait_for(stop.wait(), interval)
 
 
-def settings_roles() -> frozenset[str]:
-    """``HOOKPROOF_ROLES`` (comma-separated: api, dispatcher, projector, scheduler); default all."""
-    import os
-
-    raw = os.environ.get("HOOKPROOF_ROLES", "api,dispatcher,projector,scheduler")
-    return frozenset(r.strip() for r in raw.split(",") if r.strip())
-
-
 async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
     """Wire the services. Features register their workers and routes here."""
     async with pool.acquire() as conn:
@@ -105,7 +97,7 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
     tenants = TenantService(store)
     subs = SubscriptionService(store, settings)
     api = ApiContext(settings=settings, store=store, tenants=tenants, subscriptions=subs)
-    engine = Engine(settings, pool, store, tenants, subs, api, roles=settings_roles())
+    engine = Engine(settings, pool, store, tenants, subs, api, roles=settings.roles)
 
     from .projections_runner import projector_worker
 

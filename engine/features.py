@@ -206,7 +206,6 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
 
 
 def _key_routes(engine: Engine, rotation: Any) -> list[web.RouteDef]:
-    import os
 
     from hookproof.errors import HookproofError
 
@@ -215,7 +214,7 @@ def _key_routes(engine: Engine, rotation: Any) -> list[web.RouteDef]:
     from .api.problems import json_response
 
     async def rotate_engine_key(request: web.Request) -> web.Response:
-        admin = os.environ.get("HOOKPROOF_ADMIN_TOKEN")
+        admin = engine.settings.admin_token
         if not admin:
             err = HookproofError(
                 "engine key rotation over the API needs HOOKPROOF_ADMIN_TOKEN",

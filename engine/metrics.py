@@ -9,7 +9,6 @@ or the operator token ``HOOKPROOF_ADMIN_TOKEN``; with neither configured it is r
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -113,8 +112,8 @@ class EngineMetrics:
 
 
 def _authorize(request: web.Request) -> None:
-    token = os.environ.get("HOOKPROOF_METRICS_TOKEN") or None
-    admin = os.environ.get("HOOKPROOF_ADMIN_TOKEN") or None
+    settings = ApiContext.of(request).settings
+    token, admin = settings.metrics_token, settings.admin_token
     if token is None and admin is None:
         err = HookproofError(
             "metrics need HOOKPROOF_METRICS_TOKEN or HOOKPROOF_ADMIN_TOKEN",

@@ -22,12 +22,13 @@ result alone, and a missing span (sampling, exporter down) changes nothing in th
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
+
+from hookproof.config import Settings
 
 __all__ = [
     "AttemptSpan",
@@ -213,7 +214,7 @@ def _provider_from_env(env: Mapping[str, str]) -> Any | None:
 
 def otel_tracer_from_env(env: Mapping[str, str] | None = None) -> AttemptTracer | None:
     """An OpenTelemetry attempt tracer as ``HOOKPROOF_OTEL_EXPORTER`` says, or None."""
-    provider = _provider_from_env(os.environ if env is None else env)
+    provider = _provider_from_env(Settings().env if env is None else env)
     if provider is None:
         return None
     return OtelAttemptTracer(provider.get_tracer("hookproof.dispatcher"))
@@ -232,7 +233,7 @@ def configure(provider: Any | None) -> None:
 
 def configure_from_env(env: Mapping[str, str] | None = None) -> bool:
     """Install the provider ``HOOKPROOF_OTEL_EXPORTER`` asks for; False when tracing is off."""
-    env = os.environ if env is None else env
+    env = Settings().env if env is None else env
     provider = _provider_from_env(env)
     if provider is None:
         return False  # off: leave whatever was configured (tests install their own)

@@ -29,6 +29,8 @@ from typing import Final
 
 import structlog
 
+from hookproof.config import Settings
+
 __all__ = ["default_workers", "pool_size", "supervise"]
 
 log = structlog.get_logger("hookproof.workers")
@@ -162,7 +164,7 @@ async def supervise(
     ready: Callable[[], None] | None = None,
 ) -> int:
     """Run ``n`` children until SIGTERM/SIGINT; restart any that exits on its own."""
-    env = {**os.environ, "HOOKPROOF_DATABASE_URL": database_url, "HOOKPROOF_WORKERS": "1"}
+    env = {**Settings().env, "HOOKPROOF_DATABASE_URL": database_url, "HOOKPROOF_WORKERS": "1"}
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

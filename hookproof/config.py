@@ -113,6 +113,55 @@ class Settings:
     ingest_group_window_s: float = 0.001
     ingest_group_max: int = 500
     ingest_group_inflight: int = 2
+    #: The environment the settings came from. Tokens and switches below are read from it
+    #: when used, so an operator can set or rotate them without a restart.
+    env: Mapping[str, str] = field(default_factory=lambda: os.environ, repr=False, compare=False)
+
+    @property
+    def admin_token(self) -> str | None:
+        """``HOOKPROOF_ADMIN_TOKEN``: the operator token (unset: operator routes refuse)."""
+        return self.env.get("HOOKPROOF_ADMIN_TOKEN") or None
+
+    @property
+    def metrics_token(self) -> str | None:
+        """``HOOKPROOF_METRICS_TOKEN``: the scrape token for ``/metrics``."""
+        return self.env.get("HOOKPROOF_METRICS_TOKEN") or None
+
+    @property
+    def roles(self) -> frozenset[str]:
+        """``HOOKPROOF_ROLES`` (comma-separated: api, dispatcher, projector, scheduler)."""
+        raw = self.env.get("HOOKPROOF_ROLES", "api,dispatcher,projector,scheduler")
+        return frozenset(r.strip() for r in raw.split(",") if r.strip())
+
+    @property
+    def receipts_url(self) -> str | None:
+        """``HOOKPROOF_RECEIPTS_URL``, else ``HOOKPROOF_PUBLIC_URL`` + ``/v1/receipts``."""
+        url = self.env.get("HOOKPROOF_RECEIPTS_URL")
+        if url:
+            return url
+        base = self.env.get("HOOKPROOF_PUBLIC_URL")
+        return base.rstrip("/") + "/v1/receipts" if base else None
+
+    @property
+    def receipt_timeout_s(self) -> float:
+        """``HOOKPROOF_RECEIPT_TIMEOUT``: seconds before an unconfirmed delivery is resent."""
+        return float(self.env.get("HOOKPROOF_RECEIPT_TIMEOUT") or 900.0)
+
+    @property
+    def receipt_redeliveries(self) -> int:
+        """``HOOKPROOF_RECEIPT_REDELIVERIES``: how many times at most."""
+        return int(self.env.get("HOOKPROOF_RECEIPT_REDELIVERIES") or 3)
+
+    @property
+    def otel_exporter(self) -> str | None:
+        """``HOOKPROOF_OTEL_EXPORTER`` (``otlp``, ``console``; the exporter itself reads the
+        standard ``OTEL_EXPORTER_OTLP_*`` variables)."""
+        return self.env.get("HOOKPROOF_OTEL_EXPORTER") or None
+
+    @property
+    def archive_crash_at(self) -> str | None:
+        """``HOOKPROOF_ARCHIVE_CRASH_AT``: a crash point of the archive run (fault tests)."""
+        return self.env.get("HOOKPROOF_ARCHIVE_CRASH_AT") or None
 
     @property
     def archive_dir(self) -> Path:
@@ -174,6 +223,7 @@ class Settings:
             ingest_group_window_s=_float(env, "HOOKPROOF_INGEST_GROUP_WINDOW_MS", 1.0) / 1000,
             ingest_group_max=_int(env, "HOOKPROOF_INGEST_GROUP_MAX", 500) or 500,
             ingest_group_inflight=_int(env, "HOOKPROOF_INGEST_GROUP_INFLIGHT", 2) or 2,
+            env=env,
         )
 
     @property

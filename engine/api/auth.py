@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import hmac
-import os
 from dataclasses import dataclass
 
 from aiohttp import web
 
 from hookproof.errors import HookproofError, Unauthorized
 
-from .context import tenant_of
+from .context import ApiContext, tenant_of
 
 __all__ = ["OperatorOnly", "Principal", "is_operator", "principal", "require_operator"]
 
@@ -29,7 +28,7 @@ class Principal:
 
 def is_operator(request: web.Request) -> bool:
     """True when the bearer token is the operator token (compared in constant time)."""
-    admin = os.environ.get("HOOKPROOF_ADMIN_TOKEN")
+    admin = ApiContext.of(request).settings.admin_token
     given = request.headers.get("Authorization", "")
     if not admin or not given.startswith("Bearer "):
         return False

@@ -106,7 +106,7 @@ class ArchiveRun:
 
 
 def _crash_point(name: str) -> None:
-    if os.environ.get("HOOKPROOF_ARCHIVE_CRASH_AT") == name:
+    if Settings().archive_crash_at == name:
         log.warning("archive_crash_point", point=name)
         os.kill(os.getpid(), signal.SIGKILL)
 

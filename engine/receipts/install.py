@@ -13,9 +13,7 @@ Configuration (environment):
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -27,28 +25,24 @@ from .service import ReceiptMetrics, ReceiptService
 if TYPE_CHECKING:
     from ..daemon import Engine
 
-__all__ = ["install", "receipts_url_from"]
+__all__ = ["install"]
 
 log = structlog.get_logger("hookproof.receipts")
-
-
-def receipts_url_from(settings: Any, env: Mapping[str, str] | None = None) -> str | None:
-    env = os.environ if env is None else env
-    url = getattr(settings, "receipts_url", None) or env.get("HOOKPROOF_RECEIPTS_URL")
-    if url:
-        return str(url)
-    base = getattr(settings, "public_url", None) or env.get("HOOKPROOF_PUBLIC_URL")
-    return str(base).rstrip("/") + "/v1/receipts" if base else None
 
 
 def install(engine: Engine) -> None:
     service = ReceiptService(
         engine.store,
-        receipts_url=receipts_url_from(engine.settings),
+        receipts_url=engine.settings.receipts_url,
         clock=engine.subscriptions.clock,
         metrics=ReceiptMetrics(engine.services.get("metrics")),
     )
-    redeliverer = ReceiptRedeliverer.from_env(engine.store, clock=engine.subscriptions.clock)
+    redeliverer = ReceiptRedeliverer(
+        engine.store,
+        timeout_s=engine.settings.receipt_timeout_s,
+        max_redeliveries=engine.settings.receipt_redeliveries,
+        clock=engine.subscriptions.clock,
+    )
     engine.services.update(receipts=service, receipt_redeliverer=redeliverer)
     engine.extra_routes.extend(routes(service))
     if redeliverer.timeout_s > 0 and "dispatcher" in engine.roles:

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import structlog
@@ -46,15 +45,6 @@ class ReceiptRedeliverer:
         self.clock = clock
         self.redelivered = 0
         self.exhausted = 0
-
-    @classmethod
-    def from_env(
-        cls, store: EventStore, env: Mapping[str, str] | None = None, **kw: object
-    ) -> ReceiptRedeliverer:
-        env = os.environ if env is None else env
-        timeout = float(env.get("HOOKPROOF_RECEIPT_TIMEOUT") or 900.0)
-        redeliveries = int(env.get("HOOKPROOF_RECEIPT_REDELIVERIES") or 3)
-        return cls(store, timeout_s=timeout, max_redeliveries=redeliveries, **kw)  # type: ignore[arg-type]
 
     async def redeliver_overdue(self, older_than_s: float | None = None, limit: int = 200) -> int:
         """Schedule one more attempt for overdue unconfirmed deliveries; how many."""

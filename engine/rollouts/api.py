@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hmac
-import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -12,6 +11,7 @@ from aiohttp import web
 from hookproof.errors import HookproofError, Unauthorized, ValidationError
 from hookproof.schemas.api import RolloutAdvance, RolloutCreate
 
+from ..api.context import ApiContext
 from ..api.problems import decode_body, json_response
 from .machine import KEY_TARGET, PROFILE_TARGET, RolloutView
 from .service import RolloutService
@@ -23,7 +23,7 @@ ACTOR = "operator:api"
 
 def operator_only(request: web.Request) -> None:
     """The operator token ``HOOKPROOF_ADMIN_TOKEN`` (a tenant token is never enough)."""
-    admin = os.environ.get("HOOKPROOF_ADMIN_TOKEN")
+    admin = ApiContext.of(request).settings.admin_token
     if not admin:
         err = HookproofError(
             "rollouts over the API need HOOKPROOF_ADMIN_TOKEN", code="admin_disabled"
