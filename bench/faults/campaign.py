@@ -60,6 +60,7 @@ DNS_PORT = 5353
 DAEMON_PORTS = {"A": 18080, "B": 18081}
 FLEET_PORTS = {"shop": 19001, "edge": 19002, "new": 19003}
 ADMIN_TOKEN = "faults-operator"
+ROLE_PREFIX = "hp_daemon_"
 OWNER = "team-faults"
 FAST = {"initialDelayS": 0.3, "maxDelayS": 1.0, "maxAttempts": 10}
 SHORT = {"initialDelayS": 0.2, "maxDelayS": 0.3, "maxAttempts": 2}
@@ -98,8 +99,12 @@ class Counter:
 
 
 class Daemon:
-    def __init__(self, name: str, env: dict[str, str], logs: Path, workers_flag: bool) -> None:
+    def __init__(
+        self, name: str, env: dict[str, str], logs: Path, workers_flag: bool, db_url: str
+    ) -> None:
         self.name, self.env, self.logs, self.workers_flag = name, env, logs, workers_flag
+        self.db_url = db_url
+        self.role = f"{ROLE_PREFIX}{name.lower()}"
         self.port = DAEMON_PORTS[name]
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -116,7 +121,11 @@ class Daemon:
         args = [sys.executable, "-m", "hookproof.engine.cli", "serve"]
         if self.workers_flag:
             args += ["--workers", "1"]
-        env = {**self.env, "HOOKPROOF_LISTEN": f"127.0.0.1:{self.port}"}
+        env = {
+            **self.env,
+            "HOOKPROOF_LISTEN": f"127.0.0.1:{self.port}",
+            "HOOKPROOF_DATABASE_URL": self.db_url,
+        }
         out = (self.logs / f"daemon-{self.name}-{self.starts}.log").open("wb")
         self.proc = subprocess.Popen(  # noqa: ASYNC220 (returns at once)
             args, env=env, stdout=out, stderr=subprocess.STDOUT
@@ -254,6 +263,15 @@ class Campaign:
         (self.tmp / "pg").mkdir()
         self.pg = pgserver.get_server(str(self.tmp / "pg"), cleanup_mode="stop")
         self.db_url = self.pg.get_uri()
+        # one database role per daemon: the observer can tell the daemons' sessions apart
+        import asyncpg
+
+        conn = await asyncpg.connect(self.db_url)
+        try:
+            for name in DAEMON_PORTS:
+                await conn.execute(f"CREATE ROLE {ROLE_PREFIX}{name.lower()} LOGIN SUPERUSER")
+        finally:
+            await conn.close()
         self.receipts_url = f"http://127.0.0.1:{DAEMON_PORTS['B']}/v1/receipts"
         self.dns = await DnsServer(DNS_PORT).start()
         self.dns.records.update({k: list(v) for k, v in NAMES.items()})
@@ -286,7 +304,17 @@ class Campaign:
         assert r[0] == 0, r
         help_text = (await self.cli(["serve", "--help"]))[1]
         workers = "--workers" in help_text
-        self.daemons = {n: Daemon(n, env, self.tmp, workers) for n in ("A", "B")}
+        info = self.pg.get_postmaster_info()
+        self.daemons = {
+            n: Daemon(
+                n,
+                env,
+                self.tmp,
+                workers,
+                info.get_uri(user=f"{ROLE_PREFIX}{n.lower()}", database="postgres"),
+            )
+            for n in ("A", "B")
+        }
         await asyncio.gather(*(d.start() for d in self.daemons.values()))
         for f in self.fleets.values():
             await f.ready(self.http)
@@ -886,17 +914,19 @@ class Campaign:
         """SIGSTOP *d* outside any transaction of its own (no session left idle inside one
         after the stop), so the campaign's requests do not wait on its locks. Returns the
         tries; what held a transaction open each time is kept in ``self.stuck``."""
-        for tries in range(1, 11):
+        for tries in range(1, 41):
             d.signal(signal.SIGSTOP)
-            await asyncio.sleep(0.3)
-            rows = await self.log_query("stuck_transactions", 0.2)
+            await asyncio.sleep(0.1)
+            rows = await self.log_query("stuck_transactions", d.role)
             if not rows:
                 return tries
-            self.stuck.extend(str(r["query"])[:100] for r in rows[:2])
+            self.stuck.extend(
+                f"{r['state']} {r['xact_s']:.1f}s: {str(r['query'])[:90]}" for r in rows[:3]
+            )
             d.signal(signal.SIGCONT)
             await asyncio.sleep(0.01 + 0.04 * random.random())
         d.signal(signal.SIGSTOP)
-        return 11
+        return 41
 
     async def rotate_once(self, d: Daemon) -> tuple[int, Any]:
         """One operator rotation request, never repeated (a retry would rotate again)."""
@@ -1195,7 +1225,7 @@ class Campaign:
             "protections": {s["name"]: s["protection"] for s in self.scenarios},
             "gatesExitCode": code,
             "rotation": getattr(self, "rotation", {}),
-            "heldTransactions": sorted(set(self.stuck))[:20],
+            "heldTransactions": self.stuck[:40],
             "engineErrors": self.engine_errors(),
         }
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
