@@ -830,7 +830,10 @@ class Campaign:
             while time.monotonic() < deadline and stopped is None:
                 holder = await self.holder(old_ids)
                 if holder is not None:
-                    stop_tries = await self.clean_stop(holder)
+                    # stopped at once, wherever it is: its attempt must still be in flight
+                    # (a stop inside a transaction is handled by nudge_until)
+                    holder.signal(signal.SIGSTOP)
+                    stop_tries = 1
                     held = await self.held_by(old_ids, holder)
                     if held:
                         stopped = holder
