@@ -34,6 +34,7 @@ __all__ = [
     "EventIngested",
     "EventPayloadConflict",
     "ReceiptConflict",
+    "ReceiptRefusalsCounted",
     "ReceiptRejected",
     "event_stream_id",
     "legacy_event_stream_id",
@@ -194,6 +195,17 @@ class DeliveryReplayRequested(Event, frozen=True, kw_only=True, tag="delivery.re
     delivery_id: str
     by: str
     at: str
+
+
+class ReceiptRefusalsCounted(Event, frozen=True, kw_only=True, tag="receipts.refusals_counted"):
+    """Refused receipts naming one subscription over ``[since, until)``, counted by reason
+    code (a fixed set). Written by the engine's own timer, at most one per subscription per
+    interval; nothing a sender chose (key ids, bodies) is ever stored."""
+
+    subscription_id: str
+    counts: dict[str, int]
+    since: str
+    until: str
 
 
 class DeliveriesRecovered(Event, frozen=True, kw_only=True, tag="deliveries.recovered"):

@@ -45,6 +45,11 @@ def install(engine: Engine) -> None:
     )
     engine.services.update(receipts=service, receipt_redeliverer=redeliverer)
     engine.extra_routes.extend(routes(service))
+    interval = float(os.environ.get("HOOKPROOF_RECEIPT_REFUSAL_INTERVAL", "300") or 0)
+    if interval > 0:  # the aggregated audit trail of refused receipts
+        engine.workers.append(
+            ("receipt-refusals", lambda stop: service.refusals.run(engine.store, interval, stop))
+        )
     if redeliverer.timeout_s > 0 and "dispatcher" in engine.roles:
         engine.workers.append(("receipt-timeout", redeliverer.run))
     tracing.instrument_dispatcher(engine.services.get("dispatcher"))

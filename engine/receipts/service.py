@@ -12,6 +12,8 @@ the same again (200, no new event); otherwise ``ApplicationConfirmed`` (201).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -26,6 +28,7 @@ from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
     ApplicationConfirmed,
     ReceiptConflict,
+    ReceiptRefusalsCounted,
 )
 from hookproof.projections.deliveries import evolve_delivery
 from hookproof.projections.subscriptions import fold
@@ -72,6 +75,65 @@ class ReceiptMetrics:
         self.registry_metrics.receipts_rejected.labels(reason).inc()
 
 
+class RefusalTally:
+    """Refusals per existing subscription, by reason code, since the last flush (bounded)."""
+
+    MAX_SUBSCRIPTIONS = 10_000
+
+    def __init__(self, clock: Callable[[], datetime]) -> None:
+        self.clock = clock
+        self.since = clock()
+        self.counts: dict[str, dict[str, int]] = {}
+        self.untracked = 0
+
+    def count(self, subscription_id: str, reason: str) -> None:
+        per = self.counts.get(subscription_id)
+        if per is None:
+            if len(self.counts) >= self.MAX_SUBSCRIPTIONS:
+                self.untracked += 1  # still counted in the metrics
+                return
+            per = self.counts[subscription_id] = {}
+        per[reason] = per.get(reason, 0) + 1
+
+    async def flush(self, store: EventStore) -> int:
+        """One ``receipts.refusals_counted`` per subscription with refusals since the last
+        flush, appended by the engine itself (``system:receipts``). Returns how many."""
+        counts, since, until = self.counts, self.since, self.clock()
+        self.counts, self.since = {}, until
+        if self.untracked:
+            log.warning("receipt_refusals_untracked", refusals=self.untracked)
+            self.untracked = 0
+        appends = [
+            StreamAppend(
+                f"receipts-{sid}",
+                [
+                    ReceiptRefusalsCounted(
+                        subscription_id=sid,
+                        counts=dict(sorted(per.items())),
+                        since=since.isoformat(),
+                        until=until.isoformat(),
+                    )
+                ],
+                "any",
+                Metadata(actor="system:receipts"),
+            )
+            for sid, per in sorted(counts.items())
+        ]
+        for i in range(0, len(appends), 500):
+            await store.append(appends[i : i + 500])
+        return len(appends)
+
+    async def run(self, store: EventStore, interval_s: float, stop: asyncio.Event) -> None:
+        """Flush every ``interval_s`` until ``stop``; a last flush on the way out."""
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), interval_s)
+            try:
+                await self.flush(store)
+            except Exception as exc:  # the next tick tries again with what it has
+                log.warning("receipt_refusals_not_recorded", error=type(exc).__name__)
+
+
 @dataclass(frozen=True)
 class ReceiptOutcome:
     """The answer: ``status`` and a JSON ``body`` (problem+json when ``problem``)."""
@@ -114,6 +176,7 @@ class ReceiptService:
         self.receipts_url = receipts_url
         self.clock = clock
         self.metrics = metrics or ReceiptMetrics()
+        self.refusals = RefusalTally(clock)
 
     # -- refusals -----------------------------------------------------------------------
 
@@ -131,6 +194,8 @@ class ReceiptService:
         # Input no key has authenticated never creates an event: a refusal is counted in
         # the metrics and logged for the operator (ids bounded), and nothing is appended.
         self.metrics.reject(code)
+        if subscription_id is not None:  # only ever an existing subscription's id
+            self.refusals.count(subscription_id, code)
         log.info(
             "receipt_rejected",
             reason=code,

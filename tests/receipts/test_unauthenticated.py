@@ -59,6 +59,23 @@ async def test_fifty_unsigned_receipts_add_no_event(
     # the refusals are counted, by reason, in the metrics
     registry = engine.services["metrics"].registry
     assert registry.get_sample_value("hookproof_receipts_total", {"outcome": "rejected"}) == 50
+    # a refusal naming no existing subscription is not even tallied
+    ghost = _body("sub_" + "f" * 24)
+    status, _ = await api.call(
+        "POST", "/v1/receipts", data=ghost, headers={"Content-Type": "application/json"}
+    )
+    assert status == 404
+    # the audit trail of refusals: the engine's own timer writes one aggregate per
+    # subscription per interval, reason codes and counts only
+    service = engine.services["receipts"]
+    assert await service.refusals.flush(engine.store) == 1
+    [rec] = await engine.store.read_stream(f"receipts-{sid}")
+    event = rec.decode()
+    assert rec.type == "receipts.refusals_counted" and rec.meta().actor == "system:receipts"
+    assert sum(event.counts.values()) == 50 and set(event.counts) == codes
+    assert b"kkkkkkkk" not in rec.data and b"op-" not in rec.data
+    assert await service.refusals.flush(engine.store) == 0  # nothing new: nothing written
+    assert await _events(engine) == before + 1
 
 
 async def test_hostile_receipt_bodies_are_4xx(
