@@ -148,6 +148,12 @@ class Settings:
         return float(self.env.get("HOOKPROOF_RECEIPT_TIMEOUT") or 900.0)
 
     @property
+    def receipt_refusal_interval_s(self) -> float:
+        """``HOOKPROOF_RECEIPT_REFUSAL_INTERVAL``: seconds between the aggregated records of
+        refused receipts (one per subscription per interval; 0: off)."""
+        return float(self.env.get("HOOKPROOF_RECEIPT_REFUSAL_INTERVAL") or 300.0)
+
+    @property
     def receipt_redeliveries(self) -> int:
         """``HOOKPROOF_RECEIPT_REDELIVERIES``: how many times at most."""
         return int(self.env.get("HOOKPROOF_RECEIPT_REDELIVERIES") or 3)

@@ -45,7 +45,7 @@ def install(engine: Engine) -> None:
     )
     engine.services.update(receipts=service, receipt_redeliverer=redeliverer)
     engine.extra_routes.extend(routes(service))
-    interval = float(os.environ.get("HOOKPROOF_RECEIPT_REFUSAL_INTERVAL", "300") or 0)
+    interval = engine.settings.receipt_refusal_interval_s
     if interval > 0:  # the aggregated audit trail of refused receipts
         engine.workers.append(
             ("receipt-refusals", lambda stop: service.refusals.run(engine.store, interval, stop))
