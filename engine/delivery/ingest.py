@@ -43,6 +43,7 @@ _PLANNED = DeliveryPlanned.__struct_config__.tag
 
 SQL = ENGINE_QUERIES.named(
     "deliveries_insert_planned",
+    "ingest_stage_create",
     "ingest_candidates",
     "ingest_bodies_get",
     "ingest_bodies_insert",
@@ -68,7 +69,11 @@ async def deliveries_inline(conn: asyncpg.Connection, recorded: list[Any]) -> No
         return
     if all(e.stream_version == 1 and e.type == _PLANNED for e in delivery):
         rows = [_LEDGER.record(evolve_delivery(None, e.decode(), 1)) for e in delivery]
-        await conn.execute(SQL["deliveries_insert_planned"], *map(list, zip(*rows, strict=True)))
+        await conn.execute(SQL["ingest_stage_create"])
+        await conn.copy_records_to_table(
+            "ingest_planned_stage", records=rows, columns=_LEDGER.columns, schema_name="pg_temp"
+        )
+        await conn.execute(SQL["deliveries_insert_planned"])
         return
     await apply_events(conn, _LEDGER, delivery)
 

@@ -1,35 +1,10 @@
--- Ingest's inline ledger rows: brand-new delivery streams (one delivery.planned each), many
--- rows in one statement. The same rows as deliveries.upsert would write (columns in the order of
--- DeliveryLedger.columns); a row already present is overwritten exactly as the upsert would.
+-- Ingest's inline ledger rows: brand-new delivery streams (one delivery.planned each). The
+-- rows were COPied into the session's staging table (ingest_stage_create); they move into the
+-- ledger in one statement, exactly as deliveries.upsert would write them (a row already present
+-- is overwritten the same way), and the staging table is left empty.
+WITH moved AS (DELETE FROM pg_temp.ingest_planned_stage RETURNING *)
 INSERT INTO deliveries (delivery_id, event_id, subscription_id, tenant_id, generation, endpoint, endpoint_digest, payload_digest, topic, owner, receipts, max_attempts, state, attempt, next_attempt_at, lease_owner, lease_until, last_code, last_status, location, dead_letter_reason, application, unknown_since, accepted_at, confirmed_at, stream_version, created_at, updated_at)
-SELECT * FROM unnest($1::text[],
-            $2::text[],
-            $3::text[],
-            $4::text[],
-            $5::integer[],
-            $6::text[],
-            $7::text[],
-            $8::text[],
-            $9::text[],
-            $10::text[],
-            $11::boolean[],
-            $12::integer[],
-            $13::text[],
-            $14::integer[],
-            $15::timestamptz[],
-            $16::text[],
-            $17::timestamptz[],
-            $18::text[],
-            $19::integer[],
-            $20::text[],
-            $21::text[],
-            $22::text[],
-            $23::timestamptz[],
-            $24::timestamptz[],
-            $25::timestamptz[],
-            $26::bigint[],
-            $27::timestamptz[],
-            $28::timestamptz[])
+SELECT delivery_id, event_id, subscription_id, tenant_id, generation, endpoint, endpoint_digest, payload_digest, topic, owner, receipts, max_attempts, state, attempt, next_attempt_at, lease_owner, lease_until, last_code, last_status, location, dead_letter_reason, application, unknown_since, accepted_at, confirmed_at, stream_version, created_at, updated_at FROM moved
 ON CONFLICT (delivery_id) DO UPDATE SET
     event_id = EXCLUDED.event_id,
     subscription_id = EXCLUDED.subscription_id,
