@@ -1217,11 +1217,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 for i in range(len(sub_procs))
             ]
             log_text = (tmp / "daemon.log").read_text(errors="replace")
-            result["daemon_log_warnings"] = Counter(
-                json.loads(ln).get("event")
-                for ln in log_text.splitlines()
-                if ln.startswith("{") and ('"level": "warning"' in ln or '"level": "error"' in ln)
-            ).most_common(10)
+            warned: Counter[str] = Counter()
+            for ln in log_text.splitlines():
+                if ln.startswith("{") and ('"level": "warning"' in ln or '"level": "error"' in ln):
+                    with contextlib.suppress(ValueError):
+                        warned[json.loads(ln).get("event")] += 1
+            result["daemon_log_warnings"] = warned.most_common(10)
             await pool.close()
         finally:
             for p in procs:
