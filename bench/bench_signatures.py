@@ -160,6 +160,65 @@ def throughput(seconds: float = 2.0) -> dict[str, dict[str, float]]:
     return out
 
 
+def library_reference(seconds: float = 2.0) -> dict[str, dict[str, float]]:
+    """The same sign/verify done by ``http-message-signatures`` (verify: signature only).
+
+    Why signing stays on our fast path: the library's signer is an order of magnitude
+    slower and cannot emit the profile's parameter order (tests/sig/test_library.py).
+    """
+    import datetime
+
+    from hookproof_subscriber import PROFILE_COMPONENTS
+    from hookproof_subscriber.hms import LibraryMessage, library_signer, library_verify
+
+    keys, _ = _keys()
+    body = _body(0)
+    created = datetime.datetime.fromtimestamp(NOW, datetime.UTC)
+    expires = datetime.datetime.fromtimestamp(NOW + 300, datetime.UTC)
+    out: dict[str, dict[str, float]] = {}
+    for key in (keys[0], keys[2]):
+        signer = library_signer(key)
+
+        def sign(i: int, signer: Any = signer, key: SigningKey = key) -> dict[str, str]:
+            msg = LibraryMessage("POST", URL, dict(HEADERS))
+            signer.sign(
+                msg,
+                key_id=key.key_id,
+                created=created,
+                expires=expires,
+                nonce=f"n{i}",
+                label="hookproof",
+                tag="hookproof.sig.v1",
+                covered_component_ids=PROFILE_COMPONENTS,
+                body=body,
+            )
+            return msg.headers
+
+        n, t0 = 0, time.perf_counter()
+        while (elapsed := time.perf_counter() - t0) < seconds:
+            for _ in range(50):
+                sign(n)
+                n += 1
+        sign_rate = n / elapsed
+        signed = [sign(i) for i in range(200)]
+        vkey = key.verification_key()
+        n, ok, t0 = 0, 0, time.perf_counter()
+        while (elapsed := time.perf_counter() - t0) < seconds:
+            for _ in range(50):
+                ok += library_verify(
+                    "POST",
+                    URL,
+                    signed[n % 200],
+                    label="hookproof",
+                    tag="hookproof.sig.v1",
+                    key=vkey,
+                )
+                n += 1
+        assert ok == n, "the library must verify every signature"
+        out[key.alg] = {"sign_per_s": round(sign_rate), "verify_per_s": round(n / elapsed)}
+    return out
+
+
 def _mutate(data: bytes, rnd: random.Random) -> bytes:
     """One byte replaced (mostly), deleted, or inserted (never a no-op)."""
     op = rnd.random()
@@ -294,6 +353,7 @@ def main(argv: list[str] | None = None) -> int:
             "processor": platform.machine(),
         },
         "throughput_single_core": throughput(ns.seconds),
+        "library_reference_single_core": library_reference(ns.seconds),
         "mutation_gate": mutation_gate(ns.mutations, ns.workers),
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }

@@ -2,9 +2,15 @@
 
 Supports the derived components ``@method``, ``@target-uri``, ``@authority``, ``@scheme``,
 ``@request-target``, ``@path`` and ``@query``, and plain HTTP fields (without component
-parameters); algorithms ``ed25519`` and ``hmac-sha256``. Structured fields follow RFC 8941
-(via ``http_sfv``); a signature whose Signature-Input member or Signature value is not in
-canonical RFC 8941 form is refused, so no two encodings of one signature both verify.
+parameters); algorithms ``ed25519`` and ``hmac-sha256``. A signature whose Signature-Input
+member or Signature value is not in canonical RFC 8941 form is refused, so no two encodings
+of one signature both verify.
+
+Two paths: a regex fast path for the common case (one canonical member per field, as
+hookproof signs) computes the signature base and checks the bytes here; every other input
+is parsed with ``http_sf`` (the RFC 8941 parser of ``http-message-signatures``) and its
+signature is decided by the ``http-message-signatures`` verifier (``hms``). Property tests
+(``tests/sig/test_library.py``) compare the fast path with the library over generated input.
 """
 
 from __future__ import annotations
@@ -17,10 +23,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import http_sf
 from cryptography.exceptions import InvalidSignature
-from http_sfv.dictionary import Dictionary
-from http_sfv.item import InnerList, Item
+from http_sf.compat import InnerList, Item
 
+from .hms import library_verify
 from .keys import ED25519, HMAC_SHA256, SigningKey, VerificationKey
 
 __all__ = [
@@ -29,6 +36,7 @@ __all__ = [
     "SignatureFormatError",
     "Target",
     "build_signature_base",
+    "check_signature",
     "normalize_headers",
     "parse_signature",
     "parse_target",
@@ -154,6 +162,8 @@ class ParsedSignature:
     params: Mapping[str, int | str | bool | bytes]
     signature: bytes
     signature_params: str
+    fast: bool = False
+    """True when the regex fast path parsed it (canonical single members)."""
 
     @property
     def key_id(self) -> str | None:
@@ -176,13 +186,33 @@ def _member_is_canonical(raw: str, member: str) -> bool:
         start = i + 1
 
 
-def _parse_dictionary(raw: str, field: str) -> Dictionary:
-    d = Dictionary()
+def _reject_duplicate(key: str, context: str) -> None:
+    if context == "dictionary":
+        raise ValueError(f"duplicate member {key!r}")
+
+
+def _parse_dictionary(raw: str, field: str) -> dict[str, Item | InnerList]:
+    """RFC 8941 Dictionary via ``http_sf`` (duplicate labels refused, as the library does)."""
     try:
-        d.parse(raw.encode("ascii"))
-    except (ValueError, UnicodeError, IndexError) as exc:
+        parsed = http_sf.parse(
+            raw.encode("ascii"), tltype="dictionary", on_duplicate_key=_reject_duplicate
+        )
+    except (ValueError, UnicodeError, IndexError, TypeError) as exc:
         raise SignatureFormatError("malformed", f"{field} is not a structured Dictionary") from exc
-    return d
+    out: dict[str, Item | InnerList] = {}
+    for label, (member, params) in parsed.items():
+        node: Item | InnerList
+        if isinstance(member, list):
+            node = InnerList()
+            for bare, item_params in member:
+                item = Item(bare)
+                item.params.update(item_params)
+                node.append(item)
+        else:
+            node = Item(member)
+        node.params.update(params)
+        out[label] = node
+    return out
 
 
 _KEY = r"[a-z*][a-z0-9_\-.*]*"
@@ -220,7 +250,7 @@ def _fast_parse(raw_input: str, raw_sig: str, label: str) -> ParsedSignature | N
         return None
     _check_components(components)
     _check_params(params)
-    return ParsedSignature(label, components, params, signature, mi[2])
+    return ParsedSignature(label, components, params, signature, mi[2], fast=True)
 
 
 def _check_components(components: Sequence[str]) -> None:
@@ -243,19 +273,25 @@ def _check_params(params: Mapping[str, Any]) -> None:
             raise SignatureFormatError("malformed", f"{name} must be a String")
 
 
-def parse_signature(headers: Mapping[str, str], label: str) -> ParsedSignature:
-    """Select the signature *label* from normalised *headers* (see ``normalize_headers``)."""
+def parse_signature(
+    headers: Mapping[str, str], label: str, *, fast: bool = True
+) -> ParsedSignature:
+    """Select the signature *label* from normalised *headers* (see ``normalize_headers``).
+
+    ``fast=False`` skips the regex fast path (the property tests compare both paths).
+    """
     raw_input = headers.get("signature-input")
     raw_sig = headers.get("signature")
     if raw_input is None or raw_sig is None:
         raise SignatureFormatError("malformed", "Signature-Input or Signature missing")
-    fast = _fast_parse(raw_input, raw_sig, label)
-    if fast is not None:
-        return fast
-    return _sfv_parse(raw_input, raw_sig, label)
+    if fast:
+        parsed = _fast_parse(raw_input, raw_sig, label)
+        if parsed is not None:
+            return parsed
+    return _general_parse(raw_input, raw_sig, label)
 
 
-def _sfv_parse(raw_input: str, raw_sig: str, label: str) -> ParsedSignature:
+def _general_parse(raw_input: str, raw_sig: str, label: str) -> ParsedSignature:
     """General RFC 8941 path (any dictionary); the member must still be canonical."""
     inputs = _parse_dictionary(raw_input, "Signature-Input")
     sigs = _parse_dictionary(raw_sig, "Signature")
@@ -350,7 +386,8 @@ def build_signature_base(
 
     *headers* must be normalised (``normalize_headers``). Raises SignatureFormatError.
     """
-    if not isinstance(method, str) or not _METHOD.fullmatch(method):
+    if not isinstance(method, str) or not _METHOD.fullmatch(method) or method != method.upper():
+        # upper case, as http-message-signatures requires (both paths refuse alike)
         raise SignatureFormatError("malformed", "invalid request method")
     target = url if isinstance(url, Target) else parse_target(url)
     lines = []
@@ -389,6 +426,27 @@ def verify_bytes(key: VerificationKey, base: bytes, signature: bytes) -> bool:
     return False
 
 
+def check_signature(
+    base: bytes,
+    method: str,
+    url: str,
+    headers: Mapping[str, str],
+    parsed: ParsedSignature,
+    key: VerificationKey,
+    *,
+    tag: str | None,
+) -> bool:
+    """Whether *parsed* (from normalised *headers*, with our signature *base*) verifies.
+
+    Callers build *base* first (``build_signature_base``), so a bad method, URL or absent
+    covered field is already a reason code. A fast-path parse is checked here over *base*;
+    any other one is decided by the ``http-message-signatures`` verifier.
+    """
+    if parsed.fast:
+        return verify_bytes(key, base, parsed.signature)
+    return library_verify(method, url, headers, label=parsed.label, tag=tag, key=key)
+
+
 def raw_verify(
     method: str, url: str, headers: Any, *, label: str, key: VerificationKey
 ) -> tuple[bool, str]:
@@ -405,7 +463,10 @@ def raw_verify(
         if alg is not None and alg != key.alg:
             return False, "alg_mismatch"
         base = build_signature_base(method, url, hdrs, parsed.components, parsed.signature_params)
-        if verify_bytes(key, base, parsed.signature):
+        tag = parsed.params.get("tag")
+        if check_signature(
+            base, method, url, hdrs, parsed, key, tag=tag if type(tag) is str else None
+        ):
             return True, "ok"
         return False, "bad_signature"
     except SignatureFormatError as exc:

@@ -22,12 +22,12 @@ from .keys import ED25519, HMAC_SHA256, KeyResolver, KeyState, SigningKey, Verif
 from .rfc9421 import (
     SignatureFormatError,
     build_signature_base,
+    check_signature,
     normalize_headers,
     parse_signature,
     parse_target,
     serialize_signature_params,
     sign_bytes,
-    verify_bytes,
 )
 
 __all__ = [
@@ -448,7 +448,7 @@ def _verify(
                 return _fail(Reason.DIGEST_MISMATCH, "body does not match Content-Digest", **info)
         except DigestError as exc:
             return _fail(Reason.MALFORMED, str(exc), **info)
-    if not verify_bytes(key, base, parsed.signature):
+    if not check_signature(base, method, url, hdrs, parsed, key, tag=profile.tag):
         return _fail(Reason.BAD_SIGNATURE, "signature does not verify", **info)
 
     if expected:
