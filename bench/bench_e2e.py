@@ -695,7 +695,7 @@ async def register_many(
     engine = await build_engine(settings, pool)
     failed: Counter[str] = Counter()
     sem = asyncio.Semaphore(concurrency)
-    challenger = engine.services["challenger"]
+    challenger = engine.services.challenger
 
     async def one(i: int) -> None:
         body = msgspec.convert(

@@ -200,7 +200,7 @@ async def setup(db_url: str, env: dict[str, str], folder: Path) -> dict[str, Any
             state, _ = await engine.subscriptions.register(
                 issued.tenant_id, body, actor="bench:setup"
             )
-            outcome = await engine.services["challenger"].run(
+            outcome = await engine.services.challenger.run(
                 state.subscription_id, actor="bench:setup"
             )
             if not outcome["passed"]:
@@ -361,7 +361,7 @@ async def profile_ingest(db_url: str, env: dict[str, str], tenant: str, n: int) 
     settings = Settings.from_env({**env, "HOOKPROOF_LISTEN": "127.0.0.1:1"})
     pool = await connect_pool(db_url, min_size=4, max_size=34)
     engine = await build_engine(settings, pool)
-    ingest = engine.services["ingest"]
+    ingest = engine.services.ingest
     run = "prof" + secrets.token_hex(3)
     docs = [msgspec.convert(event_doc(f"{run}-{i}", i), EventIn) for i in range(n)]
     sem = asyncio.Semaphore(32)

@@ -28,15 +28,14 @@ async def _with_engine(settings: Settings):  # type: ignore[no-untyped-def]
 
 
 async def cmd_rotate(args: argparse.Namespace, settings: Settings) -> int:
-    from .rotation import Rotation
 
     ctx, engine = await _with_engine(settings)
     try:
         if args.publish_only:
-            view = await engine.services["keyring"].rotate(actor=_actor(args))
+            view = await engine.services.keyring.rotate(actor=_actor(args))
             out = {"keyId": view.key_id, "keyGeneration": view.generation, "state": str(view.state)}
         else:
-            out = await Rotation(engine).rotate_engine_key(actor=_actor(args))
+            out = await engine.services.rotation.rotate_engine_key(actor=_actor(args))
     finally:
         await engine.close()
         await ctx.__aexit__(None, None, None)
@@ -49,11 +48,10 @@ async def cmd_rotate(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def cmd_compromise(args: argparse.Namespace, settings: Settings) -> int:
-    from .rotation import Rotation
 
     ctx, engine = await _with_engine(settings)
     try:
-        out = await Rotation(engine).compromise(args.key_id, actor=_actor(args))
+        out = await engine.services.rotation.compromise(args.key_id, actor=_actor(args))
     finally:
         await engine.close()
         await ctx.__aexit__(None, None, None)

@@ -20,6 +20,7 @@ from hookproof.events import EventStore
 from .api import ApiContext, create_app
 from .migrate import migrate
 from .registry import async_projections
+from .services import Services
 from .subscriptions import SubscriptionService
 from .tenants import TenantService
 
@@ -42,7 +43,7 @@ class Engine:
     api: ApiContext
     workers: list[tuple[str, Worker]] = field(default_factory=list)
     extra_routes: list[web.RouteDef] = field(default_factory=list)
-    services: dict[str, Any] = field(default_factory=dict)
+    services: Services = field(default_factory=Services)
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     roles: frozenset[str] = frozenset({"api", "dispatcher", "projector", "scheduler"})
     background: set[asyncio.Task[Any]] = field(default_factory=set)
@@ -107,7 +108,7 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
         from .archive import Archiver
 
         archiver = Archiver(pool, settings)
-        engine.services["archiver"] = archiver
+        engine.services.archiver = archiver
 
         async def archive_tick() -> None:
             days = settings.retention_days or 0.0

@@ -102,7 +102,6 @@ async def run_demo(events: int = 10) -> int:
 
     from .daemon import build_engine
     from .database import connect_pool
-    from .rotation import Rotation
 
     started = time.perf_counter()
     folder = Path(tempfile.mkdtemp(prefix="hookproof-demo-"))
@@ -209,7 +208,7 @@ async def run_demo(events: int = 10) -> int:
             await settle()
             # events keep flowing while the key rotates (the rotation-window gate measures them)
             report, _ = await asyncio.gather(
-                Rotation(engine).rotate_engine_key(actor="demo"), publish(events, events)
+                engine.services.rotation.rotate_engine_key(actor="demo"), publish(events, events)
             )
             print(
                 f"[demo] rotated the engine key to {report['keyId']} (generation "
@@ -272,7 +271,7 @@ async def _rollout(
     the rollout's figures and what the mailer's SDK verified at each stage."""
     from .cli_rollouts import stage_table
 
-    svc = engine.services["rollouts"]
+    svc = engine.services.rollouts
     print("\n== rollout: mailer from standard-webhooks.v1 to hookproof.sig.v1 ==")
     view = await svc.create(
         target_kind="signatureProfile",
@@ -299,7 +298,7 @@ async def _rollout(
         await publish(start, n)
         start += n
         await settle()
-        await engine.services["dispatcher"].flush_shadow()
+        await engine.services.dispatcher.flush_shadow()
         seen = sorted({"+".join(v) for v in mailer.verified[before:]})
         table.append((label, ", ".join(seen) or "-"))
     view = await svc.get(rid)

@@ -46,7 +46,9 @@ async def install(engine: Engine) -> None:
         secret_for=ring.secret_for,
         clock=engine.subscriptions.clock,
     )
-    engine.services.update(keyring=ring, transport=transport, challenger=challenger)
+    engine.services.keyring = ring
+    engine.services.transport = transport
+    engine.services.challenger = challenger
 
     async def challenge_in_background(state: SubscriptionState) -> None:
         async def job() -> None:
@@ -61,16 +63,17 @@ async def install(engine: Engine) -> None:
 
         engine.spawn(job(), f"challenge-{state.subscription_id}")
 
-    from .rotation import Rotation
-
-    rotation = Rotation(engine)
-
     async def challenge_now(state: SubscriptionState, actor: str) -> dict[str, Any]:
         return await rotation.challenge(state.subscription_id, actor=actor)
 
     install_rollouts(engine, ring)
+    from .rotation import Rotation
+
+    rotation = Rotation(
+        ring, challenger, engine.subscriptions, engine.pool, rollouts=engine.services.rollouts
+    )
     install_delivery(engine, ring, transport)
-    engine.services["rotation"] = rotation
+    engine.services.rotation = rotation
     engine.extra_routes.extend(_key_routes(engine, rotation))
 
     try:  # receipts (applicationReceipt.v1) live in their own package
@@ -85,7 +88,7 @@ async def install(engine: Engine) -> None:
     engine.extra_routes.append(
         web.get(
             "/.well-known/hookproof/jwks.json",
-            jwks_handler(engine.services["rollouts"]),  # the ring's, with rollout targets
+            jwks_handler(engine.services.rollouts),  # the ring's, with rollout targets
             allow_head=False,
         )
     )
@@ -103,7 +106,7 @@ def install_rollouts(engine: Engine, ring: Any) -> None:
         subscriptions=engine.subscriptions,
         clock=engine.subscriptions.clock,
     )
-    engine.services["rollouts"] = service
+    engine.services.rollouts = service
     engine.extra_routes.extend(rollout_routes(service))
 
 
@@ -141,7 +144,7 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
     from .challenge.drift import DriftGuard
 
     guard = DriftGuard(engine.store, engine.subscriptions, transport)
-    engine.services["drift_guard"] = guard
+    engine.services.drift_guard = guard
     states: dict[str, Any] = {}  # subscription id -> state, reused while its version holds
 
     async def poster(row: ClaimRow, body: bytes, headers: dict[str, str]) -> Any:
@@ -185,21 +188,23 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
     metrics = EngineMetrics()
     dispatcher.metrics = metrics  # type: ignore[assignment]  # count/observe, on the registry
     metrics.breaker_states = dispatcher.gates.states
-    engine.services["metrics"] = metrics
+    engine.services.metrics = metrics
     engine.extra_routes.append(metrics_route(metrics))
 
-    engine.services.update(ingest=ingest, reader=reader, dispatcher=dispatcher)
+    engine.services.ingest = ingest
+    engine.services.reader = reader
+    engine.services.dispatcher = dispatcher
     from .notifications import Notifier
 
     notifier = Notifier(engine.store, ingest)
-    engine.services["notifier"] = notifier
+    engine.services.notifier = notifier
     engine.workers.append(("notifier", notifier.run))
     engine.extra_routes.extend(delivery_routes(ingest, reader))
     from .delivery.recover import Recovery
     from .delivery.recover import routes as recover_routes
 
     recovery = Recovery(engine.store, engine.subscriptions, clock=engine.subscriptions.clock)
-    engine.services["recovery"] = recovery
+    engine.services.recovery = recovery
     engine.extra_routes.extend(recover_routes(recovery))
     if "dispatcher" in engine.roles:
         engine.workers.append(("dispatcher", dispatcher.run))

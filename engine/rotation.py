@@ -10,7 +10,7 @@ delivery or retry is ever signed with the revoked key again (signing always asks
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -20,6 +20,14 @@ from hookproof.projections.subscriptions import SubscriptionState
 
 from .subscriptions.machine import TERMINAL
 
+if TYPE_CHECKING:
+    import asyncpg
+
+    from .challenge import Challenger
+    from .keys import KeyRing
+    from .rollouts.service import RolloutService
+    from .subscriptions import SubscriptionService
+
 __all__ = ["Rotation"]
 
 log = structlog.get_logger("hookproof.rotation")
@@ -28,14 +36,25 @@ SQL = ENGINE_QUERIES.named("secret_rotation_lock", "subscription_ids_all")
 
 
 class Rotation:
-    def __init__(self, engine: Any) -> None:
-        self.engine = engine
-        self.ring = engine.services["keyring"]
-        self.challenger = engine.services["challenger"]
-        self.subs = engine.subscriptions
+    """Rotation and compromise over the ports they need (built by ``features.install``)."""
+
+    def __init__(
+        self,
+        ring: KeyRing,
+        challenger: Challenger,
+        subscriptions: SubscriptionService,
+        pool: asyncpg.Pool,
+        *,
+        rollouts: RolloutService | None = None,
+    ) -> None:
+        self.ring = ring
+        self.challenger = challenger
+        self.subs = subscriptions
+        self.pool = pool
+        self.rollouts = rollouts
 
     async def _all(self) -> list[SubscriptionState]:
-        rows = await self.engine.pool.fetch(SQL["subscription_ids_all"])
+        rows = await self.pool.fetch(SQL["subscription_ids_all"])
         out = []
         for r in rows:
             s = await self.subs.load(r["subscription_id"])
@@ -112,7 +131,7 @@ class Rotation:
             raise ConflictError("subscription does not use a shared secret", code="not_hmac")
         # One pending secret per subscription: a second rotate replaces the pending one, and
         # the replaced secret is withdrawn and its material destroyed (it was never proved).
-        async with self.engine.pool.acquire() as conn, conn.transaction():
+        async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute(SQL["secret_rotation_lock"], subscription_id)
             replaced = await self.pending_secrets(subscription_id)
             issued = await self.ring.rotate_subscription_secret(subscription_id, actor=actor)
@@ -185,7 +204,7 @@ class Rotation:
                 None, s.subscription_id, "suspend", actor=actor, reason=f"key_compromised:{key_id}"
             )
             suspended.append(s.subscription_id)
-        rollouts = self.engine.services.get("rollouts")
+        rollouts = self.rollouts
         paused = await rollouts.on_key_compromised(key_id, actor=actor) if rollouts else []
         log.warning(
             "key_compromised", key_id=key_id, suspended=len(suspended), rollouts_paused=len(paused)

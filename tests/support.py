@@ -36,5 +36,5 @@ async def running_engine(pool: asyncpg.Pool, settings: Settings) -> AsyncIterato
     try:
         yield e
     finally:
-        await e.services["dispatcher"].drain()
+        await e.services.dispatcher.drain()
         await e.close()

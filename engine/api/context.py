@@ -5,7 +5,7 @@ from __future__ import annotations
 import hmac
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
@@ -31,7 +31,6 @@ class ApiContext:
     on_registered: Callable[[SubscriptionState], Awaitable[None]] | None = None
     #: runs a challenge now and returns its outcome
     on_challenge: Callable[[SubscriptionState, str], Awaitable[dict[str, Any]]] | None = None
-    services: dict[str, Any] = field(default_factory=dict)
 
     @staticmethod
     def of(request: web.Request) -> ApiContext:

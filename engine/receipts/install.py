@@ -43,7 +43,8 @@ def install(engine: Engine) -> None:
         max_redeliveries=engine.settings.receipt_redeliveries,
         clock=engine.subscriptions.clock,
     )
-    engine.services.update(receipts=service, receipt_redeliverer=redeliverer)
+    engine.services.receipts = service
+    engine.services.receipt_redeliverer = redeliverer
     engine.extra_routes.extend(routes(service))
     interval = engine.settings.receipt_refusal_interval_s
     if interval > 0:  # the aggregated audit trail of refused receipts

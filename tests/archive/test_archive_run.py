@@ -103,7 +103,7 @@ async def test_run_removes_exactly_the_closed_streams_older_than_the_cutoff(
     }
     event_tl = (await event_timeline(store, "evt-a0")).to_json()
     views = {did: await delivery(engine, tenant, did) for did in ids["accepted"] + ids["dead"]}
-    reader = engine.services["reader"]
+    reader = engine.services.reader
     event_views = {e: await reader.event(tenant, e) for e in ("evt-a0", "evt-ac")}
     before = await _snapshot(engine.pool)
 

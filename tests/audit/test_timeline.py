@@ -49,14 +49,10 @@ async def test_delivery_and_subscription_as_of(pool: asyncpg.Pool) -> None:
     moments["dispatching"] = await _now(pool)
     await h.put(store, "delivery-d1", h.failed("d1", 1, "UNKNOWN_TRANSPORT"), actor="w1")
     moments["unknown"] = await _now(pool)
-    await h.put(
-        store, "delivery-d1", h.admitted("d1", 2, key_id="kB", reconciles=True), actor="w2"
-    )
+    await h.put(store, "delivery-d1", h.admitted("d1", 2, key_id="kB", reconciles=True), actor="w2")
     await h.put(store, "delivery-d1", h.accepted("d1", 2), actor="w2")
     moments["accepted"] = await _now(pool)
-    await h.put(
-        store, "subscription-s1", h.state_changed("s1", "suspend", "ACTIVE", "SUSPENDED")
-    )
+    await h.put(store, "subscription-s1", h.state_changed("s1", "suspend", "ACTIVE", "SUSPENDED"))
     moments["suspended"] = await _now(pool)
 
     expected_delivery = {

@@ -212,7 +212,7 @@ class Harness:
 
     @property
     def challenger(self) -> Any:
-        return self.engine.services["challenger"]
+        return self.engine.services.challenger
 
 
 MakeHarness = Callable[..., Awaitable[Harness]]

@@ -29,7 +29,7 @@ async def _active(h: Harness) -> tuple[str, DriftGuard]:
     h.endpoint.configure(h.subscriber(view))
     await h.engine.drain()
     assert (await h.get(view["id"]))["state"] == "ACTIVE"
-    guard = DriftGuard(h.engine.store, h.engine.subscriptions, h.engine.services["transport"])
+    guard = DriftGuard(h.engine.store, h.engine.subscriptions, h.engine.services.transport)
     return view["id"], guard
 
 

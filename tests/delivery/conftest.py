@@ -150,7 +150,7 @@ async def active_subscription(engine: Engine, tenant: str, url: str, **over: Any
     state, _ = await engine.subscriptions.register(
         tenant, msgspec.convert(body, SubscriptionCreate), actor="test"
     )
-    outcome = await engine.services["challenger"].run(state.subscription_id, actor="test")
+    outcome = await engine.services.challenger.run(state.subscription_id, actor="test")
     assert outcome["passed"], outcome
     return state.subscription_id
 
@@ -170,21 +170,21 @@ async def publish(
         "payload": payload if payload is not None else {"amount": 42},
     }
     doc.update(over)
-    return await engine.services["ingest"].ingest(
+    return await engine.services.ingest.ingest(
         tenant, msgspec.convert(doc, EventIn), actor=f"tenant:{tenant}"
     )
 
 
 async def dispatch_all(engine: Engine) -> int:
     """Claim everything due and wait for the sends and their records."""
-    d = engine.services["dispatcher"]
+    d = engine.services.dispatcher
     n = await d.run_once()
     await d.drain()
     return n
 
 
 async def delivery(engine: Engine, tenant: str, delivery_id: str) -> dict[str, Any]:
-    return await engine.services["reader"].delivery(tenant, delivery_id)
+    return await engine.services.reader.delivery(tenant, delivery_id)
 
 
 _ = json

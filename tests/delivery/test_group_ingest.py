@@ -97,11 +97,11 @@ async def test_200_concurrent_posts_each_get_the_answer_they_would_get_alone(
     posts += [event(f"bad-{i}", {"i": i}, version="one") for i in range(10)]  # 400 each
     assert len(posts) == 200
     rng.shuffle(posts)
-    groups_before = engine.services["ingest"].groups.groups
+    groups_before = engine.services.ingest.groups.groups
 
     answers = await asyncio.gather(*(client.post("/v1/events", p) for p in posts))
 
-    groups = engine.services["ingest"].groups.groups - groups_before
+    groups = engine.services.ingest.groups.groups - groups_before
     assert groups < 190, "the requests were meant to share transactions"
     by_id: dict[str, list[tuple[dict[str, Any], int, Any]]] = defaultdict(list)
     for p, (status, body) in zip(posts, answers, strict=True):

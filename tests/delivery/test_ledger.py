@@ -33,7 +33,7 @@ async def test_2xx_is_endpoint_accepted_and_nothing_more(
     assert attempt["generation"] == 1 and attempt["keyId"]
     # the bytes on the wire are the stored canonical bytes and verify under sig.v1 via the JWKS
     [got] = subscriber.deliveries("ok")
-    jwks = engine.services["keyring"]
+    jwks = engine.services.keyring
 
     async def fetch(_: str) -> bytes:
         import json
@@ -126,7 +126,7 @@ async def test_stale_plan_after_generation_change_is_refused(
         msgspec.convert({"endpoint": subscriber.url("ok-new")}, SubscriptionPatch),
         actor="test",
     )
-    assert (await engine.services["challenger"].run(sid, actor="test"))["passed"]
+    assert (await engine.services.challenger.run(sid, actor="test"))["passed"]
     await dispatch_all(engine)
     view = await delivery(engine, tenant, d["deliveryId"])
     assert view["state"] == "QUARANTINED" and view["lastCode"] == "stale_generation"
@@ -160,10 +160,10 @@ async def test_exhaustion_dead_letter_and_replay(
     view = await delivery(engine, tenant, d["deliveryId"])
     assert view["state"] == "DEAD_LETTER" and len(view["attempts"]) == 3
     assert view["deadLetter"]["reason"] == "exhausted:http_500"
-    letters = await engine.services["reader"].dead_letters(tenant)
+    letters = await engine.services.reader.dead_letters(tenant)
     assert [(x["deliveryId"], x["owner"]) for x in letters] == [(d["deliveryId"], "team-orders")]
     subscriber.modes["fail500"] = "ok"
-    await engine.services["reader"].replay(
+    await engine.services.reader.replay(
         tenant, d["deliveryId"], actor="test", now="2026-11-30T00:00:00+00:00"
     )
     await dispatch_all(engine)
@@ -230,7 +230,7 @@ async def test_max_attempts_holds_after_a_lost_lease(
     """The dispatcher of the last allowed attempt vanished: the next claim dead-letters."""
     await active_subscription(engine, tenant, subscriber.url("ok"), retryPolicy={"maxAttempts": 1})
     [d] = (await publish(engine, tenant, "evt-lease")).deliveries
-    dispatcher = engine.services["dispatcher"]
+    dispatcher = engine.services.dispatcher
     clock = dispatcher.clock
     dispatcher.clock = lambda: clock() - timedelta(hours=1)  # its lease is long over
     try:

@@ -19,7 +19,7 @@ async def test_admission_waits_for_an_uncommitted_revoke_and_then_refuses(
 ) -> None:
     sid = await active_subscription(engine, tenant, subscriber.url("ok"))
     [d] = (await publish(engine, tenant, "evt-race")).deliveries
-    dispatcher = engine.services["dispatcher"]
+    dispatcher = engine.services.dispatcher
     async with engine.pool.acquire() as conn:
         tx = conn.transaction()
         await tx.start()
@@ -39,7 +39,7 @@ async def test_revoke_racing_the_dispatcher_many_interleavings(
     engine: Engine, tenant: str, subscriber: Subscriber
 ) -> None:
     rng = random.Random(7)
-    dispatcher = engine.services["dispatcher"]
+    dispatcher = engine.services.dispatcher
     for i in range(12):
         path = f"ok-r{i}"
         sid = await active_subscription(engine, tenant, subscriber.url(path))
@@ -92,7 +92,7 @@ async def test_generation_change_racing_the_dispatcher_never_reaches_the_new_end
             await asyncio.sleep(rng.random() * 0.02)
             patch = msgspec.convert({"endpoint": subscriber.url(new)}, SubscriptionPatch)
             await engine.subscriptions.update(tenant, sid, 1, patch, actor="test")
-            await engine.services["challenger"].run(sid, actor="test")
+            await engine.services.challenger.run(sid, actor="test")
 
         async def admit() -> None:
             await asyncio.sleep(rng.random() * 0.02)

@@ -124,7 +124,7 @@ async def test_recover_a_range(
     # a subscription that is not ACTIVE is refused with a code
     await engine.subscriptions.transition(tenant, sid, "suspend", actor="test")
     with pytest.raises(Exception) as err:
-        await engine.services["recovery"].recover(sid, tenant_id=tenant, since=since, actor="test")
+        await engine.services.recovery.recover(sid, tenant_id=tenant, since=since, actor="test")
     assert getattr(err.value, "code", None) == "subscription_not_active"
 
 
@@ -139,7 +139,7 @@ async def test_recovery_racing_a_generation_change(
     dead = await _dead(engine, tenant, subscriber, ["g-0", "g-1", "g-2"])
     subscriber.modes["old-ep"] = "ok"
     since = "2020-01-01T00:00:00Z"
-    recovery = engine.services["recovery"]
+    recovery = engine.services.recovery
     state = await engine.subscriptions.load(sid)
     assert state is not None
     patch = msgspec.convert({"endpoint": subscriber.url("ok-new")}, SubscriptionPatch)
@@ -155,7 +155,7 @@ async def test_recovery_racing_a_generation_change(
         recover(),
         engine.subscriptions.update(tenant, sid, state.generation, patch, actor="test"),
     )
-    assert (await engine.services["challenger"].run(sid, actor="test"))["passed"]
+    assert (await engine.services.challenger.run(sid, actor="test"))["passed"]
     again = await recover()  # now ACTIVE at generation 2: whatever is still dead comes back
     recovered = (results[0].recovered if results[0] else 0) + (again.recovered if again else 0)
     assert recovered == 3

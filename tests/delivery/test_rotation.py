@@ -7,7 +7,6 @@ import base64
 import msgspec
 
 from hookproof.engine.daemon import Engine
-from hookproof.engine.rotation import Rotation
 from hookproof.schemas.api import SubscriptionCreate
 
 from .conftest import Subscriber, active_subscription, delivery, dispatch_all, publish
@@ -16,13 +15,13 @@ from .conftest import Subscriber, active_subscription, delivery, dispatch_all, p
 async def test_engine_key_rotation_round(
     engine: Engine, tenant: str, subscriber: Subscriber
 ) -> None:
-    ring = engine.services["keyring"]
+    ring = engine.services.keyring
     old = await ring.active()
     a = await active_subscription(engine, tenant, subscriber.url("ok-a"))
     b = await active_subscription(engine, tenant, subscriber.url("ok-b"))
     c = await active_subscription(engine, tenant, subscriber.url("ok-c"))
     subscriber.modes["ok-c"] = "refuse-challenges"
-    report = await Rotation(engine).rotate_engine_key(actor="test")
+    report = await engine.services.rotation.rotate_engine_key(actor="test")
     assert sorted(report["proved"]) == sorted([a, b]) and report["suspended"] == [c]
     new = await ring.active()
     assert new.key_id == report["keyId"] != old.key_id
@@ -50,10 +49,10 @@ async def test_engine_key_rotation_round(
 async def test_compromise_suspends_and_nothing_is_signed_with_the_revoked_key(
     engine: Engine, tenant: str, subscriber: Subscriber
 ) -> None:
-    ring = engine.services["keyring"]
+    ring = engine.services.keyring
     sid = await active_subscription(engine, tenant, subscriber.url("ok-x"))
     active = await ring.active()
-    report = await Rotation(engine).compromise(active.key_id, actor="test")
+    report = await engine.services.rotation.compromise(active.key_id, actor="test")
     assert report["suspended"] == [sid] and report["signingPaused"] is True
     assert (await engine.subscriptions.load(sid)).state == "SUSPENDED"  # type: ignore[union-attr]
     await publish(engine, tenant, "evt-after")
@@ -93,8 +92,8 @@ async def test_shared_secret_rotation_through_a_challenge(
     sid = state.subscription_id
     assert secret is not None
     subscriber.secrets["ok-h"] = secret
-    assert (await engine.services["challenger"].run(sid, actor="test"))["passed"]
-    rotation = Rotation(engine)
+    assert (await engine.services.challenger.run(sid, actor="test"))["passed"]
+    rotation = engine.services.rotation
     issued = await rotation.rotate_secret(tenant, sid, actor="test")
     assert (await engine.subscriptions.load(sid)).state == "ROTATING"  # type: ignore[union-attr]
     # the subscriber has not installed the next secret yet: the challenge fails, nothing changes
@@ -128,7 +127,7 @@ async def test_rotation_through_the_api_and_the_cli(
 
     from ..daemon import run_cli
 
-    ring = engine.services["keyring"]
+    ring = engine.services.keyring
     sid = await active_subscription(engine, tenant, subscriber.url("ok-api"))
     first = await ring.active()
     server = TestServer(engine.app(), host="127.0.0.1")
@@ -194,9 +193,9 @@ async def test_second_secret_rotation_replaces_the_pending_secret(
     sid = state.subscription_id
     assert secret is not None
     subscriber.secrets["ok-r2"] = secret
-    assert (await engine.services["challenger"].run(sid, actor="test"))["passed"]
-    rotation = Rotation(engine)
-    ring = engine.services["keyring"]
+    assert (await engine.services.challenger.run(sid, actor="test"))["passed"]
+    rotation = engine.services.rotation
+    ring = engine.services.keyring
     first = await rotation.rotate_secret(tenant, sid, actor="test")
     second = await rotation.rotate_secret(tenant, sid, actor="test")
     assert "replacedKeyIds" not in first

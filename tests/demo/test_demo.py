@@ -33,8 +33,10 @@ def test_demo_runs_end_to_end_and_leaves_nothing_running() -> None:
         assert re.search(rf"^  {stage}\s+{re.escape(verified)}$", out, re.M), (stage, out[-2500:])
     assert "PASS         rollout:ro_" in out
     leftovers = [
-        p for p in psutil.process_iter(["pid", "name", "status"])
-        if p.pid not in before and "postgres" in (p.info["name"] or "")
+        p
+        for p in psutil.process_iter(["pid", "name", "status"])
+        if p.pid not in before
+        and "postgres" in (p.info["name"] or "")
         and p.info["status"] != psutil.STATUS_ZOMBIE  # exited, awaiting its reaper
         and _of_the_demo(p)
     ]

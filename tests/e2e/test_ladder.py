@@ -63,8 +63,8 @@ async def test_with_receipts_reaches_application_confirmed(
     assert ev["deliveries"][0]["evidence"]["application"] == "CONFIRMED"
     # a confirmed delivery is never claimed again
     assert await dispatch_all(engine) == 0
-    assert engine.services["receipt_redeliverer"] is not None
-    assert await engine.services["receipt_redeliverer"].redeliver_overdue(older_than_s=0) == 0
+    assert engine.services.receipt_redeliverer is not None
+    assert await engine.services.receipt_redeliverer.redeliver_overdue(older_than_s=0) == 0
     monkeypatch.setenv("HOOKPROOF_METRICS_TOKEN", "metrics-token")
     status, text = await api.call("GET", "/metrics", token="metrics-token")
     assert 'hookproof_receipts_total{outcome="accepted"} 1' in text
@@ -103,7 +103,7 @@ async def test_without_receipt_contract_stays_unobservable(
     assert view["state"] == "ENDPOINT_ACCEPTED"
     assert view["evidence"] == {"endpoint": "ENDPOINT_ACCEPTED", "application": "UNOBSERVABLE"}
     assert "applicationReceipt" not in view
-    assert await engine.services["receipt_redeliverer"].redeliver_overdue(older_than_s=0) == 0
+    assert await engine.services.receipt_redeliverer.redeliver_overdue(older_than_s=0) == 0
 
 
 async def test_2xx_without_enqueue_then_redelivery_applies_exactly_once(
@@ -135,7 +135,7 @@ async def test_2xx_without_enqueue_then_redelivery_applies_exactly_once(
     assert "applicationReceipt" not in view and app.effects == [] and app.answers == []
 
     # the receipt timeout sends it again, same identity; the SDK applies it once
-    redeliverer = engine.services["receipt_redeliverer"]
+    redeliverer = engine.services.receipt_redeliverer
     assert await redeliverer.redeliver_overdue(older_than_s=3600) == 0  # not overdue yet
     assert await redeliverer.redeliver_overdue(older_than_s=0) == 1
     assert await dispatch_all(engine) == 1

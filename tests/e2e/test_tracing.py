@@ -82,7 +82,7 @@ async def test_one_span_per_attempt_and_the_subscriber_continues_it(
 ) -> None:
     tenant, _ = tenant_token
     tracer = FakeTracer()
-    assert tracing.instrument_dispatcher(engine.services["dispatcher"], tracer)
+    assert tracing.instrument_dispatcher(engine.services.dispatcher, tracer)
     key = SigningKey.generate_ed25519("rk-1")
     app = sdk_app(api, hooks, "traced", receipt_key=key)
     inner = hooks.handlers["traced"]
@@ -113,7 +113,7 @@ async def test_a_failing_tracer_changes_no_evidence(
     engine: Engine, api: Api, hooks: HookServer, tenant_token: tuple[str, str], tracer: Any
 ) -> None:
     tenant, _ = tenant_token
-    tracing.instrument_dispatcher(engine.services["dispatcher"], tracer)
+    tracing.instrument_dispatcher(engine.services.dispatcher, tracer)
     key = SigningKey.generate_ed25519("rk-1")
     app = sdk_app(api, hooks, "traced", receipt_key=key)
     await active_subscription(engine, tenant, app.url, receiptKey=receipt_key_body(key))
@@ -132,7 +132,7 @@ async def test_a_missing_traceparent_changes_no_evidence(
     tenant, _ = tenant_token
     key = SigningKey.generate_ed25519("rk-1")
     app = sdk_app(api, hooks, "untraced", receipt_key=key)
-    dispatcher = engine.services["dispatcher"]
+    dispatcher = engine.services.dispatcher
     real = dispatcher.poster
 
     async def strip(row: dict[str, Any], body: bytes, headers: dict[str, str]) -> Any:

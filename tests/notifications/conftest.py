@@ -112,6 +112,6 @@ async def subscribe(
     )
     if secret is not None:
         server.sub.secrets[path] = secret
-    outcome = await engine.services["challenger"].run(state.subscription_id, actor="test")
+    outcome = await engine.services.challenger.run(state.subscription_id, actor="test")
     assert outcome["passed"], outcome
     return state.subscription_id, secret

@@ -20,7 +20,6 @@ from hookproof.engine.notifications import (
     ROLLOUT_PAUSED,
     SUSPENDED,
 )
-from hookproof.engine.rotation import Rotation
 from hookproof.errors import ValidationError
 from hookproof.schemas.api import EventIn
 from hookproof_subscriber import JwksKeyResolver, VerificationKey, verify_request
@@ -38,7 +37,7 @@ class _Secret:
 
 
 async def _jwks(engine: Engine) -> JwksKeyResolver:
-    ring = engine.services["keyring"]
+    ring = engine.services.keyring
 
     async def fetch(_: str) -> bytes:
         return json.dumps(await ring.jwks()).encode()
@@ -54,7 +53,7 @@ async def _settle(engine: Engine, rounds: int = 4) -> None:
     """Dispatch, let the notifier read the log, dispatch what it published; a few times."""
     for _ in range(rounds):
         await dispatch_all(engine)
-        await engine.services["notifier"].run_once()
+        await engine.services.notifier.run_once()
     await dispatch_all(engine)
 
 
@@ -77,7 +76,7 @@ async def _publish(engine: Engine, tenant: str, event_id: str, topic: str = "t")
         "occurredAt": "2026-11-30T10:00:00Z",
         "payload": {"n": 1},
     }
-    return await engine.services["ingest"].ingest(
+    return await engine.services.ingest.ingest(
         tenant, msgspec.convert(doc, EventIn), actor=f"tenant:{tenant}"
     )
 
@@ -112,7 +111,7 @@ async def test_dead_letter_and_suspension_reach_only_the_tenant_that_asked(
     await _verified(engine, receiver, "ok-acme", got, await _jwks(engine))
     # ledgered like any delivery, evidence and all
     did = got.headers["Webhook-Delivery-Id"]
-    view = await engine.services["reader"].delivery(acme, did)
+    view = await engine.services.reader.delivery(acme, did)
     assert view["state"] == "ENDPOINT_ACCEPTED" and view["eventId"] == got.headers["Webhook-Id"]
 
     await engine.subscriptions.transition(
@@ -129,7 +128,7 @@ async def test_dead_letter_and_suspension_reach_only_the_tenant_that_asked(
     assert _notices(receiver, "ok-other") == []
     assert _notices(receiver, "ok-acme-star") == []
     # the other tenant hears nothing of acme's and acme's notifications name nothing of its
-    status_other = await engine.services["reader"].dead_letters(other)
+    status_other = await engine.services.reader.dead_letters(other)
     assert status_other == []
 
 
@@ -144,12 +143,12 @@ async def test_a_dead_notification_is_not_announced(
     # the listener got the first dead-letter notification and dead-lettered it too ...
     sent = _notices(receiver, "fail500-listener")
     assert [d["type"] for _, d in sent] == [DEAD_LETTERED]
-    dead = await engine.services["reader"].dead_letters(acme)
+    dead = await engine.services.reader.dead_letters(acme)
     assert len(dead) == 2
     # ... and that second dead letter, a notification's, produced nothing
     rows = await engine.pool.fetch("SELECT topic FROM event_bodies ORDER BY created_at")
     assert [r["topic"] for r in rows] == ["t", DEAD_LETTERED]
-    assert await engine.services["notifier"].run_once() == 0
+    assert await engine.services.notifier.run_once() == 0
 
 
 async def test_tenants_cannot_publish_under_the_reserved_prefix(engine: Engine) -> None:
@@ -197,9 +196,9 @@ async def test_engine_key_compromise_is_heard_by_tenants_it_signs_for(
     await subscribe(
         engine, other, receiver, "ok-other", ["hookproof.*"], signatureAlgorithm="hmac-sha256"
     )
-    ring = engine.services["keyring"]
+    ring = engine.services.keyring
     key_id = (await ring.active("engine")).key_id
-    report = await Rotation(engine).compromise(key_id, actor="operator:test")
+    report = await engine.services.rotation.compromise(key_id, actor="operator:test")
     assert signed in report["suspended"]
     await _settle(engine)
     [(r, doc)] = _notices(receiver, "ok-acme")
@@ -220,7 +219,7 @@ async def test_paused_rollout_is_heard_by_tenants_in_it(
     await subscribe(engine, acme, receiver, "ok-acme", [ROLLOUT_PAUSED])
     await subscribe(engine, other, watched, "ok-out", ["t"])
     await subscribe(engine, other, receiver, "ok-other", [ROLLOUT_PAUSED])
-    rollouts = engine.services["rollouts"]
+    rollouts = engine.services.rollouts
     view = await rollouts.create(
         target_kind="signatureProfile",
         target="standard-webhooks.v1",

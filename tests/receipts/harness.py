@@ -148,7 +148,7 @@ async def api(engine: Engine) -> AsyncIterator[Api]:
     async with aiohttp.ClientSession() as session:
         a = Api(session, str(server.make_url("")).rstrip("/"))
         # the engine is told its public receipts URL: the @target-uri subscribers sign
-        engine.services["receipts"].receipts_url = a.receipts_url
+        engine.services.receipts.receipts_url = a.receipts_url
         yield a
     await server.close()
 
@@ -176,7 +176,7 @@ async def active_subscription(engine: Engine, tenant: str, url: str, **over: Any
     state, _ = await engine.subscriptions.register(
         tenant, msgspec.convert(body, SubscriptionCreate), actor="test"
     )
-    outcome = await engine.services["challenger"].run(state.subscription_id, actor="test")
+    outcome = await engine.services.challenger.run(state.subscription_id, actor="test")
     assert outcome["passed"], outcome
     return state.subscription_id
 
@@ -192,13 +192,13 @@ async def publish(engine: Engine, tenant: str, event_id: str, **over: Any) -> An
         "payload": {"amount": 42},
     }
     doc.update(over)
-    return await engine.services["ingest"].ingest(
+    return await engine.services.ingest.ingest(
         tenant, msgspec.convert(doc, EventIn), actor=f"tenant:{tenant}"
     )
 
 
 async def dispatch_all(engine: Engine) -> int:
-    d = engine.services["dispatcher"]
+    d = engine.services.dispatcher
     n = await d.run_once()
     await d.drain()
     return n
@@ -216,7 +216,7 @@ async def dispatch_until(
 
 
 async def delivery(engine: Engine, tenant: str, delivery_id: str) -> dict[str, Any]:
-    return await engine.services["reader"].delivery(tenant, delivery_id)
+    return await engine.services.reader.delivery(tenant, delivery_id)
 
 
 async def stream_types(engine: Engine, stream: str) -> list[str]:

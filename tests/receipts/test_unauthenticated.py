@@ -57,7 +57,7 @@ async def test_fifty_unsigned_receipts_add_no_event(
     assert await engine.store.read_stream(f"receipts-{sid}") == []
     assert codes <= {"malformed", "unknown_key", "bad_signature"}, codes
     # the refusals are counted, by reason, in the metrics
-    registry = engine.services["metrics"].registry
+    registry = engine.services.metrics.registry
     assert registry.get_sample_value("hookproof_receipts_total", {"outcome": "rejected"}) == 50
     # a refusal naming no existing subscription is not even tallied
     ghost = _body("sub_" + "f" * 24)

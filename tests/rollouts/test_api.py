@@ -123,7 +123,7 @@ async def test_rollback_allowed_while_verify_only_refused_after_compromise(
 ) -> None:
     tenant, _ = tenant_token
     await _subs(engine, hooks, tenant, 1)
-    ring = engine.services["keyring"]
+    ring = engine.services.keyring
     old = await ring.active("engine")
     body = {"target": {"signatureProfile": "hookproof.sig.v1"}, "subscriptions": "all"}
     # 1. the previous key went VERIFY_ONLY (a normal rotation): rollback still allowed
@@ -137,7 +137,7 @@ async def test_rollback_allowed_while_verify_only_refused_after_compromise(
     # 2. a rollout whose previous key is then compromised: paused at once, rollback refused
     _, ro2 = await api.call("POST", "/v1/rollouts", token=OP, json=body)
     assert ro2["sourceKeyId"] == nxt.key_id
-    report = await engine.services["rotation"].compromise(nxt.key_id, actor="test")
+    report = await engine.services.rotation.compromise(nxt.key_id, actor="test")
     assert report["rolloutsPaused"] == [ro2["id"]]
     status, view = await api.call("GET", f"/v1/rollouts/{ro2['id']}", token=OP)
     assert (view["state"], view["pauseReason"]) == ("PAUSED", "key_compromised")

@@ -10,7 +10,7 @@ from hookproof.events.sqlfiles import query
 
 
 async def test_stage_change_waits_for_an_open_claim(engine: Engine) -> None:
-    svc = engine.services["rollouts"]
+    svc = engine.services.rollouts
     view = await svc.create(
         target_kind="signatureProfile",
         target="hookproof.sig.v1",

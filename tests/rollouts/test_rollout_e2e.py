@@ -89,7 +89,7 @@ async def _endpoints(
         state, _ = await engine.subscriptions.register(
             tenant, msgspec.convert(body, SubscriptionCreate), actor="test"
         )
-        outcome = await engine.services["challenger"].run(state.subscription_id, actor="test")
+        outcome = await engine.services.challenger.run(state.subscription_id, actor="test")
         assert outcome["passed"], outcome
         out[state.subscription_id] = ep
     return out
@@ -107,7 +107,7 @@ async def test_full_rollout_standard_webhooks_to_sig_v1_stage_by_stage(
     tenant, _ = tenant_token
     eps = await _endpoints(engine, api, hooks, tenant, 2)
     internal, other = list(eps)
-    svc = engine.services["rollouts"]
+    svc = engine.services.rollouts
     view = await svc.create(
         target_kind="signatureProfile",
         target=SIG,
@@ -175,7 +175,7 @@ async def test_bucketed_cutover_switches_exactly_the_buckets_below_the_percent(
 ) -> None:
     tenant, _ = tenant_token
     eps = await _endpoints(engine, api, hooks, tenant, 12)
-    svc = engine.services["rollouts"]
+    svc = engine.services.rollouts
     rid = (
         await svc.create(
             target_kind="signatureProfile",
@@ -202,7 +202,7 @@ async def test_auto_pause_when_switched_subscriptions_fail(
     tenant, _ = tenant_token
     # subscribers that only know Standard Webhooks: the target alone fails them (401)
     eps = await _endpoints(engine, api, hooks, tenant, 4, accept=(SW,))
-    svc = engine.services["rollouts"]
+    svc = engine.services.rollouts
     rid = (
         await svc.create(
             target_kind="signatureProfile",
@@ -239,7 +239,7 @@ async def test_worker_delayed_across_a_stage_change_signs_by_its_admission(
     tenant, _ = tenant_token
     eps = await _endpoints(engine, api, hooks, tenant, 1)
     [(sid, ep)] = eps.items()
-    svc = engine.services["rollouts"]
+    svc = engine.services.rollouts
     rid = (
         await svc.create(
             target_kind="signatureProfile",
@@ -251,7 +251,7 @@ async def test_worker_delayed_across_a_stage_change_signs_by_its_admission(
         )
     ).rollout_id
     await svc.advance(rid, "INTERNAL", None, actor="test")
-    d = engine.services["dispatcher"]
+    d = engine.services.dispatcher
     await publish(engine, tenant, "evt-held")
     [job] = await d.claim()  # admitted under INTERNAL (both signatures), then held
     await svc.advance(rid, "CUTOVER", 100, actor="test")
@@ -281,10 +281,10 @@ async def test_key_rollout_to_a_new_engine_key_and_back_while_verify_only(
     eps = await _endpoints(engine, api, hooks, tenant, 1, refresh_s=0.0)
     [(sid, ep)] = eps.items()
     ep.accept = (SW,)
-    ring = engine.services["keyring"]
+    ring = engine.services.keyring
     old = await ring.active("engine")
     nxt = await ring.rotate(actor="test")  # published NOT_BEFORE
-    svc = engine.services["rollouts"]
+    svc = engine.services.rollouts
     rid = (
         await svc.create(
             target_kind="signingKey",

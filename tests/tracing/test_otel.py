@@ -33,7 +33,7 @@ def reset_tracing() -> Iterator[None]:
 
 async def _flow(engine: Engine, tenant: str, subscriber: Subscriber) -> dict[str, Any]:
     """An hmac subscription (a secret exists to leak), its challenge, one event, one attempt."""
-    assert tracing.instrument_dispatcher(engine.services["dispatcher"])
+    assert tracing.instrument_dispatcher(engine.services.dispatcher)
     body = msgspec.convert(
         {
             "endpoint": subscriber.url("ok-t"),
@@ -48,7 +48,7 @@ async def _flow(engine: Engine, tenant: str, subscriber: Subscriber) -> dict[str
     state, secret = await engine.subscriptions.register(tenant, body, actor="test")
     assert secret is not None
     subscriber.secrets["ok-t"] = secret
-    challenge = await engine.services["challenger"].run(state.subscription_id, actor="test")
+    challenge = await engine.services.challenger.run(state.subscription_id, actor="test")
     assert challenge["passed"]
     result = await publish(engine, tenant, "evt-traced", payload={"card": "4111-SECRET-BODY"})
     [planned] = result.deliveries
