@@ -67,7 +67,7 @@ async def test_fifty_unsigned_receipts_add_no_event(
     assert status == 404
     # the audit trail of refusals: the engine's own timer writes one aggregate per
     # subscription per interval, reason codes and counts only
-    service = engine.services["receipts"]
+    service = engine.services.receipts
     assert await service.refusals.flush(engine.store) == 1
     [rec] = await engine.store.read_stream(f"receipts-{sid}")
     event = rec.decode()
