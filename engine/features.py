@@ -74,7 +74,9 @@ async def install(engine: Engine) -> None:
     )
     install_delivery(engine, ring, transport)
     engine.services.rotation = rotation
-    engine.extra_routes.extend(_key_routes(engine, rotation))
+    from .api.keys import routes as key_routes
+
+    engine.extra_routes.extend(key_routes(rotation))
 
     try:  # receipts (applicationReceipt.v1) live in their own package
         from .receipts import install as install_receipts
@@ -208,36 +210,3 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
     engine.extra_routes.extend(recover_routes(recovery))
     if "dispatcher" in engine.roles:
         engine.workers.append(("dispatcher", dispatcher.run))
-
-
-def _key_routes(engine: Engine, rotation: Any) -> list[web.RouteDef]:
-
-    from hookproof.errors import HookproofError
-
-    from .api.context import actor as actor_of
-    from .api.context import require_bearer, tenant_of
-    from .api.problems import json_response
-
-    async def rotate_engine_key(request: web.Request) -> web.Response:
-        admin = engine.settings.admin_token
-        if not admin:
-            err = HookproofError(
-                "engine key rotation over the API needs HOOKPROOF_ADMIN_TOKEN",
-                code="admin_disabled",
-            )
-            err.status = 403
-            raise err
-        require_bearer(request, admin)
-        return json_response(await rotation.rotate_engine_key(actor="operator:api"))
-
-    async def rotate_secret(request: web.Request) -> web.Response:
-        tenant = await tenant_of(request)
-        out = await rotation.rotate_secret(
-            tenant, request.match_info["id"], actor=actor_of(request, tenant)
-        )
-        return json_response(out, status=201)
-
-    return [
-        web.post("/v1/keys/rotate", rotate_engine_key),
-        web.post("/v1/subscriptions/{id}/secret/rotate", rotate_secret),
-    ]

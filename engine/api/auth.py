@@ -9,9 +9,16 @@ from aiohttp import web
 
 from hookproof.errors import HookproofError, Unauthorized
 
-from .context import ApiContext, tenant_of
+from .context import ApiContext, require_bearer, tenant_of
 
-__all__ = ["OperatorOnly", "Principal", "is_operator", "principal", "require_operator"]
+__all__ = [
+    "OperatorOnly",
+    "Principal",
+    "is_operator",
+    "operator_route",
+    "principal",
+    "require_operator",
+]
 
 
 class OperatorOnly(HookproofError):
@@ -51,3 +58,14 @@ async def require_operator(request: web.Request) -> None:
     except Unauthorized:
         raise Unauthorized("operator token required", code="invalid_token") from None
     raise OperatorOnly("this view is engine-wide: it needs the operator token")
+
+
+def operator_route(request: web.Request, what: str) -> None:
+    """An operator-only route: 403 ``admin_disabled`` while ``HOOKPROOF_ADMIN_TOKEN`` is unset
+    (``what`` names the route in the message), 401 unless the request carries it."""
+    admin = ApiContext.of(request).settings.admin_token
+    if not admin:
+        err = HookproofError(f"{what} needs HOOKPROOF_ADMIN_TOKEN", code="admin_disabled")
+        err.status = 403
+        raise err
+    require_bearer(request, admin)

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
 
-from hookproof.errors import HookproofError, Unauthorized, ValidationError
+from hookproof.errors import ValidationError
 from hookproof.schemas.api import RolloutAdvance, RolloutCreate
 
-from ..api.context import ApiContext
+from ..api.auth import operator_route
 from ..api.problems import decode_body, json_response
 from .machine import KEY_TARGET, PROFILE_TARGET, RolloutView
 from .service import RolloutService
@@ -23,18 +22,7 @@ ACTOR = "operator:api"
 
 def operator_only(request: web.Request) -> None:
     """The operator token ``HOOKPROOF_ADMIN_TOKEN`` (a tenant token is never enough)."""
-    admin = ApiContext.of(request).settings.admin_token
-    if not admin:
-        err = HookproofError(
-            "rollouts over the API need HOOKPROOF_ADMIN_TOKEN", code="admin_disabled"
-        )
-        err.status = 403
-        raise err
-    given = request.headers.get("Authorization", "")
-    if not hmac.compare_digest(
-        given.encode("utf-8", "surrogateescape"), f"Bearer {admin}".encode()
-    ):
-        raise Unauthorized("operator token required", code="invalid_token")
+    operator_route(request, "rollouts over the API")
 
 
 def rollout_json(view: RolloutView, figures: dict[str, Any] | None = None) -> dict[str, Any]:

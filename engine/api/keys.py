@@ -1,0 +1,34 @@
+"""HTTP handlers of key rotation: the engine key (operator) and a subscription's secret."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+
+from .auth import operator_route
+from .context import actor, tenant_of
+from .problems import json_response
+
+if TYPE_CHECKING:
+    from ..rotation import Rotation
+
+__all__ = ["routes"]
+
+
+def routes(rotation: Rotation) -> list[web.RouteDef]:
+    async def rotate_engine_key(request: web.Request) -> web.Response:
+        operator_route(request, "engine key rotation over the API")
+        return json_response(await rotation.rotate_engine_key(actor="operator:api"))
+
+    async def rotate_secret(request: web.Request) -> web.Response:
+        tenant = await tenant_of(request)
+        out = await rotation.rotate_secret(
+            tenant, request.match_info["id"], actor=actor(request, tenant)
+        )
+        return json_response(out, status=201)
+
+    return [
+        web.post("/v1/keys/rotate", rotate_engine_key),
+        web.post("/v1/subscriptions/{id}/secret/rotate", rotate_secret),
+    ]
