@@ -284,3 +284,20 @@ def test_the_library_has_no_reason_codes() -> None:
         verify_request("POST", URL, hdrs, BODY + b" ", keys=RESOLVER, now=NOW).reason
         is Reason.DIGEST_MISMATCH
     )
+
+
+def test_receipt_profile_signatures_verify_with_the_library() -> None:
+    from hookproof_subscriber import RECEIPT_V1
+
+    hdrs = {"Content-Type": "application/json"}
+    url = "https://hookproof.example.com/v1/receipts"
+    hdrs.update(
+        sign_request(
+            "POST", url, hdrs, BODY, key=ED_KEY, created=NOW, profile=RECEIPT_V1, nonce="r-1"
+        )
+    )
+    vkey = ED_KEY.verification_key()
+    assert library_verify("POST", url, hdrs, label="receipt", tag=RECEIPT_V1.tag, key=vkey)
+    assert not library_verify("POST", url, hdrs, label="receipt", tag=SIG_V1.tag, key=vkey)
+    res = verify_request("POST", url, hdrs, BODY, keys=RESOLVER, now=NOW, profile=RECEIPT_V1)
+    assert res.reason is Reason.OK

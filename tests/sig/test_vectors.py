@@ -88,3 +88,16 @@ def test_content_digest_vectors() -> None:
         assert set(parse_content_digest(both)) == {"sha-256", "sha-512"}
         assert verify_content_digest(both, body)
         assert not verify_content_digest(both, body + b" ")
+
+
+@pytest.mark.parametrize("name", ["B.2.5", "B.2.6"])
+def test_rfc_vector_verifies_through_the_library_path(name: str) -> None:
+    from hookproof_subscriber.rfc9421 import check_signature
+
+    hdrs = normalize_headers(_headers(name))
+    parsed = parse_signature(hdrs, V[name]["label"], fast=False)
+    assert not parsed.fast
+    base = build_signature_base("POST", URL, hdrs, parsed.components, parsed.signature_params)
+    assert check_signature(base, "POST", URL, hdrs, parsed, _key(name), tag=None)
+    bad = {**hdrs, "date": "Tue, 20 Apr 2021 02:07:56 GMT"}
+    assert not check_signature(base, "POST", URL, bad, parsed, _key(name), tag=None)
