@@ -10,7 +10,8 @@
 - (:class:`EgressConnector`) checks every connection it hands out: a new one must have a
   vetted peer (its certificate is described once, here); a pooled one must pass the pinned
   pool's rule (:func:`.pool.reuse_refusal`) or it is closed and never used;
-- reports, through trace hooks, when request headers and body were handed to the connection.
+- reports (:class:`_SentBody`) when the request headers and body were handed to the
+  connection.
 
 Nothing here decides policy: the transport vets, the adapter only refuses what was not vetted.
 """
@@ -28,7 +29,6 @@ import weakref
 from collections import OrderedDict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any, Final
 
 import aiohttp
@@ -255,6 +255,9 @@ class EgressConnector(aiohttp.TCPConnector):
             attempt.connected_at = attempt.now()
             attempt.peer = (facts.peer_text, facts.peer[1])
             attempt.certificate = facts.certificate
+            if attempt.body_len == 0:  # no body write to report it: the headers follow now
+                attempt.headers_sent = True
+                attempt.written_at = attempt.now()
             return conn
 
     def _opened(
@@ -297,24 +300,25 @@ class EgressConnector(aiohttp.TCPConnector):
         return facts
 
 
-async def _on_headers_sent(
-    _session: aiohttp.ClientSession, ctx: SimpleNamespace, _params: Any
-) -> None:
-    attempt: Attempt | None = ctx.trace_request_ctx
-    if attempt is not None:
+class _SentBody(aiohttp.BytesPayload):
+    """The request body, reporting to its attempt when aiohttp hands it to the connection.
+
+    aiohttp sends the buffered request headers together with the first body bytes, so entering
+    ``write_with_length`` is "the request may have started" and leaving it is "the whole
+    request was written": both err on the side of "maybe sent". (Trace signals would tell the
+    same at the cost of a dozen awaited signals per request.)
+    """
+
+    def __init__(self, value: bytes, attempt: Attempt) -> None:
+        super().__init__(value)
+        self._attempt = attempt
+
+    async def write_with_length(self, writer: Any, content_length: int | None) -> None:
+        attempt = self._attempt
         attempt.headers_sent = True
-        if attempt.body_len == 0:
-            attempt.written_at = attempt.now()
-
-
-async def _on_chunk_sent(
-    _session: aiohttp.ClientSession, ctx: SimpleNamespace, params: Any
-) -> None:
-    attempt: Attempt | None = ctx.trace_request_ctx
-    if attempt is not None:
-        attempt.body_sent += len(params.chunk)
-        if attempt.written_at is None and attempt.request_written:
-            attempt.written_at = attempt.now()
+        await super().write_with_length(writer, content_length)
+        attempt.body_sent = attempt.body_len
+        attempt.written_at = attempt.now()
 
 
 @dataclass(slots=True)
@@ -355,9 +359,6 @@ class AiohttpAdapter:
     def start(self) -> None:
         if self._session is not None:
             return
-        trace = aiohttp.TraceConfig()
-        trace.on_request_headers_sent.append(_on_headers_sent)
-        trace.on_request_chunk_sent.append(_on_chunk_sent)
         self.connector = EgressConnector(
             limits=self.limits,
             ssl_ctx=self._ssl,
@@ -371,7 +372,6 @@ class AiohttpAdapter:
             connector=self.connector,
             trust_env=False,
             auto_decompress=False,
-            trace_configs=[trace],
             cookie_jar=aiohttp.DummyCookieJar(),
             skip_auto_headers=("User-Agent", "Accept-Encoding"),
         )
@@ -408,11 +408,10 @@ class AiohttpAdapter:
         try:
             async with self._session.post(
                 yarl.URL(attempt.endpoint.url, encoded=True),
-                data=body,
+                data=_SentBody(body, attempt),
                 headers=headers,
                 allow_redirects=False,
                 timeout=timeout,
-                trace_request_ctx=attempt,
             ) as resp:
                 wire.head_at = attempt.now()
                 wire.status = resp.status
