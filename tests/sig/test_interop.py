@@ -117,3 +117,34 @@ def test_their_signature_verifies_with_ours(key) -> None:  # type: ignore[no-unt
         verify_request("POST", URL, msg.headers, BODY + b"\n", keys=RESOLVER, now=now).reason
         is Reason.DIGEST_MISMATCH
     )
+
+
+def test_a_receipt_signed_by_http_message_signatures_verifies_with_ours() -> None:
+    # a subscriber on another stack signs its receipt with the library under our profile
+    from hookproof_subscriber import RECEIPT_COMPONENTS, RECEIPT_V1
+
+    now = int(time.time())
+    assert ED_KEY.private_key is not None
+    signer = HTTPMessageSigner(
+        signature_algorithm=algorithms.ED25519,
+        key_resolver=MappingKeyResolver(
+            public_keys={}, private_keys={ED_KEY.key_id: ED_KEY.private_key}
+        ),
+    )
+    url = "https://hookproof.example.com/v1/receipts"
+    msg = Message("POST", url, {"Content-Type": "application/json"})
+    signer.sign(
+        msg,
+        key_id=ED_KEY.key_id,
+        created=datetime.datetime.fromtimestamp(now, datetime.UTC),
+        expires=datetime.datetime.fromtimestamp(now + 300, datetime.UTC),
+        label=RECEIPT_V1.label,
+        tag=RECEIPT_V1.tag,
+        covered_component_ids=RECEIPT_COMPONENTS,
+        body=BODY,
+    )
+    res = verify_request("POST", url, msg.headers, BODY, keys=RESOLVER, now=now, profile=RECEIPT_V1)
+    assert res.reason is Reason.OK, res
+    msg.headers["Content-Type"] = "text/plain"
+    res = verify_request("POST", url, msg.headers, BODY, keys=RESOLVER, now=now, profile=RECEIPT_V1)
+    assert res.reason is Reason.BAD_SIGNATURE

@@ -301,3 +301,23 @@ def test_receipt_profile_signatures_verify_with_the_library() -> None:
     assert not library_verify("POST", url, hdrs, label="receipt", tag=SIG_V1.tag, key=vkey)
     res = verify_request("POST", url, hdrs, BODY, keys=RESOLVER, now=NOW, profile=RECEIPT_V1)
     assert res.reason is Reason.OK
+
+
+@SETTINGS
+@given(req=_requests(), key=KEYS, nonce=_TOKEN, label=st.sampled_from(["hookproof", "sig1", "a-b"]))
+def test_library_signatures_verify_with_ours(req, key, nonce, label) -> None:  # type: ignore[no-untyped-def]
+    method, url, headers, components, body = req
+    msg = LibraryMessage(method, url, dict(headers))
+    library_signer(key).sign(
+        msg,
+        key_id=key.key_id,
+        created=datetime.datetime.fromtimestamp(NOW, datetime.UTC),
+        nonce=nonce,
+        label=label,
+        covered_component_ids=components,
+        body=body,
+    )
+    vkey = key.verification_key()
+    assert raw_verify(method, url, msg.headers, label=label, key=vkey) == (True, "ok")
+    assert parse_signature(normalize_headers(msg.headers), label).fast
+    assert verify_content_digest(msg.headers["Content-Digest"], body)
