@@ -121,6 +121,7 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
     from .delivery.dispatcher import Dispatcher
     from .delivery.ingest import IngestService
     from .delivery.ledger import ClaimRow
+    from .delivery.repository import DeliveryRepository
     from .delivery.views import DeliveryReader
 
     s = engine.settings
@@ -132,7 +133,7 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
         max_inflight=s.ingest_group_inflight,
     )
     engine.closers.append(ingest.groups.close)
-    reader = DeliveryReader(engine.store)
+    reader = DeliveryReader(engine.store, DeliveryRepository(engine.pool))
 
     async def key_provider(subscription_id: str, alg: str) -> tuple[Any, int]:
         if alg == "hmac-sha256":

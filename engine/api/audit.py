@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.errors import NotFound
 
 from ..audit import (
@@ -19,14 +18,12 @@ from ..audit import (
     subscription_timeline,
 )
 from ..challenge.disclosure import redact_timeline
+from ..delivery.repository import DeliveryRepository
 from .auth import principal, require_operator
 from .context import ApiContext, tenant_of
 from .problems import json_response
 
 __all__ = ["routes"]
-
-
-SQL = ENGINE_QUERIES.named("delivery_get")
 
 
 async def whoami(request: web.Request) -> web.Response:
@@ -50,7 +47,7 @@ async def delivery_timeline_view(request: web.Request) -> web.Response:
     ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
     did = request.match_info["id"]
-    row = await ctx.store.pool.fetchrow(SQL["delivery_get"], did, tenant)
+    row = await DeliveryRepository(ctx.store.pool).get(tenant, did)
     if row is None:
         raise NotFound("no such delivery", code="delivery_not_found")
     as_of = parse_as_of(request.query.get("asOf"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.errors import ConflictError, NotFound
 from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
@@ -23,18 +22,9 @@ from hookproof.projections.deliveries import evolve_delivery
 
 from ..challenge.disclosure import tenant_dead_letter_reason, tenant_reason
 from .ledger import ledger_next
+from .repository import DeliveryRepository
 
 __all__ = ["DeliveryReader", "evidence_of"]
-
-
-SQL = ENGINE_QUERIES.named(
-    "delivery_get",
-    "ingest_body_get",
-    "event_deliveries",
-    "deliveries_list",
-    "dead_letters",
-    "verified_generation",
-)
 
 
 def evidence_of(row: dict[str, Any], verified_generation: int | None = None) -> dict[str, Any]:
@@ -64,11 +54,12 @@ def _iso(v: Any) -> Any:
 
 
 class DeliveryReader:
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, deliveries: DeliveryRepository) -> None:
         self.store = store
+        self.deliveries = deliveries
 
     async def delivery(self, tenant_id: str, delivery_id: str) -> dict[str, Any]:
-        row = await self.store.pool.fetchrow(SQL["delivery_get"], delivery_id, tenant_id)
+        row = await self.deliveries.get(tenant_id, delivery_id)
         if row is None:
             archived = await self._archived_row(tenant_id, delivery_id)
             if archived is None:
@@ -160,9 +151,7 @@ class DeliveryReader:
             "state": row["state"],
             "evidence": evidence_of(
                 row,
-                await self.store.pool.fetchval(
-                    SQL["verified_generation"], f"subscription-{row['subscription_id']}"
-                ),
+                await self.deliveries.verified_generation(row["subscription_id"]),
             ),
             "payloadDigest": row["payload_digest"],
             "attempt": row["attempt"],
@@ -188,8 +177,8 @@ class DeliveryReader:
     async def event(self, tenant_id: str, event_id: str) -> dict[str, Any]:
         """This tenant's event of that id; another tenant's event of the same id is invisible.
         Archived deliveries (and an archived event) are answered from the archive."""
-        body = await self.store.pool.fetchrow(SQL["ingest_body_get"], tenant_id, event_id)
-        rows = await self.store.pool.fetch(SQL["event_deliveries"], tenant_id, event_id)
+        body = await self.deliveries.body(tenant_id, event_id)
+        rows = await self.deliveries.of_event(tenant_id, event_id)
         stream = body["stream_id"] if body is not None else event_stream_id(tenant_id, event_id)
         ingested = await self._ingested(stream)
         if body is not None:
@@ -250,9 +239,7 @@ class DeliveryReader:
         limit: int = 100,
     ) -> list[dict[str, Any]]:
         """A tenant's deliveries, newest first (a summary each; the full view is one GET)."""
-        rows = await self.store.pool.fetch(
-            SQL["deliveries_list"], tenant_id, subscription_id, state, limit
-        )
+        rows = await self.deliveries.newest(tenant_id, subscription_id, state, limit)
         return [
             {
                 "deliveryId": r["delivery_id"],
@@ -276,8 +263,7 @@ class DeliveryReader:
         self, tenant_id: str, limit: int, before: tuple[datetime, str] | None = None
     ) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
         """Newest first, from the ledger projection; the key to continue before, if more."""
-        since, last = before if before is not None else (None, None)
-        rows = await self.store.pool.fetch(SQL["dead_letters"], tenant_id, limit + 1, since, last)
+        rows = await self.deliveries.dead_letters(tenant_id, limit + 1, before)
         more = len(rows) > limit
         rows = rows[:limit]
         items = [
@@ -299,7 +285,7 @@ class DeliveryReader:
     async def replay(
         self, tenant_id: str, delivery_id: str, *, actor: str, now: str
     ) -> dict[str, Any]:
-        row = await self.store.pool.fetchrow(SQL["delivery_get"], delivery_id, tenant_id)
+        row = await self.deliveries.get(tenant_id, delivery_id)
         if row is None:
             raise NotFound("no such delivery", code="delivery_not_found")
         if ledger_next(row["state"], "replay") is None:
