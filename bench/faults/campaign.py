@@ -228,6 +228,8 @@ class Campaign:
         self.http: aiohttp.ClientSession
         self.token = ""
         self.traffic_done = asyncio.Event()
+        self.traffic_open = asyncio.Event()  # cleared for a moment before the rotation hold
+        self.traffic_open.set()
         self.traffic_errors: list[str] = []
         self.receipt_keys: dict[str, SigningKey] = {}
         self.stuck: list[str] = []
@@ -559,6 +561,7 @@ class Campaign:
                 if wait > 0:
                     await asyncio.sleep(wait)
                 eid = f"ord-{i}"
+                await self.traffic_open.wait()
                 try:
                     status, doc = await self.publish(eid, "order.created", {"i": i, "n": "x" * 64})
                 except RuntimeError as exc:
@@ -795,14 +798,14 @@ class Campaign:
         ]
         return checks.check_revoke_race(revoke_version, admissions, vs)
 
-    async def log_query(self, name: str, *args: Any) -> list[dict[str, Any]]:
-        """An auditor's read-only query of the event log (bench/faults/sql/NAME.sql)."""
+    async def log_query(self, name: str, *args: Any, readonly: bool = True) -> list[dict[str, Any]]:
+        """An observer's query (bench/faults/sql/NAME.sql), read-only unless said otherwise."""
         import asyncpg
 
         sql = (HERE / "sql" / f"{name}.sql").read_text()
         conn = await asyncpg.connect(self.db_url)
         try:
-            async with conn.transaction(readonly=True):
+            async with conn.transaction(readonly=readonly):
                 return [dict(r) for r in await conn.fetch(sql, *args)]
         finally:
             await conn.close()
@@ -875,7 +878,7 @@ class Campaign:
             await asyncio.sleep(0.5)
         stopped.signal(signal.SIGCONT)
         fault["resumedAt"] = now_iso()
-        fault["nudges"] = nudges
+        fault["endedTransactions"] = nudges
         await asyncio.sleep(2.0)
         old_vs = await self.wait_views(old_ids, lambda v: v["state"] in TERMINAL, 30)
         new_vs = await self.wait_views(new_ids, lambda v: v["state"] in checks.ACCEPTED, 30)
@@ -902,22 +905,25 @@ class Campaign:
         ]
 
     async def nudge_until(self, task: asyncio.Future[Any], stopped: Daemon) -> int:
-        """A request may wait on a lock the stopped daemon holds: let it run for a moment."""
-        nudges = 0
+        """A request may wait on a lock held by a transaction the stopped daemon left open.
+        After a second, end those transactions (``sql/terminate_open_transactions.sql``: what
+        Postgres does itself after the engine's idle-in-transaction timeout) instead of
+        letting the held daemon run. Returns how many sessions were ended."""
+        ended = 0
         while not task.done():
-            await asyncio.wait({task}, timeout=2.0)
+            await asyncio.wait({task}, timeout=1.0)
             if not task.done():
-                nudges += 1
-                stopped.signal(signal.SIGCONT)
-                await asyncio.sleep(0.05)
-                stopped.signal(signal.SIGSTOP)
-        return nudges
+                rows = await self.log_query(
+                    "terminate_open_transactions", stopped.role, readonly=False
+                )
+                ended += sum(1 for r in rows if r["terminated"])
+        return ended
 
     async def clean_stop(self, d: Daemon) -> int:
         """SIGSTOP *d* outside any transaction of its own (no session left idle inside one
         after the stop), so the campaign's requests do not wait on its locks. Returns the
         tries; what held a transaction open each time is kept in ``self.stuck``."""
-        for tries in range(1, 41):
+        for tries in range(1, 11):
             d.signal(signal.SIGSTOP)
             await asyncio.sleep(0.1)
             rows = await self.log_query("stuck_transactions", d.role)
@@ -929,7 +935,7 @@ class Campaign:
             d.signal(signal.SIGCONT)
             await asyncio.sleep(0.01 + 0.04 * random.random())
         d.signal(signal.SIGSTOP)
-        return 41
+        return 11
 
     async def rotate_once(self, d: Daemon) -> tuple[int, Any]:
         """One operator rotation request, never repeated (a retry would rotate again)."""
@@ -943,7 +949,14 @@ class Campaign:
     async def sc_rotation(self) -> None:
         held = self.daemons["A"]
         start_t = time.time()
-        tries = await self.clean_stop(held)
+        # a quiet moment (2 s without new events) so the daemon can be held outside any of
+        # its transactions; the traffic resumes through the other daemon during the rotation
+        self.traffic_open.clear()
+        await asyncio.sleep(2.0)
+        try:
+            tries = await self.clean_stop(held)
+        finally:
+            self.traffic_open.set()
         fault = {
             "fault": "SIGSTOP across key rotation",
             "daemon": held.name,
@@ -956,11 +969,11 @@ class Campaign:
         status, report = rotate.result()
         await asyncio.sleep(1.5)  # traffic keeps flowing through the other daemon
         held.signal(signal.SIGCONT)
-        fault.update(resumedAt=now_iso(), nudges=nudges)
+        fault.update(resumedAt=now_iso(), endedTransactions=nudges)
         rotated = status == 200 and isinstance(report, dict) and "keyId" in report
         self.rotation = report if rotated else {}
         self.rotation_ctx = (start_t, rotated, report)
-        say(f"rotation done (nudges {nudges}); verdict at the end of the run")
+        say(f"rotation done ({nudges} held transaction(s) ended); verdict at the end of the run")
 
     async def rotation_verdict(self) -> tuple[bool, str]:
         """Judged over every delivery from the rotation to the end of the run (all of it
