@@ -98,3 +98,21 @@ async def test_two_workers_share_port_and_queue_and_stop_on_sigterm(
     assert set(by_pid) <= pids and len(by_pid) == 2, by_pid  # both children delivered
     served = {e["pid"] for e in _log_events(d.log(), "serve_started")}
     assert pids <= served  # each child bound the shared port itself
+
+
+def test_worker_count_and_pool_slices() -> None:
+    import pytest
+
+    from hookproof.config import Settings
+    from hookproof.engine.workers import default_workers, pool_size
+    from hookproof.errors import ValidationError
+
+    assert default_workers(None) == (os.cpu_count() or 1)
+    assert default_workers(3) == 3
+    assert Settings.from_env({"HOOKPROOF_WORKERS": "4"}).workers == 4
+    assert Settings.from_env({}).workers is None
+    with pytest.raises(ValidationError):
+        Settings.from_env({"HOOKPROOF_WORKERS": "0"})
+    # N workers' pools stay within the embedded server's 100 clients
+    assert pool_size(1) == 60 and pool_size(2) == 30 and pool_size(8) == 10
+    assert all(n * pool_size(n) <= 100 for n in range(1, 11))

@@ -202,3 +202,23 @@ async def test_idle_connections_bounded_across_origins(dns, make_server, make_tr
     assert (await transport.post(f"https://public.test:{server.port}/", BODY)).ok  # pooled
     assert (await transport.post(f"https://hooks.test:{server.port}/", BODY)).ok  # new again
     assert server.connections == 4
+
+
+def test_pool_bounds_from_the_environment() -> None:
+    from hookproof.config import Settings
+    from hookproof.engine.egress import EgressPolicy
+
+    settings = Settings.from_env(
+        {
+            "HOOKPROOF_POOL_IDLE_S": "5",
+            "HOOKPROOF_POOL_MAX_AGE_S": "20",
+            "HOOKPROOF_POOL_MAX_REQUESTS": "50",
+            "HOOKPROOF_POOL_MAX_IDLE": "7",
+            "HOOKPROOF_DNS_CACHE_S": "10",
+        }
+    )
+    limits = EgressPolicy.from_settings(settings).pool_limits
+    assert (limits.idle_s, limits.max_age_s, limits.max_requests, limits.max_idle) == (5, 20, 50, 7)
+    assert EgressPolicy.from_settings(settings).dns_cache_s == 10
+    defaults = EgressPolicy.from_settings(Settings.from_env({})).pool_limits
+    assert (defaults.idle_s, defaults.max_age_s, defaults.max_requests) == (15, 60, 1000)
