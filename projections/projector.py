@@ -13,7 +13,7 @@ import contextlib
 import gc
 import re
 import time
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,9 +27,11 @@ from hookproof.projections.queries import PROJECTION_QUERIES
 from .base import Projection, Row
 
 __all__ = [
+    "PageHandler",
     "Projector",
     "RebuildResult",
     "apply_events",
+    "consume",
     "fold_all",
     "read_checkpoint",
     "rebuild",
@@ -103,6 +105,35 @@ async def _save_checkpoint(conn: asyncpg.Connection, name: str, pos: Position) -
     await conn.execute(SQL["checkpoint_save"], name, str(pos.tx_id), pos.global_position)
 
 
+PageHandler = Callable[[asyncpg.Connection, list[RecordedEvent]], Awaitable[int]]
+
+
+async def consume(
+    store: EventStore,
+    checkpoint: str,
+    handle: PageHandler,
+    *,
+    batch: int,
+    categories: Sequence[str] | None = None,
+) -> int:
+    """Hand every page readable after ``checkpoint`` to ``handle``, each in the transaction
+    that moves the checkpoint past it (so a page is handled once). Returns the handler's sum."""
+    total = 0
+    while True:
+        async with store.pool.acquire() as conn, conn.transaction():
+            pos = await read_checkpoint(conn, checkpoint, lock=True)
+            page = await store.read_after(
+                pos, limit=batch, conn=conn, categories=list(categories) if categories else None
+            )
+            if not page:
+                break
+            total += await handle(conn, page)
+            await _save_checkpoint(conn, checkpoint, page[-1].position)
+        if len(page) < batch:
+            break
+    return total
+
+
 class Projector:
     """Tails the log and applies pages to asynchronous projections, one transaction per page."""
 
@@ -117,17 +148,14 @@ class Projector:
         """Apply everything currently readable; returns the number of events applied."""
         total = 0
         for projection in self.projections:
-            while True:
-                async with self.store.pool.acquire() as conn, conn.transaction():
-                    pos = await read_checkpoint(conn, projection.name, lock=True)
-                    page = await self.store.read_after(pos, limit=self.batch, conn=conn)
-                    if not page:
-                        break
-                    await apply_events(conn, projection, page)
-                    await _save_checkpoint(conn, projection.name, page[-1].position)
-                total += len(page)
-                if len(page) < self.batch:
-                    break
+
+            async def apply(
+                conn: asyncpg.Connection, page: list[RecordedEvent], p: Projection = projection
+            ) -> int:
+                await apply_events(conn, p, page)
+                return len(page)
+
+            total += await consume(self.store, projection.name, apply, batch=self.batch)
         return total
 
     async def run(self, stop: asyncio.Event, *, poll_interval: float = 1.0) -> None:

@@ -34,7 +34,7 @@ from hookproof.events import EventStore, RecordedEvent
 from hookproof.events.key_events import PURPOSE_SUBSCRIPTION, KeyCreated
 from hookproof.events.rollout_events import RolloutCreated
 from hookproof.events.sqlfiles import query
-from hookproof.projections.projector import read_checkpoint
+from hookproof.projections.projector import consume
 from hookproof.schemas.api import EventIn
 
 from .decide import (
@@ -194,27 +194,13 @@ class Notifier:
 
     async def run_once(self) -> int:
         """Work every readable page; returns the number of notifications published."""
-        total = 0
-        while True:
-            async with self.store.pool.acquire() as conn, conn.transaction():
-                pos = await read_checkpoint(conn, CHECKPOINT, lock=True)
-                page = await self.store.read_after(
-                    pos, limit=self.batch, conn=conn, categories=CATEGORIES
-                )
-                if not page:
-                    break
-                for rec in page:
-                    total += await self.handle(rec)
-                last = page[-1].position
-                await conn.execute(
-                    query("checkpoint_save", "hookproof.projections"),
-                    CHECKPOINT,
-                    str(last.tx_id),
-                    last.global_position,
-                )
-            if len(page) < self.batch:
-                break
-        return total
+
+        async def publish_page(_conn: Any, page: list[RecordedEvent]) -> int:
+            return sum([await self.handle(rec) for rec in page])
+
+        return await consume(
+            self.store, CHECKPOINT, publish_page, batch=self.batch, categories=CATEGORIES
+        )
 
     async def run(self, stop: asyncio.Event, *, poll_interval: float = 0.5) -> None:
         wake = asyncio.Event()
