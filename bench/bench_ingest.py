@@ -65,8 +65,9 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def postgres_server(explicit: str | None) -> Any:
+    """(admin URL, data folder or None when the server is not ours)."""
     if explicit:
-        yield explicit
+        yield explicit, None
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -75,7 +76,7 @@ def postgres_server(explicit: str | None) -> Any:
         folder = tempfile.mkdtemp(prefix="hp-ingest-pg-")
         server = pgserver.get_server(folder, cleanup_mode="delete")
     try:
-        yield server.get_uri()
+        yield server.get_uri(), folder
     finally:
         with contextlib.suppress(Exception):
             server.cleanup()
@@ -97,12 +98,15 @@ async def fresh_database(admin_url: str) -> str:
     return f"{head}/{name}{query}"
 
 
-def start_daemon(env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_daemon(
+    env: dict[str, str], log_path: Path, profile_to: Path | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     full = {**os.environ, **env, "HOOKPROOF_LISTEN": f"127.0.0.1:{port}"}
+    prof = ["-m", "cProfile", "-o", str(profile_to)] if profile_to else []
     with log_path.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "hookproof.engine.cli", "serve"],
+            [sys.executable, *prof, "-m", "hookproof.engine.cli", "serve"],
             env=full,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -132,6 +136,82 @@ def stop_process(proc: subprocess.Popen[bytes], timeout: float = 20) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+
+
+# -- CPU accounting -------------------------------------------------------------------------
+
+
+def tree_pids(pid: int) -> list[int]:
+    import psutil
+
+    try:
+        return [pid, *(c.pid for c in psutil.Process(pid).children(recursive=True))]
+    except psutil.Error:
+        return []
+
+
+def postgres_pids(pgdata: str | None) -> list[int]:
+    if pgdata is None:
+        return []
+    try:
+        return tree_pids(int(Path(pgdata, "postmaster.pid").read_text().split()[0]))
+    except (OSError, ValueError):
+        return []
+
+
+class CpuMeter:
+    """CPU seconds of process groups (and of the whole machine) over the measured window.
+
+    The machine is shared: what other users run shows as ``machine_other``. CPU seconds per
+    event of our own processes is the figure that does not depend on them."""
+
+    def __init__(self, groups: dict[str, Any]) -> None:
+        self.groups = groups
+
+    @staticmethod
+    def _cpu(pid: int) -> float:
+        import psutil
+
+        try:
+            t = psutil.Process(pid).cpu_times()
+            return float(t.user + t.system + t.children_user + t.children_system)
+        except psutil.Error:
+            return 0.0
+
+    def _snap(self) -> dict[str, dict[int, float]]:
+        return {name: {p: self._cpu(p) for p in pids()} for name, pids in self.groups.items()}
+
+    @staticmethod
+    def _busy() -> float:
+        import psutil
+
+        t = psutil.cpu_times()
+        return float(t.user + t.nice + t.system + t.irq + t.softirq + getattr(t, "steal", 0.0))
+
+    def start(self) -> None:
+        self._t0, self._s0, self._b0 = time.monotonic(), self._snap(), self._busy()
+
+    def stop(self, events: int) -> dict[str, Any]:
+        wall = time.monotonic() - self._t0
+        now = self._snap()
+        used = {
+            name: sum(v - self._s0.get(name, {}).get(p, 0.0) for p, v in pids.items())
+            for name, pids in now.items()
+        }
+        ours = sum(used.values())
+        busy = self._busy() - self._b0
+        out: dict[str, Any] = {f"{k}_cores": round(v / wall, 2) for k, v in used.items()}
+        out["machine_busy_cores"] = round(busy / wall, 2)
+        out["machine_other_cores"] = round((busy - ours) / wall, 2)
+        out["load_avg_1m"] = round(os.getloadavg()[0], 2)
+        if events:
+            out.update(
+                {f"{k}_cpu_ms_per_event": round(1000 * v / events, 3) for k, v in used.items()}
+            )
+            out["all_ours_cpu_ms_per_event"] = round(1000 * ours / events, 3)
+            # if the two cores were ours alone (the machine's other users gone): a projection
+            out["projected_events_per_s_on_2_idle_cores"] = round(2 * events / ours, 0)
+        return out
 
 
 # -- set-up: a tenant and 10 ACTIVE subscriptions -------------------------------------------
@@ -229,7 +309,7 @@ def event_doc(event_id: str, i: int) -> dict[str, Any]:
 
 
 async def single_posts(
-    base: str, token: str, run: str, seconds: float, concurrency: int
+    base: str, token: str, run: str, seconds: float, concurrency: int, meter: CpuMeter
 ) -> dict[str, Any]:
     import aiohttp
 
@@ -262,8 +342,10 @@ async def single_posts(
         ok, latencies = 0, []
         t0 = time.monotonic()
         deadline = t0 + seconds
+        meter.start()
         await asyncio.gather(*(worker(http) for _ in range(concurrency)))
         wall = time.monotonic() - t0
+        cpu = meter.stop(ok)
     latencies.sort()
     return {
         "concurrency": concurrency,
@@ -273,11 +355,18 @@ async def single_posts(
         "p50_ms": round(1000 * latencies[len(latencies) // 2], 1) if latencies else None,
         "p99_ms": round(1000 * latencies[int(len(latencies) * 0.99)], 1) if latencies else None,
         "failures": bad,
+        "cpu": cpu,
     }
 
 
 async def batch_posts(
-    base: str, token: str, run: str, seconds: float, size: int, concurrency: int
+    base: str,
+    token: str,
+    run: str,
+    seconds: float,
+    size: int,
+    concurrency: int,
+    meter: CpuMeter,
 ) -> dict[str, Any]:
     import aiohttp
 
@@ -317,8 +406,10 @@ async def batch_posts(
         ok, latencies = 0, []
         t0 = time.monotonic()
         deadline = t0 + seconds
+        meter.start()
         await asyncio.gather(*(worker(http) for _ in range(concurrency)))
         wall = time.monotonic() - t0
+        cpu = meter.stop(ok)
     latencies.sort()
     return {
         "batch_size": size,
@@ -328,6 +419,7 @@ async def batch_posts(
         "events_per_s": round(ok / wall, 1),
         "p50_batch_ms": round(1000 * latencies[len(latencies) // 2], 1) if latencies else None,
         "failures": bad,
+        "cpu": cpu,
     }
 
 
@@ -403,6 +495,10 @@ def main() -> None:
     ap.add_argument("--workers", help="HOOKPROOF_WORKERS for the daemon (default: cores)")
     ap.add_argument("--profile", action="store_true", help="cProfile the ingest path in-process")
     ap.add_argument("--no-batch", action="store_true")
+    ap.add_argument("--no-single", action="store_true")
+    ap.add_argument(
+        "--profile-daemon", metavar="FILE", help="run the daemon (1 worker) under cProfile"
+    )
     ap.add_argument("--output", default=str(RESULTS))
     args = ap.parse_args()
 
@@ -416,7 +512,7 @@ def main() -> None:
         "targets": {"single_events_per_s": 2000, "batch_events_per_s": 10000},
     }
     try:
-        with postgres_server(args.database_url) as admin_url:
+        with postgres_server(args.database_url) as (admin_url, pgdata):
             db_url = asyncio.run(fresh_database(admin_url))
             master = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode()
             env = {
@@ -429,18 +525,29 @@ def main() -> None:
             if args.workers:
                 env["HOOKPROOF_WORKERS"] = args.workers
             who = asyncio.run(setup(db_url, env, folder))
-            proc, base = start_daemon(env, folder / "daemon.log")
+            daemon_prof = Path(args.profile_daemon) if args.profile_daemon else None
+            if daemon_prof:
+                env["HOOKPROOF_WORKERS"] = "1"  # cProfile sees one process
+            proc, base = start_daemon(env, folder / "daemon.log", daemon_prof)
             result["daemon"] = {
                 "roles": "api",
                 "workers": args.workers or f"default ({os.cpu_count()} cores)",
             }
+            meter = CpuMeter(
+                {
+                    "daemon": lambda: tree_pids(proc.pid),
+                    "postgres": lambda: postgres_pids(pgdata),
+                    "client": lambda: [os.getpid()],
+                }
+            )
             try:
                 run = "r" + secrets.token_hex(3)
-                single = asyncio.run(
-                    single_posts(base, who["token"], run, args.seconds, args.concurrency)
-                )
-                result["single"] = single
-                print(f"single POST /v1/events c={args.concurrency}: {single}", flush=True)
+                if not args.no_single:
+                    single = asyncio.run(
+                        single_posts(base, who["token"], run, args.seconds, args.concurrency, meter)
+                    )
+                    result["single"] = single
+                    print(f"single POST /v1/events c={args.concurrency}: {single}", flush=True)
                 if not args.no_batch:
                     batch = asyncio.run(
                         batch_posts(
@@ -450,6 +557,7 @@ def main() -> None:
                             args.seconds,
                             args.batch_size,
                             args.batch_concurrency,
+                            meter,
                         )
                     )
                     result["batch"] = batch

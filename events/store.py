@@ -49,7 +49,7 @@ ExpectedVersion = int | Literal["any", "no_stream"]
 NOTIFY_CHANNEL = "hookproof_events"
 #: appends of at least this many events go through COPY into a staging table (one round trip
 #: more, much less server work than unnesting ten arrays)
-_STAGE_MIN_ROWS = 64
+_STAGE_MIN_ROWS = 256
 _STAGE_COLUMNS = (
     "ord",
     "stream_id",
@@ -288,15 +288,23 @@ class EventStore:
     # -- append -------------------------------------------------------------------------
 
     async def append(
-        self, appends: Sequence[StreamAppend], *, conn: asyncpg.Connection | None = None
+        self,
+        appends: Sequence[StreamAppend],
+        *,
+        conn: asyncpg.Connection | None = None,
+        savepoint: bool = True,
     ) -> list[RecordedEvent]:
         """Append every event of every stream, or none. Returns the recorded rows in order.
 
         With ``conn``, runs inside the caller's transaction (a savepoint keeps a failed
-        batch from leaving anything behind); otherwise in a transaction of its own.
+        batch from leaving anything behind); otherwise in a transaction of its own. A caller
+        whose whole transaction fails with the append may pass ``savepoint=False`` (two round
+        trips fewer; no retry of an ``ANY`` append that lost a race).
         """
         prepared = self._prepare(appends)
         if conn is not None:
+            if not savepoint and conn.is_in_transaction():
+                return await self._append_once(conn, appends, prepared)
             return await self._append_with_retry(conn, appends, prepared)
         async with self.pool.acquire() as own:
             return await self._append_with_retry(own, appends, prepared)

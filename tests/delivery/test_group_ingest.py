@@ -236,3 +236,25 @@ async def test_one_event_the_database_refuses_never_blocks_its_group(
     assert body["results"][0]["problem"]["code"] == "invalid_data"
     n = await engine.pool.fetchval("SELECT count(*) FROM deliveries")
     assert n == 31
+
+
+async def test_large_and_small_groups_write_the_same_ledger_rows(
+    engine: Engine, client: Client, subscriber: Subscriber
+) -> None:
+    """300 planned deliveries in one group go in through COPY; one through the array path."""
+    tenant = client.tenant  # type: ignore[attr-defined]
+    await active_subscription(engine, tenant, subscriber.url("ok"))
+    docs = [event(f"big-{i}", {"i": i}) for i in range(300)]
+    status, body = await client.post("/v1/events/batch", {"events": docs})
+    assert status == 200 and {r["status"] for r in body["results"]} == {202}
+    status, small = await client.post("/v1/events", event("small-1", {"i": 1}))
+    assert status == 202
+    rows = await engine.pool.fetch("SELECT * FROM deliveries ORDER BY event_id")
+    assert len(rows) == 301
+    ignore = {"delivery_id", "event_id", "payload_digest", "next_attempt_at"}
+    ignore |= {"created_at", "updated_at"}
+    shapes = {tuple((k, v) for k, v in dict(r).items() if k not in ignore) for r in rows}
+    assert len(shapes) == 1  # every row the same but for its identity and times
+    for r in rows:
+        assert r["next_attempt_at"] == r["created_at"] == r["updated_at"]
+        assert r["state"] == "PLANNED" and r["stream_version"] == 1

@@ -11,7 +11,7 @@ from hookproof.events import ANY, NO_STREAM, EventStore, Metadata, StreamAppend,
 
 from .sample_events import ThingHappened
 
-MANY = 150  # well above the staging threshold
+MANY = 300  # above the staging threshold (256)
 
 
 def batch(prefix: str, n: int = MANY) -> list[StreamAppend]:
