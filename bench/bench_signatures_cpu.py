@@ -4,7 +4,10 @@ Process CPU time (best of several repeats) is steadier than wall-clock rates on 
 machine. Run it once per tree to compare (``PYTHONPATH=<old>/subscriber`` for a before
 run); each run adds one entry under ``--label`` in the JSON file.
 
-    python bench/bench_signatures_cpu.py --label after [--out PATH]
+    python bench/bench_signatures_cpu.py --label after [--gate 30000] [--out PATH]
+
+``--gate N`` also runs N mutations of the release gate in this process and projects the
+1,000,000-mutation gate's time on two idle workers from their CPU time.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import timeit
 from pathlib import Path
 from typing import Any
 
-from bench_signatures import HEADERS, NOW, URL, _body, _keys
+from bench_signatures import HEADERS, NOW, URL, _body, _keys, _worker
 
 import hookproof_subscriber as hs
 
@@ -84,6 +87,21 @@ def measure(with_library: bool) -> dict[str, Any]:
     return out
 
 
+def gate_cpu(count: int) -> dict[str, Any]:
+    t0 = time.process_time()
+    part = _worker((0, count))
+    cpu = time.process_time() - t0
+    return {
+        "mutations": count,
+        "cpu_s": round(cpu, 2),
+        "mutations_per_cpu_s": round(count / cpu),
+        "accepted": len(part["accepted"]),
+        "exceptions": part["errors"],
+        "unmutated_controls_verified": f"{part['controls']}/{part['control_total']}",
+        "projected_1m_seconds_two_idle_workers": round(1_000_000 / (2 * count / cpu), 1),
+    }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--label", required=True)
@@ -92,6 +110,7 @@ def main() -> int:
         type=Path,
         default=Path(__file__).resolve().parent / "results" / "signatures_cpu.json",
     )
+    ap.add_argument("--gate", type=int, default=0, help="mutations to run for the gate CPU")
     ns = ap.parse_args()
     doc = json.loads(ns.out.read_text()) if ns.out.exists() else {}
     doc.setdefault("benchmark", "hookproof.sig.v1 sign/verify CPU time per operation")
@@ -99,6 +118,7 @@ def main() -> int:
     doc[ns.label] = {
         "module": hs.__file__,
         "results": measure(_has_hms()),
+        **({"mutation_gate_cpu": gate_cpu(ns.gate)} if ns.gate else {}),
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     text = json.dumps(doc, indent=2)
