@@ -11,9 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 
-import http_sf
-
-from .hms import library_verify_digest
+from .hms import library_verify_digest, parse_sf_dictionary
 
 __all__ = [
     "DigestError",
@@ -37,17 +35,10 @@ def content_digest(body: bytes, algorithm: str = "sha-256") -> str:
     return f"{algorithm}=:{base64.b64encode(digest).decode('ascii')}:"
 
 
-def _reject_duplicate(key: str, context: str) -> None:
-    if context == "dictionary":
-        raise ValueError(f"duplicate member {key!r}")
-
-
 def parse_content_digest(value: str) -> dict[str, bytes]:
     """Parse a Content-Digest field into ``{algorithm: digest bytes}``; raise DigestError."""
     try:
-        parsed = http_sf.parse(
-            value.encode("ascii"), tltype="dictionary", on_duplicate_key=_reject_duplicate
-        )
+        parsed = parse_sf_dictionary(value)
     except (ValueError, UnicodeError, AttributeError, TypeError) as exc:
         raise DigestError("Content-Digest is not a structured Dictionary") from exc
     out: dict[str, bytes] = {}

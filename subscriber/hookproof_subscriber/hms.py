@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import http_sf
 from http_message_signatures import (
     ContentDigest,
     HTTPMessageSigner,
@@ -31,6 +32,7 @@ __all__ = [
     "library_signer",
     "library_verify",
     "library_verify_digest",
+    "parse_sf_dictionary",
 ]
 
 _ALGORITHMS: dict[str, type[algorithms.HTTPSignatureAlgorithm]] = {
@@ -122,6 +124,20 @@ def _combine(pairs: Any) -> dict[str, str]:
     for name, value in pairs:
         out.setdefault(str(name).lower(), []).append(str(value))
     return {k: ", ".join(v) for k, v in out.items()}
+
+
+def _reject_duplicate(key: str, context: str) -> None:
+    if context == "dictionary":
+        raise ValueError(f"duplicate member {key!r}")
+
+
+def parse_sf_dictionary(raw: str) -> dict[str, tuple[Any, dict[str, Any]]]:
+    """An RFC 8941 Dictionary parsed by ``http_sf`` as the library parses it (duplicate
+    members refused); raises ValueError, UnicodeError or TypeError."""
+    parsed: dict[str, tuple[Any, dict[str, Any]]] = http_sf.parse(
+        raw.encode("ascii"), tltype="dictionary", on_duplicate_key=_reject_duplicate
+    )
+    return parsed
 
 
 def library_verify_digest(value: str, body: bytes) -> bool:

@@ -23,11 +23,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import http_sf
 from cryptography.exceptions import InvalidSignature
 from http_sf.compat import InnerList, Item
 
-from .hms import library_verify
+from .hms import library_verify, parse_sf_dictionary
 from .keys import ED25519, HMAC_SHA256, SigningKey, VerificationKey
 
 __all__ = [
@@ -186,17 +185,10 @@ def _member_is_canonical(raw: str, member: str) -> bool:
         start = i + 1
 
 
-def _reject_duplicate(key: str, context: str) -> None:
-    if context == "dictionary":
-        raise ValueError(f"duplicate member {key!r}")
-
-
 def _parse_dictionary(raw: str, field: str) -> dict[str, Item | InnerList]:
     """RFC 8941 Dictionary via ``http_sf`` (duplicate labels refused, as the library does)."""
     try:
-        parsed = http_sf.parse(
-            raw.encode("ascii"), tltype="dictionary", on_duplicate_key=_reject_duplicate
-        )
+        parsed = parse_sf_dictionary(raw)
     except (ValueError, UnicodeError, IndexError, TypeError) as exc:
         raise SignatureFormatError("malformed", f"{field} is not a structured Dictionary") from exc
     out: dict[str, Item | InnerList] = {}
