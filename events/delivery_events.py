@@ -30,9 +30,11 @@ __all__ = [
     "DeliveryPlanned",
     "DeliveryQuarantined",
     "DeliveryReplayRequested",
+    "DeliverySkipped",
     "EndpointAccepted",
     "EventIngested",
     "EventPayloadConflict",
+    "OrderingGapSkipped",
     "ReceiptConflict",
     "ReceiptRefusalsCounted",
     "ReceiptRejected",
@@ -100,6 +102,11 @@ class DeliveryPlanned(Event, frozen=True, kw_only=True, tag="delivery.planned"):
     receipts: bool
     max_attempts: int
     at: str
+    #: ``ordering: "aggregate"`` at planning: the aggregate, its version and how long a
+    #: missing earlier version is waited for (None: unordered)
+    aggregate_id: str | None = None
+    aggregate_version: int | None = None
+    ordering_gap_timeout_s: float | None = None
 
 
 class AttemptAdmitted(Event, frozen=True, kw_only=True, tag="delivery.attempt_admitted"):
@@ -219,6 +226,28 @@ class DeliveriesRecovered(Event, frozen=True, kw_only=True, tag="deliveries.reco
     states: list[str]
     count: int
     recovery_id: str
+    at: str
+
+
+
+class OrderingGapSkipped(Event, frozen=True, kw_only=True, tag="delivery.ordering_gap_skipped"):
+    """Ordered delivery: versions ``missing_from``..``missing_to`` of the aggregate never
+    arrived within the gap timeout; this delivery goes on without them."""
+
+    delivery_id: str
+    aggregate_id: str
+    missing_from: int
+    missing_to: int
+    waited_s: float
+    at: str
+
+
+class DeliverySkipped(Event, frozen=True, kw_only=True, tag="delivery.skipped"):
+    """A dead letter given up (``POST /v1/deliveries/{id}/skip``): it releases its aggregate
+    to the next version; it is never sent again."""
+
+    delivery_id: str
+    by: str
     at: str
 
 

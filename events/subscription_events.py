@@ -63,6 +63,8 @@ class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     old_generation_policy: str = "drain"
     secret_key_id: str | None = None  # hmac-sha256: the key-material row of the shared secret
     signature_profile: str = "hookproof.sig.v1"  # or "standard-webhooks.v1"
+    ordering: str = "none"  # or "aggregate": one aggregateId at a time, in aggregateVersion order
+    ordering_gap_timeout_s: float = 60.0  # how long a missing version is waited for
 
 
 class TenantCreated(Event, frozen=True, kw_only=True, tag="tenant.created"):

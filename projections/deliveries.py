@@ -18,7 +18,9 @@ from hookproof.events.delivery_events import (
     DeliveryPlanned,
     DeliveryQuarantined,
     DeliveryReplayRequested,
+    DeliverySkipped,
     EndpointAccepted,
+    OrderingGapSkipped,
     ReceiptConflict,
 )
 
@@ -70,6 +72,10 @@ def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool 
             "stream_version": version,
             "created_at": at,
             "updated_at": at,
+            "aggregate_id": event.aggregate_id,
+            "aggregate_version": event.aggregate_version,
+            "ordering_gap_timeout_s": event.ordering_gap_timeout_s,
+            "gap_skipped": False,
         }
     assert row is not None  # the table allows only ``plan`` on an absent delivery
     new = row if reuse else dict(row)
@@ -150,6 +156,15 @@ def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool 
             confirmed_at=_ts(event.at),
             updated_at=_ts(event.at),
         )
+    elif isinstance(event, OrderingGapSkipped):
+        new.update(gap_skipped=True, updated_at=_ts(event.at))
+    elif isinstance(event, DeliverySkipped):
+        new.update(
+            next_attempt_at=None,
+            lease_owner=None,
+            lease_until=None,
+            updated_at=_ts(event.at),
+        )
     elif isinstance(event, ReceiptConflict):
         new.update(updated_at=_ts(event.at))
     return new
@@ -187,6 +202,10 @@ class DeliveryLedger(Projection):
         "stream_version",
         "created_at",
         "updated_at",
+        "aggregate_id",
+        "aggregate_version",
+        "ordering_gap_timeout_s",
+        "gap_skipped",
     )
     key_column = "delivery_id"
     categories = ("delivery",)

@@ -27,7 +27,9 @@ from hookproof.events.delivery_events import (
     DeliveryPlanned,
     DeliveryQuarantined,
     DeliveryReplayRequested,
+    DeliverySkipped,
     EndpointAccepted,
+    OrderingGapSkipped,
     ReceiptConflict,
 )
 
@@ -55,6 +57,7 @@ class LedgerState(enum.StrEnum):
     DEAD_LETTER = "DEAD_LETTER"
     APPLICATION_CONFIRMED = "APPLICATION_CONFIRMED"
     QUARANTINED = "QUARANTINED"
+    SKIPPED = "SKIPPED"  # a dead letter given up: releases its aggregate (ordered delivery)
 
 
 ABSENT: Final = "ABSENT"  # pseudo state before ``delivery.planned``
@@ -80,6 +83,8 @@ _PATH: Final[dict[tuple[str, str], str]] = {
     (S.RETRYABLE, "quarantine"): S.QUARANTINED,
     (S.UNKNOWN_TRANSPORT, "quarantine"): S.QUARANTINED,
     (S.DEAD_LETTER, "replay"): S.RETRYABLE,
+    (S.DEAD_LETTER, "skip"): S.SKIPPED,  # ordered delivery: POST /v1/deliveries/{id}/skip
+    (S.PLANNED, "gap_skipped"): S.PLANNED,  # ordered delivery: goes on without missing versions
     (S.QUARANTINED, "replay"): S.RETRYABLE,
     (S.ENDPOINT_ACCEPTED, "redeliver"): S.RETRYABLE,  # receipt contract: no receipt in time
     (S.DISPATCHING, "confirm"): S.APPLICATION_CONFIRMED,
@@ -87,6 +92,7 @@ _PATH: Final[dict[tuple[str, str], str]] = {
     (S.RETRYABLE, "confirm"): S.APPLICATION_CONFIRMED,
     (S.UNKNOWN_TRANSPORT, "confirm"): S.APPLICATION_CONFIRMED,
     (S.DEAD_LETTER, "confirm"): S.APPLICATION_CONFIRMED,
+    (S.SKIPPED, "confirm"): S.APPLICATION_CONFIRMED,
 }
 
 # Late evidence: an outcome recorded after something else moved the delivery. A confirmed
@@ -145,6 +151,10 @@ def command_of(event: Event) -> str:
         return "confirm"
     if isinstance(event, ReceiptConflict):
         return "receipt_conflict"
+    if isinstance(event, DeliverySkipped):
+        return "skip"
+    if isinstance(event, OrderingGapSkipped):
+        return "gap_skipped"
     raise ValueError(f"{event.type} is not a delivery ledger event")
 
 

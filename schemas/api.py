@@ -54,6 +54,8 @@ class SubscriptionCreate(_Strict, kw_only=True):
     receipt_key: ReceiptKeyIn | None = None
     old_generation_policy: Literal["drain", "quarantine"] = "drain"
     signature_profile: Literal["hookproof.sig.v1", "standard-webhooks.v1"] = "hookproof.sig.v1"
+    ordering: Literal["none", "aggregate"] = "none"
+    ordering_gap_timeout_s: float = 60.0
     #: Import only: ``whsec_...`` of an hmac-sha256 ``standard-webhooks.v1`` subscription.
     secret: str | None = None
 
@@ -69,6 +71,8 @@ class SubscriptionPatch(_Strict, kw_only=True):
     owner: str | msgspec.UnsetType = msgspec.UNSET
     receipt_key: ReceiptKeyIn | msgspec.UnsetType | None = msgspec.UNSET
     old_generation_policy: Literal["drain", "quarantine"] | msgspec.UnsetType = msgspec.UNSET
+    ordering: Literal["none", "aggregate"] | msgspec.UnsetType = msgspec.UNSET
+    ordering_gap_timeout_s: float | msgspec.UnsetType = msgspec.UNSET
 
 
 class SubscriptionTransition(_Strict, kw_only=True):

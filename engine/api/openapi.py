@@ -95,6 +95,9 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "Replay a delivery (new attempt, same identity)",
         "status": 202,
     },
+    ("post", "/v1/deliveries/{id}/skip"): {
+        "summary": "Give a dead letter up: it releases its aggregate (ordered delivery)"
+    },
     ("get", "/v1/dead-letters"): {
         "summary": "Dead letters with their owners (paged)",
         "paged": True,

@@ -38,6 +38,8 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
         "region": c.region,
         "signatureAlgorithm": c.signature_algorithm,
         "signatureProfile": c.signature_profile,
+        "ordering": c.ordering,
+        "orderingGapTimeoutS": c.ordering_gap_timeout_s,
         "retryPolicy": {
             "maxAttempts": c.retry_policy.max_attempts,
             "initialDelayS": c.retry_policy.initial_delay_s,

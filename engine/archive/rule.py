@@ -4,7 +4,7 @@ The unit of archival is the closed stream, never a time slice through open ones,
 ``UNIQUE (stream_id, stream_version)`` and every expected version stay exact:
 
 - a delivery is closed when it is terminal (ENDPOINT_ACCEPTED, APPLICATION_CONFIRMED,
-  DEAD_LETTER, QUARANTINED), its last change is older than the cutoff, and it is past the
+  DEAD_LETTER, QUARANTINED, SKIPPED), its last change is older than the cutoff, and it is past the
   windows in which it could still move: the receipt window for an ENDPOINT_ACCEPTED delivery
   that has the receipt contract, the replay window for a dead-lettered or quarantined one;
 - a business event is closed when its own last change is older than the cutoff and every one
@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 TERMINAL_DELIVERY_STATES = frozenset(
-    {"ENDPOINT_ACCEPTED", "APPLICATION_CONFIRMED", "DEAD_LETTER", "QUARANTINED"}
+    {"ENDPOINT_ACCEPTED", "APPLICATION_CONFIRMED", "DEAD_LETTER", "QUARANTINED", "SKIPPED"}
 )
 OPEN_DELIVERY_STATES = frozenset({"PLANNED", "DISPATCHING", "RETRYABLE", "UNKNOWN_TRANSPORT"})
 ARCHIVABLE_CATEGORIES = frozenset({"delivery", "event"})

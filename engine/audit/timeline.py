@@ -23,9 +23,11 @@ from hookproof.events.delivery_events import (
     DeliveryPlanned,
     DeliveryQuarantined,
     DeliveryReplayRequested,
+    DeliverySkipped,
     EndpointAccepted,
     EventIngested,
     EventPayloadConflict,
+    OrderingGapSkipped,
     ReceiptConflict,
     event_stream_id,
     legacy_event_stream_id,
@@ -182,6 +184,15 @@ def _delivery_outcome(ev: Event) -> tuple[int | None, str | None, str]:
         return ev.current_generation, None, f"QUARANTINED {ev.reason}"
     if isinstance(ev, DeliveryReplayRequested):
         return None, None, f"replay requested by {ev.by}"
+    if isinstance(ev, DeliverySkipped):
+        return None, None, f"SKIPPED by {ev.by} (releases its aggregate)"
+    if isinstance(ev, OrderingGapSkipped):
+        return (
+            None,
+            None,
+            f"ordering gap skipped: versions {ev.missing_from}..{ev.missing_to} of "
+            f"{ev.aggregate_id} never came in {ev.waited_s:.0f} s",
+        )
     if isinstance(ev, ApplicationConfirmed):
         return (
             None,

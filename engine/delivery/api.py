@@ -78,6 +78,14 @@ def routes(
         )
         return json_response({"items": items})
 
+    async def skip(request: web.Request) -> web.Response:
+        tenant = await tenant_of(request)
+        now = datetime.now(UTC).isoformat()
+        view = await reader.skip(
+            tenant, request.match_info["id"], actor=actor(request, tenant), now=now
+        )
+        return json_response(view)
+
     async def dead_letters(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
         limit, cursor = page_params(request)
@@ -105,5 +113,6 @@ def routes(
         web.get("/v1/deliveries", list_deliveries, allow_head=False),
         web.get("/v1/deliveries/{id}", get_delivery, allow_head=False),
         web.post("/v1/deliveries/{id}/replay", replay),
+        web.post("/v1/deliveries/{id}/skip", skip),
         web.get("/v1/dead-letters", dead_letters, allow_head=False),
     ]

@@ -16,11 +16,17 @@ from typing import Any
 import msgspec
 
 from hookproof.events import Metadata, StreamAppend
-from hookproof.events.delivery_events import AttemptAdmitted, DeadLettered, DeliveryQuarantined
+from hookproof.events.delivery_events import (
+    AttemptAdmitted,
+    DeadLettered,
+    DeliveryQuarantined,
+    OrderingGapSkipped,
+)
 from hookproof.events.subscription_events import RetryPolicy
 
 from ..signing import DEFAULT_PROFILE
 from .ledger import ClaimRow, Exhausted, Refuse, admission, claimable
+from .ordering import gap_to_skip
 
 __all__ = [
     "ClaimPlan",
@@ -65,6 +71,12 @@ def claim_row(record: Mapping[str, Any]) -> ClaimRow:
             {**(config.get("retry_policy") or {}), "max_attempts": record["max_attempts"]},
             RetryPolicy,
         ),
+        aggregate_id=record.get("aggregate_id"),
+        aggregate_version=record.get("aggregate_version"),
+        ordering_gap_timeout_s=record.get("ordering_gap_timeout_s"),
+        gap_skipped=bool(record.get("gap_skipped")),
+        ordered_below=record.get("ordered_below"),
+        created_at=record.get("created_at"),
     )
 
 
@@ -152,10 +164,10 @@ def claim_appends(
     lease_until = (now + timedelta(seconds=lease_s)).isoformat()
     appends: list[StreamAppend] = []
 
-    def append(row: ClaimRow, event: Any) -> None:
+    def append(row: ClaimRow, *events: Any) -> None:
         meta = Metadata(actor=f"dispatcher:{dispatcher}", correlation_id=row.event_id)
         appends.append(
-            StreamAppend(f"delivery-{row.delivery_id}", [event], row.stream_version, meta)
+            StreamAppend(f"delivery-{row.delivery_id}", list(events), row.stream_version, meta)
         )
 
     for row, refused in plan.quarantine:
@@ -180,8 +192,23 @@ def claim_appends(
             continue
         key, key_generation = found
         attempt = row.attempt + 1
+        before = []
+        gap = gap_to_skip(row, now)
+        if gap is not None:  # ordered delivery: the missing versions waited long enough
+            assert row.aggregate_id is not None
+            before.append(
+                OrderingGapSkipped(
+                    delivery_id=row.delivery_id,
+                    aggregate_id=row.aggregate_id,
+                    missing_from=gap.missing_from,
+                    missing_to=gap.missing_to,
+                    waited_s=round(gap.waited_s, 3),
+                    at=at,
+                )
+            )
         append(
             row,
+            *before,
             AttemptAdmitted(
                 delivery_id=row.delivery_id,
                 attempt=attempt,
@@ -200,5 +227,6 @@ def claim_appends(
                 **(extra(row) if extra is not None else {}),  # a rollout's signing decision
             ),
         )
-        admitted.append(Admitted(row, attempt, key, key_generation, row.stream_version + 1))
+        version = row.stream_version + 1 + len(before)
+        admitted.append(Admitted(row, attempt, key, key_generation, version))
     return appends, admitted

@@ -149,6 +149,18 @@ class _Item:
 Answer = IngestResult | Exception
 
 
+def _ordering(c: _Candidate, e: EventIn) -> dict[str, Any]:
+    """``ordering: "aggregate"``: the delivery carries its aggregate, version and gap timeout.
+    The engine's own notifications are never held: their versions are not the tenant's."""
+    if c.gap_timeout_s is None or is_notification_topic(e.topic):
+        return {}
+    return {
+        "aggregate_id": e.aggregate_id,
+        "aggregate_version": e.aggregate_version,
+        "ordering_gap_timeout_s": c.gap_timeout_s,
+    }
+
+
 class IngestService:
     """Validate, canonicalise, then commit in groups: concurrent ``ingest`` calls share one
     transaction (group commit), ``ingest_batch`` commits a producer's batch the same way.
@@ -358,6 +370,7 @@ class IngestService:
                                 receipts=c.receipts,
                                 max_attempts=c.max_attempts,
                                 at=at,
+                                **_ordering(c, e),
                             )
                         ],
                         NO_STREAM,
@@ -462,6 +475,7 @@ class _Candidate:
     receipts: bool
     max_attempts: int
     hears_notifications: bool
+    gap_timeout_s: float | None  # ordering: "aggregate" (None: unordered)
 
     @staticmethod
     def of(r: asyncpg.Record) -> _Candidate:
@@ -479,6 +493,11 @@ class _Candidate:
             config.get("receipt_key") is not None,
             config["retry_policy"]["max_attempts"],
             names_notifications(r["topics"]),
+            (
+                float(config.get("ordering_gap_timeout_s", 60.0))
+                if config.get("ordering", "none") == "aggregate"
+                else None
+            ),
         )
 
 

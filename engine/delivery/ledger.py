@@ -7,6 +7,7 @@ rule share it); this module re-exports it for the engine.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Final
 
 from hookproof.events.subscription_events import RetryPolicy
@@ -64,6 +65,13 @@ class ClaimRow:
     signature_profile: str
     old_generation_policy: str
     retry_policy: RetryPolicy
+    #: ordered delivery (``ordering: "aggregate"`` at planning); None/False otherwise
+    aggregate_id: str | None = None
+    aggregate_version: int | None = None
+    ordering_gap_timeout_s: float | None = None
+    gap_skipped: bool = False
+    ordered_below: int | None = None  # the highest earlier version known (first attempts)
+    created_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,10 @@ from hookproof.events.delivery_events import (
     AttemptFailed,
     AttemptLost,
     DeliveryReplayRequested,
+    DeliverySkipped,
     EndpointAccepted,
     EventIngested,
+    OrderingGapSkipped,
     ReceiptConflict,
     event_stream_id,
 )
@@ -85,8 +87,11 @@ class DeliveryReader:
         attempts: dict[int, dict[str, Any]] = {}
         confirmation: dict[str, Any] | None = None
         conflicts: list[dict[str, Any]] = []
+        gaps: list[dict[str, Any]] = []
         for rec in events:
             ev = rec.decode()
+            if isinstance(ev, OrderingGapSkipped):
+                gaps.append({"from": ev.missing_from, "to": ev.missing_to, "waitedS": ev.waited_s})
             if isinstance(ev, AttemptAdmitted):
                 attempts[ev.attempt] = {
                     "attempt": ev.attempt,
@@ -167,6 +172,14 @@ class DeliveryReader:
                 "owner": row["owner"],
                 "reason": tenant_dead_letter_reason(row["dead_letter_reason"]),
                 "replay": f"POST /v1/deliveries/{row['delivery_id']}/replay",
+                "skip": f"POST /v1/deliveries/{row['delivery_id']}/skip",
+            }
+        if row.get("ordering_gap_timeout_s") is not None:
+            view["ordering"] = {
+                "aggregateId": row["aggregate_id"],
+                "aggregateVersion": row["aggregate_version"],
+                "gapTimeoutS": row["ordering_gap_timeout_s"],
+                "gapsSkipped": gaps,
             }
         if confirmation:
             view["applicationReceipt"] = confirmation
@@ -281,6 +294,31 @@ class DeliveryReader:
         ]
         nxt = (rows[-1]["updated_at"], rows[-1]["delivery_id"]) if more and rows else None
         return items, nxt
+
+    async def skip(
+        self, tenant_id: str, delivery_id: str, *, actor: str, now: str
+    ) -> dict[str, Any]:
+        """Give a dead letter up: it releases its aggregate (ordered delivery) for good."""
+        row = await self.store.pool.fetchrow(SQL["delivery_get"], delivery_id, tenant_id)
+        if row is None:
+            raise NotFound("no such delivery", code="delivery_not_found")
+        if ledger_next(row["state"], "skip") is None:
+            raise ConflictError(
+                f"a {row['state']} delivery cannot be skipped (only a dead letter)",
+                code="skip_not_allowed",
+                state=row["state"],
+            )
+        await self.store.append(
+            [
+                StreamAppend(
+                    f"delivery-{delivery_id}",
+                    [DeliverySkipped(delivery_id=delivery_id, by=actor, at=now)],
+                    row["stream_version"],
+                    Metadata(actor=actor, correlation_id=row["event_id"]),
+                )
+            ]
+        )
+        return await self.delivery(tenant_id, delivery_id)
 
     async def replay(
         self, tenant_id: str, delivery_id: str, *, actor: str, now: str

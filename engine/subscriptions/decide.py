@@ -43,6 +43,8 @@ MUTABLE_FIELDS = GENERATION_FIELDS | {
     "receipt_key",
     "old_generation_policy",
     "region",
+    "ordering",
+    "ordering_gap_timeout_s",
 }
 #: Changed only by the engine itself: a completed (or rolled back) rollout of a signing change.
 ROLLOUT_FIELDS = frozenset({"signature_profile"})

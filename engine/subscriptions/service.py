@@ -26,6 +26,7 @@ from .validation import (
     validate_event_versions,
     validate_expiry,
     validate_filter_value,
+    validate_gap_timeout,
     validate_imported_secret,
     validate_receipt_key,
     validate_retry_policy,
@@ -172,6 +173,8 @@ class SubscriptionService:
             old_generation_policy=body.old_generation_policy,
             secret_key_id=secret_key_id,
             signature_profile=body.signature_profile,
+            ordering=body.ordering,
+            ordering_gap_timeout_s=validate_gap_timeout(body.ordering_gap_timeout_s),
         )
         state = await self.execute(
             subscription_id, Register(subscription_id, tenant_id, config), actor=actor
@@ -207,6 +210,12 @@ class SubscriptionService:
             changes["receipt_key"] = validate_receipt_key(present["receipt_key"], gen)
         if "old_generation_policy" in present:
             changes["old_generation_policy"] = present["old_generation_policy"]
+        if "ordering" in present:
+            changes["ordering"] = present["ordering"]
+        if "ordering_gap_timeout_s" in present:
+            changes["ordering_gap_timeout_s"] = validate_gap_timeout(
+                present["ordering_gap_timeout_s"]
+            )
         return changes
 
     async def update(

@@ -22,6 +22,7 @@ __all__ = [
     "printable",
     "validate_endpoint",
     "validate_event_versions",
+    "validate_gap_timeout",
     "validate_imported_secret",
     "validate_receipt_key",
     "validate_retry_policy",
@@ -91,6 +92,14 @@ def validate_expiry(text: str | None, now: datetime) -> str | None:
     if value <= now:
         raise ValidationError("expiresAt is in the past", field="expiresAt")
     return value.isoformat()
+
+
+def validate_gap_timeout(value: float) -> float:
+    if not 0 <= value <= 86400 or value != value:
+        raise ValidationError(
+            "orderingGapTimeoutS must be 0..86400 seconds", field="orderingGapTimeoutS"
+        )
+    return float(value)
 
 
 def validate_retry_policy(p: RetryPolicyIn | None) -> RetryPolicy:

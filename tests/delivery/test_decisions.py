@@ -26,6 +26,8 @@ from hookproof.events.delivery_events import (
     REDELIVERY_ACTOR,
     DeliveryQuarantined,
     DeliveryReplayRequested,
+    DeliverySkipped,
+    OrderingGapSkipped,
     ReceiptConflict,
 )
 from hookproof.events.subscription_events import RetryPolicy
@@ -61,6 +63,15 @@ def event_for(command: str) -> Event:
             delivery_id="d1", by=REDELIVERY_ACTOR, at=h.at()
         ),
         "confirm": lambda: h.confirmed("d1"),
+        "skip": lambda: DeliverySkipped(delivery_id="d1", by="tenant:t", at=h.at()),
+        "gap_skipped": lambda: OrderingGapSkipped(
+            delivery_id="d1",
+            aggregate_id="a",
+            missing_from=1,
+            missing_to=1,
+            waited_s=60.0,
+            at=h.at(),
+        ),
         "receipt_conflict": lambda: ReceiptConflict(
             delivery_id="d1",
             event_id="e1",

@@ -204,6 +204,12 @@ async function showDelivery(id) {
   if (v.state === "DEAD_LETTER" || v.state === "QUARANTINED") {
     actions.push(el("button", { type: "button", "data-replay": id, onclick: () => replay(id) }, "Replay"));
   }
+  if (v.state === "DEAD_LETTER") {
+    actions.push(el("button", { type: "button", "data-skip": id, onclick: () => skip(id) }, "Skip"));
+  }
+  if (v.ordering) {
+    actions.push(el("span", { class: "muted" }, ` ordered: aggregate ${v.ordering.aggregateId} version ${v.ordering.aggregateVersion}`));
+  }
   if (v.deadLetter) actions.push(el("span", { class: "muted" }, ` dead letter: ${v.deadLetter.reason} (owner ${v.deadLetter.owner})`));
   $("#delivery-actions").replaceChildren(...actions);
   renderTimeline($("#delivery-timeline"), tl);
@@ -223,6 +229,14 @@ async function replay(id) {
   }
   await loadDeadLetters();
   if (!$("#subscription").hidden) await showSubscription($("#subscription .sid").textContent);
+}
+
+async function skip(id) {
+  const r = await api("POST", "/v1/deliveries/" + encodeURIComponent(id) + "/skip");
+  if (r.status !== 200) { setStatus("skip refused: " + problemText(r)); return; }
+  setStatus("skipped " + id);
+  await loadDeadLetters();
+  await showDelivery(id);
 }
 
 // -- dead letters, gates, rollouts -----------------------------------------------------------

@@ -5,9 +5,20 @@
 -- The state lists are the ledger table's admitting states and the subscription states a
 -- claim handles (engine/delivery/ledger.py `claimable`); tests/delivery/test_decisions.py
 -- checks that they match.
+-- Ordered delivery (ordering_gap_timeout_s set): a first attempt of version v is claimable
+-- only when no earlier version of its aggregate for this subscription is still before
+-- ENDPOINT_ACCEPTED (a dead letter holds it until replayed or skipped), and v-1 is known or
+-- v <= 1 or the gap was skipped or has waited its timeout (hookproof_ordering_ready, in
+-- migration 0651; engine/delivery/ordering.py names the gap to record). Done is monotonic,
+-- so two dispatchers cannot break the order: a later version waits for a committed
+-- acceptance of the one before it. Unordered rows never call the functions.
 SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, d.endpoint,
        d.endpoint_digest, d.payload_digest, d.owner, d.state, d.attempt, d.max_attempts,
-       d.last_code, d.stream_version,
+       d.last_code, d.stream_version, d.created_at,
+       d.aggregate_id, d.aggregate_version, d.ordering_gap_timeout_s, d.gap_skipped,
+       CASE WHEN d.ordering_gap_timeout_s IS NOT NULL AND d.attempt = 0 THEN
+           hookproof_ordering_below(d.subscription_id, d.aggregate_id, d.aggregate_version)
+       END AS ordered_below,
        s.state AS sub_state, s.generation AS sub_generation, s.stream_version AS sub_version,
        s.config AS sub_config
 FROM deliveries d
@@ -16,6 +27,9 @@ WHERE d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')
   AND d.next_attempt_at <= now()
   AND NOT (d.endpoint_digest = ANY($2::text[]))
   AND (s.state IN ('ACTIVE', 'ROTATING', 'REVOKED', 'EXPIRED') OR s.generation <> d.generation)
+  AND (d.ordering_gap_timeout_s IS NULL OR d.attempt > 0
+       OR hookproof_ordering_ready(d.subscription_id, d.aggregate_id, d.aggregate_version,
+                                   d.gap_skipped, d.created_at, d.ordering_gap_timeout_s))
 ORDER BY d.next_attempt_at
 LIMIT $1
 FOR UPDATE OF d SKIP LOCKED
