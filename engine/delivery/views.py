@@ -299,7 +299,7 @@ class DeliveryReader:
         self, tenant_id: str, delivery_id: str, *, actor: str, now: str
     ) -> dict[str, Any]:
         """Give a dead letter up: it releases its aggregate (ordered delivery) for good."""
-        row = await self.store.pool.fetchrow(SQL["delivery_get"], delivery_id, tenant_id)
+        row = await self.deliveries.get(tenant_id, delivery_id)
         if row is None:
             raise NotFound("no such delivery", code="delivery_not_found")
         if ledger_next(row["state"], "skip") is None:

@@ -3,8 +3,8 @@
 -- ledger in one statement, exactly as deliveries.upsert would write them (a row already present
 -- is overwritten the same way), and the staging table is left empty.
 WITH moved AS (DELETE FROM pg_temp.ingest_planned_stage RETURNING *)
-INSERT INTO deliveries (delivery_id, event_id, subscription_id, tenant_id, generation, endpoint, endpoint_digest, payload_digest, topic, owner, receipts, max_attempts, state, attempt, next_attempt_at, lease_owner, lease_until, last_code, last_status, location, dead_letter_reason, application, unknown_since, accepted_at, confirmed_at, stream_version, created_at, updated_at)
-SELECT delivery_id, event_id, subscription_id, tenant_id, generation, endpoint, endpoint_digest, payload_digest, topic, owner, receipts, max_attempts, state, attempt, next_attempt_at, lease_owner, lease_until, last_code, last_status, location, dead_letter_reason, application, unknown_since, accepted_at, confirmed_at, stream_version, created_at, updated_at FROM moved
+INSERT INTO deliveries (delivery_id, event_id, subscription_id, tenant_id, generation, endpoint, endpoint_digest, payload_digest, topic, owner, receipts, max_attempts, state, attempt, next_attempt_at, lease_owner, lease_until, last_code, last_status, location, dead_letter_reason, application, unknown_since, accepted_at, confirmed_at, stream_version, created_at, updated_at, aggregate_id, aggregate_version, ordering_gap_timeout_s, gap_skipped)
+SELECT delivery_id, event_id, subscription_id, tenant_id, generation, endpoint, endpoint_digest, payload_digest, topic, owner, receipts, max_attempts, state, attempt, next_attempt_at, lease_owner, lease_until, last_code, last_status, location, dead_letter_reason, application, unknown_since, accepted_at, confirmed_at, stream_version, created_at, updated_at, aggregate_id, aggregate_version, ordering_gap_timeout_s, gap_skipped FROM moved
 ON CONFLICT (delivery_id) DO UPDATE SET
     event_id = EXCLUDED.event_id,
     subscription_id = EXCLUDED.subscription_id,
@@ -32,4 +32,8 @@ ON CONFLICT (delivery_id) DO UPDATE SET
     confirmed_at = EXCLUDED.confirmed_at,
     stream_version = EXCLUDED.stream_version,
     created_at = EXCLUDED.created_at,
-    updated_at = EXCLUDED.updated_at
+    updated_at = EXCLUDED.updated_at,
+    aggregate_id = EXCLUDED.aggregate_id,
+    aggregate_version = EXCLUDED.aggregate_version,
+    ordering_gap_timeout_s = EXCLUDED.ordering_gap_timeout_s,
+    gap_skipped = EXCLUDED.gap_skipped
