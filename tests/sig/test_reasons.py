@@ -340,3 +340,21 @@ def test_headers_used_are_the_delivery_contract() -> None:
 def test_target_uri_with_userinfo_fragment_or_no_authority_is_malformed(url: str) -> None:
     # found by the mutation gate: "https://@host/..." once parsed to the same target URI
     assert check(signed(), url=url).reason is Reason.MALFORMED
+
+
+def test_a_label_given_twice_is_malformed() -> None:
+    # RFC 8941 would keep the last member; we refuse, as http-message-signatures does
+    hdrs = signed()
+    hdrs["Signature-Input"] = f"{hdrs['Signature-Input']}, {hdrs['Signature-Input']}"
+    hdrs["Signature"] = f"{hdrs['Signature']}, {hdrs['Signature']}"
+    assert check(hdrs).reason is Reason.MALFORMED
+    digest = hdrs["Content-Digest"]
+    hdrs = signed()
+    hdrs["Content-Digest"] = f"{digest}, {digest}"
+    assert check(hdrs).reason is Reason.MALFORMED
+
+
+@pytest.mark.parametrize("method", ["post", "Post"])
+def test_a_method_not_in_upper_case_is_malformed(method: str) -> None:
+    # http-message-signatures refuses such methods; both our paths refuse alike
+    assert check(signed(), method=method).reason is Reason.MALFORMED
