@@ -25,9 +25,25 @@ from hookproof.events.delivery_events import (
 )
 
 from .base import Projection, Row
-from .ledger import LEDGER_STATES, transition
+from .ledger import (
+    ABSENT,
+    EVENT_COMMANDS,
+    LEDGER_STATES,
+    LEDGER_TRANSITIONS,
+    LedgerTransitionForbidden,
+    command_of,
+)
 
 __all__ = ["LEDGER_STATES", "DeliveryLedger", "evolve_delivery"]
+
+
+# LEDGER_TRANSITIONS by (state, event type) for the types that are always one command
+_BY_TYPE = {
+    (src, kind): dst
+    for kind, command in EVENT_COMMANDS.items()
+    for (src, cmd), dst in LEDGER_TRANSITIONS.items()
+    if cmd == command
+}
 
 
 def _ts(text: str) -> datetime:
@@ -38,9 +54,15 @@ def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool 
     """The ledger row after one event of the delivery stream. Pure unless ``reuse``: a fold
     that owns ``row`` (a rebuild) may let it be updated in place instead of copied.
 
-    The next state comes from the ledger table (:func:`.ledger.transition`), which refuses an
-    event the table does not allow; this function only carries the event's fields."""
-    state = transition(None if row is None else row["state"], event)
+    The next state comes from the ledger table (as :func:`.ledger.transition` reads it),
+    which refuses an event the table does not allow; this function carries the fields."""
+    src = ABSENT if row is None else row["state"]
+    state = _BY_TYPE.get((src, type(event)))  # the table, keyed by event type where it can be
+    if state is None:
+        command = command_of(event)
+        state = LEDGER_TRANSITIONS.get((src, command))
+        if state is None:
+            raise LedgerTransitionForbidden(src, command)
     if isinstance(event, DeliveryPlanned):
         at = _ts(event.at)
         return {
@@ -81,7 +103,6 @@ def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool 
     new = row if reuse else dict(row)
     new["stream_version"] = version
     new["state"] = state
-    confirmed = state == "APPLICATION_CONFIRMED"
     if isinstance(event, AttemptAdmitted):
         new.update(
             attempt=event.attempt,
@@ -100,9 +121,10 @@ def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool 
             accepted_at=row["accepted_at"] or _ts(event.at),
             updated_at=_ts(event.at),
         )
-    elif isinstance(event, AttemptFailed) and confirmed:  # late: the receipt came first
-        new.update(updated_at=_ts(event.at), lease_owner=None, lease_until=None)
     elif isinstance(event, AttemptFailed):
+        if state == "APPLICATION_CONFIRMED":  # late: the receipt came first
+            new.update(updated_at=_ts(event.at), lease_owner=None, lease_until=None)
+            return new
         new.update(
             last_code=event.code,
             last_status=event.status,
@@ -124,9 +146,10 @@ def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool 
             unknown_since=row["unknown_since"] or _ts(event.at),
             updated_at=_ts(event.at),
         )
-    elif isinstance(event, DeadLettered) and confirmed:  # late: a confirmation outranks it
-        new.update(updated_at=_ts(event.at))
     elif isinstance(event, DeadLettered):
+        if state == "APPLICATION_CONFIRMED":  # late: a confirmation outranks it
+            new.update(updated_at=_ts(event.at))
+            return new
         new.update(
             owner=event.owner,
             dead_letter_reason=event.reason,

@@ -36,6 +36,7 @@ from hookproof.events.delivery_events import (
 __all__ = [
     "ABSENT",
     "ADMITTING",
+    "EVENT_COMMANDS",
     "LEDGER_STATES",
     "LEDGER_TRANSITIONS",
     "LedgerState",
@@ -129,32 +130,29 @@ class LedgerTransitionForbidden(ValueError):
         self.command = command
 
 
+EVENT_COMMANDS: Final[dict[type[Event], str]] = {
+    DeliveryPlanned: "plan",
+    AttemptAdmitted: "admit",
+    EndpointAccepted: "accepted",
+    AttemptLost: "lease_expired",
+    DeadLettered: "dead_letter",
+    DeliveryQuarantined: "quarantine",
+    ApplicationConfirmed: "confirm",
+    ReceiptConflict: "receipt_conflict",
+    DeliverySkipped: "skip",
+    OrderingGapSkipped: "gap_skipped",
+}
+
+
 def command_of(event: Event) -> str:
     """The ledger command a delivery-stream event stands for."""
-    if isinstance(event, DeliveryPlanned):
-        return "plan"
-    if isinstance(event, AttemptAdmitted):
-        return "admit"
-    if isinstance(event, EndpointAccepted):
-        return "accepted"
+    command = EVENT_COMMANDS.get(type(event))
+    if command is not None:
+        return command
     if isinstance(event, AttemptFailed):
         return "unknown" if event.outcome == S.UNKNOWN_TRANSPORT else "failed"
-    if isinstance(event, AttemptLost):
-        return "lease_expired"
-    if isinstance(event, DeadLettered):
-        return "dead_letter"
-    if isinstance(event, DeliveryQuarantined):
-        return "quarantine"
     if isinstance(event, DeliveryReplayRequested):
         return "redeliver" if event.by == REDELIVERY_ACTOR else "replay"
-    if isinstance(event, ApplicationConfirmed):
-        return "confirm"
-    if isinstance(event, ReceiptConflict):
-        return "receipt_conflict"
-    if isinstance(event, DeliverySkipped):
-        return "skip"
-    if isinstance(event, OrderingGapSkipped):
-        return "gap_skipped"
     raise ValueError(f"{event.type} is not a delivery ledger event")
 
 
@@ -166,10 +164,9 @@ def ledger_next(state: str, command: str) -> str | None:
 def transition(state: str | None, event: Event) -> str:
     """The state after ``event`` (``state`` None: the delivery does not exist yet)."""
     command = command_of(event)
-    src = ABSENT if state is None else state
-    dst = LEDGER_TRANSITIONS.get((src, command))
+    dst = LEDGER_TRANSITIONS.get((state or ABSENT, command))
     if dst is None:
-        raise LedgerTransitionForbidden(src, command)
+        raise LedgerTransitionForbidden(state or ABSENT, command)
     return dst
 
 
