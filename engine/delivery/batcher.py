@@ -2,7 +2,8 @@
 
 Callers await their own append. A batch that conflicts (a receipt or a lease takeover touched
 one stream meanwhile) falls back to appending each outcome on its own, so one stream's
-conflict never loses another's evidence.
+conflict never loses another's evidence. Appends go through :func:`.streams.append_to_deliveries`
+(the ledger rows locked first, in id order), so a batch never deadlocks with a claim.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from dataclasses import dataclass
 
 from hookproof.errors import ConcurrencyConflict
 from hookproof.events import EventStore, StreamAppend
+
+from .streams import append_to_deliveries
 
 __all__ = ["OutcomeBatcher"]
 
@@ -52,7 +55,7 @@ class OutcomeBatcher:
         streams = {i.append.stream_id for i in batch}
         if len(streams) == len(batch):
             try:
-                await self.store.append([i.append for i in batch])
+                await append_to_deliveries(self.store, [i.append for i in batch])
             except ConcurrencyConflict:
                 pass  # fall back to one by one below
             except Exception as exc:
@@ -67,7 +70,7 @@ class OutcomeBatcher:
                 return
         for i in batch:
             try:
-                await self.store.append([i.append])
+                await append_to_deliveries(self.store, [i.append])
             except Exception as exc:
                 if not i.done.done():
                     i.done.set_exception(exc)

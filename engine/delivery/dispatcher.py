@@ -43,6 +43,7 @@ from .claim import KeyScope, claim_appends, claim_row, key_scope, plan_claim
 from .gates import EndpointGates
 from .ledger import ClaimRow
 from .outcome import breaker_success, outcome_events
+from .streams import append_to_deliveries
 
 __all__ = ["DispatchMetrics", "Dispatcher"]
 
@@ -356,7 +357,8 @@ class Dispatcher:
         except ConcurrencyConflict:
             # Something else was recorded meanwhile (a receipt, or a lease taken over):
             # the outcome is still evidence, appended after it.
-            await self.store.append([StreamAppend(stream, recorded.events, "any", meta)])
+            late = StreamAppend(stream, recorded.events, "any", meta)
+            await append_to_deliveries(self.store, [late])
         log.info(
             "attempt_recorded",
             delivery_id=r.delivery_id,

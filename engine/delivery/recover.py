@@ -29,6 +29,7 @@ from ..queries import ENGINE_QUERIES
 from ..subscriptions import SubscriptionService, stream_of
 from ..subscriptions.validation import parse_time
 from .ingest import deliveries_inline
+from .streams import append_to_deliveries
 
 __all__ = ["MAX_RECOVER", "RecoverResult", "Recovery", "recoverable_states"]
 
@@ -189,7 +190,8 @@ class Recovery:
 
     async def _append(self, rows: Sequence[Any], recovery_id: str, actor: str) -> None:
         now = self.clock().isoformat()
-        await self.store.append(
+        await append_to_deliveries(
+            self.store,
             [
                 StreamAppend(
                     f"delivery-{r['delivery_id']}",
@@ -198,7 +200,7 @@ class Recovery:
                     Metadata(actor=actor, correlation_id=r["event_id"], causation_id=recovery_id),
                 )
                 for r in rows
-            ]
+            ],
         )
 
 

@@ -25,6 +25,7 @@ from hookproof.projections.deliveries import evolve_delivery
 from ..challenge.disclosure import tenant_dead_letter_reason, tenant_reason
 from .ledger import ledger_next
 from .repository import DeliveryRepository
+from .streams import append_to_deliveries
 
 __all__ = ["DeliveryReader", "evidence_of"]
 
@@ -332,7 +333,8 @@ class DeliveryReader:
                 code="replay_not_allowed",
                 state=row["state"],
             )
-        await self.store.append(
+        await append_to_deliveries(
+            self.store,
             [
                 StreamAppend(
                     f"delivery-{delivery_id}",
@@ -340,6 +342,6 @@ class DeliveryReader:
                     row["stream_version"],
                     Metadata(actor=actor, correlation_id=row["event_id"]),
                 )
-            ]
+            ],
         )
         return await self.delivery(tenant_id, delivery_id)

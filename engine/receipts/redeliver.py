@@ -23,6 +23,8 @@ from hookproof.errors import ConcurrencyConflict
 from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import REDELIVERY_ACTOR, DeliveryReplayRequested
 
+from ..delivery.streams import append_to_deliveries
+
 __all__ = ["REDELIVERY_ACTOR", "ReceiptRedeliverer"]
 
 log = structlog.get_logger("hookproof.receipts")
@@ -67,7 +69,8 @@ class ReceiptRedeliverer:
                 delivery_id=r["delivery_id"], by=REDELIVERY_ACTOR, at=self.clock().isoformat()
             )
             with contextlib.suppress(ConcurrencyConflict):  # it moved (a receipt): skip
-                await self.store.append(
+                await append_to_deliveries(
+                    self.store,
                     [
                         StreamAppend(
                             stream,
@@ -75,7 +78,7 @@ class ReceiptRedeliverer:
                             r["stream_version"],
                             Metadata(actor=REDELIVERY_ACTOR, correlation_id=r["event_id"]),
                         )
-                    ]
+                    ],
                 )
                 n += 1
                 log.info(

@@ -37,6 +37,7 @@ from hookproof_subscriber.receipts import ReceiptError
 
 from ..api.problems import TooDeep, check_depth
 from ..delivery.ledger import ledger_next
+from ..delivery.streams import append_to_deliveries
 from ..delivery.views import evidence_of
 from ..metrics import EngineMetrics
 from .decide import ACCEPTED_STATUS, DUPLICATE_STATUS, REASONS, receipt_key_history
@@ -312,7 +313,9 @@ class ReceiptService:
                     operation_id=receipt.operation_id,
                     at=now,
                 )
-                await self.store.append([StreamAppend(stream, [conflict], "any", meta)])
+                await append_to_deliveries(
+                    self.store, [StreamAppend(stream, [conflict], "any", meta)]
+                )
             self.metrics.count("conflict")
             log.warning("receipt_conflict", **ids, receipt_digest=receipt.payload_digest)
             return _problem(
@@ -347,7 +350,9 @@ class ReceiptService:
             at=now,
         )
         try:
-            await self.store.append([StreamAppend(stream, [event], row["stream_version"], meta)])
+            await append_to_deliveries(
+                self.store, [StreamAppend(stream, [event], row["stream_version"], meta)]
+            )
         except ConcurrencyConflict:
             return None
         self.metrics.count("accepted")

@@ -1,0 +1,33 @@
+"""Appends to existing delivery streams in the one lock order: the ledger rows, then the log.
+
+A delivery stream's append inserts its events and then, inline, updates the stream's
+``deliveries`` row. The claim and the lease reconciler lock that row first
+(``FOR UPDATE SKIP LOCKED``) and append after; a writer that inserted its event first and then
+waited for the row formed a cycle with them (the claim waiting for the event's
+(stream, version) key, the writer for the row): ``DeadlockDetectedError``. So every other
+writer locks the rows first, in ``delivery_id`` order, and appends the streams sorted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hookproof.engine.queries import ENGINE_QUERIES
+from hookproof.events import EventStore, RecordedEvent, StreamAppend
+
+__all__ = ["append_to_deliveries"]
+
+SQL = ENGINE_QUERIES.named("deliveries_lock")
+_PREFIX = "delivery-"
+
+
+async def append_to_deliveries(
+    store: EventStore, appends: Sequence[StreamAppend]
+) -> list[RecordedEvent]:
+    """``store.append(appends)`` after locking the deliveries' ledger rows, in one transaction.
+    Returns the recorded events in stream-id order."""
+    ordered = sorted(appends, key=lambda a: a.stream_id)
+    ids = [a.stream_id[len(_PREFIX) :] for a in ordered if a.stream_id.startswith(_PREFIX)]
+    async with store.pool.acquire() as own, own.transaction():
+        await own.execute(SQL["deliveries_lock"], ids)
+        return await store.append(ordered, conn=own)
