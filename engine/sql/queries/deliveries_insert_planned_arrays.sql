@@ -1,6 +1,6 @@
--- deliveries_insert_planned for a few rows: the same rows from 28 parallel arrays in one
+-- deliveries_insert_planned for a few rows: the same rows from 32 parallel arrays in one
 -- statement (no staging round trips).
-INSERT INTO deliveries (delivery_id, event_id, subscription_id, tenant_id, generation, endpoint, endpoint_digest, payload_digest, topic, owner, receipts, max_attempts, state, attempt, next_attempt_at, lease_owner, lease_until, last_code, last_status, location, dead_letter_reason, application, unknown_since, accepted_at, confirmed_at, stream_version, created_at, updated_at)
+INSERT INTO deliveries (delivery_id, event_id, subscription_id, tenant_id, generation, endpoint, endpoint_digest, payload_digest, topic, owner, receipts, max_attempts, state, attempt, next_attempt_at, lease_owner, lease_until, last_code, last_status, location, dead_letter_reason, application, unknown_since, accepted_at, confirmed_at, stream_version, created_at, updated_at, aggregate_id, aggregate_version, ordering_gap_timeout_s, gap_skipped)
 SELECT * FROM unnest(
     $1::text[],
     $2::text[],
@@ -29,7 +29,11 @@ SELECT * FROM unnest(
     $25::timestamptz[],
     $26::bigint[],
     $27::timestamptz[],
-    $28::timestamptz[]
+    $28::timestamptz[],
+    $29::text[],
+    $30::bigint[],
+    $31::double precision[],
+    $32::boolean[]
 )
 ON CONFLICT (delivery_id) DO UPDATE SET
     event_id = EXCLUDED.event_id,
@@ -58,4 +62,8 @@ ON CONFLICT (delivery_id) DO UPDATE SET
     confirmed_at = EXCLUDED.confirmed_at,
     stream_version = EXCLUDED.stream_version,
     created_at = EXCLUDED.created_at,
-    updated_at = EXCLUDED.updated_at
+    updated_at = EXCLUDED.updated_at,
+    aggregate_id = EXCLUDED.aggregate_id,
+    aggregate_version = EXCLUDED.aggregate_version,
+    ordering_gap_timeout_s = EXCLUDED.ordering_gap_timeout_s,
+    gap_skipped = EXCLUDED.gap_skipped
