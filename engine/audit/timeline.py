@@ -20,6 +20,7 @@ from hookproof.events.delivery_events import (
     AttemptFailed,
     AttemptLost,
     DeadLettered,
+    DeliveriesRecovered,
     DeliveryPlanned,
     DeliveryQuarantined,
     DeliveryReplayRequested,
@@ -289,6 +290,10 @@ def _subscription_outcome(ev: Event, before: SubscriptionState | None) -> tuple[
         return None, f"challenge {ev.challenge_id} failed: {ev.reason}"
     if isinstance(ev, DriftDetected):
         return None, f"drift: {ev.reason}"
+    if isinstance(ev, DeliveriesRecovered):
+        until = f" until {ev.until}" if ev.until else ""
+        states = ", ".join(ev.states)
+        return None, f"recovered {ev.count} {states} delivery(ies) since {ev.since}{until}"
     return None, ev.type
 
 

@@ -100,6 +100,8 @@ async def test_recover_a_range(
     timeline = await subscription_timeline(engine.store, sid)
     recovered = [e for e in timeline.entries if e.type == "deliveries.recovered"]
     assert len(recovered) == 1, [e.type for e in timeline.entries]
+    assert recovered[0].outcome.startswith("recovered 2 DEAD_LETTER delivery(ies) since ")
+    assert recovered[0].actor == f"tenant:{tenant}"
     [rec] = [
         r.decode()
         for r in await engine.store.read_stream(f"subscription-{sid}")
