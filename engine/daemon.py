@@ -88,6 +88,28 @@ async def _periodic(
             await asyncio.wait_for(stop.wait(), interval)
 
 
+#: a crashed worker is started again after this long, doubling up to ``WORKER_BACKOFF_MAX_S``
+WORKER_BACKOFF_S = 0.5
+WORKER_BACKOFF_MAX_S = 30.0
+
+
+async def supervised(
+    name: str, worker: Callable[[asyncio.Event], Awaitable[Any]], stop: asyncio.Event
+) -> None:
+    """Run ``worker`` until ``stop``; when it raises (e.g. its listener connection died in a
+    Postgres restart) log it and start it again, backing off: no worker stays crashed."""
+    delay = WORKER_BACKOFF_S
+    while not stop.is_set():
+        try:
+            await worker(stop)
+            return
+        except Exception as exc:
+            log.error("worker_crashed", worker=name, error=type(exc).__name__, restart_in_s=delay)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), delay)
+        delay = min(delay * 2, WORKER_BACKOFF_MAX_S)
+
+
 async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
     """Wire the services. Features register their workers and routes here."""
     async with pool.acquire() as conn:
@@ -156,7 +178,9 @@ async def serve(
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    tasks = [asyncio.create_task(w(stop), name=name) for name, w in engine.workers]
+    tasks = [
+        asyncio.create_task(supervised(name, w, stop), name=name) for name, w in engine.workers
+    ]
     if ready is not None:
         ready(address)
     try:

@@ -11,6 +11,7 @@ from typing import Any
 __all__ = [
     "ConcurrencyConflict",
     "ConflictError",
+    "DatabaseUnavailable",
     "EgressRefused",
     "HookproofError",
     "NotFound",
@@ -95,6 +96,16 @@ class StoreError(HookproofError):
     code = "store_error"
     status = 500
     title = "Event store error"
+
+
+class DatabaseUnavailable(StoreError):
+    """The database cannot be reached or refuses work for now (a restart, a full pool, a
+    transaction it rolled back): the request may be retried after ``retry_after_s``."""
+
+    code = "database_unavailable"
+    status = 503
+    title = "Database unavailable"
+    retry_after_s = 5
 
 
 class ConcurrencyConflict(StoreError):

@@ -172,7 +172,7 @@ class Projector:
                 wake.clear()
                 try:
                     await self.run_once()
-                except (asyncpg.PostgresError, OSError) as exc:
+                except Exception as exc:  # e.g. a Postgres restart: log, retry on the next tick
                     log.warning("projector_error", error=type(exc).__name__)
                 try:
                     await asyncio.wait_for(wake.wait(), poll_interval)
@@ -181,6 +181,8 @@ class Projector:
         finally:
             try:
                 await listener.remove_listener("hookproof_events", _notify)
+            except Exception as exc:  # a listener the server dropped (a restart)
+                log.info("projector_listener_lost", error=type(exc).__name__)
             finally:
                 await self.store.pool.release(listener)
 

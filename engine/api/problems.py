@@ -14,6 +14,8 @@ from aiohttp import web
 
 from hookproof.errors import HookproofError, ValidationError
 
+from ..db_errors import database_unavailable
+
 __all__ = [
     "MAX_BODY",
     "MAX_DEPTH",
@@ -46,11 +48,27 @@ def json_response(
 
 
 def problem(err: HookproofError) -> web.Response:
+    retry_after = getattr(err, "retry_after_s", None)  # a 503 says when to come back
     return web.Response(
         body=json.dumps(err.to_problem()).encode(),
         status=err.status,
         content_type="application/problem+json",
+        headers={"Retry-After": str(retry_after)} if retry_after is not None else None,
     )
+
+
+def _unavailable(request: web.Request, exc: BaseException) -> web.Response | None:
+    """The 503 problem when ``exc`` is the database being unavailable (a restart...)."""
+    err = database_unavailable(exc)
+    if err is None:
+        return None
+    log.warning(
+        "api_database_unavailable",
+        path=request.path,
+        code=err.code,
+        error=type(err.__cause__ or exc).__name__,
+    )
+    return problem(err)
 
 
 def _field_from_msgspec(message: str) -> str | None:
@@ -142,6 +160,8 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         return await handler(request)
     except HookproofError as err:
         if err.status >= 500:
+            if (unavailable := _unavailable(request, err)) is not None:
+                return unavailable
             log.error(
                 "api_error", code=err.code, path=request.path, cause=type(err.__cause__).__name__
             )
@@ -165,5 +185,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except RecursionError:
         return problem(TooDeep(f"JSON may nest at most {MAX_DEPTH} levels"))
     except Exception as exc:  # the last line: a typed problem, never a stack trace
+        if (unavailable := _unavailable(request, exc)) is not None:
+            return unavailable
         log.exception("api_unhandled", path=request.path, error=type(exc).__name__)
         return problem(HookproofError("internal error", code="internal_error"))

@@ -97,8 +97,8 @@ def result_entry(event: EventIn | HookproofError, answer: Any) -> dict[str, Any]
         }
     if isinstance(answer, asyncpg.DataError | UnicodeError):  # refused as stored: the input's
         answer = ValidationError("a value cannot be stored as given", code="invalid_data")
-    if not isinstance(answer, HookproofError):
-        raise answer  # not the input's fault: the whole request fails loudly
+    if not isinstance(answer, HookproofError) or answer.status >= 500:
+        raise answer  # not the input's fault (e.g. the database is down): the request fails
     status = 409 if answer.status == 409 else 400
     problem = answer.to_problem()
     problem["status"] = status
