@@ -18,7 +18,7 @@ from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.events.key_events import PURPOSE_ENGINE, PURPOSE_SUBSCRIPTION
 from hookproof.projections.subscriptions import SubscriptionState
 
-from .subscriptions.machine import TERMINAL
+from .subscriptions.machine import ELIGIBLE, TERMINAL
 
 if TYPE_CHECKING:
     import asyncpg
@@ -74,7 +74,7 @@ class Rotation:
         proved: list[str] = []
         failed: dict[str, str] = {}
         for s in await self._all():
-            if s.config.signature_algorithm != "ed25519" or s.state not in ("ACTIVE", "ROTATING"):
+            if s.config.signature_algorithm != "ed25519" or s.state not in ELIGIBLE:
                 continue
             if s.state == "ACTIVE":
                 await self.subs.transition(
