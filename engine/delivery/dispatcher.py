@@ -17,6 +17,7 @@ import random
 import secrets
 import socket
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -26,14 +27,15 @@ import structlog
 
 from hookproof.config import Settings
 from hookproof.engine.queries import ENGINE_QUERIES
-from hookproof.errors import ConcurrencyConflict, HookproofError
-from hookproof.events import EventStore, Metadata, StreamAppend
+from hookproof.errors import ConcurrencyConflict, HookproofError, StoreError
+from hookproof.events import Event, EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
     AttemptLost,
 )
 from hookproof.events.subscription_events import RetryPolicy
 from hookproof_subscriber import SigningKey
 
+from ..db_errors import database_unavailable
 from ..egress import EgressResult
 from ..rollouts.dispatch import ShadowCounter, admission_fields, resolve_signers, shadow_check
 from ..rollouts.machine import plan_signing
@@ -49,6 +51,9 @@ __all__ = ["DispatchMetrics", "Dispatcher"]
 
 log = structlog.get_logger("hookproof.dispatcher")
 ROLLOUT_CHECK_S = 15.0  # how often a dispatcher checks running cutovers for the automatic pause
+#: an outcome the database could not take (a restart) is tried again after this long, doubling
+RECORD_RETRY_S = 0.2
+RECORD_RETRY_MAX_S = 5.0
 
 #: (scope: a subscription id for hmac-sha256, else "engine"; algorithm) -> (key, generation)
 KeyProvider = Callable[[str, str], Awaitable[tuple[SigningKey, int]]]
@@ -350,15 +355,7 @@ class Dispatcher:
             await self.on_gone(r.subscription_id, "endpoint_gone")
         self.metrics.count(recorded.outcome)
         meta = Metadata(actor=f"dispatcher:{self.name}", correlation_id=r.event_id)
-        stream = f"delivery-{r.delivery_id}"
-        append = StreamAppend(stream, recorded.events, job.version, meta)
-        try:
-            await self.outcomes.append(append)
-        except ConcurrencyConflict:
-            # Something else was recorded meanwhile (a receipt, or a lease taken over):
-            # the outcome is still evidence, appended after it.
-            late = StreamAppend(stream, recorded.events, "any", meta)
-            await append_to_deliveries(self.store, [late])
+        await self._append_outcome(job, recorded.events, meta)
         log.info(
             "attempt_recorded",
             delivery_id=r.delivery_id,
@@ -369,6 +366,43 @@ class Dispatcher:
             status=result.status,
             code=result.code,
         )
+
+    async def _append_outcome(self, job: _Job, events: list[Event], meta: Metadata) -> None:
+        """Append the outcome. While the database is unavailable (a restart) it backs off and
+        tries again within the lease; the event ids are fixed once, so a retry after a commit
+        whose answer was lost finds them (``duplicate_event_id``) and appends nothing twice."""
+        stream = f"delivery-{job.row.delivery_id}"
+        ids = [uuid.uuid4() for _ in events]
+        delay, deadline = RECORD_RETRY_S, job.admitted_at + self.lease_s
+        while True:
+            try:
+                try:
+                    await self.outcomes.append(StreamAppend(stream, events, job.version, meta, ids))
+                except ConcurrencyConflict:
+                    # Something else was recorded meanwhile (a receipt, or a lease taken over):
+                    # the outcome is still evidence, appended after it.
+                    late = StreamAppend(stream, events, "any", meta, ids)
+                    await append_to_deliveries(self.store, [late])
+                return
+            except StoreError as exc:
+                if exc.code == "duplicate_event_id":  # the earlier try committed after all
+                    return
+                if database_unavailable(exc) is None or time.monotonic() + delay > deadline:
+                    raise
+                error = type(exc.__cause__ or exc).__name__
+            except Exception as exc:
+                if database_unavailable(exc) is None or time.monotonic() + delay > deadline:
+                    raise
+                error = type(exc).__name__
+            log.warning(
+                "dispatch_record_retry",
+                delivery_id=job.row.delivery_id,
+                attempt=job.attempt,
+                error=error,
+                retry_in_s=delay,
+            )
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RECORD_RETRY_MAX_S)
 
     # -- leases -------------------------------------------------------------------------
 

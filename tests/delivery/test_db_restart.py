@@ -19,12 +19,15 @@ import aiohttp
 import asyncpg
 import pytest
 import trustme
+from structlog.testing import capture_logs
 
+from hookproof.engine.database import connect_pool
 from hookproof.engine.db_errors import database_unavailable
 from hookproof.errors import DatabaseUnavailable, StoreError
 
 from ..daemon import start_daemon
-from .conftest import Subscriber
+from ..support import loopback_settings, running_engine
+from .conftest import Subscriber, active_subscription, delivery, publish
 from .test_processes import _env, _publish, _setup, _stop
 
 
@@ -152,6 +155,39 @@ async def test_requests_during_a_postgres_restart_are_503_and_the_daemon_recover
     assert "api_unhandled" not in log
     assert "api_database_unavailable" in log
     assert len(subscriber.deliveries("ok-restart")) >= 5
+
+
+async def test_an_outcome_recorded_across_a_restart_is_recorded_once(
+    own_pg: OwnPostgres, tmp_path: Path, subscriber: Subscriber, ca: trustme.CA
+) -> None:
+    pool = await connect_pool(own_pg.url, min_size=1, max_size=4)
+    settings = loopback_settings(subscriber.port, ca, tmp_path, request_timeout_s=1.5)
+    try:
+        async with running_engine(pool, settings) as engine:
+            tenant = (await engine.tenants.create("acme")).tenant_id
+            await active_subscription(engine, tenant, subscriber.url("ok"))
+            [d] = (await publish(engine, tenant, "evt-restart")).deliveries
+            dispatcher = engine.services.dispatcher
+            [job] = await dispatcher.claim()
+            result = await dispatcher.poster(job.row, job.body, dispatcher.headers_for(job))
+            assert result.ok
+            await own_pg.stop()
+            with capture_logs() as logs:
+                record = asyncio.create_task(dispatcher.record(job, result, 0.01))
+                for _ in range(3000):  # until it met the outage and backed off
+                    if any(e["event"] == "dispatch_record_retry" for e in logs) or record.done():
+                        break
+                    await asyncio.sleep(0.01)
+                await own_pg.start()
+                await record  # raises if it gave up
+            stream = await engine.store.read_stream(f"delivery-{d['deliveryId']}")
+            types = [e.type for e in stream]
+            assert types.count("delivery.endpoint_accepted") == 1, types
+            assert "delivery.attempt_lost" not in types
+            view = await delivery(engine, tenant, d["deliveryId"])
+            assert view["state"] == "ENDPOINT_ACCEPTED"
+    finally:
+        await pool.close()
 
 
 @pytest.mark.parametrize(
