@@ -258,3 +258,19 @@ async def test_large_and_small_groups_write_the_same_ledger_rows(
     for r in rows:
         assert r["next_attempt_at"] == r["created_at"] == r["updated_at"]
         assert r["state"] == "PLANNED" and r["stream_version"] == 1
+
+
+def test_the_ingest_ledger_inserts_name_every_ledger_column() -> None:
+    """The ledger grows columns (ordering did); ingest's bulk inserts must grow with it."""
+    import re
+
+    from hookproof.engine.delivery.ingest import SQL
+    from hookproof.projections.deliveries import DeliveryLedger
+
+    for name in ("deliveries_insert_planned", "deliveries_insert_planned_arrays"):
+        sql = SQL[name]
+        listed = re.search(r"INSERT INTO deliveries \(([^)]*)\)", sql)
+        assert listed is not None
+        assert tuple(c.strip() for c in listed.group(1).split(",")) == DeliveryLedger.columns
+        updated = re.findall(r"^\s+(\w+) = EXCLUDED\.\1", sql, flags=re.M)
+        assert tuple(updated) == DeliveryLedger.columns[1:], name
