@@ -1,6 +1,7 @@
 """The console in a real browser: Debian's Chromium driven by Playwright, against a daemon process
 with a real HTTPS subscriber. Enter a token, see a subscription and a delivery's evidence
-ladder, replay a dead letter from the page and watch its state change; a screenshot is saved.
+ladder, replay a dead letter from the page and watch its state change; recover a time range of
+dead letters from the page and see exactly those inside it leave the list; screenshots are saved.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -180,6 +182,114 @@ async def test_console_token_subscription_ladder_and_replay(
                 finally:
                     await browser.close()
             assert await acme.delivery_state(dead_did) == "ENDPOINT_ACCEPTED"
+    finally:
+        await stop(daemon)
+    assert errors == [], errors
+
+
+async def test_console_recover_range_takes_back_exactly_the_dead_letters_inside_it(
+    db_url: str, tmp_path: Path, subscriber: Subscriber, ca: trustme.CA
+) -> None:
+    _need_browser()
+    env = engine_env(db_url, tmp_path, subscriber.port, ca)
+    daemon = await start(env, tmp_path)
+    errors: list[str] = []
+    try:
+        _, token = await new_tenant(env, "acme")
+        _, other_token = await new_tenant(env, "other")
+        async with aiohttp.ClientSession() as http:
+            acme = Client(http, daemon.base_url, token)
+            other = Client(http, daemon.base_url, other_token)
+            sid = await acme.subscribe(
+                subscriber.url("fail500-range"),
+                ["t"],
+                retryPolicy={"initialDelayS": 0.1, "maxDelayS": 0.1, "maxAttempts": 1},
+            )
+            foreign_sid = await other.subscribe(subscriber.url("ok-other"), ["t"])
+
+            async def dead(event_ids: list[str]) -> list[str]:
+                dids = []
+                for event_id in event_ids:
+                    [d] = (await acme.publish(event_id))["deliveries"]
+                    dids.append(d["deliveryId"])
+
+                async def all_dead() -> bool:
+                    states = [await acme.delivery_state(d) for d in dids]
+                    return states == ["DEAD_LETTER"] * len(dids)
+
+                await wait_for(all_dead, what=f"{event_ids} dead-lettered")
+                await asyncio.sleep(0.05)  # the next batch dead-letters strictly later
+                return dids
+
+            before = await dead(["evt-r-0"])
+            since = datetime.now(UTC).isoformat()
+            inside = await dead(["evt-r-1", "evt-r-2"])
+            until = datetime.now(UTC).isoformat()
+            after = await dead(["evt-r-3"])
+            outside = before + after
+            subscriber.modes["fail500-range"] = "ok"  # the subscriber works again
+
+            async with async_playwright() as pw:
+                browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                try:
+                    page = await browser.new_page(viewport={"width": 1400, "height": 1400})
+                    page.on("console", lambda m: _keep_error(errors, m))
+                    page.on("pageerror", lambda e: errors.append(str(e)))
+                    await page.goto(daemon.base_url + "/console")
+                    await page.fill("#token", token)
+                    await page.click("#use-token")
+                    for did in inside + outside:
+                        await page.locator(f'#dead-letters tbody tr[data-id="{did}"]').wait_for()
+                    result = page.locator("#recover-result")
+
+                    # errors come from the problem's code and detail
+                    await page.fill("#recover-subscription", sid)
+                    await page.fill("#recover-since", until)
+                    await page.fill("#recover-until", since)
+                    await page.click("#recover")
+                    await expect(result).to_contain_text("400 invalid_request")
+                    await expect(result).to_have_class("error")
+                    await page.fill("#recover-subscription", foreign_sid)
+                    await page.fill("#recover-since", since)
+                    await page.fill("#recover-until", until)
+                    await page.click("#recover")
+                    await expect(result).to_contain_text("404 subscription_not_found")
+                    assert await page.locator("#dead-letters tbody tr").count() == 4
+
+                    # the range, recovered from the page
+                    await page.fill("#recover-subscription", sid)
+                    await page.click("#recover")
+                    await expect(result).to_have_attribute("data-recovered", "2")
+                    await expect(result).to_contain_text(f"recovered 2 deliveries of {sid}")
+                    for did in inside:
+                        await page.locator(f'#dead-letters tbody tr[data-id="{did}"]').wait_for(
+                            state="detached"
+                        )
+                    await expect(page.locator("#dead-letters tbody tr")).to_have_count(2)
+                    for did in outside:
+                        assert await page.locator(
+                            f'#dead-letters tbody tr[data-id="{did}"]'
+                        ).is_visible()
+                    await asyncio.to_thread(ARTIFACTS.mkdir, parents=True, exist_ok=True)
+                    shot = ARTIFACTS / "console-recover.png"
+                    await page.screenshot(path=str(shot), full_page=True)
+                    assert len(await asyncio.to_thread(shot.read_bytes)) > 10_000
+
+                    # repeated: nothing new comes back
+                    await page.click("#recover")
+                    await expect(result).to_have_attribute("data-recovered", "0")
+                finally:
+                    await browser.close()
+
+            async def delivered() -> bool:
+                states = [await acme.delivery_state(d) for d in inside]
+                return states == ["ENDPOINT_ACCEPTED"] * len(inside)
+
+            await wait_for(delivered, what="the recovered deliveries accepted")
+            for did in outside:
+                assert await acme.delivery_state(did) == "DEAD_LETTER"
+            status, view = await acme.call("GET", f"/v1/deliveries/{inside[0]}")
+            assert status == 200 and [a["attempt"] for a in view["attempts"]] == [1, 2]
     finally:
         await stop(daemon)
     assert errors == [], errors

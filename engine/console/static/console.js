@@ -31,13 +31,14 @@ function short(iso) { return iso ? String(iso).replace("T", " ").replace(/\.\d+/
 
 function token() { return sessionStorage.getItem(TOKEN_KEY); }
 
-async function api(method, path) {
-  const resp = await fetch(path, {
-    method,
-    headers: { "Authorization": "Bearer " + token(), "Accept": "application/json" },
-    credentials: "omit",
-    cache: "no-store",
-  });
+async function api(method, path, payload) {
+  const headers = { "Authorization": "Bearer " + token(), "Accept": "application/json" };
+  const init = { method, headers, credentials: "omit", cache: "no-store" };
+  if (payload !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(payload);
+  }
+  const resp = await fetch(path, init);
   let body = null;
   const type = resp.headers.get("Content-Type") || "";
   if (type.includes("json")) body = await resp.json();
@@ -96,6 +97,7 @@ async function loadSubscriptions() {
   const r = await api("GET", "/v1/subscriptions");
   if (r.status !== 200) { note("subscriptions", problemText(r)); return; }
   note("subscriptions", r.body.items.length ? "" : "No subscriptions yet.");
+  $("#recover-subscriptions").replaceChildren(...r.body.items.map((s) => el("option", { value: s.id })));
   fill(tbody, r.body.items.map((s) => el("tr", { "data-id": s.id },
     el("td", {}, el("a", { href: "#", onclick: (e) => { e.preventDefault(); showSubscription(s.id); } }, s.id)),
     el("td", { class: "state" }, stateBadge(s.state)),
@@ -262,6 +264,53 @@ async function loadDeadLetters() {
   )));
 }
 
+// Recover a time range: follows nextSince for a few pages, then says where to go on.
+const RECOVER_PAGES = 20;
+
+async function recoverRange() {
+  const out = $("#recover-result");
+  const sid = $("#recover-subscription").value.trim();
+  let since = $("#recover-since").value.trim();
+  const until = $("#recover-until").value.trim();
+  if (!sid || !since) {
+    out.className = "error";
+    out.textContent = "A subscription id and since are needed.";
+    return;
+  }
+  const button = $("#recover");
+  button.disabled = true;
+  out.className = "muted";
+  out.textContent = "recovering...";
+  let total = 0;
+  let next = null;
+  try {
+    for (let page = 0; page < RECOVER_PAGES; page++) {
+      const body = { since };
+      if (until) body.until = until;
+      const r = await api("POST", "/v1/subscriptions/" + encodeURIComponent(sid) + "/recover", body);
+      if (r.status !== 202) {
+        out.className = "error";
+        out.textContent = (total ? `recovered ${total}, then ` : "") + "recover refused: " + problemText(r);
+        return;
+      }
+      total += r.body.recovered;
+      next = r.body.nextSince || null;
+      if (!next) break;
+      since = next;
+    }
+    out.className = "";
+    out.dataset.recovered = String(total);
+    out.textContent = `recovered ${total} deliver${total === 1 ? "y" : "ies"} of ${sid}` +
+      (next ? `; more remain from ${next} (since set to it: recover again)` : "");
+    if (next) $("#recover-since").value = next;
+    setStatus(`recovered ${total} from ${sid}`);
+  } finally {
+    button.disabled = false;
+    await loadDeadLetters();
+    if (!$("#subscription").hidden) await showSubscription($("#subscription .sid").textContent);
+  }
+}
+
 async function loadGates() {
   const tbody = $("#gates tbody");
   if (who.kind !== "operator") {
@@ -333,6 +382,7 @@ document.addEventListener("DOMContentLoaded", () => {
     const id = $("#delivery-id").value.trim();
     if (id) showDelivery(id);
   });
+  $("#recover").addEventListener("click", () => { recoverRange(); });
   $("#show-rollout").addEventListener("click", () => {
     const id = $("#rollout-id").value.trim();
     if (id) showRollout(id);
