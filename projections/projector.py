@@ -35,6 +35,7 @@ __all__ = [
     "fold_all",
     "read_checkpoint",
     "rebuild",
+    "run_woken",
     "table_rows",
 ]
 
@@ -134,6 +135,43 @@ async def consume(
     return total
 
 
+async def run_woken(
+    store: EventStore,
+    stop: asyncio.Event,
+    tick: Callable[[], Awaitable[object]],
+    *,
+    poll_interval: float,
+    tick_failed: str,
+    listener_lost: str,
+) -> None:
+    """Run ``tick`` until ``stop`` is set: each NOTIFY on the events channel wakes it, polling
+    every ``poll_interval`` seconds backs it. A failed tick (e.g. a Postgres restart) is logged
+    as ``tick_failed`` and retried on the next one, so the worker outlives it."""
+    wake = asyncio.Event()
+
+    def _notify(*_: object) -> None:
+        wake.set()
+
+    listener = await store.pool.acquire()
+    try:
+        await listener.add_listener("hookproof_events", _notify)
+        while not stop.is_set():
+            wake.clear()
+            try:
+                await tick()
+            except Exception as exc:  # the worker outlives a bad tick; the log says why
+                log.warning(tick_failed, error=type(exc).__name__)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), poll_interval)
+    finally:
+        try:
+            await listener.remove_listener("hookproof_events", _notify)
+        except Exception as exc:  # a listener the server dropped (a restart)
+            log.info(listener_lost, error=type(exc).__name__)
+        finally:
+            await store.pool.release(listener)
+
+
 class Projector:
     """Tails the log and applies pages to asynchronous projections, one transaction per page."""
 
@@ -160,31 +198,14 @@ class Projector:
 
     async def run(self, stop: asyncio.Event, *, poll_interval: float = 1.0) -> None:
         """Keep projections current until ``stop`` is set (NOTIFY wakes it, polling backs it)."""
-        wake = asyncio.Event()
-
-        def _notify(*_: object) -> None:
-            wake.set()
-
-        listener = await self.store.pool.acquire()
-        try:
-            await listener.add_listener("hookproof_events", _notify)
-            while not stop.is_set():
-                wake.clear()
-                try:
-                    await self.run_once()
-                except Exception as exc:  # e.g. a Postgres restart: log, retry on the next tick
-                    log.warning("projector_error", error=type(exc).__name__)
-                try:
-                    await asyncio.wait_for(wake.wait(), poll_interval)
-                except TimeoutError:
-                    pass
-        finally:
-            try:
-                await listener.remove_listener("hookproof_events", _notify)
-            except Exception as exc:  # a listener the server dropped (a restart)
-                log.info("projector_listener_lost", error=type(exc).__name__)
-            finally:
-                await self.store.pool.release(listener)
+        await run_woken(
+            self.store,
+            stop,
+            self.run_once,
+            poll_interval=poll_interval,
+            tick_failed="projector_error",
+            listener_lost="projector_listener_lost",
+        )
 
 
 def fold_all(

@@ -23,7 +23,6 @@ Who hears what:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -34,7 +33,7 @@ from hookproof.events import EventStore, RecordedEvent
 from hookproof.events.key_events import PURPOSE_SUBSCRIPTION, KeyCreated
 from hookproof.events.rollout_events import RolloutCreated
 from hookproof.events.sqlfiles import query
-from hookproof.projections.projector import consume
+from hookproof.projections.projector import consume, run_woken
 from hookproof.schemas.api import EventIn
 
 from .decide import (
@@ -203,26 +202,14 @@ class Notifier:
         )
 
     async def run(self, stop: asyncio.Event, *, poll_interval: float = 0.5) -> None:
-        wake = asyncio.Event()
-
-        def _notify(*_: object) -> None:
-            wake.set()
-
-        listener = await self.store.pool.acquire()
-        try:
-            await listener.add_listener("hookproof_events", _notify)
-            while not stop.is_set():
-                wake.clear()
-                try:
-                    await self.run_once()
-                except Exception as exc:  # the worker outlives a bad tick; the log says why
-                    log.warning("notifier_tick_failed", error=type(exc).__name__)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), poll_interval)
-        finally:
-            with contextlib.suppress(Exception):
-                await listener.remove_listener("hookproof_events", _notify)
-            await self.store.pool.release(listener)
+        await run_woken(
+            self.store,
+            stop,
+            self.run_once,
+            poll_interval=poll_interval,
+            tick_failed="notifier_tick_failed",
+            listener_lost="notifier_listener_lost",
+        )
 
 
 def _affected(subscriptions: list[str]) -> dict[str, Any]:
