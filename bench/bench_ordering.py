@@ -144,7 +144,7 @@ def main() -> None:
     ap.add_argument("--held", type=int, default=5000, help="ordered deliveries, mostly held")
     ap.add_argument("--subs", type=int, default=100)
     ap.add_argument("--runs", type=int, default=200)
-    ap.add_argument("--before", default="fb37f99", help="git revision of the old claim query")
+    ap.add_argument("--before", default="7797c9e^", help="git revision of the old claim query")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "ordering.json"))
     args = ap.parse_args()
     url = os.environ.get("HOOKPROOF_BENCH_DATABASE_URL")
