@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from hookproof.errors import ConflictError, NotFound
-from hookproof.events import EventStore, Metadata, StreamAppend
+from hookproof.events import Event, EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
     ApplicationConfirmed,
     AttemptAdmitted,
@@ -50,6 +50,16 @@ def evidence_of(row: dict[str, Any], verified_generation: int | None = None) -> 
     else:
         app = "PENDING"
     return {"endpoint": endpoint, "application": app}
+
+
+def _command(delivery_id: str, row: Any, event: Event, actor: str) -> StreamAppend:
+    """An operator's command on a delivery, expected at the version ``row`` was read at."""
+    return StreamAppend(
+        f"delivery-{delivery_id}",
+        [event],
+        row["stream_version"],
+        Metadata(actor=actor, correlation_id=row["event_id"]),
+    )
 
 
 def _iso(v: Any) -> Any:
@@ -296,26 +306,31 @@ class DeliveryReader:
         nxt = (rows[-1]["updated_at"], rows[-1]["delivery_id"]) if more and rows else None
         return items, nxt
 
+    async def _admitting(self, tenant_id: str, delivery_id: str, command: str, refused: str) -> Any:
+        """The tenant's delivery row, if the ledger lets ``command`` act on its state now."""
+        row = await self.deliveries.get(tenant_id, delivery_id)
+        if row is None:
+            raise NotFound("no such delivery", code="delivery_not_found")
+        if ledger_next(row["state"], command) is None:
+            raise ConflictError(
+                f"a {row['state']} delivery cannot be {refused}",
+                code=f"{command}_not_allowed",
+                state=row["state"],
+            )
+        return row
+
     async def skip(
         self, tenant_id: str, delivery_id: str, *, actor: str, now: str
     ) -> dict[str, Any]:
         """Give a dead letter up: it releases its aggregate (ordered delivery) for good."""
-        row = await self.deliveries.get(tenant_id, delivery_id)
-        if row is None:
-            raise NotFound("no such delivery", code="delivery_not_found")
-        if ledger_next(row["state"], "skip") is None:
-            raise ConflictError(
-                f"a {row['state']} delivery cannot be skipped (only a dead letter)",
-                code="skip_not_allowed",
-                state=row["state"],
-            )
+        row = await self._admitting(tenant_id, delivery_id, "skip", "skipped (only a dead letter)")
         await self.store.append(
             [
-                StreamAppend(
-                    f"delivery-{delivery_id}",
-                    [DeliverySkipped(delivery_id=delivery_id, by=actor, at=now)],
-                    row["stream_version"],
-                    Metadata(actor=actor, correlation_id=row["event_id"]),
+                _command(
+                    delivery_id,
+                    row,
+                    DeliverySkipped(delivery_id=delivery_id, by=actor, at=now),
+                    actor,
                 )
             ]
         )
@@ -324,23 +339,15 @@ class DeliveryReader:
     async def replay(
         self, tenant_id: str, delivery_id: str, *, actor: str, now: str
     ) -> dict[str, Any]:
-        row = await self.deliveries.get(tenant_id, delivery_id)
-        if row is None:
-            raise NotFound("no such delivery", code="delivery_not_found")
-        if ledger_next(row["state"], "replay") is None:
-            raise ConflictError(
-                f"a {row['state']} delivery cannot be replayed",
-                code="replay_not_allowed",
-                state=row["state"],
-            )
+        row = await self._admitting(tenant_id, delivery_id, "replay", "replayed")
         await append_to_deliveries(
             self.store,
             [
-                StreamAppend(
-                    f"delivery-{delivery_id}",
-                    [DeliveryReplayRequested(delivery_id=delivery_id, by=actor, at=now)],
-                    row["stream_version"],
-                    Metadata(actor=actor, correlation_id=row["event_id"]),
+                _command(
+                    delivery_id,
+                    row,
+                    DeliveryReplayRequested(delivery_id=delivery_id, by=actor, at=now),
+                    actor,
                 )
             ],
         )
