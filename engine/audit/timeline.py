@@ -56,6 +56,7 @@ __all__ = [
     "event_timeline",
     "parse_as_of",
     "subscription_timeline",
+    "timeline_entry",
 ]
 
 SQL = ENGINE_QUERIES.named("event_streams_of_id", "archived_event_streams_of_id")
@@ -137,7 +138,7 @@ def _actor(rec: RecordedEvent) -> str | None:
         return None
 
 
-def _entry(
+def timeline_entry(
     rec: RecordedEvent,
     generation: int | None,
     key_id: str | None,
@@ -145,6 +146,7 @@ def _entry(
     evidence: str,
     state: str,
 ) -> Entry:
+    """The timeline line of one recorded event (its actor read from the metadata)."""
     return Entry(
         rec.global_position,
         rec.stream_id,
@@ -245,7 +247,7 @@ async def delivery_timeline(
         generation, key_id, outcome = _delivery_outcome(ev)
         evidence = evidence_of(row, _verified_at(sub_events, rec.recorded_at))
         entries.append(
-            _entry(
+            timeline_entry(
                 rec,
                 generation if generation is not None else row["generation"],
                 key_id,
@@ -341,7 +343,7 @@ async def subscription_timeline(
         state = evolve_subscription(state, ev, rec.stream_version)
         generation = getattr(ev, "generation", None)
         entries.append(
-            _entry(
+            timeline_entry(
                 rec,
                 generation if isinstance(generation, int) else state.generation,
                 key_id,
@@ -432,13 +434,13 @@ async def event_timeline(
             ingested = ingested or ev
             deliveries.extend(d for d in ev.deliveries if d not in deliveries)
             outcome = f"ingested {ev.topic} v{ev.version}: {len(ev.deliveries)} delivery(ies)"
-            entries.append(_entry(rec, None, None, outcome, ev.payload_digest, "INGESTED"))
+            entries.append(timeline_entry(rec, None, None, outcome, ev.payload_digest, "INGESTED"))
         elif isinstance(ev, EventPayloadConflict):
             conflicts += 1
             outcome = f"payload conflict: offered {ev.offered_digest} quarantined"
-            entries.append(_entry(rec, None, None, outcome, ev.existing_digest, "INGESTED"))
+            entries.append(timeline_entry(rec, None, None, outcome, ev.existing_digest, "INGESTED"))
         else:
-            entries.append(_entry(rec, None, None, ev.type, "", "INGESTED"))
+            entries.append(timeline_entry(rec, None, None, ev.type, "", "INGESTED"))
     children: list[Timeline] = []
     for did in deliveries:
         try:

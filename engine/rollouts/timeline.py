@@ -17,7 +17,7 @@ from hookproof.events.rollout_events import (
     RolloutShadowChecked,
 )
 
-from ..audit.timeline import Entry, Timeline
+from ..audit.timeline import Entry, Timeline, timeline_entry
 from .machine import RolloutView, evolve
 
 __all__ = ["rollout_state_json", "rollout_timeline"]
@@ -75,24 +75,8 @@ async def rollout_timeline(
         ev = rec.decode()
         key_id, outcome = _outcome(ev)
         view = evolve(view, ev, version=rec.stream_version)
-        try:
-            actor = rec.meta().actor
-        except Exception:
-            actor = None
         entries.append(
-            Entry(
-                rec.global_position,
-                rec.stream_id,
-                rec.stream_version,
-                rec.recorded_at,
-                rec.type,
-                actor,
-                None,
-                key_id,
-                outcome,
-                f"{view.stage} {view.percent}%",
-                view.state,
-            )
+            timeline_entry(rec, None, key_id, outcome, f"{view.stage} {view.percent}%", view.state)
         )
     assert view is not None
     return Timeline("rollout", rollout_id, as_of, entries, rollout_state_json(view))
