@@ -88,7 +88,9 @@ def streams(count: int) -> list[list[Event]]:
         ]
         attempt = 1
 
-        def failed(outcome: str) -> AttemptFailed:
+        def failed(
+            outcome: str, did: str = did, attempt: int = attempt, later: str = later
+        ) -> AttemptFailed:
             return AttemptFailed(
                 delivery_id=did,
                 attempt=attempt,
@@ -238,9 +240,12 @@ def main(argv: list[str] | None = None) -> int:
             "loadAverage1m": round(os.getloadavg()[0], 1),
         },
         "workingTreeHead": head,
-        "refs": {ref: subprocess.run(
-            ["git", "rev-parse", "--short", ref], cwd=ROOT, capture_output=True, text=True
-        ).stdout.strip() for ref in refs},
+        "refs": {
+            ref: subprocess.run(
+                ["git", "rev-parse", "--short", ref], cwd=ROOT, capture_output=True, text=True
+            ).stdout.strip()
+            for ref in refs
+        },
         "deliveries": args.deliveries,
         "events": events,
         "rounds": args.rounds,

@@ -6,7 +6,9 @@ upsert) and a rebuild (fold in memory, COPY) compute the same rows from the same
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+from typing import Any, Final
 
 from hookproof.events import Event, RecordedEvent
 from hookproof.events.delivery_events import (
@@ -37,17 +39,158 @@ from .ledger import (
 __all__ = ["LEDGER_STATES", "DeliveryLedger", "evolve_delivery"]
 
 
-# LEDGER_TRANSITIONS by (state, event type) for the types that are always one command
-_BY_TYPE = {
-    (src, kind): dst
+_ts = datetime.fromisoformat
+
+Apply = Callable[[Row, Row, Any], None]  # (new row, old row, event): carries the fields
+
+
+def _admitted(new: Row, row: Row, event: AttemptAdmitted) -> None:
+    new["attempt"] = event.attempt
+    new["lease_owner"] = event.dispatcher
+    new["lease_until"] = _ts(event.lease_until)
+    new["next_attempt_at"] = None
+    new["updated_at"] = _ts(event.at)
+
+
+def _accepted(new: Row, row: Row, event: EndpointAccepted) -> None:
+    at = _ts(event.at)
+    new["last_status"] = event.status
+    new["last_code"] = None
+    new["lease_owner"] = None
+    new["lease_until"] = None
+    new["unknown_since"] = None
+    new["accepted_at"] = row["accepted_at"] or at
+    new["updated_at"] = at
+
+
+def _failed(new: Row, row: Row, event: AttemptFailed) -> None:
+    at = _ts(event.at)
+    new["last_code"] = event.code
+    new["last_status"] = event.status
+    new["location"] = event.location
+    new["next_attempt_at"] = _ts(event.retry_at)
+    new["lease_owner"] = None
+    new["lease_until"] = None
+    new["unknown_since"] = (
+        row["unknown_since"] or at if new["state"] == "UNKNOWN_TRANSPORT" else None
+    )
+    new["updated_at"] = at
+
+
+def _failed_late(new: Row, row: Row, event: AttemptFailed) -> None:
+    """The receipt came first: the delivery stays confirmed."""
+    new["updated_at"] = _ts(event.at)
+    new["lease_owner"] = None
+    new["lease_until"] = None
+
+
+def _lost(new: Row, row: Row, event: AttemptLost) -> None:
+    at = _ts(event.at)
+    new["last_code"] = "dispatcher_lost"
+    new["next_attempt_at"] = _ts(event.retry_at)
+    new["lease_owner"] = None
+    new["lease_until"] = None
+    new["unknown_since"] = row["unknown_since"] or at
+    new["updated_at"] = at
+
+
+def _dead_lettered(new: Row, row: Row, event: DeadLettered) -> None:
+    new["owner"] = event.owner
+    new["dead_letter_reason"] = event.reason
+    new["next_attempt_at"] = None
+    new["lease_owner"] = None
+    new["lease_until"] = None
+    new["updated_at"] = _ts(event.at)
+
+
+def _touched(new: Row, row: Row, event: DeadLettered | ReceiptConflict) -> None:
+    """Evidence only (a refused receipt; a dead letter after a confirmation)."""
+    new["updated_at"] = _ts(event.at)
+
+
+def _quarantined(new: Row, row: Row, event: DeliveryQuarantined) -> None:
+    new["last_code"] = event.reason
+    new["next_attempt_at"] = None
+    new["updated_at"] = _ts(event.at)
+
+
+def _replayed(new: Row, row: Row, event: DeliveryReplayRequested) -> None:
+    at = _ts(event.at)
+    new["next_attempt_at"] = at
+    new["dead_letter_reason"] = None
+    new["max_attempts"] = row["attempt"] + 1  # one more attempt, same identity
+    new["updated_at"] = at
+
+
+def _confirmed(new: Row, row: Row, event: ApplicationConfirmed) -> None:
+    at = _ts(event.at)
+    new["application"] = "CONFIRMED"
+    new["next_attempt_at"] = None
+    new["unknown_since"] = None
+    new["confirmed_at"] = at
+    new["updated_at"] = at
+
+
+def _gap_skipped(new: Row, row: Row, event: OrderingGapSkipped) -> None:
+    new["gap_skipped"] = True
+    new["updated_at"] = _ts(event.at)
+
+
+def _skipped(new: Row, row: Row, event: DeliverySkipped) -> None:
+    new["next_attempt_at"] = None
+    new["lease_owner"] = None
+    new["lease_until"] = None
+    new["updated_at"] = _ts(event.at)
+
+
+def _planned(new: Row, row: Row, event: DeliveryPlanned) -> None:
+    raise AssertionError("the table allows plan only on an absent delivery")
+
+
+_APPLY: dict[type[Event], Apply] = {
+    DeliveryPlanned: _planned,
+    AttemptAdmitted: _admitted,
+    EndpointAccepted: _accepted,
+    AttemptFailed: _failed,
+    AttemptLost: _lost,
+    DeadLettered: _dead_lettered,
+    DeliveryQuarantined: _quarantined,
+    DeliveryReplayRequested: _replayed,
+    ApplicationConfirmed: _confirmed,
+    OrderingGapSkipped: _gap_skipped,
+    DeliverySkipped: _skipped,
+    ReceiptConflict: _touched,
+}
+# Commands of the types that stand for more than one (command_of reads a field)
+_MULTI: Final[dict[type[Event], tuple[str, str]]] = {
+    AttemptFailed: ("failed", "unknown"),
+    DeliveryReplayRequested: ("replay", "redeliver"),
+}
+
+
+def _apply(kind: type[Event], dst: str) -> Apply:
+    if dst == "APPLICATION_CONFIRMED" and kind is AttemptFailed:
+        return _failed_late
+    if dst == "APPLICATION_CONFIRMED" and kind is DeadLettered:
+        return _touched  # late: a confirmation outranks it
+    return _APPLY[kind]
+
+
+# The ledger table, built once: (state, event type) -> (next state, field writer) for the
+# types that are always one command; (state, command) -> the same for the others.
+_BY_TYPE: Final[dict[tuple[str, type[Event]], tuple[str, Apply]]] = {
+    (src, kind): (dst, _apply(kind, dst))
     for kind, command in EVENT_COMMANDS.items()
     for (src, cmd), dst in LEDGER_TRANSITIONS.items()
     if cmd == command
 }
-
-
-def _ts(text: str) -> datetime:
-    return datetime.fromisoformat(text)
+_BY_COMMAND: Final[dict[tuple[str, str], tuple[str, Apply]]] = {
+    (src, cmd): (dst, _apply(kind, dst))
+    for kind, commands in _MULTI.items()
+    for (src, cmd), dst in LEDGER_TRANSITIONS.items()
+    if cmd in commands
+}
+assert set(_APPLY) == set(EVENT_COMMANDS) | set(_MULTI)
 
 
 def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool = False) -> Row:
@@ -57,13 +200,15 @@ def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool 
     The next state comes from the ledger table (as :func:`.ledger.transition` reads it),
     which refuses an event the table does not allow; this function carries the fields."""
     src = ABSENT if row is None else row["state"]
-    state = _BY_TYPE.get((src, type(event)))  # the table, keyed by event type where it can be
-    if state is None:
-        command = command_of(event)
-        state = LEDGER_TRANSITIONS.get((src, command))
-        if state is None:
+    step = _BY_TYPE.get((src, type(event)))  # one lookup: the table's answer and the writer
+    if step is None:
+        command = command_of(event)  # raises on an event that is no ledger event
+        step = _BY_COMMAND.get((src, command))
+        if step is None:
             raise LedgerTransitionForbidden(src, command)
-    if isinstance(event, DeliveryPlanned):
+    state, apply = step
+    if row is None:  # the table allows only ``plan`` on an absent delivery
+        assert isinstance(event, DeliveryPlanned)
         at = _ts(event.at)
         return {
             "delivery_id": event.delivery_id,
@@ -99,97 +244,10 @@ def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool 
             "ordering_gap_timeout_s": event.ordering_gap_timeout_s,
             "gap_skipped": False,
         }
-    assert row is not None  # the table allows only ``plan`` on an absent delivery
-    new = row if reuse else dict(row)
+    new = row if reuse else row.copy()
     new["stream_version"] = version
     new["state"] = state
-    if isinstance(event, AttemptAdmitted):
-        new.update(
-            attempt=event.attempt,
-            lease_owner=event.dispatcher,
-            lease_until=_ts(event.lease_until),
-            next_attempt_at=None,
-            updated_at=_ts(event.at),
-        )
-    elif isinstance(event, EndpointAccepted):
-        new.update(
-            last_status=event.status,
-            last_code=None,
-            lease_owner=None,
-            lease_until=None,
-            unknown_since=None,
-            accepted_at=row["accepted_at"] or _ts(event.at),
-            updated_at=_ts(event.at),
-        )
-    elif isinstance(event, AttemptFailed):
-        if state == "APPLICATION_CONFIRMED":  # late: the receipt came first
-            new.update(updated_at=_ts(event.at), lease_owner=None, lease_until=None)
-            return new
-        new.update(
-            last_code=event.code,
-            last_status=event.status,
-            location=event.location,
-            next_attempt_at=_ts(event.retry_at),
-            lease_owner=None,
-            lease_until=None,
-            unknown_since=(
-                row["unknown_since"] or _ts(event.at) if state == "UNKNOWN_TRANSPORT" else None
-            ),
-            updated_at=_ts(event.at),
-        )
-    elif isinstance(event, AttemptLost):
-        new.update(
-            last_code="dispatcher_lost",
-            next_attempt_at=_ts(event.retry_at),
-            lease_owner=None,
-            lease_until=None,
-            unknown_since=row["unknown_since"] or _ts(event.at),
-            updated_at=_ts(event.at),
-        )
-    elif isinstance(event, DeadLettered):
-        if state == "APPLICATION_CONFIRMED":  # late: a confirmation outranks it
-            new.update(updated_at=_ts(event.at))
-            return new
-        new.update(
-            owner=event.owner,
-            dead_letter_reason=event.reason,
-            next_attempt_at=None,
-            lease_owner=None,
-            lease_until=None,
-            updated_at=_ts(event.at),
-        )
-    elif isinstance(event, DeliveryQuarantined):
-        new.update(
-            last_code=event.reason,
-            next_attempt_at=None,
-            updated_at=_ts(event.at),
-        )
-    elif isinstance(event, DeliveryReplayRequested):
-        new.update(
-            next_attempt_at=_ts(event.at),
-            dead_letter_reason=None,
-            max_attempts=row["attempt"] + 1,  # one more attempt, same identity
-            updated_at=_ts(event.at),
-        )
-    elif isinstance(event, ApplicationConfirmed):
-        new.update(
-            application="CONFIRMED",
-            next_attempt_at=None,
-            unknown_since=None,
-            confirmed_at=_ts(event.at),
-            updated_at=_ts(event.at),
-        )
-    elif isinstance(event, OrderingGapSkipped):
-        new.update(gap_skipped=True, updated_at=_ts(event.at))
-    elif isinstance(event, DeliverySkipped):
-        new.update(
-            next_attempt_at=None,
-            lease_owner=None,
-            lease_until=None,
-            updated_at=_ts(event.at),
-        )
-    elif isinstance(event, ReceiptConflict):
-        new.update(updated_at=_ts(event.at))
+    apply(new, row, event)
     return new
 
 
