@@ -464,6 +464,29 @@ class EventStore:
             return StoreError("duplicate event id", code="duplicate_event_id", status=409)
         return StoreError("append conflicted")
 
+    # -- notifications ------------------------------------------------------------------
+
+    async def relisten(
+        self, listener: asyncpg.Connection, callback: Callable[..., object]
+    ) -> asyncpg.Connection:
+        """``listener`` while it is open; once the server dropped it (a Postgres restart), a new
+        connection LISTENing with ``callback`` in its place (the old one released), so
+        notifications wake the caller again. Raises while the database is unreachable."""
+        try:
+            if not listener.is_closed():
+                return listener
+        except asyncpg.InterfaceError:  # the pool took the dropped connection back already
+            pass
+        fresh = await self.pool.acquire()
+        try:
+            await fresh.add_listener(NOTIFY_CHANNEL, callback)
+        except BaseException:
+            await self.pool.release(fresh)
+            raise
+        with contextlib.suppress(Exception):
+            await self.pool.release(listener)
+        return fresh
+
     # -- read ---------------------------------------------------------------------------
 
     async def read_stream(

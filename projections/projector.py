@@ -158,6 +158,7 @@ async def run_woken(
         while not stop.is_set():
             wake.clear()
             try:
+                listener = await store.relisten(listener, _notify)  # after a restart
                 await tick()
             except Exception as exc:  # the worker outlives a bad tick; the log says why
                 log.warning(tick_failed, error=type(exc).__name__)

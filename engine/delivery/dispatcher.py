@@ -467,6 +467,7 @@ class Dispatcher:
             while not stop.is_set():
                 self._wake.clear()
                 try:
+                    listener = await self.store.relisten(listener, _notify)  # after a restart
                     n = await self.run_once()
                     if time.monotonic() - last_reconcile > 5:
                         last_reconcile = time.monotonic()

@@ -89,6 +89,22 @@ async def _until_accepted(url: str, n: int) -> None:
     raise AssertionError(f"never {n} deliveries ENDPOINT_ACCEPTED")
 
 
+LISTENING = "SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN \"hookproof_events\"'"
+
+
+async def _until_listening(url: str, n: int) -> None:
+    """Until ``n`` sessions LISTEN for the log's notifications (their last statement)."""
+    for _ in range(600):
+        conn = await asyncpg.connect(url)
+        try:
+            if await conn.fetchval(LISTENING) >= n:
+                return
+        finally:
+            await conn.close()
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"fewer than {n} sessions LISTEN after the restart")
+
+
 def _event(event_id: str) -> dict[str, Any]:
     return {
         "eventId": event_id,
@@ -149,6 +165,7 @@ async def test_requests_during_a_postgres_restart_are_503_and_the_daemon_recover
                 assert r.status == 202, await r.text()
         await _until_accepted(own_pg.url, 5)  # the same process delivers again
         assert daemon.proc.poll() is None
+        await _until_listening(own_pg.url, 3)  # dispatcher, projector, notifier: woken again
     finally:
         await _stop(daemon)
     log = daemon.log()
