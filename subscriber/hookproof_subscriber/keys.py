@@ -27,6 +27,7 @@ __all__ = [
     "VerificationKey",
     "b64url_decode",
     "b64url_encode",
+    "decode_base64_secret",
     "decode_shared_secret",
     "jwk_to_verification_key",
     "public_jwk",
@@ -69,15 +70,23 @@ def b64url_decode(text: str) -> bytes:
     return raw
 
 
+def decode_base64_secret(text: str, minimum: int, *, what: str, form: str) -> bytes:
+    """The bytes of a secret in strict standard base64, at least ``minimum`` of them; a
+    ``ValueError`` naming ``what`` (and the expected ``form``) otherwise."""
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ValueError(f"{what} must be {form}") from exc
+    if len(raw) < minimum:
+        raise ValueError(f"{what} must decode to at least {minimum} bytes")
+    return raw
+
+
 def decode_shared_secret(secret_b64: str) -> bytes:
     """Decode a shared secret given as standard base64 (the HMAC key is the decoded bytes)."""
-    try:
-        raw = base64.b64decode(secret_b64, validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise ValueError("shared secret must be standard base64") from exc
-    if len(raw) < MIN_HMAC_SECRET_BYTES:
-        raise ValueError(f"shared secret must decode to at least {MIN_HMAC_SECRET_BYTES} bytes")
-    return raw
+    return decode_base64_secret(
+        secret_b64, MIN_HMAC_SECRET_BYTES, what="shared secret", form="standard base64"
+    )
 
 
 @dataclass(frozen=True, slots=True)

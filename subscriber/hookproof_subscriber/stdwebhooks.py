@@ -30,6 +30,7 @@ from .keys import (
     KeyState,
     SigningKey,
     VerificationKey,
+    decode_base64_secret,
 )
 from .rfc9421 import normalize_headers
 from .sigv1 import NonceCache, Reason, VerifyResult
@@ -62,13 +63,9 @@ def decode_whsec(text: str) -> bytes:
     if not isinstance(text, str) or not text.isascii():
         raise ValueError("secret must be ASCII text")
     body = text[len(WHSEC_PREFIX) :] if text.startswith(WHSEC_PREFIX) else text
-    try:
-        raw = base64.b64decode(body, validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise ValueError("secret must be whsec_ followed by standard base64") from exc
-    if len(raw) < MIN_IMPORTED_SECRET_BYTES:
-        raise ValueError(f"secret must decode to at least {MIN_IMPORTED_SECRET_BYTES} bytes")
-    return raw
+    return decode_base64_secret(
+        body, MIN_IMPORTED_SECRET_BYTES, what="secret", form="whsec_ followed by standard base64"
+    )
 
 
 def signed_content(msg_id: str, timestamp: int | str, body: bytes) -> bytes:
