@@ -119,16 +119,14 @@ class Recovery:
         recovery_id = "rcv_" + secrets.token_hex(12)
         done: list[str] = []
         next_since: str | None = None
-        for _round in range(5):  # a delivery that moved meanwhile: read the range again
-            rows = await self.store.pool.fetch(
-                SQL["recover_candidates"],
-                tenant_id,
-                subscription_id,
-                wanted,
-                start,
-                end,
-                cap - len(done) + 1,
+
+        async def candidates(limit: int) -> list[Any]:
+            return await self.store.pool.fetch(
+                SQL["recover_candidates"], tenant_id, subscription_id, wanted, start, end, limit
             )
+
+        for _round in range(5):  # a delivery that moved meanwhile: read the range again
+            rows = await candidates(cap - len(done) + 1)
             more = len(rows) > cap - len(done)
             rows = rows[: cap - len(done)]
             try:
@@ -139,15 +137,7 @@ class Recovery:
             except ConcurrencyConflict:
                 continue
             if more:
-                following = await self.store.pool.fetch(
-                    SQL["recover_candidates"],
-                    tenant_id,
-                    subscription_id,
-                    wanted,
-                    start,
-                    end,
-                    1,
-                )
+                following = await candidates(1)
                 if following:
                     next_since = following[0]["updated_at"].isoformat()
             break
