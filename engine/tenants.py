@@ -9,15 +9,12 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from hookproof.engine.queries import ENGINE_QUERIES
+from hookproof.engine.tenant_repository import TenantRepository
 from hookproof.errors import NotFound, Unauthorized
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
 from hookproof.events.subscription_events import TenantCreated, TokenIssued, TokenRevoked
 
 __all__ = ["IssuedToken", "TenantService"]
-
-
-SQL = ENGINE_QUERIES.named("token_insert", "token_lookup", "tenant_insert", "token_revoke")
 
 
 @dataclass(frozen=True)
@@ -32,8 +29,9 @@ def _hash(secret: str) -> bytes:
 
 
 class TenantService:
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, repository: TenantRepository | None = None) -> None:
         self.store = store
+        self.repository = repository or TenantRepository.of(store)
 
     async def create(self, name: str, *, actor: str = "cli") -> IssuedToken:
         if not name or len(name) > 200:
@@ -41,8 +39,8 @@ class TenantService:
 
             raise ValidationError("tenant name must be 1..200 characters", field="name")
         tenant_id = "ten_" + secrets.token_hex(8)
-        async with self.store.pool.acquire() as conn, conn.transaction():
-            await conn.execute(SQL["tenant_insert"], tenant_id, name)
+        async with self.repository.transaction() as conn:
+            await self.repository.insert_tenant(conn, tenant_id, name)
             issued = await self._issue(conn, tenant_id)
             await self.store.append(
                 [
@@ -63,11 +61,11 @@ class TenantService:
     async def _issue(self, conn: asyncpg.Connection, tenant_id: str) -> IssuedToken:
         token_id = secrets.token_hex(8)
         secret = secrets.token_urlsafe(32)
-        await conn.execute(SQL["token_insert"], token_id, tenant_id, _hash(secret))
+        await self.repository.insert_token(conn, token_id, tenant_id, _hash(secret))
         return IssuedToken(tenant_id, token_id, f"hp_{token_id}_{secret}")
 
     async def issue_token(self, tenant_id: str, *, actor: str = "cli") -> IssuedToken:
-        async with self.store.pool.acquire() as conn, conn.transaction():
+        async with self.repository.transaction() as conn:
             issued = await self._issue(conn, tenant_id)
             await self.store.append(
                 [
@@ -82,8 +80,8 @@ class TenantService:
         return issued
 
     async def revoke_token(self, token_id: str, *, actor: str = "cli") -> str:
-        async with self.store.pool.acquire() as conn, conn.transaction():
-            tenant_id = await conn.fetchval(SQL["token_revoke"], token_id)
+        async with self.repository.transaction() as conn:
+            tenant_id = await self.repository.revoke_token(conn, token_id)
             if tenant_id is None:
                 raise NotFound("no active token with that id", code="token_not_found")
             await self.store.append(
@@ -96,7 +94,7 @@ class TenantService:
                 ],
                 conn=conn,
             )
-        return str(tenant_id)
+        return tenant_id
 
     async def authenticate(self, authorization: str | None) -> str:
         """The tenant id of a valid ``Bearer`` token, else :class:`Unauthorized`."""
@@ -106,7 +104,7 @@ class TenantService:
         parts = token.split("_", 2)
         if len(parts) != 3 or parts[0] != "hp" or not parts[1] or not parts[2]:
             raise Unauthorized("malformed token", code="invalid_token")
-        row = await self.store.pool.fetchrow(SQL["token_lookup"], parts[1])
+        row = await self.repository.active_token(parts[1])
         if row is None or not hmac.compare_digest(bytes(row["secret_sha256"]), _hash(parts[2])):
             raise Unauthorized("unknown or revoked token", code="invalid_token")
         return str(row["tenant_id"])

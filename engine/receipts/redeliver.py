@@ -18,18 +18,16 @@ from datetime import UTC, datetime
 
 import structlog
 
-from hookproof.engine.queries import RECEIPT_QUERIES
 from hookproof.errors import ConcurrencyConflict
 from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import REDELIVERY_ACTOR, DeliveryReplayRequested
 
 from ..delivery.streams import append_to_deliveries
+from .repository import ReceiptRepository
 
 __all__ = ["REDELIVERY_ACTOR", "ReceiptRedeliverer"]
 
 log = structlog.get_logger("hookproof.receipts")
-
-SQL = RECEIPT_QUERIES.named("receipt_overdue")
 
 
 class ReceiptRedeliverer:
@@ -40,8 +38,10 @@ class ReceiptRedeliverer:
         timeout_s: float = 900.0,
         max_redeliveries: int = 3,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        repository: ReceiptRepository | None = None,
     ) -> None:
         self.store = store
+        self.repository = repository or ReceiptRepository.of(store)
         self.timeout_s = timeout_s
         self.max_redeliveries = max_redeliveries
         self.clock = clock
@@ -51,7 +51,7 @@ class ReceiptRedeliverer:
     async def redeliver_overdue(self, older_than_s: float | None = None, limit: int = 200) -> int:
         """Schedule one more attempt for overdue unconfirmed deliveries; how many."""
         age = self.timeout_s if older_than_s is None else older_than_s
-        rows = await self.store.pool.fetch(SQL["receipt_overdue"], float(age), limit)
+        rows = await self.repository.overdue(age, limit)
         n = 0
         for r in rows:
             stream = f"delivery-{r['delivery_id']}"

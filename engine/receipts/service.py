@@ -22,7 +22,6 @@ from typing import Any
 
 import structlog
 
-from hookproof.engine.queries import RECEIPT_QUERIES
 from hookproof.errors import ConcurrencyConflict
 from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
@@ -42,6 +41,7 @@ from ..delivery.views import evidence_of
 from ..metrics import EngineMetrics
 from .decide import ACCEPTED_STATUS, DUPLICATE_STATUS, REASONS, receipt_key_history
 from .decide import verify_receipt_signature as _verify
+from .repository import ReceiptRepository
 
 __all__ = ["MAX_RECEIPT_BYTES", "ReceiptMetrics", "ReceiptOutcome", "ReceiptService"]
 
@@ -49,8 +49,6 @@ log = structlog.get_logger("hookproof.receipts")
 MAX_RECEIPT_BYTES = 16 * 1024
 _CONFIRM_RETRIES = 8
 _ID = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
-
-SQL = RECEIPT_QUERIES.named("receipt_delivery_get")
 
 
 def _bounded(value: str | None, limit: int = 80) -> str | None:
@@ -171,8 +169,10 @@ class ReceiptService:
         receipts_url: str | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         metrics: ReceiptMetrics | None = None,
+        repository: ReceiptRepository | None = None,
     ) -> None:
         self.store = store
+        self.repository = repository or ReceiptRepository.of(store)
         #: the signed ``@target-uri``; None: derived from each request (scheme, Host, path)
         self.receipts_url = receipts_url
         self.clock = clock
@@ -269,7 +269,7 @@ class ReceiptService:
                 **ids,
             )
         for _ in range(_CONFIRM_RETRIES):
-            row = await self.store.pool.fetchrow(SQL["receipt_delivery_get"], did)
+            row = await self.repository.delivery(did)
             if row is None or row["subscription_id"] != sid or row["event_id"] != eid:
                 return await self._reject(
                     "delivery_not_found", "no such delivery", **ids, key_id=verdict.key_id

@@ -13,7 +13,6 @@ import asyncpg
 import msgspec
 
 from hookproof.config import Settings
-from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.errors import ConcurrencyConflict, NotFound
 from hookproof.events import EventStore, Metadata, RecordedEvent, StreamAppend
 from hookproof.events.subscription_events import SubscriptionConfig
@@ -21,6 +20,7 @@ from hookproof.projections.subscriptions import Subscriptions, SubscriptionState
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch
 
 from .decide import Command, Register, Transition, Update, decide
+from .repository import SubscriptionRepository
 from .validation import (
     validate_endpoint,
     validate_event_versions,
@@ -46,8 +46,6 @@ __all__ = [
 SUBSCRIPTION_ID = re.compile(r"^sub_[0-9a-f]{24}$")
 _PROJECTION = Subscriptions()
 
-SQL = ENGINE_QUERIES.named("subscription_page", "events_of_streams", "subscription_due_expiry")
-
 
 def stream_of(subscription_id: str) -> str:
     return f"subscription-{subscription_id}"
@@ -72,8 +70,10 @@ class SubscriptionService:
         *,
         secrets_issuer: SecretIssuer | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        repository: SubscriptionRepository | None = None,
     ) -> None:
         self.store = store
+        self.repository = repository or SubscriptionRepository.of(store)
         self.settings = settings
         self.secrets_issuer = secrets_issuer
         self.clock = clock
@@ -101,15 +101,12 @@ class SubscriptionService:
     ) -> tuple[list[SubscriptionState], tuple[datetime, str] | None]:
         """One page from the projection, in creation order, with every stream of the page
         folded from one read; the key to continue after, when there is more."""
-        since, last = after if after is not None else (None, None)
-        rows = await self.store.pool.fetch(
-            SQL["subscription_page"], tenant_id, since, last, limit + 1
-        )
+        rows = await self.repository.page(tenant_id, after, limit + 1)
         more = len(rows) > limit
         rows = rows[:limit]
         streams = [stream_of(r["subscription_id"]) for r in rows]
         by_stream: dict[str, list[RecordedEvent]] = {}
-        for rec in await self.store.pool.fetch(SQL["events_of_streams"], streams):
+        for rec in await self.repository.events_of_streams(streams):
             by_stream.setdefault(rec["stream_id"], []).append(RecordedEvent.from_record(rec))
         out = []
         for r in rows:
@@ -291,7 +288,7 @@ class SubscriptionService:
     async def expire_due(self, *, actor: str = "scheduler") -> list[str]:
         """Expire every subscription whose expiry has passed (run by the daemon)."""
         now = self.clock()
-        rows = await self.store.pool.fetch(SQL["subscription_due_expiry"], now)
+        rows = await self.repository.due_expiry(now)
         done = []
         for r in rows:
             try:

@@ -1,0 +1,34 @@
+"""The receipt service's reads of the ``deliveries`` projection: the one place the receipt
+services reach the database for them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import asyncpg
+
+from hookproof.engine.queries import RECEIPT_QUERIES
+from hookproof.events import EventStore
+
+__all__ = ["ReceiptRepository"]
+
+SQL = RECEIPT_QUERIES.named("receipt_delivery_get", "receipt_overdue")
+
+Record = Any  # asyncpg.Record
+
+
+class ReceiptRepository:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    @classmethod
+    def of(cls, store: EventStore) -> ReceiptRepository:
+        return cls(store.pool)
+
+    async def delivery(self, delivery_id: str) -> Record | None:
+        """The projection row a receipt settles (any tenant: the receipt's signature decides)."""
+        return await self.pool.fetchrow(SQL["receipt_delivery_get"], delivery_id)
+
+    async def overdue(self, older_than_s: float, limit: int) -> list[Record]:
+        """Receipt-contract deliveries accepted by a 2xx and unconfirmed for ``older_than_s``."""
+        return await self.pool.fetch(SQL["receipt_overdue"], float(older_than_s), limit)

@@ -1,0 +1,51 @@
+"""The tenant and token tables (``tenants``, ``api_tokens``): the one place the tenant service
+reaches the database for them. Writes take the caller's connection, so they share the
+transaction of the event they come with."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import asyncpg
+
+from hookproof.engine.queries import ENGINE_QUERIES
+from hookproof.events import EventStore
+
+__all__ = ["TenantRepository"]
+
+SQL = ENGINE_QUERIES.named("token_insert", "token_lookup", "tenant_insert", "token_revoke")
+
+Record = Any  # asyncpg.Record
+
+
+class TenantRepository:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    @classmethod
+    def of(cls, store: EventStore) -> TenantRepository:
+        return cls(store.pool)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[asyncpg.Connection]:
+        async with self.pool.acquire() as conn, conn.transaction():
+            yield conn
+
+    async def insert_tenant(self, conn: asyncpg.Connection, tenant_id: str, name: str) -> None:
+        await conn.execute(SQL["tenant_insert"], tenant_id, name)
+
+    async def insert_token(
+        self, conn: asyncpg.Connection, token_id: str, tenant_id: str, secret_sha256: bytes
+    ) -> None:
+        await conn.execute(SQL["token_insert"], token_id, tenant_id, secret_sha256)
+
+    async def revoke_token(self, conn: asyncpg.Connection, token_id: str) -> str | None:
+        """The tenant of the token it revoked, or None when no active token has that id."""
+        tenant_id = await conn.fetchval(SQL["token_revoke"], token_id)
+        return None if tenant_id is None else str(tenant_id)
+
+    async def active_token(self, token_id: str) -> Record | None:
+        """``tenant_id`` and ``secret_sha256`` of an active token."""
+        return await self.pool.fetchrow(SQL["token_lookup"], token_id)
