@@ -23,7 +23,6 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from hookproof.config import Settings
-from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.events import EventStore, Metadata, RecordedEvent, StreamAppend
 from hookproof.events.key_events import (
     ED25519,
@@ -39,7 +38,8 @@ from hookproof_subscriber.keys import b64url_encode
 
 from . import machine
 from .errors import KeyMaterialUnavailable, KeyNotFound, KeyTransitionForbidden, NoActiveKey
-from .material import MaterialBox, destroy_material, load_master_key, read_material, store_material
+from .material import MaterialBox, destroy_material, load_master_key, store_material
+from .repository import KeyRepository
 
 __all__ = [
     "CompromiseReport",
@@ -53,8 +53,6 @@ __all__ = [
 log = structlog.get_logger("hookproof.keys")
 
 SECRET_BYTES = 32
-
-SQL = ENGINE_QUERIES.named("key_events_all", "key_ring_head", "key_ring_lock")
 
 
 def new_key_id() -> str:
@@ -151,7 +149,7 @@ class KeyRing:
         clock: Callable[[], datetime] | None = None,
         master_key: bytes | None = None,
     ) -> None:
-        self.pool = pool
+        self.repository = KeyRepository(pool)
         self.settings = settings
         self.store = store if store is not None else EventStore(pool)
         self.clock = clock or (lambda: datetime.now(UTC))
@@ -174,17 +172,16 @@ class KeyRing:
 
     # -- reading -------------------------------------------------------------------------
 
-    async def _read_ring(self, conn: asyncpg.Connection | asyncpg.Pool) -> dict[str, KeyView]:
-        rows = await conn.fetch(SQL["key_events_all"])
+    async def _read_ring(self, conn: asyncpg.Connection | None = None) -> dict[str, KeyView]:
+        rows = await self.repository.events(conn)
         ring: dict[str, KeyView] = fold(RecordedEvent.from_record(r) for r in rows)
         return ring
 
     async def refresh(self) -> dict[str, KeyView]:
         """The ring as of now (folded again only when the key category of the log moved)."""
-        row = await self.pool.fetchrow(SQL["key_ring_head"])
-        head = (int(row["n"]), int(row["last"]))
+        head = await self.repository.head()
         if head != self._head:
-            ring = await self._read_ring(self.pool)
+            ring = await self._read_ring()
             self._set(ring, head)
         return self._ring
 
@@ -228,8 +225,7 @@ class KeyRing:
         destroy: str | None = None,
     ) -> tuple[dict[str, KeyView], list[machine.Step]]:
         at = self.now()
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute(SQL["key_ring_lock"])
+        async with self.repository.locked() as conn:
             ring = await self._read_ring(conn)
             steps = [s for s in plan(ring, at) if s.events]
             for key_id, algorithm, plaintext in material(ring) if material else []:
@@ -427,7 +423,7 @@ class KeyRing:
         cached = self._signers.get(view.key_id)
         if cached is not None:
             return cached
-        raw = await read_material(self.pool, self._box, view.key_id)
+        raw = await self.repository.material(self._box, view.key_id)
         if view.algorithm == ED25519:
             key = SigningKey.ed25519(view.key_id, Ed25519PrivateKey.from_private_bytes(raw))
         else:
@@ -443,7 +439,7 @@ class KeyRing:
             raise NoActiveKey(
                 f"key {key_id} is {view.state}: it cannot sign a challenge", key_id=key_id
             )
-        raw = await read_material(self.pool, self._box, view.key_id)
+        raw = await self.repository.material(self._box, view.key_id)
         if view.algorithm == ED25519:
             return SigningKey.ed25519(view.key_id, Ed25519PrivateKey.from_private_bytes(raw))
         return SigningKey.hmac(view.key_id, raw)
@@ -479,7 +475,7 @@ class KeyRing:
                 if view.state is KeyState.REVOKED:
                     secret = secrets.token_bytes(SECRET_BYTES)  # never matches; state decides
                 else:
-                    secret = await read_material(self.pool, self._box, view.key_id)
+                    secret = await self.repository.material(self._box, view.key_id)
             vk = verification_key_of(view, secret=secret)
             if vk is not None:
                 keys.append(vk)
@@ -539,7 +535,7 @@ class KeyRing:
             raise KeyMaterialUnavailable(
                 f"key {key_id} is revoked", code="key_revoked", key_id=key_id
             )
-        return await read_material(self.pool, self._box, key_id)
+        return await self.repository.material(self._box, key_id)
 
     # -- publishing ------------------------------------------------------------------------
 
