@@ -82,8 +82,8 @@ async def _status(svc: RolloutService, args: argparse.Namespace, actor: str) -> 
 
 def _handler(action: Action) -> Callable[[argparse.Namespace, Settings], Awaitable[int]]:
     async def run(args: argparse.Namespace, settings: Settings) -> int:
+        from .api.rollouts import rollout_json
         from .keys import KeyRing
-        from .rollouts.api import rollout_json
 
         actor = args.actor or f"cli:{getpass.getuser()}"
         async with Context(settings) as ctx:

@@ -98,7 +98,7 @@ async def install(engine: Engine) -> None:
 
 def install_rollouts(engine: Engine, ring: Any) -> None:
     """Rollouts of a signing change: the service, its routes and the automatic pause check."""
-    from .rollouts.api import routes as rollout_routes
+    from .api.rollouts import routes as rollout_routes
     from .rollouts.service import RolloutService
 
     service = RolloutService(
@@ -117,7 +117,7 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
     from hookproof.events.key_events import PURPOSE_ENGINE, PURPOSE_SUBSCRIPTION
     from hookproof.projections.key_ring import scope_of
 
-    from .delivery.api import routes as delivery_routes
+    from .api.delivery import routes as delivery_routes
     from .delivery.dispatcher import Dispatcher
     from .delivery.ingest import IngestService
     from .delivery.ledger import ClaimRow
@@ -203,8 +203,8 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
     engine.services.notifier = notifier
     engine.workers.append(("notifier", notifier.run))
     engine.extra_routes.extend(delivery_routes(ingest, reader))
+    from .api.recover import routes as recover_routes
     from .delivery.recover import Recovery
-    from .delivery.recover import routes as recover_routes
 
     recovery = Recovery(engine.store, engine.subscriptions, clock=engine.subscriptions.clock)
     engine.services.recovery = recovery

@@ -192,31 +192,3 @@ class Recovery:
                 for r in rows
             ],
         )
-
-
-def routes(recovery: Recovery) -> list[Any]:
-    """``POST /v1/subscriptions/{id}/recover`` (the tenant's token, or the operator's)."""
-    from aiohttp import web
-
-    from hookproof.schemas.api import RecoverIn
-
-    from ..api.auth import principal
-    from ..api.context import actor as actor_of
-    from ..api.problems import decode_body, json_response
-
-    async def recover(request: web.Request) -> web.Response:
-        who = await principal(request)
-        body = await decode_body(request, RecoverIn)
-        tenant = who.tenant_id if who.kind == "tenant" else None
-        result = await recovery.recover(
-            request.match_info["id"],
-            tenant_id=tenant,
-            since=body.since,
-            until=body.until,
-            states=body.states,
-            limit=body.limit,
-            actor=actor_of(request, tenant) if tenant is not None else "operator:api",
-        )
-        return json_response(result.view(), status=202)
-
-    return [web.post("/v1/subscriptions/{id}/recover", recover)]

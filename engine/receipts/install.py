@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from .. import tracing
-from .api import routes
+from ..api.receipts import routes
 from .redeliver import ReceiptRedeliverer
 from .service import ReceiptMetrics, ReceiptService
 

@@ -10,10 +10,10 @@ from aiohttp import web
 from hookproof.errors import ValidationError
 from hookproof.schemas.api import RolloutAdvance, RolloutCreate
 
-from ..api.auth import operator_route
-from ..api.problems import decode_body, json_response
-from .machine import KEY_TARGET, PROFILE_TARGET, RolloutView
-from .service import RolloutService
+from ..rollouts.machine import KEY_TARGET, PROFILE_TARGET, RolloutView
+from ..rollouts.service import RolloutService
+from .auth import operator_route
+from .problems import decode_body, json_response
 
 __all__ = ["operator_only", "rollout_json", "routes"]
 

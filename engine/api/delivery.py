@@ -10,12 +10,12 @@ from hookproof.errors import ValidationError
 from hookproof.projections.deliveries import LEDGER_STATES
 from hookproof.schemas.api import EventIn
 
-from ..api.context import actor, tenant_of
-from ..api.pages import decode_cursor, encode_cursor, page_params
-from ..api.problems import decode_body, json_response
-from .batch import decode_batch, result_entry
-from .ingest import IngestService
-from .views import DeliveryReader
+from ..delivery.batch import decode_batch, result_entry
+from ..delivery.ingest import IngestService
+from ..delivery.views import DeliveryReader
+from .context import actor, tenant_of
+from .pages import decode_cursor, encode_cursor, page_params
+from .problems import decode_body, json_response
 
 __all__ = ["routes"]
 

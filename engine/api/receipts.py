@@ -6,8 +6,8 @@ import json
 
 from aiohttp import web
 
-from ..api.problems import BodyTooLarge, read_body
-from .service import MAX_RECEIPT_BYTES, ReceiptService
+from ..receipts.service import MAX_RECEIPT_BYTES, ReceiptService
+from .problems import BodyTooLarge, read_body
 
 __all__ = ["receipts_url_of", "routes"]
 
