@@ -5,21 +5,30 @@ of ``events``, ``projections`` and ``engine``). A module declares the statements
 import time, ``SQL = EVENT_QUERIES.named("append", "read_stream")``, so a missing file fails
 the import, not a request. ``tests/test_sql_files.py`` checks that no file is unused.
 
+A statement may share a fragment with another: a line ``-- include: name`` (alone on its
+line) is replaced, when the statement loads, by the text of ``sql/queries/name.sql`` of the
+same package (fragments may include others; a circle raises :class:`MissingQuery`). Plain
+text, not a view: the fragment resolves its tables where it lands (the gates run against a
+temporary ``events`` that shadows the real one).
+
 Statements over a table chosen at run time (projection tables, rebuild copies) are templates
 with ``{placeholders}``; :func:`render` fills them with quoted identifiers only.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from functools import cache
 from importlib.resources import files
 
 __all__ = [
+    "INCLUDE",
     "MissingQuery",
     "NamedQueries",
     "Queries",
     "identifier",
+    "included",
     "migration_files",
     "query",
     "render",
@@ -30,13 +39,36 @@ class MissingQuery(LookupError):
     """A named query without its ``.sql`` file (raised when the module declaring it loads)."""
 
 
-@cache
-def query(name: str, package: str = "hookproof.events") -> str:
-    """The text of ``<package>/sql/queries/<name>.sql``."""
+#: the line that pulls a fragment into a statement: ``-- include: name``
+INCLUDE = re.compile(r"^\s*--\s*include:\s*([A-Za-z0-9_.]+)\s*$")
+
+
+def included(text: str) -> list[str]:
+    """The fragment names ``text`` includes, in order."""
+    return [m.group(1) for line in text.splitlines() if (m := INCLUDE.match(line))]
+
+
+def _load(name: str, package: str, within: tuple[str, ...]) -> str:
+    if name in within:
+        raise MissingQuery(f"query {name!r} in {package} includes itself: {' > '.join(within)}")
     path = files(package) / "sql" / "queries" / f"{name}.sql"
     if not path.is_file():
         raise MissingQuery(f"no query {name!r} in {package} (sql/queries/{name}.sql)")
-    return path.read_text(encoding="utf-8")
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        m = INCLUDE.match(line)
+        if m is None:
+            lines.append(line)
+        else:
+            fragment = _load(m.group(1), package, (*within, name))
+            lines.append(fragment if fragment.endswith("\n") else fragment + "\n")
+    return "".join(lines)
+
+
+@cache
+def query(name: str, package: str = "hookproof.events") -> str:
+    """The text of ``<package>/sql/queries/<name>.sql``, its ``-- include:`` lines expanded."""
+    return _load(name, package, ())
 
 
 class NamedQueries(Mapping[str, str]):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hookproof.events.sqlfiles import MissingQuery, Queries, identifier, render
+from hookproof.events.sqlfiles import MissingQuery, Queries, identifier, included, query, render
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = [ROOT / d for d in ("engine", "events", "projections", "hookproof")]
@@ -35,8 +35,14 @@ def _projection_names() -> set[str]:
     return set(projections_by_name())
 
 
+def _included_names() -> set[str]:
+    return {
+        n for folder in QUERY_DIRS for f in folder.glob("*.sql") for n in included(f.read_text())
+    }
+
+
 def test_every_query_file_is_used() -> None:
-    names = _string_constants()
+    names = _string_constants() | _included_names()
     projections = _projection_names()
     unused = []
     for folder in QUERY_DIRS:
@@ -112,3 +118,55 @@ def test_generated_ddl_quotes_identifiers() -> None:
     assert identifier('odd"name') == '"odd""name"'
     sql = render("DROP TABLE IF EXISTS {fresh}", fresh="deliveries_rebuild; DROP TABLE events")
     assert sql == 'DROP TABLE IF EXISTS "deliveries_rebuild; DROP TABLE events"'
+
+
+def _probe_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, package: str, **sql: str
+) -> str:
+    """A throwaway package holding ``sql/queries/<name>.sql`` for each keyword."""
+    folder = tmp_path / package / "sql" / "queries"
+    folder.mkdir(parents=True)
+    (tmp_path / package / "__init__.py").write_text("")
+    for name, text in sql.items():
+        (folder / f"{name}.sql").write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return package
+
+
+def test_an_include_line_is_replaced_by_its_fragment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = _probe_package(
+        tmp_path,
+        monkeypatch,
+        "include_probe_expand",
+        outer="SELECT a\n  -- include: inner\nFROM t\n",
+        inner="-- a fragment\n, b -- include: not_a_line_of_its_own\n",
+    )
+    assert query("outer", package) == (
+        "SELECT a\n-- a fragment\n, b -- include: not_a_line_of_its_own\nFROM t\n"
+    )
+
+
+def test_a_missing_or_circular_include_fails_at_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = _probe_package(
+        tmp_path,
+        monkeypatch,
+        "include_probe_fail",
+        lost="SELECT 1\n-- include: nowhere\n",
+        ping="-- include: pong\n",
+        pong="-- include: ping\n",
+    )
+    with pytest.raises(MissingQuery, match="nowhere"):
+        query("lost", package)
+    with pytest.raises(MissingQuery, match="includes itself"):
+        query("ping", package)
+
+
+def test_the_admitted_attempt_outcome_is_written_once_and_shared() -> None:
+    fragment = query("admitted_attempt_outcome", "hookproof.engine")
+    for name in ("rollout_figures", "gates_rotation_acceptance"):
+        text = query(name, "hookproof.engine")
+        assert fragment in text and included(text) == []

@@ -29,16 +29,7 @@ WITH windows AS (
                      AND (w.closed IS NULL OR ad.recorded_at < w.closed)) AS in_window,
            o.accepted, o.decided
     FROM admitted AS ad
-    CROSS JOIN LATERAL (
-        SELECT bool_or(x.type = 'delivery.endpoint_accepted') AS accepted,
-               count(*) > 0 AS decided
-        FROM events AS x
-        WHERE x.stream_id = ad.stream_id
-          AND x.stream_version > ad.stream_version
-          AND x.type IN ('delivery.endpoint_accepted', 'delivery.attempt_failed',
-                         'delivery.attempt_lost')
-          AND (convert_from(x.data, 'UTF8')::jsonb ->> 'attempt')::int = ad.attempt
-    ) AS o
+    -- include: admitted_attempt_outcome
 )
 SELECT (SELECT count(*) FROM windows) AS windows,
        count(*) FILTER (WHERE in_window AND decided) AS in_admitted,

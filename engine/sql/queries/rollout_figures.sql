@@ -17,16 +17,7 @@ WITH admitted AS (
 ), judged AS (
     SELECT ad.stage, ad.mode, ad.subscription_id, o.accepted, o.decided
     FROM admitted AS ad
-    CROSS JOIN LATERAL (
-        SELECT bool_or(x.type = 'delivery.endpoint_accepted') AS accepted,
-               count(*) > 0 AS decided
-        FROM events AS x
-        WHERE x.stream_id = ad.stream_id
-          AND x.stream_version > ad.stream_version
-          AND x.type IN ('delivery.endpoint_accepted', 'delivery.attempt_failed',
-                         'delivery.attempt_lost')
-          AND (convert_from(x.data, 'UTF8')::jsonb ->> 'attempt')::int = ad.attempt
-    ) AS o
+    -- include: admitted_attempt_outcome
 )
 SELECT stage, mode,
        count(*) AS attempts,
