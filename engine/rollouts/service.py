@@ -21,10 +21,10 @@ from hookproof.config import Settings
 from hookproof.errors import ConflictError, NotFound, ValidationError
 from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.rollout_events import RolloutRollbackRefused
-from hookproof.events.sqlfiles import query
 
 from . import machine
 from .machine import RolloutView
+from .repository import RolloutRepository
 
 __all__ = [
     "AUTO_PAUSE_MIN_ATTEMPTS",
@@ -35,7 +35,6 @@ __all__ = [
 ]
 
 log = structlog.get_logger("hookproof.rollouts")
-PKG = "hookproof.engine"
 AUTO_PAUSE_RATIO = 0.9995  # switched acceptance below 99.95% of the unswitched baseline
 AUTO_PAUSE_MIN_ATTEMPTS = 200  # decided attempts on switched subscriptions before judging
 
@@ -68,10 +67,11 @@ class RolloutService:
         ring: Any,
         subscriptions: Any = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        repository: RolloutRepository | None = None,
     ) -> None:
         self.store = store
         self.subscriptions = subscriptions  # SubscriptionService: profile write-back
-        self.pool = store.pool
+        self.repository = repository or RolloutRepository.of(store)
         self.settings = settings
         self.ring = ring
         self.clock = clock
@@ -93,12 +93,12 @@ class RolloutService:
         return view
 
     async def all(self) -> list[RolloutView]:
-        rows = await self.pool.fetch(query("rollouts_list", PKG))
+        rows = await self.repository.all()
         return [view_from_json(r["view"]) for r in rows]
 
     async def live(self, conn: Any) -> list[RolloutView]:
         """Rollouts that decide signing, locked FOR SHARE in *conn*'s transaction."""
-        rows = await conn.fetch(query("rollouts_live", PKG))
+        rows = await self.repository.live(conn)
         return [view_from_json(r["view"]) for r in rows]
 
     # -- writes -------------------------------------------------------------------------
@@ -107,8 +107,7 @@ class RolloutService:
         self, rollout_id: str, command: machine.Command, *, actor: str
     ) -> tuple[RolloutView, list[Any]]:
         stream = stream_of(rollout_id)
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute(query("rollout_lock", PKG), rollout_id)
+        async with self.repository.locked(rollout_id) as conn:
             recorded = await self.store.read_stream(stream, conn=conn)
             view: RolloutView | None = None
             for r in recorded:
@@ -134,17 +133,7 @@ class RolloutService:
             for e in events:
                 view = machine.evolve(view, e)
             assert view is not None
-            await conn.execute(
-                query("rollout_upsert", PKG),
-                view.rollout_id,
-                view.state,
-                view.stage,
-                view.percent,
-                view.version,
-                view_to_json(view),
-                datetime.fromisoformat(view.created_at),
-                datetime.fromisoformat(view.updated_at),
-            )
+            await self.repository.save(conn, view, view_to_json(view))
         for e in events:
             log.info("rollout_transition", rollout_id=rollout_id, transition=e.type, actor=actor)
         return view, events
@@ -161,8 +150,7 @@ class RolloutService:
     ) -> RolloutView:
         wanted = sorted(set(subscriptions or []) | set(internal))
         if wanted:
-            rows = await self.pool.fetch(query("rollout_subscriptions_exist", PKG), wanted)
-            missing = sorted(set(wanted) - {r["subscription_id"] for r in rows})
+            missing = sorted(set(wanted) - await self.repository.existing_subscriptions(wanted))
             if missing:
                 raise ValidationError(
                     f"unknown subscriptions: {', '.join(missing[:10])}",
@@ -355,17 +343,14 @@ class RolloutService:
 
     async def figures(self, rollout_id: str) -> dict[str, Any]:
         view = await self.get(rollout_id)
-        rows = await self.pool.fetch(query("rollout_figures", PKG), rollout_id, since_of(view))
+        rows = await self.repository.figures(rollout_id, since_of(view))
         covered = await self._covered(view)
         switched = sum(1 for sid, _ in covered if view.switched_at(sid) is not None)
         return figures_of(view, [dict(r) for r in rows], switched, len(covered))
 
     async def _covered(self, view: RolloutView) -> list[tuple[str, str]]:
         """(subscription id, profile) of the live subscriptions the rollout covers now."""
-        subs = await self.pool.fetch(
-            query("rollout_candidates", PKG),
-            list(view.subscriptions) if view.subscriptions is not None else None,
-        )
+        subs = await self.repository.candidates(view.subscriptions)
         return [
             (r["subscription_id"], r["profile"])
             for r in subs

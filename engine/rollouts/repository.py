@@ -1,0 +1,84 @@
+"""The rollout service's reads and its locked write transaction (the ``rollouts`` projection,
+the rollout lock, the figures from the log): the one place the service reaches the database."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import asyncpg
+
+from hookproof.engine.queries import ENGINE_QUERIES
+from hookproof.events import EventStore
+
+if TYPE_CHECKING:
+    from .machine import RolloutView
+
+__all__ = ["RolloutRepository"]
+
+SQL = ENGINE_QUERIES.named(
+    "rollouts_list",
+    "rollouts_live",
+    "rollout_lock",
+    "rollout_upsert",
+    "rollout_subscriptions_exist",
+    "rollout_figures",
+    "rollout_candidates",
+)
+
+Record = Any  # asyncpg.Record
+
+
+class RolloutRepository:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+
+    @classmethod
+    def of(cls, store: EventStore) -> RolloutRepository:
+        return cls(store.pool)
+
+    async def all(self) -> list[Record]:
+        """Every rollout's ``view`` (JSON) from the projection."""
+        return await self.pool.fetch(SQL["rollouts_list"])
+
+    async def live(self, conn: asyncpg.Connection) -> list[Record]:
+        """The views of rollouts that decide signing, locked FOR SHARE in ``conn``'s
+        transaction."""
+        return await conn.fetch(SQL["rollouts_live"])
+
+    @asynccontextmanager
+    async def locked(self, rollout_id: str) -> AsyncIterator[asyncpg.Connection]:
+        """A transaction holding the lock of ``rollout_id``: one change of it at a time."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(SQL["rollout_lock"], rollout_id)
+            yield conn
+
+    async def save(self, conn: asyncpg.Connection, view: RolloutView, view_json: str) -> None:
+        """Upsert the projection row of ``view`` (``view_json``: its serialised form)."""
+        await conn.execute(
+            SQL["rollout_upsert"],
+            view.rollout_id,
+            view.state,
+            view.stage,
+            view.percent,
+            view.version,
+            view_json,
+            datetime.fromisoformat(view.created_at),
+            datetime.fromisoformat(view.updated_at),
+        )
+
+    async def existing_subscriptions(self, subscription_ids: Sequence[str]) -> set[str]:
+        """The ids among ``subscription_ids`` that name a subscription."""
+        rows = await self.pool.fetch(SQL["rollout_subscriptions_exist"], list(subscription_ids))
+        return {r["subscription_id"] for r in rows}
+
+    async def figures(self, rollout_id: str, since: datetime) -> list[Record]:
+        """Admitted attempts of the rollout by stage and signing mode (``rollout_figures``)."""
+        return await self.pool.fetch(SQL["rollout_figures"], rollout_id, since)
+
+    async def candidates(self, subscription_ids: Sequence[str] | None) -> list[Record]:
+        """Live subscriptions (id, profile, algorithm), among ``subscription_ids`` if given."""
+        ids = list(subscription_ids) if subscription_ids is not None else None
+        return await self.pool.fetch(SQL["rollout_candidates"], ids)
