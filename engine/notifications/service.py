@@ -32,7 +32,6 @@ from hookproof.errors import HookproofError
 from hookproof.events import EventStore, RecordedEvent
 from hookproof.events.key_events import PURPOSE_SUBSCRIPTION, KeyCreated
 from hookproof.events.rollout_events import RolloutCreated
-from hookproof.events.sqlfiles import query
 from hookproof.projections.projector import consume, run_woken
 from hookproof.schemas.api import EventIn
 
@@ -47,6 +46,7 @@ from .decide import (
     is_notification_topic,
     notification_event,
 )
+from .repository import NotificationRepository
 
 if TYPE_CHECKING:
     from ..delivery.ingest import IngestService
@@ -54,7 +54,6 @@ if TYPE_CHECKING:
 __all__ = ["Notifier", "listener_patterns"]
 
 log = structlog.get_logger("hookproof.notifications")
-PKG = "hookproof.engine"
 CHECKPOINT = "notifier"
 CATEGORIES = ("subscription", "delivery", "key", "rollout")
 MAX_LISTED = 1000  # subscription ids listed in one notification's payload
@@ -67,8 +66,16 @@ def listener_patterns(topic: str) -> list[str]:
 
 
 class Notifier:
-    def __init__(self, store: EventStore, ingest: IngestService, *, batch: int = 500) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        ingest: IngestService,
+        *,
+        batch: int = 500,
+        repository: NotificationRepository | None = None,
+    ) -> None:
         self.store = store
+        self.repository = repository or NotificationRepository.of(store)
         self.ingest = ingest
         self.batch = batch
         self.published = 0
@@ -77,12 +84,12 @@ class Notifier:
 
     async def audience(self, cause: Cause) -> dict[str, dict[str, Any]]:
         """tenant id -> extra payload facts for that tenant."""
-        pool = self.store.pool
+        repo = self.repository
         if cause.topic in (SUSPENDED, DRIFT_DETECTED):
-            tenant = await pool.fetchval(query("notify_subscription_tenant", PKG), cause.subject)
+            tenant = await repo.subscription_tenant(cause.subject)
             return {tenant: {}} if tenant else {}
         if cause.topic == DEAD_LETTERED:
-            row = await pool.fetchrow(query("notify_delivery", PKG), cause.subject)
+            row = await repo.delivery(cause.subject)
             if row is None:
                 return {}
             if is_notification_topic(row["topic"]):
@@ -104,14 +111,14 @@ class Notifier:
                     if created.subscription_id is None:
                         return {}
                     only = created.subscription_id
-            rows = await pool.fetch(query("notify_key_tenants", PKG), only)
+            rows = await repo.key_tenants(only)
             return {r["tenant_id"]: {**extra, **_affected(r["subscriptions"])} for r in rows}
         if cause.topic == ROLLOUT_PAUSED:
             created = await self._first(f"rollout-{cause.subject}")
             subs = None
             if isinstance(created, RolloutCreated) and created.subscriptions is not None:
                 subs = sorted({*created.subscriptions, *created.internal})
-            rows = await pool.fetch(query("notify_rollout_tenants", PKG), subs)
+            rows = await repo.rollout_tenants(subs)
             return {r["tenant_id"]: _affected(r["subscriptions"]) for r in rows}
         return {}
 
@@ -136,9 +143,7 @@ class Notifier:
         audience = await self.audience(cause) if audience is None else audience
         if not audience:
             return 0
-        listeners = await self.store.pool.fetch(
-            query("notify_listeners", PKG), listener_patterns(cause.topic), list(audience)
-        )
+        listeners = await self.repository.listeners(listener_patterns(cause.topic), list(audience))
         n = 0
         for r in listeners:
             tenant = r["tenant_id"]
