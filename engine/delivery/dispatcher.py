@@ -316,17 +316,29 @@ class Dispatcher:
             await self.shadow.flush(self.rollouts.record_shadow)
 
     async def send(self, job: _Job) -> None:
+        """Sign, send, record. The endpoint's slot is held for the HTTP exchange only: it is
+        released (waking the claim loop) once the outcome is decided, before the outcome
+        commits; the delivery itself stays DISPATCHING, so unclaimable, until it commits."""
         r = job.row
         self.gates.acquire(r.endpoint_digest)
         started = time.monotonic()
         success = False
+        held = True
+
+        def release() -> None:
+            nonlocal held
+            if held:
+                held = False
+                self.gates.release(r.endpoint_digest, success=success)
+                self._wake.set()  # room freed: claim again now, not on the next tick
+
         try:
             base = self.base_headers(job)
             headers = self.headers_for(job, base)
             await self.check_shadow(job, base)
             result = await self.poster(r, job.body, headers)
             success = breaker_success(result)
-            await self.record(job, result, time.monotonic() - started)
+            await self.record(job, result, time.monotonic() - started, release=release)
         except Exception as exc:  # recording failed: the lease expiry will reconcile it
             log.error(
                 "dispatch_record_failed",
@@ -335,10 +347,19 @@ class Dispatcher:
                 error=type(exc).__name__,
             )
         finally:
-            self.gates.release(r.endpoint_digest, success=success)
+            release()
             self.metrics.observe(time.monotonic() - job.admitted_at)
 
-    async def record(self, job: _Job, result: EgressResult, duration: float) -> None:
+    async def record(
+        self,
+        job: _Job,
+        result: EgressResult,
+        duration: float,
+        *,
+        release: Callable[[], None] | None = None,
+    ) -> None:
+        """Decide and record the outcome. ``release`` (the endpoint slot) is called once the
+        decision's side effects (a suspension) are done, before the outcome append."""
         r = job.row
         recorded = outcome_events(
             delivery_id=r.delivery_id,
@@ -355,6 +376,9 @@ class Dispatcher:
             await self.on_gone(r.subscription_id, "endpoint_gone")
         self.metrics.count(recorded.outcome)
         meta = Metadata(actor=f"dispatcher:{self.name}", correlation_id=r.event_id)
+        if release is not None:
+            release()
+        appending = time.monotonic()
         await self._append_outcome(job, recorded.events, meta)
         log.info(
             "attempt_recorded",
@@ -365,6 +389,8 @@ class Dispatcher:
             outcome=recorded.outcome,
             status=result.status,
             code=result.code,
+            exchange_ms=round(duration * 1000, 1),
+            record_ms=round((time.monotonic() - appending) * 1000, 1),
         )
 
     async def _append_outcome(self, job: _Job, events: list[Event], meta: Metadata) -> None:
