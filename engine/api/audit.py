@@ -47,7 +47,7 @@ async def delivery_timeline_view(request: web.Request) -> web.Response:
     ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
     did = request.match_info["id"]
-    row = await DeliveryRepository(ctx.store.pool).get(tenant, did)
+    row = await DeliveryRepository.of(ctx.store).get(tenant, did)
     if row is None:
         raise NotFound("no such delivery", code="delivery_not_found")
     as_of = parse_as_of(request.query.get("asOf"))

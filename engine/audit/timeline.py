@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.errors import NotFound, ValidationError
 from hookproof.events import Event, EventStore, RecordedEvent
 from hookproof.events.delivery_events import (
@@ -47,6 +46,7 @@ from hookproof.projections.subscriptions import SubscriptionState
 from hookproof.projections.subscriptions import evolve as evolve_subscription
 
 from ..delivery.views import evidence_of
+from .repository import AuditRepository
 
 __all__ = [
     "Entry",
@@ -58,8 +58,6 @@ __all__ = [
     "subscription_timeline",
     "timeline_entry",
 ]
-
-SQL = ENGINE_QUERIES.named("event_streams_of_id", "archived_event_streams_of_id")
 
 
 def parse_as_of(text: str | None) -> datetime | None:
@@ -366,9 +364,8 @@ async def event_streams(
 
     Read from the stored bodies; without one (a log restored on its own), the tenant's own
     stream, then the legacy ``event-<eventId>`` stream, are looked up in the log."""
-    rows = await store.pool.fetch(SQL["event_streams_of_id"], event_id, tenant_id)
     # archived events left their bodies behind: their tombstones name them
-    rows += await store.pool.fetch(SQL["archived_event_streams_of_id"], event_id, tenant_id)
+    rows = await AuditRepository.of(store).event_streams(event_id, tenant_id)
     if rows:
         return sorted({(r["tenant_id"], r["stream_id"]) for r in rows})
     if tenant_id is not None:

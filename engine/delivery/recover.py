@@ -25,16 +25,15 @@ from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import DeliveriesRecovered, DeliveryReplayRequested
 from hookproof.projections.ledger import LEDGER_STATES, ledger_next
 
-from ..queries import ENGINE_QUERIES
 from ..subscriptions import SubscriptionService, stream_of
 from ..subscriptions.validation import parse_time
 from .ingest import deliveries_inline
+from .repository import DeliveryRepository
 from .streams import append_to_deliveries
 
 __all__ = ["MAX_RECOVER", "RecoverResult", "Recovery", "recoverable_states"]
 
 log = structlog.get_logger("hookproof.recover")
-SQL = ENGINE_QUERIES.named("recover_candidates")
 #: at most this many deliveries per call (``nextSince`` says where to go on)
 MAX_RECOVER = 10_000
 _CHUNK = 500  # deliveries per append (one transaction each)
@@ -68,9 +67,11 @@ class Recovery:
         subscriptions: SubscriptionService,
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        repository: DeliveryRepository | None = None,
     ) -> None:
         self.store = store
         self.subscriptions = subscriptions
+        self.repository = repository or DeliveryRepository.of(store)
         self.clock = clock
         if deliveries_inline not in store.inline:  # the ledger moves with the replay events
             store.inline.append(deliveries_inline)
@@ -121,8 +122,8 @@ class Recovery:
         next_since: str | None = None
 
         async def candidates(limit: int) -> list[Any]:
-            return await self.store.pool.fetch(
-                SQL["recover_candidates"], tenant_id, subscription_id, wanted, start, end, limit
+            return await self.repository.recoverable(
+                tenant_id, subscription_id, wanted, start, end, limit
             )
 
         for _round in range(5):  # a delivery that moved meanwhile: read the range again

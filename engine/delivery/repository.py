@@ -3,10 +3,13 @@ place the delivery services reach the database for them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 import asyncpg
+
+from hookproof.events import EventStore
 
 from ..queries import ENGINE_QUERIES
 
@@ -19,6 +22,7 @@ SQL = ENGINE_QUERIES.named(
     "deliveries_list",
     "dead_letters",
     "verified_generation",
+    "recover_candidates",
 )
 
 Record = Any  # asyncpg.Record
@@ -27,6 +31,10 @@ Record = Any  # asyncpg.Record
 class DeliveryRepository:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
+
+    @classmethod
+    def of(cls, store: EventStore) -> DeliveryRepository:
+        return cls(store.pool)
 
     async def get(self, tenant_id: str, delivery_id: str) -> Record | None:
         return await self.pool.fetchrow(SQL["delivery_get"], delivery_id, tenant_id)
@@ -56,3 +64,18 @@ class DeliveryRepository:
         """Newest first, up to ``limit`` rows, continuing before ``(updated_at, id)``."""
         since, last = before if before is not None else (None, None)
         return await self.pool.fetch(SQL["dead_letters"], tenant_id, limit, since, last)
+
+    async def recoverable(
+        self,
+        tenant_id: str | None,
+        subscription_id: str,
+        states: Sequence[str],
+        since: datetime,
+        until: datetime | None,
+        limit: int,
+    ) -> list[Record]:
+        """A subscription's deliveries in ``states`` last changed in ``[since, until)``, oldest
+        first (any tenant's when ``tenant_id`` is None: the operator)."""
+        return await self.pool.fetch(
+            SQL["recover_candidates"], tenant_id, subscription_id, list(states), since, until, limit
+        )
