@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.events.key_events import PURPOSE_ENGINE, PURPOSE_SUBSCRIPTION
 from hookproof.projections.subscriptions import SubscriptionState
 
+from .rotation_repository import RotationRepository
 from .subscriptions.machine import ELIGIBLE, TERMINAL
 
 if TYPE_CHECKING:
@@ -31,8 +31,6 @@ if TYPE_CHECKING:
 __all__ = ["Rotation"]
 
 log = structlog.get_logger("hookproof.rotation")
-
-SQL = ENGINE_QUERIES.named("secret_rotation_lock", "subscription_ids_all")
 
 
 class Rotation:
@@ -50,14 +48,13 @@ class Rotation:
         self.ring = ring
         self.challenger = challenger
         self.subs = subscriptions
-        self.pool = pool
+        self.repository = RotationRepository(pool)
         self.rollouts = rollouts
 
     async def _all(self) -> list[SubscriptionState]:
-        rows = await self.pool.fetch(SQL["subscription_ids_all"])
         out = []
-        for r in rows:
-            s = await self.subs.load(r["subscription_id"])
+        for sid in await self.repository.subscription_ids():
+            s = await self.subs.load(sid)
             if s is not None and s.state not in TERMINAL:
                 out.append(s)
         return out
@@ -131,8 +128,7 @@ class Rotation:
             raise ConflictError("subscription does not use a shared secret", code="not_hmac")
         # One pending secret per subscription: a second rotate replaces the pending one, and
         # the replaced secret is withdrawn and its material destroyed (it was never proved).
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute(SQL["secret_rotation_lock"], subscription_id)
+        async with self.repository.secret_rotation(subscription_id):
             replaced = await self.pending_secrets(subscription_id)
             issued = await self.ring.rotate_subscription_secret(subscription_id, actor=actor)
             for old in replaced:
