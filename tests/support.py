@@ -38,3 +38,25 @@ async def running_engine(pool: asyncpg.Pool, settings: Settings) -> AsyncIterato
     finally:
         await e.services.dispatcher.drain()
         await e.close()
+
+
+async def log_settled(pool: asyncpg.Pool, timeout_s: float = 30.0) -> None:
+    """Wait until every committed event is below the tailing readers' fence.
+
+    The projector and the notifier read only ``tx_id < pg_snapshot_xmin(...)``, and that
+    horizon is the whole server's: on a shared Postgres another database's open transaction
+    holds it back for a moment. A test that runs a tailing reader once and then compares
+    calls this first, so it compares a caught-up reader, not a moment of the server's load.
+    """
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        behind = await pool.fetchval(
+            "SELECT EXISTS (SELECT 1 FROM events"
+            " WHERE tx_id >= pg_snapshot_xmin(pg_current_snapshot()))"
+        )
+        if not behind or time.monotonic() > deadline:
+            return
+        await asyncio.sleep(0.02)

@@ -17,6 +17,7 @@ from hookproof.engine.subscriptions.service import subscriptions_inline
 from hookproof.events import ANY, Event, EventStore, Metadata, StreamAppend
 from hookproof.projections import Projector, ledger, rebuild, table_rows
 from tests.daemon import run_cli
+from tests.support import log_settled
 
 from . import history as h
 
@@ -118,6 +119,7 @@ async def _append_workload(store: EventStore, w: dict[str, Any]) -> None:
 
 async def _verify_all(store: EventStore) -> dict[str, list[str]]:
     asynchronous = {p.name for p in async_projections()}
+    await log_settled(store.pool)
     await Projector(store, async_projections()).run_once()
     out = {}
     for name, projection in projections_by_name().items():

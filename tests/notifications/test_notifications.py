@@ -25,6 +25,7 @@ from hookproof.schemas.api import EventIn
 from hookproof_subscriber import JwksKeyResolver, VerificationKey, verify_request
 
 from ..delivery.conftest import Received, dispatch_all
+from ..support import log_settled
 from .conftest import Server, subscribe
 
 
@@ -53,6 +54,7 @@ async def _settle(engine: Engine, rounds: int = 4) -> None:
     """Dispatch, let the notifier read the log, dispatch what it published; a few times."""
     for _ in range(rounds):
         await dispatch_all(engine)
+        await log_settled(engine.store.pool)
         await engine.services.notifier.run_once()
     await dispatch_all(engine)
 

@@ -14,6 +14,7 @@ from hookproof.engine.daemon import Engine
 
 from ..delivery.conftest import Subscriber, active_subscription, dispatch_all, publish
 from ..live import Client
+from ..support import log_settled
 
 
 @pytest.fixture
@@ -95,6 +96,7 @@ async def test_notifications_are_never_held_by_ordering(
     )
     await publish(engine, tenant, "e-1")
     await dispatch_all(engine)
+    await log_settled(engine.store.pool)
     await engine.services["notifier"].run_once()
     await dispatch_all(engine)  # version 3 of a delivery stream: not held waiting for 1 and 2
     assert len(subscriber.deliveries("ok-listener")) == 1

@@ -10,6 +10,7 @@ from hookproof.events import ANY, EventStore, StreamAppend
 from hookproof.projections import Projector, StreamCatalogue, read_checkpoint, rebuild, table_rows
 
 from ..events.sample_events import ThingHappened
+from ..support import log_settled
 
 batches = st.lists(
     st.lists(
@@ -42,6 +43,7 @@ async def test_incremental_equals_rebuild(pool: asyncpg.Pool, workload, project_
         await _write(store, batch)
         if i % project_every == 0:
             await projector.run_once()
+    await log_settled(pool)
     await projector.run_once()
     async with pool.acquire() as conn:
         incremental = await table_rows(conn, projection, projection.table)
@@ -65,6 +67,7 @@ async def test_verify_reports_an_injected_difference(pool: asyncpg.Pool) -> None
     store = EventStore(pool)
     projection = StreamCatalogue()
     await _write(store, [("a-1", 2), ("b-1", 1)])
+    await log_settled(pool)
     await Projector(store, [projection]).run_once()
     await pool.execute("UPDATE proj_stream_catalogue SET version = 99 WHERE stream_id = 'a-1'")
     result = await rebuild(store, projection, verify=True)
