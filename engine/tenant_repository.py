@@ -6,28 +6,18 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 import asyncpg
 
 from hookproof.engine.queries import ENGINE_QUERIES
-from hookproof.events import EventStore
+from hookproof.engine.repository import PoolRepository, Record
 
 __all__ = ["TenantRepository"]
 
 SQL = ENGINE_QUERIES.named("token_insert", "token_lookup", "tenant_insert", "token_revoke")
 
-Record = Any  # asyncpg.Record
 
-
-class TenantRepository:
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        self.pool = pool
-
-    @classmethod
-    def of(cls, store: EventStore) -> TenantRepository:
-        return cls(store.pool)
-
+class TenantRepository(PoolRepository):
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[asyncpg.Connection]:
         async with self.pool.acquire() as conn, conn.transaction():

@@ -3,28 +3,15 @@ place the timeline reaches the database for them."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import asyncpg
-
 from hookproof.engine.queries import ENGINE_QUERIES
-from hookproof.events import EventStore
+from hookproof.engine.repository import PoolRepository, Record
 
 __all__ = ["AuditRepository"]
 
 SQL = ENGINE_QUERIES.named("event_streams_of_id", "archived_event_streams_of_id")
 
-Record = Any  # asyncpg.Record
 
-
-class AuditRepository:
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        self.pool = pool
-
-    @classmethod
-    def of(cls, store: EventStore) -> AuditRepository:
-        return cls(store.pool)
-
+class AuditRepository(PoolRepository):
     async def event_streams(self, event_id: str, tenant_id: str | None) -> list[Record]:
         """``tenant_id`` and ``stream_id`` of each business event with this id (one tenant's if
         named), from the stored bodies and, for archived events, their tombstones."""

@@ -77,6 +77,10 @@ class NewSecret(NamedTuple):
     key_id: str
     secret: str
 
+    @classmethod
+    def of(cls, view: KeyView, raw: bytes) -> NewSecret:
+        return cls(view.key_id, base64.b64encode(raw).decode("ascii"))
+
     def __repr__(self) -> str:
         return f"NewSecret(key_id={self.key_id!r}, secret=<hidden>)"
 
@@ -254,14 +258,18 @@ class KeyRing:
 
     async def _create(
         self,
-        *,
-        algorithm: str,
-        purpose: str,
         subscription_id: str | None,
+        *,
         active: bool,
         actor: str,
         imported: bytes | None = None,
     ) -> tuple[KeyView, bytes]:
+        """A new key of one scope: an ed25519 engine key (``subscription_id`` None) or the
+        hmac-sha256 shared secret of a subscription. Returns its view and its material."""
+        if subscription_id is None:
+            algorithm, purpose = ED25519, PURPOSE_ENGINE
+        else:
+            algorithm, purpose = HMAC_SHA256, PURPOSE_SUBSCRIPTION
         key_id = new_key_id()
         public: str | None
         if imported is not None:
@@ -319,13 +327,7 @@ class KeyRing:
             log.warning("no_active_engine_key")
             return None
         try:
-            view, _ = await self._create(
-                algorithm=ED25519,
-                purpose=PURPOSE_ENGINE,
-                subscription_id=None,
-                active=True,
-                actor=actor,
-            )
+            view, _ = await self._create(None, active=True, actor=actor)
         except KeyTransitionForbidden as exc:  # another process created it first
             if exc.code != "active_key_exists":
                 raise
@@ -334,13 +336,7 @@ class KeyRing:
 
     async def rotate(self, *, actor: str = "system") -> KeyView:
         """Publish the next engine key as NOT_BEFORE (in the JWKS, not signing yet)."""
-        view, _ = await self._create(
-            algorithm=ED25519,
-            purpose=PURPOSE_ENGINE,
-            subscription_id=None,
-            active=False,
-            actor=actor,
-        )
+        view, _ = await self._create(None, active=False, actor=actor)
         return view
 
     async def promote(self, key_id: str, *, actor: str = "system") -> KeyView:
@@ -423,12 +419,7 @@ class KeyRing:
         cached = self._signers.get(view.key_id)
         if cached is not None:
             return cached
-        raw = await self.repository.material(self._box, view.key_id)
-        if view.algorithm == ED25519:
-            key = SigningKey.ed25519(view.key_id, Ed25519PrivateKey.from_private_bytes(raw))
-        else:
-            key = SigningKey.hmac(view.key_id, raw)
-        self._signers[view.key_id] = key
+        key = self._signers[view.key_id] = await self._signing_key_from_material(view)
         return key
 
     async def challenge_key(self, key_id: str) -> SigningKey:
@@ -439,6 +430,9 @@ class KeyRing:
             raise NoActiveKey(
                 f"key {key_id} is {view.state}: it cannot sign a challenge", key_id=key_id
             )
+        return await self._signing_key_from_material(view)
+
+    async def _signing_key_from_material(self, view: KeyView) -> SigningKey:
         raw = await self.repository.material(self._box, view.key_id)
         if view.algorithm == ED25519:
             return SigningKey.ed25519(view.key_id, Ed25519PrivateKey.from_private_bytes(raw))
@@ -487,42 +481,21 @@ class KeyRing:
         self, subscription_id: str, *, actor: str = "system"
     ) -> NewSecret:
         """The first shared secret of a subscription, ACTIVE; shown once (standard base64)."""
-        view, raw = await self._create(
-            algorithm=HMAC_SHA256,
-            purpose=PURPOSE_SUBSCRIPTION,
-            subscription_id=subscription_id,
-            active=True,
-            actor=actor,
-        )
-        return NewSecret(view.key_id, base64.b64encode(raw).decode("ascii"))
+        return NewSecret.of(*await self._create(subscription_id, active=True, actor=actor))
 
     async def import_subscription_secret(
         self, subscription_id: str, secret: bytes, *, actor: str = "system"
     ) -> str:
         """An existing shared secret (e.g. a ``whsec_`` from another platform) as the first
         ACTIVE secret of a subscription. Returns its key id; the secret is never echoed."""
-        view, _ = await self._create(
-            algorithm=HMAC_SHA256,
-            purpose=PURPOSE_SUBSCRIPTION,
-            subscription_id=subscription_id,
-            active=True,
-            actor=actor,
-            imported=secret,
-        )
+        view, _ = await self._create(subscription_id, active=True, actor=actor, imported=secret)
         return view.key_id
 
     async def rotate_subscription_secret(
         self, subscription_id: str, *, actor: str = "system"
     ) -> NewSecret:
         """The next shared secret as NOT_BEFORE (shown once); ``promote`` it once proved."""
-        view, raw = await self._create(
-            algorithm=HMAC_SHA256,
-            purpose=PURPOSE_SUBSCRIPTION,
-            subscription_id=subscription_id,
-            active=False,
-            actor=actor,
-        )
-        return NewSecret(view.key_id, base64.b64encode(raw).decode("ascii"))
+        return NewSecret.of(*await self._create(subscription_id, active=False, actor=actor))
 
     async def secret_for(self, key_id: str) -> bytes:
         """The raw bytes of a shared secret that is not REVOKED (for HMAC signing/proofs)."""

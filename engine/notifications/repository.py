@@ -4,12 +4,9 @@ notifier reaches the database."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import asyncpg
 
 from hookproof.engine.queries import ENGINE_QUERIES
-from hookproof.events import EventStore
+from hookproof.engine.repository import PoolRepository, Record
 
 __all__ = ["NotificationRepository"]
 
@@ -21,17 +18,8 @@ SQL = ENGINE_QUERIES.named(
     "notify_listeners",
 )
 
-Record = Any  # asyncpg.Record
 
-
-class NotificationRepository:
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        self.pool = pool
-
-    @classmethod
-    def of(cls, store: EventStore) -> NotificationRepository:
-        return cls(store.pool)
-
+class NotificationRepository(PoolRepository):
     async def subscription_tenant(self, subscription_id: str) -> str | None:
         tenant = await self.pool.fetchval(SQL["notify_subscription_tenant"], subscription_id)
         return None if tenant is None else str(tenant)

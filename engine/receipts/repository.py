@@ -3,28 +3,15 @@ services reach the database for them."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import asyncpg
-
 from hookproof.engine.queries import RECEIPT_QUERIES
-from hookproof.events import EventStore
+from hookproof.engine.repository import PoolRepository, Record
 
 __all__ = ["ReceiptRepository"]
 
 SQL = RECEIPT_QUERIES.named("receipt_delivery_get", "receipt_overdue")
 
-Record = Any  # asyncpg.Record
 
-
-class ReceiptRepository:
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        self.pool = pool
-
-    @classmethod
-    def of(cls, store: EventStore) -> ReceiptRepository:
-        return cls(store.pool)
-
+class ReceiptRepository(PoolRepository):
     async def delivery(self, delivery_id: str) -> Record | None:
         """The projection row a receipt settles (any tenant: the receipt's signature decides)."""
         return await self.pool.fetchrow(SQL["receipt_delivery_get"], delivery_id)

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import asyncpg
 
 from hookproof.engine.queries import ENGINE_QUERIES
-from hookproof.events import EventStore
+from hookproof.engine.repository import PoolRepository, Record
 
 if TYPE_CHECKING:
     from .machine import RolloutView
@@ -28,17 +28,8 @@ SQL = ENGINE_QUERIES.named(
     "rollout_candidates",
 )
 
-Record = Any  # asyncpg.Record
 
-
-class RolloutRepository:
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        self.pool = pool
-
-    @classmethod
-    def of(cls, store: EventStore) -> RolloutRepository:
-        return cls(store.pool)
-
+class RolloutRepository(PoolRepository):
     async def all(self) -> list[Record]:
         """Every rollout's ``view`` (JSON) from the projection."""
         return await self.pool.fetch(SQL["rollouts_list"])

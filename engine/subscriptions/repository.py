@@ -5,28 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
-
-import asyncpg
 
 from hookproof.engine.queries import ENGINE_QUERIES
-from hookproof.events import EventStore
+from hookproof.engine.repository import PoolRepository, Record
 
 __all__ = ["SubscriptionRepository"]
 
 SQL = ENGINE_QUERIES.named("subscription_page", "events_of_streams", "subscription_due_expiry")
 
-Record = Any  # asyncpg.Record
 
-
-class SubscriptionRepository:
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        self.pool = pool
-
-    @classmethod
-    def of(cls, store: EventStore) -> SubscriptionRepository:
-        return cls(store.pool)
-
+class SubscriptionRepository(PoolRepository):
     async def page(
         self, tenant_id: str, after: tuple[datetime, str] | None, limit: int
     ) -> list[Record]:
