@@ -38,10 +38,10 @@ from hookproof.events import (
 from hookproof.events.archive_events import SegmentWritten
 from hookproof.events.canonical import canonical_json
 from hookproof.events.delivery_events import EventIngested
-from hookproof.events.sqlfiles import query
 
 from ..registry import async_projections
 from .manifest import build_manifest, manifest_path, write_manifest
+from .repository import AnchorRequest, ArchiveRepository
 from .rule import DeliveryFacts, RetentionPolicy, delivery_verdict, event_verdict
 from .segment import SegmentFile, write_segment
 
@@ -49,8 +49,6 @@ __all__ = ["CRASH_POINTS", "ArchiveRun", "Archiver", "file_sha256"]
 
 log = structlog.get_logger("hookproof.archive")
 
-PKG = "hookproof.engine"
-_RUN_LOCK = 0x68706172  # "hpar": one archival run at a time, across daemons
 #: Test-only crash points (``HOOKPROOF_ARCHIVE_CRASH_AT``): the process kills itself there.
 CRASH_POINTS = ("after_file", "after_anchor", "mid_delete")
 SEGMENT_PREFIX = "seg-"
@@ -132,6 +130,7 @@ class Archiver:
         clock: Any = None,
     ) -> None:
         self.pool = pool
+        self.repo = ArchiveRepository(pool)
         self.settings = settings
         self.dir = settings.archive_dir
         self.store = EventStore(pool)
@@ -167,25 +166,22 @@ class Archiver:
         loop = asyncio.get_running_loop()
         started = loop.time()
         result = ArchiveRun(cutoff)
-        async with self.pool.acquire() as lock_conn:
-            if not await lock_conn.fetchval(query("advisory_try_lock", PKG), _RUN_LOCK):
+        async with self.repo.run_lock() as mine:
+            if not mine:
                 result.busy = True
                 return result
-            try:
-                await self._resume(result)
-                await self._remove_orphans(result)
-                policy = self.policy(cutoff)
-                after = 0
-                while max_segments is None or len(result.segments) < max_segments:
-                    t0 = loop.time()
-                    streams, after = await self._collect(policy, after, result)
-                    result.took("collect", loop.time() - t0)
-                    if not streams:
-                        break
-                    await self._archive_segment(streams, cutoff, result)
-                    await asyncio.sleep(self.pause_s)
-            finally:
-                await lock_conn.execute(query("advisory_unlock", PKG), _RUN_LOCK)
+            await self._resume(result)
+            await self._remove_orphans(result)
+            policy = self.policy(cutoff)
+            after = 0
+            while max_segments is None or len(result.segments) < max_segments:
+                t0 = loop.time()
+                streams, after = await self._collect(policy, after, result)
+                result.took("collect", loop.time() - t0)
+                if not streams:
+                    break
+                await self._archive_segment(streams, cutoff, result)
+                await asyncio.sleep(self.pause_s)
         result.seconds = loop.time() - started
         log.info(
             "archive_run_done",
@@ -201,35 +197,27 @@ class Archiver:
     # -- choosing closed streams ------------------------------------------------------------
 
     async def _checkpoint(self) -> Position | None:
-        names = [p.name for p in async_projections()]
-        row = await self.pool.fetchrow(query("archive_min_checkpoint", PKG), names)
-        if row is None:
-            return None
-        return Position(int(row["tx_id"]), row["global_position"])
+        return await self.repo.min_checkpoint([p.name for p in async_projections()])
 
     async def _collect(
         self, policy: RetentionPolicy, after: int, result: ArchiveRun
     ) -> tuple[list[list[RecordedEvent]], int]:
         """Closed streams for one segment (events grouped with their deliveries), scanning
         business events oldest first from ``after``; returns them and where the scan stopped."""
-        upper = await self.pool.fetchval(query("archive_upper_position", PKG), policy.cutoff)
+        upper = await self.repo.upper_position(policy.cutoff)
         if upper is None:
             return [], after
         checkpoint = await self._checkpoint()
         chosen: list[list[RecordedEvent]] = []
         count = 0
         while count < self.segment_events:
-            page = await self.pool.fetch(
-                query("archive_candidate_events", PKG), after, upper, self.scan_page
-            )
+            page = await self.repo.candidate_events(after, upper, self.scan_page)
             if not page:
                 break
             after = page[-1]["global_position"]
             groups = await self._closed_groups(page, policy, result)
             if groups:
-                rows = await self.pool.fetch(
-                    query("events_of_streams", PKG), [s for g in groups for s in g]
-                )
+                rows = await self.repo.events_of_streams([s for g in groups for s in g])
                 by_stream: dict[str, list[RecordedEvent]] = {}
                 for r in rows:
                     e = RecordedEvent.from_record(r)
@@ -274,14 +262,9 @@ class Archiver:
         ids = sorted({d for ds in planned.values() for d in ds})
         facts = {
             r["delivery_id"]: DeliveryFacts(r["state"], r["receipts"], r["updated_at"])
-            for r in await self.pool.fetch(query("archive_delivery_facts", PKG), ids)
+            for r in await self.repo.delivery_facts(ids)
         }
-        gone = {
-            r["stream_id"]
-            for r in await self.pool.fetch(
-                query("archive_tombstones_among", PKG), [f"delivery-{d}" for d in ids]
-            )
-        }
+        gone = await self.repo.tombstoned([f"delivery-{d}" for d in ids])
         groups: list[list[str]] = []
         for r in page:
             stream = r["stream_id"]
@@ -375,28 +358,31 @@ class Archiver:
             at=self.clock().isoformat(),
         )
         members = [written.members[i] for i in ids]
-        position = await self.pool.fetchval(
-            query("archive_anchor", PKG),
-            segment_id,
-            file_name,
-            written.sha256,
-            written.size,
-            digest,
-            key.key_id,
-            first,
-            last,
-            cutoff,
-            uuid.uuid4(),
-            encode_event(event),
-            canonical_json(Metadata(actor="system:archive", correlation_id=segment_id)),
-            ids,
-            [s[0].category for s in streams],
-            [s[-1].stream_version for s in streams],
-            [s[-1].hash for s in streams],
-            [len(s) for s in streams],
-            [m.offset for m in members],
-            [m.length for m in members],
-            [max(e.recorded_at for e in s) for s in streams],
+        position = await self.repo.anchor(
+            AnchorRequest(
+                segment_id=segment_id,
+                file_name=file_name,
+                file_sha256=written.sha256,
+                file_size=written.size,
+                manifest_digest=digest,
+                key_id=key.key_id,
+                first_recorded_at=first,
+                last_recorded_at=last,
+                cutoff=cutoff,
+                event_id=uuid.uuid4(),
+                data=encode_event(event),
+                metadata=canonical_json(
+                    Metadata(actor="system:archive", correlation_id=segment_id)
+                ),
+                streams=ids,
+                categories=[s[0].category for s in streams],
+                final_versions=[s[-1].stream_version for s in streams],
+                final_hashes=[s[-1].hash for s in streams],
+                counts=[len(s) for s in streams],
+                member_offsets=[m.offset for m in members],
+                member_lengths=[m.length for m in members],
+                last_recorded=[max(e.recorded_at for e in s) for s in streams],
+            )
         )
         if position is None:
             log.warning("archive_streams_moved", segment=segment_id)
@@ -411,15 +397,11 @@ class Archiver:
         for start in range(0, len(ids), self.remove_batch):
             batch = ids[start : start + self.remove_batch]
             deliveries = [s[9:] for s in batch if s.startswith("delivery-")]
-            row = await self.pool.fetchrow(
-                query("archive_remove", PKG), segment_id, batch, deliveries
-            )
-            assert row is not None
-            removed += row["events"]
+            removed += await self.repo.remove(segment_id, batch, deliveries)
             if start == 0:
                 _crash_point("mid_delete")
             await asyncio.sleep(self.pause_s)
-        await self.pool.execute(query("archive_complete", PKG), segment_id)
+        await self.repo.complete(segment_id)
         return removed
 
     # -- recovery after a stopped run ------------------------------------------------------
@@ -427,34 +409,29 @@ class Archiver:
     async def _resume(self, result: ArchiveRun) -> None:
         """Finish segments anchored by a run that stopped before its rows were all removed,
         provided their file is still there and intact (otherwise the rows stay hot)."""
-        for seg in await self.pool.fetch(query("archive_incomplete", PKG)):
-            path = self.dir / seg["file_name"]
+        for seg in await self.repo.incomplete():
+            path = self.dir / seg.file_name
             problem = None
             if not path.exists():
                 problem = "segment_missing"
-            elif await asyncio.to_thread(file_sha256, path) != seg["file_sha256"]:
+            elif await asyncio.to_thread(file_sha256, path) != seg.file_sha256:
                 problem = "segment_changed"
             if problem is not None:
-                log.error("archive_resume_refused", segment=seg["segment_id"], problem=problem)
+                log.error("archive_resume_refused", segment=seg.segment_id, problem=problem)
                 result.refused.append(
-                    {"segment": seg["segment_id"], "file": str(path), "problem": problem}
+                    {"segment": seg.segment_id, "file": str(path), "problem": problem}
                 )
                 continue
-            streams = [
-                r["stream_id"]
-                for r in await self.pool.fetch(
-                    query("archive_segment_streams", PKG), seg["segment_id"]
-                )
-            ]
-            result.removed += await self._remove(seg["segment_id"], streams)
-            result.resumed.append(seg["segment_id"])
+            streams = await self.repo.segment_streams(seg.segment_id)
+            result.removed += await self._remove(seg.segment_id, streams)
+            result.resumed.append(seg.segment_id)
 
     async def _remove_orphans(self, result: ArchiveRun) -> None:
         """Segment files (and manifests, temporaries) that no anchor names: a run stopped
         before anchoring them, so their rows are still hot; they go, the streams come again."""
         if not self.dir.is_dir():
             return
-        known = {r["file_name"] for r in await self.pool.fetch(query("archive_known_files", PKG))}
+        known = await self.repo.known_files()
         for p in sorted(self.dir.iterdir()):
             if not p.name.startswith(SEGMENT_PREFIX):
                 continue
