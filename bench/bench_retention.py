@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import base64
 import json
+import os
 import re
 import secrets
 import signal
@@ -112,7 +113,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     def log(msg: str) -> None:
         print(f"[{time.monotonic() - t_start:6.1f}s] {msg}", flush=True)
 
-    with e2e.postgres_server(None) as (db_url, _pgdata):
+    with e2e.postgres_server(None) as (db_url, pgdata):
         try:
             pool = await asyncpg.create_pool(db_url, min_size=1, max_size=3)
             ca = trustme.CA()
@@ -175,6 +176,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 log(f"{len(sids)} subscriptions ACTIVE; load {args.rate} events/s x {len(sids)}")
 
                 samples: list[dict[str, Any]] = []
+                me = os.getpid()
+                meter = e2e.CpuMeter(
+                    {
+                        "engine": lambda: e2e.engine_pids(daemon.pid),
+                        "postgres": lambda: e2e.postgres_pids(pgdata),
+                        "subscriber": lambda: [sub.pid],
+                        "load": lambda: [me],
+                    }
+                )
+                meter.start()
                 run_id = secrets.token_hex(3)
                 load_start = time.monotonic()
                 stop = asyncio.Event()
@@ -187,6 +198,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 async def sampler() -> None:
                     while not stop.is_set():
                         s = await stats()
+                        cpu = meter.stop()
+                        meter.start()
                         row = await pool.fetchrow(
                             "SELECT (SELECT count(*) FROM events) AS hot_events,"
                             " pg_total_relation_size('events') AS hot_bytes,"
@@ -207,6 +220,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                                 "latency_p50_ms": pct(s["latency_ms"], 0.5),
                                 "latency_p99_ms": pct(s["latency_ms"], 0.99),
                                 "latency_n": len(s["latency_ms"]),
+                                "cpu_cores": cpu,
                             }
                         )
                         last = samples[-1]
@@ -214,7 +228,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                             f"hot {last['hot_events']:>7} events "
                             f"({last['hot_bytes'] / 2**20:.1f} MiB), archived "
                             f"{last['archived_events']:>7}, delivered {last['delivered_total']:>7}, "
-                            f"queue {last['queue']}, p50 {last['latency_p50_ms']} ms"
+                            f"queue {last['queue']}, p50 {last['latency_p50_ms']} ms, cpu engine "
+                            f"{cpu['engine']} pg {cpu['postgres']} busy {cpu['machine_busy']}"
                         )
                         try:
                             await asyncio.wait_for(stop.wait(), args.sample)
