@@ -21,6 +21,7 @@ import asyncpg
 import structlog
 
 from hookproof.events import EventStore, Position, RecordedEvent
+from hookproof.events.listening import Listening
 from hookproof.events.sqlfiles import render
 from hookproof.projections.queries import PROJECTION_QUERIES
 
@@ -152,25 +153,19 @@ async def run_woken(
     def _notify(*_: object) -> None:
         wake.set()
 
-    listener = await store.pool.acquire()
-    try:
-        await listener.add_listener("hookproof_events", _notify)
+    def _lost(exc: BaseException) -> None:  # a listener the server dropped (a restart)
+        log.info(listener_lost, error=type(exc).__name__)
+
+    async with Listening(store, _notify, on_lost=_lost) as listener:
         while not stop.is_set():
             wake.clear()
             try:
-                listener = await store.relisten(listener, _notify)  # after a restart
+                await listener.refresh()  # after a restart
                 await tick()
             except Exception as exc:  # the worker outlives a bad tick; the log says why
                 log.warning(tick_failed, error=type(exc).__name__)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(wake.wait(), poll_interval)
-    finally:
-        try:
-            await listener.remove_listener("hookproof_events", _notify)
-        except Exception as exc:  # a listener the server dropped (a restart)
-            log.info(listener_lost, error=type(exc).__name__)
-        finally:
-            await store.pool.release(listener)
 
 
 class Projector:

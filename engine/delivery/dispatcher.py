@@ -26,12 +26,12 @@ from typing import Any
 import structlog
 
 from hookproof.config import Settings
-from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.errors import ConcurrencyConflict, HookproofError, StoreError
 from hookproof.events import Event, EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
     AttemptLost,
 )
+from hookproof.events.listening import Listening
 from hookproof.events.subscription_events import RetryPolicy
 from hookproof_subscriber import SigningKey
 
@@ -45,6 +45,7 @@ from .claim import KeyScope, claim_appends, claim_row, key_scope, plan_claim
 from .gates import EndpointGates
 from .ledger import ClaimRow
 from .outcome import breaker_success, outcome_events
+from .repository import DeliveryRepository
 from .streams import append_to_deliveries
 
 __all__ = ["DispatchMetrics", "Dispatcher"]
@@ -59,8 +60,6 @@ RECORD_RETRY_MAX_S = 5.0
 KeyProvider = Callable[[str, str], Awaitable[tuple[SigningKey, int]]]
 #: sends one attempt: (the claimed row, the body, the signed headers) -> the egress result
 Poster = Callable[[ClaimRow, bytes, dict[str, str]], Awaitable[EgressResult]]
-
-SQL = ENGINE_QUERIES.named("dispatch_claim", "dispatch_bodies", "dispatch_expired_leases")
 
 
 @dataclass
@@ -124,8 +123,10 @@ class Dispatcher:
         rng: random.Random | None = None,
         rollouts: Any = None,
         key_by_id: Callable[[str], Awaitable[SigningKey]] | None = None,
+        deliveries: DeliveryRepository | None = None,
     ) -> None:
         self.store = store
+        self.deliveries = deliveries or DeliveryRepository.of(store)
         self.rollouts = rollouts  # RolloutService: what to sign during a signing change
         self.key_by_id = key_by_id  # a rollout's target engine key
         self.shadow = ShadowCounter()
@@ -156,10 +157,8 @@ class Dispatcher:
             return []
         now = self.clock()
         self.gates.prune()
-        async with self.store.pool.acquire() as conn, conn.transaction():
-            records = await conn.fetch(
-                SQL["dispatch_claim"], min(free, self.batch), self.gates.blocked()
-            )
+        async with self.deliveries.transaction() as conn:
+            records = await self.deliveries.claim(conn, min(free, self.batch), self.gates.blocked())
             plan = plan_claim(map(claim_row, records), self.gates.room)
             keys: dict[KeyScope, tuple[SigningKey, int]] = {}
             for scope, alg in plan.key_scopes():  # one ring lookup per scope per claim
@@ -198,11 +197,9 @@ class Dispatcher:
                 await self.store.append(appends, conn=conn)
             if not admitted:
                 return []
-            keys = list({(a.row.tenant_id, a.row.event_id) for a in admitted})
-            bodies = await conn.fetch(
-                SQL["dispatch_bodies"], [k[0] for k in keys], [k[1] for k in keys]
+            by_event = await self.deliveries.bodies(
+                conn, {(a.row.tenant_id, a.row.event_id) for a in admitted}
             )
-        by_event = {(b["tenant_id"], b["event_id"]): bytes(b["body"]) for b in bodies}
         started = time.monotonic()
         jobs = []
         for a in admitted:
@@ -435,8 +432,8 @@ class Dispatcher:
     async def reconcile_leases(self, limit: int = 200) -> int:
         """Attempts whose dispatcher vanished: UNKNOWN_TRANSPORT, retried with the same identity."""
         now = self.clock()
-        async with self.store.pool.acquire() as conn, conn.transaction():
-            rows = await conn.fetch(SQL["dispatch_expired_leases"], limit)
+        async with self.deliveries.transaction() as conn:
+            rows = await self.deliveries.expired_leases(conn, limit)
             if not rows:
                 return 0
             await self.store.append(
@@ -485,39 +482,35 @@ class Dispatcher:
         def _notify(*_: object) -> None:
             self._wake.set()
 
-        listener = await self.store.pool.acquire()
         last_reconcile = 0.0
         last_rollout_check = 0.0
         try:
-            await listener.add_listener("hookproof_events", _notify)
-            while not stop.is_set():
-                self._wake.clear()
-                try:
-                    listener = await self.store.relisten(listener, _notify)  # after a restart
-                    n = await self.run_once()
-                    if time.monotonic() - last_reconcile > 5:
-                        last_reconcile = time.monotonic()
-                        await self.reconcile_leases()
-                        await self.flush_shadow()
-                        if (
-                            self.rollouts is not None
-                            and time.monotonic() - last_rollout_check > ROLLOUT_CHECK_S
-                        ):  # the automatic pause of a cutover (figures scan the log)
-                            last_rollout_check = time.monotonic()
-                            await self.rollouts.check_all()
-                except Exception as exc:  # the loop must outlive any one bad tick
-                    log.warning(
-                        "dispatch_tick_failed", error=type(exc).__name__, detail=str(exc)[:200]
-                    )
-                    n = 0
-                    await asyncio.sleep(self.poll_interval)
-                if n and len(self.inflight) < self.max_inflight:
-                    continue
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+            async with Listening(self.store, _notify) as listener:
+                while not stop.is_set():
+                    self._wake.clear()
+                    try:
+                        await listener.refresh()  # after a restart
+                        n = await self.run_once()
+                        if time.monotonic() - last_reconcile > 5:
+                            last_reconcile = time.monotonic()
+                            await self.reconcile_leases()
+                            await self.flush_shadow()
+                            if (
+                                self.rollouts is not None
+                                and time.monotonic() - last_rollout_check > ROLLOUT_CHECK_S
+                            ):  # the automatic pause of a cutover (figures scan the log)
+                                last_rollout_check = time.monotonic()
+                                await self.rollouts.check_all()
+                    except Exception as exc:  # the loop must outlive any one bad tick
+                        log.warning(
+                            "dispatch_tick_failed", error=type(exc).__name__, detail=str(exc)[:200]
+                        )
+                        n = 0
+                        await asyncio.sleep(self.poll_interval)
+                    if n and len(self.inflight) < self.max_inflight:
+                        continue
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), self.poll_interval)
         finally:
-            with contextlib.suppress(Exception):
-                await listener.remove_listener("hookproof_events", _notify)
-            await self.store.pool.release(listener)
             if self.inflight:
                 await asyncio.wait(list(self.inflight), timeout=self.settings.request_timeout_s + 5)

@@ -1,17 +1,16 @@
-"""The delivery ledger's reads (the ``deliveries`` projection and the event bodies): the one
-place the delivery services reach the database for them."""
+"""The delivery ledger's reads and the dispatcher's transactions (the ``deliveries``
+projection, the claim and lease queries, the event bodies): the one place the delivery
+services reach the database for them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
-import asyncpg
-
-from hookproof.events import EventStore
-
 from ..queries import ENGINE_QUERIES
+from ..repository import PoolRepository, Record
 
 __all__ = ["DeliveryRepository"]
 
@@ -23,19 +22,16 @@ SQL = ENGINE_QUERIES.named(
     "dead_letters",
     "verified_generation",
     "recover_candidates",
+    "dispatch_claim",
+    "dispatch_bodies",
+    "dispatch_expired_leases",
+    "deliveries_lock",
 )
 
-Record = Any  # asyncpg.Record
+Connection = Any  # asyncpg.Connection in one of this repository's transactions
 
 
-class DeliveryRepository:
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        self.pool = pool
-
-    @classmethod
-    def of(cls, store: EventStore) -> DeliveryRepository:
-        return cls(store.pool)
-
+class DeliveryRepository(PoolRepository):
     async def get(self, tenant_id: str, delivery_id: str) -> Record | None:
         return await self.pool.fetchrow(SQL["delivery_get"], delivery_id, tenant_id)
 
@@ -79,3 +75,33 @@ class DeliveryRepository:
         return await self.pool.fetch(
             SQL["recover_candidates"], tenant_id, subscription_id, list(states), since, until, limit
         )
+
+    # -- the dispatcher's transactions ----------------------------------------------------
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Connection]:
+        """One transaction on a pooled connection (a claim, a lease reconciliation, a locked
+        append); the methods below that take ``conn`` run inside it."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            yield conn
+
+    async def claim(self, conn: Connection, limit: int, blocked: Sequence[str]) -> list[Record]:
+        """Up to ``limit`` due deliveries with their subscriptions, locked (``dispatch_claim``),
+        skipping the endpoints (digests) in ``blocked``."""
+        return await conn.fetch(SQL["dispatch_claim"], limit, blocked)
+
+    async def bodies(
+        self, conn: Connection, events: Collection[tuple[str, str]]
+    ) -> dict[tuple[str, str], bytes]:
+        """The canonical bodies of ``(tenant_id, event_id)`` pairs, by pair."""
+        tenants, ids = [t for t, _ in events], [e for _, e in events]
+        rows = await conn.fetch(SQL["dispatch_bodies"], tenants, ids)
+        return {(b["tenant_id"], b["event_id"]): bytes(b["body"]) for b in rows}
+
+    async def expired_leases(self, conn: Connection, limit: int) -> list[Record]:
+        """DISPATCHING deliveries whose lease ran out, locked (``dispatch_expired_leases``)."""
+        return await conn.fetch(SQL["dispatch_expired_leases"], limit)
+
+    async def lock(self, conn: Connection, delivery_ids: Sequence[str]) -> None:
+        """Lock the ledger rows of ``delivery_ids`` (in the order given) for this transaction."""
+        await conn.execute(SQL["deliveries_lock"], delivery_ids)

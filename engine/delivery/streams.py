@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.events import EventStore, RecordedEvent, StreamAppend
+
+from .repository import DeliveryRepository
 
 __all__ = ["append_to_deliveries"]
 
-SQL = ENGINE_QUERIES.named("deliveries_lock")
 _PREFIX = "delivery-"
 
 
@@ -28,6 +28,7 @@ async def append_to_deliveries(
     Returns the recorded events in stream-id order."""
     ordered = sorted(appends, key=lambda a: a.stream_id)
     ids = [a.stream_id[len(_PREFIX) :] for a in ordered if a.stream_id.startswith(_PREFIX)]
-    async with store.pool.acquire() as own, own.transaction():
-        await own.execute(SQL["deliveries_lock"], ids)
+    ledger = DeliveryRepository.of(store)
+    async with ledger.transaction() as own:
+        await ledger.lock(own, ids)
         return await store.append(ordered, conn=own)
