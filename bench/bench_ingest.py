@@ -8,7 +8,8 @@ Everything local, durable commits:
   challenged over HTTPS by a local trustme subscriber in this process, through the engine's
   services), plus 40 subscriptions of other topics that must not match;
 - ``hookproof serve`` as a real process (``HOOKPROOF_WORKERS`` processes, default the number
-  of cores) with ``HOOKPROOF_ROLES=api``: only ingest runs, so what is measured is ingest
+  of cores) with ``HOOKPROOF_ROLES=api,projector``: ingest and the log's tailers (in the
+  first worker) run, no dispatcher, so what is measured is ingest
   (validate, canonicalise, digest, plan 10 deliveries, append 11 streams with their hash
   chains, the inline ledger projection, commit), not the delivery side;
 - this process as the load generator (aiohttp, keep-alive, bodies encoded beforehand).
@@ -520,7 +521,7 @@ def main() -> None:
                 "HOOKPROOF_MASTER_KEY": master,
                 "HOOKPROOF_DATA_DIR": str(folder),
                 "HOOKPROOF_DNS_SERVERS": "127.0.0.1:9",
-                "HOOKPROOF_ROLES": "api",
+                "HOOKPROOF_ROLES": "api,projector",  # the log's tailers run, as in serve
             }
             if args.workers:
                 env["HOOKPROOF_WORKERS"] = args.workers

@@ -67,7 +67,8 @@ async def _claim_once(conn: asyncpg.Connection, sql: str) -> float:
     tx = conn.transaction()
     await tx.start()
     t0 = time.perf_counter()
-    rows = await conn.fetch(sql, 100, [])
+    shares = (1, 0, True, 0.0) if "$3" in sql else ()  # endpoint shares: every row
+    rows = await conn.fetch(sql, 100, [], *shares)
     elapsed = time.perf_counter() - t0
     await tx.rollback()
     assert len(rows) == 100

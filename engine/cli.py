@@ -74,9 +74,16 @@ def _add_json(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, serve_only: bool = False) -> argparse.ArgumentParser:
+    """The whole CLI; ``serve_only``: just ``serve`` (its supervisor stays light, see
+    :mod:`.cli_serve`)."""
     parser = argparse.ArgumentParser(prog="hookproof", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
+    if serve_only:
+        from .cli_serve import register as register_serve
+
+        register_serve(sub)
+        return parser
 
     p = sub.add_parser("migrate", help="apply the SQL migrations (idempotent)")
     p.set_defaults(handler=cmd_migrate)
@@ -108,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(serve_only=argv[:1] == ["serve"])
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env()

@@ -99,61 +99,6 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
     return 1 if failed else 0
 
 
-async def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    from .daemon import serve
-    from .logging import configure_logging
-    from .workers import default_workers, supervise
-
-    configure_logging()
-    workers = default_workers(args.workers or settings.workers)
-    if args.worker_index is not None:  # one child of ``serve --workers N``
-        return await _serve_worker(args, settings)
-    if workers > 1:
-        async with Context(settings, max_size=1) as ctx:  # migrations once, embedded PG kept
-            assert ctx.pool is not None and ctx.target is not None
-            target = ctx.target
-            await ctx.pool.close()
-            ctx.pool = None
-
-            def all_ready() -> None:
-                address = f"{settings.listen_host}:{settings.listen_port}"
-                print(
-                    f"hookproof serving on http://{address} ({workers} workers; "
-                    f"{target.describe()})",
-                    flush=True,
-                )
-
-            return await supervise(workers, target.url, ready=all_ready)
-    async with Context(settings, max_size=30) as ctx:
-        assert ctx.pool is not None and ctx.target is not None
-
-        def ready(address: str) -> None:
-            print(f"hookproof serving on http://{address} ({ctx.target.describe()})", flush=True)
-
-        await serve(settings, ctx.pool, ready=ready)
-    return 0
-
-
-async def _serve_worker(args: argparse.Namespace, settings: Settings) -> int:
-    import os
-
-    import structlog
-
-    from .daemon import serve
-
-    structlog.contextvars.bind_contextvars(worker=args.worker_index, pid=os.getpid())
-    async with Context(settings, max_size=args.pool_size or 30) as ctx:
-        assert ctx.pool is not None
-
-        def ready(_address: str) -> None:
-            if args.ready_fd is not None:
-                os.write(args.ready_fd, b"ready\n")
-                os.close(args.ready_fd)
-
-        await serve(settings, ctx.pool, ready=ready, reuse_port=True)
-    return 0
-
-
 async def cmd_tenant_create(args: argparse.Namespace, settings: Settings) -> int:
     from .tenants import TenantService
 
@@ -204,17 +149,9 @@ def register(
     p.add_argument("--events", type=int, default=10)
     p.set_defaults(handler=cmd_demo)
 
-    p = sub.add_parser("serve", help="run the daemon (API and workers)")
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        help="processes sharing the API port and the queue (HOOKPROOF_WORKERS; default: cores)",
-    )
-    p.add_argument("--worker-index", type=int, default=None, help=argparse.SUPPRESS)
-    p.add_argument("--ready-fd", type=int, default=None, help=argparse.SUPPRESS)
-    p.add_argument("--pool-size", type=int, default=None, help=argparse.SUPPRESS)
-    p.set_defaults(handler=cmd_serve)
+    from .cli_serve import register as register_serve
+
+    register_serve(sub)
 
     tenant = sub.add_parser("tenant", help="tenants and API tokens")
     tsub = tenant.add_subparsers(dest="tenant_cmd", required=True)

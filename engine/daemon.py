@@ -124,7 +124,8 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
 
     from .projections_runner import projector_worker
 
-    engine.workers.append(("projector", projector_worker(store, async_projections())))
+    if "projector" in engine.roles:  # ``serve --workers N``: the first child only
+        engine.workers.append(("projector", projector_worker(store, async_projections())))
     engine.workers.append(("expiry", lambda stop: _periodic(stop, 5.0, subs.expire_due, "expiry")))
     if settings.retention_days is not None and "scheduler" in engine.roles:
         from .archive import Archiver

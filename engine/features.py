@@ -201,7 +201,8 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
 
     notifier = Notifier(engine.store, ingest)
     engine.services.notifier = notifier
-    engine.workers.append(("notifier", notifier.run))
+    if "projector" in engine.roles:  # it tails the log, as the projector does
+        engine.workers.append(("notifier", notifier.run))
     engine.extra_routes.extend(delivery_routes(ingest, reader))
     from .api.recover import routes as recover_routes
     from .delivery.recover import Recovery

@@ -3,9 +3,12 @@
 The supervisor (this module, the process the operator started) resolves the database once
 (starting the embedded Postgres if no URL is configured) and applies the migrations, then
 starts N ``hookproof serve`` children with that database URL. Each child binds the API port
-with ``SO_REUSEPORT`` (the kernel spreads connections over them) and runs every role; the
-queue is shared through Postgres (``FOR UPDATE SKIP LOCKED``, expected stream versions), so
-no attempt is sent twice. Children start one after another (first-run setup such as the
+with ``SO_REUSEPORT`` (the kernel spreads connections over them) and runs every role, but
+only the first tails the log (:func:`child_roles`); the queue is shared through Postgres
+(``FOR UPDATE SKIP LOCKED``, expected stream versions), so no attempt is sent twice. Each
+child knows its index and the count (``--worker-index``, ``--worker-count``): its dispatcher
+claims its own share of the endpoints first, so a subscriber site is served by one child and
+its pooled connections. Children start one after another (first-run setup such as the
 engine key happens once), each saying "ready" on a pipe.
 
 SIGTERM or SIGINT: every child gets SIGTERM and is waited for (graceful: in-flight attempts
@@ -31,7 +34,7 @@ import structlog
 
 from hookproof.config import Settings
 
-__all__ = ["default_workers", "pool_size", "supervise"]
+__all__ = ["child_roles", "default_workers", "pool_size", "supervise"]
 
 log = structlog.get_logger("hookproof.workers")
 
@@ -47,6 +50,13 @@ _POOL_BUDGET: Final = 60
 def pool_size(n: int) -> int:
     """Each child's Postgres pool for ``n`` children."""
     return max(10, _POOL_BUDGET // max(n, 1))
+
+
+def child_roles(roles: frozenset[str], index: int) -> frozenset[str]:
+    """The roles child ``index`` runs: all of ``roles``, except that only the first child tails
+    the log (``projector``: the asynchronous projections and the notifier). Several tailers
+    only take turns on the same checkpoint, each paying a wake-up per commit."""
+    return roles if index == 0 else roles - {"projector"}
 
 
 def default_workers(configured: int | None) -> int:
@@ -70,10 +80,11 @@ class _Child:
         self.restarts = 0
 
 
-async def _spawn(child: _Child, env: dict[str, str], pool: int) -> bool:
+async def _spawn(child: _Child, env: dict[str, str], pool: int, count: int) -> bool:
     """Start one child and wait until it says ready (False: it died or never did)."""
     read_fd, write_fd = os.pipe()
     try:
+        roles = ",".join(sorted(child_roles(Settings(env=env).roles, child.index)))
         child.proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -83,11 +94,13 @@ async def _spawn(child: _Child, env: dict[str, str], pool: int) -> bool:
             "1",
             "--worker-index",
             str(child.index),
+            "--worker-count",
+            str(count),
             "--ready-fd",
             str(write_fd),
             "--pool-size",
             str(pool),
-            env=env,
+            env={**env, "HOOKPROOF_ROLES": roles},
             pass_fds=(write_fd,),
             preexec_fn=_die_with_parent,
         )
@@ -108,7 +121,9 @@ async def _spawn(child: _Child, env: dict[str, str], pool: int) -> bool:
     return line.strip() == b"ready"
 
 
-async def _keep(child: _Child, env: dict[str, str], pool: int, stop: asyncio.Event) -> None:
+async def _keep(
+    child: _Child, env: dict[str, str], pool: int, count: int, stop: asyncio.Event
+) -> None:
     """Restart the child whenever it exits on its own, until ``stop``."""
     while not stop.is_set():
         proc = child.proc
@@ -127,7 +142,7 @@ async def _keep(child: _Child, env: dict[str, str], pool: int, stop: asyncio.Eve
             return
         child.backoff = min(child.backoff * 2, 30.0)
         child.restarts += 1
-        await _spawn(child, env, pool)
+        await _spawn(child, env, pool, count)
         assert child.proc is not None
         log.warning(
             "worker_restarted",
@@ -175,9 +190,9 @@ async def supervise(
         for child in children:  # one after another: first-run setup happens once
             if stop.is_set():
                 break
-            if not await _spawn(child, env, pool_size(n)):
+            if not await _spawn(child, env, pool_size(n), n):
                 log.error("worker_not_ready", worker=child.index)
-            keepers.append(asyncio.create_task(_keep(child, env, pool_size(n), stop)))
+            keepers.append(asyncio.create_task(_keep(child, env, pool_size(n), n, stop)))
         if not stop.is_set():
             log.info("workers_ready", workers=n, pids=[c.proc.pid for c in children if c.proc])
             if ready is not None:

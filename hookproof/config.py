@@ -108,6 +108,10 @@ class Settings:
     dns_cache_s: float = 30.0
     # ``hookproof serve --workers``: processes sharing the API port and the queue (None: cores)
     workers: int | None = None
+    # (index, count) of this process among the ``--workers`` children: the dispatcher claims
+    # its own share of the endpoints first, so each subscriber site is served by one worker
+    # and its pooled connections (set by the supervisor; (0, 1): one process claims all)
+    worker_slot: tuple[int, int] = (0, 1)
     # group commit of ``POST /v1/events``: how long a request waits for others to join its
     # transaction, at most how many events one transaction takes, and how many run at once
     ingest_group_window_s: float = 0.001

@@ -29,17 +29,37 @@ from .ledger import ClaimRow, Exhausted, Refuse, admission, claimable
 from .ordering import gap_to_skip
 
 __all__ = [
+    "STEAL_AFTER_S",
     "ClaimPlan",
     "KeyScope",
     "Send",
     "claim_appends",
     "claim_row",
+    "claim_shares",
     "dead_letter_event",
     "key_scope",
     "plan_claim",
 ]
 
 KeyScope = tuple[str, str]  # (scope, algorithm): one signing key per scope per claim
+
+#: a sibling process's endpoints are claimed by others once their rows have been due this long
+STEAL_AFTER_S = 0.5
+
+
+def claim_shares(
+    slot: tuple[int, int], steal_after_s: float = STEAL_AFTER_S
+) -> list[tuple[int, int, bool, float]]:
+    """``dispatch_claim``'s share arguments ($3-$6), in the order one claim tries them.
+
+    Process ``index`` of ``count`` claims its own share of the endpoints first, so each
+    subscriber site is served by one process and reuses its pooled connections; then the
+    other shares' rows due for ``steal_after_s`` (a busy or dead sibling's work moves on).
+    """
+    index, count = slot
+    if count <= 1:
+        return [(1, 0, True, 0.0)]
+    return [(count, index, True, 0.0), (count, index, False, steal_after_s)]
 
 
 def claim_row(record: Mapping[str, Any]) -> ClaimRow:

@@ -41,7 +41,15 @@ from ..rollouts.dispatch import ShadowCounter, admission_fields, resolve_signers
 from ..rollouts.machine import plan_signing
 from ..signing import Signer, sign_headers
 from .batcher import OutcomeBatcher
-from .claim import KeyScope, claim_appends, claim_row, key_scope, plan_claim
+from .claim import (
+    STEAL_AFTER_S,
+    KeyScope,
+    claim_appends,
+    claim_row,
+    claim_shares,
+    key_scope,
+    plan_claim,
+)
 from .gates import EndpointGates
 from .ledger import ClaimRow
 from .outcome import breaker_success, outcome_events
@@ -124,6 +132,7 @@ class Dispatcher:
         rollouts: Any = None,
         key_by_id: Callable[[str], Awaitable[SigningKey]] | None = None,
         deliveries: DeliveryRepository | None = None,
+        steal_after_s: float = STEAL_AFTER_S,
     ) -> None:
         self.store = store
         self.deliveries = deliveries or DeliveryRepository.of(store)
@@ -141,6 +150,7 @@ class Dispatcher:
         self.poll_interval = poll_interval
         self.clock = clock
         self.rng = rng or random.Random()
+        self.shares = claim_shares(settings.worker_slot, steal_after_s)
         self.gates = EndpointGates()
         self.metrics = DispatchMetrics()
         self.outcomes = OutcomeBatcher(store)
@@ -158,7 +168,13 @@ class Dispatcher:
         now = self.clock()
         self.gates.prune()
         async with self.deliveries.transaction() as conn:
-            records = await self.deliveries.claim(conn, min(free, self.batch), self.gates.blocked())
+            records: list[Any] = []
+            blocked = self.gates.blocked()
+            for share in self.shares:  # this process's endpoints first (claim_shares)
+                want = min(free, self.batch) - len(records)
+                if want <= 0:
+                    break
+                records += await self.deliveries.claim(conn, want, blocked, share)
             plan = plan_claim(map(claim_row, records), self.gates.room)
             keys: dict[KeyScope, tuple[SigningKey, int]] = {}
             for scope, alg in plan.key_scopes():  # one ring lookup per scope per claim

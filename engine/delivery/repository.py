@@ -85,10 +85,16 @@ class DeliveryRepository(PoolRepository):
         async with self.pool.acquire() as conn, conn.transaction():
             yield conn
 
-    async def claim(self, conn: Connection, limit: int, blocked: Sequence[str]) -> list[Record]:
+    async def claim(
+        self,
+        conn: Connection,
+        limit: int,
+        blocked: Sequence[str],
+        share: tuple[int, int, bool, float] = (1, 0, True, 0.0),
+    ) -> list[Record]:
         """Up to ``limit`` due deliveries with their subscriptions, locked (``dispatch_claim``),
-        skipping the endpoints (digests) in ``blocked``."""
-        return await conn.fetch(SQL["dispatch_claim"], limit, blocked)
+        skipping the endpoints (digests) in ``blocked``, within ``share`` (``claim_shares``)."""
+        return await conn.fetch(SQL["dispatch_claim"], limit, blocked, *share)
 
     async def bodies(
         self, conn: Connection, events: Collection[tuple[str, str]]

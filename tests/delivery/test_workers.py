@@ -8,6 +8,8 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -61,7 +63,8 @@ async def test_two_workers_share_port_and_queue_and_stop_on_sigterm(
         assert d.proc.pid not in pids
         assert "2 workers" in d.log()
 
-        token, _ = await _setup(env, d.base_url, subscriber, ["ok-1", "ok-2", "ok-3"])
+        paths = await _paths_in_both_shares(pool, subscriber)
+        token, _ = await _setup(env, d.base_url, subscriber, paths)
         await _publish(d.base_url, token, 60)
         await _wait_states(pool, "ENDPOINT_ACCEPTED", 180)
 
@@ -100,6 +103,25 @@ async def test_two_workers_share_port_and_queue_and_stop_on_sigterm(
     assert pids <= served  # each child bound the shared port itself
 
 
+async def _paths_in_both_shares(pool: Any, subscriber: Subscriber) -> list[str]:
+    """Three endpoint paths of which each worker of two owns at least one (each claims its
+    own share of the endpoints first: ``engine/delivery/claim.py`` ``claim_shares``)."""
+    from hookproof.engine.endpoint import normalise_endpoint
+
+    paths: dict[int, list[str]] = {0: [], 1: []}
+    for i in range(64):
+        p = f"ok-{i}"
+        digest = normalise_endpoint(
+            subscriber.url(p), allow_pairs={("127.0.0.1", subscriber.port)}
+        ).digest
+        share = await pool.fetchval("SELECT mod(abs(hashtext($1)::bigint), 2)", digest)
+        paths[share].append(p)
+        if paths[0] and paths[1] and len(paths[0]) + len(paths[1]) >= 3:
+            first, more = [paths[0][0], paths[1][0]], paths[0][1:] + paths[1][1:]
+            return [*first, more[0]]
+    raise AssertionError(f"no endpoints in both shares: {paths}")
+
+
 def test_worker_count_and_pool_slices() -> None:
     import pytest
 
@@ -116,3 +138,26 @@ def test_worker_count_and_pool_slices() -> None:
     # N workers' pools stay within the embedded server's 100 clients
     assert pool_size(1) == 60 and pool_size(2) == 30 and pool_size(8) == 10
     assert all(n * pool_size(n) <= 100 for n in range(1, 11))
+
+
+def test_serve_supervisor_does_not_load_the_engine() -> None:
+    """The supervisor of ``serve --workers N`` lives as long as the daemon and only watches
+    its children: parsing ``serve`` loads neither the engine nor the HTTP stack (memory)."""
+    code = (
+        "import sys\n"
+        "from hookproof.engine.cli import build_parser\n"
+        "args = build_parser(serve_only=True).parse_args(['serve', '--workers', '2'])\n"
+        "assert args.workers == 2 and args.handler.__name__ == 'cmd_serve'\n"
+        "heavy = [m for m in ('hookproof.engine.daemon', 'aiohttp') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_only_the_first_child_tails_the_log() -> None:
+    from hookproof.engine.workers import child_roles
+
+    every = frozenset({"api", "dispatcher", "projector", "scheduler"})
+    assert child_roles(every, 0) == every
+    assert child_roles(every, 1) == every - {"projector"}
+    assert child_roles(frozenset({"api"}), 1) == {"api"}

@@ -12,6 +12,10 @@
 -- migration 0651; engine/delivery/ordering.py names the gap to record). Done is monotonic,
 -- so two dispatchers cannot break the order: a later version waits for a committed
 -- acceptance of the one before it. Unordered rows never call the functions.
+-- Endpoint shares ($3 processes, this one $4): with $5 true, only this process's share of the
+-- endpoints (hashtext of the endpoint digest); with $5 false, the other shares' rows that have
+-- been due at least $6 seconds (a busy or dead sibling's work is never stranded). $3 <= 1:
+-- every row. engine/delivery/claim.py `claim_share` chooses the arguments.
 SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, d.endpoint,
        d.endpoint_digest, d.payload_digest, d.owner, d.state, d.attempt, d.max_attempts,
        d.last_code, d.stream_version, d.created_at,
@@ -26,6 +30,9 @@ JOIN subscriptions s ON s.subscription_id = d.subscription_id
 WHERE d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')
   AND d.next_attempt_at <= now()
   AND NOT (d.endpoint_digest = ANY($2::text[]))
+  AND ($3::int <= 1
+       OR ((mod(abs(hashtext(d.endpoint_digest)::bigint), $3::int) = $4::int) = $5::bool
+           AND d.next_attempt_at <= now() - make_interval(secs => $6::float8)))
   AND (s.state IN ('ACTIVE', 'ROTATING', 'REVOKED', 'EXPIRED') OR s.generation <> d.generation)
   AND (d.ordering_gap_timeout_s IS NULL OR d.attempt > 0
        OR hookproof_ordering_ready(d.subscription_id, d.aggregate_id, d.aggregate_version,
