@@ -105,6 +105,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "benchmark": "retention",
         "machine": e2e.machine_info(),
         "config": vars(args).copy(),
+        # archive throttle settings given to the daemon (unset: the Settings defaults)
+        "archive_env": {k: v for k, v in os.environ.items() if k.startswith("HOOKPROOF_ARCHIVE")},
     }
     tmp = Path(tempfile.mkdtemp(prefix="hp-ret-"))
     procs: list[subprocess.Popen[bytes]] = []

@@ -66,6 +66,14 @@ def _int(env: Mapping[str, str], key: str, default: int | None) -> int | None:
     return value
 
 
+def _fraction(env: Mapping[str, str], key: str, default: float) -> float:
+    """A share in (0, 1] (a duty cycle)."""
+    value = _float(env, key, default)
+    if not 0.0 < value <= 1.0:
+        raise ValidationError(f"{key}: must be more than 0 and at most 1", field=key)
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything a command needs to know about its environment."""
@@ -99,6 +107,13 @@ class Settings:
     archive_remove_batch: int = 500
     archive_pause_s: float = 0.02
     archive_interval_s: float = 60.0
+    #: the archive throttle (engine/archive/throttle.py): share of wall time a run may work,
+    #: its share while delivery lags more than ``archive_max_lag_s``, and how long the
+    #: anchor waits for the log's lock before it retries later
+    archive_duty: float = 0.5
+    archive_min_duty: float = 0.15
+    archive_max_lag_s: float = 2.0
+    archive_lock_wait_ms: int = 100
 
     # the pinned egress pool (DESIGN.md section 5) and the DNS answer cache
     pool_idle_s: float = 15.0
@@ -224,6 +239,10 @@ class Settings:
             archive_remove_batch=max(1, int(_float(env, "HOOKPROOF_ARCHIVE_BATCH", 500))),
             archive_pause_s=_float(env, "HOOKPROOF_ARCHIVE_PAUSE", 0.02),
             archive_interval_s=_float(env, "HOOKPROOF_ARCHIVE_INTERVAL", 60.0),
+            archive_duty=_fraction(env, "HOOKPROOF_ARCHIVE_DUTY", 0.5),
+            archive_min_duty=_fraction(env, "HOOKPROOF_ARCHIVE_MIN_DUTY", 0.15),
+            archive_max_lag_s=_float(env, "HOOKPROOF_ARCHIVE_MAX_LAG", 2.0),
+            archive_lock_wait_ms=max(1, _int(env, "HOOKPROOF_ARCHIVE_LOCK_WAIT_MS", 100) or 100),
             pool_idle_s=_float(env, "HOOKPROOF_POOL_IDLE_S", 15.0),
             pool_max_age_s=_float(env, "HOOKPROOF_POOL_MAX_AGE_S", 60.0),
             pool_max_requests=_int(env, "HOOKPROOF_POOL_MAX_REQUESTS", 1000) or 1000,

@@ -17,9 +17,10 @@ from uuid import UUID
 import asyncpg
 
 from hookproof.engine.queries import ENGINE_QUERIES
+from hookproof.engine.repository import PoolRepository
 from hookproof.events import Position
 
-__all__ = ["AnchorRequest", "ArchiveRepository", "IncompleteSegment"]
+__all__ = ["AnchorLockBusy", "AnchorRequest", "ArchiveRepository", "IncompleteSegment"]
 
 SQL = ENGINE_QUERIES.named(
     "advisory_try_lock",
@@ -30,16 +31,22 @@ SQL = ENGINE_QUERIES.named(
     "archive_delivery_facts",
     "archive_incomplete",
     "archive_known_files",
+    "archive_lock_timeout",
     "archive_min_checkpoint",
     "archive_remove",
     "archive_segment_streams",
     "archive_tombstones_among",
     "archive_upper_position",
     "events_of_streams",
+    "metrics_queue",
 )
 
 #: "hpar": one archival run at a time, across daemons (a session advisory lock)
 RUN_LOCK = 0x68706172
+
+
+class AnchorLockBusy(Exception):
+    """The anchor's lock on the log was not granted in time: nothing was written; retry."""
 
 
 @dataclass(frozen=True)
@@ -77,10 +84,7 @@ class AnchorRequest:
     last_recorded: list[datetime]
 
 
-class ArchiveRepository:
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        self.pool = pool
-
+class ArchiveRepository(PoolRepository):
     @asynccontextmanager
     async def run_lock(self) -> AsyncIterator[bool]:
         """Held for the block when it yields True: no other archival run meanwhile."""
@@ -122,10 +126,21 @@ class ArchiveRepository:
         rows = await self.pool.fetch(SQL["archive_tombstones_among"], list(streams))
         return {r["stream_id"] for r in rows}
 
-    async def anchor(self, a: AnchorRequest) -> int | None:
+    async def anchor(self, a: AnchorRequest, *, lock_wait_ms: int) -> int | None:
         """Anchor event, segment record and tombstones in one statement; None when a stream
-        moved since it was read (nothing written)."""
-        position = await self.pool.fetchval(
+        moved since it was read (nothing written). Raises :class:`AnchorLockBusy` when the
+        table lock was not granted within ``lock_wait_ms`` (nothing written either)."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(SQL["archive_lock_timeout"], f"{int(lock_wait_ms)}ms")
+            try:
+                position = await self._anchor(conn, a)
+            except asyncpg.exceptions.LockNotAvailableError as exc:
+                raise AnchorLockBusy(a.segment_id) from exc
+        return None if position is None else int(position)
+
+    @staticmethod
+    async def _anchor(conn: Any, a: AnchorRequest) -> Any:
+        return await conn.fetchval(
             SQL["archive_anchor"],
             a.segment_id,
             a.file_name,
@@ -148,12 +163,18 @@ class ArchiveRepository:
             a.member_lengths,
             a.last_recorded,
         )
-        return None if position is None else int(position)
 
     async def remove(self, segment_id: str, streams: list[str], deliveries: list[str]) -> int:
         """One removal transaction (through ``hookproof_archive_remove``): events removed."""
         row: Any = await self.pool.fetchrow(SQL["archive_remove"], segment_id, streams, deliveries)
         return int(row["events"])
+
+    async def delivery_lag(self) -> float | None:
+        """Seconds the oldest due delivery has waited (None: nothing due): the throttle's
+        signal that delivery is falling behind. Read from the due index (``metrics_queue``)."""
+        row = await self.pool.fetchrow(SQL["metrics_queue"], 1)
+        lag = None if row is None else row["oldest_due_s"]
+        return None if lag is None else float(lag)
 
     async def complete(self, segment_id: str) -> None:
         await self.pool.execute(SQL["archive_complete"], segment_id)

@@ -41,9 +41,10 @@ from hookproof.events.delivery_events import EventIngested
 
 from ..registry import async_projections
 from .manifest import build_manifest, manifest_path, write_manifest
-from .repository import AnchorRequest, ArchiveRepository
+from .repository import AnchorLockBusy, AnchorRequest, ArchiveRepository
 from .rule import DeliveryFacts, RetentionPolicy, delivery_verdict, event_verdict
 from .segment import SegmentFile, write_segment
+from .throttle import Throttle, pause_after
 
 __all__ = ["CRASH_POINTS", "ArchiveRun", "Archiver", "file_sha256"]
 
@@ -53,6 +54,9 @@ log = structlog.get_logger("hookproof.archive")
 CRASH_POINTS = ("after_file", "after_anchor", "mid_delete")
 SEGMENT_PREFIX = "seg-"
 SEGMENT_SUFFIX = ".jsonl.gz"
+#: how often the anchor asks for the log's lock (briefly each time) before the segment waits
+#: for the next run
+ANCHOR_ATTEMPTS = 8
 
 
 def file_sha256(path: Path) -> str:
@@ -113,8 +117,9 @@ class Archiver:
     """Runs archival against one database and one archive folder.
 
     ``segment_events``: about how many events go into one segment; ``remove_batch``: streams
-    removed per transaction; ``pause_s``: the pause between removal transactions and between
-    segments, so delivery traffic keeps the database.
+    removed per transaction; ``pause_s``: the least pause between steps. After each step
+    (collect and write a segment, anchor it, one removal transaction) the run pauses as
+    :func:`~.throttle.pause_after` says: a duty cycle that shrinks while delivery lags.
     """
 
     def __init__(
@@ -138,7 +143,14 @@ class Archiver:
         self.segment_events = segment_events
         self.remove_batch = remove_batch or settings.archive_remove_batch
         self.pause_s = settings.archive_pause_s if pause_s is None else pause_s
+        self.throttle = Throttle(
+            duty=settings.archive_duty,
+            min_duty=settings.archive_min_duty,
+            max_lag_s=settings.archive_max_lag_s,
+            pause_s=self.pause_s,
+        )
         self.scan_page = scan_page
+        self._worked_since = 0.0
         self.clock = clock or (lambda: datetime.now(UTC))
 
     async def _signing_key(self) -> Any:
@@ -166,6 +178,7 @@ class Archiver:
         loop = asyncio.get_running_loop()
         started = loop.time()
         result = ArchiveRun(cutoff)
+        self._worked_since = started
         async with self.repo.run_lock() as mine:
             if not mine:
                 result.busy = True
@@ -181,7 +194,7 @@ class Archiver:
                 if not streams:
                     break
                 await self._archive_segment(streams, cutoff, result)
-                await asyncio.sleep(self.pause_s)
+                await self._pace(result)
         result.seconds = loop.time() - started
         log.info(
             "archive_run_done",
@@ -311,7 +324,11 @@ class Archiver:
         _crash_point("after_file")
         t1 = loop.time()
         result.took("write", t1 - t0)
-        anchored = await self._anchor(segment_id, path.name, written, streams, digest, key, cutoff)
+        await self._pace(result)
+        t1 = loop.time()
+        anchored = await self._anchor(
+            segment_id, path.name, written, streams, digest, key, cutoff, result
+        )
         t2 = loop.time()
         result.took("anchor", t2 - t1)
         if not anchored:
@@ -324,8 +341,22 @@ class Archiver:
         result.segments.append(segment_id)
         result.streams += len(streams)
         result.events += sum(len(s) for s in streams)
-        result.removed += await self._remove(segment_id, [s[0].stream_id for s in streams])
+        await self._pace(result)
+        t2 = loop.time()
+        result.removed += await self._remove(segment_id, [s[0].stream_id for s in streams], result)
         result.took("remove", loop.time() - t2)
+
+    async def _pace(self, result: ArchiveRun | None) -> None:
+        """Pause after a step as the throttle says (duty cycle, shorter share while delivery
+        lags); the time paused is counted under ``steps["paced"]``."""
+        loop = asyncio.get_running_loop()
+        worked = loop.time() - self._worked_since
+        lag = await self.repo.delivery_lag()
+        pause = pause_after(worked, lag, self.throttle)
+        await asyncio.sleep(pause)
+        if result is not None:
+            result.took("paced", pause)
+        self._worked_since = loop.time()
 
     async def _anchor(
         self,
@@ -336,6 +367,7 @@ class Archiver:
         digest: str,
         key: Any,
         cutoff: datetime,
+        result: ArchiveRun,
     ) -> bool:
         """Anchor event, segment record and tombstones in one call (``hookproof_archive_anchor``):
         under a lock that lets no append slip in between the check of the heads and the commit,
@@ -358,40 +390,54 @@ class Archiver:
             at=self.clock().isoformat(),
         )
         members = [written.members[i] for i in ids]
-        position = await self.repo.anchor(
-            AnchorRequest(
-                segment_id=segment_id,
-                file_name=file_name,
-                file_sha256=written.sha256,
-                file_size=written.size,
-                manifest_digest=digest,
-                key_id=key.key_id,
-                first_recorded_at=first,
-                last_recorded_at=last,
-                cutoff=cutoff,
-                event_id=uuid.uuid4(),
-                data=encode_event(event),
-                metadata=canonical_json(
-                    Metadata(actor="system:archive", correlation_id=segment_id)
-                ),
-                streams=ids,
-                categories=[s[0].category for s in streams],
-                final_versions=[s[-1].stream_version for s in streams],
-                final_hashes=[s[-1].hash for s in streams],
-                counts=[len(s) for s in streams],
-                member_offsets=[m.offset for m in members],
-                member_lengths=[m.length for m in members],
-                last_recorded=[max(e.recorded_at for e in s) for s in streams],
-            )
+        request = AnchorRequest(
+            segment_id=segment_id,
+            file_name=file_name,
+            file_sha256=written.sha256,
+            file_size=written.size,
+            manifest_digest=digest,
+            key_id=key.key_id,
+            first_recorded_at=first,
+            last_recorded_at=last,
+            cutoff=cutoff,
+            event_id=uuid.uuid4(),
+            data=encode_event(event),
+            metadata=canonical_json(Metadata(actor="system:archive", correlation_id=segment_id)),
+            streams=ids,
+            categories=[s[0].category for s in streams],
+            final_versions=[s[-1].stream_version for s in streams],
+            final_hashes=[s[-1].hash for s in streams],
+            counts=[len(s) for s in streams],
+            member_offsets=[m.offset for m in members],
+            member_lengths=[m.length for m in members],
+            last_recorded=[max(e.recorded_at for e in s) for s in streams],
         )
+        position: int | None = None
+        for attempt in range(1, ANCHOR_ATTEMPTS + 1):
+            try:
+                position = await self.repo.anchor(
+                    request, lock_wait_ms=self.settings.archive_lock_wait_ms
+                )
+                break
+            except AnchorLockBusy:
+                # the log's lock is held (an autovacuum of events, a long append): waiting
+                # for it would queue every append behind us; try again after a pause
+                result.skipped["anchor_lock_busy"] = result.skipped.get("anchor_lock_busy", 0) + 1
+                if attempt == ANCHOR_ATTEMPTS:
+                    log.warning("archive_anchor_lock_busy", segment=segment_id, attempts=attempt)
+                    return False
+                await asyncio.sleep(min(0.1 * 2**attempt, 5.0))
         if position is None:
             log.warning("archive_streams_moved", segment=segment_id)
             return False
         log.info("archive_segment_anchored", segment=segment_id, streams=len(ids), events=total)
         return True
 
-    async def _remove(self, segment_id: str, stream_ids: Iterable[str]) -> int:
-        """Remove the segment's rows in small transactions (the one function that deletes)."""
+    async def _remove(
+        self, segment_id: str, stream_ids: Iterable[str], result: ArchiveRun | None = None
+    ) -> int:
+        """Remove the segment's rows in small transactions (the one function that deletes),
+        paced between them."""
         ids = list(stream_ids)
         removed = 0
         for start in range(0, len(ids), self.remove_batch):
@@ -400,7 +446,7 @@ class Archiver:
             removed += await self.repo.remove(segment_id, batch, deliveries)
             if start == 0:
                 _crash_point("mid_delete")
-            await asyncio.sleep(self.pause_s)
+            await self._pace(result)
         await self.repo.complete(segment_id)
         return removed
 
@@ -423,7 +469,7 @@ class Archiver:
                 )
                 continue
             streams = await self.repo.segment_streams(seg.segment_id)
-            result.removed += await self._remove(seg.segment_id, streams)
+            result.removed += await self._remove(seg.segment_id, streams, result)
             result.resumed.append(seg.segment_id)
 
     async def _remove_orphans(self, result: ArchiveRun) -> None:
