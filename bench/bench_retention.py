@@ -140,7 +140,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "HOOKPROOF_EGRESS_ALLOW": f"127.0.0.1:{port}",
                 "HOOKPROOF_EGRESS_CA_FILE": str(ca_file),
                 "HOOKPROOF_DNS_SERVERS": "127.0.0.1:9",
-                "HOOKPROOF_RETENTION_DAYS": repr(args.retention / 86400),
+                **(
+                    {}
+                    if args.no_archive
+                    else {"HOOKPROOF_RETENTION_DAYS": repr(args.retention / 86400)}
+                ),
                 "HOOKPROOF_ARCHIVE_INTERVAL": str(args.interval),
                 "HOOKPROOF_RECEIPT_WINDOW": "0",
                 "HOOKPROOF_REPLAY_WINDOW": "0",
@@ -366,6 +370,11 @@ def main() -> None:
     p.add_argument("--retention", type=float, default=60.0, help="retention in seconds")
     p.add_argument("--interval", type=float, default=5.0, help="archive scheduler interval")
     p.add_argument("--sample", type=float, default=5.0, help="sampling interval")
+    p.add_argument(
+        "--no-archive",
+        action="store_true",
+        help="control run: the same load and windows, the daemon archives nothing",
+    )
     p.add_argument("--out", type=Path, default=RESULTS)
     args = p.parse_args()
     result = asyncio.run(run(args))

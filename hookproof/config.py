@@ -108,11 +108,13 @@ class Settings:
     archive_pause_s: float = 0.02
     archive_interval_s: float = 60.0
     #: the archive throttle (engine/archive/throttle.py): share of wall time a run may work,
-    #: its share while delivery lags more than ``archive_max_lag_s``, and how long the
-    #: anchor waits for the log's lock before it retries later
+    #: its share while delivery lags more than ``archive_max_lag_s`` (unless archival is
+    #: more than ``archive_max_behind_s`` late), and how long the anchor waits for the log's
+    #: lock before it retries later
     archive_duty: float = 0.5
     archive_min_duty: float = 0.15
     archive_max_lag_s: float = 2.0
+    archive_max_behind_s: float = 120.0
     archive_lock_wait_ms: int = 100
 
     # the pinned egress pool (DESIGN.md section 5) and the DNS answer cache
@@ -242,6 +244,7 @@ class Settings:
             archive_duty=_fraction(env, "HOOKPROOF_ARCHIVE_DUTY", 0.5),
             archive_min_duty=_fraction(env, "HOOKPROOF_ARCHIVE_MIN_DUTY", 0.15),
             archive_max_lag_s=_float(env, "HOOKPROOF_ARCHIVE_MAX_LAG", 2.0),
+            archive_max_behind_s=_float(env, "HOOKPROOF_ARCHIVE_MAX_BEHIND", 120.0),
             archive_lock_wait_ms=max(1, _int(env, "HOOKPROOF_ARCHIVE_LOCK_WAIT_MS", 100) or 100),
             pool_idle_s=_float(env, "HOOKPROOF_POOL_IDLE_S", 15.0),
             pool_max_age_s=_float(env, "HOOKPROOF_POOL_MAX_AGE_S", 60.0),

@@ -147,8 +147,11 @@ class Archiver:
             duty=settings.archive_duty,
             min_duty=settings.archive_min_duty,
             max_lag_s=settings.archive_max_lag_s,
+            max_behind_s=settings.archive_max_behind_s,
             pause_s=self.pause_s,
         )
+        #: how late the segment in hand is: the cutoff minus when its oldest stream closed
+        self._behind_s = 0.0
         self.scan_page = scan_page
         self._worked_since = 0.0
         self.clock = clock or (lambda: datetime.now(UTC))
@@ -223,6 +226,7 @@ class Archiver:
         checkpoint = await self._checkpoint()
         chosen: list[list[RecordedEvent]] = []
         count = 0
+        oldest: datetime | None = None
         while count < self.segment_events:
             page = await self.repo.candidate_events(after, upper, self.scan_page)
             if not page:
@@ -255,8 +259,10 @@ class Archiver:
                         continue
                     chosen.extend(streams)
                     count += sum(len(s) for s in streams)
+                    oldest = last if oldest is None else min(oldest, last)
             if len(page) < self.scan_page:
                 break
+        self._behind_s = 0.0 if oldest is None else (policy.cutoff - oldest).total_seconds()
         return chosen, after
 
     async def _closed_groups(
@@ -352,7 +358,7 @@ class Archiver:
         loop = asyncio.get_running_loop()
         worked = loop.time() - self._worked_since
         lag = await self.repo.delivery_lag()
-        pause = pause_after(worked, lag, self.throttle)
+        pause = pause_after(worked, lag, self.throttle, behind_s=self._behind_s)
         await asyncio.sleep(pause)
         if result is not None:
             result.took("paced", pause)

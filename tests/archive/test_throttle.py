@@ -25,6 +25,15 @@ def test_while_delivery_lags_archival_takes_the_smaller_share() -> None:
     assert pause_after(1.0, 2.0, T) == pytest.approx(1.0)
 
 
+def test_archival_fallen_behind_takes_its_full_share_despite_a_lag() -> None:
+    t = Throttle(duty=0.5, min_duty=0.2, max_lag_s=2.0, max_behind_s=60.0)
+    assert pause_after(1.0, 30.0, t, behind_s=30.0) == pytest.approx(4.0)
+    assert pause_after(1.0, 30.0, t, behind_s=60.0) == pytest.approx(4.0)
+    assert pause_after(1.0, 30.0, t, behind_s=61.0) == pytest.approx(1.0)
+    # behind with delivery keeping up: the full share, as always
+    assert pause_after(1.0, None, t, behind_s=600.0) == pytest.approx(1.0)
+
+
 def test_the_least_pause_holds_after_a_tiny_step() -> None:
     assert pause_after(0.0, None, T) == 0.02
     assert pause_after(-1.0, None, T) == 0.02
@@ -71,13 +80,16 @@ def test_settings_read_the_throttle_from_the_environment() -> None:
             "HOOKPROOF_ARCHIVE_MIN_DUTY": "0.1",
             "HOOKPROOF_ARCHIVE_MAX_LAG": "5",
             "HOOKPROOF_ARCHIVE_LOCK_WAIT_MS": "250",
+            "HOOKPROOF_ARCHIVE_MAX_BEHIND": "30",
         }
     )
     assert (s.archive_duty, s.archive_min_duty, s.archive_max_lag_s) == (0.3, 0.1, 5.0)
+    assert s.archive_max_behind_s == 30.0
     assert s.archive_lock_wait_ms == 250
     d = Settings.from_env({})
     assert (d.archive_duty, d.archive_min_duty, d.archive_max_lag_s) == (0.5, 0.15, 2.0)
     assert d.archive_lock_wait_ms == 100
+    assert d.archive_max_behind_s == 120.0
 
 
 @pytest.mark.parametrize("value", ["0", "1.5", "-0.2", "half"])
