@@ -9,16 +9,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hookproof.config import Settings
-from hookproof.engine.queries import ENGINE_QUERIES
 
 from .audit import parse_as_of
+from .audit.repository import AuditRepository
 from .cli_context import Context
 
 __all__ = ["register"]
 
 DEFAULT_RETENTION_DAYS = 30.0
-
-SQL = ENGINE_QUERIES.named("archive_segments_list")
 
 
 def default_cutoff(settings: Settings, now: datetime | None = None) -> datetime:
@@ -30,13 +28,10 @@ def default_cutoff(settings: Settings, now: datetime | None = None) -> datetime:
 
 
 async def cmd_archive_run(args: argparse.Namespace, settings: Settings) -> int:
-    from .archive import Archiver
-
     cutoff = parse_as_of(args.before) if args.before else default_cutoff(settings)
     assert cutoff is not None
     async with Context(settings) as ctx:
-        assert ctx.pool is not None
-        result = await Archiver(ctx.pool, settings).run(cutoff)
+        result = await ctx.archiver().run(cutoff)
     out = result.to_json()
     if args.json:
         print(json.dumps(out))
@@ -67,8 +62,7 @@ def _iso(v: Any) -> Any:
 async def cmd_archive_list(args: argparse.Namespace, settings: Settings) -> int:
 
     async with Context(settings) as ctx:
-        assert ctx.pool is not None
-        rows = await ctx.pool.fetch(SQL["archive_segments_list"])
+        rows = await ctx.repository(AuditRepository).archive_segments()
     items = [
         {
             "segmentId": r["segment_id"],

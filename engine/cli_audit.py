@@ -7,11 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import asyncpg
-
 from hookproof.config import Settings
-from hookproof.engine.queries import ENGINE_QUERIES
-from hookproof.events import EventStore
 
 from .archive import attach_archive
 from .archive.verify import verify_archive
@@ -24,15 +20,12 @@ from .audit import (
     subscription_timeline,
     verify_log,
 )
+from .audit.repository import AuditRepository
 from .audit.timeline import Timeline
 from .cli_commands import Progress
 from .cli_context import Context
-from .database import SERVER_SETTINGS
 
 __all__ = ["register", "render_timeline"]
-
-
-SQL = ENGINE_QUERIES.named("audit_event_count")
 
 
 def _clip(text: str | None, width: int) -> str:
@@ -92,8 +85,7 @@ async def _timeline(args: argparse.Namespace, settings: Settings, kind: str) -> 
 
     as_of = parse_as_of(args.as_of)
     async with Context(settings) as ctx:
-        assert ctx.pool is not None
-        store = attach_archive(EventStore(ctx.pool), settings)
+        store = attach_archive(ctx.store, settings)
         if kind == "delivery":
             t = await delivery_timeline(store, args.id, as_of=as_of)
         elif kind == "subscription":
@@ -130,9 +122,9 @@ async def cmd_audit_event(args: argparse.Namespace, settings: Settings) -> int:
 async def cmd_audit_verify(args: argparse.Namespace, settings: Settings) -> int:
 
     async with Context(settings) as ctx:
-        assert ctx.pool is not None
-        async with ctx.pool.acquire() as conn:
-            total = await conn.fetchval(SQL["audit_event_count"])
+        audit = ctx.repository(AuditRepository)
+        async with audit.reading() as conn:
+            total = await audit.event_count(conn)
             progress = Progress("verify", total)
             report = await verify_log(conn, progress=progress)
             progress.finish()
@@ -163,13 +155,9 @@ async def cmd_gates(args: argparse.Namespace, settings: Settings) -> int:
 
     since = parse_as_of(args.since)
     async with Context(settings) as ctx:
-        assert ctx.pool is not None and ctx.target is not None
         # a session of its own: archived segments may be read into a temporary table
-        conn = await asyncpg.connect(ctx.target.url, server_settings=SERVER_SETTINGS)
-        try:
+        async with ctx.session() as conn:
             results = await gate_report(conn, since, archive_dir=settings.archive_dir)
-        finally:
-            await conn.close()
     failed = gates_failed(results)
     if args.json:
         print(

@@ -10,16 +10,13 @@ from collections.abc import Callable
 from typing import Any
 
 from hookproof.config import Settings
-from hookproof.events import EventStore
 from hookproof.projections import rebuild
 
+from .audit.repository import AuditRepository
 from .cli_context import Context
-from .queries import ENGINE_QUERIES
 from .registry import async_projections, projections_by_name
 
 __all__ = ["register"]
-
-SQL = ENGINE_QUERIES.named("audit_event_count")
 
 
 class Progress:
@@ -63,9 +60,8 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
     failed = False
     asynchronous = {p.name for p in async_projections()}
     async with Context(settings) as ctx:
-        assert ctx.pool is not None
-        store = EventStore(ctx.pool)
-        total = await ctx.pool.fetchval(SQL["audit_event_count"])
+        store = ctx.store
+        total = await ctx.repository(AuditRepository).event_count()
         for name in names:
             progress = Progress(f"rebuild {name}", total)
             result = await rebuild(
@@ -103,8 +99,7 @@ async def cmd_tenant_create(args: argparse.Namespace, settings: Settings) -> int
     from .tenants import TenantService
 
     async with Context(settings) as ctx:
-        assert ctx.pool is not None
-        issued = await TenantService(EventStore(ctx.pool)).create(args.name, actor="cli")
+        issued = await TenantService(ctx.store).create(args.name, actor="cli")
     if args.json:
         print(json.dumps({"tenantId": issued.tenant_id, "token": issued.token}))
     else:
@@ -117,8 +112,7 @@ async def cmd_tenant_revoke(args: argparse.Namespace, settings: Settings) -> int
     from .tenants import TenantService
 
     async with Context(settings) as ctx:
-        assert ctx.pool is not None
-        tenant = await TenantService(EventStore(ctx.pool)).revoke_token(args.token_id, actor="cli")
+        tenant = await TenantService(ctx.store).revoke_token(args.token_id, actor="cli")
     print(
         json.dumps({"tenantId": tenant, "revoked": args.token_id})
         if args.json

@@ -7,7 +7,6 @@ import json
 from collections.abc import Callable
 
 from hookproof.config import Settings
-from hookproof.events import EventStore
 
 from .cli_context import Context
 
@@ -19,8 +18,7 @@ async def cmd_deliveries_recover(args: argparse.Namespace, settings: Settings) -
     from .subscriptions import SubscriptionService
 
     async with Context(settings) as ctx:
-        assert ctx.pool is not None
-        store = EventStore(ctx.pool)
+        store = ctx.store
         recovery = Recovery(store, SubscriptionService(store, settings))
         result = await recovery.recover(
             args.subscription,

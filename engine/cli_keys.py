@@ -163,8 +163,7 @@ def _handler(action: Action) -> Callable[[argparse.Namespace, Settings], Awaitab
     async def run(args: argparse.Namespace, settings: Settings) -> int:
 
         async with Context(settings) as ctx:
-            assert ctx.pool is not None
-            ring = KeyRing(ctx.pool, settings)
+            ring = ctx.keyring()
             result = await action(ring, args, args.actor or default_actor())
         _print(result, args.json)
         return 0

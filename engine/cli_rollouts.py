@@ -10,7 +10,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from hookproof.config import Settings
-from hookproof.events import EventStore
 
 from .cli_context import Context
 from .rollouts.machine import KEY_TARGET, PROFILE_TARGET, RolloutView
@@ -83,13 +82,11 @@ async def _status(svc: RolloutService, args: argparse.Namespace, actor: str) -> 
 def _handler(action: Action) -> Callable[[argparse.Namespace, Settings], Awaitable[int]]:
     async def run(args: argparse.Namespace, settings: Settings) -> int:
         from .api.rollouts import rollout_json
-        from .keys import KeyRing
 
         actor = args.actor or f"cli:{getpass.getuser()}"
         async with Context(settings) as ctx:
-            assert ctx.pool is not None
-            store = EventStore(ctx.pool)
-            ring = KeyRing(ctx.pool, settings, store=store)
+            store = ctx.store
+            ring = ctx.keyring()
             from .subscriptions import SubscriptionService
 
             subs = SubscriptionService(store, settings)

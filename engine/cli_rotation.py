@@ -20,12 +20,9 @@ def _actor(args: argparse.Namespace) -> str:
 
 
 async def _with_engine(settings: Settings):  # type: ignore[no-untyped-def]
-    from .daemon import build_engine
-
     ctx = Context(settings)
     await ctx.__aenter__()
-    assert ctx.pool is not None
-    engine = await build_engine(settings, ctx.pool)
+    engine = await ctx.engine()
     return ctx, engine
 
 

@@ -27,10 +27,9 @@ async def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         return await _serve_worker(args, settings)
     if workers > 1:
         async with Context(settings, max_size=1) as ctx:  # migrations once, embedded PG kept
-            assert ctx.pool is not None and ctx.target is not None
+            assert ctx.target is not None
             target = ctx.target
-            await ctx.pool.close()
-            ctx.pool = None
+            await ctx.close_pool()
 
             def all_ready() -> None:
                 address = f"{settings.listen_host}:{settings.listen_port}"
@@ -41,15 +40,14 @@ async def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
                 )
 
             return await supervise(workers, target.url, ready=all_ready)
-    from .daemon import serve  # not in the supervisor of ``--workers N``: it only watches
-
     async with Context(settings, max_size=30) as ctx:
-        assert ctx.pool is not None and ctx.target is not None
+        assert ctx.target is not None
+        target = ctx.target
 
         def ready(address: str) -> None:
-            print(f"hookproof serving on http://{address} ({ctx.target.describe()})", flush=True)
+            print(f"hookproof serving on http://{address} ({target.describe()})", flush=True)
 
-        await serve(settings, ctx.pool, ready=ready)
+        await ctx.serve(ready=ready)  # imports the daemon (never in the supervisor)
     return 0
 
 
@@ -58,21 +56,18 @@ async def _serve_worker(args: argparse.Namespace, settings: Settings) -> int:
 
     import structlog
 
-    from .daemon import serve
-
     settings = dataclasses.replace(
         settings, worker_slot=(args.worker_index, max(args.worker_count or 1, 1))
     )
     structlog.contextvars.bind_contextvars(worker=args.worker_index, pid=os.getpid())
     async with Context(settings, max_size=args.pool_size or 30) as ctx:
-        assert ctx.pool is not None
 
         def ready(_address: str) -> None:
             if args.ready_fd is not None:
                 os.write(args.ready_fd, b"ready\n")
                 os.close(args.ready_fd)
 
-        await serve(settings, ctx.pool, ready=ready, reuse_port=True)
+        await ctx.serve(ready=ready, reuse_port=True)
     return 0
 
 

@@ -144,6 +144,9 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
             )
         )
     from . import features, tracing
+    from .delivery.repository import DeliveryRepository
+    from .keys import KeyRing
+    from .rotation_repository import RotationRepository
 
     if tracing.configure_from_env():
 
@@ -151,7 +154,12 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
             await asyncio.to_thread(tracing.shutdown)
 
         engine.closers.insert(0, stop_tracing)  # closers run last-first: flush at the very end
-    await features.install(engine)
+    ports = features.Ports(
+        keyring=KeyRing(pool, settings, store=store),
+        deliveries=DeliveryRepository(pool),
+        rotation=RotationRepository(pool),
+    )
+    await features.install(engine, ports)
     return engine
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -11,20 +12,32 @@ from hookproof.projections.subscriptions import SubscriptionState
 
 if TYPE_CHECKING:
     from .daemon import Engine
+    from .delivery.repository import DeliveryRepository
+    from .keys import KeyRing
+    from .rotation_repository import RotationRepository
 
-__all__ = ["install"]
+__all__ = ["Ports", "install"]
 
 log = structlog.get_logger("hookproof.features")
 
 
-async def install(engine: Engine) -> None:
+@dataclass(frozen=True)
+class Ports:
+    """The pool-backed adapters the composition root (``build_engine``) builds once and hands
+    to the features; no feature reaches the pool itself."""
+
+    keyring: KeyRing
+    deliveries: DeliveryRepository
+    rotation: RotationRepository
+
+
+async def install(engine: Engine, ports: Ports) -> None:
     from .challenge import Challenger
     from .egress import EgressTransport
-    from .keys import KeyRing
     from .keys.jwks import jwks_handler
 
     settings = engine.settings
-    ring = KeyRing(engine.pool, settings, store=engine.store)
+    ring = ports.keyring
     await ring.ensure_active_engine_key(actor="system")
     engine.subscriptions.secrets_issuer = ring
     transport = EgressTransport.from_settings(settings)
@@ -70,9 +83,9 @@ async def install(engine: Engine) -> None:
     from .rotation import Rotation
 
     rotation = Rotation(
-        ring, challenger, engine.subscriptions, engine.pool, rollouts=engine.services.rollouts
+        ring, challenger, engine.subscriptions, ports.rotation, rollouts=engine.services.rollouts
     )
-    install_delivery(engine, ring, transport)
+    install_delivery(engine, ring, transport, ports.deliveries)
     engine.services.rotation = rotation
     from .api.keys import routes as key_routes
 
@@ -112,7 +125,9 @@ def install_rollouts(engine: Engine, ring: Any) -> None:
     engine.extra_routes.extend(rollout_routes(service))
 
 
-def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
+def install_delivery(
+    engine: Engine, ring: Any, transport: Any, deliveries: DeliveryRepository
+) -> None:
     """Ingest, the ledger reads, the dispatcher and its metrics."""
     from hookproof.events.key_events import PURPOSE_ENGINE, PURPOSE_SUBSCRIPTION
     from hookproof.projections.key_ring import scope_of
@@ -121,7 +136,6 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
     from .delivery.dispatcher import Dispatcher
     from .delivery.ingest import IngestService
     from .delivery.ledger import ClaimRow
-    from .delivery.repository import DeliveryRepository
     from .delivery.views import DeliveryReader
 
     s = engine.settings
@@ -133,7 +147,7 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
         max_inflight=s.ingest_group_inflight,
     )
     engine.closers.append(ingest.groups.close)
-    reader = DeliveryReader(engine.store, DeliveryRepository(engine.pool))
+    reader = DeliveryReader(engine.store, deliveries)
 
     async def key_provider(subscription_id: str, alg: str) -> tuple[Any, int]:
         if alg == "hmac-sha256":
@@ -184,6 +198,7 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
         lease_margin_s=engine.settings.lease_margin_s,
         rollouts=engine.services.get("rollouts"),
         key_by_id=ring.challenge_key,
+        deliveries=deliveries,
     )
 
     from .metrics import EngineMetrics, metrics_route
@@ -192,7 +207,7 @@ def install_delivery(engine: Engine, ring: Any, transport: Any) -> None:
     dispatcher.metrics = metrics  # type: ignore[assignment]  # count/observe, on the registry
     metrics.breaker_states = dispatcher.gates.states
     engine.services.metrics = metrics
-    engine.extra_routes.append(metrics_route(metrics))
+    engine.extra_routes.append(metrics_route(metrics, deliveries))
 
     engine.services.ingest = ingest
     engine.services.reader = reader

@@ -10,16 +10,15 @@ or the operator token ``HOOKPROOF_ADMIN_TOKEN``; with neither configured it is r
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
-from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.errors import HookproofError
 
 from .api.context import ApiContext, require_bearer
+from .delivery.repository import Backlog, DeliveryRepository
 
 __all__ = ["ATTEMPT_OUTCOMES", "EngineMetrics", "metrics_route"]
 
@@ -27,8 +26,6 @@ __all__ = ["ATTEMPT_OUTCOMES", "EngineMetrics", "metrics_route"]
 COUNT_CAP = 100_000
 ATTEMPT_OUTCOMES = ("endpoint_accepted", "retryable", "unknown_transport", "dead_letter")
 _LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
-
-SQL = ENGINE_QUERIES.named("metrics_queue", "metrics_dead_letters")
 
 
 class EngineMetrics:
@@ -96,13 +93,11 @@ class EngineMetrics:
 
     # -- a scrape --------------------------------------------------------------------------
 
-    async def render(self, pool: Any) -> bytes:
-        async with pool.acquire() as conn:
-            queue = await conn.fetchrow(SQL["metrics_queue"], COUNT_CAP)
-            dead = await conn.fetchval(SQL["metrics_dead_letters"], COUNT_CAP)
-        self.queue_depth.set(queue["depth"])
-        self.oldest_due.set(float(queue["oldest_due_s"] or 0.0))
-        self.dead_letters.set(dead)
+    def render(self, backlog: Backlog) -> bytes:
+        """The exposition, with the gauges set from ``backlog`` (read for this scrape)."""
+        self.queue_depth.set(backlog.depth)
+        self.oldest_due.set(backlog.oldest_due_s)
+        self.dead_letters.set(backlog.dead_letters)
         by_state: dict[str, int] = {"closed": 0, "open": 0, "half_open": 0}
         for state in self.breaker_states().values():
             by_state[str(state)] = by_state.get(str(state), 0) + 1
@@ -133,10 +128,10 @@ def _authorize(request: web.Request) -> None:
     require_bearer(request, admin)
 
 
-def metrics_route(metrics: EngineMetrics) -> web.RouteDef:
+def metrics_route(metrics: EngineMetrics, deliveries: DeliveryRepository) -> web.RouteDef:
     async def handler(request: web.Request) -> web.Response:
         _authorize(request)
-        body = await metrics.render(ApiContext.of(request).store.pool)
+        body = metrics.render(await deliveries.backlog(COUNT_CAP))
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     return web.get("/metrics", handler, allow_head=False)

@@ -3,6 +3,8 @@ that holds the event store (the repository then reads through the store's pool).
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any, Self
 
 import asyncpg
@@ -23,3 +25,10 @@ class PoolRepository:
     @classmethod
     def of(cls, store: EventStore) -> Self:
         return cls(store.pool)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[asyncpg.Connection]:
+        """One transaction on a pooled connection; the repository's methods that take
+        ``conn`` run inside it."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            yield conn

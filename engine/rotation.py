@@ -21,8 +21,6 @@ from .rotation_repository import RotationRepository
 from .subscriptions.machine import ELIGIBLE, TERMINAL
 
 if TYPE_CHECKING:
-    import asyncpg
-
     from .challenge import Challenger
     from .keys import KeyRing
     from .rollouts.service import RolloutService
@@ -41,14 +39,14 @@ class Rotation:
         ring: KeyRing,
         challenger: Challenger,
         subscriptions: SubscriptionService,
-        pool: asyncpg.Pool,
+        repository: RotationRepository,
         *,
         rollouts: RolloutService | None = None,
     ) -> None:
         self.ring = ring
         self.challenger = challenger
         self.subs = subscriptions
-        self.repository = RotationRepository(pool)
+        self.repository = repository
         self.rollouts = rollouts
 
     async def _all(self) -> list[SubscriptionState]:

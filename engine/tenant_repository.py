@@ -4,9 +4,6 @@ transaction of the event they come with."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-
 import asyncpg
 
 from hookproof.engine.queries import ENGINE_QUERIES
@@ -18,11 +15,6 @@ SQL = ENGINE_QUERIES.named("token_insert", "token_lookup", "tenant_insert", "tok
 
 
 class TenantRepository(PoolRepository):
-    @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[asyncpg.Connection]:
-        async with self.pool.acquire() as conn, conn.transaction():
-            yield conn
-
     async def insert_tenant(self, conn: asyncpg.Connection, tenant_id: str, name: str) -> None:
         await conn.execute(SQL["tenant_insert"], tenant_id, name)
 

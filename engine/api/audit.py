@@ -12,11 +12,11 @@ from hookproof.errors import NotFound
 
 from ..audit import (
     delivery_timeline,
-    gate_report,
     gates_failed,
     parse_as_of,
     subscription_timeline,
 )
+from ..audit.repository import AuditRepository
 from ..challenge.disclosure import redact_timeline
 from ..delivery.repository import DeliveryRepository
 from .auth import principal, require_operator
@@ -59,8 +59,7 @@ async def gates(request: web.Request) -> web.Response:
     await require_operator(request)
     ctx = ApiContext.of(request)
     since = parse_as_of(request.query.get("since"))
-    async with ctx.store.pool.acquire() as conn:
-        results = await gate_report(conn, since)
+    results = await AuditRepository.of(ctx.store).gate_report(since)
     return json_response(
         {
             "since": since.isoformat() if since else None,

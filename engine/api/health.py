@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from ..migrate import pending_migrations
+from ..schema_repository import SchemaRepository
 from .context import ApiContext
 from .openapi import openapi_document
 from .problems import json_response
@@ -19,8 +19,7 @@ async def healthz(request: web.Request) -> web.Response:
 async def readyz(request: web.Request) -> web.Response:
     ctx = ApiContext.of(request)
     try:
-        async with ctx.store.pool.acquire(timeout=2) as conn:
-            pending = await pending_migrations(conn)
+        pending = await SchemaRepository.of(ctx.store).pending(wait_s=2)
     except Exception as exc:
         return json_response({"status": "unavailable", "reason": type(exc).__name__}, status=503)
     if pending:

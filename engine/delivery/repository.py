@@ -4,15 +4,14 @@ services reach the database for them."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Collection, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..queries import ENGINE_QUERIES
 from ..repository import PoolRepository, Record
 
-__all__ = ["DeliveryRepository"]
+__all__ = ["Backlog", "DeliveryRepository"]
 
 SQL = ENGINE_QUERIES.named(
     "delivery_get",
@@ -26,9 +25,20 @@ SQL = ENGINE_QUERIES.named(
     "dispatch_bodies",
     "dispatch_expired_leases",
     "deliveries_lock",
+    "metrics_queue",
+    "metrics_dead_letters",
 )
 
 Connection = Any  # asyncpg.Connection in one of this repository's transactions
+
+
+class Backlog(NamedTuple):
+    """What a metrics scrape reads: waiting deliveries and dead letters (each counted up to a
+    cap), and how long the oldest due one has waited."""
+
+    depth: int
+    oldest_due_s: float
+    dead_letters: int
 
 
 class DeliveryRepository(PoolRepository):
@@ -78,13 +88,6 @@ class DeliveryRepository(PoolRepository):
 
     # -- the dispatcher's transactions ----------------------------------------------------
 
-    @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[Connection]:
-        """One transaction on a pooled connection (a claim, a lease reconciliation, a locked
-        append); the methods below that take ``conn`` run inside it."""
-        async with self.pool.acquire() as conn, conn.transaction():
-            yield conn
-
     async def claim(
         self,
         conn: Connection,
@@ -111,3 +114,10 @@ class DeliveryRepository(PoolRepository):
     async def lock(self, conn: Connection, delivery_ids: Sequence[str]) -> None:
         """Lock the ledger rows of ``delivery_ids`` (in the order given) for this transaction."""
         await conn.execute(SQL["deliveries_lock"], delivery_ids)
+
+    async def backlog(self, cap: int) -> Backlog:
+        """The queue and the dead letters from their partial indexes, counted up to ``cap``."""
+        async with self.pool.acquire() as conn:
+            queue = await conn.fetchrow(SQL["metrics_queue"], cap)
+            dead = await conn.fetchval(SQL["metrics_dead_letters"], cap)
+        return Backlog(queue["depth"], float(queue["oldest_due_s"] or 0.0), dead)
