@@ -7,9 +7,11 @@ the import, not a request. ``tests/test_sql_files.py`` checks that no file is un
 
 A statement may share a fragment with another: a line ``-- include: name`` (alone on its
 line) is replaced, when the statement loads, by the text of ``sql/queries/name.sql`` of the
-same package (fragments may include others; a circle raises :class:`MissingQuery`). Plain
-text, not a view: the fragment resolves its tables where it lands (the gates run against a
-temporary ``events`` that shadows the real one).
+same package, or ``-- include: package:name`` by that of a lower layer's package (the engine
+writes the projections' ledger columns once; ``tests/test_sql_files.py`` keeps includes
+pointing down the layers). Fragments may include others; a circle raises
+:class:`MissingQuery`. Plain text, not a view: the fragment resolves its tables where it
+lands (the gates run against a temporary ``events`` that shadows the real one).
 
 Statements over a table chosen at run time (projection tables, rebuild copies) are templates
 with ``{placeholders}``; :func:`render` fills them with quoted identifiers only.
@@ -39,17 +41,18 @@ class MissingQuery(LookupError):
     """A named query without its ``.sql`` file (raised when the module declaring it loads)."""
 
 
-#: the line that pulls a fragment into a statement: ``-- include: name``
-INCLUDE = re.compile(r"^\s*--\s*include:\s*([A-Za-z0-9_.]+)\s*$")
+#: the line that pulls a fragment into a statement: ``-- include: [package:]name``
+INCLUDE = re.compile(r"^\s*--\s*include:\s*((?:[A-Za-z0-9_.]+:)?[A-Za-z0-9_.]+)\s*$")
 
 
 def included(text: str) -> list[str]:
-    """The fragment names ``text`` includes, in order."""
+    """The fragments ``text`` includes, in order, as written (``name`` or ``package:name``)."""
     return [m.group(1) for line in text.splitlines() if (m := INCLUDE.match(line))]
 
 
 def _load(name: str, package: str, within: tuple[str, ...]) -> str:
-    if name in within:
+    here = f"{package}:{name}"
+    if here in within:
         raise MissingQuery(f"query {name!r} in {package} includes itself: {' > '.join(within)}")
     path = files(package) / "sql" / "queries" / f"{name}.sql"
     if not path.is_file():
@@ -60,7 +63,8 @@ def _load(name: str, package: str, within: tuple[str, ...]) -> str:
         if m is None:
             lines.append(line)
         else:
-            fragment = _load(m.group(1), package, (*within, name))
+            owner, _, fragment_name = m.group(1).rpartition(":")
+            fragment = _load(fragment_name, owner or package, (*within, here))
             lines.append(fragment if fragment.endswith("\n") else fragment + "\n")
     return "".join(lines)
 

@@ -37,7 +37,10 @@ def _projection_names() -> set[str]:
 
 def _included_names() -> set[str]:
     return {
-        n for folder in QUERY_DIRS for f in folder.glob("*.sql") for n in included(f.read_text())
+        n.rpartition(":")[2]
+        for folder in QUERY_DIRS
+        for f in folder.glob("*.sql")
+        for n in included(f.read_text())
     }
 
 
@@ -170,3 +173,56 @@ def test_the_admitted_attempt_outcome_is_written_once_and_shared() -> None:
     for name in ("rollout_figures", "gates_rotation_acceptance"):
         text = query(name, "hookproof.engine")
         assert fragment in text and included(text) == []
+
+
+LAYERS = ["hookproof.schemas", "hookproof.events", "hookproof.projections", "hookproof.engine"]
+
+
+def _package_of(folder: Path) -> str:
+    return f"hookproof.{folder.relative_to(ROOT).parts[0]}"
+
+
+def test_includes_from_another_package_point_down_the_layers() -> None:
+    """``-- include: package:name`` only reaches a lower layer (engine -> projections ...)."""
+    upward = []
+    for folder in QUERY_DIRS:
+        here = LAYERS.index(_package_of(folder))
+        for f in sorted(folder.glob("*.sql")):
+            for ref in included(f.read_text()):
+                owner = ref.rpartition(":")[0]
+                if owner and LAYERS.index(owner) >= here:
+                    upward.append(f"{f.relative_to(ROOT)} -> {ref}")
+    assert upward == []
+
+
+def test_an_include_may_name_a_lower_layers_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lower = _probe_package(tmp_path, monkeypatch, "include_probe_lower", cols="a, b\n")
+    upper = _probe_package(
+        tmp_path / "up",
+        monkeypatch,
+        "include_probe_upper",
+        pick=f"SELECT\n-- include: {lower}:cols\nFROM t\n",
+        cols="not this one\n",
+    )
+    assert query("pick", upper) == "SELECT\na, b\nFROM t\n"
+
+
+def test_the_ledger_columns_and_overwrite_are_written_once() -> None:
+    """The projection's upsert and ingest's planned-row inserts share the projections'
+    fragments: one column list, one ``ON CONFLICT ... DO UPDATE``."""
+    columns = query("deliveries_columns", "hookproof.projections")
+    overwrite = query("deliveries_upsert_set", "hookproof.projections")
+    users = [
+        ("deliveries.upsert", "hookproof.projections"),
+        ("deliveries_insert_planned", "hookproof.engine"),
+        ("deliveries_insert_planned_arrays", "hookproof.engine"),
+    ]
+    for name, package in users:
+        text = query(name, package)
+        assert columns in text and overwrite in text, name
+    for folder in QUERY_DIRS:
+        for f in folder.glob("*.sql"):
+            if f.name not in {"deliveries_columns.sql", "deliveries_upsert_set.sql"}:
+                assert "ordering_gap_timeout_s = EXCLUDED" not in f.read_text(), f.name

@@ -1,6 +1,8 @@
 -- deliveries_insert_planned for a few rows: the same rows from 32 parallel arrays in one
 -- statement (no staging round trips).
-INSERT INTO deliveries (delivery_id, event_id, subscription_id, tenant_id, generation, endpoint, endpoint_digest, payload_digest, topic, owner, receipts, max_attempts, state, attempt, next_attempt_at, lease_owner, lease_until, last_code, last_status, location, dead_letter_reason, application, unknown_since, accepted_at, confirmed_at, stream_version, created_at, updated_at, aggregate_id, aggregate_version, ordering_gap_timeout_s, gap_skipped)
+INSERT INTO deliveries (
+-- include: hookproof.projections:deliveries_columns
+)
 SELECT * FROM unnest(
     $1::text[],
     $2::text[],
@@ -35,4 +37,4 @@ SELECT * FROM unnest(
     $31::double precision[],
     $32::boolean[]
 )
--- include: deliveries_planned_upsert
+-- include: hookproof.projections:deliveries_upsert_set

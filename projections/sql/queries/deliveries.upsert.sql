@@ -1,34 +1,5 @@
-INSERT INTO {table} (delivery_id, event_id, subscription_id, tenant_id, generation, endpoint, endpoint_digest, payload_digest, topic, owner, receipts, max_attempts, state, attempt, next_attempt_at, lease_owner, lease_until, last_code, last_status, location, dead_letter_reason, application, unknown_since, accepted_at, confirmed_at, stream_version, created_at, updated_at, aggregate_id, aggregate_version, ordering_gap_timeout_s, gap_skipped)
+INSERT INTO {table} (
+-- include: deliveries_columns
+)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
-ON CONFLICT (delivery_id) DO UPDATE SET
-    event_id = EXCLUDED.event_id,
-    subscription_id = EXCLUDED.subscription_id,
-    tenant_id = EXCLUDED.tenant_id,
-    generation = EXCLUDED.generation,
-    endpoint = EXCLUDED.endpoint,
-    endpoint_digest = EXCLUDED.endpoint_digest,
-    payload_digest = EXCLUDED.payload_digest,
-    topic = EXCLUDED.topic,
-    owner = EXCLUDED.owner,
-    receipts = EXCLUDED.receipts,
-    max_attempts = EXCLUDED.max_attempts,
-    state = EXCLUDED.state,
-    attempt = EXCLUDED.attempt,
-    next_attempt_at = EXCLUDED.next_attempt_at,
-    lease_owner = EXCLUDED.lease_owner,
-    lease_until = EXCLUDED.lease_until,
-    last_code = EXCLUDED.last_code,
-    last_status = EXCLUDED.last_status,
-    location = EXCLUDED.location,
-    dead_letter_reason = EXCLUDED.dead_letter_reason,
-    application = EXCLUDED.application,
-    unknown_since = EXCLUDED.unknown_since,
-    accepted_at = EXCLUDED.accepted_at,
-    confirmed_at = EXCLUDED.confirmed_at,
-    stream_version = EXCLUDED.stream_version,
-    created_at = EXCLUDED.created_at,
-    updated_at = EXCLUDED.updated_at,
-    aggregate_id = EXCLUDED.aggregate_id,
-    aggregate_version = EXCLUDED.aggregate_version,
-    ordering_gap_timeout_s = EXCLUDED.ordering_gap_timeout_s,
-    gap_skipped = EXCLUDED.gap_skipped
+-- include: deliveries_upsert_set

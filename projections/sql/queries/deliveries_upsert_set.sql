@@ -1,5 +1,7 @@
--- Fragment, never run alone ("-- include: deliveries_planned_upsert"): how a planned ledger row
--- already present is overwritten, shared by ingest's staged and array inserts.
+-- Fragment, never run alone: how a ledger row already present is overwritten, shared by the
+-- projection's upsert and ingest's inserts of planned rows, as is the column list in its one
+-- order (deliveries_columns, a bare list so that it can stand inside parentheses; the fold's
+-- rows follow it).
 ON CONFLICT (delivery_id) DO UPDATE SET
     event_id = EXCLUDED.event_id,
     subscription_id = EXCLUDED.subscription_id,
