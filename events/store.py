@@ -15,7 +15,7 @@ import os
 import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, make_dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
@@ -114,22 +114,6 @@ class Position:
     global_position: int = 0
 
 
-_RECORD_FIELDS = (
-    "global_position",
-    "tx_id",
-    "stream_id",
-    "stream_version",
-    "event_id",
-    "type",
-    "schema_version",
-    "data",
-    "metadata",
-    "recorded_at",
-    "prev_hash",
-    "hash",
-)
-
-
 @dataclass(frozen=True, slots=True)
 class RecordedEvent:
     """One row of the log."""
@@ -191,34 +175,25 @@ class RecordedEvent:
             r[11] if type(r[11]) is bytes else bytes(r[11]),
             [],
         )
-        obj.__class__ = cls  # type: ignore[assignment]
-        return obj  # type: ignore[return-value]
+        obj.__class__ = cls
+        return obj  # type: ignore[no-any-return]
 
 
-@dataclass(slots=True)
-class _RecordedEventBuilder:
-    """Same slots as :class:`RecordedEvent`, not frozen: only used to build one quickly."""
+#: the columns of a log row, in the order of :class:`RecordedEvent`'s fields
+_RECORD_FIELDS = tuple(f.name for f in fields(RecordedEvent) if f.name != "_decoded")
 
-    global_position: int
-    tx_id: int
-    stream_id: str
-    stream_version: int
-    event_id: uuid.UUID
-    type: str
-    schema_version: int
-    data: bytes
-    metadata: bytes
-    recorded_at: datetime
-    prev_hash: bytes | None
-    hash: bytes
-    _decoded: list[Event]
+#: Same slots as :class:`RecordedEvent` (made from its fields), not frozen: only used to build
+#: one quickly. Every field is positional and required, ``_decoded`` last.
+_RecordedEventBuilder = make_dataclass(
+    "_RecordedEventBuilder", [(f.name, f.type) for f in fields(RecordedEvent)], slots=True
+)
 
 
 def _recorded(*values: Any) -> RecordedEvent:
     """A :class:`RecordedEvent` from its field values in order (built as the mutable twin)."""
     obj = _RecordedEventBuilder(*values)
-    obj.__class__ = RecordedEvent  # type: ignore[assignment]
-    return obj  # type: ignore[return-value]
+    obj.__class__ = RecordedEvent
+    return obj  # type: ignore[no-any-return]
 
 
 def _uuid4s(n: int) -> Iterator[uuid.UUID]:

@@ -11,17 +11,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from hookproof.events import Event, RecordedEvent
-from hookproof.events.key_events import (
-    PURPOSE_ENGINE,
-    KeyActivated,
-    KeyCreated,
-    KeyMaterialDestroyed,
-    KeyRevoked,
-    KeyRolledBack,
-    KeyState,
-    KeySuperseded,
-    RevokeReason,
-)
+from hookproof.events import key_events as ke
+from hookproof.events.key_events import PURPOSE_ENGINE, KeyState, RevokeReason
 
 __all__ = ["KeyFoldError", "KeyView", "evolve", "fold", "scope_of"]
 
@@ -72,7 +63,7 @@ class KeyFoldError(ValueError):
 def evolve(view: KeyView | None, event: Event, version: int | None = None) -> KeyView:
     """The key after ``event``. ``version`` is the stream version of the event when known."""
     if view is None:
-        if not isinstance(event, KeyCreated):
+        if not isinstance(event, ke.KeyCreated):
             raise KeyFoldError(f"key stream starts with {event.type}, not key.created")
         return KeyView(
             key_id=event.key_id,
@@ -88,9 +79,9 @@ def evolve(view: KeyView | None, event: Event, version: int | None = None) -> Ke
             version=version or 1,
         )
     v = version if version is not None else view.version + 1
-    if isinstance(event, KeyActivated):
+    if isinstance(event, ke.KeyActivated):
         return replace(view, state=KeyState.ACTIVE, activated_at=event.at, version=v)
-    if isinstance(event, KeySuperseded):
+    if isinstance(event, ke.KeySuperseded):
         return replace(
             view,
             state=KeyState.VERIFY_ONLY,
@@ -98,7 +89,7 @@ def evolve(view: KeyView | None, event: Event, version: int | None = None) -> Ke
             verify_only_until=event.verify_only_until,
             version=v,
         )
-    if isinstance(event, KeyRolledBack):
+    if isinstance(event, ke.KeyRolledBack):
         return replace(
             view,
             state=KeyState.ACTIVE,
@@ -107,7 +98,7 @@ def evolve(view: KeyView | None, event: Event, version: int | None = None) -> Ke
             verify_only_until=None,
             version=v,
         )
-    if isinstance(event, KeyRevoked):
+    if isinstance(event, ke.KeyRevoked):
         return replace(
             view,
             state=KeyState.REVOKED,
@@ -115,7 +106,7 @@ def evolve(view: KeyView | None, event: Event, version: int | None = None) -> Ke
             revoke_reason=event.reason,
             version=v,
         )
-    if isinstance(event, KeyMaterialDestroyed):
+    if isinstance(event, ke.KeyMaterialDestroyed):
         return replace(view, material_destroyed_at=event.at, version=v)
     return replace(view, version=v)
 

@@ -17,21 +17,7 @@ import enum
 from typing import Final
 
 from hookproof.events import Event
-from hookproof.events.delivery_events import (
-    REDELIVERY_ACTOR,
-    ApplicationConfirmed,
-    AttemptAdmitted,
-    AttemptFailed,
-    AttemptLost,
-    DeadLettered,
-    DeliveryPlanned,
-    DeliveryQuarantined,
-    DeliveryReplayRequested,
-    DeliverySkipped,
-    EndpointAccepted,
-    OrderingGapSkipped,
-    ReceiptConflict,
-)
+from hookproof.events import delivery_events as de
 
 __all__ = [
     "ABSENT",
@@ -131,16 +117,16 @@ class LedgerTransitionForbidden(ValueError):
 
 
 EVENT_COMMANDS: Final[dict[type[Event], str]] = {
-    DeliveryPlanned: "plan",
-    AttemptAdmitted: "admit",
-    EndpointAccepted: "accepted",
-    AttemptLost: "lease_expired",
-    DeadLettered: "dead_letter",
-    DeliveryQuarantined: "quarantine",
-    ApplicationConfirmed: "confirm",
-    ReceiptConflict: "receipt_conflict",
-    DeliverySkipped: "skip",
-    OrderingGapSkipped: "gap_skipped",
+    de.DeliveryPlanned: "plan",
+    de.AttemptAdmitted: "admit",
+    de.EndpointAccepted: "accepted",
+    de.AttemptLost: "lease_expired",
+    de.DeadLettered: "dead_letter",
+    de.DeliveryQuarantined: "quarantine",
+    de.ApplicationConfirmed: "confirm",
+    de.ReceiptConflict: "receipt_conflict",
+    de.DeliverySkipped: "skip",
+    de.OrderingGapSkipped: "gap_skipped",
 }
 
 
@@ -149,10 +135,10 @@ def command_of(event: Event) -> str:
     command = EVENT_COMMANDS.get(type(event))
     if command is not None:
         return command
-    if isinstance(event, AttemptFailed):
+    if isinstance(event, de.AttemptFailed):
         return "unknown" if event.outcome == S.UNKNOWN_TRANSPORT else "failed"
-    if isinstance(event, DeliveryReplayRequested):
-        return "redeliver" if event.by == REDELIVERY_ACTOR else "replay"
+    if isinstance(event, de.DeliveryReplayRequested):
+        return "redeliver" if event.by == de.REDELIVERY_ACTOR else "replay"
     raise ValueError(f"{event.type} is not a delivery ledger event")
 
 

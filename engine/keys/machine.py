@@ -19,16 +19,8 @@ from typing import Final
 
 from hookproof.config import Settings
 from hookproof.events import Event
-from hookproof.events.key_events import (
-    KeyActivated,
-    KeyCreated,
-    KeyMaterialDestroyed,
-    KeyRevoked,
-    KeyRolledBack,
-    KeyState,
-    KeySuperseded,
-    RevokeReason,
-)
+from hookproof.events import key_events as ke
+from hookproof.events.key_events import KeyState, RevokeReason
 from hookproof.projections.key_ring import KeyView, evolve, scope_of
 
 from .errors import KeyNotFound, KeyTransitionForbidden
@@ -197,7 +189,7 @@ def decide(view: KeyView | None, command: Command) -> list[Event]:
         )
     if isinstance(command, Create):
         return [
-            KeyCreated(
+            ke.KeyCreated(
                 key_id=command.key_id,
                 algorithm=command.algorithm,
                 purpose=command.purpose,
@@ -212,11 +204,11 @@ def decide(view: KeyView | None, command: Command) -> list[Event]:
         ]
     assert view is not None
     if isinstance(command, Activate):
-        return [KeyActivated(key_id=kid, at=command.at, previous_key_id=command.previous_key_id)]
+        return [ke.KeyActivated(key_id=kid, at=command.at, previous_key_id=command.previous_key_id)]
     if isinstance(command, Supersede):
         w = command.windows
         return [
-            KeySuperseded(
+            ke.KeySuperseded(
                 key_id=kid,
                 at=command.at,
                 superseded_by=command.superseded_by,
@@ -237,7 +229,7 @@ def decide(view: KeyView | None, command: Command) -> list[Event]:
                 command=command.name,
             )
         return [
-            KeyRevoked(
+            ke.KeyRevoked(
                 key_id=kid, at=command.at, reason=RevokeReason.RETIRED, previous_state=view.state
             )
         ]
@@ -250,7 +242,9 @@ def decide(view: KeyView | None, command: Command) -> list[Event]:
                 command=command.name,
             )
         return [
-            KeyRevoked(key_id=kid, at=command.at, reason=command.reason, previous_state=view.state)
+            ke.KeyRevoked(
+                key_id=kid, at=command.at, reason=command.reason, previous_state=view.state
+            )
         ]
     if isinstance(command, Rollback):
         until = view.verify_only_until
@@ -262,11 +256,13 @@ def decide(view: KeyView | None, command: Command) -> list[Event]:
                 state=state,
                 command=command.name,
             )
-        return [KeyRolledBack(key_id=kid, at=command.at, replaces_key_id=command.replaces_key_id)]
+        return [
+            ke.KeyRolledBack(key_id=kid, at=command.at, replaces_key_id=command.replaces_key_id)
+        ]
     if isinstance(command, Destroy):
         if view.material_destroyed_at is not None:
             return []
-        return [KeyMaterialDestroyed(key_id=kid, at=command.at)]
+        return [ke.KeyMaterialDestroyed(key_id=kid, at=command.at)]
     raise AssertionError(f"unhandled command {command!r}")
 
 

@@ -7,15 +7,7 @@ from typing import Any
 
 from hookproof.errors import NotFound
 from hookproof.events import Event, EventStore
-from hookproof.events.rollout_events import (
-    RolloutAdvanced,
-    RolloutCreated,
-    RolloutPaused,
-    RolloutResumed,
-    RolloutRollbackRefused,
-    RolloutRolledBack,
-    RolloutShadowChecked,
-)
+from hookproof.events import rollout_events as ro
 
 from ..audit.timeline import Entry, Timeline, timeline_entry
 from .machine import RolloutView, evolve
@@ -25,26 +17,26 @@ __all__ = ["rollout_state_json", "rollout_timeline"]
 
 def _outcome(ev: Event) -> tuple[str | None, str]:
     """(key id, what happened) of one rollout event."""
-    if isinstance(ev, RolloutCreated):
+    if isinstance(ev, ro.RolloutCreated):
         scope = "all" if ev.subscriptions is None else f"{len(ev.subscriptions)} subscription(s)"
         return ev.source_key_id, (
             f"created: {ev.target_kind}={ev.target}, {scope}, {len(ev.internal)} internal"
         )
-    if isinstance(ev, RolloutAdvanced):
+    if isinstance(ev, ro.RolloutAdvanced):
         pct = f" {ev.percent}%" if ev.stage == "CUTOVER" else ""
         return None, f"{ev.from_stage} -> {ev.stage}{pct}"
-    if isinstance(ev, RolloutPaused):
+    if isinstance(ev, ro.RolloutPaused):
         figures = ""
         if ev.acceptance is not None:
             figures = f" (acceptance {ev.acceptance:.4%} vs {ev.baseline_acceptance:.4%})"
         return ev.key_id, f"paused: {ev.reason}{figures}"
-    if isinstance(ev, RolloutResumed):
+    if isinstance(ev, ro.RolloutResumed):
         return None, "resumed"
-    if isinstance(ev, RolloutRolledBack):
+    if isinstance(ev, ro.RolloutRolledBack):
         return ev.source_key_id, f"rolled back from {ev.from_stage} (key {ev.source_key_state})"
-    if isinstance(ev, RolloutRollbackRefused):
+    if isinstance(ev, ro.RolloutRollbackRefused):
         return ev.source_key_id, f"rollback refused: key {ev.source_key_state}"
-    if isinstance(ev, RolloutShadowChecked):
+    if isinstance(ev, ro.RolloutShadowChecked):
         return None, f"shadow: {ev.checked} checked, {ev.mismatches} mismatch(es)"
     return None, ev.type
 
