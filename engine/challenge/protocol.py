@@ -19,6 +19,8 @@ from typing import Any
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from hookproof_subscriber.challenge import CHALLENGE_FIELDS, CHALLENGE_RESPONSE_TYPE, CHALLENGE_TYPE
+
 __all__ = [
     "BOUND_FIELDS",
     "CHECK_ORDER",
@@ -28,17 +30,10 @@ __all__ = [
     "check_response",
 ]
 
-CHALLENGE_TYPE = "hookproof.challenge.v1"
-RESPONSE_TYPE = "hookproof.challenge-response.v1"
-BOUND_FIELDS = (
-    "challengeId",
-    "nonce",
-    "subscriptionId",
-    "generation",
-    "endpointDigest",
-    "expiresAt",
-    "keyId",
-)
+#: the wire names are the SDK's (``hookproof_subscriber.challenge``): one definition of the
+#: contract for the side that asks and the side that answers
+BOUND_FIELDS = CHALLENGE_FIELDS
+RESPONSE_TYPE = CHALLENGE_RESPONSE_TYPE
 #: the order in which the echoed values are compared (the first difference is the reason):
 #: a whole answer for another subscription says so before it says anything else
 CHECK_ORDER = (

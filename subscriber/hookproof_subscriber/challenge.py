@@ -142,7 +142,43 @@ def _refuse(status: int, reason: str) -> ChallengeAnswer:
     return ChallengeAnswer(status, {"Content-Type": "application/problem+json"}, body, reason)
 
 
-class ChallengeResponder:
+class _EndpointVerifier:
+    """Verifies a request as received at one endpoint: its keys, accepted profiles, public
+    URL (the signed ``@target-uri``; the URL the framework reports when None), nonce cache
+    and clock, as set on the instance."""
+
+    keys: KeyResolver | AsyncKeyResolver
+    accept: tuple[str, ...]
+    endpoint: str | None
+    nonce_cache: NonceCache
+    clock: Callable[[], float]
+
+    async def verify(
+        self,
+        method: str,
+        url: str,
+        headers: Any,
+        body: bytes,
+        *,
+        accept_not_before: bool,
+        expected: Mapping[str, str] | None = None,
+    ) -> ProfileVerification:
+        """Every accepted signature of the request, verified now (never raises)."""
+        return await averify_any(
+            method,
+            self.endpoint or url,
+            headers,
+            body,
+            keys=self.keys,
+            accept=self.accept,
+            now=int(self.clock()),
+            nonce_cache=self.nonce_cache,
+            accept_not_before=accept_not_before,
+            expected=expected,
+        )
+
+
+class ChallengeResponder(_EndpointVerifier):
     """Verify a challenge request and answer it.
 
     *endpoint* is the normalised endpoint this subscriber registered (its digest must match);
@@ -172,17 +208,7 @@ class ChallengeResponder:
 
     async def answer(self, method: str, url: str, headers: Any, body: bytes) -> ChallengeAnswer:
         """Verify the signed challenge request and build the answer (never raises)."""
-        res = await averify_any(
-            method,
-            self.endpoint or url,
-            headers,
-            body,
-            keys=self.keys,
-            accept=self.accept,
-            now=int(self.clock()),
-            nonce_cache=self.nonce_cache,
-            accept_not_before=True,
-        )
+        res = await self.verify(method, url, headers, body, accept_not_before=True)
         return self.answer_verified(res, headers, body)
 
     def answer_verified(

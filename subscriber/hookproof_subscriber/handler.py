@@ -15,9 +15,9 @@ from typing import Any
 
 from .applier import ApplierStore, ApplyOutcome, EventApplier, Handler, InMemoryStore, Outcome
 from .applier import Event as Event
-from .challenge import CHALLENGE_TYPE, ChallengeResponder
+from .challenge import CHALLENGE_TYPE, ChallengeResponder, _EndpointVerifier
 from .keys import KeyResolver, SigningKey
-from .profiles import PROFILES, averify_any
+from .profiles import PROFILES
 from .receipts import Receipt, build_receipt, send_receipt
 from .sigv1 import AsyncKeyResolver, NonceCache
 from .tracing import consumer_span
@@ -43,7 +43,7 @@ def _problem(status: int, code: str, title: str) -> Response:
     )
 
 
-class Subscriber:
+class Subscriber(_EndpointVerifier):
     """Everything a hookproof subscriber endpoint needs, configured once.
 
     - *keys*: a ``JwksKeyResolver`` (ed25519) or ``SharedSecretResolver`` (hmac-sha256);
@@ -117,17 +117,8 @@ class Subscriber:
         except (ValueError, UnicodeError):
             is_challenge = False
         expected = {"webhook-subscription": self.subscription_id} if self.subscription_id else None
-        res = await averify_any(
-            method,
-            self.endpoint or url,
-            headers,
-            body,
-            keys=self.keys,
-            accept=self.accept,
-            now=int(self.clock()),
-            nonce_cache=self.nonce_cache,
-            accept_not_before=is_challenge,
-            expected=expected,
+        res = await self.verify(
+            method, url, headers, body, accept_not_before=is_challenge, expected=expected
         )
         self.last_verified = res.verified
         log.info("hookproof verify", extra={"hookproof": res.log_fields()})

@@ -89,6 +89,21 @@ def decode_shared_secret(secret_b64: str) -> bytes:
     )
 
 
+def _check_material(
+    alg: str, ed25519_key: object, ed25519_type: type, secret: bytes | None, role: str
+) -> None:
+    """A ``ValueError`` unless the key's material fits its algorithm: an ``ed25519_type``
+    instance for ed25519, a secret of at least ``MIN_IMPORTED_SECRET_BYTES`` for hmac-sha256."""
+    if alg == ED25519:
+        if not isinstance(ed25519_key, ed25519_type):
+            raise ValueError(f"ed25519 {role} key needs an {ed25519_type.__name__}")
+    elif alg == HMAC_SHA256:
+        if not isinstance(secret, bytes) or len(secret) < MIN_IMPORTED_SECRET_BYTES:
+            raise ValueError(f"hmac-sha256 secret must be >= {MIN_IMPORTED_SECRET_BYTES} bytes")
+    else:
+        raise ValueError(f"unsupported algorithm {alg!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class SigningKey:
     """A key id, its algorithm and the private material (never shown in ``repr``)."""
@@ -101,16 +116,7 @@ class SigningKey:
     def __post_init__(self) -> None:
         if not isinstance(self.key_id, str) or not self.key_id:
             raise ValueError("key_id must be a non-empty string")
-        if self.alg == ED25519:
-            if not isinstance(self.private_key, Ed25519PrivateKey):
-                raise ValueError("ed25519 signing key needs an Ed25519PrivateKey")
-        elif self.alg == HMAC_SHA256:
-            if not isinstance(self.secret, bytes) or len(self.secret) < MIN_IMPORTED_SECRET_BYTES:
-                raise ValueError(
-                    f"hmac-sha256 secret must be >= {MIN_IMPORTED_SECRET_BYTES} bytes"
-                )
-        else:
-            raise ValueError(f"unsupported algorithm {self.alg!r}")
+        _check_material(self.alg, self.private_key, Ed25519PrivateKey, self.secret, "signing")
 
     @classmethod
     def ed25519(cls, key_id: str, private_key: Ed25519PrivateKey) -> SigningKey:
@@ -158,16 +164,7 @@ class VerificationKey:
     generation: int | None = None
 
     def __post_init__(self) -> None:
-        if self.alg == ED25519:
-            if not isinstance(self.public_key, Ed25519PublicKey):
-                raise ValueError("ed25519 verification key needs an Ed25519PublicKey")
-        elif self.alg == HMAC_SHA256:
-            if not isinstance(self.secret, bytes) or len(self.secret) < MIN_IMPORTED_SECRET_BYTES:
-                raise ValueError(
-                    f"hmac-sha256 secret must be >= {MIN_IMPORTED_SECRET_BYTES} bytes"
-                )
-        else:
-            raise ValueError(f"unsupported algorithm {self.alg!r}")
+        _check_material(self.alg, self.public_key, Ed25519PublicKey, self.secret, "verification")
         object.__setattr__(self, "state", KeyState(self.state))
 
     @classmethod
