@@ -45,15 +45,22 @@ def _zero_gate(
     )
 
 
-async def _false_activations(conn: asyncpg.Connection, since: datetime | None) -> GateResult:
-    r = await conn.fetchrow(SQL["gates_false_activations"], since)
+async def _counted_gate(
+    conn: asyncpg.Connection, since: datetime | None, query: str, name: str, title: str
+) -> GateResult:
+    """A zero gate whose query counts ``total`` and ``violations`` and lists ``examples``."""
+    r = await conn.fetchrow(SQL[query], since)
     assert r is not None
-    return _zero_gate(
+    return _zero_gate(name, title, r["total"], r["violations"], r["examples"])
+
+
+async def _false_activations(conn: asyncpg.Connection, since: datetime | None) -> GateResult:
+    return await _counted_gate(
+        conn,
+        since,
+        "gates_false_activations",
         "challenge_false_activations",
         "activations without a verified challenge response for the current generation",
-        r["total"],
-        r["violations"],
-        r["examples"],
     )
 
 
@@ -112,14 +119,12 @@ async def _unknown_reconciled(conn: asyncpg.Connection, since: datetime | None) 
 
 
 async def _dead_letter_owner(conn: asyncpg.Connection, since: datetime | None) -> GateResult:
-    r = await conn.fetchrow(SQL["gates_dead_letter_owner"], since)
-    assert r is not None
-    return _zero_gate(
+    return await _counted_gate(
+        conn,
+        since,
+        "gates_dead_letter_owner",
         "dead_letters_without_owner",
         "dead letters without an owner",
-        r["total"],
-        r["violations"],
-        r["examples"],
     )
 
 

@@ -57,6 +57,7 @@ __all__ = [
     "parse_as_of",
     "subscription_timeline",
     "timeline_entry",
+    "timeline_stream",
 ]
 
 
@@ -230,9 +231,7 @@ async def delivery_timeline(
     store: EventStore, delivery_id: str, *, as_of: datetime | None = None
 ) -> Timeline:
     """The delivery's events in order, and its ledger state (as of ``as_of``)."""
-    events = await store.read_stream(f"delivery-{delivery_id}", as_of=as_of)
-    if not events:
-        raise NotFound(f"no delivery {delivery_id!r} in the log" + _by(as_of), code="not_found")
+    events = await timeline_stream(store, "delivery", delivery_id, as_of)
     first = events[0].decode()
     sub_events: list[RecordedEvent] = []
     if isinstance(first, DeliveryPlanned):
@@ -263,6 +262,17 @@ async def delivery_timeline(
 
 def _by(as_of: datetime | None) -> str:
     return f" as of {as_of.isoformat()}" if as_of is not None else ""
+
+
+async def timeline_stream(
+    store: EventStore, kind: str, entity_id: str, as_of: datetime | None
+) -> list[RecordedEvent]:
+    """The events of stream ``<kind>-<entity_id>`` recorded up to ``as_of`` (all when None);
+    ``NotFound`` when there are none."""
+    events = await store.read_stream(f"{kind}-{entity_id}", as_of=as_of)
+    if not events:
+        raise NotFound(f"no {kind} {entity_id!r} in the log" + _by(as_of), code="not_found")
+    return events
 
 
 # -- subscriptions -----------------------------------------------------------------------------
@@ -328,11 +338,7 @@ def subscription_state_json(s: SubscriptionState) -> dict[str, Any]:
 async def subscription_timeline(
     store: EventStore, subscription_id: str, *, as_of: datetime | None = None
 ) -> Timeline:
-    events = await store.read_stream(f"subscription-{subscription_id}", as_of=as_of)
-    if not events:
-        raise NotFound(
-            f"no subscription {subscription_id!r} in the log" + _by(as_of), code="not_found"
-        )
+    events = await timeline_stream(store, "subscription", subscription_id, as_of)
     state: SubscriptionState | None = None
     entries: list[Entry] = []
     for rec in events:

@@ -142,6 +142,17 @@ def drift_reason(
     return assess(state, result, policy).suspend
 
 
+def _log_fields(state: SubscriptionState, result: EgressResult, reason: str) -> dict[str, Any]:
+    """What a drift log line says of the subscription and the addresses it resolved."""
+    return {
+        "subscription_id": state.subscription_id,
+        "generation": state.generation,
+        "reason": reason,
+        "pinned": list(state.pinned_addresses),
+        "resolved": list(result.resolved),
+    }
+
+
 class DriftGuard:
     """Posts for an ACTIVE subscription through the pinned transport and acts on drift.
 
@@ -205,11 +216,7 @@ class DriftGuard:
     async def _suspend(self, state: SubscriptionState, result: EgressResult, reason: str) -> None:
         log.warning(
             "drift_suspend",
-            subscription_id=state.subscription_id,
-            generation=state.generation,
-            reason=reason,
-            pinned=list(state.pinned_addresses),
-            resolved=list(result.resolved),
+            **_log_fields(state, result, reason),
             denied=[list(d) for d in result.denied],
             spki_sha256=result.spki_sha256,
         )
@@ -234,14 +241,7 @@ class DriftGuard:
         seen = (reason, tuple(sorted(result.resolved)), result.spki_sha256)
         if self._recorded.get(key) == seen:
             return
-        log.info(
-            "drift_recorded",
-            subscription_id=state.subscription_id,
-            generation=state.generation,
-            reason=reason,
-            pinned=list(state.pinned_addresses),
-            resolved=list(result.resolved),
-        )
+        log.info("drift_recorded", **_log_fields(state, result, reason))
         stream = stream_of(state.subscription_id)
         for _ in range(5):
             events = await self.store.read_stream(stream)

@@ -5,11 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from hookproof.errors import NotFound
 from hookproof.events import Event, EventStore
 from hookproof.events import rollout_events as ro
 
-from ..audit.timeline import Entry, Timeline, timeline_entry
+from ..audit.timeline import Entry, Timeline, timeline_entry, timeline_stream
 from .machine import RolloutView, evolve
 
 __all__ = ["rollout_state_json", "rollout_timeline"]
@@ -58,9 +57,7 @@ def rollout_state_json(v: RolloutView) -> dict[str, Any]:
 async def rollout_timeline(
     store: EventStore, rollout_id: str, *, as_of: datetime | None = None
 ) -> Timeline:
-    events = await store.read_stream(f"rollout-{rollout_id}", as_of=as_of)
-    if not events:
-        raise NotFound(f"no rollout {rollout_id!r} in the log", code="not_found")
+    events = await timeline_stream(store, "rollout", rollout_id, as_of)
     view: RolloutView | None = None
     entries: list[Entry] = []
     for rec in events:

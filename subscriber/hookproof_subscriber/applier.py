@@ -131,6 +131,12 @@ class ApplyOutcome:
     detail: str = ""
 
 
+def _conflict(event: Event, record: AppliedRecord | None) -> ApplyOutcome:
+    """The event reuses a known event id (consumed: ``record``; buffered: None) with another
+    payload: refused for good."""
+    return ApplyOutcome(event, Outcome.CONFLICT, record, "same event id, different payload")
+
+
 class ApplierStore(Protocol):
     """Persistence for the applier. All calls happen under the applier's lock."""
 
@@ -334,20 +340,12 @@ class EventApplier:
             record = store.get_record(event.event_id)
             if record is not None:
                 if record.payload_digest != event.payload_digest:
-                    return [
-                        ApplyOutcome(
-                            event, Outcome.CONFLICT, record, "same event id, different payload"
-                        )
-                    ]
+                    return [_conflict(event, record)]
                 return [ApplyOutcome(event, Outcome.DUPLICATE, record)]
             pending = store.buffered_by_id(event.event_id)
             if pending is not None:
                 if pending.payload_digest != event.payload_digest:
-                    return [
-                        ApplyOutcome(
-                            event, Outcome.CONFLICT, None, "same event id, different payload"
-                        )
-                    ]
+                    return [_conflict(event, None)]
                 return [ApplyOutcome(event, Outcome.BUFFERED)]
             last = store.last_version(event.aggregate_id)
             expected = self.first_version if last is None else last + 1

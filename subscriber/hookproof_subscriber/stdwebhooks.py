@@ -14,13 +14,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
-import hmac
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
-
-from cryptography.exceptions import InvalidSignature
 
 from .digest import content_digest
 from .keys import (
@@ -32,7 +28,7 @@ from .keys import (
     VerificationKey,
     decode_base64_secret,
 )
-from .rfc9421 import normalize_headers
+from .rfc9421 import normalize_headers, sign_bytes, verify_bytes
 from .sigv1 import NonceCache, Reason, VerifyResult
 
 __all__ = [
@@ -73,13 +69,12 @@ def signed_content(msg_id: str, timestamp: int | str, body: bytes) -> bytes:
     return f"{msg_id}.{timestamp}.".encode() + bytes(body)
 
 
+#: the Standard Webhooks signature version of each algorithm (``v1,<base64>``, ``v1a,...``)
+_VERSION = {HMAC_SHA256: "v1", ED25519: "v1a"}
+
+
 def _sign_one(key: SigningKey, content: bytes) -> str:
-    if key.alg == HMAC_SHA256:
-        assert key.secret is not None
-        mac = hmac.new(key.secret, content, hashlib.sha256).digest()
-        return "v1," + base64.b64encode(mac).decode("ascii")
-    assert key.private_key is not None
-    return "v1a," + base64.b64encode(key.private_key.sign(content)).decode("ascii")
+    return f"{_VERSION[key.alg]},{base64.b64encode(sign_bytes(key, content)).decode('ascii')}"
 
 
 def sign_standard(
@@ -141,18 +136,7 @@ def _usable(key: VerificationKey, now: int, skew: int, accept_not_before: bool) 
 
 
 def _matches(key: VerificationKey, version: str, sig: bytes, content: bytes) -> bool:
-    if version == "v1" and key.alg == HMAC_SHA256:
-        assert key.secret is not None
-        want = hmac.new(key.secret, content, hashlib.sha256).digest()
-        return hmac.compare_digest(want, sig)
-    if version == "v1a" and key.alg == ED25519:
-        assert key.public_key is not None
-        try:
-            key.public_key.verify(sig, content)
-        except InvalidSignature:
-            return False
-        return True
-    return False
+    return _VERSION.get(key.alg) == version and verify_bytes(key, content, sig)
 
 
 def verify_standard(
