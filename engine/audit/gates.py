@@ -45,6 +45,20 @@ def _zero_gate(
     )
 
 
+#: zero gates read straight from one query's ``total``, ``violations`` and ``examples``:
+#: (query, gate name, title)
+_FALSE_ACTIVATIONS = (
+    "gates_false_activations",
+    "challenge_false_activations",
+    "activations without a verified challenge response for the current generation",
+)
+_DEAD_LETTER_OWNER = (
+    "gates_dead_letter_owner",
+    "dead_letters_without_owner",
+    "dead letters without an owner",
+)
+
+
 async def _counted_gate(
     conn: asyncpg.Connection, since: datetime | None, query: str, name: str, title: str
 ) -> GateResult:
@@ -52,16 +66,6 @@ async def _counted_gate(
     r = await conn.fetchrow(SQL[query], since)
     assert r is not None
     return _zero_gate(name, title, r["total"], r["violations"], r["examples"])
-
-
-async def _false_activations(conn: asyncpg.Connection, since: datetime | None) -> GateResult:
-    return await _counted_gate(
-        conn,
-        since,
-        "gates_false_activations",
-        "challenge_false_activations",
-        "activations without a verified challenge response for the current generation",
-    )
 
 
 async def _revoked_keys(conn: asyncpg.Connection, since: datetime | None) -> GateResult:
@@ -118,16 +122,6 @@ async def _unknown_reconciled(conn: asyncpg.Connection, since: datetime | None) 
     )
 
 
-async def _dead_letter_owner(conn: asyncpg.Connection, since: datetime | None) -> GateResult:
-    return await _counted_gate(
-        conn,
-        since,
-        "gates_dead_letter_owner",
-        "dead_letters_without_owner",
-        "dead letters without an owner",
-    )
-
-
 async def _second_effect(conn: asyncpg.Connection, since: datetime | None) -> list[GateResult]:
     r = await conn.fetchrow(SQL["gates_second_effect"], since)
     assert r is not None
@@ -173,11 +167,11 @@ async def gate_report(
             assert archive_dir is not None
             await shadow_events(conn, archive_dir, files)
         return [
-            await _false_activations(conn, since),
+            await _counted_gate(conn, since, *_FALSE_ACTIVATIONS),
             await _revoked_keys(conn, since),
             await _rotation_acceptance(conn, since),
             await _unknown_reconciled(conn, since),
-            await _dead_letter_owner(conn, since),
+            await _counted_gate(conn, since, *_DEAD_LETTER_OWNER),
             *await _second_effect(conn, since),
             *await _rollout_gates(conn, since),
         ]
