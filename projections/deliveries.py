@@ -30,6 +30,7 @@ from .base import Projection, Row
 from .ledger import (
     ABSENT,
     EVENT_COMMANDS,
+    LATE_COMMANDS,
     LEDGER_STATES,
     LEDGER_TRANSITIONS,
     LedgerTransitionForbidden,
@@ -78,7 +79,7 @@ def _failed(new: Row, row: Row, event: AttemptFailed) -> None:
 
 
 def _failed_late(new: Row, row: Row, event: AttemptFailed) -> None:
-    """The receipt came first: the delivery stays confirmed."""
+    """Late failure evidence on an accepted or confirmed delivery: it stays as it is."""
     new["updated_at"] = _ts(event.at)
     new["lease_owner"] = None
     new["lease_until"] = None
@@ -162,15 +163,15 @@ _APPLY: dict[type[Event], Apply] = {
     ReceiptConflict: _touched,
 }
 # Commands of the types that stand for more than one (command_of reads a field)
-_MULTI: Final[dict[type[Event], tuple[str, str]]] = {
-    AttemptFailed: ("failed", "unknown"),
+_MULTI: Final[dict[type[Event], tuple[str, ...]]] = {
+    AttemptFailed: ("failed", "unknown", LATE_COMMANDS["failed"], LATE_COMMANDS["unknown"]),
     DeliveryReplayRequested: ("replay", "redeliver"),
 }
 
 
 def _apply(kind: type[Event], dst: str) -> Apply:
-    if dst == "APPLICATION_CONFIRMED" and kind is AttemptFailed:
-        return _failed_late
+    if dst in ("ENDPOINT_ACCEPTED", "APPLICATION_CONFIRMED") and kind is AttemptFailed:
+        return _failed_late  # only late: a failure never accepts
     if dst == "APPLICATION_CONFIRMED" and kind is DeadLettered:
         return _touched  # late: a confirmation outranks it
     return _APPLY[kind]
@@ -182,7 +183,7 @@ _BY_TYPE: Final[dict[tuple[str, type[Event]], tuple[str, Apply]]] = {
     (src, kind): (dst, _apply(kind, dst))
     for kind, command in EVENT_COMMANDS.items()
     for (src, cmd), dst in LEDGER_TRANSITIONS.items()
-    if cmd == command
+    if cmd in (command, LATE_COMMANDS.get(command))  # on time and late: disjoint sources
 }
 _BY_COMMAND: Final[dict[tuple[str, str], tuple[str, Apply]]] = {
     (src, cmd): (dst, _apply(kind, dst))
@@ -202,7 +203,7 @@ def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool 
     src = ABSENT if row is None else row["state"]
     step = _BY_TYPE.get((src, type(event)))  # one lookup: the table's answer and the writer
     if step is None:
-        command = command_of(event)  # raises on an event that is no ledger event
+        command = command_of(event, src)  # raises on an event that is no ledger event
         step = _BY_COMMAND.get((src, command))
         if step is None:
             raise LedgerTransitionForbidden(src, command)

@@ -7,8 +7,11 @@ the fold refuses it (:class:`LedgerTransitionForbidden`), so an event the table 
 can never be appended in the transaction that projects it.
 
 Outcomes are appended at the version the admission left, or, when something else was recorded
-meanwhile (a receipt, a lease taken over), after it: such late evidence lands on any state
-after an admission. Those rows are listed too (``_LATE``), with what they do today.
+meanwhile (a receipt, a lease taken over and a later attempt), after it. Such late evidence has
+commands of its own (``late_accepted``, ``late_failed``, ``late_unknown``: an outcome arriving
+in any state but DISPATCHING) and rows of its own (``_LATE``). It is always recorded as an
+event, and it never takes a delivery backwards from ENDPOINT_ACCEPTED or
+APPLICATION_CONFIRMED: a late failure there is evidence only.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ __all__ = [
     "ABSENT",
     "ADMITTING",
     "EVENT_COMMANDS",
+    "LATE_COMMANDS",
     "LEDGER_STATES",
     "LEDGER_TRANSITIONS",
     "LedgerState",
@@ -82,16 +86,32 @@ _PATH: Final[dict[tuple[str, str], str]] = {
     (S.SKIPPED, "confirm"): S.APPLICATION_CONFIRMED,
 }
 
-# Late evidence: an outcome recorded after something else moved the delivery. A confirmed
-# delivery stays confirmed; otherwise the outcome counts as it would have on DISPATCHING.
+#: an attempt's outcome (on time: the delivery is DISPATCHING) -> its command when late
+LATE_COMMANDS: Final[dict[str, str]] = {
+    "accepted": "late_accepted",
+    "failed": "late_failed",
+    "unknown": "late_unknown",
+}
+# Acceptance is never undone by an outcome: these states keep what they have on late evidence.
+_ACCEPTED: Final = (S.ENDPOINT_ACCEPTED, S.APPLICATION_CONFIRMED)
+
+
+def _late(state: LedgerState, outcome: str) -> str:
+    """Where late evidence of ``outcome`` takes a delivery in ``state``: an accepted or
+    confirmed delivery stays where it is (a late acceptance of an unconfirmed one is no news);
+    any other state takes the outcome as it would have on DISPATCHING."""
+    if state in _ACCEPTED:
+        return state
+    return _PATH[S.DISPATCHING, outcome]
+
+
+# Late evidence: an outcome recorded after something else moved the delivery.
 _LATE: Final[dict[tuple[str, str], str]] = {
     **{
-        (s, cmd): S.APPLICATION_CONFIRMED
-        if s is S.APPLICATION_CONFIRMED
-        else _PATH[S.DISPATCHING, cmd]
+        (s, late): _late(s, outcome)
         for s in _AFTER_ADMISSION
         if s is not S.DISPATCHING
-        for cmd in ("accepted", "failed", "unknown")
+        for outcome, late in LATE_COMMANDS.items()
     },
     (S.APPLICATION_CONFIRMED, "dead_letter"): S.APPLICATION_CONFIRMED,
     # a refused receipt is evidence only; it never moves the delivery
@@ -130,16 +150,20 @@ EVENT_COMMANDS: Final[dict[type[Event], str]] = {
 }
 
 
-def command_of(event: Event) -> str:
-    """The ledger command a delivery-stream event stands for."""
+def command_of(event: Event, state: str | None = None) -> str:
+    """The ledger command a delivery-stream event stands for in ``state`` (None: as if on
+    time). An attempt's outcome in any state but DISPATCHING is late evidence."""
     command = EVENT_COMMANDS.get(type(event))
-    if command is not None:
-        return command
-    if isinstance(event, de.AttemptFailed):
-        return "unknown" if event.outcome == S.UNKNOWN_TRANSPORT else "failed"
-    if isinstance(event, de.DeliveryReplayRequested):
-        return "redeliver" if event.by == de.REDELIVERY_ACTOR else "replay"
-    raise ValueError(f"{event.type} is not a delivery ledger event")
+    if command is None:
+        if isinstance(event, de.AttemptFailed):
+            command = "unknown" if event.outcome == S.UNKNOWN_TRANSPORT else "failed"
+        elif isinstance(event, de.DeliveryReplayRequested):
+            return "redeliver" if event.by == de.REDELIVERY_ACTOR else "replay"
+        else:
+            raise ValueError(f"{event.type} is not a delivery ledger event")
+    if state is not None and state != S.DISPATCHING and command in LATE_COMMANDS:
+        return LATE_COMMANDS[command]
+    return command
 
 
 def ledger_next(state: str, command: str) -> str | None:
@@ -149,7 +173,7 @@ def ledger_next(state: str, command: str) -> str | None:
 
 def transition(state: str | None, event: Event) -> str:
     """The state after ``event`` (``state`` None: the delivery does not exist yet)."""
-    command = command_of(event)
+    command = command_of(event, state or ABSENT)
     dst = LEDGER_TRANSITIONS.get((state or ABSENT, command))
     if dst is None:
         raise LedgerTransitionForbidden(state or ABSENT, command)

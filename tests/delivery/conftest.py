@@ -175,6 +175,21 @@ async def publish(
     )
 
 
+def stalled_dispatcher(engine: Engine, settings: Settings, name: str) -> Any:
+    """A second dispatcher whose leases expire at once (as if it stalled past the lease)."""
+    from hookproof.engine.delivery.dispatcher import Dispatcher
+
+    real = engine.services.dispatcher
+    return Dispatcher(
+        engine.store,
+        settings,
+        key_provider=real.key_provider,
+        poster=real.poster,
+        name=name,
+        lease_margin_s=-(settings.request_timeout_s + settings.connect_timeout_s),
+    )
+
+
 async def dispatch_all(engine: Engine) -> int:
     """Claim everything due and wait for the sends and their records."""
     d = engine.services.dispatcher

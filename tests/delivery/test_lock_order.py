@@ -19,7 +19,7 @@ from hookproof.config import Settings
 from hookproof.engine.daemon import Engine
 from hookproof.engine.delivery.dispatcher import Dispatcher
 
-from .conftest import Subscriber, active_subscription, delivery, publish
+from .conftest import Subscriber, active_subscription, delivery, publish, stalled_dispatcher
 
 WAITING = """
 SELECT count(*) FROM pg_stat_activity
@@ -41,15 +41,7 @@ async def test_late_outcome_and_a_new_claim_of_the_same_delivery_do_not_deadlock
     sid = await active_subscription(engine, tenant, subscriber.url("ok"))
     [d] = (await publish(engine, tenant, "evt-lock-order")).deliveries
     real = engine.services.dispatcher
-    # A: its leases expire at once (as if it stalled for longer than the lease)
-    a = Dispatcher(
-        engine.store,
-        settings,
-        key_provider=real.key_provider,
-        poster=real.poster,
-        name="A",
-        lease_margin_s=-(settings.request_timeout_s + settings.connect_timeout_s),
-    )
+    a = stalled_dispatcher(engine, settings, "A")
     [job] = await a.claim()
     result = await a.poster(job.row, job.body, a.headers_for(job))
     assert result.ok
