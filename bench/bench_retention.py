@@ -242,24 +242,35 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         except TimeoutError:
                             pass
 
-                async def post(i: int) -> None:
+                async def post(first: int) -> None:
                     nonlocal errors
-                    doc = e2e.event_doc(f"{run_id}-{i}", TOPIC, i)
+                    docs = [
+                        e2e.event_doc(f"{run_id}-{i}", TOPIC, i)
+                        for i in range(first, min(first + args.batch, n))
+                    ]
                     try:
-                        async with http.post(f"{base}/v1/events", json=doc) as r:
-                            if r.status != 202:
-                                errors += 1
+                        if args.batch == 1:
+                            async with http.post(f"{base}/v1/events", json=docs[0]) as r:
+                                errors += r.status != 202
+                            return
+                        async with http.post(f"{base}/v1/events/batch", json={"events": docs}) as r:
+                            if r.status != 200:
+                                errors += len(docs)
+                                return
+                            body = await r.json()
+                            errors += sum(x["status"] != 202 for x in body["results"])
                     except aiohttp.ClientError:
-                        errors += 1
+                        errors += len(docs)
 
                 sampling = asyncio.create_task(sampler())
                 tasks = []
                 n = int(args.rate * args.duration)
-                for i in range(n):
-                    delay = load_start + i / args.rate - time.monotonic()
+                # open loop: every batch/rate seconds the next ``--batch`` events
+                for first in range(0, n, args.batch):
+                    delay = load_start + first / args.rate - time.monotonic()
                     if delay > 0:
                         await asyncio.sleep(delay)
-                    tasks.append(asyncio.create_task(post(i)))
+                    tasks.append(asyncio.create_task(post(first)))
                 await asyncio.gather(*tasks)
                 # let the last deliveries land, keep sampling one more interval
                 await asyncio.sleep(max(args.sample, 5))
@@ -289,20 +300,30 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         busy = [r for r in runs if r["events"]]
         archived = sum(r["events"] or 0 for r in runs)
         run_s = sum(r["seconds"] or 0.0 for r in busy)
+        # the throttle's pauses are part of a run's seconds, not of its work
+        paced_s = sum((r["steps"] or {}).get("paced", 0.0) for r in busy)
         failures = len(re.findall(r"worker_tick_failed.*archiver", daemon_log.read_text()))
 
     # delivery rate before archiving starts vs while it runs, from the subscriber's counts
-    def rate_between(t0: float, t1: float) -> float | None:
-        window = [s for s in samples if t0 <= s["t_s"] <= t1]
-        if len(window) < 2:
-            return None
-        a, b = window[0], window[-1]
-        return round((b["delivered_total"] - a["delivered_total"]) / (b["t_s"] - a["t_s"]), 2)
-
     first_archive_t = next((s["t_s"] for s in samples if s["archived_events"] > 0), None)
     warmup = 10.0
-    before = rate_between(warmup, first_archive_t or args.retention)
-    during = rate_between((first_archive_t or args.retention) + args.sample, float(args.duration))
+    t_before = (warmup, first_archive_t or args.retention)
+    t_during = ((first_archive_t or args.retention) + args.sample, float(args.duration))
+    before = rate_between(samples, *t_before)
+    during = rate_between(samples, *t_during)
+    control = None
+    if args.control is not None:
+        # the same load without archiving: its delivery rate over the very same windows
+        # (a saturated machine delivers less as its tables and queue grow, archiving or not)
+        c_samples = json.loads(args.control.read_text())["samples"]
+        c_before, c_during = rate_between(c_samples, *t_before), rate_between(c_samples, *t_during)
+        control = {
+            "file": str(args.control),
+            "before_per_s": c_before,
+            "during_window_per_s": c_during,
+            "drop_percent": pct_drop(c_before, c_during),
+            "archive_run_vs_control_during_percent": pct_drop(c_during, during),
+        }
     offered = args.rate * args.subscriptions
     hot_after = [s["hot_events"] for s in samples if s["t_s"] >= args.retention + 2 * args.interval]
     lat_before = [
@@ -319,6 +340,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         {
             "load": {
                 "events_per_s": args.rate,
+                "events_per_request": args.batch,
                 "subscriptions": args.subscriptions,
                 "offered_deliveries_per_s": offered,
                 "duration_s": args.duration,
@@ -329,10 +351,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "delivery_rate": {
                 "before_archiving_per_s": before,
                 "while_archiving_per_s": during,
-                "drop_percent": (
-                    round(100 * (before - during) / before, 2) if before and during else None
-                ),
+                "drop_percent": pct_drop(before, during),
+                "windows_s": {"before": t_before, "during": t_during},
                 "first_archive_at_s": first_archive_t,
+                "per_minute": [
+                    rate_between(samples, t, t + 60.0) for t in range(0, int(args.duration), 60)
+                ],
+                "control_without_archiving": control,
                 "p99_latency_ms_before_max": max(lat_before) if lat_before else None,
                 "p99_latency_ms_while_max": max(lat_during) if lat_during else None,
             },
@@ -341,7 +366,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "runs_that_archived": len(busy),
                 "events_archived": archived,
                 "seconds_in_runs": round(run_s, 2),
-                "throughput_events_per_s": round(archived / run_s, 1) if run_s else None,
+                "seconds_paced_by_throttle": round(paced_s, 2),
+                "throughput_events_per_s": (
+                    round(archived / (run_s - paced_s), 1) if run_s > paced_s else None
+                ),
+                "events_per_s_over_the_archiving_window": (
+                    round(archived / (t_during[1] - t_during[0] + args.sample), 1)
+                    if t_during[1] > t_during[0]
+                    else None
+                ),
                 "worker_failures": failures,
             },
             "hot_table": {
@@ -352,11 +385,35 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     (s["hot_bytes"] for s in reversed(samples) if s["hot_bytes"]), None
                 ),
             },
+            "cpu_cores": {
+                "before": cpu_mean(samples, *t_before),
+                "during": cpu_mean(samples, *t_during),
+            },
             "samples": samples,
             "runs": runs,
         }
     )
     return result
+
+
+def rate_between(samples: list[dict[str, Any]], t0: float, t1: float) -> float | None:
+    """Deliveries per second the subscriber received between two sample times."""
+    window = [s for s in samples if t0 <= s["t_s"] <= t1]
+    if len(window) < 2:
+        return None
+    a, b = window[0], window[-1]
+    return round((b["delivered_total"] - a["delivered_total"]) / (b["t_s"] - a["t_s"]), 2)
+
+
+def pct_drop(base: float | None, value: float | None) -> float | None:
+    return round(100 * (base - value) / base, 2) if base and value is not None else None
+
+
+def cpu_mean(samples: list[dict[str, Any]], t0: float, t1: float) -> dict[str, float]:
+    """Mean cores used per process group (and the machine's other load) in a window."""
+    rows = [s["cpu_cores"] for s in samples if t0 < s["t_s"] <= t1 and "cpu_cores" in s]
+    keys = ("engine", "postgres", "subscriber", "load", "other", "machine_busy")
+    return {k: round(sum(r[k] for r in rows) / len(rows), 3) for k in keys} if rows else {}
 
 
 def main() -> None:
@@ -366,6 +423,12 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rate", type=float, default=40.0, help="events/s posted (paced)")
     p.add_argument("--subscriptions", type=int, default=2, help="deliveries per event")
+    p.add_argument(
+        "--batch",
+        type=int,
+        default=1,
+        help="events per request: 1 posts each to /v1/events, more use /v1/events/batch",
+    )
     p.add_argument("--duration", type=int, default=180, help="seconds of load")
     p.add_argument("--retention", type=float, default=60.0, help="retention in seconds")
     p.add_argument("--interval", type=float, default=5.0, help="archive scheduler interval")
@@ -375,11 +438,18 @@ def main() -> None:
         action="store_true",
         help="control run: the same load and windows, the daemon archives nothing",
     )
+    p.add_argument(
+        "--control",
+        type=Path,
+        default=None,
+        help="JSON of a --no-archive run of the same load: compare over the same windows",
+    )
     p.add_argument("--out", type=Path, default=RESULTS)
     args = p.parse_args()
     result = asyncio.run(run(args))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     result["config"]["out"] = str(result["config"]["out"])
+    result["config"]["control"] = str(args.control) if args.control else None
     args.out.write_text(json.dumps(result, indent=2, default=str) + "\n")
     print(
         json.dumps(
