@@ -112,7 +112,7 @@ class Settings:
     #: more than ``archive_max_behind_s`` late), and how long the anchor waits for the log's
     #: lock before it retries later
     archive_duty: float = 0.5
-    archive_min_duty: float = 0.15
+    archive_min_duty: float = 0.5
     archive_max_lag_s: float = 2.0
     archive_max_behind_s: float = 120.0
     archive_lock_wait_ms: int = 100
@@ -242,7 +242,7 @@ class Settings:
             archive_pause_s=_float(env, "HOOKPROOF_ARCHIVE_PAUSE", 0.02),
             archive_interval_s=_float(env, "HOOKPROOF_ARCHIVE_INTERVAL", 60.0),
             archive_duty=_fraction(env, "HOOKPROOF_ARCHIVE_DUTY", 0.5),
-            archive_min_duty=_fraction(env, "HOOKPROOF_ARCHIVE_MIN_DUTY", 0.15),
+            archive_min_duty=_fraction(env, "HOOKPROOF_ARCHIVE_MIN_DUTY", 0.5),
             archive_max_lag_s=_float(env, "HOOKPROOF_ARCHIVE_MAX_LAG", 2.0),
             archive_max_behind_s=_float(env, "HOOKPROOF_ARCHIVE_MAX_BEHIND", 120.0),
             archive_lock_wait_ms=max(1, _int(env, "HOOKPROOF_ARCHIVE_LOCK_WAIT_MS", 100) or 100),

@@ -87,7 +87,7 @@ def test_settings_read_the_throttle_from_the_environment() -> None:
     assert s.archive_max_behind_s == 30.0
     assert s.archive_lock_wait_ms == 250
     d = Settings.from_env({})
-    assert (d.archive_duty, d.archive_min_duty, d.archive_max_lag_s) == (0.5, 0.15, 2.0)
+    assert (d.archive_duty, d.archive_min_duty, d.archive_max_lag_s) == (0.5, 0.5, 2.0)
     assert d.archive_lock_wait_ms == 100
     assert d.archive_max_behind_s == 120.0
 
