@@ -365,6 +365,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "runs": len(runs),
                 "runs_that_archived": len(busy),
                 "events_archived": archived,
+                # segments anchored by runs still going when the load stopped count here too
+                "events_in_segments_at_end": samples[-1]["archived_events"] if samples else None,
                 "seconds_in_runs": round(run_s, 2),
                 "seconds_paced_by_throttle": round(paced_s, 2),
                 "throughput_events_per_s": (
