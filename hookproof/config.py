@@ -121,7 +121,7 @@ class Settings:
     pool_idle_s: float = 15.0
     pool_max_age_s: float = 60.0
     pool_max_requests: int = 1000
-    pool_max_idle: int = 1024
+    pool_max_idle: int = 512
     dns_cache_s: float = 30.0
     # ``hookproof serve --workers``: processes sharing the API port and the queue (None: cores)
     workers: int | None = None
@@ -249,7 +249,7 @@ class Settings:
             pool_idle_s=_float(env, "HOOKPROOF_POOL_IDLE_S", 15.0),
             pool_max_age_s=_float(env, "HOOKPROOF_POOL_MAX_AGE_S", 60.0),
             pool_max_requests=_int(env, "HOOKPROOF_POOL_MAX_REQUESTS", 1000) or 1000,
-            pool_max_idle=_int(env, "HOOKPROOF_POOL_MAX_IDLE", 1024) or 1024,
+            pool_max_idle=_int(env, "HOOKPROOF_POOL_MAX_IDLE", 512) or 512,
             dns_cache_s=_float(env, "HOOKPROOF_DNS_CACHE_S", 30.0),
             workers=_int(env, "HOOKPROOF_WORKERS", None),
             ingest_group_window_s=_float(env, "HOOKPROOF_INGEST_GROUP_WINDOW_MS", 1.0) / 1000,

@@ -40,7 +40,7 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from ..endpoint import Endpoint
 from .addresses import IPAddress, format_ip
 from .failures import FailureCode
-from .pool import ConnectionFacts, Origin, PoolLimits, reuse_refusal
+from .pool import ConnectionFacts, Origin, PoolLimits, over_idle_bound, reuse_refusal
 from .result import PeerCertificate, describe_certificate
 
 __all__ = [
@@ -58,10 +58,11 @@ log = structlog.get_logger("hookproof.egress")
 _READ_CHUNK: Final = 16 * 1024
 
 #: asyncio's TLS protocol allocates (and zero-fills) a 256 KiB read buffer per connection, so
-#: each pooled connection would hold ~320 KiB; TLS records carry at most 16 KiB of plaintext,
-#: and a buffer of that size brings a pooled connection to ~100 KiB (measured). Process-wide:
-#: every asyncio TLS connection of the engine reads in 16 KiB steps.
-asyncio.sslproto.SSLProtocol.max_size = 16 * 1024
+#: each pooled connection would hold ~320 KiB. A 4 KiB buffer (a webhook answer is small; a
+#: bigger one is read in more steps) brings a pooled TLS connection to ~43 KiB (measured with
+#: 1,000 connections: 55 KiB with 16 KiB, 8 KiB without TLS). Process-wide: every asyncio
+#: TLS connection of the engine reads in 4 KiB steps.
+asyncio.sslproto.SSLProtocol.max_size = 4 * 1024
 
 
 class Refusal(OSError):
@@ -195,7 +196,7 @@ class EgressConnector(aiohttp.TCPConnector):
 
     def _release(self, key: Any, protocol: Any, *, should_close: bool = False) -> None:
         """aiohttp puts a finished connection back in its pool here; keep at most
-        ``limits.max_idle`` of them (the longest idle is closed first)."""
+        ``limits.max_idle`` of them (:func:`.pool.over_idle_bound` chooses which one goes)."""
         super()._release(key, protocol, should_close=should_close)
         conns = self._conns.get(key)
         if self._closed or not conns or conns[-1][0] is not protocol:
@@ -203,7 +204,13 @@ class EgressConnector(aiohttp.TCPConnector):
         self._idle[protocol] = key
         self._idle.move_to_end(protocol)
         while len(self._idle) > self.limits.max_idle:
-            old, old_key = self._idle.popitem(last=False)
+            old, old_key = next(iter(self._idle.items()))
+            facts = self._facts.get(old)
+            used = facts.last_used if facts is not None else 0.0
+            now = asyncio.get_running_loop().time()
+            if over_idle_bound(used, now, self.limits) == "released":
+                old, old_key = protocol, key
+            del self._idle[old]
             pooled = self._conns.get(old_key)
             if not pooled or all(p is not old for p, _ in pooled):
                 continue  # already taken or closed by aiohttp

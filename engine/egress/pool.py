@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .addresses import IPAddress
 from .result import PeerCertificate
 
-__all__ = ["ConnectionFacts", "Origin", "PoolLimits", "reuse_refusal"]
+__all__ = ["ConnectionFacts", "Origin", "PoolLimits", "over_idle_bound", "reuse_refusal"]
 
 #: (scheme, host, port, TLS settings id): what a connection may be reused for.
 Origin = tuple[str, str, int, int]
@@ -25,15 +25,19 @@ Origin = tuple[str, str, int, int]
 class PoolLimits:
     """Bounded life of a pooled connection. ``enabled=False``: one connection per request.
 
-    ``max_idle``: idle connections kept at most (all origins together; the longest idle is
-    closed first), which bounds the memory many subscriber sites can take.
+    ``max_idle``: idle connections kept at most (all origins together), which bounds the
+    memory many subscriber sites can take (:func:`over_idle_bound` says which one goes).
+    ``keep_recent_s``: an idle connection used this recently is kept rather than the one just
+    released (sites cycling through more connections than the bound keep most of theirs,
+    where closing the longest idle would close each one just before its next use).
     """
 
     idle_s: float = 15.0
     max_age_s: float = 60.0
     max_requests: int = 1000
     enabled: bool = True
-    max_idle: int = 1024
+    max_idle: int = 512
+    keep_recent_s: float = 5.0
 
 
 @dataclass(slots=True)
@@ -70,3 +74,12 @@ def reuse_refusal(
     if conn.requests >= limits.max_requests:
         return "max_requests"
     return None
+
+
+def over_idle_bound(longest_idle_used_at: float, now: float, limits: PoolLimits) -> str:
+    """With one idle connection over ``limits.max_idle``: ``"longest_idle"`` (close the
+    connection idle the longest) unless that one was used within ``keep_recent_s``, then
+    ``"released"`` (close the connection just released instead)."""
+    if now - longest_idle_used_at < limits.keep_recent_s:
+        return "released"
+    return "longest_idle"

@@ -100,7 +100,8 @@ class EgressPolicy:
     pool_idle_s: float = 15.0
     pool_max_age_s: float = 60.0
     pool_max_requests: int = 1000
-    pool_max_idle: int = 1024
+    pool_max_idle: int = 512
+    pool_keep_recent_s: float = 5.0
     dns_cache_s: float = 30.0
 
     @classmethod
@@ -129,6 +130,7 @@ class EgressPolicy:
             max_requests=self.pool_max_requests,
             enabled=self.pool_enabled,
             max_idle=self.pool_max_idle,
+            keep_recent_s=self.pool_keep_recent_s,
         )
 
 

@@ -194,7 +194,9 @@ async def test_idle_connections_bounded_across_origins(dns, make_server, make_tr
     server = await make_server(keep_alive=True)
     for name in ("hooks.test", "hooks-b.test", "public.test"):
         dns.records[name] = ["127.0.0.1"]
-    transport = make_transport(allow=(("127.0.0.1", server.port),), pool_max_idle=2)
+    transport = make_transport(
+        allow=(("127.0.0.1", server.port),), pool_max_idle=2, pool_keep_recent_s=0
+    )
     for name in ("hooks.test", "hooks-b.test", "public.test"):
         assert (await transport.post(f"https://{name}:{server.port}/", BODY)).ok
     await asyncio.sleep(0.05)
@@ -202,6 +204,34 @@ async def test_idle_connections_bounded_across_origins(dns, make_server, make_tr
     assert (await transport.post(f"https://public.test:{server.port}/", BODY)).ok  # pooled
     assert (await transport.post(f"https://hooks.test:{server.port}/", BODY)).ok  # new again
     assert server.connections == 4
+
+
+async def test_recently_used_idle_connections_are_kept_over_the_bound(
+    dns, make_server, make_transport
+):
+    """Sites cycling through one more connection than the bound: closing the longest idle
+    closed each one just before its next use (no reuse at all); now the one just released
+    goes while the others were used within ``keep_recent_s``, and the others are reused."""
+    server = await make_server(keep_alive=True)
+    names = ("hooks.test", "hooks-b.test", "public.test")
+    for name in names:
+        dns.records[name] = ["127.0.0.1"]
+    transport = make_transport(allow=(("127.0.0.1", server.port),), pool_max_idle=2)
+    for _ in range(3):  # three rounds over three sites with room for two
+        for name in names:
+            assert (await transport.post(f"https://{name}:{server.port}/", BODY)).ok
+    await asyncio.sleep(0.05)
+    assert server.open_connections == 2
+    assert server.connections == 5  # 3 opened, then only public.test each round (LRU: 9)
+
+
+def test_pool_over_idle_bound_rule() -> None:
+    from hookproof.engine.egress.pool import PoolLimits, over_idle_bound
+
+    limits = PoolLimits(keep_recent_s=5.0)
+    assert over_idle_bound(100.0, 104.9, limits) == "released"
+    assert over_idle_bound(100.0, 105.0, limits) == "longest_idle"
+    assert over_idle_bound(100.0, 100.1, PoolLimits(keep_recent_s=0)) == "longest_idle"
 
 
 def test_pool_bounds_from_the_environment() -> None:
