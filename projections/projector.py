@@ -144,11 +144,15 @@ async def run_woken(
     poll_interval: float,
     tick_failed: str,
     listener_lost: str,
+    min_interval: float = 0.0,
 ) -> None:
     """Run ``tick`` until ``stop`` is set: each NOTIFY on the events channel wakes it, polling
     every ``poll_interval`` seconds backs it. A failed tick (e.g. a Postgres restart) is logged
-    as ``tick_failed`` and retried on the next one, so the worker outlives it."""
+    as ``tick_failed`` and retried on the next one, so the worker outlives it. Ticks start at
+    least ``min_interval`` apart: the NOTIFYs of a busy log (one per committing transaction)
+    are taken together, one transaction per tick instead of one per commit."""
     wake = asyncio.Event()
+    loop = asyncio.get_running_loop()
 
     def _notify(*_: object) -> None:
         wake.set()
@@ -159,6 +163,7 @@ async def run_woken(
     async with Listening(store, _notify, on_lost=_lost) as listener:
         while not stop.is_set():
             wake.clear()
+            started = loop.time()
             try:
                 await listener.refresh()  # after a restart
                 await tick()
@@ -166,6 +171,9 @@ async def run_woken(
                 log.warning(tick_failed, error=type(exc).__name__)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(wake.wait(), poll_interval)
+            rest = started + min_interval - loop.time()
+            if rest > 0 and not stop.is_set():
+                await asyncio.sleep(rest)
 
 
 class Projector:
@@ -192,13 +200,17 @@ class Projector:
             total += await consume(self.store, projection.name, apply, batch=self.batch)
         return total
 
-    async def run(self, stop: asyncio.Event, *, poll_interval: float = 1.0) -> None:
-        """Keep projections current until ``stop`` is set (NOTIFY wakes it, polling backs it)."""
+    async def run(
+        self, stop: asyncio.Event, *, poll_interval: float = 1.0, min_interval: float = 0.05
+    ) -> None:
+        """Keep projections current until ``stop`` is set (NOTIFY wakes it, polling backs it;
+        at most one tick per ``min_interval``)."""
         await run_woken(
             self.store,
             stop,
             self.run_once,
             poll_interval=poll_interval,
+            min_interval=min_interval,
             tick_failed="projector_error",
             listener_lost="projector_listener_lost",
         )

@@ -151,6 +151,10 @@ class Dispatcher:
         self.clock = clock
         self.rng = rng or random.Random()
         self.shares = claim_shares(settings.worker_slot, steal_after_s)
+        # the other shares are looked at every half ``steal_after_s``, not in every claim
+        self._steal_every_s = steal_after_s / 2
+        self._steal_next = 0.0
+        self._drained = True  # the last claim found fewer due rows than it asked for
         self.gates = EndpointGates()
         self.metrics = DispatchMetrics()
         self.outcomes = OutcomeBatcher(store)
@@ -170,11 +174,14 @@ class Dispatcher:
         async with self.deliveries.transaction() as conn:
             records: list[Any] = []
             blocked = self.gates.blocked()
-            for share in self.shares:  # this process's endpoints first (claim_shares)
+            for i, share in enumerate(self.shares):  # this process's endpoints first
                 want = min(free, self.batch) - len(records)
-                if want <= 0:
+                if want <= 0 or (i and time.monotonic() < self._steal_next):
                     break
+                if i:
+                    self._steal_next = time.monotonic() + self._steal_every_s
                 records += await self.deliveries.claim(conn, want, blocked, share)
+            self._drained = len(records) < min(free, self.batch)
             plan = plan_claim(map(claim_row, records), self.gates.room)
             keys: dict[KeyScope, tuple[SigningKey, int]] = {}
             for scope, alg in plan.key_scopes():  # one ring lookup per scope per claim
@@ -330,8 +337,8 @@ class Dispatcher:
 
     async def send(self, job: _Job) -> None:
         """Sign, send, record. The endpoint's slot is held for the HTTP exchange only: it is
-        released (waking the claim loop) once the outcome is decided, before the outcome
-        commits; the delivery itself stays DISPATCHING, so unclaimable, until it commits."""
+        released (waking the claim loop if the endpoint was full) once the outcome is decided,
+        before the outcome commits; the delivery stays DISPATCHING, so unclaimable, until then."""
         r = job.row
         self.gates.acquire(r.endpoint_digest)
         started = time.monotonic()
@@ -342,8 +349,10 @@ class Dispatcher:
             nonlocal held
             if held:
                 held = False
+                was_full = self.gates.room(r.endpoint_digest) <= 0
                 self.gates.release(r.endpoint_digest, success=success)
-                self._wake.set()  # room freed: claim again now, not on the next tick
+                if was_full:  # the endpoint has room again: claim now, not on the next tick
+                    self._wake.set()
 
         try:
             base = self.base_headers(job)
@@ -486,8 +495,10 @@ class Dispatcher:
         return len(jobs)
 
     def _done(self, task: asyncio.Task[None]) -> None:
+        was_full = len(self.inflight) >= self.max_inflight
         self.inflight.discard(task)
-        self._wake.set()
+        if was_full:  # room for more sends again
+            self._wake.set()
 
     async def drain(self) -> None:
         while self.inflight:
@@ -523,8 +534,8 @@ class Dispatcher:
                         )
                         n = 0
                         await asyncio.sleep(self.poll_interval)
-                    if n and len(self.inflight) < self.max_inflight:
-                        continue
+                    if n and not self._drained and len(self.inflight) < self.max_inflight:
+                        continue  # more may be due now; else a NOTIFY, a freed slot or the poll
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._wake.wait(), self.poll_interval)
         finally:

@@ -1,6 +1,7 @@
 """Operator notifications: the engine's own events, delivered through the same ledger."""
 
 from .decide import (
+    CAUSE_TYPES,
     DEAD_LETTERED,
     DRIFT_DETECTED,
     KEY_COMPROMISED,
@@ -15,6 +16,7 @@ from .decide import (
 from .service import Notifier
 
 __all__ = [
+    "CAUSE_TYPES",
     "DEAD_LETTERED",
     "DRIFT_DETECTED",
     "KEY_COMPROMISED",

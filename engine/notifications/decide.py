@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from hookproof.events import Event
 from hookproof.events.delivery_events import DeadLettered
@@ -24,6 +24,7 @@ from hookproof.events.subscription_events import DriftDetected, SubscriptionStat
 from ..challenge.disclosure import tenant_addresses, tenant_dead_letter_reason
 
 __all__ = [
+    "CAUSE_TYPES",
     "DEAD_LETTERED",
     "DRIFT_DETECTED",
     "KEY_COMPROMISED",
@@ -74,6 +75,13 @@ class Cause:
 
 def _at(value: Any) -> str:
     return value.isoformat() if isinstance(value, datetime) else str(value)
+
+
+#: the log event types :func:`cause_of` may answer with a cause (the notifier decodes no other)
+CAUSE_TYPES: Final = frozenset(
+    cls.__struct_config__.tag
+    for cls in (SubscriptionStateChanged, DriftDetected, DeadLettered, KeyRevoked, RolloutPaused)
+)
 
 
 def cause_of(event: Event) -> Cause | None:

@@ -36,6 +36,7 @@ from hookproof.projections.projector import consume, run_woken
 from hookproof.schemas.api import EventIn
 
 from .decide import (
+    CAUSE_TYPES,
     DEAD_LETTERED,
     DRIFT_DETECTED,
     KEY_COMPROMISED,
@@ -178,6 +179,8 @@ class Notifier:
         return n
 
     async def handle(self, rec: RecordedEvent) -> int:
+        if rec.type not in CAUSE_TYPES:  # most of the log: not decoded at all
+            return 0
         try:
             cause = cause_of(rec.decode())
         except Exception as exc:  # an event this version cannot read is not a cause
@@ -206,12 +209,15 @@ class Notifier:
             self.store, CHECKPOINT, publish_page, batch=self.batch, categories=CATEGORIES
         )
 
-    async def run(self, stop: asyncio.Event, *, poll_interval: float = 0.5) -> None:
+    async def run(
+        self, stop: asyncio.Event, *, poll_interval: float = 0.5, min_interval: float = 0.05
+    ) -> None:
         await run_woken(
             self.store,
             stop,
             self.run_once,
             poll_interval=poll_interval,
+            min_interval=min_interval,
             tick_failed="notifier_tick_failed",
             listener_lost="notifier_listener_lost",
         )

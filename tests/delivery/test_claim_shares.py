@@ -86,3 +86,24 @@ async def _drain(jobs: list, engine: Engine) -> None:  # type: ignore[type-arg]
     d = engine.services.dispatcher
     for job in jobs:
         await d.send(job)
+
+
+async def test_a_freed_slot_wakes_the_claim_loop_only_when_the_endpoint_was_full(
+    engine: Engine, tenant: str, subscriber: Subscriber, settings: Settings
+) -> None:
+    """Every finished send used to wake the claim loop (an empty claim transaction per
+    delivery at moderate load); now only one that gives a full endpoint room again does."""
+    await active_subscription(engine, tenant, subscriber.url("ok/wake"))
+    await publish(engine, tenant, "evt-wake-1")
+    d = _dispatcher(engine, settings, 0, 0.0)
+    [job] = await d.claim()
+    d._wake.clear()
+    await d.send(job)  # limit 8, one in flight: the endpoint was never full
+    assert not d._wake.is_set()
+
+    await publish(engine, tenant, "evt-wake-2")
+    d.gates.limit = 1
+    [job] = await d.claim()
+    d._wake.clear()
+    await d.send(job)  # its only slot: full until released
+    assert d._wake.is_set()

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hookproof.engine.notifications import (
+    CAUSE_TYPES,
     DEAD_LETTERED,
     DRIFT_DETECTED,
     KEY_COMPROMISED,
@@ -77,6 +78,42 @@ def test_each_cause_and_its_topic() -> None:
     )
     paused = cause_of(RolloutPaused(rollout_id="ro_1", reason="acceptance_below_baseline", at=AT))
     assert paused is not None and paused.topic == ROLLOUT_PAUSED
+    # the notifier decodes only these types: every cause above is of one of them
+    causing = [
+        _changed("SUSPENDED"),
+        KeyRevoked(
+            key_id="k", at=NOW, reason=RevokeReason.COMPROMISED, previous_state=KeyState.ACTIVE
+        ),
+    ]
+    assert {type(e).__struct_config__.tag for e in causing} <= CAUSE_TYPES
+    assert CAUSE_TYPES == {
+        "subscription.state_changed",
+        "subscription.drift_detected",
+        "delivery.dead_lettered",
+        "key.revoked",
+        "rollout.paused",
+    }
+
+
+async def test_the_notifier_does_not_decode_other_log_events() -> None:
+    """Every delivery event passes the notifier; only a possible cause's type is decoded."""
+    import uuid
+
+    import structlog
+
+    from hookproof.engine.notifications.service import Notifier
+    from hookproof.events import RecordedEvent
+
+    def recorded(type_: str) -> RecordedEvent:
+        return RecordedEvent(
+            1, 1, "delivery-x", 1, uuid.uuid4(), type_, 1, b"{", b"{}", NOW, None, b""
+        )
+
+    notifier = Notifier.__new__(Notifier)  # handle() of a non-cause touches no store
+    with structlog.testing.capture_logs() as logs:
+        assert await notifier.handle(recorded("delivery.endpoint_accepted")) == 0
+        assert await notifier.handle(recorded("delivery.dead_lettered")) == 0  # undecodable
+    assert [e["event"] for e in logs] == ["notifier_undecodable"]
 
 
 def test_what_is_not_a_cause() -> None:
