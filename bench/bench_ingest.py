@@ -531,7 +531,7 @@ def main() -> None:
                 env["HOOKPROOF_WORKERS"] = "1"  # cProfile sees one process
             proc, base = start_daemon(env, folder / "daemon.log", daemon_prof)
             result["daemon"] = {
-                "roles": "api",
+                "roles": "api,projector",
                 "workers": args.workers or f"default ({os.cpu_count()} cores)",
             }
             meter = CpuMeter(
