@@ -134,11 +134,12 @@ class Archiver:
         scan_page: int = 2_000,
         clock: Any = None,
     ) -> None:
-        self.pool = pool
         self.repo = ArchiveRepository(pool)
         self.settings = settings
         self.dir = settings.archive_dir
         self.store = EventStore(pool)
+        # composition: the archiver is handed the pool once and builds its key ring from it
+        self._key_ring = lambda: _key_ring(pool, settings, self.store)
         self._signer = signer
         self.segment_events = segment_events
         self.remove_batch = remove_batch or settings.archive_remove_batch
@@ -158,9 +159,7 @@ class Archiver:
 
     async def _signing_key(self) -> Any:
         if self._signer is None:
-            from ..keys import KeyRing
-
-            ring = KeyRing(self.pool, self.settings, store=self.store)
+            ring = self._key_ring()
             await ring.ensure_active_engine_key(actor="system:archive")
             self._signer = ring
         if hasattr(self._signer, "signing_key"):
@@ -500,3 +499,9 @@ class _Missing:
 
 
 _MISSING: Any = _Missing()
+
+
+def _key_ring(pool: asyncpg.Pool, settings: Settings, store: EventStore) -> Any:
+    from ..keys import KeyRing  # the key ring imports the engine's services: late, once
+
+    return KeyRing(pool, settings, store=store)

@@ -32,6 +32,7 @@ from ..notifications.decide import is_notification_topic, names_notifications
 from ..subscriptions.matching import filter_matches, topic_matches
 from ..subscriptions.validation import parse_time, printable
 from .group_commit import GroupCommit
+from .ingest_repository import IngestRepository
 
 __all__ = ["IngestResult", "IngestService", "deliveries_inline", "delivery_id_for"]
 
@@ -47,10 +48,6 @@ SQL = ENGINE_QUERIES.named(
     "deliveries_insert_planned",
     "deliveries_insert_planned_arrays",
     "ingest_stage_create",
-    "ingest_candidates",
-    "ingest_bodies_get",
-    "ingest_bodies_insert",
-    "deliveries_of_events",
 )
 
 
@@ -181,6 +178,7 @@ class IngestService:
         max_inflight: int = 2,
     ) -> None:
         self.store = store
+        self.repo = IngestRepository.of(store)
         self.clock = clock
         if deliveries_inline not in store.inline:
             store.inline.append(deliveries_inline)
@@ -297,9 +295,9 @@ class IngestService:
         """Bodies, plans and every stream of the group in one transaction (keys unique)."""
         at = self.clock().isoformat()
         ordered = sorted(items, key=lambda it: it.key)  # one lock order for every group
-        async with self.store.pool.acquire() as conn, conn.transaction():
-            rows = await conn.fetch(
-                SQL["ingest_bodies_insert"],
+        async with self.repo.transaction() as conn:
+            rows = await self.repo.insert_bodies(
+                conn,
                 [it.tenant_id for it in ordered],
                 [it.event.event_id for it in ordered],
                 [it.stream_id for it in ordered],
@@ -331,7 +329,7 @@ class IngestService:
         """Inside the group's transaction: one delivery per eligible subscription per event."""
         patterns = sorted({p for it in fresh for p in _topic_patterns(it.event.topic)})
         tenants = sorted({it.tenant_id for it in fresh})
-        rows = await conn.fetch(SQL["ingest_candidates"], tenants, patterns)
+        rows = await self.repo.candidates(conn, tenants, patterns)
         by_tenant: dict[str, list[_Candidate]] = {}
         for r in rows:
             by_tenant.setdefault(r["tenant_id"], []).append(_Candidate.of(r))
@@ -417,13 +415,13 @@ class IngestService:
         ``event-<eventId>`` stream for events ingested before ids were tenant-scoped)."""
         tenants = [it.tenant_id for it in again]
         ids = [it.event.event_id for it in again]
-        rows = await conn.fetch(SQL["ingest_bodies_get"], tenants, ids)
+        rows = await self.repo.bodies(conn, tenants, ids)
         stored = {(r["tenant_id"], r["event_id"]): r for r in rows}
         same = [it for it in again if stored[it.key]["payload_digest"] == it.digest]
         planned: dict[tuple[str, str], list[dict[str, str]]] = {it.key: [] for it in same}
         if same:
-            for r in await conn.fetch(
-                SQL["deliveries_of_events"],
+            for r in await self.repo.deliveries_of_events(
+                conn,
                 [it.tenant_id for it in same],
                 [it.event.event_id for it in same],
             ):
