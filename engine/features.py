@@ -32,9 +32,9 @@ class Ports:
 
 
 async def install(engine: Engine, ports: Ports) -> None:
+    from .api.jwks import jwks_handler
     from .challenge import Challenger
     from .egress import EgressTransport
-    from .keys.jwks import jwks_handler
 
     settings = engine.settings
     ring = ports.keyring
@@ -201,7 +201,8 @@ def install_delivery(
         deliveries=deliveries,
     )
 
-    from .metrics import EngineMetrics, metrics_route
+    from .api.metrics import metrics_route
+    from .metrics import EngineMetrics
 
     metrics = EngineMetrics()
     dispatcher.metrics = metrics  # type: ignore[assignment]  # count/observe, on the registry

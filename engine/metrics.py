@@ -3,24 +3,21 @@
 What is exported is engine-wide and carries no tenant or endpoint detail: attempt outcomes,
 dispatch latency, receipt outcomes and refusals by reason, the queue (depth and oldest due,
 from the due index, bounded), dead letters (bounded), and how many endpoints the breaker
-remembers in each state (never which). The route needs ``Bearer <HOOKPROOF_METRICS_TOKEN>``
-or the operator token ``HOOKPROOF_ADMIN_TOKEN``; with neither configured it is refused.
+remembers in each state (never which). The route (``engine/api/metrics.py``) needs
+``Bearer <HOOKPROOF_METRICS_TOKEN>`` or the operator token ``HOOKPROOF_ADMIN_TOKEN``; with
+neither configured it is refused.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client.exposition import generate_latest
 
-from hookproof.errors import HookproofError
+from .delivery.repository import Backlog
 
-from .api.context import ApiContext, require_bearer
-from .delivery.repository import Backlog, DeliveryRepository
-
-__all__ = ["ATTEMPT_OUTCOMES", "EngineMetrics", "metrics_route"]
+__all__ = ["ATTEMPT_OUTCOMES", "COUNT_CAP", "EngineMetrics"]
 
 #: an upper bound on what a scrape counts (the count stops there: "at least")
 COUNT_CAP = 100_000
@@ -104,34 +101,3 @@ class EngineMetrics:
         for state, n in by_state.items():
             self.breakers.labels(state).set(n)
         return generate_latest(self.registry)
-
-
-def _authorize(request: web.Request) -> None:
-    settings = ApiContext.of(request).settings
-    token, admin = settings.metrics_token, settings.admin_token
-    if token is None and admin is None:
-        err = HookproofError(
-            "metrics need HOOKPROOF_METRICS_TOKEN or HOOKPROOF_ADMIN_TOKEN",
-            code="metrics_disabled",
-        )
-        err.status = 403
-        err.title = "Forbidden"
-        raise err
-    if token is not None:
-        try:
-            require_bearer(request, token)
-            return
-        except HookproofError:
-            if admin is None:
-                raise
-    assert admin is not None
-    require_bearer(request, admin)
-
-
-def metrics_route(metrics: EngineMetrics, deliveries: DeliveryRepository) -> web.RouteDef:
-    async def handler(request: web.Request) -> web.Response:
-        _authorize(request)
-        body = metrics.render(await deliveries.backlog(COUNT_CAP))
-        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
-
-    return web.get("/metrics", handler, allow_head=False)

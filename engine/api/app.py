@@ -6,8 +6,7 @@ from collections.abc import Iterable
 
 from aiohttp import web
 
-from .. import console
-from . import audit, health, subscriptions
+from . import audit, console, health, subscriptions
 from .context import CONTEXT_KEY, ApiContext
 from .problems import MAX_BODY, error_middleware
 

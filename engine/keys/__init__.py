@@ -7,7 +7,7 @@ from .errors import (
     MasterKeyInvalid,
     NoActiveKey,
 )
-from .jwks import JWKS_PATH, build_jwks, jwks_handler
+from .jwks import JWKS_PATH, build_jwks
 from .machine import TRANSITIONS, Windows, decide, docs
 from .material import MaterialBox, load_master_key
 from .ring import CompromiseReport, KeyRing, NewSecret, RingResolver, new_key_id
@@ -29,7 +29,6 @@ __all__ = [
     "build_jwks",
     "decide",
     "docs",
-    "jwks_handler",
     "load_master_key",
     "new_key_id",
 ]

@@ -1,4 +1,5 @@
-"""The public JWKS at ``GET /.well-known/hookproof/jwks.json``: no auth, cacheable.
+"""The public JWKS at ``GET /.well-known/hookproof/jwks.json`` (served by
+``engine/api/jwks.py``): no auth, cacheable.
 
 Published: ed25519 engine keys in NOT_BEFORE (so subscribers learn the next key before it
 signs), ACTIVE and VERIFY_ONLY. Each entry is an OKP JWK (RFC 8037) plus the members the
@@ -9,17 +10,13 @@ verifier then says ``unknown_key``; the engine's own resolver says ``revoked_key
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, Protocol
-
-from aiohttp import web
+from collections.abc import Iterable
+from typing import Any
 
 from hookproof.events.key_events import ED25519, PURPOSE_ENGINE, KeyState
 from hookproof.projections.key_ring import KeyView
 
-__all__ = ["CACHE_CONTROL", "JWKS_PATH", "build_jwks", "jwk_of", "jwks_handler"]
+__all__ = ["CACHE_CONTROL", "JWKS_PATH", "build_jwks", "jwk_of"]
 
 JWKS_PATH = "/.well-known/hookproof/jwks.json"
 # Short: a rotation publishes the next key as NOT_BEFORE well before promoting it, and a
@@ -60,21 +57,3 @@ def build_jwks(views: Iterable[KeyView]) -> dict[str, Any]:
     ]
     published.sort(key=lambda v: v.generation, reverse=True)
     return {"keys": [jwk_of(v) for v in published]}
-
-
-class _HasJwks(Protocol):
-    async def jwks(self) -> dict[str, object]: ...
-
-
-def jwks_handler(ring: _HasJwks) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
-    """An aiohttp handler serving the ring's JWKS with Cache-Control and a strong ETag."""
-
-    async def handler(request: web.Request) -> web.StreamResponse:
-        body = json.dumps(await ring.jwks(), separators=(",", ":"), sort_keys=True).encode()
-        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-        headers = {"Cache-Control": CACHE_CONTROL, "ETag": etag}
-        if etag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
-            return web.Response(status=304, headers=headers)
-        return web.Response(body=body, content_type="application/jwk-set+json", headers=headers)
-
-    return handler

@@ -11,7 +11,8 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from cryptography.hazmat.primitives import serialization
 
-from hookproof.engine.keys import JWKS_PATH, KeyRing, jwks_handler
+from hookproof.engine.api.jwks import jwks_handler
+from hookproof.engine.keys import JWKS_PATH, KeyRing
 from hookproof_subscriber import (
     Reason,
     StaticKeyResolver,

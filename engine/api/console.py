@@ -1,0 +1,50 @@
+"""``GET /console``: one small page served by the daemon (static HTML, JS and CSS shipped as
+package data of ``hookproof.engine.console``; no build step, nothing fetched from elsewhere).
+It reads the public API only."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+
+from aiohttp import web
+
+__all__ = ["CONTENT_SECURITY_POLICY", "routes"]
+
+#: Everything comes from the daemon itself; no inline script or style, no framing, no forms
+#: posted anywhere, no fetch to another origin.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+_FILES = {
+    "/console": ("index.html", "text/html"),
+    "/console/console.js": ("console.js", "text/javascript"),
+    "/console/console.css": ("console.css", "text/css"),
+}
+
+
+@cache
+def _read(name: str) -> bytes:
+    return (files("hookproof.engine.console") / "static" / name).read_bytes()
+
+
+async def _serve(request: web.Request) -> web.Response:
+    name, content_type = _FILES[request.path]
+    return web.Response(
+        body=_read(name),
+        content_type=content_type,
+        charset="utf-8",
+        headers={
+            "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+            "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer",
+            "Cache-Control": "no-store",
+            "X-Frame-Options": "DENY",
+        },
+    )
+
+
+def routes() -> list[web.RouteDef]:
+    return [web.get(path, _serve, allow_head=False) for path in _FILES]
