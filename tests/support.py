@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -48,7 +49,6 @@ async def log_settled(pool: asyncpg.Pool, timeout_s: float = 30.0) -> None:
     holds it back for a moment. A test that runs a tailing reader once and then compares
     calls this first, so it compares a caught-up reader, not a moment of the server's load.
     """
-    import asyncio
     import time
 
     deadline = time.monotonic() + timeout_s
@@ -60,3 +60,19 @@ async def log_settled(pool: asyncpg.Pool, timeout_s: float = 30.0) -> None:
         if not behind or time.monotonic() > deadline:
             return
         await asyncio.sleep(0.02)
+
+
+_LOCK_WAITS = """
+SELECT count(*) FROM pg_stat_activity
+WHERE datname = current_database() AND wait_event_type = 'Lock'
+"""
+
+
+async def until_a_writer_waits(pool: asyncpg.Pool) -> None:
+    """Return once some session of this database waits for a lock (a lock-order test's
+    cue that the racing writer is blocked)."""
+    for _ in range(3000):  # polls the server's view of lock waits, not a timer
+        if await pool.fetchval(_LOCK_WAITS):
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("no writer ever waited for a lock")

@@ -13,26 +13,12 @@ from __future__ import annotations
 
 import asyncio
 
-import asyncpg
-
 from hookproof.config import Settings
 from hookproof.engine.daemon import Engine
 from hookproof.engine.delivery.dispatcher import Dispatcher
+from tests.support import until_a_writer_waits
 
 from .conftest import Subscriber, active_subscription, delivery, publish, stalled_dispatcher
-
-WAITING = """
-SELECT count(*) FROM pg_stat_activity
-WHERE datname = current_database() AND wait_event_type = 'Lock'
-"""
-
-
-async def _until_a_writer_waits(pool: asyncpg.Pool) -> None:
-    for _ in range(3000):  # polls the server's view of lock waits, not a timer
-        if await pool.fetchval(WAITING):
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("no writer ever waited for a lock")
 
 
 async def test_late_outcome_and_a_new_claim_of_the_same_delivery_do_not_deadlock(
@@ -58,7 +44,7 @@ async def test_late_outcome_and_a_new_claim_of_the_same_delivery_do_not_deadlock
     claim = asyncio.create_task(b.claim())
     await holding.wait()
     record = asyncio.create_task(a.record(job, result, 0.01))  # A's late outcome
-    await _until_a_writer_waits(engine.pool)  # it waits for B (the row)
+    await until_a_writer_waits(engine.pool)  # it waits for B (the row)
     go_on.set()  # B admits its attempt
     claimed, recorded = await asyncio.gather(claim, record, return_exceptions=True)
     assert not isinstance(recorded, BaseException), repr(recorded)

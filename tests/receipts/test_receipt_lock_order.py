@@ -7,12 +7,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import asyncpg
 from aiohttp import web
 
 from hookproof.engine.daemon import Engine
 from hookproof.engine.delivery.dispatcher import Dispatcher
 from hookproof_subscriber import SigningKey, build_challenge_response, build_receipt, sign_receipt
+from tests.support import until_a_writer_waits
 
 from .harness import (
     FAST,
@@ -25,19 +25,6 @@ from .harness import (
     receipt_key_body,
     stream_types,
 )
-
-WAITING = """
-SELECT count(*) FROM pg_stat_activity
-WHERE datname = current_database() AND wait_event_type = 'Lock'
-"""
-
-
-async def _until_a_writer_waits(pool: asyncpg.Pool) -> None:
-    for _ in range(3000):  # polls the server's view of lock waits, not a timer
-        if await pool.fetchval(WAITING):
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("no writer ever waited for a lock")
 
 
 async def test_receipt_racing_a_claim_of_the_same_delivery_confirms_without_deadlock(
@@ -88,7 +75,7 @@ async def test_receipt_racing_a_claim_of_the_same_delivery_confirms_without_dead
     )
     headers, body = sign_receipt(receipt, url=api.receipts_url, key=key)
     post = asyncio.create_task(api.call("POST", "/v1/receipts", data=body, headers=headers))
-    await _until_a_writer_waits(engine.pool)  # the receipt waits for B (the row)
+    await until_a_writer_waits(engine.pool)  # the receipt waits for B (the row)
     go_on.set()
     claimed, answered = await asyncio.gather(claim, post, return_exceptions=True)
     assert not isinstance(claimed, BaseException), repr(claimed)
