@@ -3,36 +3,38 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import asyncpg
-
 from hookproof.config import Settings
 from hookproof.errors import HookproofError
 
-from .database import resolve_database
-from .migrate import migrate, pending_migrations
-from .queries import ENGINE_QUERIES
-
 __all__ = ["main"]
 
-SQL = ENGINE_QUERIES.named("db_server_version", "db_events_exists", "audit_event_count")
+#: A command: a coroutine for ``main`` to run, or (the supervisor of ``serve --workers N``,
+#: which runs no event loop) the exit code itself.
+Handler = Callable[[argparse.Namespace, Settings], Awaitable[int] | int]
 
-Handler = Callable[[argparse.Namespace, Settings], Awaitable[int]]
+
+# The database modules are imported by the commands that use them, not here: the
+# supervisor of ``serve --workers N`` runs this module for the daemon's whole life and
+# must stay light (:mod:`.cli_serve`).
 
 
 async def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
+    from .database import connect_pool, resolve_database
+    from .migrate import migrate
+
     target = resolve_database(settings)
     try:
-        conn = await asyncpg.connect(target.url)
+        pool = await connect_pool(target.url, max_size=1)  # errors: StoreError, with a code
         try:
-            applied = await migrate(conn)
+            async with pool.acquire() as conn:
+                applied = await migrate(conn)
         finally:
-            await conn.close()
+            await pool.close()
     finally:
         target.close()
     for number, name in applied:
@@ -42,6 +44,13 @@ async def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
+    import asyncpg
+
+    from .database import resolve_database
+    from .migrate import pending_migrations
+    from .queries import ENGINE_QUERIES
+
+    SQL = ENGINE_QUERIES.named("db_server_version", "db_events_exists", "audit_event_count")
     target = resolve_database(settings)
     try:
         conn = await asyncpg.connect(target.url)
@@ -114,14 +123,29 @@ def build_parser(*, serve_only: bool = False) -> argparse.ArgumentParser:
     return parser
 
 
+#: Optional packages that structlog imports when they are installed (the test tools bring
+#: ``rich`` and ``greenlet``): its console renderer and its deprecated greenlet-local
+#: context. hookproof writes JSON lines only, so a command never loads them (~7 MB per
+#: process; the daemon is several processes).
+_UNUSED_BY_STRUCTLOG = ("rich", "better_exceptions", "colorama", "greenlet")
+
+
+def _skip_unused_imports() -> None:
+    if "structlog" not in sys.modules:  # only before structlog looked for them
+        for name in _UNUSED_BY_STRUCTLOG:
+            sys.modules.setdefault(name, None)  # type: ignore[arg-type]
+
+
 def main(argv: list[str] | None = None) -> int:
+    _skip_unused_imports()
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(serve_only=argv[:1] == ["serve"])
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env()
         handler: Handler = args.handler
-        return asyncio.run(handler(args, settings))
+        outcome = handler(args, settings)
+        return outcome if isinstance(outcome, int) else run(outcome)
     except HookproofError as exc:
         print(f"error [{exc.code}]: {exc.detail}", file=sys.stderr)
         return 2
@@ -130,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(coro: Awaitable[Any]) -> Any:
+    import asyncio
+
     return asyncio.run(coro)  # type: ignore[arg-type]
 
 

@@ -1,45 +1,70 @@
 """``hookproof serve``: kept light, because the supervisor of ``serve --workers N`` is this
-process for the daemon's whole life and only watches its children: it imports the database
-and migration code it needs, never the engine (:mod:`.daemon` is imported by the process
-that serves). ``hookproof.engine.cli`` builds only this sub-command's parser for ``serve``.
+process for the daemon's whole life and only watches its children: it imports neither the
+engine (:mod:`.daemon` is imported by the process that serves) nor the database driver, the
+migrations (a short-lived child applies them) or an event loop. ``hookproof.engine.cli``
+builds only this sub-command's parser for ``serve``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
+from collections.abc import Coroutine
 from typing import Any
 
-from hookproof.config import Settings
-
-from .cli_context import Context
+from hookproof.config import Settings, default_workers
 
 __all__ = ["cmd_serve", "register"]
 
+#: structlog imports asyncio, and asyncio loads the TLS libraries when it can (~4 MB): the
+#: supervisor makes no connection, so it never loads them.
+_NOT_IN_SUPERVISOR = ("ssl",)
 
-async def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int | Coroutine[Any, Any, int]:
+    """The supervisor of ``--workers N`` runs here, synchronously (no event loop: see
+    :mod:`.workers`); a single daemon or a worker is a coroutine for ``main`` to run."""
+    workers = default_workers(args.workers or settings.workers)
+    supervisor = args.worker_index is None and workers > 1
+    if supervisor:
+        for name in _NOT_IN_SUPERVISOR:
+            sys.modules.setdefault(name, None)  # type: ignore[arg-type]
     from .logging import configure_logging
-    from .workers import default_workers, supervise
 
     configure_logging()
-    workers = default_workers(args.workers or settings.workers)
+    if supervisor:
+        return _supervise(settings, workers)
     if args.worker_index is not None:  # one child of ``serve --workers N``
-        return await _serve_worker(args, settings)
-    if workers > 1:
-        async with Context(settings, max_size=1) as ctx:  # migrations once, embedded PG kept
-            assert ctx.target is not None
-            target = ctx.target
-            await ctx.close_pool()
+        return _serve_worker(args, settings)
+    return _serve_one(settings)
 
-            def all_ready() -> None:
-                address = f"{settings.listen_host}:{settings.listen_port}"
-                print(
-                    f"hookproof serving on http://{address} ({workers} workers; "
-                    f"{target.describe()})",
-                    flush=True,
-                )
 
-            return await supervise(workers, target.url, ready=all_ready)
+def _supervise(settings: Settings, workers: int) -> int:
+    from .database import resolve_database
+    from .workers import migrate_in_child, supervise
+
+    target = resolve_database(settings)  # the embedded server lives as long as this process
+    try:
+        code = migrate_in_child(target.url)  # once, before any child starts
+        if code != 0:
+            return code
+
+        def all_ready() -> None:
+            address = f"{settings.listen_host}:{settings.listen_port}"
+            print(
+                f"hookproof serving on http://{address} ({workers} workers; {target.describe()})",
+                flush=True,
+            )
+
+        return supervise(workers, target.url, ready=all_ready)
+    finally:
+        target.close()
+
+
+async def _serve_one(settings: Settings) -> int:
+    from .cli_context import Context
+
     async with Context(settings, max_size=30) as ctx:
         assert ctx.target is not None
         target = ctx.target
@@ -59,6 +84,8 @@ async def _serve_worker(args: argparse.Namespace, settings: Settings) -> int:
     settings = dataclasses.replace(
         settings, worker_slot=(args.worker_index, max(args.worker_count or 1, 1))
     )
+    from .cli_context import Context
+
     structlog.contextvars.bind_contextvars(worker=args.worker_index, pid=os.getpid())
     async with Context(settings, max_size=args.pool_size or 30) as ctx:
 

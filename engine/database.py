@@ -7,17 +7,15 @@ import json
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import asyncpg
-import structlog
+from typing import TYPE_CHECKING, Any
 
 from hookproof.config import Settings
 from hookproof.errors import StoreError
 
-__all__ = ["DatabaseTarget", "connect_pool", "resolve_database"]
+if TYPE_CHECKING:
+    import asyncpg
 
-log = structlog.get_logger("hookproof.database")
+__all__ = ["DatabaseTarget", "connect_pool", "resolve_database"]
 
 SERVER_SETTINGS = {
     "application_name": "hookproof",
@@ -89,6 +87,9 @@ async def _reset_on_release(conn: asyncpg.Connection) -> None:
 
 async def connect_pool(url: str, *, min_size: int = 1, max_size: int = 10) -> asyncpg.Pool:
     """An asyncpg pool with hookproof's session settings; errors become StoreError."""
+    import asyncpg  # here, not at the top: the supervisor of ``serve --workers N`` resolves
+    # the database with this module and never talks to it
+
     try:
         pool = await asyncpg.create_pool(
             url,

@@ -11,6 +11,11 @@ claims its own share of the endpoints first, so a subscriber site is served by o
 its pooled connections. Children start one after another (first-run setup such as the
 engine key happens once), each saying "ready" on a pipe.
 
+The supervisor stays small (it lives as long as the daemon): a plain loop over ``select`` and
+signals, no event loop, no TLS, no database driver. The migrations run once in a short-lived
+``hookproof migrate`` child before the workers start; only an embedded Postgres is started
+here (its handle must live as long as the daemon).
+
 SIGTERM or SIGINT: every child gets SIGTERM and is waited for (graceful: in-flight attempts
 are recorded), then the supervisor exits 0. A child that exits on its own is logged
 (``worker_exited``) and restarted (``worker_restarted``) after a back-off that grows while it
@@ -20,21 +25,22 @@ killed outright leaves no orphan holding the port.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import ctypes
 import os
+import select
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 import structlog
 
-from hookproof.config import Settings
+from hookproof.config import Settings, default_workers
 
-__all__ = ["child_roles", "default_workers", "pool_size", "supervise"]
+__all__ = ["child_roles", "default_workers", "migrate_in_child", "pool_size", "supervise"]
 
 log = structlog.get_logger("hookproof.workers")
 
@@ -45,6 +51,7 @@ _STABLE_S: Final = 30.0  # a child that lived this long resets the back-off
 #: Postgres connections shared by all children (each gets a slice, at least 10): the
 #: embedded server allows 100 clients, and the CLI and operators need some too.
 _POOL_BUDGET: Final = 60
+_STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGINT)
 
 
 def pool_size(n: int) -> int:
@@ -59,9 +66,18 @@ def child_roles(roles: frozenset[str], index: int) -> frozenset[str]:
     return roles if index == 0 else roles - {"projector"}
 
 
-def default_workers(configured: int | None) -> int:
-    """``--workers`` / ``HOOKPROOF_WORKERS``, else the number of cores."""
-    return configured or os.cpu_count() or 1
+def _command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "hookproof.engine.cli", *args]
+
+
+def migrate_in_child(database_url: str) -> int:
+    """``hookproof migrate`` in a short-lived child (the migration code and the driver stay
+    out of the supervisor); its exit code (errors on its stderr)."""
+    env = {**Settings().env, "HOOKPROOF_DATABASE_URL": database_url}
+    done = subprocess.run(_command("migrate"), env=env, stdout=subprocess.DEVNULL, check=False)
+    if done.returncode != 0:
+        log.error("migrations_failed", code=done.returncode)
+    return done.returncode
 
 
 def _die_with_parent() -> None:  # runs in the child between fork and exec
@@ -74,138 +90,181 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
 class _Child:
     def __init__(self, index: int) -> None:
         self.index = index
-        self.proc: asyncio.subprocess.Process | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.started = 0.0
         self.backoff = 0.5
         self.restarts = 0
+        self.restart_at: float | None = None  # exited; restart at this time
+        self.exited: subprocess.Popen[bytes] | None = None
 
 
-async def _spawn(child: _Child, env: dict[str, str], pool: int, count: int) -> bool:
-    """Start one child and wait until it says ready (False: it died or never did)."""
+class _Signals:
+    """SIGTERM/SIGINT set ``stopping``; they and SIGCHLD wake :meth:`wait` (a self-pipe)."""
+
+    def __init__(self) -> None:
+        self.stopping = False
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._read, False)
+        os.set_blocking(self._write, False)
+        self._previous: dict[int, Any] = {}
+        self._previous_fd = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
+        for sig in (*_STOP_SIGNALS, signal.SIGCHLD):
+            self._previous[sig] = signal.signal(sig, self._handle)
+
+    def _handle(self, signum: int, _frame: object) -> None:
+        if signum in _STOP_SIGNALS:
+            self.stopping = True
+
+    def wait(self, timeout: float | None, fds: tuple[int, ...] = ()) -> list[int]:
+        """Until a signal, one of ``fds`` is readable, or ``timeout``: the readable ``fds``."""
+        if timeout is not None and timeout <= 0:
+            timeout = 0
+        readable, _, _ = select.select([self._read, *fds], [], [], timeout)
+        if self._read in readable:
+            with contextlib.suppress(BlockingIOError):
+                while os.read(self._read, 512):
+                    pass
+        return [fd for fd in readable if fd != self._read]
+
+    def sleep(self, seconds: float) -> None:
+        """Sleep, cut short by SIGTERM/SIGINT."""
+        deadline = time.monotonic() + seconds
+        while not self.stopping and (left := deadline - time.monotonic()) > 0:
+            self.wait(left)
+
+    def close(self) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        signal.set_wakeup_fd(self._previous_fd)
+        os.close(self._read)
+        os.close(self._write)
+
+
+def _spawn(child: _Child, env: dict[str, str], pool: int, count: int, sigs: _Signals) -> bool:
+    """Start one child and wait until it says ready (False: it died, never did, or SIGTERM)."""
     read_fd, write_fd = os.pipe()
     try:
         roles = ",".join(sorted(child_roles(Settings(env=env).roles, child.index)))
-        child.proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "hookproof.engine.cli",
-            "serve",
-            "--workers",
-            "1",
-            "--worker-index",
-            str(child.index),
-            "--worker-count",
-            str(count),
-            "--ready-fd",
-            str(write_fd),
-            "--pool-size",
-            str(pool),
+        child.proc = subprocess.Popen(
+            _command(
+                "serve",
+                "--workers",
+                "1",
+                "--worker-index",
+                str(child.index),
+                "--worker-count",
+                str(count),
+                "--ready-fd",
+                str(write_fd),
+                "--pool-size",
+                str(pool),
+            ),
             env={**env, "HOOKPROOF_ROLES": roles},
             pass_fds=(write_fd,),
             preexec_fn=_die_with_parent,
         )
+    except BaseException:
+        os.close(read_fd)
+        raise
     finally:
         os.close(write_fd)
     child.started = time.monotonic()
     log.info("worker_started", worker=child.index, pid=child.proc.pid)
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
-    pipe = os.fdopen(read_fd, "rb", buffering=0)
-    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
+    line = b""
+    deadline = child.started + _READY_TIMEOUT_S
     try:
-        line = await asyncio.wait_for(reader.readline(), _READY_TIMEOUT_S)
-    except TimeoutError:
-        line = b""
+        while not sigs.stopping and b"\n" not in line:
+            if not sigs.wait(deadline - time.monotonic(), (read_fd,)):
+                if time.monotonic() >= deadline:
+                    break
+                continue
+            chunk = os.read(read_fd, 64)
+            if not chunk:  # the child closed the pipe (or died) without a word
+                break
+            line += chunk
     finally:
-        transport.close()
+        os.close(read_fd)
     return line.strip() == b"ready"
 
 
-async def _keep(
-    child: _Child, env: dict[str, str], pool: int, count: int, stop: asyncio.Event
+def _watch(
+    children: list[_Child], env: dict[str, str], pool: int, count: int, sigs: _Signals
 ) -> None:
-    """Restart the child whenever it exits on its own, until ``stop``."""
-    while not stop.is_set():
-        proc = child.proc
-        if proc is None:
-            return
-        code = await proc.wait()
-        if stop.is_set():
-            return
-        lived = time.monotonic() - child.started
-        log.error("worker_exited", worker=child.index, pid=proc.pid, code=code, lived_s=lived)
-        if lived > _STABLE_S:
-            child.backoff = 0.5
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), child.backoff)
-        if stop.is_set():
-            return
-        child.backoff = min(child.backoff * 2, 30.0)
-        child.restarts += 1
-        await _spawn(child, env, pool, count)
-        assert child.proc is not None
-        log.warning(
-            "worker_restarted",
-            worker=child.index,
-            pid=child.proc.pid,
-            previous_pid=proc.pid,
-            restarts=child.restarts,
-        )
+    """Until SIGTERM/SIGINT: log and restart (after a back-off) any child that exits."""
+    while not sigs.stopping:
+        now = time.monotonic()
+        for child in children:
+            proc = child.proc
+            if child.restart_at is None and proc is not None and proc.poll() is not None:
+                lived = now - child.started
+                log.error(
+                    "worker_exited",
+                    worker=child.index,
+                    pid=proc.pid,
+                    code=proc.returncode,
+                    lived_s=lived,
+                )
+                if lived > _STABLE_S:
+                    child.backoff = 0.5
+                child.restart_at = now + child.backoff
+                child.exited = proc
+            if child.restart_at is not None and now >= child.restart_at and not sigs.stopping:
+                previous = child.exited
+                child.restart_at, child.exited = None, None
+                child.backoff = min(child.backoff * 2, 30.0)
+                child.restarts += 1
+                _spawn(child, env, pool, count, sigs)
+                assert child.proc is not None and previous is not None
+                log.warning(
+                    "worker_restarted",
+                    worker=child.index,
+                    pid=child.proc.pid,
+                    previous_pid=previous.pid,
+                    restarts=child.restarts,
+                )
+        due = [c.restart_at for c in children if c.restart_at is not None]
+        sigs.wait(min(due) - time.monotonic() if due else None)
 
 
-async def _stop_all(children: list[_Child]) -> None:
-    live = [c.proc for c in children if c.proc is not None and c.proc.returncode is None]
+def _stop_all(children: list[_Child]) -> None:
+    live = [c.proc for c in children if c.proc is not None and c.proc.poll() is None]
     for proc in live:
         with contextlib.suppress(ProcessLookupError):
             proc.send_signal(signal.SIGTERM)
-    if not live:
-        return
-    _, pending = await asyncio.wait(
-        [asyncio.ensure_future(p.wait()) for p in live], timeout=_STOP_TIMEOUT_S
-    )
-    if pending:
-        for proc in live:
-            if proc.returncode is None:
-                log.error("worker_kill", pid=proc.pid)
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
-        await asyncio.wait(pending, timeout=5)
+    deadline = time.monotonic() + _STOP_TIMEOUT_S
+    for proc in live:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(max(deadline - time.monotonic(), 0))
+    late = [proc for proc in live if proc.poll() is None]
+    for proc in late:
+        log.error("worker_kill", pid=proc.pid)
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+    for proc in late:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(5)
 
 
-async def supervise(
-    n: int,
-    database_url: str,
-    *,
-    ready: Callable[[], None] | None = None,
-) -> int:
+def supervise(n: int, database_url: str, *, ready: Callable[[], None] | None = None) -> int:
     """Run ``n`` children until SIGTERM/SIGINT; restart any that exits on its own."""
     env = {**Settings().env, "HOOKPROOF_DATABASE_URL": database_url, "HOOKPROOF_WORKERS": "1"}
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+    sigs = _Signals()
     children = [_Child(i) for i in range(n)]
-    keepers: list[asyncio.Task[None]] = []
     try:
         for child in children:  # one after another: first-run setup happens once
-            if stop.is_set():
+            if sigs.stopping:
                 break
-            if not await _spawn(child, env, pool_size(n), n):
+            if not _spawn(child, env, pool_size(n), n, sigs) and not sigs.stopping:
                 log.error("worker_not_ready", worker=child.index)
-            keepers.append(asyncio.create_task(_keep(child, env, pool_size(n), n, stop)))
-        if not stop.is_set():
+        if not sigs.stopping:
             log.info("workers_ready", workers=n, pids=[c.proc.pid for c in children if c.proc])
             if ready is not None:
                 ready()
-        await stop.wait()
+        _watch(children, env, pool_size(n), n, sigs)
     finally:
-        stop.set()
+        sigs.stopping = True
         log.info("workers_stopping", workers=n)
-        await _stop_all(children)
-        for task in keepers:
-            task.cancel()
-        await asyncio.gather(*keepers, return_exceptions=True)
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.remove_signal_handler(sig)
+        _stop_all(children)
+        sigs.close()
         log.info("workers_stopped", workers=n)
     return 0

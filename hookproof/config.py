@@ -15,7 +15,7 @@ from pathlib import Path
 
 from hookproof.errors import ValidationError
 
-__all__ = ["Settings", "parse_addr_port", "parse_addr_port_list"]
+__all__ = ["Settings", "default_workers", "parse_addr_port", "parse_addr_port_list"]
 
 
 def parse_addr_port(text: str, *, name: str) -> tuple[str, int]:
@@ -41,6 +41,11 @@ def parse_addr_port_list(text: str | None, *, name: str) -> tuple[tuple[str, int
     if not text:
         return ()
     return tuple(parse_addr_port(part, name=name) for part in text.split(",") if part.strip())
+
+
+def default_workers(configured: int | None) -> int:
+    """``serve --workers`` / ``HOOKPROOF_WORKERS``, else the number of cores."""
+    return configured or os.cpu_count() or 1
 
 
 def _float(env: Mapping[str, str], key: str, default: float) -> float:

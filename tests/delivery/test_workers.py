@@ -41,6 +41,16 @@ def _alive(pid: int) -> bool:
     return True
 
 
+#: Native parts (shared objects in /proc/PID/maps) of what a worker needs and the
+#: supervisor must not load.
+_HEAVY = ("/asyncpg/", "/aiohttp/", "/_ssl.", "/cryptography/")
+
+
+def _native_modules(pid: int) -> set[str]:
+    maps = Path(f"/proc/{pid}/maps").read_text()
+    return {name for name in _HEAVY if name in maps}
+
+
 async def _until(check: Any, timeout: float = 60) -> None:
     for _ in range(int(timeout * 10)):
         if check():
@@ -62,6 +72,11 @@ async def test_two_workers_share_port_and_queue_and_stop_on_sigterm(
         pids = set(ready[0]["pids"])
         assert d.proc.pid not in pids
         assert "2 workers" in d.log()
+        # the supervisor lives as long as the daemon and only watches: no database driver,
+        # no HTTP stack, no TLS library in its memory (the children have them)
+        assert _native_modules(d.proc.pid) == set()
+        for pid in pids:
+            assert _native_modules(pid) == set(_HEAVY)
 
         paths = await _paths_in_both_shares(pool, subscriber)
         token, _ = await _setup(env, d.base_url, subscriber, paths)
@@ -152,6 +167,75 @@ def test_serve_supervisor_does_not_load_the_engine() -> None:
         "assert not heavy, heavy\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_supervisor_without_a_database_fails_before_any_worker(tmp_path: Path) -> None:
+    """The migrations run in a short-lived child before the workers start: when they cannot
+    (no server at the URL), ``serve --workers 2`` exits with the child's error and starts no
+    worker."""
+    env = {
+        **os.environ,
+        "HOOKPROOF_DATABASE_URL": "postgresql://postgres@127.0.0.1:1/none",
+        "HOOKPROOF_DATA_DIR": str(tmp_path),
+        "HOOKPROOF_WORKERS": "2",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "hookproof.engine.cli", "serve"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "error [database_unavailable]" in done.stderr
+    assert _log_events(done.stderr, "migrations_failed")
+    assert not _log_events(done.stderr, "worker_started")
+
+
+async def test_two_workers_on_the_embedded_postgres(tmp_path: Path) -> None:
+    """No database URL: the supervisor starts the embedded Postgres, a child migrates it, both
+    workers serve; SIGTERM stops the workers and then the embedded server."""
+    import shutil
+    import tempfile
+
+    from tests.daemon import start_daemon
+
+    # a world-readable folder, as the conftest's embedded server: pgserver runs Postgres as
+    # its own user when the tests run as root
+    data = Path(tempfile.mkdtemp(prefix="hp-workers-"))
+    env = {k: v for k, v in os.environ.items() if k != "HOOKPROOF_DATABASE_URL"}
+    env.update(HOOKPROOF_DATA_DIR=str(data), HOOKPROOF_WORKERS="2")
+    d = await asyncio.to_thread(start_daemon, env, tmp_path)
+    try:
+        await _until(lambda: _log_events(d.log(), "workers_ready"))
+        assert "embedded Postgres" in d.log() and "2 workers" in d.log()
+        postmaster = data / "pg" / "postmaster.pid"
+        assert postmaster.exists()
+        pg_pid = int(postmaster.read_text().split()[0])
+    finally:
+        code = await asyncio.to_thread(d.stop)
+    try:
+        assert code == 0
+        assert _log_events(d.log(), "workers_stopped")
+        await _until(lambda: not _alive(pg_pid), timeout=20)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def test_structlog_extras_are_never_loaded() -> None:
+    """A hookproof command loads none of the console extras structlog would import when
+    installed (the test tools bring ``rich`` and ``greenlet``; JSON lines need neither)."""
+    code = (
+        "import sys\n"
+        "from hookproof.engine import cli\n"
+        "cli._skip_unused_imports()\n"
+        "import structlog, structlog.dev, structlog.threadlocal\n"
+        "loaded = [m for m in ('rich', 'greenlet') if sys.modules.get(m) is not None]\n"
+        "assert not loaded, loaded\n"
+        "assert structlog.dev.rich is None\n"
+    )
+    subprocess.run([sys.executable, "-W", "ignore", "-c", code], check=True, timeout=60)
 
 
 def test_only_the_first_child_tails_the_log() -> None:
