@@ -21,6 +21,13 @@ optionally a py-spy profile of the daemon under the peak load. Prints a table an
 
     .venv/bin/python bench/bench_e2e.py                    # full run, ~5 minutes
     .venv/bin/python bench/bench_e2e.py --large-subs 1000 --no-profile   # quicker look
+    .venv/bin/python bench/bench_e2e.py --pg-stat-statements ...   # + Postgres statement profile
+
+``--pg-stat-statements`` runs a scratch PostgreSQL 15 cluster (``--pg-bin``, default the system's
+``/usr/lib/postgresql/15/bin``; pgserver ships no pg_stat_statements) with the module preloaded
+and the same defaults (durable commits), resets the statistics at the start of every measured
+phase and saves the top statements of the phase (calls, total/mean ms, rows, per delivery)
+under ``pg_statements`` in the phase. Compare such runs only with each other (another server).
 
 The 10,000 subscriptions are registered by a helper step in this process through the
 engine's own Python services (``SubscriptionService.register`` + ``Challenger.run``, bounded
@@ -238,6 +245,94 @@ def run_cli(args: list[str], env: dict[str, str]) -> str:
         check=True,
     )
     return out.stdout
+
+
+@contextlib.contextmanager
+def scratch_postgres(parent: str | None, pg_bin: str) -> Any:
+    """A throwaway cluster from ``pg_bin`` with pg_stat_statements preloaded, on a unix socket
+    only, server defaults otherwise (as pgserver's). Run as ``postgres`` when we are root."""
+    folder = Path(tempfile.mkdtemp(prefix="hp-e2e-pg-", dir=parent))
+    pgdata = folder / "data"
+    as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    if as_user:
+        shutil.chown(folder, "postgres")
+    bin_ = Path(pg_bin)
+    quiet = {"stdout": subprocess.DEVNULL, "check": True}
+    subprocess.run(
+        [
+            *as_user,
+            str(bin_ / "initdb"),
+            "-D",
+            str(pgdata),
+            "--auth=trust",
+            "-U",
+            "postgres",
+            "--encoding=utf8",
+        ],
+        **quiet,
+    )
+    options = (
+        f"-c listen_addresses='' -k {folder} -c shared_preload_libraries=pg_stat_statements "
+        "-c pg_stat_statements.max=2000 -c pg_stat_statements.track=all"
+    )
+    subprocess.run(
+        [
+            *as_user,
+            str(bin_ / "pg_ctl"),
+            "-D",
+            str(pgdata),
+            "-w",
+            "-l",
+            str(folder / "log"),
+            "-o",
+            options,
+            "start",
+        ],
+        **quiet,
+    )
+    try:
+        yield f"postgresql://postgres@/postgres?host={folder}", str(pgdata)
+    finally:
+        with contextlib.suppress(Exception):
+            subprocess.run(
+                [*as_user, str(bin_ / "pg_ctl"), "-D", str(pgdata), "-m", "immediate", "stop"],
+                **quiet,
+            )
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def pg_statements(pool: Any, deliveries: int, top: int = 15) -> dict[str, Any]:
+    """The phase's statements from pg_stat_statements (reset at its start): totals and the
+    ``top`` by total execution time, each also per delivery."""
+    rows = await pool.fetch(
+        "SELECT query, calls, total_exec_time, mean_exec_time, rows FROM pg_stat_statements"
+        " WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
+        " ORDER BY total_exec_time DESC"
+    )
+    own = [r for r in rows if "pg_stat_statements" not in r["query"]]
+    n = max(1, deliveries)
+    calls = sum(r["calls"] for r in own)
+    total = sum(r["total_exec_time"] for r in own)
+    return {
+        "note": "execution time only (no parse/plan, no network); reset at the phase start",
+        "statements": len(own),
+        "calls": calls,
+        "calls_per_delivery": round(calls / n, 2),
+        "exec_ms_total": round(total, 1),
+        "exec_ms_per_delivery": round(total / n, 4),
+        "top": [
+            {
+                "query": " ".join(r["query"].split())[:240],
+                "calls": r["calls"],
+                "calls_per_delivery": round(r["calls"] / n, 3),
+                "total_ms": round(r["total_exec_time"], 1),
+                "mean_ms": round(r["mean_exec_time"], 4),
+                "rows": r["rows"],
+                "share": round(r["total_exec_time"] / total, 3) if total else 0.0,
+            }
+            for r in own[:top]
+        ],
+    }
 
 
 @contextlib.contextmanager
@@ -460,13 +555,27 @@ class Loader:
         }
 
 
-async def wait_accepted(pool: Any, ids: list[str], want: int, limit_s: float) -> dict[str, int]:
+async def wait_accepted(
+    pool: Any, ids: list[str], want: int, limit_s: float, tenant_id: str | None = None
+) -> dict[str, int]:
+    """Poll the ledger until ``want`` deliveries of ``ids`` are accepted. With the tenant the
+    poll goes through the (tenant_id, event_id) index (without, a scan of the table every 0.25 s,
+    which cost Postgres ~0.25 cores during a 25 s peak phase and counted in its CPU)."""
     deadline = time.monotonic() + limit_s
     while True:
-        rows = await pool.fetch(
-            "SELECT state, count(*) AS n FROM deliveries WHERE event_id = ANY($1) GROUP BY state",
-            ids,
-        )
+        if tenant_id is None:
+            rows = await pool.fetch(
+                "SELECT state, count(*) AS n FROM deliveries WHERE event_id = ANY($1)"
+                " GROUP BY state",
+                ids,
+            )
+        else:
+            rows = await pool.fetch(
+                "SELECT state, count(*) AS n FROM deliveries"
+                " WHERE tenant_id = $2 AND event_id = ANY($1) GROUP BY state",
+                ids,
+                tenant_id,
+            )
         states = {r["state"]: r["n"] for r in rows}
         if states.get("ENDPOINT_ACCEPTED", 0) >= want:
             return states
@@ -875,9 +984,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     def log(msg: str) -> None:
         print(f"[{time.monotonic() - started:6.1f}s] {msg}", flush=True)
 
-    with postgres_server(args.pgdata_parent) as (db_url, pgdata):
+    server = (
+        scratch_postgres(args.pgdata_parent, args.pg_bin)
+        if args.pg_stat_statements
+        else postgres_server(args.pgdata_parent)
+    )
+    with server as (db_url, pgdata):
         try:
             pool = await asyncpg.create_pool(db_url, min_size=1, max_size=4)
+            if args.pg_stat_statements:
+                await pool.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
             pg = {
                 r["name"]: r["setting"]
                 for r in await pool.fetch(
@@ -891,7 +1007,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     ],
                 )
             }
-            result["postgres"] = {"embedded": "pgserver", **pg}
+            embedded = "scratch, pg_stat_statements" if args.pg_stat_statements else "pgserver"
+            result["postgres"] = {"embedded": embedded, **pg}
 
             # subscribers
             ca = trustme.CA()
@@ -994,8 +1111,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     db0 = await db_counters(pool)
                     meter.start()
                     la0 = os.getloadavg()[0]
+                    if args.pg_stat_statements:
+                        await pool.execute("SELECT pg_stat_statements_reset()")
                     sent = await coro
-                    states = await wait_accepted(pool, sent["ids"], sent["planned"], limit_s)
+                    states = await wait_accepted(
+                        pool, sent["ids"], sent["planned"], limit_s, tenant["tenantId"]
+                    )
                     cpu = meter.stop()
                     await asyncio.sleep(1.1)  # backends flush their statistics about once a second
                     db1 = await db_counters(pool)
@@ -1017,6 +1138,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         "loadavg_1m_start": round(la0, 2),
                         "loadavg_1m_end": round(os.getloadavg()[0], 2),
                     }
+                    if args.pg_stat_statements:
+                        out["pg_statements"] = await pg_statements(pool, sent["planned"])
                     if "late_sends" in sent:
                         out["late_sends"] = sent["late_sends"]
                     log(
@@ -1367,6 +1490,12 @@ def main() -> None:
     ap.add_argument("--profile-seconds", type=float, default=10)
     ap.add_argument("--py-spy", default=None, help="path of py-spy (default: PATH, /tmp/pyspy/bin)")
     ap.add_argument("--pgdata-parent", default=None)
+    ap.add_argument(
+        "--pg-stat-statements",
+        action="store_true",
+        help="a scratch PostgreSQL from --pg-bin with pg_stat_statements; top statements per phase",
+    )
+    ap.add_argument("--pg-bin", default="/usr/lib/postgresql/15/bin")
     ap.add_argument("--keep-tmp", action="store_true")
     ap.add_argument("--output", default=str(RESULTS))
     args = ap.parse_args()

@@ -97,13 +97,20 @@ def category_of(stream_id: str) -> str:
 
 @dataclass(frozen=True)
 class StreamAppend:
-    """Events for one stream, with the version the stream must be at before them."""
+    """Events for one stream, with the version the stream must be at before them.
+
+    ``expected_hash``: the hash of the stream's event at version ``expected`` (an integer),
+    when the writer already holds it (read in the same transaction, or returned by its own
+    previous append): the head is then not read again. A stale pair is still refused: the
+    first event is written at ``expected + 1``, which the stream already holds
+    (:class:`~hookproof.errors.ConcurrencyConflict`)."""
 
     stream_id: str
     events: Sequence[Event]
     expected: ExpectedVersion = ANY
     metadata: Metadata = _EMPTY_METADATA
     event_ids: Sequence[uuid.UUID] | None = None
+    expected_hash: bytes | None = None
 
 
 @dataclass(frozen=True, order=True)
@@ -333,17 +340,21 @@ class EventStore:
         appends: Sequence[StreamAppend],
         prepared: list[list[tuple[bytes, str, int]]],
     ) -> list[RecordedEvent]:
-        need_heads = [a.stream_id for a in appends if a.expected != NO_STREAM]
+        heads: dict[str, tuple[int, bytes]] = {}
+        need_heads = []
+        for a in appends:
+            if a.expected_hash is not None and type(a.expected) is int and a.expected > 0:
+                heads[a.stream_id] = (a.expected, a.expected_hash)  # known to the writer
+            elif a.expected != NO_STREAM:
+                need_heads.append(a.stream_id)
         lock = [a.stream_id for a in appends if a.expected == ANY]
         if lock:
             await conn.execute(SQL["lock_streams"], lock)
-        heads: dict[str, tuple[int, bytes]] = {}
         if need_heads:
             try:
                 rows = await conn.fetch(SQL["stream_heads"], need_heads)
             except asyncpg.PostgresError as exc:
                 raise StoreError("reading stream heads failed") from exc
-            heads = {}
             for r in rows:
                 if r["archived"]:
                     raise StreamArchived(r["stream_id"])

@@ -97,6 +97,7 @@ def claim_row(record: Mapping[str, Any]) -> ClaimRow:
         gap_skipped=bool(record.get("gap_skipped")),
         ordered_below=record.get("ordered_below"),
         created_at=record.get("created_at"),
+        head_hash=record.get("head_hash"),
     )
 
 
@@ -187,7 +188,13 @@ def claim_appends(
     def append(row: ClaimRow, *events: Any) -> None:
         meta = Metadata(actor=f"dispatcher:{dispatcher}", correlation_id=row.event_id)
         appends.append(
-            StreamAppend(f"delivery-{row.delivery_id}", list(events), row.stream_version, meta)
+            StreamAppend(
+                f"delivery-{row.delivery_id}",
+                list(events),
+                row.stream_version,
+                meta,
+                expected_hash=row.head_hash,  # the claim read the head: not read again
+            )
         )
 
     for row, refused in plan.quarantine:

@@ -103,6 +103,7 @@ class _Job:
     signers: list[Signer] = field(default_factory=list)  # as the admission recorded them
     shadow: Signer | None = None  # a rollout's target, verified beside, never sent
     rollout_id: str | None = None
+    head_hash: bytes | None = None  # the admission's hash: the outcome's expected_hash
 
     @property
     def policy(self) -> RetryPolicy:
@@ -216,8 +217,10 @@ class Dispatcher:
                     reason=spent.reason,
                 )
                 self.metrics.count("dead_letter")
-            if appends:
-                await self.store.append(appends, conn=conn)
+            heads: dict[str, bytes] = {}
+            if appends:  # a failed append fails the whole claim: no savepoint needed
+                recorded = await self.store.append(appends, conn=conn, savepoint=False)
+                heads = {e.stream_id: e.hash for e in recorded}  # the last of each stream
             if not admitted:
                 return []
             by_event = await self.deliveries.bodies(
@@ -239,6 +242,7 @@ class Dispatcher:
                     signers,
                     shadow,
                     fields.get("rollout_id"),
+                    heads.get(f"delivery-{a.row.delivery_id}"),
                 )
             )
         return jobs
@@ -425,7 +429,9 @@ class Dispatcher:
         while True:
             try:
                 try:
-                    await self.outcomes.append(StreamAppend(stream, events, job.version, meta, ids))
+                    await self.outcomes.append(
+                        StreamAppend(stream, events, job.version, meta, ids, job.head_hash)
+                    )
                 except ConcurrencyConflict:
                     # Something else was recorded meanwhile (a receipt, or a lease taken over):
                     # the outcome is still evidence, appended after it.

@@ -72,6 +72,8 @@ class ClaimRow:
     gap_skipped: bool = False
     ordered_below: int | None = None  # the highest earlier version known (first attempts)
     created_at: datetime | None = None
+    #: the hash of the stream's event at ``stream_version`` (None: not found, read it again)
+    head_hash: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)

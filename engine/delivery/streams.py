@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hookproof.events import EventStore, RecordedEvent, StreamAppend
+from hookproof.events import ANY, EventStore, RecordedEvent, StreamAppend
 
 from .repository import DeliveryRepository
 
@@ -29,6 +29,9 @@ async def append_to_deliveries(
     ordered = sorted(appends, key=lambda a: a.stream_id)
     ids = [a.stream_id[len(_PREFIX) :] for a in ordered if a.stream_id.startswith(_PREFIX)]
     ledger = DeliveryRepository.of(store)
+    # The transaction is the append's own: a failed append fails it whole, so a savepoint is
+    # needed only to retry an "any" append that lost a race.
+    savepoint = any(a.expected == ANY for a in ordered)
     async with ledger.transaction() as own:
         await ledger.lock(own, ids)
-        return await store.append(ordered, conn=own)
+        return await store.append(ordered, conn=own, savepoint=savepoint)

@@ -69,6 +69,37 @@ async def test_expected_version_mismatch_writes_nothing(pool: asyncpg.Pool) -> N
     assert await store.read_stream("thing-new") == []
 
 
+async def test_known_head_is_not_read_and_a_stale_one_is_refused(pool: asyncpg.Pool) -> None:
+    """``expected_hash``: the writer's own head continues the chain; a stale (version, hash)
+    pair, a real event that is no longer the head, is still a conflict and writes nothing."""
+    store = EventStore(pool)
+    first = await store.append([StreamAppend("thing-a", [ThingHappened(n=1)], NO_STREAM)])
+    head = first[-1]
+    second = await store.append(
+        [StreamAppend("thing-a", [ThingHappened(n=2)], 1, expected_hash=head.hash)]
+    )
+    assert second[0].stream_version == 2 and second[0].prev_hash == head.hash
+    assert verify_chain(await store.read_stream("thing-a")) is None
+    async with pool.acquire() as conn, conn.transaction():  # no savepoint in the caller's one
+        third = await store.append(
+            [StreamAppend("thing-a", [ThingHappened(n=3)], 2, expected_hash=second[0].hash)],
+            conn=conn,
+            savepoint=False,
+        )
+    assert third[0].prev_hash == second[0].hash
+    with pytest.raises(ConcurrencyConflict) as err:
+        await store.append(
+            [
+                StreamAppend("thing-new", [ThingHappened(n=9)], NO_STREAM),
+                StreamAppend("thing-a", [ThingHappened(n=4)], 1, expected_hash=head.hash),
+            ]
+        )
+    assert (err.value.stream_id, err.value.expected) == ("thing-a", 1)
+    assert await count(pool) == 3
+    assert await store.read_stream("thing-new") == []
+    assert verify_chain(await store.read_stream("thing-a")) is None
+
+
 async def test_concurrent_appends_one_wins(pool: asyncpg.Pool) -> None:
     store = EventStore(pool)
     await store.append([StreamAppend("thing-a", [ThingHappened(n=0)], NO_STREAM)])

@@ -16,6 +16,9 @@
 -- endpoints (hashtext of the endpoint digest); with $5 false, the other shares' rows that have
 -- been due at least $6 seconds (a busy or dead sibling's work is never stranded). $3 <= 1:
 -- every row. engine/delivery/claim.py `claim_share` chooses the arguments.
+-- head_hash: the hash of the stream's event at the row's stream_version, so the admission's
+-- append does not read the stream head again (hookproof.events.StreamAppend.expected_hash;
+-- NULL when this statement's snapshot does not see it: the append then reads the head).
 SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, d.endpoint,
        d.endpoint_digest, d.payload_digest, d.owner, d.state, d.attempt, d.max_attempts,
        d.last_code, d.stream_version, d.created_at,
@@ -24,7 +27,10 @@ SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, 
            hookproof_ordering_below(d.subscription_id, d.aggregate_id, d.aggregate_version)
        END AS ordered_below,
        s.state AS sub_state, s.generation AS sub_generation, s.stream_version AS sub_version,
-       s.config AS sub_config
+       s.config AS sub_config,
+       (SELECT e.hash FROM events AS e
+        WHERE e.stream_id = 'delivery-' || d.delivery_id
+          AND e.stream_version = d.stream_version) AS head_hash
 FROM deliveries d
 JOIN subscriptions s ON s.subscription_id = d.subscription_id
 WHERE d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')
