@@ -301,6 +301,38 @@ def scratch_postgres(parent: str | None, pg_bin: str) -> Any:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+async def pg_relations(pool: Any) -> dict[str, dict[str, float]]:
+    """Counters of the ledger table and its indexes (subtract two snapshots for a phase)."""
+    out: dict[str, dict[str, float]] = {}
+    for r in await pool.fetch(
+        "SELECT indexrelname AS name, idx_scan, idx_tup_read, idx_tup_fetch"
+        " FROM pg_stat_user_indexes WHERE relname IN ('deliveries', 'events')"
+    ):
+        out[r["name"]] = {k: float(r[k]) for k in ("idx_scan", "idx_tup_read", "idx_tup_fetch")}
+    for r in await pool.fetch(
+        "SELECT relname AS name, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_dead_tup,"
+        " autovacuum_count, autoanalyze_count"
+        " FROM pg_stat_user_tables WHERE relname IN ('deliveries', 'events')"
+    ):
+        out[r["name"]] = {k: float(v) for k, v in r.items() if k != "name"}
+    return out
+
+
+def pg_relations_delta(
+    before: dict[str, dict[str, float]], after: dict[str, dict[str, float]]
+) -> dict[str, dict[str, float]]:
+    out = {}
+    for name, now in after.items():
+        was = before.get(name, {})
+        d = {k: v - was.get(k, 0.0) for k, v in now.items()}
+        if "n_dead_tup" in d:
+            d["n_dead_tup"] = now["n_dead_tup"]  # a level, not a count
+        if d.get("idx_scan"):
+            d["tup_read_per_scan"] = round(d["idx_tup_read"] / d["idx_scan"], 1)
+        out[name] = d
+    return out
+
+
 async def pg_statements(pool: Any, deliveries: int, top: int = 15) -> dict[str, Any]:
     """The phase's statements from pg_stat_statements (reset at its start): totals and the
     ``top`` by total execution time, each also per delivery."""
@@ -1112,6 +1144,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     meter.start()
                     la0 = os.getloadavg()[0]
                     if args.pg_stat_statements:
+                        rel0 = await pg_relations(pool)
                         await pool.execute("SELECT pg_stat_statements_reset()")
                     sent = await coro
                     states = await wait_accepted(
@@ -1140,6 +1173,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     }
                     if args.pg_stat_statements:
                         out["pg_statements"] = await pg_statements(pool, sent["planned"])
+                        out["pg_relations"] = pg_relations_delta(rel0, await pg_relations(pool))
                     if "late_sends" in sent:
                         out["late_sends"] = sent["late_sends"]
                     log(

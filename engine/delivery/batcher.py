@@ -55,7 +55,7 @@ class OutcomeBatcher:
         streams = {i.append.stream_id for i in batch}
         if len(streams) == len(batch):
             try:
-                await append_to_deliveries(self.store, [i.append for i in batch])
+                await append_to_deliveries(self.store, [i.append for i in batch], dispatch=True)
             except ConcurrencyConflict:
                 pass  # fall back to one by one below
             except Exception as exc:
@@ -70,7 +70,7 @@ class OutcomeBatcher:
                 return
         for i in batch:
             try:
-                await append_to_deliveries(self.store, [i.append])
+                await append_to_deliveries(self.store, [i.append], dispatch=True)
             except Exception as exc:
                 if not i.done.done():
                     i.done.set_exception(exc)

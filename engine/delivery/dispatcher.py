@@ -63,6 +63,9 @@ ROLLOUT_CHECK_S = 15.0  # how often a dispatcher checks running cutovers for the
 #: an outcome the database could not take (a restart) is tried again after this long, doubling
 RECORD_RETRY_S = 0.2
 RECORD_RETRY_MAX_S = 5.0
+#: the events channel's payload of the dispatchers' own commits (claims, outcomes: migration
+#: 0710), which wake no dispatcher
+DISPATCH_TAG = "dispatch"
 
 #: (scope: a subscription id for hmac-sha256, else "engine"; algorithm) -> (key, generation)
 KeyProvider = Callable[[str, str], Awaitable[tuple[SigningKey, int]]]
@@ -406,6 +409,10 @@ class Dispatcher:
             release()
         appending = time.monotonic()
         await self._append_outcome(job, recorded.events, meta)
+        if r.ordering_gap_timeout_s is not None:
+            # ordered delivery: the next version of the aggregate may be claimable now (the
+            # outcome's commit does not wake the dispatchers: DISPATCH_TAG)
+            self._wake.set()
         log.info(
             "attempt_recorded",
             delivery_id=r.delivery_id,
@@ -436,7 +443,7 @@ class Dispatcher:
                     # Something else was recorded meanwhile (a receipt, or a lease taken over):
                     # the outcome is still evidence, appended after it.
                     late = StreamAppend(stream, events, "any", meta, ids)
-                    await append_to_deliveries(self.store, [late])
+                    await append_to_deliveries(self.store, [late], dispatch=True)
                 return
             except StoreError as exc:
                 if exc.code == "duplicate_event_id":  # the earlier try committed after all
@@ -512,8 +519,9 @@ class Dispatcher:
         await self.flush_shadow()
 
     async def run(self, stop: asyncio.Event) -> None:
-        def _notify(*_: object) -> None:
-            self._wake.set()
+        def _notify(_conn: object, _pid: int, _channel: str, payload: str) -> None:
+            if payload != DISPATCH_TAG:  # a dispatcher's own commit makes nothing else due
+                self._wake.set()
 
         last_reconcile = 0.0
         last_rollout_check = 0.0

@@ -25,6 +25,7 @@ SQL = ENGINE_QUERIES.named(
     "dispatch_bodies",
     "dispatch_expired_leases",
     "deliveries_lock",
+    "dispatch_outcome_lock",
     "metrics_queue",
     "metrics_dead_letters",
 )
@@ -111,9 +112,15 @@ class DeliveryRepository(PoolRepository):
         """DISPATCHING deliveries whose lease ran out, locked (``dispatch_expired_leases``)."""
         return await conn.fetch(SQL["dispatch_expired_leases"], limit)
 
-    async def lock(self, conn: Connection, delivery_ids: Sequence[str]) -> None:
-        """Lock the ledger rows of ``delivery_ids`` (in the order given) for this transaction."""
-        await conn.execute(SQL["deliveries_lock"], delivery_ids)
+    async def lock(
+        self, conn: Connection, delivery_ids: Sequence[str], *, dispatch: bool = False
+    ) -> None:
+        """Lock the ledger rows of ``delivery_ids`` (in the order given) for this transaction;
+        ``dispatch``: the dispatcher's outcomes, tagged for the events channel
+        (``dispatch_outcome_lock``)."""
+        await conn.execute(
+            SQL["dispatch_outcome_lock" if dispatch else "deliveries_lock"], delivery_ids
+        )
 
     async def backlog(self, cap: int) -> Backlog:
         """The queue and the dead letters from their partial indexes, counted up to ``cap``."""

@@ -22,10 +22,11 @@ _PREFIX = "delivery-"
 
 
 async def append_to_deliveries(
-    store: EventStore, appends: Sequence[StreamAppend]
+    store: EventStore, appends: Sequence[StreamAppend], *, dispatch: bool = False
 ) -> list[RecordedEvent]:
     """``store.append(appends)`` after locking the deliveries' ledger rows, in one transaction.
-    Returns the recorded events in stream-id order."""
+    Returns the recorded events in stream-id order. ``dispatch``: attempt outcomes recorded by
+    the dispatcher (their commit does not wake the dispatchers: ``dispatch_outcome_lock``)."""
     ordered = sorted(appends, key=lambda a: a.stream_id)
     ids = [a.stream_id[len(_PREFIX) :] for a in ordered if a.stream_id.startswith(_PREFIX)]
     ledger = DeliveryRepository.of(store)
@@ -33,5 +34,5 @@ async def append_to_deliveries(
     # needed only to retry an "any" append that lost a race.
     savepoint = any(a.expected == ANY for a in ordered)
     async with ledger.transaction() as own:
-        await ledger.lock(own, ids)
+        await ledger.lock(own, ids, dispatch=dispatch)
         return await store.append(ordered, conn=own, savepoint=savepoint)

@@ -16,6 +16,8 @@
 -- endpoints (hashtext of the endpoint digest); with $5 false, the other shares' rows that have
 -- been due at least $6 seconds (a busy or dead sibling's work is never stranded). $3 <= 1:
 -- every row. engine/delivery/claim.py `claim_share` chooses the arguments.
+-- tag: the claiming transaction is tagged 'dispatch' for the events channel (migration 0710:
+-- its admissions make nothing else due, the dispatchers are not woken by them).
 -- head_hash: the hash of the stream's event at the row's stream_version, so the admission's
 -- append does not read the stream head again (hookproof.events.StreamAppend.expected_hash;
 -- NULL when this statement's snapshot does not see it: the append then reads the head).
@@ -30,7 +32,8 @@ SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, 
        s.config AS sub_config,
        (SELECT e.hash FROM events AS e
         WHERE e.stream_id = 'delivery-' || d.delivery_id
-          AND e.stream_version = d.stream_version) AS head_hash
+          AND e.stream_version = d.stream_version) AS head_hash,
+       set_config('hookproof.notify', 'dispatch', true) AS tag
 FROM deliveries d
 JOIN subscriptions s ON s.subscription_id = d.subscription_id
 WHERE d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')
