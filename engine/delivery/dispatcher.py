@@ -55,6 +55,7 @@ from .ledger import ClaimRow
 from .outcome import breaker_success, outcome_events
 from .repository import DeliveryRepository
 from .streams import append_to_deliveries
+from .upkeep import LedgerUpkeep
 
 __all__ = ["DispatchMetrics", "Dispatcher"]
 
@@ -164,6 +165,8 @@ class Dispatcher:
         self.outcomes = OutcomeBatcher(store)
         self.inflight: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
+        # one process vacuums the ledger's dead index entries (the first worker)
+        self.upkeep = LedgerUpkeep(self.deliveries) if settings.worker_slot[0] == 0 else None
 
     # -- admission ----------------------------------------------------------------------
 
@@ -525,6 +528,11 @@ class Dispatcher:
 
         last_reconcile = 0.0
         last_rollout_check = 0.0
+        upkeep = (
+            asyncio.create_task(self.upkeep.run(stop), name="ledger-upkeep")
+            if self.upkeep is not None
+            else None
+        )
         try:
             async with Listening(self.store, _notify) as listener:
                 while not stop.is_set():
@@ -553,5 +561,9 @@ class Dispatcher:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._wake.wait(), self.poll_interval)
         finally:
+            if upkeep is not None:
+                upkeep.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await upkeep
             if self.inflight:
                 await asyncio.wait(list(self.inflight), timeout=self.settings.request_timeout_s + 5)

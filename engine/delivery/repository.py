@@ -26,6 +26,8 @@ SQL = ENGINE_QUERIES.named(
     "dispatch_expired_leases",
     "deliveries_lock",
     "dispatch_outcome_lock",
+    "ledger_dead_rows",
+    "ledger_vacuum",
     "metrics_queue",
     "metrics_dead_letters",
 )
@@ -121,6 +123,15 @@ class DeliveryRepository(PoolRepository):
         await conn.execute(
             SQL["dispatch_outcome_lock" if dispatch else "deliveries_lock"], delivery_ids
         )
+
+    async def dead_rows(self) -> tuple[int, int]:
+        """(dead, live) row versions of the ledger table, from the statistics."""
+        row = await self.pool.fetchrow(SQL["ledger_dead_rows"])
+        return (int(row["dead"]), int(row["live"])) if row is not None else (0, 0)
+
+    async def vacuum(self) -> None:
+        """Vacuum the ledger table (outside any transaction; skipped while another runs)."""
+        await self.pool.execute(SQL["ledger_vacuum"])
 
     async def backlog(self, cap: int) -> Backlog:
         """The queue and the dead letters from their partial indexes, counted up to ``cap``."""

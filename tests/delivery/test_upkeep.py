@@ -1,0 +1,37 @@
+"""Ledger upkeep: the dispatcher vacuums the ledger table once enough row versions died."""
+
+from __future__ import annotations
+
+from hookproof.engine.daemon import Engine
+from hookproof.engine.delivery.repository import DeliveryRepository
+from hookproof.engine.delivery.upkeep import LedgerUpkeep, vacuum_due
+
+from .conftest import Subscriber, active_subscription, dispatch_all, publish
+
+
+def test_vacuum_is_due_after_enough_dead_rows_and_a_share_of_the_live_ones() -> None:
+    assert not vacuum_due(3999, 0)
+    assert vacuum_due(4000, 0)
+    assert vacuum_due(4000, 200_000)
+    assert not vacuum_due(4000, 200_001)  # a big table: 2% of it first
+    assert vacuum_due(10, 10, min_dead=10, fraction=1.0)
+
+
+async def test_upkeep_vacuums_the_ledger_when_due_and_only_then(
+    engine: Engine, tenant: str, subscriber: Subscriber
+) -> None:
+    await active_subscription(engine, tenant, subscriber.url("ok"))
+    for i in range(3):
+        await publish(engine, tenant, f"evt-upkeep-{i}")
+    assert await dispatch_all(engine) == 3  # admitted and accepted: two dead versions each
+    repo = DeliveryRepository(engine.pool)
+    query = "SELECT vacuum_count + autovacuum_count FROM pg_stat_user_tables WHERE relname = $1"
+    before = await engine.pool.fetchval(query, "deliveries")
+
+    assert not await LedgerUpkeep(repo, due=lambda dead, live: False).once()
+    assert await engine.pool.fetchval(query, "deliveries") == before
+
+    upkeep = LedgerUpkeep(repo, due=lambda dead, live: True)
+    assert await upkeep.once()
+    assert upkeep.vacuums == 1
+    assert await engine.pool.fetchval(query, "deliveries") > before
