@@ -248,7 +248,9 @@ def run_cli(args: list[str], env: dict[str, str]) -> str:
 
 
 @contextlib.contextmanager
-def scratch_postgres(parent: str | None, pg_bin: str) -> Any:
+def scratch_postgres(
+    parent: str | None, pg_bin: str, extra: list[str] | None = None, keep_log: str | None = None
+) -> Any:
     """A throwaway cluster from ``pg_bin`` with pg_stat_statements preloaded, on a unix socket
     only, server defaults otherwise (as pgserver's). Run as ``postgres`` when we are root."""
     folder = Path(tempfile.mkdtemp(prefix="hp-e2e-pg-", dir=parent))
@@ -274,6 +276,7 @@ def scratch_postgres(parent: str | None, pg_bin: str) -> Any:
     options = (
         f"-c listen_addresses='' -k {folder} -c shared_preload_libraries=pg_stat_statements "
         "-c pg_stat_statements.max=2000 -c pg_stat_statements.track=all"
+        + "".join(f" -c {o}" for o in extra or ())
     )
     subprocess.run(
         [
@@ -298,6 +301,8 @@ def scratch_postgres(parent: str | None, pg_bin: str) -> Any:
                 [*as_user, str(bin_ / "pg_ctl"), "-D", str(pgdata), "-m", "immediate", "stop"],
                 **quiet,
             )
+        if keep_log:
+            shutil.copyfile(folder / "log", keep_log)
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -1017,7 +1022,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         print(f"[{time.monotonic() - started:6.1f}s] {msg}", flush=True)
 
     server = (
-        scratch_postgres(args.pgdata_parent, args.pg_bin)
+        scratch_postgres(args.pgdata_parent, args.pg_bin, args.pg_option, args.pg_log)
         if args.pg_stat_statements
         else postgres_server(args.pgdata_parent)
     )
@@ -1530,6 +1535,13 @@ def main() -> None:
         help="a scratch PostgreSQL from --pg-bin with pg_stat_statements; top statements per phase",
     )
     ap.add_argument("--pg-bin", default="/usr/lib/postgresql/15/bin")
+    ap.add_argument(
+        "--pg-option",
+        action="append",
+        default=[],
+        help="NAME=VALUE for the scratch server (repeatable; e.g. auto_explain settings)",
+    )
+    ap.add_argument("--pg-log", default=None, help="keep the scratch server's log here")
     ap.add_argument("--keep-tmp", action="store_true")
     ap.add_argument("--output", default=str(RESULTS))
     args = ap.parse_args()
