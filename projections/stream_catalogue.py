@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from hookproof.events import RecordedEvent
+from hookproof.events.sqlfiles import render
 
 from .base import Projection, Row
+from .queries import PROJECTION_QUERIES
 
 __all__ = ["StreamCatalogue"]
+
+SQL = PROJECTION_QUERIES.named("stream_catalogue.merge")
 
 
 class StreamCatalogue(Projection):
@@ -22,6 +29,22 @@ class StreamCatalogue(Projection):
         "last_position",
     )
     key_column = "stream_id"
+
+    async def apply_incremental(
+        self, conn: Any, events: Sequence[RecordedEvent], table: str
+    ) -> int:
+        """A page in one statement: each stream's events of the page folded by ``evolve`` from
+        nothing, merged in SQL into the row already there (no load round trip; the merge
+        continues the fold exactly: see ``stream_catalogue.merge.sql``)."""
+        partial: dict[str, Row] = {}
+        for ev in events:
+            partial[ev.stream_id] = self.evolve(partial.get(ev.stream_id), ev)
+        if not partial:
+            return 0
+        rows = [partial[k] for k in sorted(partial)]
+        columns = [[r[c] for r in rows] for c in self.columns]
+        await conn.execute(render(SQL["stream_catalogue.merge"], table=table), *columns)
+        return len(rows)
 
     def key(self, event: RecordedEvent) -> str:
         return event.stream_id
