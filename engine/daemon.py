@@ -117,7 +117,7 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
     from .archive import attach_archive
 
     store = attach_archive(EventStore(pool), settings)
-    tenants = TenantService(store)
+    tenants = TenantService(store, cache_s=settings.token_cache_s)
     subs = SubscriptionService(store, settings)
     api = ApiContext(settings=settings, store=store, tenants=tenants, subscriptions=subs)
     engine = Engine(settings, pool, store, tenants, subs, api, roles=settings.roles)

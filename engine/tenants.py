@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import asyncpg
@@ -28,10 +30,32 @@ def _hash(secret: str) -> bytes:
     return hashlib.sha256(secret.encode()).digest()
 
 
+#: at most this many verified tokens are remembered per process (the oldest go first)
+TOKEN_CACHE_MAX = 10_000
+
+
 class TenantService:
-    def __init__(self, store: EventStore, repository: TenantRepository | None = None) -> None:
+    """``cache_s``: a token verified against the database is taken again without a read for
+    at most that long (the secret's digest is still compared on every request). A revocation
+    through this service forgets the token at once; one made elsewhere (the CLI, another
+    worker) takes effect here within ``cache_s``. 0: every request reads the token."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        repository: TenantRepository | None = None,
+        *,
+        cache_s: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.store = store
         self.repository = repository or TenantRepository.of(store)
+        self.cache_s = cache_s
+        self.clock = clock
+        #: token id -> (sha-256 of its secret, tenant id, when it was read)
+        self._verified: dict[str, tuple[bytes, str, float]] = {}
+        #: revocations through this service: a read that overlapped one is not remembered
+        self._revocations = 0
 
     async def create(self, name: str, *, actor: str = "cli") -> IssuedToken:
         if not name or len(name) > 200:
@@ -81,6 +105,7 @@ class TenantService:
 
     async def revoke_token(self, token_id: str, *, actor: str = "cli") -> str:
         async with self.repository.transaction() as conn:
+            self._forget(token_id)
             tenant_id = await self.repository.revoke_token(conn, token_id)
             if tenant_id is None:
                 raise NotFound("no active token with that id", code="token_not_found")
@@ -94,7 +119,12 @@ class TenantService:
                 ],
                 conn=conn,
             )
+        self._forget(token_id)  # committed: a read that began before it is not remembered
         return tenant_id
+
+    def _forget(self, token_id: str) -> None:
+        self._revocations += 1
+        self._verified.pop(token_id, None)
 
     async def authenticate(self, authorization: str | None) -> str:
         """The tenant id of a valid ``Bearer`` token, else :class:`Unauthorized`."""
@@ -104,7 +134,21 @@ class TenantService:
         parts = token.split("_", 2)
         if len(parts) != 3 or parts[0] != "hp" or not parts[1] or not parts[2]:
             raise Unauthorized("malformed token", code="invalid_token")
-        row = await self.repository.active_token(parts[1])
-        if row is None or not hmac.compare_digest(bytes(row["secret_sha256"]), _hash(parts[2])):
+        token_id, digest = parts[1], _hash(parts[2])
+        now = self.clock()
+        known = self._verified.get(token_id)
+        if known is not None and now - known[2] < self.cache_s:
+            if hmac.compare_digest(known[0], digest):
+                return known[1]
+        revocations = self._revocations
+        row = await self.repository.active_token(token_id)
+        if row is None or not hmac.compare_digest(bytes(row["secret_sha256"]), digest):
+            self._verified.pop(token_id, None)
             raise Unauthorized("unknown or revoked token", code="invalid_token")
-        return str(row["tenant_id"])
+        tenant_id = str(row["tenant_id"])
+        if self.cache_s > 0 and revocations == self._revocations:
+            self._verified.pop(token_id, None)
+            if len(self._verified) >= TOKEN_CACHE_MAX:
+                del self._verified[next(iter(self._verified))]
+            self._verified[token_id] = (digest, tenant_id, now)
+        return tenant_id

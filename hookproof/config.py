@@ -139,6 +139,11 @@ class Settings:
     ingest_group_window_s: float = 0.001
     ingest_group_max: int = 500
     ingest_group_inflight: int = 2
+    #: ``HOOKPROOF_TOKEN_CACHE_S``: how long a worker may answer for an API token it verified
+    #: without reading it again (0: every request reads it). A token revoked elsewhere (the
+    #: CLI, another worker) stops working within this bound; revoked through the same
+    #: process, at once.
+    token_cache_s: float = 1.0
     #: The environment the settings came from. Tokens and switches below are read from it
     #: when used, so an operator can set or rotate them without a restart.
     env: Mapping[str, str] = field(default_factory=lambda: os.environ, repr=False, compare=False)
@@ -260,6 +265,7 @@ class Settings:
             ingest_group_window_s=_float(env, "HOOKPROOF_INGEST_GROUP_WINDOW_MS", 1.0) / 1000,
             ingest_group_max=_int(env, "HOOKPROOF_INGEST_GROUP_MAX", 500) or 500,
             ingest_group_inflight=_int(env, "HOOKPROOF_INGEST_GROUP_INFLIGHT", 2) or 2,
+            token_cache_s=max(0.0, _float(env, "HOOKPROOF_TOKEN_CACHE_S", 1.0)),
             env=env,
         )
 
