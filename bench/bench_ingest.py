@@ -440,6 +440,92 @@ async def count_log(db_url: str, run: str) -> dict[str, int]:
     return {"events": int(events), "deliveries": int(deliveries)}
 
 
+# -- indexes and plans (--explain) ------------------------------------------------------------
+
+#: the tables ingest writes and the named queries over them that should probe an index
+EXPLAIN_TABLES = ("events", "deliveries", "event_bodies", "proj_stream_catalogue", "api_tokens")
+
+
+async def explain(db_url: str, tenant: str, run: str) -> dict[str, Any]:
+    """After the load: each index's scans and size (pg_stat_user_indexes: an index the ingest
+    path and its tailers never probed shows 0, which alone does not make it unused: the
+    dispatcher, archiver, gates and API are not running here) and the plans of the named
+    queries of ingest and its tailers over the populated tables."""
+    import asyncpg
+
+    from hookproof.engine.queries import ENGINE_QUERIES
+    from hookproof.events.queries import EVENT_QUERIES
+    from hookproof.events.sqlfiles import render
+    from hookproof.projections.queries import PROJECTION_QUERIES
+
+    conn = await asyncpg.connect(db_url)
+    try:
+        await conn.execute("ANALYZE")
+        indexes = [
+            dict(r)
+            for r in await conn.fetch(
+                "SELECT relname AS table, indexrelname AS index, idx_scan AS scans,"
+                " pg_relation_size(indexrelid) AS bytes FROM pg_stat_user_indexes"
+                " WHERE relname = ANY($1::text[]) ORDER BY relname, indexrelname",
+                list(EXPLAIN_TABLES),
+            )
+        ]
+        streams = [
+            r["stream_id"]
+            for r in await conn.fetch(
+                "SELECT stream_id FROM events ORDER BY global_position DESC LIMIT 1000"
+            )
+        ]
+        ids = [
+            r["event_id"]
+            for r in await conn.fetch(
+                "SELECT event_id FROM event_bodies WHERE event_id LIKE $1 LIMIT 500", run + "-%"
+            )
+        ]
+        head = await conn.fetchrow(
+            "SELECT tx_id::text AS tx, global_position AS pos FROM events"
+            " ORDER BY global_position DESC OFFSET 20000 LIMIT 1"
+        )
+        eq, pq, vq = ENGINE_QUERIES, PROJECTION_QUERIES, EVENT_QUERIES
+        tenants = [tenant] * len(ids)
+        cases: list[tuple[str, str, tuple[Any, ...]]] = [
+            (
+                "stream_catalogue.load (1,000 ids)",
+                render(
+                    pq.named("stream_catalogue.load")["stream_catalogue.load"],
+                    table="proj_stream_catalogue",
+                ),
+                (streams,),
+            ),
+            (
+                "ingest_bodies_get (500)",
+                eq.named("ingest_bodies_get")["ingest_bodies_get"],
+                (tenants, ids),
+            ),
+            (
+                "deliveries_of_events (500)",
+                eq.named("deliveries_of_events")["deliveries_of_events"],
+                (tenants, ids),
+            ),
+            (
+                "ingest_candidates",
+                eq.named("ingest_candidates")["ingest_candidates"],
+                ([tenant], [TOPIC, "*"]),
+            ),
+            ("token_lookup", eq.named("token_lookup")["token_lookup"], ("0123456789abcdef",)),
+            ("stream_heads (1,000)", vq.named("stream_heads")["stream_heads"], (streams,)),
+            ("tail (2,000)", vq.named("tail")["tail"], (head["tx"], head["pos"], 2000)),
+            ("key_ring_head", eq.named("key_ring_head")["key_ring_head"], ()),
+        ]
+        plans: dict[str, list[str]] = {}
+        for name, sql, args in cases:
+            rows = await conn.fetch("EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF) " + sql, *args)
+            plans[name] = [r[0] for r in rows]
+    finally:
+        await conn.close()
+    return {"indexes": indexes, "plans": plans}
+
+
 # -- profile (in-process, the same ingest path without HTTP) -------------------------------
 
 
@@ -496,6 +582,11 @@ def main() -> None:
     ap.add_argument("--workers", help="HOOKPROOF_WORKERS for the daemon (default: cores)")
     ap.add_argument("--profile", action="store_true", help="cProfile the ingest path in-process")
     ap.add_argument("--no-batch", action="store_true")
+    ap.add_argument(
+        "--explain",
+        action="store_true",
+        help="after the load: index scans and sizes, and plans of the ingest/tailer queries",
+    )
     ap.add_argument("--no-single", action="store_true")
     ap.add_argument(
         "--profile-daemon", metavar="FILE", help="run the daemon (1 worker) under cProfile"
@@ -566,6 +657,12 @@ def main() -> None:
             finally:
                 stop_process(proc)
             result["log"] = asyncio.run(count_log(db_url, run))
+            if args.explain:
+                result["explain"] = asyncio.run(explain(db_url, who["tenant"], run))
+                for name, plan in result["explain"]["plans"].items():
+                    print(f"-- {name}\n" + "\n".join(plan))
+                for ix in result["explain"]["indexes"]:
+                    print(f"{ix['table']}.{ix['index']}: {ix['scans']} scans, {ix['bytes']} B")
             if args.profile:
                 result["profile"] = asyncio.run(profile_ingest(db_url, env, who["tenant"], 3000))
                 print("\n".join(result["profile"]["top_tottime"]))
