@@ -48,6 +48,10 @@ class Projection:
         """The ``load`` or ``upsert`` statement over ``table`` (default: the live table)."""
         return render(self.statements[f"{self.name}.{which}"], table=table or self.table)
 
+    #: The fold reads only row headers (stream, version, type, position, time): the projector
+    #: tails the log without payloads, metadata or hashes for it (``tail_headers.sql``).
+    headers_only: ClassVar[bool] = False
+
     #: Only events of these categories concern the projection (None: all). Rebuilds read
     #: just these; the fold still checks ``key``.
     categories: ClassVar[tuple[str, ...] | None] = None

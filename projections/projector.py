@@ -60,6 +60,7 @@ SQL = PROJECTION_QUERIES.named(
     "rebuild_index_create",
     "rebuild_unique_index_create",
     "rebuild_index_rename",
+    "tail_headers",
 )
 
 
@@ -117,16 +118,29 @@ async def consume(
     *,
     batch: int,
     categories: Sequence[str] | None = None,
+    headers_only: bool = False,
 ) -> int:
     """Hand every page readable after ``checkpoint`` to ``handle``, each in the transaction
-    that moves the checkpoint past it (so a page is handled once). Returns the handler's sum."""
+    that moves the checkpoint past it (so a page is handled once). Returns the handler's sum.
+    ``headers_only``: the page's rows carry no payload, metadata or hashes (all categories)."""
+    if headers_only and categories:
+        raise ValueError("a headers-only tail reads every category")
     total = 0
     while True:
         async with store.pool.acquire() as conn, conn.transaction():
             pos = await read_checkpoint(conn, checkpoint, lock=True)
-            page = await store.read_after(
-                pos, limit=batch, conn=conn, categories=list(categories) if categories else None
-            )
+            if headers_only:
+                rows = await conn.fetch(
+                    SQL["tail_headers"], str(pos.tx_id), pos.global_position, batch
+                )
+                page = [RecordedEvent.from_record(r) for r in rows]
+            else:
+                page = await store.read_after(
+                    pos,
+                    limit=batch,
+                    conn=conn,
+                    categories=list(categories) if categories else None,
+                )
             if not page:
                 break
             total += await handle(conn, page)
@@ -197,7 +211,13 @@ class Projector:
                 await apply_events(conn, p, page)
                 return len(page)
 
-            total += await consume(self.store, projection.name, apply, batch=self.batch)
+            total += await consume(
+                self.store,
+                projection.name,
+                apply,
+                batch=self.batch,
+                headers_only=projection.headers_only,
+            )
         return total
 
     async def run(

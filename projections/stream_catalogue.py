@@ -29,6 +29,7 @@ class StreamCatalogue(Projection):
         "last_position",
     )
     key_column = "stream_id"
+    headers_only = True
 
     async def apply_incremental(
         self, conn: Any, events: Sequence[RecordedEvent], table: str
