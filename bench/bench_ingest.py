@@ -486,6 +486,9 @@ async def explain(db_url: str, tenant: str, run: str) -> dict[str, Any]:
             "SELECT tx_id::text AS tx, global_position AS pos FROM events"
             " ORDER BY global_position DESC OFFSET 20000 LIMIT 1"
         )
+        subscription = await conn.fetchval("SELECT subscription_id FROM deliveries LIMIT 1")
+        last = await conn.fetchval("SELECT max(global_position) FROM events")
+        since = await conn.fetchval("SELECT now() - interval '1 minute'")
         eq, pq, vq = ENGINE_QUERIES, PROJECTION_QUERIES, EVENT_QUERIES
         tenants = [tenant] * len(ids)
         cases: list[tuple[str, str, tuple[Any, ...]]] = [
@@ -516,6 +519,21 @@ async def explain(db_url: str, tenant: str, run: str) -> dict[str, Any]:
             ("stream_heads (1,000)", vq.named("stream_heads")["stream_heads"], (streams,)),
             ("tail (2,000)", vq.named("tail")["tail"], (head["tx"], head["pos"], 2000)),
             ("key_ring_head", eq.named("key_ring_head")["key_ring_head"], ()),
+            (
+                "archive_candidate_events (category 'event')",
+                eq.named("archive_candidate_events")["archive_candidate_events"],
+                (0, last, 500),
+            ),
+            (
+                "rollout_figures (category 'delivery', last minute)",
+                eq.named("rollout_figures")["rollout_figures"],
+                ("ro_none", since),
+            ),
+            (
+                "recover_candidates (one subscription)",
+                eq.named("recover_candidates")["recover_candidates"],
+                (tenant, subscription, ["PLANNED"], since, None, 100),
+            ),
         ]
         plans: dict[str, list[str]] = {}
         for name, sql, args in cases:
