@@ -18,6 +18,7 @@ from hookproof.errors import Unauthorized
 from hookproof.events import EventStore
 
 from ..daemon import run_cli, start_daemon
+from ..delivery.test_event_tenancy import event
 from .test_daemon_process import call
 
 
@@ -61,18 +62,6 @@ async def test_a_token_revoked_through_the_same_service_is_refused_at_once(
         await api.authenticate(bearer)
 
 
-def _event(event_id: str) -> dict[str, object]:
-    return {
-        "eventId": event_id,
-        "topic": "orders.created",
-        "version": "1.0",
-        "aggregateId": "order-1",
-        "aggregateVersion": 1,
-        "occurredAt": "2026-11-30T12:00:00Z",
-        "payload": {"n": 1},
-    }
-
-
 def test_the_daemon_refuses_a_token_revoked_by_the_cli(db_url_sync: str, tmp_path: Path) -> None:
     bound_s = 0.3
     env = {
@@ -88,13 +77,17 @@ def test_the_daemon_refuses_a_token_revoked_by_the_cli(db_url_sync: str, tmp_pat
     daemon = start_daemon(env, tmp_path)
     try:
         for i in range(4):  # the workers that served these have verified (and remembered) it
-            status, body = call("POST", daemon.base_url + "/v1/events", token, _event(f"e-{i}"))
+            status, body = call(
+                "POST", daemon.base_url + "/v1/events", token, event(f"e-{i}", {"n": i})
+            )
             assert status == 202, body
         revoked = run_cli(["tenant", "revoke-token", token_id], env)
         assert revoked.returncode == 0, revoked.stderr
         time.sleep(bound_s + 0.2)
         for i in range(4):
-            status, body = call("POST", daemon.base_url + "/v1/events", token, _event(f"late-{i}"))
+            status, body = call(
+                "POST", daemon.base_url + "/v1/events", token, event(f"late-{i}", {"n": i})
+            )
             assert (status, body["code"]) == (401, "invalid_token")
     finally:
         assert daemon.stop() == 0, daemon.log()
