@@ -10,6 +10,8 @@ from aiohttp import web
 
 from hookproof.projections.subscriptions import SubscriptionState
 
+from .memo import BoundedMemo
+
 if TYPE_CHECKING:
     from .daemon import Engine
     from .delivery.repository import DeliveryRepository
@@ -19,6 +21,9 @@ if TYPE_CHECKING:
 __all__ = ["Ports", "install"]
 
 log = structlog.get_logger("hookproof.features")
+
+#: Subscription states the dispatcher's poster keeps per worker (see ``install_delivery``).
+STATE_MEMO = 2_048
 
 
 @dataclass(frozen=True)
@@ -162,7 +167,9 @@ def install_delivery(
 
     guard = DriftGuard(engine.store, engine.subscriptions, transport)
     engine.services.drift_guard = guard
-    states: dict[str, Any] = {}  # subscription id -> state, reused while its version holds
+    # subscription id -> state, reused while its version holds; bounded (~1.8 KiB each): a
+    # fan-out to 10,000 sites would otherwise keep one per subscription in each worker
+    states: BoundedMemo[str, Any] = BoundedMemo(STATE_MEMO)
 
     async def poster(row: ClaimRow, body: bytes, headers: dict[str, str]) -> Any:
         sid = row.subscription_id
@@ -170,9 +177,7 @@ def install_delivery(
             state = states.get(sid)
             if state is None or state.version != row.sub_version:
                 state = await engine.subscriptions.load(sid)
-                if len(states) > 10_000:
-                    states.clear()
-                states[sid] = state
+                states.put(sid, state)
             if state is not None and state.generation == row.generation:
                 return await guard.post(state, row.endpoint, body, headers)
         # draining an older generation: its own endpoint, no newer pin applies

@@ -40,7 +40,14 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from ..endpoint import Endpoint
 from .addresses import IPAddress, format_ip
 from .failures import FailureCode
-from .pool import ConnectionFacts, Origin, PoolLimits, over_idle_bound, reuse_refusal
+from .pool import (
+    ConnectionFacts,
+    Origin,
+    PoolLimits,
+    over_idle_bound,
+    reuse_refusal,
+    site_is_recurring,
+)
 from .result import PeerCertificate, describe_certificate
 
 __all__ = [
@@ -193,16 +200,38 @@ class EgressConnector(aiohttp.TCPConnector):
         self.opened = 0
         self.reused = 0
         self._idle: OrderedDict[Any, Any] = OrderedDict()  # pooled protocol -> its key
+        # the pooled ones whose last request was the first to its origin (not recurring)
+        self._idle_first: dict[Any, None] = {}
+        # origin -> when its last request started, for the origins of the last ``idle_s``
+        self._last_request: dict[Origin, float] = {}
+
+    def _room_for_first(self) -> bool:
+        """Whether one more non-recurring connection may stay idle (``max_idle_first``);
+        forgets the oldest ones aiohttp closed meanwhile (idle timeout)."""
+        first = self._idle_first
+        while len(first) >= self.limits.max_idle_first:
+            oldest = next(iter(first))
+            if oldest in self._idle and oldest.is_connected():
+                return False
+            del first[oldest]
+        return True
 
     def _release(self, key: Any, protocol: Any, *, should_close: bool = False) -> None:
         """aiohttp puts a finished connection back in its pool here; keep at most
-        ``limits.max_idle`` of them (:func:`.pool.over_idle_bound` chooses which one goes)."""
+        ``limits.max_idle`` of them (:func:`.pool.over_idle_bound` chooses which one goes),
+        of which at most ``limits.max_idle_first`` not recurring (the others are closed)."""
+        facts = self._facts.get(protocol)
+        first = facts is not None and not facts.recurring
+        if first and not should_close and not self._room_for_first():
+            should_close = True
         super()._release(key, protocol, should_close=should_close)
         conns = self._conns.get(key)
         if self._closed or not conns or conns[-1][0] is not protocol:
             return  # closed, not pooled
         self._idle[protocol] = key
         self._idle.move_to_end(protocol)
+        if first:
+            self._idle_first[protocol] = None
         while len(self._idle) > self.limits.max_idle:
             old, old_key = next(iter(self._idle.items()))
             facts = self._facts.get(old)
@@ -211,6 +240,7 @@ class EgressConnector(aiohttp.TCPConnector):
             if over_idle_bound(used, now, self.limits) == "released":
                 old, old_key = protocol, key
             del self._idle[old]
+            self._idle_first.pop(old, None)
             pooled = self._conns.get(old_key)
             if not pooled or all(p is not old for p, _ in pooled):
                 continue  # already taken or closed by aiohttp
@@ -230,12 +260,14 @@ class EgressConnector(aiohttp.TCPConnector):
     ) -> Any:
         attempt = CURRENT.get()
         origin = _origin(req, self._ssl_ctx)
+        recurring = self._note_request(origin, asyncio.get_running_loop().time())
         while True:
             conn = await super().connect(req, traces, timeout)
             proto = conn.protocol
             loop_now = asyncio.get_running_loop().time()
             facts = self._facts.get(proto) if proto is not None else None
             self._idle.pop(proto, None)
+            self._idle_first.pop(proto, None)
             if facts is None:
                 facts = self._opened(conn, attempt, origin, loop_now)
                 self.opened += 1
@@ -257,6 +289,7 @@ class EgressConnector(aiohttp.TCPConnector):
             assert attempt is not None
             facts.requests += 1
             facts.last_used = loop_now
+            facts.recurring = recurring
             attempt.facts = facts
             attempt.reused = reused
             attempt.connected_at = attempt.now()
@@ -266,6 +299,21 @@ class EgressConnector(aiohttp.TCPConnector):
                 attempt.headers_sent = True
                 attempt.written_at = attempt.now()
             return conn
+
+    def _note_request(self, origin: Origin, now: float) -> bool:
+        """Record a request to ``origin``; whether its site is recurring
+        (:func:`.pool.site_is_recurring`). Origins silent for ``idle_s`` are forgotten, so
+        ``_last_request`` holds the origins of the last ``idle_s``."""
+        last = self._last_request
+        previous = last.pop(origin, None)
+        last[origin] = now
+        idle_s = self.limits.idle_s
+        for _ in range(2):  # oldest first; at most two per request, so this stays O(1)
+            oldest = next(iter(last))
+            if now - last[oldest] <= idle_s:
+                break
+            del last[oldest]
+        return site_is_recurring(previous, now, len(last), self.limits)
 
     def _opened(
         self, conn: Any, attempt: Attempt | None, origin: Origin, now: float

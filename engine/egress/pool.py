@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from .addresses import IPAddress
 from .result import PeerCertificate
 
-__all__ = ["ConnectionFacts", "Origin", "PoolLimits", "over_idle_bound", "reuse_refusal"]
+__all__ = [
+    "ConnectionFacts",
+    "Origin",
+    "PoolLimits",
+    "over_idle_bound",
+    "reuse_refusal",
+    "site_is_recurring",
+]
 
 #: (scheme, host, port, TLS settings id): what a connection may be reused for.
 Origin = tuple[str, str, int, int]
@@ -30,6 +37,10 @@ class PoolLimits:
     ``keep_recent_s``: an idle connection used this recently is kept rather than the one just
     released (sites cycling through more connections than the bound keep most of theirs,
     where closing the longest idle would close each one just before its next use).
+    ``max_idle_first``: of those, idle connections of sites that are not recurring
+    (:func:`site_is_recurring`) kept at most: a fan-out to thousands of sites that each get
+    one request would otherwise fill the whole bound with connections closed unused at their
+    idle timeout (~45 KiB each).
     """
 
     idle_s: float = 15.0
@@ -38,6 +49,7 @@ class PoolLimits:
     enabled: bool = True
     max_idle: int = 512
     keep_recent_s: float = 5.0
+    max_idle_first: int = 128
 
 
 @dataclass(slots=True)
@@ -51,6 +63,7 @@ class ConnectionFacts:
     opened_at: float
     last_used: float
     requests: int = 0
+    recurring: bool = True  # its last request had an earlier one to its origin (site_is_recurring)
 
 
 def reuse_refusal(
@@ -83,3 +96,18 @@ def over_idle_bound(longest_idle_used_at: float, now: float, limits: PoolLimits)
     if now - longest_idle_used_at < limits.keep_recent_s:
         return "released"
     return "longest_idle"
+
+
+def site_is_recurring(
+    previous_request_at: float | None, now: float, active_origins: int, limits: PoolLimits
+) -> bool:
+    """Whether the connection of this request to an origin is worth keeping idle up to
+    ``max_idle``: the origin had an earlier request within ``idle_s`` (it is likely to send
+    again before the connection idles out), and no more than twice ``max_idle`` origins had
+    requests within ``idle_s`` (``active_origins``; with more, the pool could keep fewer
+    than half of them, and a sweep over them would find most connections closed anyway)."""
+    return (
+        previous_request_at is not None
+        and now - previous_request_at <= limits.idle_s
+        and active_origins <= 2 * limits.max_idle
+    )

@@ -225,6 +225,45 @@ async def test_recently_used_idle_connections_are_kept_over_the_bound(
     assert server.connections == 5  # 3 opened, then only public.test each round (LRU: 9)
 
 
+async def test_connections_of_one_off_sites_are_kept_idle_within_their_own_bound(
+    dns, make_server, make_transport
+):
+    """A fan-out to many sites that each get one request: at most ``max_idle_first`` of those
+    connections stay idle (the others are closed after their response); a site that sends
+    again within ``idle_s`` is recurring and its connection is pooled as before."""
+    import dataclasses
+
+    server = await make_server(keep_alive=True)
+    names = ("hooks.test", "hooks-b.test", "public.test")
+    for name in names:
+        dns.records[name] = ["127.0.0.1"]
+    transport = make_transport(allow=(("127.0.0.1", server.port),), pool_max_idle=10)
+    adapter = transport.adapter
+    adapter.limits = dataclasses.replace(adapter.limits, max_idle_first=1)
+    for name in names:  # first requests: room for one idle connection
+        assert (await transport.post(f"https://{name}:{server.port}/", BODY)).ok
+    await asyncio.sleep(0.05)
+    assert (server.connections, server.open_connections) == (3, 1)
+    for _ in range(3):  # hooks-b.test again: recurring, its new connection is pooled
+        assert (await transport.post(f"https://hooks-b.test:{server.port}/", BODY)).ok
+    await asyncio.sleep(0.05)
+    assert (server.connections, server.open_connections) == (4, 2)
+    assert (await transport.post(f"https://hooks.test:{server.port}/", BODY)).ok  # kept idle
+    assert server.connections == 4
+
+
+def test_pool_site_is_recurring_rule() -> None:
+    from hookproof.engine.egress.pool import PoolLimits, site_is_recurring
+
+    limits = PoolLimits(idle_s=15.0, max_idle=10)
+    assert not site_is_recurring(None, 100.0, 1, limits)  # the first request to the origin
+    assert site_is_recurring(90.0, 105.0, 20, limits)
+    assert not site_is_recurring(90.0, 105.1, 1, limits)  # its connection would have idled out
+    # a sweep over more than twice max_idle sites: the pool could not keep half of them
+    assert not site_is_recurring(90.0, 105.0, 21, limits)
+    assert PoolLimits().max_idle_first < PoolLimits().max_idle
+
+
 def test_pool_over_idle_bound_rule() -> None:
     from hookproof.engine.egress.pool import PoolLimits, over_idle_bound
 
