@@ -1,8 +1,9 @@
 """Outcome appends, coalesced: many attempts' outcomes in one append (one transaction).
 
 Callers await their own append. A batch that conflicts (a receipt or a lease takeover touched
-one stream meanwhile) falls back to appending each outcome on its own, so one stream's
-conflict never loses another's evidence. Appends go through :func:`.streams.append_to_deliveries`
+one stream meanwhile, or one outcome was committed by an earlier try whose answer was lost)
+falls back to appending each outcome on its own, so one stream's conflict never loses
+another's evidence. Appends go through :func:`.streams.append_to_deliveries`
 (the ledger rows locked first, in id order), so a batch never deadlocks with a claim.
 """
 
@@ -12,7 +13,7 @@ import asyncio
 import contextlib
 from dataclasses import dataclass
 
-from hookproof.errors import ConcurrencyConflict
+from hookproof.errors import ConcurrencyConflict, StoreError
 from hookproof.events import EventStore, StreamAppend
 
 from .streams import append_to_deliveries
@@ -58,10 +59,14 @@ class OutcomeBatcher:
                 await append_to_deliveries(self.store, [i.append for i in batch], dispatch=True)
             except ConcurrencyConflict:
                 pass  # fall back to one by one below
+            except StoreError as exc:
+                # duplicate_event_id: one outcome of the batch committed before (a retry after
+                # an answer lost to a restart); the others are not written yet: one by one
+                if exc.code != "duplicate_event_id":
+                    self._fail(batch, exc)
+                    return
             except Exception as exc:
-                for i in batch:
-                    if not i.done.done():
-                        i.done.set_exception(exc)
+                self._fail(batch, exc)
                 return
             else:
                 for i in batch:
@@ -77,6 +82,12 @@ class OutcomeBatcher:
             else:
                 if not i.done.done():
                     i.done.set_result(None)
+
+    @staticmethod
+    def _fail(batch: list[_Item], exc: BaseException) -> None:
+        for i in batch:
+            if not i.done.done():
+                i.done.set_exception(exc)
 
     async def close(self) -> None:
         if self._task is not None:
