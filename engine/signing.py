@@ -18,9 +18,10 @@ from hookproof_subscriber import (
     STANDARD_WEBHOOKS_V1,
     SigningKey,
     content_digest,
-    sign_request,
     sign_standard,
 )
+from hookproof_subscriber.rfc9421 import normalize_headers
+from hookproof_subscriber.sigv1 import sign_normalized
 
 __all__ = ["DEFAULT_PROFILE", "PROFILES", "Signer", "sign_headers"]
 
@@ -49,7 +50,9 @@ def sign_headers(
     """The headers to add for *signers* (at least one; at most two per profile)."""
     if not signers:
         raise ValueError("at least one signer is needed")
-    out: dict[str, str] = {"Content-Digest": content_digest(bytes(body))}
+    digest = content_digest(body)
+    out: dict[str, str] = {"Content-Digest": digest}
+    normalised: dict[str, str] | None = None  # the headers and digest, once for all signers
     sig_inputs: list[str] = []
     sigs: list[str] = []
     standard: list[SigningKey] = []
@@ -62,11 +65,13 @@ def sign_headers(
         if len(sig_inputs) >= 2:
             raise ValueError("at most two hookproof.sig.v1 signatures")
         label = SIG_V1.label if not sig_inputs else NEXT_LABEL
-        signed = sign_request(
+        if normalised is None:
+            normalised = normalize_headers(headers)
+        signed = sign_normalized(
             method,
             url,
-            headers,
-            body,
+            normalised,
+            digest,
             key=signer.key,
             created=created,
             lifetime=lifetime,

@@ -31,7 +31,7 @@ def content_digest(body: bytes, algorithm: str = "sha-256") -> str:
     """Return the ``Content-Digest`` value for *body*, e.g. ``sha-256=:<base64>:``."""
     if not isinstance(body, bytes | bytearray | memoryview):
         raise TypeError("body must be bytes")
-    digest = _ALGORITHMS[algorithm](bytes(body)).digest()
+    digest = _ALGORITHMS[algorithm](body).digest()
     return f"{algorithm}=:{base64.b64encode(digest).decode('ascii')}:"
 
 

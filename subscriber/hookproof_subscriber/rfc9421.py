@@ -102,23 +102,34 @@ class Target:
         return host if port is None else f"{host}:{port}"
 
 
+_TARGETS: dict[str, Target] = {}
+_TARGETS_MEMO = 4096
+
+
 def parse_target(url: str) -> Target:
-    """Parse an absolute ASCII URL strictly (no userinfo, no fragment)."""
+    """Parse an absolute ASCII URL strictly (no userinfo, no fragment).
+
+    Targets are immutable; the last few thousand URLs parsed are kept (a sender signs for
+    the same endpoints over and over)."""
     if not isinstance(url, str):
         raise SignatureFormatError("malformed", "URL must be a string")
+    target = _TARGETS.get(url)
+    if target is not None:
+        return target
     m = _URL.fullmatch(url)
     if m is None:
         raise SignatureFormatError("malformed", "URL is not an absolute RFC 3986 URL")
-    return Target(m["scheme"], m["host"], m["port"], m["path"] or "", m["query"])
+    target = Target(m["scheme"], m["host"], m["port"], m["path"] or "", m["query"])
+    if len(_TARGETS) >= _TARGETS_MEMO:
+        _TARGETS.clear()
+    _TARGETS[url] = target
+    return target
 
 
 _BAD_CHARS = re.compile(r"[^\t\x20-\x7e]")
-
-
-def _check_value(name: str, value: str) -> str:
-    if _BAD_CHARS.search(value):
-        raise SignatureFormatError("malformed", f"field {name!r} has non-ASCII or control chars")
-    return value.strip(" \t")
+#: valid field names seen, with their lower case (names repeat: the same few per profile)
+_NAMES: dict[str, str] = {}
+_NAMES_MEMO = 1024
 
 
 def normalize_headers(headers: Any) -> dict[str, str]:
@@ -132,24 +143,39 @@ def normalize_headers(headers: Any) -> dict[str, str]:
         items = headers.items()
     else:
         items = headers
-    out: dict[str, list[str]] = {}
+    out: dict[str, str] = {}
+    names = _NAMES
     try:
         for name, value in items:
-            if isinstance(name, bytes):
-                name = name.decode("ascii")
-            if isinstance(value, bytes):
-                value = value.decode("ascii")
-            if not isinstance(name, str) or not isinstance(value, str):
-                raise SignatureFormatError("malformed", "header names and values must be strings")
-            lname = name.lower()
-            if not _FIELD_NAME.fullmatch(lname):
-                raise SignatureFormatError("malformed", "invalid header field name")
-            out.setdefault(lname, []).append(_check_value(lname, value))
+            if type(name) is not str or type(value) is not str:
+                if isinstance(name, bytes):
+                    name = name.decode("ascii")
+                if isinstance(value, bytes):
+                    value = value.decode("ascii")
+                if not isinstance(name, str) or not isinstance(value, str):
+                    raise SignatureFormatError(
+                        "malformed", "header names and values must be strings"
+                    )
+            lname = names.get(name)
+            if lname is None:
+                lname = name.lower()
+                if not _FIELD_NAME.fullmatch(lname):
+                    raise SignatureFormatError("malformed", "invalid header field name")
+                if len(names) >= _NAMES_MEMO:
+                    names.clear()
+                names[name] = lname
+            if _BAD_CHARS.search(value):
+                raise SignatureFormatError(
+                    "malformed", f"field {lname!r} has non-ASCII or control chars"
+                )
+            value = value.strip(" \t")
+            prev = out.get(lname)
+            out[lname] = value if prev is None else f"{prev}, {value}"
     except (UnicodeError, TypeError, ValueError) as exc:
         if isinstance(exc, SignatureFormatError):
             raise
         raise SignatureFormatError("malformed", "headers are not name/value pairs") from exc
-    return {k: ", ".join(v) for k, v in out.items()}
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,8 +349,13 @@ def _ser_string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+_KEY_RE = re.compile(_KEY)
+#: serialised inner lists of component identifiers, per component tuple
+_INNER_LISTS: dict[tuple[str, ...], str] = {}
+
+
 def _ser_key(key: str) -> str:
-    if not re.fullmatch(_KEY, key):
+    if not _KEY_RE.fullmatch(key):
         raise ValueError(f"invalid structured-field key {key!r}")
     return key
 
@@ -333,7 +364,14 @@ def serialize_signature_params(
     components: Sequence[str], params: Sequence[tuple[str, int | str]]
 ) -> str:
     """RFC 8941 serialisation of the ``@signature-params`` inner list (strings and ints)."""
-    out = ["(", " ".join(_ser_string(c) for c in components), ")"]
+    comps = tuple(components)
+    inner = _INNER_LISTS.get(comps)
+    if inner is None:
+        inner = "(" + " ".join(_ser_string(c) for c in comps) + ")"
+        if len(_INNER_LISTS) >= _NAMES_MEMO:
+            _INNER_LISTS.clear()
+        _INNER_LISTS[comps] = inner
+    out = [inner]
     for name, value in params:
         if type(value) is int:
             if not -999_999_999_999_999 <= value <= 999_999_999_999_999:

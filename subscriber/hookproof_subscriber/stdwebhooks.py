@@ -92,7 +92,7 @@ def sign_standard(
     if not msg_id or not msg_id.isascii() or " " in msg_id or "." in msg_id:
         raise ValueError("webhook-id must be ASCII without spaces or dots")
     ts = int(time.time()) if timestamp is None else int(timestamp)
-    content = signed_content(msg_id, ts, bytes(body))
+    content = signed_content(msg_id, ts, body)
     seq = [keys] if isinstance(keys, SigningKey) else list(keys)
     if not seq:
         raise ValueError("at least one key is needed")
