@@ -408,10 +408,22 @@ class _Target:
         return True
 
 
-#: Fields a request line may not carry: the framing is ours; a CR, LF or NUL in a name or a
-#: value would let a header smuggle another (aiohttp refuses them the same way).
+#: A field name must be a token; a CR, LF or NUL in a name or value would let one field smuggle
+#: another (aiohttp refuses them the same way). Valid names seen, with their lower case.
 _TOKEN: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-_BAD_VALUE: Final = re.compile(r"[\r\n\x00]")
+_NAMES: dict[str, str] = {}
+_NAMES_MEMO: Final = 1024
+
+
+def _field_name(name: str) -> str:
+    low = _NAMES.get(name)
+    if low is None:
+        if not _TOKEN.fullmatch(name):
+            raise ValueError(f"header name {name!r} is not a token")
+        if len(_NAMES) >= _NAMES_MEMO:
+            _NAMES.clear()
+        _NAMES[name] = low = name.lower()
+    return low
 
 
 def request_head(
@@ -421,28 +433,31 @@ def request_head(
     ``Host``, the given fields in order, ``Accept: */*`` unless given, ``Content-Length``,
     ``Content-Type: application/octet-stream`` unless given, ``Connection: close`` when the
     connection is not kept (the transport always gives ``User-Agent`` and
-    ``Accept-Encoding``). Raises ValueError for a field that is not a token name or
-    whose value holds CR, LF or NUL."""
-    lines = []
+    ``Accept-Encoding``). Raises ValueError for a field name that is not a token or a value
+    holding CR, LF or NUL."""
     accept = ctype = True
+    lines = []
     for name, value in headers:
-        if not _TOKEN.fullmatch(name) or _BAD_VALUE.search(value):
-            raise ValueError(f"header {name!r} is not a valid field")
-        low = name.lower()
+        low = _field_name(name)
         if low == "accept":
             accept = False
         elif low == "content-type":
             ctype = False
         lines.append(f"{name}: {value}\r\n")
+    text = "".join(lines)
+    n = len(lines)
+    if text.count("\n") != n or text.count("\r") != n or "\x00" in text:
+        raise ValueError("a header value holds CR, LF or NUL")
+    tail = [text]
     if accept:
-        lines.append("Accept: */*\r\n")
-    lines.append(f"Content-Length: {body_len}\r\n")
+        tail.append("Accept: */*\r\n")
+    tail.append(f"Content-Length: {body_len}\r\n")
     if ctype:
-        lines.append("Content-Type: application/octet-stream\r\n")
+        tail.append("Content-Type: application/octet-stream\r\n")
     if close:
-        lines.append("Connection: close\r\n")
-    lines.append("\r\n")
-    return target.head + "".join(lines).encode("latin-1")
+        tail.append("Connection: close\r\n")
+    tail.append("\r\n")
+    return target.head + "".join(tail).encode("utf-8")
 
 
 #: aiohttp's ClientSession defaults for the response parser.
@@ -563,10 +578,7 @@ class AiohttpAdapter:
             attempt.headers_sent = True  # from here on the request may have started
             if transport is None or transport.is_closing():
                 raise aiohttp.ClientConnectionResetError("Cannot write to closing transport")
-            if body:
-                transport.writelines((head, body))
-            else:
-                transport.write(head)
+            transport.write(head + body)  # one TLS record, one send for a webhook body
             if proto.writing_paused:
                 await proto._drain_helper()
             attempt.body_sent = attempt.body_len

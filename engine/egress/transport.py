@@ -75,6 +75,8 @@ _TRANSPORT_HEADERS: Final = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "expect", "upgrade", "te"}
 )
 _ENDPOINT_MEMO: Final = 10_000
+#: The transport's own fields, sent unless the caller gives them (in this order).
+_DEFAULT_NAMES: Final = ("user-agent", "accept-encoding")
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +159,10 @@ class EgressTransport:
             allow_pairs=self._pairs,
         )
         self._dns: HostResolver | None = None
+        self._default_headers = (
+            ("User-Agent", self.policy.user_agent),
+            ("Accept-Encoding", "identity"),
+        )
         self._endpoints: dict[str, Endpoint] = {}
         self._closed = False
         if self._pairs:
@@ -326,16 +332,20 @@ class EgressTransport:
     def _headers(
         self, headers: Mapping[str, str] | Iterable[tuple[str, str]] | None
     ) -> list[tuple[str, str]]:
-        out: list[tuple[str, str]] = [
-            ("User-Agent", self.policy.user_agent),
-            ("Accept-Encoding", "identity"),
-        ]
-        if headers is not None:
-            items = headers.items() if isinstance(headers, Mapping) else headers
-            given = [(k, v) for k, v in items if k.lower() not in _TRANSPORT_HEADERS]
-            names = {k.lower() for k, _ in given}
-            out = [(k, v) for k, v in out if k.lower() not in names] + given
-        return out
+        defaults = self._default_headers
+        if headers is None:
+            return list(defaults)
+        items = headers.items() if isinstance(headers, Mapping) else headers
+        given: list[tuple[str, str]] = []
+        names: set[str] = set()
+        for k, v in items:
+            low = k.lower()
+            if low not in _TRANSPORT_HEADERS:
+                given.append((k, v))
+                names.add(low)
+        return [
+            kv for kv, low in zip(defaults, _DEFAULT_NAMES, strict=True) if low not in names
+        ] + given
 
     def _result(
         self,
