@@ -18,10 +18,9 @@ from hookproof_subscriber import (
     STANDARD_WEBHOOKS_V1,
     SigningKey,
     content_digest,
+    sign_request,
     sign_standard,
 )
-from hookproof_subscriber.rfc9421 import normalize_headers
-from hookproof_subscriber.sigv1 import sign_normalized
 
 __all__ = ["DEFAULT_PROFILE", "PROFILES", "Signer", "sign_headers"]
 
@@ -50,9 +49,7 @@ def sign_headers(
     """The headers to add for *signers* (at least one; at most two per profile)."""
     if not signers:
         raise ValueError("at least one signer is needed")
-    digest = content_digest(body)
-    out: dict[str, str] = {"Content-Digest": digest}
-    normalised: dict[str, str] | None = None  # the headers and digest, once for all signers
+    out: dict[str, str] = {}
     sig_inputs: list[str] = []
     sigs: list[str] = []
     standard: list[SigningKey] = []
@@ -65,20 +62,21 @@ def sign_headers(
         if len(sig_inputs) >= 2:
             raise ValueError("at most two hookproof.sig.v1 signatures")
         label = SIG_V1.label if not sig_inputs else NEXT_LABEL
-        if normalised is None:
-            normalised = normalize_headers(headers)
-        signed = sign_normalized(
+        signed = sign_request(
             method,
             url,
-            normalised,
-            digest,
+            headers,
+            body,
             key=signer.key,
             created=created,
             lifetime=lifetime,
             label=label,
         )
+        out["Content-Digest"] = signed["Content-Digest"]  # the same body: no digest of our own
         sig_inputs.append(signed["Signature-Input"])
         sigs.append(signed["Signature"])
+    if "Content-Digest" not in out:
+        out["Content-Digest"] = content_digest(body)
     if sig_inputs:
         out["Signature-Input"] = ", ".join(sig_inputs)
         out["Signature"] = ", ".join(sigs)

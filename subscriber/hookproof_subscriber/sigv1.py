@@ -42,7 +42,6 @@ __all__ = [
     "VerifyResult",
     "averify_request",
     "peek_key_id",
-    "sign_normalized",
     "sign_request",
     "verify_request",
 ]
@@ -215,44 +214,6 @@ def sign_request(
         raise ValueError(f"profile {profile.name} does not allow {key.alg}")
     if not isinstance(body, bytes | bytearray | memoryview):
         raise TypeError("body must be bytes")
-    return sign_normalized(
-        method,
-        url,
-        normalize_headers(headers),
-        content_digest(body),
-        key=key,
-        created=created,
-        expires=expires,
-        nonce=nonce,
-        profile=profile,
-        label=label,
-        tag=tag,
-        components=components,
-        lifetime=lifetime,
-    )
-
-
-def sign_normalized(
-    method: str,
-    url: str,
-    hdrs: dict[str, str],
-    digest: str,
-    *,
-    key: SigningKey,
-    created: int | None = None,
-    expires: int | None = None,
-    nonce: str | None = None,
-    profile: Profile = SIG_V1,
-    label: str | None = None,
-    tag: str | None = None,
-    components: Sequence[str] | None = None,
-    lifetime: int = 300,
-) -> dict[str, str]:
-    """:func:`sign_request` for a sender signing one body under several keys: *hdrs* already
-    normalised (``normalize_headers``; its ``content-digest`` is set to *digest*) and
-    *digest* the body's ``Content-Digest``, each computed once for all signatures."""
-    if key.alg not in profile.algorithms:
-        raise ValueError(f"profile {profile.name} does not allow {key.alg}")
     label = profile.label if label is None else label
     tag = profile.tag if tag is None else tag
     comps = tuple(profile.components if components is None else components)
@@ -260,6 +221,8 @@ def sign_normalized(
     expires = created + lifetime if expires is None else expires
     if nonce is None and profile.require_nonce:
         nonce = secrets.token_urlsafe(16)
+    hdrs = normalize_headers(headers)
+    digest = content_digest(body)
     existing = hdrs.get("content-digest")
     if existing is not None and existing != digest:
         raise ValueError("existing Content-Digest does not match the body")
