@@ -44,6 +44,7 @@ from aiohttp.client_reqrep import ConnectionKey
 from aiohttp.http_exceptions import HttpProcessingError
 
 from ..endpoint import Endpoint
+from ..memo import BoundedMemo
 from .addresses import IPAddress, format_ip
 from .failures import FailureCode
 from .pool import (
@@ -411,8 +412,7 @@ class _Target:
 #: A field name must be a token; a CR, LF or NUL in a name or value would let one field smuggle
 #: another (aiohttp refuses them the same way). Valid names seen, with their lower case.
 _TOKEN: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-_NAMES: dict[str, str] = {}
-_NAMES_MEMO: Final = 1024
+_NAMES: Final[BoundedMemo[str, str]] = BoundedMemo(1024)
 
 
 def _field_name(name: str) -> str:
@@ -420,9 +420,8 @@ def _field_name(name: str) -> str:
     if low is None:
         if not _TOKEN.fullmatch(name):
             raise ValueError(f"header name {name!r} is not a token")
-        if len(_NAMES) >= _NAMES_MEMO:
-            _NAMES.clear()
-        _NAMES[name] = low = name.lower()
+        low = name.lower()
+        _NAMES.put(name, low)
     return low
 
 
@@ -494,7 +493,7 @@ class AiohttpAdapter:
         self._timeout = aiohttp.ClientTimeout(
             connect=connect_timeout_s, sock_connect=connect_timeout_s
         )
-        self._targets: dict[str, _Target] = {}
+        self._targets: BoundedMemo[str, _Target] = BoundedMemo(_TARGET_MEMO)
         self.connector: EgressConnector | None = None
 
     def start(self) -> None:
@@ -519,9 +518,7 @@ class AiohttpAdapter:
         target = self._targets.get(url)
         if target is None:
             target = _Target(url)
-            if len(self._targets) >= _TARGET_MEMO:
-                self._targets.clear()
-            self._targets[url] = target
+            self._targets.put(url, target)
         return target
 
     async def send(self, attempt: Attempt, body: bytes, headers: list[tuple[str, str]]) -> Wire:
