@@ -464,7 +464,9 @@ _MAX_LINE: Final = 8190
 _MAX_FIELD: Final = 8190
 _MAX_HEADERS: Final = 128
 _READ_BUFSIZE: Final = 2**16
-_TARGET_MEMO: Final = 10_000
+#: URL targets kept per worker (~1 KiB each): as many as the poster's subscription states
+#: (engine/features.py), so a fan-out to 10,000 sites does not keep one per URL.
+_TARGET_MEMO: Final = 2_048
 
 
 class AiohttpAdapter:
