@@ -25,6 +25,7 @@ __all__ = ["OutcomeBatcher"]
 class _Item:
     append: StreamAppend
     done: asyncio.Future[None]
+    wake: bool = False  # the commit must wake the dispatchers (an ordered delivery's outcome)
 
 
 class OutcomeBatcher:
@@ -36,10 +37,13 @@ class OutcomeBatcher:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
-    async def append(self, append: StreamAppend) -> None:
-        """Append ``append`` (with its expected version) in the next batch; raises its error."""
+    async def append(self, append: StreamAppend, *, wake: bool = False) -> None:
+        """Append ``append`` (with its expected version) in the next batch; raises its error.
+        ``wake``: its commit wakes every dispatcher (the outcome of an ordered delivery may
+        make the aggregate's next version claimable, in any process); otherwise the batch is
+        tagged as the dispatcher's own (``streams.append_to_deliveries``)."""
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.append(_Item(append, fut))
+        self._queue.append(_Item(append, fut, wake))
         self._wake.set()
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run())
@@ -56,7 +60,11 @@ class OutcomeBatcher:
         streams = {i.append.stream_id for i in batch}
         if len(streams) == len(batch):
             try:
-                await append_to_deliveries(self.store, [i.append for i in batch], dispatch=True)
+                await append_to_deliveries(
+                    self.store,
+                    [i.append for i in batch],
+                    dispatch=not any(i.wake for i in batch),
+                )
             except ConcurrencyConflict:
                 pass  # fall back to one by one below
             except StoreError as exc:
@@ -75,7 +83,7 @@ class OutcomeBatcher:
                 return
         for i in batch:
             try:
-                await append_to_deliveries(self.store, [i.append], dispatch=True)
+                await append_to_deliveries(self.store, [i.append], dispatch=not i.wake)
             except Exception as exc:
                 if not i.done.done():
                     i.done.set_exception(exc)

@@ -412,10 +412,6 @@ class Dispatcher:
             release()
         appending = time.monotonic()
         await self._append_outcome(job, recorded.events, meta)
-        if r.ordering_gap_timeout_s is not None:
-            # ordered delivery: the next version of the aggregate may be claimable now (the
-            # outcome's commit does not wake the dispatchers: DISPATCH_TAG)
-            self._wake.set()
         log.info(
             "attempt_recorded",
             delivery_id=r.delivery_id,
@@ -434,19 +430,23 @@ class Dispatcher:
         tries again within the lease; the event ids are fixed once, so a retry after a commit
         whose answer was lost finds them (``duplicate_event_id``) and appends nothing twice."""
         stream = f"delivery-{job.row.delivery_id}"
+        # an ordered delivery's outcome may make the aggregate's next version claimable: its
+        # commit wakes every dispatcher (any process); other outcomes are tagged DISPATCH_TAG
+        wake = job.row.ordering_gap_timeout_s is not None
         ids = [uuid.uuid4() for _ in events]
         delay, deadline = RECORD_RETRY_S, job.admitted_at + self.lease_s
         while True:
             try:
                 try:
                     await self.outcomes.append(
-                        StreamAppend(stream, events, job.version, meta, ids, job.head_hash)
+                        StreamAppend(stream, events, job.version, meta, ids, job.head_hash),
+                        wake=wake,
                     )
                 except ConcurrencyConflict:
                     # Something else was recorded meanwhile (a receipt, or a lease taken over):
                     # the outcome is still evidence, appended after it.
                     late = StreamAppend(stream, events, "any", meta, ids)
-                    await append_to_deliveries(self.store, [late], dispatch=True)
+                    await append_to_deliveries(self.store, [late], dispatch=not wake)
                 return
             except StoreError as exc:
                 if exc.code == "duplicate_event_id":  # the earlier try committed after all
