@@ -26,6 +26,7 @@ SQL = ENGINE_QUERIES.named(
     "dispatch_expired_leases",
     "deliveries_lock",
     "dispatch_outcome_lock",
+    "ledger_can_vacuum",
     "ledger_dead_rows",
     "ledger_vacuum",
     "metrics_queue",
@@ -128,6 +129,10 @@ class DeliveryRepository(PoolRepository):
         """(dead, live) row versions of the ledger table, from the statistics."""
         row = await self.pool.fetchrow(SQL["ledger_dead_rows"])
         return (int(row["dead"]), int(row["live"])) if row is not None else (0, 0)
+
+    async def can_vacuum(self) -> bool:
+        """Whether this role may vacuum the ledger table (else VACUUM only warns and skips)."""
+        return bool(await self.pool.fetchval(SQL["ledger_can_vacuum"]))
 
     async def vacuum(self) -> None:
         """Vacuum the ledger table (outside any transaction; skipped while another runs)."""

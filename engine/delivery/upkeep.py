@@ -68,6 +68,16 @@ class LedgerUpkeep:
         return True
 
     async def run(self, stop: asyncio.Event) -> None:
+        """Check every ``check_every_s`` until ``stop``; returns at once, saying so, when this
+        role may not vacuum the ledger table (its VACUUM would only warn and skip the table)."""
+        try:
+            allowed = await self.deliveries.can_vacuum()
+        except Exception as exc:  # the database restarting: assume allowed, VACUUM will say
+            log.warning("ledger_upkeep_failed", error=type(exc).__name__)
+            allowed = True
+        if not allowed:
+            log.warning("ledger_upkeep_off", reason="not_table_owner")
+            return
         while not stop.is_set():
             try:
                 await self.once()

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import secrets
+
+import asyncpg
+from structlog.testing import capture_logs
+
 from hookproof.engine.daemon import Engine
 from hookproof.engine.delivery.repository import DeliveryRepository
 from hookproof.engine.delivery.upkeep import LedgerUpkeep, vacuum_due
@@ -35,3 +41,31 @@ async def test_upkeep_vacuums_the_ledger_when_due_and_only_then(
     assert await upkeep.once()
     assert upkeep.vacuums == 1
     assert await engine.pool.fetchval(query, "deliveries") > before
+
+
+async def test_upkeep_stops_and_says_so_under_a_role_that_may_not_vacuum(
+    engine: Engine, db_url: str
+) -> None:
+    """Under a role that owns neither the ledger table nor the database, VACUUM would only
+    warn and skip the table every second: the upkeep checks once, logs, and ends."""
+    assert await DeliveryRepository(engine.pool).can_vacuum()  # the owner (the tests' superuser)
+    role = f"hookproof_upkeep_{secrets.token_hex(4)}"
+    await engine.pool.execute(f'CREATE ROLE "{role}" NOLOGIN')
+    try:
+
+        async def as_role(conn: asyncpg.Connection) -> None:
+            await conn.execute(f'SET ROLE "{role}"')
+
+        pool = await asyncpg.create_pool(db_url, min_size=1, max_size=1, setup=as_role)
+        try:
+            repo = DeliveryRepository(pool)
+            assert not await repo.can_vacuum()
+            upkeep = LedgerUpkeep(repo, due=lambda dead, live: True, check_every_s=0.01)
+            with capture_logs() as logs:
+                await asyncio.wait_for(upkeep.run(asyncio.Event()), 10)  # returns without a stop
+            assert upkeep.vacuums == 0
+        finally:
+            await pool.close()
+    finally:
+        await engine.pool.execute(f'DROP ROLE "{role}"')
+    assert [e["reason"] for e in logs if e["event"] == "ledger_upkeep_off"] == ["not_table_owner"]
