@@ -157,7 +157,6 @@ class DriftGuard:
     """Posts for an ACTIVE subscription through the pinned transport and acts on drift.
 
     ``policy_for`` picks the policy per subscription (default: :data:`DEFAULT_POLICY`).
-    ``last_assessment`` holds the latest verdict per subscription (for the caller's ledger).
     """
 
     def __init__(
@@ -179,7 +178,6 @@ class DriftGuard:
         # (subscription, generation) -> the last recorded (reason, addresses, spki): a drift
         # that is only recorded is recorded once per distinct observation, not per delivery
         self._recorded: dict[tuple[str, int], tuple[str, tuple[str, ...], str | None]] = {}
-        self.last_assessment: dict[str, DriftAssessment] = {}
 
     async def post(
         self,
@@ -196,7 +194,6 @@ class DriftGuard:
         pin = state.pinned_addresses or None
         result = await self.transport.post(url, body, headers, pin=pin)
         verdict = assess(state, result, self.policy_for(state))
-        self.last_assessment[state.subscription_id] = verdict
         if verdict.suspend is not None:
             await self._suspend(state, result, verdict.suspend)
         elif verdict.record is not None:
