@@ -401,13 +401,19 @@ class _Target:
         self.port: int = port
         self.connection_key = ConnectionKey(host, port, True, True, None, None, None)
         host_field = self.url.host_port_subcomponent
-        self.head = f"POST {self.url.raw_path_qs} HTTP/1.1\r\nHost: {host_field}\r\n".encode(
-            "ascii"
-        )
+        target = self.url.raw_path_qs
+        # the request line and Host are written as given: no space or control character may
+        # split them (normalise_endpoint refuses such URLs already; this holds on its own)
+        if _UNSAFE_IN_HEAD.search(target) or _UNSAFE_IN_HEAD.search(host_field or ""):
+            raise ValueError("the URL holds a space or a control character")
+        self.head = f"POST {target} HTTP/1.1\r\nHost: {host_field}\r\n".encode("ascii")
 
     def is_ssl(self) -> bool:
         return True
 
+
+#: A space, control character or DEL in the request target or Host would split the head.
+_UNSAFE_IN_HEAD: Final = re.compile(r"[\x00-\x20\x7f]")
 
 #: A field name must be a token; a CR, LF or NUL in a name or value would let one field smuggle
 #: another (aiohttp refuses them the same way). Valid names seen, with their lower case.

@@ -56,6 +56,37 @@ def test_request_head_refuses_fields_that_would_smuggle_others(name: str, value:
         request_head(_Target("https://hooks.test/"), [(name, value)], 0, close=False)
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://site.example:443/a b",
+        "https://site.example:443/a\r\nX-Injected: 1",
+        "https://site.example:443/a\r\nX-Injected:1",
+        "https://site.example:443/a\tb",
+        "https://site.example:443/a\x00",
+        "https://site.example:443/a\x7f",
+    ],
+)
+def test_request_line_never_carries_a_target_that_would_split_the_head(url: str) -> None:
+    """Refused, or (yarl drops tabs and line breaks from a URL) written without them: the
+    request line is never split."""
+    try:
+        head = _Target(url).head
+    except ValueError:
+        return
+    line, host, end = head.split(b"\r\n")[:3]
+    assert end == b"" and host == b"Host: site.example"
+    method, target, version = line.split(b" ")
+    assert (method, version) == (b"POST", b"HTTP/1.1")
+    assert not any(c <= 0x20 or c == 0x7F for c in target)
+
+
+def test_request_line_keeps_percent_encoding() -> None:
+    assert _Target("https://site.example:443/a%20b?c=%0D%0A").head.startswith(
+        b"POST /a%20b?c=%0D%0A HTTP/1.1\r\n"
+    )
+
+
 async def test_smuggling_header_is_refused_before_a_byte_is_written(make_server, make_transport):
     server = await make_server()
     transport = make_transport(allow=(("127.0.0.1", server.port),))
@@ -96,7 +127,9 @@ async def test_malformed_answers_are_protocol_errors(answer, make_server, make_t
 
 async def test_informational_answers_are_skipped(make_server, make_transport):
     server = await make_server(
-        await _raw(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok")
+        await _raw(
+            b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok"
+        )
     )
     transport = make_transport(allow=(("127.0.0.1", server.port),))
     result = await transport.post(f"https://127.0.0.1:{server.port}/", BODY)
