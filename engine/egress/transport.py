@@ -41,6 +41,7 @@ from hookproof.config import Settings
 from hookproof.errors import ValidationError
 
 from ..endpoint import DEFAULT_ALLOWED_PORTS, Endpoint, normalise_endpoint
+from ..memo import BoundedMemo
 from .adapter import AiohttpAdapter, Attempt, Wire
 from .addresses import IPAddress, format_ip
 from .dns import DnsFailure, HostResolver
@@ -163,7 +164,7 @@ class EgressTransport:
             ("User-Agent", self.policy.user_agent),
             ("Accept-Encoding", "identity"),
         )
-        self._endpoints: dict[str, Endpoint] = {}
+        self._endpoints: BoundedMemo[str, Endpoint] = BoundedMemo(_ENDPOINT_MEMO)
         self._closed = False
         if self._pairs:
             log.warning(
@@ -218,9 +219,7 @@ class EgressTransport:
             endpoint = normalise_endpoint(
                 url, allowed_ports=self.policy.allowed_ports, allow_pairs=self.policy.allow_pairs
             )
-            if len(self._endpoints) >= _ENDPOINT_MEMO:
-                self._endpoints.clear()
-            self._endpoints[url] = endpoint
+            self._endpoints.put(url, endpoint)
         return endpoint
 
     async def post(
