@@ -17,6 +17,9 @@ from hookproof.errors import ValidationError
 
 __all__ = ["Settings", "default_workers", "parse_addr_port", "parse_addr_port_list"]
 
+#: ``HOOKPROOF_TOKEN_CACHE_S`` is capped here: a revoked API token stops working within a minute
+TOKEN_CACHE_MAX_S = 60.0
+
 
 def parse_addr_port(text: str, *, name: str) -> tuple[str, int]:
     """Parse ``1.2.3.4:443`` or ``[::1]:8443`` into a normalised (address, port)."""
@@ -140,9 +143,9 @@ class Settings:
     ingest_group_max: int = 500
     ingest_group_inflight: int = 2
     #: ``HOOKPROOF_TOKEN_CACHE_S``: how long a worker may answer for an API token it verified
-    #: without reading it again (0: every request reads it). A token revoked elsewhere (the
-    #: CLI, another worker) stops working within this bound; revoked through the same
-    #: process, at once.
+    #: without reading it again (0: every request reads it; at most 60). A token revoked with
+    #: ``tenant revoke-token`` (the CLI is the only way to revoke one) stops working within
+    #: this bound.
     token_cache_s: float = 1.0
     #: The environment the settings came from. Tokens and switches below are read from it
     #: when used, so an operator can set or rotate them without a restart.
@@ -265,7 +268,9 @@ class Settings:
             ingest_group_window_s=_float(env, "HOOKPROOF_INGEST_GROUP_WINDOW_MS", 1.0) / 1000,
             ingest_group_max=_int(env, "HOOKPROOF_INGEST_GROUP_MAX", 500) or 500,
             ingest_group_inflight=_int(env, "HOOKPROOF_INGEST_GROUP_INFLIGHT", 2) or 2,
-            token_cache_s=max(0.0, _float(env, "HOOKPROOF_TOKEN_CACHE_S", 1.0)),
+            token_cache_s=min(
+                TOKEN_CACHE_MAX_S, max(0.0, _float(env, "HOOKPROOF_TOKEN_CACHE_S", 1.0))
+            ),
             env=env,
         )
 

@@ -33,3 +33,13 @@ def test_tokens_and_switches_are_read_when_used() -> None:
     assert settings.admin_token == "rotated"
     env["HOOKPROOF_PUBLIC_URL"] = "https://engine.example/"
     assert settings.receipts_url == "https://engine.example/v1/receipts"
+
+
+def test_token_cache_is_capped_so_a_revoked_token_stops_within_a_minute() -> None:
+    def cache_s(value: str) -> float:
+        return Settings.from_env({"HOOKPROOF_TOKEN_CACHE_S": value}).token_cache_s
+
+    assert cache_s("2.5") == 2.5
+    assert cache_s("1e9") == cache_s("inf") == 60.0
+    assert cache_s("-3") == cache_s("nan") == 0.0
+    assert Settings.from_env({}).token_cache_s == 1.0
