@@ -696,6 +696,111 @@ async def db_counters(pool: Any) -> dict[str, float]:
     return dict(row)
 
 
+async def pg_writes(pool: Any) -> dict[str, Any]:
+    """What Postgres has written so far: the WAL insert position (exact, the whole server),
+    pg_stat_wal's full-page images and records, and per user table the heap rows inserted,
+    updated (HOT and not), deleted, with its indexes (partial or not). Table counters are
+    flushed asynchronously by every backend (an idle backend after up to 10 s): read them
+    after ``settle_stats``."""
+    async with pool.acquire() as conn:
+        await conn.execute("SELECT pg_stat_clear_snapshot()")
+        head = await conn.fetchrow(
+            "SELECT pg_current_wal_lsn()::text AS lsn, wal_records::float8 AS wal_records,"
+            " wal_fpi::float8 AS wal_fpi FROM pg_stat_wal"
+        )
+        tables = {
+            r["name"]: {k: float(r[k]) for k in ("ins", "upd", "hot", "del")}
+            for r in await conn.fetch(
+                "SELECT relname AS name, n_tup_ins AS ins, n_tup_upd AS upd,"
+                " n_tup_hot_upd AS hot, n_tup_del AS del FROM pg_stat_user_tables"
+            )
+        }
+        indexes = [
+            (r["tab"], r["idx"], r["partial"], r["am"])
+            for r in await conn.fetch(
+                "SELECT t.relname AS tab, c.relname AS idx, i.indpred IS NOT NULL AS partial,"
+                " a.amname AS am FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+                " JOIN pg_class t ON t.oid = i.indrelid JOIN pg_am a ON a.oid = c.relam"
+                " JOIN pg_namespace n ON n.oid = t.relnamespace WHERE n.nspname = 'public'"
+            )
+        ]
+    return {"lsn": head["lsn"], "wal": dict(head), "tables": tables, "indexes": indexes}
+
+
+async def settle_stats(pool: Any, wait_s: float = 11.0) -> None:
+    """Let every backend flush its table counters: ours at once (PG15+), the engine's when
+    they are next idle (pgstat flushes an idle backend's pending counters within 10 s)."""
+    with contextlib.suppress(Exception):
+        await pool.execute("SELECT pg_stat_force_next_flush()")
+    await asyncio.sleep(wait_s)
+
+
+async def pg_writes_delta(
+    pool: Any, before: dict[str, Any], after: dict[str, Any], deliveries: int
+) -> dict[str, Any]:
+    """Per delivery: WAL bytes (LSN difference), full-page images and records, heap rows and
+    index entries written per table. Index entries: every insert and every non-HOT update
+    adds one entry to each index; for a partial index that is an upper bound (the entry is
+    added only when the new row matches the predicate), so both figures are given."""
+    n = max(1, deliveries)
+    diff = "SELECT pg_wal_lsn_diff($1::text::pg_lsn, $2::text::pg_lsn)::float8"
+    wal = await pool.fetchval(diff, after.get("phase_lsn", after["lsn"]), before["lsn"])
+    wal_settled = await pool.fetchval(diff, after["lsn"], before["lsn"])
+    per_table: dict[str, Any] = {}
+    totals = {"heap_rows": 0.0, "index_entries_full": 0.0, "index_entries_upper": 0.0}
+    for name, now in sorted(after["tables"].items()):
+        was = before["tables"].get(name, {})
+        d = {k: v - was.get(k, 0.0) for k, v in now.items()}
+        if not any(d.values()):
+            continue
+        nonhot = d["upd"] - d["hot"]
+        idx = [i for i in after["indexes"] if i[0] == name]
+        full = [i for i in idx if not i[2] and i[3] != "brin"]
+        partial = [i for i in idx if i[2] and i[3] != "brin"]
+        entries_full = (d["ins"] + nonhot) * len(full)
+        entries_upper = entries_full + (d["ins"] + nonhot) * len(partial)
+        heap = d["ins"] + d["upd"]
+        totals["heap_rows"] += heap
+        totals["index_entries_full"] += entries_full
+        totals["index_entries_upper"] += entries_upper
+        per_table[name] = {
+            "inserted": d["ins"],
+            "updated": d["upd"],
+            "hot_updated": d["hot"],
+            "deleted": d["del"],
+            "heap_rows_written_per_delivery": round(heap / n, 3),
+            "btree_indexes": len(full),
+            "partial_btree_indexes": len(partial),
+            "brin_indexes": len(idx) - len(full) - len(partial),
+            "index_entries_per_delivery": round(entries_full / n, 3),
+            "index_entries_per_delivery_with_partial_upper": round(entries_upper / n, 3),
+        }
+    return {
+        "note": "WAL from pg_current_wal_lsn() (the whole server, exact); rows from "
+        "pg_stat_user_tables after every backend flushed; index entries = (inserts + non-HOT "
+        "updates) x non-partial btree indexes (exact), partial ones added as an upper bound",
+        "deliveries": deliveries,
+        "wal_bytes": wal,
+        "wal_bytes_per_delivery": round(wal / n, 1),
+        "wal_kib_per_delivery": round(wal / n / 1024, 3),
+        "wal_kib_per_delivery_incl_settle": round(wal_settled / n / 1024, 3),
+        "wal_note": "wal_*: from the phase start to its last accepted delivery; _incl_settle: "
+        "to the end of the stats wait after it (deferred work, autovacuum, checkpoints)",
+        "wal_fpi_per_delivery": round(
+            (after["wal"]["wal_fpi"] - before["wal"]["wal_fpi"]) / n, 3
+        ),
+        "wal_records_per_delivery": round(
+            (after["wal"]["wal_records"] - before["wal"]["wal_records"]) / n, 2
+        ),
+        "heap_rows_per_delivery": round(totals["heap_rows"] / n, 3),
+        "index_entries_per_delivery": round(totals["index_entries_full"] / n, 3),
+        "index_entries_per_delivery_with_partial_upper": round(
+            totals["index_entries_upper"] / n, 3
+        ),
+        "tables": per_table,
+    }
+
+
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
     if not s:
@@ -1145,6 +1250,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     name: str, coro: Any, want_per_event: int | None, limit_s: float
                 ) -> dict[str, Any]:
                     meter = CpuMeter(cpu_groups)
+                    await settle_stats(pool, args.stats_settle_seconds)
+                    w0 = await pg_writes(pool)
                     db0 = await db_counters(pool)
                     meter.start()
                     la0 = os.getloadavg()[0]
@@ -1156,7 +1263,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         pool, sent["ids"], sent["planned"], limit_s, tenant["tenantId"]
                     )
                     cpu = meter.stop()
-                    await asyncio.sleep(1.1)  # backends flush their statistics about once a second
+                    w1_lsn = await pool.fetchval("SELECT pg_current_wal_lsn()::text")
+                    await settle_stats(pool, args.stats_settle_seconds)
+                    w1 = {**await pg_writes(pool), "phase_lsn": w1_lsn}
                     db1 = await db_counters(pool)
                     ing, acc = await timings(pool, sent["ids"])
                     out = {
@@ -1172,6 +1281,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         "db_per_delivery": {
                             k: round((db1[k] - db0[k]) / max(1, sent["planned"]), 2) for k in db1
                         },
+                        "pg_writes": await pg_writes_delta(pool, w0, w1, sent["planned"]),
                         "engine_peak_rss_mb": rss.take_phase(),
                         "loadavg_1m_start": round(la0, 2),
                         "loadavg_1m_end": round(os.getloadavg()[0], 2),
@@ -1468,6 +1578,22 @@ def print_table(r: dict[str, Any], args: argparse.Namespace) -> None:
                 f"{'bare client ' + mode:34} {b[mode]['requests_per_s']:>8} {'':>8} {'':>8} {'':>8} {'':>8}  "
                 f"{c['engine']}/{c['postgres']}/{c['subscribers']}/{c['bench_loadgen']}; {c['machine_busy']}"
             )
+    pw = ph.get("peak_10_subscriptions", {}).get("pg_writes")
+    if pw:
+        print(
+            f"\npeak, per delivery: WAL {pw['wal_kib_per_delivery']} KiB "
+            f"({pw['wal_kib_per_delivery_incl_settle']} with the settle) "
+            f"({pw['wal_fpi_per_delivery']} full-page images, {pw['wal_records_per_delivery']} "
+            f"records), heap rows {pw['heap_rows_per_delivery']}, index entries "
+            f"{pw['index_entries_per_delivery']} (with partial, upper bound "
+            f"{pw['index_entries_per_delivery_with_partial_upper']})"
+        )
+        for t, v in pw["tables"].items():
+            print(
+                f"  {t:28} ins {v['inserted']:>8.0f} upd {v['updated']:>8.0f} hot "
+                f"{v['hot_updated']:>8.0f} del {v['deleted']:>7.0f}  rows/dlv "
+                f"{v['heap_rows_written_per_delivery']:>6}  idx/dlv {v['index_entries_per_delivery']:>6}"
+            )
     print(f"\nengine peak RSS: {r['engine_peak_rss_mb']}")
     print("goals:")
     for k, v in r["goals"].items():
@@ -1531,6 +1657,12 @@ def main() -> None:
     )
     ap.add_argument("--profile-seconds", type=float, default=10)
     ap.add_argument("--py-spy", default=None, help="path of py-spy (default: PATH, /tmp/pyspy/bin)")
+    ap.add_argument(
+        "--stats-settle-seconds",
+        type=float,
+        default=11.0,
+        help="wait before reading table counters (idle backends flush within 10 s)",
+    )
     ap.add_argument("--pgdata-parent", default=None)
     ap.add_argument(
         "--pg-stat-statements",
