@@ -47,6 +47,7 @@ import json
 import logging
 import os
 import platform
+import re
 import secrets
 import shutil
 import signal
@@ -727,6 +728,105 @@ async def pg_writes(pool: Any) -> dict[str, Any]:
     return {"lsn": head["lsn"], "wal": dict(head), "tables": tables, "indexes": indexes}
 
 
+def waldump_stats(
+    bin_dir: str | None, pgdata: str, start: str, end: str, top: int = 14
+) -> dict[str, Any]:
+    """Where the phase's WAL went, by record type (``pg_waldump --stats=record`` between two
+    LSNs of the server's own WAL directory): count and bytes (record + full-page images)."""
+    exe = Path(bin_dir or "") / "pg_waldump"
+    if not exe.exists():
+        return {"skipped": f"no pg_waldump at {exe}"}
+    out = subprocess.run(
+        [str(exe), "--stats=record", "-p", str(Path(pgdata) / "pg_wal"), "-s", start, "-e", end],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    rows = []
+    for ln in out.stdout.splitlines():
+        parts = re.sub(r"\([^)]*\)", " ", ln).split()  # drop the (percent) columns
+        if len(parts) == 5 and "/" in parts[0] and all(p.isdigit() for p in parts[1:]):
+            rows.append(
+                {
+                    "record": parts[0],
+                    "count": int(parts[1]),
+                    "record_bytes": int(parts[2]),
+                    "fpi_bytes": int(parts[3]),
+                    "bytes": int(parts[4]),
+                }
+            )
+    rows.sort(key=lambda r: -r["bytes"])
+    if not rows:
+        return {"error": (out.stderr or out.stdout)[-400:]}
+    return {"top_by_bytes": rows[:top], "total_bytes": sum(r["bytes"] for r in rows)}
+
+
+_WAL_LINE = re.compile(
+    r"rmgr: (\S+)\s+len \(rec/tot\):\s*\d+/\s*(\d+),.*?desc: (\S+)(?:.*?blkref #0: rel \d+/\d+/(\d+))?"
+)
+
+
+def waldump_by_relation(
+    bin_dir: str | None, pgdata: str, start: str, end: str, names: dict[int, str]
+) -> dict[str, Any]:
+    """The phase's WAL bytes (record + full-page images) by relation and record type: every
+    record of ``pg_waldump`` between two LSNs, attributed to its first block's relation
+    (``names``: relfilenode -> relation name; records without a block are "-")."""
+    exe = Path(bin_dir or "") / "pg_waldump"
+    if not exe.exists():
+        return {"skipped": f"no pg_waldump at {exe}"}
+    out = subprocess.run(
+        [str(exe), "-p", str(Path(pgdata) / "pg_wal"), "-s", start, "-e", end],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    acc: Counter[tuple[str, str]] = Counter()
+    count: Counter[tuple[str, str]] = Counter()
+    for ln in out.stdout.splitlines():
+        m = _WAL_LINE.match(ln)
+        if not m:
+            continue
+        rmgr, total, op, node = m.groups()
+        rel = names.get(int(node), f"rel {node}") if node else "-"
+        acc[(rel, f"{rmgr}/{op}")] += int(total)
+        count[(rel, f"{rmgr}/{op}")] += 1
+    rows = [
+        {"relation": rel, "record": rec, "count": count[(rel, rec)], "bytes": b}
+        for (rel, rec), b in acc.most_common(25)
+    ]
+    by_rel: Counter[str] = Counter()
+    for (rel, _), b in acc.items():
+        by_rel[rel] += b
+    return {"top": rows, "by_relation": dict(by_rel.most_common(20))}
+
+
+def pgserver_bin() -> str | None:
+    with contextlib.suppress(Exception), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pgserver
+
+        return str(Path(pgserver.__file__).parent / "pginstall" / "bin")
+    return None
+
+
+async def catalogue_catch_up(db_url: str) -> int | None:
+    """Bring the asynchronous projections up to the log, as the archive does before it
+    chooses streams (engine builds that keep the stream catalogue in batches; None before)."""
+    try:
+        from hookproof.engine.database import connect_pool
+        from hookproof.engine.projections_runner import catch_up
+        from hookproof.engine.registry import async_projections
+        from hookproof.events import EventStore
+    except ImportError:
+        return None
+    pool = await connect_pool(db_url, min_size=1, max_size=2)
+    try:
+        return await catch_up(EventStore(pool), async_projections())
+    finally:
+        await pool.close()
+
+
 async def settle_stats(pool: Any, wait_s: float = 11.0) -> None:
     """Let every backend flush its table counters: ours at once (PG15+), the engine's when
     they are next idle (pgstat flushes an idle backend's pending counters within 10 s)."""
@@ -746,6 +846,7 @@ async def pg_writes_delta(
     diff = "SELECT pg_wal_lsn_diff($1::text::pg_lsn, $2::text::pg_lsn)::float8"
     wal = await pool.fetchval(diff, after.get("phase_lsn", after["lsn"]), before["lsn"])
     wal_settled = await pool.fetchval(diff, after["lsn"], before["lsn"])
+    wal_only = await pool.fetchval(diff, after.get("only_phase_lsn", after["lsn"]), before["lsn"])
     per_table: dict[str, Any] = {}
     totals = {"heap_rows": 0.0, "index_entries_full": 0.0, "index_entries_upper": 0.0}
     for name, now in sorted(after["tables"].items()):
@@ -784,11 +885,12 @@ async def pg_writes_delta(
         "wal_bytes_per_delivery": round(wal / n, 1),
         "wal_kib_per_delivery": round(wal / n / 1024, 3),
         "wal_kib_per_delivery_incl_settle": round(wal_settled / n / 1024, 3),
-        "wal_note": "wal_*: from the phase start to its last accepted delivery; _incl_settle: "
-        "to the end of the stats wait after it (deferred work, autovacuum, checkpoints)",
-        "wal_fpi_per_delivery": round(
-            (after["wal"]["wal_fpi"] - before["wal"]["wal_fpi"]) / n, 3
-        ),
+        "wal_kib_per_delivery_without_catch_up": round(wal_only / n / 1024, 3),
+        "wal_note": "wal_*: from the phase start to its last accepted delivery plus the "
+        "catch-up of the stream catalogue the bench runs then (the daemon keeps it in batches: "
+        "its deferred work counts); _without_catch_up: to the last accepted delivery only; "
+        "_incl_settle: to the end of the stats wait after it (autovacuum, checkpoints)",
+        "wal_fpi_per_delivery": round((after["wal"]["wal_fpi"] - before["wal"]["wal_fpi"]) / n, 3),
         "wal_records_per_delivery": round(
             (after["wal"]["wal_records"] - before["wal"]["wal_records"]) / n, 2
         ),
@@ -1263,9 +1365,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         pool, sent["ids"], sent["planned"], limit_s, tenant["tenantId"]
                     )
                     cpu = meter.stop()
+                    w1_phase = await pool.fetchval("SELECT pg_current_wal_lsn()::text")
+                    caught_up = await catalogue_catch_up(db_url)
                     w1_lsn = await pool.fetchval("SELECT pg_current_wal_lsn()::text")
                     await settle_stats(pool, args.stats_settle_seconds)
-                    w1 = {**await pg_writes(pool), "phase_lsn": w1_lsn}
+                    w1 = {**await pg_writes(pool), "phase_lsn": w1_lsn, "only_phase_lsn": w1_phase}
                     db1 = await db_counters(pool)
                     ing, acc = await timings(pool, sent["ids"])
                     out = {
@@ -1281,7 +1385,31 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         "db_per_delivery": {
                             k: round((db1[k] - db0[k]) / max(1, sent["planned"]), 2) for k in db1
                         },
-                        "pg_writes": await pg_writes_delta(pool, w0, w1, sent["planned"]),
+                        "pg_writes": {
+                            **await pg_writes_delta(pool, w0, w1, sent["planned"]),
+                            "catalogue_catch_up_events": caught_up,
+                        },
+                        "wal_records": await asyncio.to_thread(
+                            waldump_stats,
+                            args.pg_bin if args.pg_stat_statements else pgserver_bin(),
+                            pgdata,
+                            w0["lsn"],
+                            w1_lsn,
+                        ),
+                        "wal_by_relation": await asyncio.to_thread(
+                            waldump_by_relation,
+                            args.pg_bin if args.pg_stat_statements else pgserver_bin(),
+                            pgdata,
+                            w0["lsn"],
+                            w1_lsn,
+                            {
+                                int(r["relfilenode"]): r["relname"]
+                                for r in await pool.fetch(
+                                    "SELECT relfilenode::int8 AS relfilenode, relname"
+                                    " FROM pg_class WHERE relfilenode <> 0"
+                                )
+                            },
+                        ),
                         "engine_peak_rss_mb": rss.take_phase(),
                         "loadavg_1m_start": round(la0, 2),
                         "loadavg_1m_end": round(os.getloadavg()[0], 2),
@@ -1588,6 +1716,16 @@ def print_table(r: dict[str, Any], args: argparse.Namespace) -> None:
             f"{pw['index_entries_per_delivery']} (with partial, upper bound "
             f"{pw['index_entries_per_delivery_with_partial_upper']})"
         )
+        wr = ph["peak_10_subscriptions"].get("wal_records", {})
+        n = max(1, ph["peak_10_subscriptions"]["deliveries_planned"])
+        for w in wr.get("top_by_bytes", [])[:10]:
+            print(
+                f"  wal {w['record']:28} {w['count'] / n:>7.2f}/dlv {w['bytes'] / n:>8.1f} B/dlv"
+                f" (fpi {w['fpi_bytes'] / n:.1f})"
+            )
+        byrel = ph["peak_10_subscriptions"].get("wal_by_relation", {})
+        for rel, b in list(byrel.get("by_relation", {}).items())[:12]:
+            print(f"  wal by relation {rel:36} {b / n:>8.1f} B/dlv")
         for t, v in pw["tables"].items():
             print(
                 f"  {t:28} ins {v['inserted']:>8.0f} upd {v['updated']:>8.0f} hot "

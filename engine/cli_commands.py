@@ -14,6 +14,7 @@ from hookproof.projections import rebuild
 
 from .audit.repository import AuditRepository
 from .cli_context import Context
+from .projections_runner import catch_up
 from .registry import async_projections, projections_by_name
 
 __all__ = ["register"]
@@ -63,6 +64,9 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
         store = ctx.store
         total = await ctx.repository(AuditRepository).event_count()
         for name in names:
+            if args.verify and name in asynchronous:
+                # kept in batches by the daemon: compare it caught up, not a moment of its lag
+                await catch_up(store, [registry[name]])
             progress = Progress(f"rebuild {name}", total)
             result = await rebuild(
                 store,

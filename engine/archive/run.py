@@ -39,6 +39,7 @@ from hookproof.events.archive_events import SegmentWritten
 from hookproof.events.canonical import canonical_json
 from hookproof.events.delivery_events import EventIngested
 
+from ..projections_runner import catch_up
 from ..registry import async_projections
 from .manifest import build_manifest, manifest_path, write_manifest
 from .repository import AnchorLockBusy, AnchorRequest, ArchiveRepository
@@ -187,6 +188,11 @@ class Archiver:
                 return result
             await self._resume(result)
             await self._remove_orphans(result)
+            # the stream catalogue is kept in batches (engine/projections_runner.py): bring it
+            # up to the log first, so what is chosen does not depend on when it last ran
+            t0 = loop.time()
+            await catch_up(self.store, async_projections())
+            result.took("catalogue", loop.time() - t0)
             policy = self.policy(cutoff)
             after = 0
             while max_segments is None or len(result.segments) < max_segments:
