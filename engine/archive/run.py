@@ -188,11 +188,13 @@ class Archiver:
                 return result
             await self._resume(result)
             await self._remove_orphans(result)
-            # the stream catalogue is kept in batches (engine/projections_runner.py): bring it
-            # up to the log first, so what is chosen does not depend on when it last ran
-            t0 = loop.time()
-            await catch_up(self.store, async_projections())
-            result.took("catalogue", loop.time() - t0)
+            # the stream catalogue is kept in batches (engine/projections_runner.py): where a
+            # projector keeps it (it has a checkpoint), bring it up to the log first, so the
+            # streams chosen do not depend on when its last batch ran
+            if await self._checkpoint() is not None:
+                t0 = loop.time()
+                await catch_up(self.store, async_projections())
+                result.took("catalogue", loop.time() - t0)
             policy = self.policy(cutoff)
             after = 0
             while max_segments is None or len(result.segments) < max_segments:

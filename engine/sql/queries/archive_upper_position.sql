@@ -1,2 +1,4 @@
 -- The position of the newest event recorded before the cutoff: candidate scans stop there.
-SELECT global_position FROM events WHERE recorded_at < $1 ORDER BY recorded_at DESC LIMIT 1
+-- recorded_at follows the insertion order and has a BRIN index (migration 0881): the greatest
+-- position among the rows recorded before the cutoff (every such row is below it).
+SELECT max(global_position) AS global_position FROM events WHERE recorded_at < $1

@@ -2,7 +2,7 @@
 -- rollout_id, the rollout stage and the signing mode), with their outcome when decided.
 -- Acceptance = attempts with delivery.endpoint_accepted / decided attempts.
 -- $1: rollout id; $2: a lower bound of the admissions' recorded_at (the rollout's creation less
--- a margin), so the scan covers only the rollout's lifetime (events_recorded_at index).
+-- a margin), so the scan covers only the rollout's lifetime (events_recorded_at_brin index).
 WITH admitted AS (
     SELECT a.stream_id, a.stream_version,
            (convert_from(a.data, 'UTF8')::jsonb ->> 'attempt')::int AS attempt,
