@@ -798,7 +798,17 @@ def waldump_by_relation(
     by_rel: Counter[str] = Counter()
     for (rel, _), b in acc.items():
         by_rel[rel] += b
-    return {"top": rows, "by_relation": dict(by_rel.most_common(20))}
+    # index entries actually written: one leaf insert (or posting-list insert) each
+    entries: Counter[str] = Counter()
+    for (rel, rec), c in count.items():
+        if rec in ("Btree/INSERT_LEAF", "Btree/INSERT_POST"):
+            entries[rel] += c
+    return {
+        "top": rows,
+        "by_relation": dict(by_rel.most_common(20)),
+        "btree_entries_by_index": dict(entries.most_common()),
+        "btree_entries_total": sum(entries.values()),
+    }
 
 
 def pgserver_bin() -> str | None:
@@ -1726,6 +1736,11 @@ def print_table(r: dict[str, Any], args: argparse.Namespace) -> None:
         byrel = ph["peak_10_subscriptions"].get("wal_by_relation", {})
         for rel, b in list(byrel.get("by_relation", {}).items())[:12]:
             print(f"  wal by relation {rel:36} {b / n:>8.1f} B/dlv")
+        if "btree_entries_total" in byrel:
+            print(
+                f"  B-tree entries written (from the WAL): {byrel['btree_entries_total'] / n:.2f}"
+                " per delivery"
+            )
         for t, v in pw["tables"].items():
             print(
                 f"  {t:28} ins {v['inserted']:>8.0f} upd {v['updated']:>8.0f} hot "
