@@ -181,13 +181,16 @@ class Dispatcher:
         async with self.deliveries.transaction() as conn:
             records: list[Any] = []
             blocked = self.gates.blocked()
+            rooms = self.gates.rooms()
             for i, share in enumerate(self.shares):  # this process's endpoints first
                 want = min(free, self.batch) - len(records)
                 if want <= 0 or (i and time.monotonic() < self._steal_next):
                     break
                 if i:
                     self._steal_next = time.monotonic() + self._steal_every_s
-                records += await self.deliveries.claim(conn, want, blocked, share)
+                records += await self.deliveries.claim(
+                    conn, want, blocked, share, rooms, self.gates.limit
+                )
             self._drained = len(records) < min(free, self.batch)
             plan = plan_claim(map(claim_row, records), self.gates.room)
             keys: dict[KeyScope, tuple[SigningKey, int]] = {}

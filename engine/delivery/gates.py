@@ -112,6 +112,17 @@ class EndpointGates:
         now = time.monotonic() if now is None else now
         return [k for k in self.touched if self.room(k, now) <= 0]
 
+    def rooms(self, now: float | None = None) -> dict[str, int]:
+        """Endpoints with some but not all of their room left (a pure read): a claim takes
+        at most that many of their rows; any endpoint not named here has ``limit``."""
+        now = time.monotonic() if now is None else now
+        out = {}
+        for k in self.touched:
+            n = self.room(k, now)
+            if 0 < n < self.limit:
+                out[k] = n
+        return out
+
     def acquire(self, key: str, now: float | None = None) -> None:
         self.inflight[key] = self.inflight.get(key, 0) + 1
         self.touched[key] = time.monotonic() if now is None else now

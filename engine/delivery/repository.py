@@ -4,7 +4,7 @@ services reach the database for them."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -98,10 +98,25 @@ class DeliveryRepository(PoolRepository):
         limit: int,
         blocked: Sequence[str],
         share: tuple[int, int, bool, float] = (1, 0, True, 0.0),
+        rooms: Mapping[str, int] | None = None,
+        room: int = 8,
+        scan: int | None = None,
     ) -> list[Record]:
         """Up to ``limit`` due deliveries with their subscriptions, locked (``dispatch_claim``),
-        skipping the endpoints (digests) in ``blocked``, within ``share`` (``claim_shares``)."""
-        return await conn.fetch(SQL["dispatch_claim"], limit, blocked, *share)
+        skipping the endpoints (digests) in ``blocked``, within ``share`` (``claim_shares``),
+        and at most ``rooms[digest]`` rows of an endpoint (``room`` for one not named), chosen
+        among the first ``scan`` due rows (default: four times ``limit``)."""
+        named = rooms or {}
+        return await conn.fetch(
+            SQL["dispatch_claim"],
+            limit,
+            blocked,
+            *share,
+            scan if scan is not None else 4 * limit,
+            list(named),
+            list(named.values()),
+            room,
+        )
 
     async def bodies(
         self, conn: Connection, events: Collection[tuple[str, str]]

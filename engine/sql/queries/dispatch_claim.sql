@@ -21,6 +21,38 @@
 -- head_hash: the hash of the stream's event at the row's stream_version, so the admission's
 -- append does not read the stream head again (hookproof.events.StreamAppend.expected_hash;
 -- NULL when this statement's snapshot does not see it: the append then reads the head).
+-- Per endpoint, never more rows than it has room for: the due rows are first chosen without
+-- locks (at most $7, in due order; each endpoint's first rows up to its room: $9 for the
+-- endpoints in $8, $10 for any other), then only those are locked. A claim used to lock its
+-- whole LIMIT in due order and leave what a nearly full endpoint could not take, so a busy
+-- endpoint's backlog cost a row lock (and its WAL record) per row per claim (bench/README.md
+-- "Session 6"). The conditions are checked again on the locked rows (READ COMMITTED: the
+-- newest version of each), so fencing, ordering and SKIP LOCKED are as they were.
+WITH due AS MATERIALIZED (
+    SELECT d.delivery_id, d.endpoint_digest, d.next_attempt_at
+    FROM deliveries d
+    JOIN subscriptions s ON s.subscription_id = d.subscription_id
+    WHERE d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')
+      AND d.next_attempt_at <= now()
+      AND NOT (d.endpoint_digest = ANY($2::text[]))
+      AND ($3::int <= 1
+           OR ((mod(abs(hashtext(d.endpoint_digest)::bigint), $3::int) = $4::int) = $5::bool
+               AND d.next_attempt_at <= now() - make_interval(secs => $6::float8)))
+      AND (s.state IN ('ACTIVE', 'ROTATING', 'REVOKED', 'EXPIRED') OR s.generation <> d.generation)
+      AND (d.ordering_gap_timeout_s IS NULL OR d.attempt > 0
+           OR hookproof_ordering_ready(d.subscription_id, d.aggregate_id, d.aggregate_version,
+                                       d.gap_skipped, d.created_at, d.ordering_gap_timeout_s))
+    ORDER BY d.next_attempt_at
+    LIMIT $7
+), chosen AS (
+    SELECT r.delivery_id
+    FROM (SELECT u.delivery_id, u.endpoint_digest,
+                 row_number() OVER (PARTITION BY u.endpoint_digest
+                                    ORDER BY u.next_attempt_at) AS k
+          FROM due AS u) AS r
+    LEFT JOIN unnest($8::text[], $9::int[]) AS room(endpoint_digest, n) USING (endpoint_digest)
+    WHERE r.k <= coalesce(room.n, $10::int)
+)
 SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, d.endpoint,
        d.endpoint_digest, d.payload_digest, d.owner, d.state, d.attempt, d.max_attempts,
        d.last_code, d.stream_version, d.created_at,
@@ -36,7 +68,8 @@ SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, 
        set_config('hookproof.notify', 'dispatch', true) AS tag
 FROM deliveries d
 JOIN subscriptions s ON s.subscription_id = d.subscription_id
-WHERE d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')
+WHERE d.delivery_id IN (SELECT c.delivery_id FROM chosen AS c)
+  AND d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')
   AND d.next_attempt_at <= now()
   AND NOT (d.endpoint_digest = ANY($2::text[]))
   AND ($3::int <= 1
