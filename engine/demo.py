@@ -24,6 +24,7 @@ from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from hookproof.config import Settings
+from hookproof.projections.ledger import OPEN, LedgerState
 
 from .queries import ENGINE_QUERIES
 
@@ -196,9 +197,11 @@ async def run_demo(events: int = 10) -> int:
                     busy = [
                         r
                         for r in rows
-                        if r["state"]
-                        in ("PLANNED", "DISPATCHING", "RETRYABLE", "UNKNOWN_TRANSPORT")
-                        or (r["application"] == "PENDING" and r["state"] == "ENDPOINT_ACCEPTED")
+                        if r["state"] in OPEN
+                        or (
+                            r["application"] == "PENDING"
+                            and r["state"] == LedgerState.ENDPOINT_ACCEPTED
+                        )
                     ]
                     if not busy:
                         return

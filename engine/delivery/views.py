@@ -21,6 +21,7 @@ from hookproof.events.delivery_events import (
     event_stream_id,
 )
 from hookproof.projections.deliveries import evolve_delivery
+from hookproof.projections.ledger import LedgerState as S
 
 from ..challenge.disclosure import tenant_dead_letter_reason, tenant_reason
 from .ledger import ledger_next
@@ -34,7 +35,7 @@ def evidence_of(row: dict[str, Any], verified_generation: int | None = None) -> 
     """The evidence ladder: endpoint and application facts, never inferred from each other."""
     accepted = row["accepted_at"] is not None
     endpoint = (
-        "ENDPOINT_ACCEPTED"
+        S.ENDPOINT_ACCEPTED.value
         if accepted
         else (
             "VERIFIED_ENDPOINT"
@@ -114,11 +115,11 @@ class DeliveryReader:
                     "signatureAlgorithm": ev.signature_alg,
                     "dispatcher": ev.dispatcher,
                     "drain": ev.drain,
-                    "outcome": "DISPATCHING",
+                    "outcome": S.DISPATCHING.value,
                 }
             elif isinstance(ev, EndpointAccepted) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
-                    outcome="ENDPOINT_ACCEPTED",
+                    outcome=S.ENDPOINT_ACCEPTED.value,
                     status=ev.status,
                     peerAddress=ev.peer_address,
                     spkiSha256=ev.spki_sha256,
@@ -139,7 +140,7 @@ class DeliveryReader:
                 )
             elif isinstance(ev, AttemptLost) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
-                    outcome="UNKNOWN_TRANSPORT", code="dispatcher_lost", completedAt=ev.at
+                    outcome=S.UNKNOWN_TRANSPORT.value, code="dispatcher_lost", completedAt=ev.at
                 )
             elif isinstance(ev, ApplicationConfirmed):
                 confirmation = {
@@ -178,7 +179,7 @@ class DeliveryReader:
             "createdAt": _iso(row["created_at"]),
             "updatedAt": _iso(row["updated_at"]),
         }
-        if row["state"] == "DEAD_LETTER":
+        if row["state"] == S.DEAD_LETTER:
             view["deadLetter"] = {
                 "owner": row["owner"],
                 "reason": tenant_dead_letter_reason(row["dead_letter_reason"]),

@@ -4,7 +4,11 @@
 "use strict";
 
 const TOKEN_KEY = "hookproof.token";
-const ACTIVE = new Set(["PLANNED", "DISPATCHING", "RETRYABLE", "UNKNOWN_TRANSPORT"]);
+// Delivery ledger states: the subsets the table in projections/ledger.py names (SUBSETS);
+// tests/delivery/test_ledger_names.py holds every list here to it.
+const OPEN = new Set(["PLANNED", "DISPATCHING", "RETRYABLE", "UNKNOWN_TRANSPORT"]);
+const REPLAYABLE = new Set(["DEAD_LETTER", "QUARANTINED"]);
+const SKIPPABLE = new Set(["DEAD_LETTER"]);
 let who = null;
 let shownDelivery = null;
 
@@ -203,10 +207,10 @@ async function showDelivery(id) {
     el("td", {}, short(a.admittedAt)),
   )));
   const actions = [];
-  if (v.state === "DEAD_LETTER" || v.state === "QUARANTINED") {
+  if (REPLAYABLE.has(v.state)) {
     actions.push(el("button", { type: "button", "data-replay": id, onclick: () => replay(id) }, "Replay"));
   }
-  if (v.state === "DEAD_LETTER") {
+  if (SKIPPABLE.has(v.state)) {
     actions.push(el("button", { type: "button", "data-skip": id, onclick: () => skip(id) }, "Skip"));
   }
   if (v.ordering) {
@@ -225,7 +229,7 @@ async function replay(id) {
   await loadDeadLetters();
   let v = await showDelivery(id);
   // follow it until the dispatcher has taken it somewhere (or give up after ~30 s)
-  for (let i = 0; i < 60 && v && ACTIVE.has(v.state) && shownDelivery === id; i++) {
+  for (let i = 0; i < 60 && v && OPEN.has(v.state) && shownDelivery === id; i++) {
     await new Promise((ok) => setTimeout(ok, 500));
     v = await showDelivery(id);
   }
