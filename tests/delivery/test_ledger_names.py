@@ -17,12 +17,16 @@ from hookproof.projections import ledger
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = frozenset(ledger.LEDGER_STATES)
 SUBSET_BY_VALUE = {v: k for k, v in ledger.SUBSETS.items()}
-QUERY_DIRS = sorted(p for d in ("engine", "events", "projections") for p in (ROOT / d).rglob("sql/queries"))
+QUERY_DIRS = sorted(
+    p for d in ("engine", "events", "projections") for p in (ROOT / d).rglob("sql/queries")
+)
 CONSOLE_JS = ROOT / "engine" / "console" / "static" / "console.js"
 
 _QUOTED = re.compile(r"""['"]([A-Z][A-Z_]+)['"]""")
 #: a parenthesised / bracketed list of quoted names: SQL ``IN (...)``, ``ARRAY[...]``, JS ``[...]``
-_LIST = re.compile(r"""[(\[]\s*((?:['"][A-Z][A-Z_]*['"](?:::text)?\s*,\s*)*['"][A-Z][A-Z_]*['"](?:::text)?)\s*[)\]]""")
+_LIST = re.compile(
+    r"""[(\[]\s*((?:['"][A-Z][A-Z_]*['"](?:::text)?\s*,\s*)*['"][A-Z][A-Z_]*['"](?:::text)?)\s*[)\]]"""
+)
 
 
 def ledger_lists(text: str) -> list[frozenset[str]]:
