@@ -745,7 +745,7 @@ class Campaign:
             "faults.dropr",
             mode="drop",
             receipts=True,
-            route_cfg={"receiptDelay": 4},
+            route_cfg={"receiptDelay": 4, "receiptAfterRetry": True},
         )
         await self.wait_sub(sid, lambda s: s["state"] == "ACTIVE")
         await self.wait_sub(rsid, lambda s: s["state"] == "ACTIVE")
