@@ -13,11 +13,22 @@ export function contentDigest(body: Uint8Array, algorithm: "sha-256" | "sha-512"
   return `${algorithm}=:${digest}:`;
 }
 
+/**
+ * RFC 8941 section 4.2.7: parsers SHOULD NOT fail when "=" padding is absent. The Python SDK's
+ * parser (`http_sf`) decodes such Byte Sequences; `structured-headers` refuses them, so padding
+ * is set right first (a length that no base64 has still fails).
+ */
+function repad(value: string): string {
+  return value.replace(/:([A-Za-z0-9+/]*)(=*):/g, (whole, b64: string) =>
+    b64.length % 4 === 1 ? whole : `:${b64}${"=".repeat((4 - (b64.length % 4)) % 4)}:`,
+  );
+}
+
 /** Parse a Content-Digest field into `{algorithm: digest bytes}`; throws DigestError. */
 export function parseContentDigest(value: string): Map<string, Buffer> {
   let parsed;
   try {
-    parsed = parseDictionary(value);
+    parsed = parseDictionary(repad(value));
   } catch {
     throw new DigestError("Content-Digest is not a structured Dictionary");
   }

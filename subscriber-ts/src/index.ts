@@ -62,4 +62,4 @@ export {
 } from "./sigv1.js";
 export { STANDARD_WEBHOOKS_V1, TOLERANCE_S, signStandard, verifyStandard, signedContent } from "./stdwebhooks.js";
 export { normalizeHeaders, type HeadersLike } from "./headers.js";
-export { buildSignatureBase, parseSignature, parseTarget, serializeSignatureParams } from "./rfc9421.js";
+export { buildSignatureBase, parseSignature, parseTarget, rawVerify, serializeSignatureParams, signBytes, verifyBytes } from "./rfc9421.js";

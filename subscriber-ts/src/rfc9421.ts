@@ -98,6 +98,12 @@ export interface ParsedSignature {
   /** The serialised `@signature-params` value (the inner list with its parameters). */
   signatureParams: string;
   keyId: string | undefined;
+  /**
+   * Whether Signature-Input and Signature name the same labels. The Python SDK's reference
+   * verifier (`http-message-signatures`) refuses a signature (`bad_signature`) when they do
+   * not, so this one does too.
+   */
+  labelsMatch: boolean;
 }
 
 /** Top-level member keys of a syntactically valid RFC 8941 Dictionary, in order. */
@@ -236,6 +242,7 @@ export function parseSignature(headers: Map<string, string>, label: string): Par
     signature,
     signatureParams: serialised,
     keyId: typeof kid === "string" ? kid : undefined,
+    labelsMatch: inputs.size === sigs.size && [...inputs.keys()].every((k) => sigs.has(k)),
   };
 }
 
@@ -329,4 +336,28 @@ export function verifyBytes(key: VerificationKey, data: Uint8Array, signature: U
     return timingSafeEqual(mac, signature);
   }
   return false;
+}
+
+/**
+ * Plain RFC 9421 verification of one labelled signature, with no profile policy (no time, tag,
+ * nonce or coverage requirement, as in the RFC Appendix B examples); only an `alg` parameter,
+ * when present, must match the key. Returns the reason code; never throws.
+ */
+export function rawVerify(
+  method: string,
+  url: string,
+  headers: Map<string, string>,
+  label: string,
+  key: VerificationKey,
+): "ok" | "alg_mismatch" | "bad_signature" | "malformed" | "component_missing" {
+  try {
+    const parsed = parseSignature(headers, label);
+    const alg = parsed.params.get("alg");
+    if (alg !== undefined && alg !== key.alg) return "alg_mismatch";
+    const base = buildSignatureBase(method, url, headers, parsed.components, parsed.signatureParams);
+    return parsed.labelsMatch && verifyBytes(key, base, parsed.signature) ? "ok" : "bad_signature";
+  } catch (err) {
+    if (err instanceof FormatError && (err.reason === "malformed" || err.reason === "component_missing")) return err.reason;
+    return "malformed";
+  }
 }

@@ -222,7 +222,7 @@ function verify(
       throw err;
     }
   }
-  if (!verifyBytes(key, base, parsed.signature)) return fail("bad_signature", "signature does not verify", info);
+  if (!parsed.labelsMatch || !verifyBytes(key, base, parsed.signature)) return fail("bad_signature", "signature does not verify", info);
   for (const [name, want] of Object.entries(options.expected ?? {})) {
     const lname = name.toLowerCase();
     if (!covered.has(lname) || hdrs.get(lname) !== want) {
