@@ -180,6 +180,7 @@ export class JwksCache {
    * NOT_BEFORE is used.
    */
   async get(keyId: string): Promise<VerificationKey | undefined> {
+    if (this.inflight !== undefined) await this.inflight; // a fetch under way answers first
     const key = this.keys.get(keyId);
     if (key !== undefined && !this.stale() && !this.pending(key)) return key;
     if (((key === undefined || this.stale()) && this.mayRefresh()) || this.pending(key)) {
@@ -190,6 +191,7 @@ export class JwksCache {
 
   /** Every key, fetching first when nothing is held yet or the cache is stale (rate-limited). */
   async all(): Promise<VerificationKey[]> {
+    if (this.inflight !== undefined) await this.inflight;
     if ((this.keys.size === 0 || this.stale()) && this.mayRefresh()) await this.refresh();
     return this.cached();
   }
