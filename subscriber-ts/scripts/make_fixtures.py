@@ -112,8 +112,13 @@ def _at(ts: int) -> datetime:
 
 JWKS = build_jwks(
     [
-        _view(OLD_KEY, 1, KeyState.VERIFY_ONLY, activated_at=_at(NOW - 86_400 * 60),
-              verify_only_until=_at(NOW + 86_400)),
+        _view(
+            OLD_KEY,
+            1,
+            KeyState.VERIFY_ONLY,
+            activated_at=_at(NOW - 86_400 * 60),
+            verify_only_until=_at(NOW + 86_400),
+        ),
         _view(ENGINE_K1, 2, KeyState.ACTIVE, activated_at=_at(NOW - 86_400 * 10)),
         _view(ENGINE_K2, 3, KeyState.NOT_BEFORE),
     ]
@@ -154,13 +159,20 @@ def _event(event_id: str, version: int = 1) -> EventIn:
             "aggregateId": "order-77",
             "aggregateVersion": version,
             "occurredAt": "2025-12-01T11:59:58Z",
-            "payload": {"amount": 4200, "currency": "EUR", "note": "caf\u00e9 \u2615", "lines": [1, 2]},
+            "payload": {
+                "amount": 4200,
+                "currency": "EUR",
+                "note": "caf\u00e9 \u2615",
+                "lines": [1, 2],
+            },
         },
         EventIn,
     )
 
 
-def _base_headers(event_id: str, delivery_id: str, subscription: str, generation: int) -> dict[str, str]:
+def _base_headers(
+    event_id: str, delivery_id: str, subscription: str, generation: int
+) -> dict[str, str]:
     return {
         "Content-Type": "application/json",
         "Webhook-Id": event_id,
@@ -175,7 +187,9 @@ def _base_headers(event_id: str, delivery_id: str, subscription: str, generation
 def _delivery(name: str, signers: list[Signer], keys: str, event_id: str) -> dict[str, Any]:
     body = canonical_body(_event(event_id))
     headers = _base_headers(event_id, f"dlv_{event_id}", "sub_01", 3)
-    headers.update(sign_headers("POST", ENDPOINT, headers, body, signers, created=NOW, lifetime=LIFETIME))
+    headers.update(
+        sign_headers("POST", ENDPOINT, headers, body, signers, created=NOW, lifetime=LIFETIME)
+    )
     return {
         "name": name,
         "keys": keys,  # "jwks:<variant>" or "secret:<form>"
@@ -193,7 +207,9 @@ def _delivery(name: str, signers: list[Signer], keys: str, event_id: str) -> dic
             "topic": "order.created",
             "aggregateId": "order-77",
             "aggregateVersion": 1,
-            "payloadDigest": "sha-256=:" + base64.b64encode(hashlib.sha256(body).digest()).decode() + ":",
+            "payloadDigest": "sha-256=:"
+            + base64.b64encode(hashlib.sha256(body).digest()).decode()
+            + ":",
         },
     }
 
@@ -236,11 +252,33 @@ def _python_reason(case: dict[str, Any]) -> str:
 def deliveries() -> list[dict[str, Any]]:
     std_hmac = SigningKey.hmac("hk_std", SECRET)
     return [
-        _delivery("sig.v1 ed25519", [Signer("hookproof.sig.v1", ENGINE_K1)], "jwks:published", "evt_ed_1"),
-        _delivery("sig.v1 ed25519, VERIFY_ONLY key", [Signer("hookproof.sig.v1", OLD_KEY)], "jwks:published", "evt_old_1"),
-        _delivery("sig.v1 hmac-sha256", [Signer("hookproof.sig.v1", HMAC_KEY)], "secret:base64", "evt_hm_1"),
-        _delivery("standard-webhooks.v1 v1 (hmac)", [Signer("standard-webhooks.v1", std_hmac)], "secret:whsec", "evt_sw_1"),
-        _delivery("standard-webhooks.v1 v1a (ed25519)", [Signer("standard-webhooks.v1", ENGINE_K1)], "jwks:published", "evt_swa_1"),
+        _delivery(
+            "sig.v1 ed25519", [Signer("hookproof.sig.v1", ENGINE_K1)], "jwks:published", "evt_ed_1"
+        ),
+        _delivery(
+            "sig.v1 ed25519, VERIFY_ONLY key",
+            [Signer("hookproof.sig.v1", OLD_KEY)],
+            "jwks:published",
+            "evt_old_1",
+        ),
+        _delivery(
+            "sig.v1 hmac-sha256",
+            [Signer("hookproof.sig.v1", HMAC_KEY)],
+            "secret:base64",
+            "evt_hm_1",
+        ),
+        _delivery(
+            "standard-webhooks.v1 v1 (hmac)",
+            [Signer("standard-webhooks.v1", std_hmac)],
+            "secret:whsec",
+            "evt_sw_1",
+        ),
+        _delivery(
+            "standard-webhooks.v1 v1a (ed25519)",
+            [Signer("standard-webhooks.v1", ENGINE_K1)],
+            "jwks:published",
+            "evt_swa_1",
+        ),
         _delivery(
             "rollout: sig.v1 current and next key, and standard-webhooks.v1",
             [
@@ -282,7 +320,11 @@ def _get(headers: list[Any], name: str) -> str:
 
 def _resigned(base: dict[str, Any], **kw: Any) -> list[list[str]]:
     """The delivery re-signed by the Python SDK with other profile parameters."""
-    headers = {k: v for k, v in base["headers"] if k.lower() not in ("signature-input", "signature", "content-digest")}
+    headers = {
+        k: v
+        for k, v in base["headers"]
+        if k.lower() not in ("signature-input", "signature", "content-digest")
+    }
     key = kw.pop("key", ENGINE_K1)
     body = base64.b64decode(base["body_b64"])
     kw.setdefault("created", NOW)
@@ -306,24 +348,54 @@ def mutations(ds: list[dict[str, Any]]) -> list[dict[str, Any]]:
         case["reason"] = _python_reason(case)
         cases.append(case)
 
-    for base in (ed, hm, by_name["standard-webhooks.v1 v1 (hmac)"], by_name["standard-webhooks.v1 v1a (ed25519)"],
-                 by_name["rollout: sig.v1 current and next key, and standard-webhooks.v1"]):
+    for base in (
+        ed,
+        hm,
+        by_name["standard-webhooks.v1 v1 (hmac)"],
+        by_name["standard-webhooks.v1 v1a (ed25519)"],
+        by_name["rollout: sig.v1 current and next key, and standard-webhooks.v1"],
+    ):
         add("unchanged", base)
-        for h in ("Signature-Input", "Signature", "Content-Digest", "Content-Type", "Webhook-Id",
-                  "Webhook-Delivery-Id", "Webhook-Subscription", "Webhook-Generation", "Webhook-Attempt",
-                  "webhook-signature", "webhook-timestamp"):
+        for h in (
+            "Signature-Input",
+            "Signature",
+            "Content-Digest",
+            "Content-Type",
+            "Webhook-Id",
+            "Webhook-Delivery-Id",
+            "Webhook-Subscription",
+            "Webhook-Generation",
+            "Webhook-Attempt",
+            "webhook-signature",
+            "webhook-timestamp",
+        ):
             if any(k.lower() == h.lower() for k, _ in base["headers"]):
                 add(f"header {h} removed", base, headers=_set(base["headers"], h, None))
-        for h in ("Content-Type", "Webhook-Id", "Webhook-Delivery-Id", "Webhook-Subscription", "Webhook-Generation"):
-            add(f"header {h} altered", base, headers=_set(base["headers"], h, _get(base["headers"], h) + "x"))
+        for h in (
+            "Content-Type",
+            "Webhook-Id",
+            "Webhook-Delivery-Id",
+            "Webhook-Subscription",
+            "Webhook-Generation",
+        ):
+            add(
+                f"header {h} altered",
+                base,
+                headers=_set(base["headers"], h, _get(base["headers"], h) + "x"),
+            )
         add("generation 3 -> 4", base, headers=_set(base["headers"], "Webhook-Generation", "4"))
         body = base64.b64decode(base["body_b64"])
         for pos in (0, 10, len(body) // 2, len(body) - 1):
             flipped = bytearray(body)
             flipped[pos] ^= 0x01
-            add(f"body byte {pos} flipped", base, body_b64=base64.b64encode(bytes(flipped)).decode())
-        add("body re-encoded with spaces", base, body_b64=base64.b64encode(
-            json.dumps(json.loads(body)).encode()).decode())
+            add(
+                f"body byte {pos} flipped", base, body_b64=base64.b64encode(bytes(flipped)).decode()
+            )
+        add(
+            "body re-encoded with spaces",
+            base,
+            body_b64=base64.b64encode(json.dumps(json.loads(body)).encode()).decode(),
+        )
         add("url path altered", base, url=base["url"].replace("/orders", "/order"))
         add("url query altered", base, url=base["url"].replace("acme", "acmf"))
         add("url relative", base, url="/hookproof/orders?tenant=acme")
@@ -338,29 +410,63 @@ def mutations(ds: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for variant in JWKS_VARIANTS:
                 if variant != "published":
                     add(f"jwks {variant}", base, keys=f"jwks:{variant}")
-        add("a header value with a control character", base,
-            headers=_set(base["headers"], "Webhook-Attempt", "2\x01"))
+        add(
+            "a header value with a control character",
+            base,
+            headers=_set(base["headers"], "Webhook-Attempt", "2\x01"),
+        )
         add("pinned subscription differs", base, expected={"webhook-subscription": "sub_02"})
         add("pinned generation differs", base, expected={"webhook-generation": "4"})
-        add("pinned subscription and generation match", base,
-            expected={"webhook-subscription": "sub_01", "webhook-generation": "3"})
+        add(
+            "pinned subscription and generation match",
+            base,
+            expected={"webhook-subscription": "sub_01", "webhook-generation": "3"},
+        )
 
     # re-signed sig.v1 variants (tag, algorithm, coverage, parameters, lifetime)
-    comps = ["@method", "@target-uri", "content-digest", "content-type", "webhook-id",
-             "webhook-delivery-id", "webhook-subscription", "webhook-generation"]
+    comps = [
+        "@method",
+        "@target-uri",
+        "content-digest",
+        "content-type",
+        "webhook-id",
+        "webhook-delivery-id",
+        "webhook-subscription",
+        "webhook-generation",
+    ]
     add("re-signed: reference (unchanged parameters)", ed, headers=_resigned(ed))
     add("re-signed: wrong tag", ed, headers=_resigned(ed, tag="hookproof.sig.v2"))
     add("re-signed: receipt tag", ed, headers=_resigned(ed, tag="hookproof.receipt.v1"))
-    add("re-signed: webhook-generation not covered", ed, headers=_resigned(ed, components=comps[:-1]))
-    add("re-signed: content-digest not covered", ed,
-        headers=_resigned(ed, components=[c for c in comps if c != "content-digest"]))
-    add("re-signed: an extra component", ed, headers=_resigned(ed, components=[*comps, "webhook-attempt"]))
-    add("re-signed: components reordered", ed, headers=_resigned(ed, components=list(reversed(comps))))
+    add(
+        "re-signed: webhook-generation not covered",
+        ed,
+        headers=_resigned(ed, components=comps[:-1]),
+    )
+    add(
+        "re-signed: content-digest not covered",
+        ed,
+        headers=_resigned(ed, components=[c for c in comps if c != "content-digest"]),
+    )
+    add(
+        "re-signed: an extra component",
+        ed,
+        headers=_resigned(ed, components=[*comps, "webhook-attempt"]),
+    )
+    add(
+        "re-signed: components reordered",
+        ed,
+        headers=_resigned(ed, components=list(reversed(comps))),
+    )
     add("re-signed: lifetime 3601 s", ed, headers=_resigned(ed, expires=NOW + 3601))
     add("re-signed: expires before created", ed, headers=_resigned(ed, expires=NOW - 1))
     add("re-signed: unknown key id", ed, headers=_resigned(ed, key=_seeded_key("ek_unknown")))
     add("re-signed: next key (NOT_BEFORE)", ed, headers=_resigned(ed, key=ENGINE_K2))
-    add("re-signed: next key, jwks k2_active", ed, headers=_resigned(ed, key=ENGINE_K2), keys="jwks:k2_active")
+    add(
+        "re-signed: next key, jwks k2_active",
+        ed,
+        headers=_resigned(ed, key=ENGINE_K2),
+        keys="jwks:k2_active",
+    )
     add("re-signed: hmac key under the JWKS", ed, headers=_resigned(ed, key=HMAC_KEY))
     add("re-signed: ed25519 key with the secret", hm, headers=_resigned(hm, key=ENGINE_K1))
     add("re-signed: nonce of 257 characters", ed, headers=_resigned(ed, nonce="n" * 257))
@@ -402,27 +508,57 @@ def mutations(ds: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
     # seeded random single-byte mutations (as tests/sig/test_mutations.py does with hypothesis)
     rng = random.Random(9421)
-    targets = ["body", "url", "signature-input", "signature", "content-digest", "content-type",
-               "webhook-id", "webhook-delivery-id", "webhook-subscription", "webhook-generation"]
+    targets = [
+        "body",
+        "url",
+        "signature-input",
+        "signature",
+        "content-digest",
+        "content-type",
+        "webhook-id",
+        "webhook-delivery-id",
+        "webhook-subscription",
+        "webhook-generation",
+    ]
     for i in range(240):
         base = ed if i % 2 == 0 else hm
         target = rng.choice(targets)
         op = rng.choice(["replace", "insert", "delete", "truncate"])
         pos, byte = rng.randrange(10_000), rng.randrange(32, 127)
         if target == "body":
-            add(f"random {i}: body {op}", base, body_b64=base64.b64encode(
-                _apply(base64.b64decode(base["body_b64"]), op, pos, byte)).decode())
+            add(
+                f"random {i}: body {op}",
+                base,
+                body_b64=base64.b64encode(
+                    _apply(base64.b64decode(base["body_b64"]), op, pos, byte)
+                ).decode(),
+            )
         elif target == "url":
-            add(f"random {i}: url {op}", base, url=_apply(base["url"].encode(), op, pos, byte).decode("latin-1"))
+            add(
+                f"random {i}: url {op}",
+                base,
+                url=_apply(base["url"].encode(), op, pos, byte).decode("latin-1"),
+            )
         else:
             value = _get(base["headers"], target)
-            add(f"random {i}: {target} {op}", base, headers=_set(
-                base["headers"], target, _apply(value.encode(), op, pos, byte).decode("latin-1")))
+            add(
+                f"random {i}: {target} {op}",
+                base,
+                headers=_set(
+                    base["headers"], target, _apply(value.encode(), op, pos, byte).decode("latin-1")
+                ),
+            )
     return cases
 
 
 def _challenge_request(
-    name: str, key: SigningKey, profile: str, keys: str, *, receipt: bool = False, generation: int = 4
+    name: str,
+    key: SigningKey,
+    profile: str,
+    keys: str,
+    *,
+    receipt: bool = False,
+    generation: int = 4,
 ) -> dict[str, Any]:
     ch = build_challenge(
         subscription_id="sub_01",
@@ -441,7 +577,11 @@ def _challenge_request(
         "Webhook-Generation": str(generation),
         "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
     }
-    headers.update(sign_headers("POST", ENDPOINT, headers, ch.body, [Signer(profile, key)], created=NOW, lifetime=60))
+    headers.update(
+        sign_headers(
+            "POST", ENDPOINT, headers, ch.body, [Signer(profile, key)], created=NOW, lifetime=60
+        )
+    )
     responder = ChallengeResponder(
         keys=_resolver(keys),
         endpoint=ENDPOINT,
@@ -457,7 +597,9 @@ def _challenge_request(
         body=answer.body,
         now=_at(NOW),
         hmac_secret=SECRET if key.alg == "hmac-sha256" else None,
-        receipt_public_jwk=public_jwk(RECEIPT_KEY) if receipt and key.alg != "hmac-sha256" else None,
+        receipt_public_jwk=public_jwk(RECEIPT_KEY)
+        if receipt and key.alg != "hmac-sha256"
+        else None,
     )
     assert verdict is None, (name, verdict)
     return {
@@ -475,15 +617,37 @@ def _challenge_request(
 
 def challenges() -> list[dict[str, Any]]:
     return [
-        _challenge_request("ed25519, no receipt key (no proof)", ENGINE_K1, "hookproof.sig.v1", "jwks:published"),
-        _challenge_request("ed25519, receipt key proof", ENGINE_K1, "hookproof.sig.v1", "jwks:published", receipt=True),
-        _challenge_request("next key (NOT_BEFORE) proves itself", ENGINE_K2, "hookproof.sig.v1", "jwks:published",
-                           receipt=True),
+        _challenge_request(
+            "ed25519, no receipt key (no proof)", ENGINE_K1, "hookproof.sig.v1", "jwks:published"
+        ),
+        _challenge_request(
+            "ed25519, receipt key proof",
+            ENGINE_K1,
+            "hookproof.sig.v1",
+            "jwks:published",
+            receipt=True,
+        ),
+        _challenge_request(
+            "next key (NOT_BEFORE) proves itself",
+            ENGINE_K2,
+            "hookproof.sig.v1",
+            "jwks:published",
+            receipt=True,
+        ),
         _challenge_request("hmac-sha256 proof", HMAC_KEY, "hookproof.sig.v1", "secret:base64"),
-        _challenge_request("hmac-sha256 proof beats a receipt key", HMAC_KEY, "hookproof.sig.v1", "secret:base64",
-                           receipt=True),
-        _challenge_request("standard-webhooks.v1 hmac proof", SigningKey.hmac("hk_std", SECRET),
-                           "standard-webhooks.v1", "secret:whsec"),
+        _challenge_request(
+            "hmac-sha256 proof beats a receipt key",
+            HMAC_KEY,
+            "hookproof.sig.v1",
+            "secret:base64",
+            receipt=True,
+        ),
+        _challenge_request(
+            "standard-webhooks.v1 hmac proof",
+            SigningKey.hmac("hk_std", SECRET),
+            "standard-webhooks.v1",
+            "secret:whsec",
+        ),
     ]
 
 
@@ -494,19 +658,34 @@ def receipts() -> list[dict[str, Any]]:
             subscription_id="sub_01",
             event_id=f"evt_ed_{i}",
             delivery_id=f"dlv_evt_ed_{i}",
-            payload_digest="sha-256=:" + base64.b64encode(hashlib.sha256(b"x%d" % i).digest()).decode() + ":",
+            payload_digest="sha-256=:"
+            + base64.b64encode(hashlib.sha256(b"x%d" % i).digest()).decode()
+            + ":",
             result=result,
             operation_id=f"op-{i}-0b6a",
             applied_at="2025-12-01T12:00:01.250Z",
             receipt_key_generation=gen,
         )
         headers, body = sign_receipt(r, url=RECEIPTS_URL, key=RECEIPT_KEY, created=NOW + i)
-        res = verify_request("POST", RECEIPTS_URL, headers, body,
-                             keys=StaticKeyResolver([RECEIPT_KEY.verification_key()]), now=NOW + i,
-                             profile=RECEIPT_V1)
+        res = verify_request(
+            "POST",
+            RECEIPTS_URL,
+            headers,
+            body,
+            keys=StaticKeyResolver([RECEIPT_KEY.verification_key()]),
+            now=NOW + i,
+            profile=RECEIPT_V1,
+        )
         assert res.ok, res
-        out.append({"receipt": r.to_dict(), "created": NOW + i, "url": RECEIPTS_URL,
-                    "headers": headers, "body_b64": base64.b64encode(body).decode()})
+        out.append(
+            {
+                "receipt": r.to_dict(),
+                "created": NOW + i,
+                "url": RECEIPTS_URL,
+                "headers": headers,
+                "body_b64": base64.b64encode(body).decode(),
+            }
+        )
     return out
 
 
@@ -565,7 +744,10 @@ def main() -> int:
             "jwks": JWKS_VARIANTS,
             "secrets": {"base64": SECRET_B64, "whsec": encode_whsec(SECRET)},
             "receiptPrivateJwk": _private_jwk(RECEIPT_KEY),
-            "engineKeys": {"ek_2025_1": _private_jwk(ENGINE_K1), "ek_2025_2": _private_jwk(ENGINE_K2)},
+            "engineKeys": {
+                "ek_2025_1": _private_jwk(ENGINE_K1),
+                "ek_2025_2": _private_jwk(ENGINE_K2),
+            },
             "deliveries": ds,
         },
         "mutations.json": mutations(ds),
