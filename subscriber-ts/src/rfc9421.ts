@@ -194,12 +194,67 @@ function checkParams(params: Map<string, ParamValue>): void {
   }
 }
 
-/** Select signature `label` from normalised headers; `malformed` on any format problem. */
-export function parseSignature(headers: Map<string, string>, label: string): ParsedSignature {
+const KEY = "[a-z*][a-z0-9_\\-.*]*";
+const STR = '"(?:[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\["\\\\])*"';
+const INT = "(?:0|-?[1-9][0-9]{0,14})";
+const PARAM = `;(${KEY})=(${INT}|${STR})`;
+const CANON_INPUT = new RegExp(`^(${KEY})=(\\(((?:${STR}(?: ${STR})*)?)\\)((?:${PARAM})*))$`);
+const B64 = "(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?";
+const CANON_SIG = new RegExp(`^(${KEY})=:(${B64}):$`);
+const STR_G = new RegExp(STR, "g");
+const PARAM_G = new RegExp(PARAM, "g");
+
+function unquote(text: string): string {
+  const inner = text.slice(1, -1);
+  return inner.includes("\\") ? inner.replace(/\\(["\\])/g, "$1") : inner;
+}
+
+/**
+ * The fast path of the Python SDK's parser: one canonical RFC 8941 member per field (as
+ * hookproof signs), parsed with regular expressions; undefined to take the general path.
+ * `test/rfc9421.test.mjs` checks both paths agree.
+ */
+function fastParse(rawInput: string, rawSig: string, label: string): ParsedSignature | undefined {
+  const mi = CANON_INPUT.exec(rawInput);
+  const ms = CANON_SIG.exec(rawSig);
+  if (mi === null || ms === null || mi[1] !== label || ms[1] !== label) return undefined;
+  const components = [...(mi[3] ?? "").matchAll(STR_G)].map((m) => unquote(m[0]));
+  const params = new Map<string, ParamValue>();
+  for (const m of (mi[4] ?? "").matchAll(PARAM_G)) {
+    const name = m[1]!;
+    const value = m[2]!;
+    if (params.has(name)) return undefined;
+    params.set(name, value.startsWith('"') ? unquote(value) : Number(value));
+  }
+  const signature = Buffer.from(ms[2]!, "base64");
+  if (signature.toString("base64") !== ms[2]) return undefined;
+  checkComponents(components);
+  checkParams(params);
+  const kid = params.get("keyid");
+  return {
+    label,
+    components,
+    params,
+    signature,
+    signatureParams: mi[2]!,
+    keyId: typeof kid === "string" ? kid : undefined,
+    labelsMatch: true,
+  };
+}
+
+/**
+ * Select signature `label` from normalised headers; `malformed` on any format problem.
+ * `fast: false` skips the regular-expression fast path (the tests compare both paths).
+ */
+export function parseSignature(headers: Map<string, string>, label: string, fast = true): ParsedSignature {
   const rawInput = headers.get("signature-input");
   const rawSig = headers.get("signature");
   if (rawInput === undefined || rawSig === undefined) {
     throw new FormatError("malformed", "Signature-Input or Signature missing");
+  }
+  if (fast) {
+    const parsed = fastParse(rawInput, rawSig, label);
+    if (parsed !== undefined) return parsed;
   }
   const inputs = parseDict(rawInput, "Signature-Input");
   const sigs = parseDict(rawSig, "Signature");

@@ -11,7 +11,7 @@ import { JwksCache } from "./jwks.js";
 import { decodeSecret, HMAC_SHA256, parseJwks, type Jwks, type VerificationKey } from "./keys.js";
 import { NonceCache } from "./nonce.js";
 import { VerificationError, type Reason } from "./reasons.js";
-import { NEXT_LABEL, peekKeyId, SIG_V1, SIG_V1_NEXT, verifyRequest, type VerifyResult } from "./sigv1.js";
+import { NEXT_LABEL, SIG_V1, SIG_V1_NEXT, verifyRequest, type VerifyResult } from "./sigv1.js";
 import { STANDARD_WEBHOOKS_V1, verifyStandard } from "./stdwebhooks.js";
 import { parseSignature } from "./rfc9421.js";
 
@@ -159,9 +159,13 @@ class Keys {
 
 /** Which signatures a request carries (by header presence; nothing verified). */
 export function presentProfiles(headers: HeadersLike): string[] {
+  return profilesIn(headers);
+}
+
+function profilesIn(headers: HeadersLike, normalized?: Map<string, string>): string[] {
   let hdrs: Map<string, string>;
   try {
-    hdrs = normalizeHeaders(headers);
+    hdrs = normalized ?? normalizeHeaders(headers);
   } catch {
     return [];
   }
@@ -175,11 +179,14 @@ export function presentProfiles(headers: HeadersLike): string[] {
 
 const REFRESH_ON: readonly Reason[] = ["unknown_key", "bad_signature", "key_not_yet_valid"];
 
-function peekAlg(headers: HeadersLike, label: string): unknown {
+/** The key id and alg a labelled signature names (nothing verified). */
+function peek(headers: Map<string, string> | undefined, label: string): { keyId?: string; alg?: unknown } {
+  if (headers === undefined) return {};
   try {
-    return parseSignature(normalizeHeaders(headers), label).params.get("alg");
+    const parsed = parseSignature(headers, label);
+    return { ...(parsed.keyId !== undefined ? { keyId: parsed.keyId } : {}), alg: parsed.params.get("alg") };
   } catch {
-    return undefined;
+    return {};
   }
 }
 
@@ -200,7 +207,13 @@ export async function verifyAny(request: WebhookRequest, options: VerifyAnyOptio
   if (options.subscriptionId !== undefined) expected["webhook-subscription"] = options.subscriptionId;
   if (options.generation !== undefined) expected["webhook-generation"] = String(options.generation);
   const results = new Map<string, VerifyResult>();
-  for (const name of presentProfiles(request.headers)) {
+  let normalized: Map<string, string> | undefined;
+  try {
+    normalized = normalizeHeaders(request.headers);
+  } catch {
+    normalized = undefined;
+  }
+  for (const name of profilesIn(request.headers, normalized)) {
     const base = name.split("#", 1)[0]!;
     if (!wanted.has(base)) continue;
     let res: VerifyResult;
@@ -216,10 +229,10 @@ export async function verifyAny(request: WebhookRequest, options: VerifyAnyOptio
       if (!res.ok && REFRESH_ON.includes(res.reason) && keys.mayRefresh()) res = await std(true);
     } else {
       const profile = name.endsWith(NEXT_LABEL) ? SIG_V1_NEXT : SIG_V1;
-      const kid = peekKeyId(request.headers, profile);
+      const { keyId: kid, alg } = peek(normalized, profile.label);
       let key: VerificationKey | undefined;
       try {
-        key = await keys.lookup(kid, peekAlg(request.headers, profile.label));
+        key = await keys.lookup(kid, alg);
       } catch {
         key = undefined;
       }
