@@ -468,7 +468,7 @@ class IngestService:
 
 
 def _judged(it: _Item) -> Judged:
-    return Judged(it.key, it.tenant_id, it.event.topic, it.major, it.event.payload)
+    return Judged(it.key, it.tenant_id, it.event.topic, it.major, it.event.payload, it.body)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import jsonschema_rs
 import msgspec
 
 from hookproof.errors import ValidationError
@@ -20,7 +19,7 @@ from hookproof.schemas.api import EventTypeIn
 
 from ..notifications.decide import is_notification_topic
 from .errors import ExampleInvalid
-from .limits import MAX_VERSIONS, compile_schema, errors_of
+from .limits import MAX_VERSIONS, MAX_WORK, Compiled, compile_schema, errors_of
 
 __all__ = [
     "MAX_DESCRIPTION",
@@ -46,7 +45,7 @@ class CheckedDefinition:
     versions: dict[str, tuple[Any, Any]]  # major (canonical decimal) -> (schema, example)
     deprecated: bool
     digest: str
-    validators: dict[int, jsonschema_rs.Validator]
+    validators: dict[int, Compiled]
 
 
 def check_topic(topic: str) -> str:
@@ -83,7 +82,7 @@ def check(body: EventTypeIn) -> CheckedDefinition:
             f"a type declares at most {MAX_VERSIONS} major versions", field="versions"
         )
     versions: dict[str, tuple[Any, Any]] = {}
-    validators: dict[int, jsonschema_rs.Validator] = {}
+    validators: dict[int, Compiled] = {}
     for major in sorted(body.versions, key=lambda m: (len(m), m)):
         if not _MAJOR.match(major):
             raise ValidationError(
@@ -92,10 +91,17 @@ def check(body: EventTypeIn) -> CheckedDefinition:
             )
         v = body.versions[major]
         field = f"versions.{major}"
-        validator = compile_schema(v.schema, field=f"{field}.schema")
+        compiled = compile_schema(v.schema, field=f"{field}.schema")
         if v.example is msgspec.UNSET:
             raise ValidationError("each version needs an example", field=f"{field}.example")
-        errors = errors_of(validator, v.example)
+        if compiled.work(canonical_json(v.example)) > MAX_WORK:
+            raise ExampleInvalid(
+                f"the example of major version {major} costs more than {MAX_WORK} work units "
+                "to validate (values x subschemas + regexes x bytes)",
+                field=f"{field}.example",
+                errors=[],
+            )
+        errors = errors_of(compiled.validator, v.example)
         if errors:
             raise ExampleInvalid(
                 f"the example of major version {major} does not validate against its schema",
@@ -103,7 +109,7 @@ def check(body: EventTypeIn) -> CheckedDefinition:
                 errors=errors,
             )
         versions[major] = (v.schema, v.example)
-        validators[int(major)] = validator
+        validators[int(major)] = compiled
     return CheckedDefinition(
         body.description,
         versions,

@@ -11,6 +11,7 @@ __all__ = [
     "EventVersionUndeclared",
     "ExampleInvalid",
     "PayloadSchemaInvalid",
+    "PayloadTooComplex",
     "SchemaInvalid",
 ]
 
@@ -37,6 +38,13 @@ class PayloadSchemaInvalid(ValidationError):
 
     def __init__(self, detail: str, *, errors: list[dict[str, str]], **extra: Any) -> None:
         super().__init__(detail, field="payload", errors=errors, **extra)
+
+
+class PayloadTooComplex(ValidationError):
+    """Validating this payload with its schema would cost more than one event may (the work
+    bound of docs/event-types.md); refused before any validation runs."""
+
+    code = "payload_too_complex"
 
 
 class EventVersionUndeclared(ValidationError):

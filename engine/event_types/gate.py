@@ -14,15 +14,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import jsonschema_rs
 import msgspec
 import structlog
 
 from hookproof.errors import HookproofError
 
 from ..memo import BoundedMemo
-from .errors import EventVersionUndeclared, PayloadSchemaInvalid, SchemaInvalid
-from .limits import compile_schema, errors_of
+from .errors import (
+    EventVersionUndeclared,
+    PayloadSchemaInvalid,
+    PayloadTooComplex,
+    SchemaInvalid,
+)
+from .limits import MAX_WORK, Compiled, compile_schema, errors_of
 from .repository import EventTypeRepository
 
 __all__ = ["MEMO_TYPES", "Judged", "SchemaGate"]
@@ -35,20 +39,21 @@ MEMO_TYPES = 4_096
 @dataclass(frozen=True, slots=True)
 class _Compiled:
     version: int
-    validators: dict[
-        int, jsonschema_rs.Validator | None
-    ]  # None: the stored schema no longer compiles
+    #: major -> compiled schema; None: the stored schema no longer compiles
+    validators: dict[int, Compiled | None]
 
 
 @dataclass(frozen=True, slots=True)
 class Judged:
-    """One event to judge: its key in the group, tenant, topic, major version, payload."""
+    """One event to judge: its key in the group, tenant, topic, major version, payload, and
+    the canonical body it travels in (what bounds the work of judging it)."""
 
     key: Any
     tenant_id: str
     topic: str
     major: int
     payload: Any
+    body: bytes
 
 
 class SchemaGate:
@@ -94,22 +99,29 @@ class SchemaGate:
                     declared=sorted(entry.validators),
                 )
                 continue
-            validator = entry.validators[it.major]
-            if validator is None:
+            compiled = entry.validators[it.major]
+            if compiled is None:
                 refused[it.key] = SchemaInvalid(
                     "the stored schema of this version no longer compiles; define the type again",
                     field="version",
                 )
-            elif not validator.is_valid(it.payload):
+            elif (work := compiled.work(it.body)) > MAX_WORK:
+                refused[it.key] = PayloadTooComplex(
+                    f"validating this payload would cost {work} work units, more than "
+                    f"{MAX_WORK} (values x subschemas + regexes x bytes): send a smaller "
+                    "payload or simplify the schema",
+                    field="payload",
+                )
+            elif not compiled.validator.is_valid(it.payload):
                 refused[it.key] = PayloadSchemaInvalid(
                     f"payload does not match the schema of {it.topic} v{it.major}",
-                    errors=errors_of(validator, it.payload),
+                    errors=errors_of(compiled.validator, it.payload),
                 )
         return refused
 
     def _compile(self, pair: tuple[str, str], version: int, text: str) -> _Compiled:
         doc = msgspec.json.decode(text)
-        validators: dict[int, jsonschema_rs.Validator | None] = {}
+        validators: dict[int, Compiled | None] = {}
         for major, v in doc["versions"].items():
             try:
                 validators[int(major)] = compile_schema(v["schema"])

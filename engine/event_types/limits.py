@@ -6,15 +6,18 @@ backtracking: look-around and back-references are refused as not a regex), with 
 compiled size. Nothing is fetched: remote references are refused (``offline``).
 
 Limits (docs/event-types.md): a schema is at most ``MAX_SCHEMA_BYTES`` of canonical JSON and
-``MAX_SCHEMA_DEPTH`` levels deep; ``$ref`` only points into its own document as a JSON pointer
-(``#`` or ``#/...``) and never forms a cycle; the schema with every ``$ref`` written out in
-place has at most ``MAX_UNFOLDED_NODES`` subschemas (what bounds validation work per payload
-value: a chain of ``anyOf`` over shared ``$ref`` is otherwise exponential); at most
-``MAX_VERSIONS`` major versions per type.
+``MAX_SCHEMA_DEPTH`` levels deep; a regex compiles within ``MAX_REGEX_BYTES``; ``$ref`` only
+points into its own document as a JSON pointer (``#`` or ``#/...``) and never forms a cycle;
+the schema with every ``$ref`` written out in place has at most ``MAX_UNFOLDED_NODES``
+subschemas (a chain of ``anyOf`` over shared ``$ref`` is otherwise exponential); at most
+``MAX_VERSIONS`` major versions per type. Per payload, the work (subschemas x values +
+``PATTERN_WEIGHT`` x regexes x bytes) is at most ``MAX_WORK``: a payload past it is refused
+(``payload_too_complex``) before it is validated, so no payload costs more than that.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import jsonschema_rs
@@ -31,10 +34,14 @@ __all__ = [
     "MAX_SCHEMA_DEPTH",
     "MAX_UNFOLDED_NODES",
     "MAX_VERSIONS",
+    "MAX_WORK",
+    "PATTERN_WEIGHT",
+    "Compiled",
     "compile_schema",
     "errors_of",
     "pointer_of",
     "unfolded_size",
+    "values_in",
 ]
 
 MAX_SCHEMA_BYTES = 64 * 1024
@@ -42,12 +49,19 @@ MAX_SCHEMA_DEPTH = 32
 MAX_UNFOLDED_NODES = 2_000
 MAX_VERSIONS = 16
 #: compiled size of one regex (and of its lazy DFA cache), bytes
-MAX_REGEX_BYTES = 1 << 20
+MAX_REGEX_BYTES = 64 * 1024
+#: the lazy DFA's cache per regex (a regex whose DFA outgrows it falls back to a slower,
+#: still linear, simulation)
+MAX_REGEX_DFA_BYTES = 2 * 1024 * 1024
+#: work units one payload may cost: subschemas x values + PATTERN_WEIGHT x patterns x bytes
+#: (about 30 ns per unit here: docs/event-types.md has the measurements)
+MAX_WORK = 2_000_000
+PATTERN_WEIGHT = 5
 #: errors reported per refused payload or example, and characters per message
 MAX_ERRORS = 10
 MAX_MESSAGE = 300
 
-_REGEX = jsonschema_rs.RegexOptions(size_limit=MAX_REGEX_BYTES, dfa_size_limit=MAX_REGEX_BYTES)
+_REGEX = jsonschema_rs.RegexOptions(size_limit=MAX_REGEX_BYTES, dfa_size_limit=MAX_REGEX_DFA_BYTES)
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"
 #: keywords whose value is one subschema, a list of them, or a map of names to them
 _ONE = frozenset(
@@ -105,13 +119,16 @@ def _resolve(root: Any, ref: str, field: str) -> Any:
     return node
 
 
-def unfolded_size(schema: Any, field: str = "schema", limit: int = MAX_UNFOLDED_NODES) -> int:
+def unfolded_size(
+    schema: Any, field: str = "schema", limit: int = MAX_UNFOLDED_NODES
+) -> tuple[int, int]:
     """Subschemas of ``schema`` with every ``$ref`` written out in place (``$defs`` count only
     where referenced). Refuses a reference cycle, a reference out of the document,
     ``$dynamicRef``, and a size past ``limit`` (stops counting there)."""
-    memo: dict[int, int] = {}
+    memo: dict[int, tuple[int, int]] = {}
     active: set[int] = set()
     seen = [0]
+    patterns = [0]
 
     def grow(n: int) -> None:
         seen[0] += n
@@ -128,13 +145,19 @@ def unfolded_size(schema: Any, field: str = "schema", limit: int = MAX_UNFOLDED_
             return 1
         key = id(node)
         if key in memo:
-            grow(memo[key])
-            return memo[key]
+            grow(memo[key][0])
+            patterns[0] += memo[key][1]
+            return memo[key][0]
         if key in active:
             raise SchemaInvalid("recursive $ref is not supported", field=field)
         active.add(key)
+        before = patterns[0]
         grow(1)
         total = 1
+        if isinstance(node.get("pattern"), str):
+            patterns[0] += 1
+        if isinstance(node.get("patternProperties"), dict):
+            patterns[0] += len(node["patternProperties"])
         for k, v in node.items():
             if k in ("$dynamicRef", "$recursiveRef"):
                 raise SchemaInvalid(f"{k} is not supported", field=field)
@@ -147,13 +170,31 @@ def unfolded_size(schema: Any, field: str = "schema", limit: int = MAX_UNFOLDED_
             elif k in _MAP and isinstance(v, dict):
                 total += sum(size(c) for c in v.values())
         active.discard(key)
-        memo[key] = total
+        memo[key] = (total, patterns[0] - before)
         return total
 
-    return size(schema)
+    return size(schema), patterns[0]
 
 
-def compile_schema(schema: Any, field: str = "schema") -> jsonschema_rs.Validator:
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """A compiled schema and what bounds the work of one validation with it."""
+
+    validator: jsonschema_rs.Validator
+    nodes: int  # subschemas with every $ref written out
+    patterns: int  # pattern and patternProperties regexes among them
+
+    def work(self, encoded: bytes) -> int:
+        """Work units of validating the JSON value whose canonical bytes are ``encoded``."""
+        return self.nodes * values_in(encoded) + PATTERN_WEIGHT * self.patterns * len(encoded)
+
+
+def values_in(encoded: bytes) -> int:
+    """An upper bound of the values in a JSON text: one more than its separators."""
+    return 1 + encoded.count(b",") + encoded.count(b":") + encoded.count(b"[")
+
+
+def compile_schema(schema: Any, field: str = "schema") -> Compiled:
     """The compiled 2020-12 validator of a schema within the limits, or :class:`SchemaInvalid`."""
     if not isinstance(schema, dict | bool):
         raise SchemaInvalid("a schema is a JSON object or a boolean", field=field)
@@ -168,14 +209,17 @@ def compile_schema(schema: Any, field: str = "schema") -> jsonschema_rs.Validato
             )
         if _depth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH:
             raise SchemaInvalid(f"a schema nests at most {MAX_SCHEMA_DEPTH} levels", field=field)
-        unfolded_size(schema, field)
+        nodes, patterns = unfolded_size(schema, field)
+    else:
+        nodes, patterns = 1, 0
     try:
-        return jsonschema_rs.Draft202012Validator(schema, pattern_options=_REGEX, offline=True)
+        validator = jsonschema_rs.Draft202012Validator(schema, pattern_options=_REGEX, offline=True)
     except (ValueError, jsonschema_rs.ReferencingError) as exc:  # ValidationError is one
         message = getattr(exc, "message", None) or str(exc)
         raise SchemaInvalid(
             f"not a valid JSON Schema 2020-12: {message[:MAX_MESSAGE]}", field=field
         ) from exc
+    return Compiled(validator, nodes, patterns)
 
 
 def pointer_of(path: list[str | int]) -> str:
