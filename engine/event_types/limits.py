@@ -185,7 +185,11 @@ class Compiled:
     patterns: int  # pattern and patternProperties regexes among them
 
     def work(self, encoded: bytes) -> int:
-        """Work units of validating the JSON value whose canonical bytes are ``encoded``."""
+        """Work units of validating the JSON value whose canonical bytes are ``encoded``
+        (a text short enough to be within the bound whatever it holds is not counted)."""
+        per_byte = self.nodes + PATTERN_WEIGHT * self.patterns
+        if self.nodes + per_byte * len(encoded) <= MAX_WORK:  # values_in <= 1 + len
+            return self.nodes + per_byte * len(encoded)
         return self.nodes * values_in(encoded) + PATTERN_WEIGHT * self.patterns * len(encoded)
 
 
