@@ -278,7 +278,22 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2, help="A B B A pairs per mode")
     ap.add_argument("--workers", help="HOOKPROOF_WORKERS for the daemon (default: cores)")
     ap.add_argument("--output", default=str(RESULTS))
+    ap.add_argument(
+        "--in-process-only",
+        action="store_true",
+        help="only the in-process comparison (no gate / gate untyped / gate typed); merged "
+        "into --output under in_process",
+    )
     args = ap.parse_args()
+    if args.in_process_only:
+        with postgres_server(args.database_url) as (admin_url, _):
+            found = asyncio.run(in_process(admin_url))
+        out = Path(args.output)
+        doc = json.loads(out.read_text()) if out.exists() else {}
+        doc["in_process"] = {**found, "load_avg_1m": os.getloadavg()[0]}
+        out.write_text(json.dumps(doc, indent=2) + "\n")
+        print(json.dumps(doc["in_process"], indent=2))
+        return
 
     folder = Path(tempfile.mkdtemp(prefix="hp-evtypes-"))
     result: dict[str, Any] = {
@@ -315,6 +330,19 @@ def main() -> None:
             try:
                 order = [TYPED, UNTYPED, UNTYPED, TYPED] * args.rounds
                 for mode, batch, conc in (("single", 0, 32), ("batch", 1000, 4)):
+                    for topic in (TYPED, UNTYPED):  # warm-up, not counted: pools, caches
+                        asyncio.run(
+                            load(
+                                base,
+                                who["token"],
+                                topic,
+                                f"warm{mode}-{topic}",
+                                args.seconds / 2,
+                                batch=batch,
+                                concurrency=conc,
+                                meter=meter,
+                            )
+                        )
                     for k, topic in enumerate(order):
                         run = f"{mode}{k}-" + secrets.token_hex(3)
                         r = asyncio.run(
@@ -342,6 +370,75 @@ def main() -> None:
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     Path(args.output).write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result["summary"], indent=2))
+
+
+async def in_process(admin_url: str, events: int = 3000, rounds: int = 3) -> dict[str, Any]:
+    """The ingest service alone (no HTTP), concurrency 32, process CPU per event of three arms
+    alternating: no schema gate at all (main before event types), the gate with an untyped
+    topic (what every tenant pays now: one lookup per group), the gate with a typed topic."""
+    import asyncpg
+    import msgspec
+
+    from hookproof.engine.database import connect_pool
+    from hookproof.engine.delivery.ingest import IngestService
+    from hookproof.engine.event_types.gate import SchemaGate
+    from hookproof.engine.event_types.repository import EventTypeRepository
+    from hookproof.engine.event_types.service import EventTypeService
+    from hookproof.engine.migrate import migrate
+    from hookproof.events import EventStore
+    from hookproof.schemas.api import EventIn, EventTypeIn
+
+    db_url = await fresh_database(admin_url)
+    conn = await asyncpg.connect(db_url)
+    try:
+        await migrate(conn)
+    finally:
+        await conn.close()
+    pool = await connect_pool(db_url, min_size=1, max_size=8)
+    try:
+        store = EventStore(pool)
+        await EventTypeService(store).define(
+            "ten_bench",
+            TYPED,
+            msgspec.convert(
+                {
+                    "description": "x",
+                    "versions": {"1": {"schema": ORDER_SCHEMA, "example": order_payload(0)}},
+                },
+                EventTypeIn,
+            ),
+            actor="bench",
+        )
+        plain = IngestService(store)
+        gated = IngestService(store, gate=SchemaGate(EventTypeRepository.of(store)))
+        arms = {
+            "no_gate_untyped": (plain, UNTYPED),
+            "gate_untyped": (gated, UNTYPED),
+            "gate_typed": (gated, TYPED),
+        }
+        cpu: dict[str, list[float]] = {k: [] for k in arms}
+        for r in range(rounds):
+            names = list(arms) if r % 2 == 0 else list(reversed(arms))
+            for name in names:
+                service, topic = arms[name]
+                docs = [
+                    msgspec.convert(event_doc(topic, f"{name}-{r}-{i}", i), EventIn)
+                    for i in range(events)
+                ]
+                t = time.process_time()
+                for k in range(0, events, 32):
+                    await asyncio.gather(
+                        *(service.ingest("ten_bench", e, actor="bench") for e in docs[k : k + 32])
+                    )
+                cpu[name].append((time.process_time() - t) / events * 1000)
+        return {
+            "events_per_arm_round": events,
+            "rounds": rounds,
+            "process_cpu_ms_per_event": {k: [round(x, 4) for x in v] for k, v in cpu.items()},
+            "mean_ms": {k: round(sum(v) / len(v), 4) for k, v in cpu.items()},
+        }
+    finally:
+        await pool.close()
 
 
 if __name__ == "__main__":
