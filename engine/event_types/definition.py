@@ -94,14 +94,15 @@ def check(body: EventTypeIn) -> CheckedDefinition:
         compiled = compile_schema(v.schema, field=f"{field}.schema")
         if v.example is msgspec.UNSET:
             raise ValidationError("each version needs an example", field=f"{field}.example")
-        if compiled.work(canonical_json(v.example)) > MAX_WORK:
+        encoded = canonical_json(v.example)
+        if compiled.work(encoded) > MAX_WORK:
             raise ExampleInvalid(
                 f"the example of major version {major} costs more than {MAX_WORK} work units "
                 "to validate (values x subschemas + regexes x bytes)",
                 field=f"{field}.example",
                 errors=[],
             )
-        errors = errors_of(compiled.validator, v.example)
+        errors = errors_of(compiled, v.example, encoded)
         if errors:
             raise ExampleInvalid(
                 f"the example of major version {major} does not validate against its schema",

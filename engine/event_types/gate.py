@@ -115,7 +115,7 @@ class SchemaGate:
             elif not compiled.validator.is_valid(it.payload):
                 refused[it.key] = PayloadSchemaInvalid(
                     f"payload does not match the schema of {it.topic} v{it.major}",
-                    errors=errors_of(compiled.validator, it.payload),
+                    errors=errors_of(compiled, it.payload, it.body),
                 )
         return refused
 

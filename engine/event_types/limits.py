@@ -30,6 +30,7 @@ __all__ = [
     "MAX_ERRORS",
     "MAX_MESSAGE",
     "MAX_REGEX_BYTES",
+    "MAX_REPORTED_CHECKS",
     "MAX_SCHEMA_BYTES",
     "MAX_SCHEMA_DEPTH",
     "MAX_UNFOLDED_NODES",
@@ -60,6 +61,8 @@ PATTERN_WEIGHT = 5
 #: errors reported per refused payload or example, and characters per message
 MAX_ERRORS = 10
 MAX_MESSAGE = 300
+#: all errors (up to MAX_ERRORS) are reported while subschemas x values is at most this
+MAX_REPORTED_CHECKS = 4_000
 
 _REGEX = jsonschema_rs.RegexOptions(size_limit=MAX_REGEX_BYTES, dfa_size_limit=MAX_REGEX_DFA_BYTES)
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -231,11 +234,26 @@ def pointer_of(path: list[str | int]) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
-def errors_of(validator: jsonschema_rs.Validator, instance: Any) -> list[dict[str, str]]:
-    """At most ``MAX_ERRORS`` of ``{pointer, message}``, in the validator's order."""
-    out: list[dict[str, str]] = []
-    for err in validator.iter_errors(instance):
-        out.append({"pointer": pointer_of(err.instance_path), "message": err.message[:MAX_MESSAGE]})
-        if len(out) == MAX_ERRORS:
-            break
-    return out
+def errors_of(compiled: Compiled, instance: Any, encoded: bytes) -> list[dict[str, str]]:
+    """At most ``MAX_ERRORS`` of ``{pointer, message}`` for an instance that fails.
+
+    jsonschema-rs builds every error before its iterator yields the first (about 15-30 us
+    each: 1,999 integers against 998 ``minimum`` took 58 s), so the list is collected only when
+    the errors possible (subschemas x values) are at most ``MAX_REPORTED_CHECKS``; otherwise
+    the first error alone, which ``validate`` finds and stops at."""
+    if compiled.nodes * values_in(encoded) <= MAX_REPORTED_CHECKS:
+        out: list[dict[str, str]] = []
+        for err in compiled.validator.iter_errors(instance):
+            out.append(_error(err))
+            if len(out) == MAX_ERRORS:
+                break
+        return out
+    try:
+        compiled.validator.validate(instance)
+    except jsonschema_rs.ValidationError as err:
+        return [_error(err)]
+    return []
+
+
+def _error(err: jsonschema_rs.ValidationError) -> dict[str, str]:
+    return {"pointer": pointer_of(err.instance_path), "message": err.message[:MAX_MESSAGE]}
