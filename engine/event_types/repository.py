@@ -10,7 +10,9 @@ from ..repository import PoolRepository, Record
 
 __all__ = ["EventTypeRepository"]
 
-SQL = ENGINE_QUERIES.named("event_type_get", "event_types_page", "event_types_judge")
+SQL = ENGINE_QUERIES.named(
+    "event_type_get", "event_types_page", "event_types_judge", "event_types_count"
+)
 
 
 class EventTypeRepository(PoolRepository):
@@ -18,6 +20,9 @@ class EventTypeRepository(PoolRepository):
         if conn is not None:
             return await conn.fetchrow(SQL["event_type_get"], tenant_id, topic)
         return await self.pool.fetchrow(SQL["event_type_get"], tenant_id, topic)
+
+    async def count(self, tenant_id: str) -> int:
+        return int(await self.pool.fetchval(SQL["event_types_count"], tenant_id))
 
     async def page(self, tenant_id: str, after: str | None, limit: int) -> list[Record]:
         return await self.pool.fetch(SQL["event_types_page"], tenant_id, after, limit)

@@ -16,7 +16,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
-from hookproof.errors import ConcurrencyConflict
+from hookproof.errors import ConcurrencyConflict, ValidationError
 from hookproof.events import NO_STREAM, EventStore, Metadata, RecordedEvent, StreamAppend
 from hookproof.events.event_type_events import event_type_stream_id
 from hookproof.projections.event_types import EventTypes
@@ -28,9 +28,19 @@ from .decide import Define, Head, decide
 from .errors import EventTypeNotFound
 from .repository import EventTypeRepository
 
-__all__ = ["EventTypeService", "EventTypeView", "event_types_inline"]
+__all__ = [
+    "MAX_EXPORT_BYTES",
+    "MAX_TYPES_PER_TENANT",
+    "EventTypeService",
+    "EventTypeView",
+    "event_types_inline",
+]
 
 _PROJECTION = EventTypes()
+#: event types one tenant may define (a new topic past it: 400 ``event_type_limit``)
+MAX_TYPES_PER_TENANT = 1_000
+#: definitions one OpenAPI export may hold (past it: 400 ``catalogue_too_large``)
+MAX_EXPORT_BYTES = 32 * 1024 * 1024
 
 
 async def event_types_inline(conn: asyncpg.Connection, recorded: list[RecordedEvent]) -> None:
@@ -98,13 +108,25 @@ class EventTypeService:
         return items, (items[-1].topic if more and items else None)
 
     async def all(self, tenant_id: str) -> list[EventTypeView]:
+        """Every type of the tenant (the OpenAPI export), at most ``MAX_EXPORT_BYTES`` of
+        definitions."""
         out: list[EventTypeView] = []
         after: str | None = None
+        size = 0
         while True:
-            items, after = await self.page(tenant_id, 500, after)
-            out.extend(items)
-            if after is None:
+            rows = await self.repository.page(tenant_id, after, 101)
+            for r in rows[:100]:
+                size += len(r["definition"])
+                if size > MAX_EXPORT_BYTES:
+                    raise ValidationError(
+                        f"the catalogue holds more than {MAX_EXPORT_BYTES} bytes of definitions: "
+                        "read it with GET /v1/event-types pages",
+                        code="catalogue_too_large",
+                    )
+                out.append(EventTypeView.of(r))
+            if len(rows) <= 100:
                 return out
+            after = rows[99]["topic"]
 
     async def define(
         self,
@@ -119,6 +141,15 @@ class EventTypeService:
         and whether this call changed it."""
         definition.check_topic(topic)
         checked = definition.check(body)  # compiles every schema, validates every example
+        if (
+            await self.repository.get(tenant_id, topic) is None
+            and await self.repository.count(tenant_id) >= MAX_TYPES_PER_TENANT
+        ):
+            raise ValidationError(
+                f"a tenant has at most {MAX_TYPES_PER_TENANT} event types",
+                field="topic",
+                code="event_type_limit",
+            )
         stream = event_type_stream_id(tenant_id, topic)
         for attempt in range(5):
             row = await self.repository.get(tenant_id, topic)

@@ -231,3 +231,24 @@ async def test_list_is_paged_by_topic(engine: Engine, api: Api) -> None:
     assert seen == [f"topic.{i}" for i in range(5)]
     status, doc, _ = await api.call("GET", "/v1/event-types?cursor=bad", t.token)
     assert status == 400 and doc["code"] == "invalid_cursor"
+
+
+async def test_per_tenant_bounds(engine: Engine, api: Api, monkeypatch: Any) -> None:
+    """At most MAX_TYPES_PER_TENANT types (lowered here), and an export of at most
+    MAX_EXPORT_BYTES of definitions; another tenant is not counted."""
+    from hookproof.engine.event_types import service
+
+    monkeypatch.setattr(service, "MAX_TYPES_PER_TENANT", 2)
+    t = await new_tenant(engine, "acme")
+    other = await new_tenant(engine, "other")
+    body = {"description": "t", "versions": {"1": {"schema": True, "example": None}}}
+    for topic in ("a.one", "a.two"):
+        assert (await api.define(t, topic, body))[0] == 200
+    status, doc = await api.define(t, "a.three", body)
+    assert status == 400 and doc["code"] == "event_type_limit", doc
+    assert (await api.define(t, "a.two", {**body, "description": "again"}))[0] == 200
+    assert (await api.define(other, "a.three", body))[0] == 200
+
+    monkeypatch.setattr(service, "MAX_EXPORT_BYTES", 100)
+    status, doc, _ = await api.call("GET", "/v1/event-types/openapi.json", t.token)
+    assert status == 400 and doc["code"] == "catalogue_too_large", doc
