@@ -32,8 +32,8 @@ from .repository import EventTypeRepository
 __all__ = ["MEMO_TYPES", "Judged", "SchemaGate"]
 
 log = structlog.get_logger("hookproof.event_types")
-#: (tenant, topic) definitions compiled per worker (a definition is a few KiB compiled)
-MEMO_TYPES = 4_096
+#: (tenant, topic) definitions compiled per worker (emptied when full: engine/memo.py)
+MEMO_TYPES = 1_024
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from .errors import SchemaInvalid
 __all__ = [
     "MAX_ERRORS",
     "MAX_MESSAGE",
+    "MAX_PATTERNS",
     "MAX_REGEX_BYTES",
     "MAX_REPORTED_CHECKS",
     "MAX_SCHEMA_BYTES",
@@ -49,6 +50,8 @@ MAX_SCHEMA_BYTES = 64 * 1024
 MAX_SCHEMA_DEPTH = 32
 MAX_UNFOLDED_NODES = 2_000
 MAX_VERSIONS = 16
+#: regexes (``pattern``, ``patternProperties`` keys) with every ``$ref`` written out
+MAX_PATTERNS = 64
 #: compiled size of one regex (and of its lazy DFA cache), bytes
 MAX_REGEX_BYTES = 64 * 1024
 #: the lazy DFA's cache per regex (a regex whose DFA outgrows it falls back to a slower,
@@ -217,6 +220,12 @@ def compile_schema(schema: Any, field: str = "schema") -> Compiled:
         if _depth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH:
             raise SchemaInvalid(f"a schema nests at most {MAX_SCHEMA_DEPTH} levels", field=field)
         nodes, patterns = unfolded_size(schema, field)
+        if patterns > MAX_PATTERNS:
+            raise SchemaInvalid(
+                f"a schema holds at most {MAX_PATTERNS} regexes with its $ref written out "
+                f"({patterns})",
+                field=field,
+            )
     else:
         nodes, patterns = 1, 0
     try:

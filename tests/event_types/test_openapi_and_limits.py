@@ -10,6 +10,7 @@ from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
 
 from hookproof.engine.daemon import Engine
 from hookproof.engine.event_types.limits import (
+    MAX_PATTERNS,
     MAX_SCHEMA_BYTES,
     MAX_SCHEMA_DEPTH,
     MAX_UNFOLDED_NODES,
@@ -165,3 +166,10 @@ async def test_work_per_payload_is_bounded(engine: Engine, api: Api) -> None:
     body = {"description": "x", "versions": {"1": {"schema": wide, "example": [2000] * values}}}
     status, doc = await api.define(t, "heavy2", body)
     assert status == 400 and doc["code"] == "example_invalid", doc
+
+
+async def test_too_many_regexes_are_refused(engine: Engine, api: Api) -> None:
+    t = await new_tenant(engine, "acme")
+    many = {"allOf": [{"pattern": f"^a{i}$"} for i in range(MAX_PATTERNS + 1)]}
+    doc = await _refused(api, t, many, example="a0")
+    assert doc["code"] == "schema_invalid" and str(MAX_PATTERNS) in doc["detail"]
