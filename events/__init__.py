@@ -1,6 +1,13 @@
 """The event catalogue and the append-only event store."""
 
-from . import archive_events, delivery_events, key_events, rollout_events, subscription_events
+from . import (
+    archive_events,
+    delivery_events,
+    event_type_events,
+    key_events,
+    rollout_events,
+    subscription_events,
+)
 from .catalogue import (
     Event,
     MalformedEvent,
@@ -46,6 +53,7 @@ __all__ = [
     "encode_event",
     "event_class",
     "event_hash",
+    "event_type_events",
     "event_types",
     "key_events",
     "rollout_events",

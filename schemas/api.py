@@ -11,6 +11,8 @@ __all__ = [
     "MAX_BATCH_EVENTS",
     "EventBatchIn",
     "EventIn",
+    "EventTypeIn",
+    "EventTypeVersionIn",
     "ReceiptKeyIn",
     "RecoverIn",
     "RetryPolicyIn",
@@ -90,6 +92,22 @@ class EventIn(_Strict, kw_only=True):
 
 
 MAX_BATCH_EVENTS = 1000
+
+
+class EventTypeVersionIn(_Strict, kw_only=True):
+    """One major version of an event type: a JSON Schema 2020-12 and an example payload
+    (required; JSON ``null`` is an example too)."""
+
+    schema: Any
+    example: Any = msgspec.UNSET
+
+
+class EventTypeIn(_Strict, kw_only=True):
+    """``PUT /v1/event-types/{topic}``: the whole definition (it replaces the one before)."""
+
+    description: str
+    versions: dict[str, EventTypeVersionIn]
+    deprecated: bool = False
 
 
 class EventBatchIn(_Strict, kw_only=True):

@@ -22,6 +22,7 @@ _REQUEST_TYPES: list[Any] = [
     api_schemas.RolloutCreate,
     api_schemas.RolloutAdvance,
     api_schemas.RecoverIn,
+    api_schemas.EventTypeIn,
 ]
 
 _PROBLEM = {
@@ -90,6 +91,16 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "status": 200,
     },
     ("get", "/v1/events/{eventId}"): {"summary": "An event and its deliveries"},
+    ("put", "/v1/event-types/{topic}"): {
+        "summary": "Define an event type: JSON Schema 2020-12 and an example per major version "
+        "(If-Match: version, optional)",
+        "body": "EventTypeIn",
+    },
+    ("get", "/v1/event-types/{topic}"): {"summary": "An event type (ETag: version)"},
+    ("get", "/v1/event-types"): {"summary": "The event catalogue, by topic (paged)", "paged": True},
+    ("get", "/v1/event-types/openapi.json"): {
+        "summary": "The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)"
+    },
     ("get", "/v1/deliveries/{id}"): {"summary": "A delivery: state, evidence, attempts"},
     ("post", "/v1/deliveries/{id}/replay"): {
         "summary": "Replay a delivery (new attempt, same identity)",
@@ -208,7 +219,7 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
                 "required": True,
                 "schema": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,100}$"},
             }
-            for name in ("id", "eventId")
+            for name in ("id", "eventId", "topic")
             if "{" + name + "}" in path
         ]
         params += [

@@ -28,6 +28,7 @@ from hookproof.schemas.api import EventIn
 from hookproof_subscriber import content_digest
 
 from .. import tracing
+from ..event_types.gate import Judged, SchemaGate
 from ..notifications.decide import is_notification_topic, names_notifications
 from ..subscriptions.matching import filter_matches, topic_matches
 from ..subscriptions.validation import parse_time, printable
@@ -176,8 +177,11 @@ class IngestService:
         group_window_s: float = 0.001,
         max_group: int = 500,
         max_inflight: int = 2,
+        gate: SchemaGate | None = None,
     ) -> None:
         self.store = store
+        #: judges payloads of typed topics (the event catalogue) inside each group's transaction
+        self.gate = gate
         self.repo = IngestRepository.of(store)
         self.clock = clock
         if deliveries_inline not in store.inline:
@@ -295,7 +299,14 @@ class IngestService:
         """Bodies, plans and every stream of the group in one transaction (keys unique)."""
         at = self.clock().isoformat()
         ordered = sorted(items, key=lambda it: it.key)  # one lock order for every group
+        answers: dict[tuple[str, str], Answer] = {}
         async with self.repo.transaction() as conn:
+            if self.gate is not None:  # before anything is written: a refused event leaves none
+                answers.update(await self.gate.judge(conn, [_judged(it) for it in ordered]))
+                if answers:
+                    ordered = [it for it in ordered if it.key not in answers]
+                    if not ordered:
+                        return [answers[it.key] for it in items]
             rows = await self.repo.insert_bodies(
                 conn,
                 [it.tenant_id for it in ordered],
@@ -308,7 +319,6 @@ class IngestService:
             created = {(r["tenant_id"], r["event_id"]) for r in rows}
             fresh = [it for it in ordered if it.key in created]
             again = [it for it in ordered if it.key not in created]
-            answers: dict[tuple[str, str], Answer] = {}
             appends: list[StreamAppend] = []
             if fresh:
                 await self._plan(conn, fresh, at, appends, answers)
@@ -455,6 +465,10 @@ class IngestService:
                 eventId=e.event_id,
                 payloadDigest=row["payload_digest"],
             )
+
+
+def _judged(it: _Item) -> Judged:
+    return Judged(it.key, it.tenant_id, it.event.topic, it.major, it.event.payload, it.body)
 
 
 @dataclass(frozen=True, slots=True)
