@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hookproof.projections import Projection, StreamCatalogue
+from hookproof.projections.consumers import Consumers
 from hookproof.projections.deliveries import DeliveryLedger
 from hookproof.projections.subscriptions import Subscriptions
 
@@ -15,5 +16,5 @@ def async_projections() -> list[Projection]:
 
 
 def projections_by_name() -> dict[str, Projection]:
-    items: list[Projection] = [StreamCatalogue(), Subscriptions(), DeliveryLedger()]
+    items: list[Projection] = [StreamCatalogue(), Subscriptions(), DeliveryLedger(), Consumers()]
     return {p.name: p for p in items}

@@ -1,6 +1,13 @@
 """The event catalogue and the append-only event store."""
 
-from . import archive_events, delivery_events, key_events, rollout_events, subscription_events
+from . import (
+    archive_events,
+    consumer_events,
+    delivery_events,
+    key_events,
+    rollout_events,
+    subscription_events,
+)
 from .catalogue import (
     Event,
     MalformedEvent,
@@ -41,6 +48,7 @@ __all__ = [
     "UnknownEventType",
     "archive_events",
     "category_of",
+    "consumer_events",
     "decode_event",
     "delivery_events",
     "encode_event",

@@ -261,9 +261,11 @@ class DeliveryReader:
         subscription_id: str | None = None,
         state: str | None = None,
         limit: int = 100,
+        consumer_id: str | None = None,
     ) -> list[dict[str, Any]]:
-        """A tenant's deliveries, newest first (a summary each; the full view is one GET)."""
-        rows = await self.deliveries.newest(tenant_id, subscription_id, state, limit)
+        """A tenant's deliveries, newest first (a summary each; the full view is one GET);
+        only of ``consumer_id``'s subscriptions when given."""
+        rows = await self.deliveries.newest(tenant_id, subscription_id, state, limit, consumer_id)
         return [
             {
                 "deliveryId": r["delivery_id"],
@@ -284,10 +286,15 @@ class DeliveryReader:
         return (await self.dead_letters_page(tenant_id, limit))[0]
 
     async def dead_letters_page(
-        self, tenant_id: str, limit: int, before: tuple[datetime, str] | None = None
+        self,
+        tenant_id: str,
+        limit: int,
+        before: tuple[datetime, str] | None = None,
+        consumer_id: str | None = None,
     ) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
-        """Newest first, from the ledger projection; the key to continue before, if more."""
-        rows = await self.deliveries.dead_letters(tenant_id, limit + 1, before)
+        """Newest first, from the ledger projection; the key to continue before, if more
+        (only of ``consumer_id``'s subscriptions when given)."""
+        rows = await self.deliveries.dead_letters(tenant_id, limit + 1, before, consumer_id)
         more = len(rows) > limit
         rows = rows[:limit]
         items = [
