@@ -10,10 +10,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hookproof.engine.consumers.service import consumers_inline
 from hookproof.engine.database import connect_pool
 from hookproof.engine.delivery.ingest import deliveries_inline
 from hookproof.engine.registry import async_projections, projections_by_name
-from hookproof.engine.consumers.service import consumers_inline
 from hookproof.engine.subscriptions.service import subscriptions_inline
 from hookproof.events import ANY, Event, EventStore, Metadata, StreamAppend
 from hookproof.events.consumer_events import (
