@@ -13,7 +13,7 @@ from hookproof.schemas.api import EventIn
 from ..delivery.batch import decode_batch, result_entry
 from ..delivery.ingest import IngestService
 from ..delivery.views import DeliveryReader
-from .context import actor, portal_of, tenant_of
+from .context import ApiContext, actor, portal_of, tenant_of
 from .pages import decode_cursor, encode_cursor, page_params
 from .problems import decode_body, json_response
 
@@ -114,7 +114,14 @@ def routes(
             }
         )
 
+    async def attempt_stats(request: web.Request) -> web.Response:
+        tenant = await tenant_of(request)
+        sid = request.match_info["id"]
+        await ApiContext.of(request).subscriptions.get(tenant, sid)  # 404 unless the tenant's
+        return json_response(await reader.attempt_stats(tenant, sid, datetime.now(UTC)))
+
     return [
+        web.get("/v1/subscriptions/{id}/attempt-stats", attempt_stats, allow_head=False),
         web.post("/v1/events", post_event),
         web.post("/v1/events/batch", post_batch),
         web.get("/v1/events/{eventId}", get_event, allow_head=False),

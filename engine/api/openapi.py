@@ -88,6 +88,9 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "body": "RecoverIn",
         "status": 202,
     },
+    ("get", "/v1/subscriptions/{id}/attempt-stats"): {
+        "summary": "Attempts of the last 24 hours by hour and outcome (the console's chart)"
+    },
     ("post", "/v1/events"): {
         "summary": "Ingest a business event",
         "body": "EventIn",
@@ -169,6 +172,11 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("get", "/console/console.js"): {
         "summary": "The console's script",
+        "public": True,
+        "mime": "text/javascript",
+    },
+    ("get", "/console/portal.js"): {
+        "summary": "The console's portal view (script)",
         "public": True,
         "mime": "text/javascript",
     },

@@ -31,6 +31,7 @@ SQL = ENGINE_QUERIES.named(
     "ledger_vacuum",
     "metrics_queue",
     "metrics_dead_letters",
+    "subscription_attempt_stats",
 )
 
 Connection = Any  # asyncpg.Connection in one of this repository's transactions
@@ -86,6 +87,14 @@ class DeliveryRepository(PoolRepository):
         since, last = before if before is not None else (None, None)
         return await self.pool.fetch(
             SQL["dead_letters"], tenant_id, limit, since, last, consumer_id
+        )
+
+    async def attempt_stats(
+        self, tenant_id: str, subscription_id: str, since: datetime
+    ) -> list[Record]:
+        """``(hour, outcome, attempts)`` of a subscription's attempts recorded since ``since``."""
+        return await self.pool.fetch(
+            SQL["subscription_attempt_stats"], tenant_id, subscription_id, since
         )
 
     async def recoverable(

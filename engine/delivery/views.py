@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from hookproof.errors import ConflictError, NotFound
@@ -281,6 +281,27 @@ class DeliveryReader:
             }
             for r in rows
         ]
+
+    async def attempt_stats(
+        self, tenant_id: str, subscription_id: str, now: datetime, hours: int = 24
+    ) -> dict[str, Any]:
+        """Attempts of the last ``hours`` whole hours (and this one), per hour and outcome:
+        ``buckets`` oldest first, one per hour, each ``{"hour", "counts": {outcome: n}}``."""
+        end = now.replace(minute=0, second=0, microsecond=0)
+        start = end - timedelta(hours=hours - 1)
+        rows = await self.deliveries.attempt_stats(tenant_id, subscription_id, start)
+        counts: dict[datetime, dict[str, int]] = {
+            start + timedelta(hours=i): {} for i in range(hours)
+        }
+        for r in rows:
+            hour = r["hour"].astimezone(start.tzinfo)
+            if hour in counts:
+                counts[hour][r["outcome"]] = int(r["attempts"])
+        return {
+            "subscriptionId": subscription_id,
+            "since": start.isoformat(),
+            "buckets": [{"hour": h.isoformat(), "counts": c} for h, c in counts.items()],
+        }
 
     async def dead_letters(self, tenant_id: str, limit: int = 200) -> list[dict[str, Any]]:
         return (await self.dead_letters_page(tenant_id, limit))[0]

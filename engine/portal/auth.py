@@ -75,6 +75,7 @@ PORTAL_SCOPE: dict[tuple[str, str], Scope] = {
     ("GET", "/v1/subscriptions/{id}"): Scope("read", "subscription"),
     ("GET", "/v1/subscriptions/{id}/history"): Scope("read", "subscription"),
     ("GET", "/v1/subscriptions/{id}/timeline"): Scope("read", "subscription"),
+    ("GET", "/v1/subscriptions/{id}/attempt-stats"): Scope("read", "subscription"),
     ("GET", "/v1/deliveries"): Scope("read"),  # the handler lists the consumer's only
     ("GET", "/v1/deliveries/{id}"): Scope("read", "delivery"),
     ("GET", "/v1/deliveries/{id}/timeline"): Scope("read", "delivery"),
@@ -100,6 +101,7 @@ PUBLIC_ROUTES = frozenset(
         "/openapi.json",
         "/console",
         "/console/console.js",
+        "/console/portal.js",
         "/console/console.css",
         "/.well-known/hookproof/jwks.json",
         "/v1/receipts",
