@@ -8,11 +8,17 @@ nothing of the first's. Screenshots are saved."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import trustme
+from aiohttp import web
+from aiohttp.test_utils import TestServer
+
+from hookproof.engine.api.context import tenant_of
+from hookproof.engine.daemon import Engine
 
 from ..delivery.conftest import Subscriber
 from ..live import Client, engine_env, new_tenant, start, stop, wait_for
@@ -193,4 +199,67 @@ async def test_portal_link_shows_only_its_consumer(
                     await browser.close()
     finally:
         await stop(daemon)
+    assert errors == [], errors
+
+
+async def test_portal_catalogue_shows_each_version_with_its_example(
+    engine: Engine, subscriber: Subscriber
+) -> None:
+    """The catalogue as ``GET /v1/event-types`` answers it on the branch that defines event
+    types (here a stand-in route of the same shape, served by the engine's own app)."""
+    _need_browser()
+    example = {"invoiceId": "inv-1", "amount": 4200, "currency": "EUR"}
+
+    async def catalogue(request: web.Request) -> web.Response:
+        tenant = await tenant_of(request)  # a portal token reads its tenant's catalogue
+        return web.json_response(
+            {
+                "items": [
+                    {
+                        "topic": "invoice.paid",
+                        "description": "An invoice was paid in full",
+                        "versions": {
+                            "1": {"schema": {"type": "object"}, "example": example},
+                            "2": {"schema": {"type": "object"}, "example": {"v": 2}},
+                        },
+                        "deprecated": False,
+                        "tenant": tenant,
+                    }
+                ],
+                "nextCursor": None,
+            }
+        )
+
+    engine.extra_routes.append(web.get("/v1/event-types", catalogue, allow_head=False))
+    server = TestServer(engine.app(), host="127.0.0.1")
+    await server.start_server()
+    errors: list[str] = []
+    try:
+        issued = await engine.tenants.create("acme")
+        async with aiohttp.ClientSession() as http:
+            acme = Client(http, str(server.make_url("")).rstrip("/"), issued.token)
+            assert (await acme.call("POST", "/v1/consumers", {"id": "c", "name": "C"}))[0] == 201
+            link = await _portal_link(acme, "c")
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                page = await browser.new_page()
+                page.on("console", lambda m: _keep_error(errors, m))
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                await page.goto(acme.base + "/console#portal=" + link["token"])
+                item = page.locator('#catalogue-items .event-type[data-topic="invoice.paid"]')
+                await item.wait_for()
+                assert "An invoice was paid in full" in await item.inner_text()
+                v1 = item.locator('[data-version="1"] pre')
+                assert json.loads(await v1.inner_text()) == example
+                assert json.loads(await item.locator('[data-version="2"] pre').inner_text()) == {
+                    "v": 2
+                }
+                await expect(page.locator("#subscriptions .note")).to_have_text(
+                    "No subscriptions yet."
+                )
+            finally:
+                await browser.close()
+    finally:
+        await server.close()
     assert errors == [], errors
