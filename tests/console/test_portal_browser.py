@@ -105,6 +105,7 @@ async def test_portal_link_shows_only_its_consumer(
                     assert await chart.locator("svg rect[data-outcome]").count() == 1
                     dead_chart = page.locator(f'div[data-chart="{dead_a}"]')
                     await expect(dead_chart).to_have_attribute("data-total", "1")
+                    await expect(dead_chart).to_have_attribute("data-dead-letter", "1")
                     assert await dead_chart.locator("svg rect[data-outcome]").count() == 1
                     # engine-wide sections are not there; the catalogue is empty here
                     for hidden in ("#gates", "#rollouts", "#lookup"):

@@ -402,3 +402,26 @@ async def test_ids_outside_their_format_are_400_under_a_portal(world: World, pat
 async def test_operator_token_is_not_a_portal(world: World) -> None:
     op = Client(world.portal.http, world.portal.base, ADMIN_TOKEN)
     assert (await op.call("GET", "/v1/whoami")) == (200, {"kind": "operator"})
+
+
+async def test_attempt_stats_count_each_attempt_by_its_outcome(world: World) -> None:
+    def totals(doc: dict[str, Any]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for b in doc["buckets"]:
+            for outcome, n in b["counts"].items():
+                out[outcome] = out.get(outcome, 0) + n
+        return out
+
+    status, ok = await world.portal.call("GET", f"/v1/subscriptions/{world.sub_a}/attempt-stats")
+    assert status == 200 and len(ok["buckets"]) == 24
+    assert totals(ok) == {"ENDPOINT_ACCEPTED": 1}
+    status, dead = await world.portal.call("GET", f"/v1/subscriptions/{world.dead_a}/attempt-stats")
+    assert totals(dead) == {"DEAD_LETTER": 1}
+    status, problem = await world.portal.call(
+        "GET", f"/v1/subscriptions/{world.sub_b}/attempt-stats"
+    )
+    assert status == 404 and problem["code"] == "subscription_not_found"
+    status, tenant_view = await world.acme.call(
+        "GET", f"/v1/subscriptions/{world.sub_b}/attempt-stats"
+    )
+    assert status == 200 and totals(tenant_view) == {"DEAD_LETTER": 1}
