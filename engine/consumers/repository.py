@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+import asyncpg
+
 from ..queries import ENGINE_QUERIES
 from ..repository import PoolRepository, Record
 
 __all__ = ["ConsumerRepository"]
 
 SQL = ENGINE_QUERIES.named("consumer_page", "consumers_lock_share")
-
-Connection = object  # asyncpg.Connection in a caller's transaction
 
 
 class ConsumerRepository(PoolRepository):
@@ -24,6 +24,7 @@ class ConsumerRepository(PoolRepository):
         return await self.pool.fetch(SQL["consumer_page"], tenant_id, since, last, limit)
 
     @staticmethod
-    async def lock_share(conn: object, streams: Sequence[str]) -> list[Record]:
+    async def lock_share(conn: asyncpg.Connection, streams: Sequence[str]) -> list[Record]:
         """These consumers' rows, share-locked until the caller's transaction ends."""
-        return await conn.fetch(SQL["consumers_lock_share"], list(streams))  # type: ignore[attr-defined]
+        rows: list[Record] = await conn.fetch(SQL["consumers_lock_share"], list(streams))
+        return rows

@@ -100,7 +100,6 @@ async function addEndpoint() {
     endpoint: url, topics, eventVersions: [1], region: "default",
     signatureAlgorithm: alg, owner: "consumer:" + (who.consumerId || "tenant"),
   };
-  if (who.kind === "tenant" && who.consumerId) body.consumerId = who.consumerId;
   const r = await api("POST", "/v1/subscriptions", body);
   if (r.status !== 201) {
     out.className = "error";
