@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hookproof.projections import Projection, StreamCatalogue
+from hookproof.projections.consumers import Consumers
 from hookproof.projections.deliveries import DeliveryLedger
 from hookproof.projections.event_types import EventTypes
 from hookproof.projections.subscriptions import Subscriptions
@@ -21,5 +22,6 @@ def projections_by_name() -> dict[str, Projection]:
         Subscriptions(),
         DeliveryLedger(),
         EventTypes(),
+        Consumers(),
     ]
     return {p.name: p for p in items}

@@ -2,6 +2,7 @@
 
 from . import (
     archive_events,
+    consumer_events,
     delivery_events,
     event_type_events,
     key_events,
@@ -48,6 +49,7 @@ __all__ = [
     "UnknownEventType",
     "archive_events",
     "category_of",
+    "consumer_events",
     "decode_event",
     "delivery_events",
     "encode_event",

@@ -20,13 +20,25 @@ from ..audit.repository import AuditRepository
 from ..challenge.disclosure import redact_timeline
 from ..delivery.repository import DeliveryRepository
 from .auth import principal, require_operator
-from .context import ApiContext, tenant_of
+from .context import ApiContext, portal_of, tenant_of
 from .problems import json_response
 
 __all__ = ["routes"]
 
 
 async def whoami(request: web.Request) -> web.Response:
+    portal = portal_of(request)
+    if portal is not None:
+        return json_response(
+            {
+                "kind": "portal",
+                "tenantId": portal.tenant_id,
+                "consumerId": portal.consumer_id,
+                "sessionId": portal.session_id,
+                "capabilities": sorted(portal.capabilities),
+                "expiresAt": portal.expires_at.isoformat(),
+            }
+        )
     who = await principal(request)
     if who.kind == "operator":
         return json_response({"kind": "operator"})

@@ -23,6 +23,11 @@ _REQUEST_TYPES: list[Any] = [
     api_schemas.RolloutAdvance,
     api_schemas.RecoverIn,
     api_schemas.EventTypeIn,
+    api_schemas.ConsumerCreate,
+    api_schemas.ConsumerPatch,
+    api_schemas.ConsumerDisable,
+    api_schemas.PortalSessionCreate,
+    api_schemas.TenantCreate,
 ]
 
 _PROBLEM = {
@@ -45,7 +50,11 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "body": "SubscriptionCreate",
         "status": 201,
     },
-    ("get", "/v1/subscriptions"): {"summary": "List subscriptions (paged)", "paged": True},
+    ("get", "/v1/subscriptions"): {
+        "summary": "List subscriptions (paged; one consumer's with consumerId)",
+        "paged": True,
+        "query": {"consumerId": {"type": "string", "maxLength": 64}},
+    },
     ("get", "/v1/subscriptions/{id}"): {"summary": "Read a subscription (ETag: generation)"},
     ("patch", "/v1/subscriptions/{id}"): {
         "summary": "Change a subscription (If-Match)",
@@ -79,6 +88,9 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "Recover deliveries by time range (back to RETRYABLE, same ids)",
         "body": "RecoverIn",
         "status": 202,
+    },
+    ("get", "/v1/subscriptions/{id}/attempt-stats"): {
+        "summary": "Attempts of the last 24 hours by hour and outcome (the console's chart)"
     },
     ("post", "/v1/events"): {
         "summary": "Ingest a business event",
@@ -129,7 +141,37 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "A subscription's timeline from the log (optionally as of a time)",
         "query": {"asOf": {"type": "string", "format": "date-time"}},
     },
-    ("get", "/v1/whoami"): {"summary": "Whose token this is: a tenant or the operator"},
+    ("get", "/v1/whoami"): {
+        "summary": "Whose token this is: a tenant, the operator or a portal session"
+    },
+    ("post", "/v1/consumers"): {
+        "summary": "Create a consumer (one of the tenant's own customers)",
+        "body": "ConsumerCreate",
+        "status": 201,
+    },
+    ("get", "/v1/consumers"): {"summary": "List consumers (paged)", "paged": True},
+    ("get", "/v1/consumers/{id}"): {"summary": "Read a consumer"},
+    ("patch", "/v1/consumers/{id}"): {
+        "summary": "Change a consumer's name or metadata",
+        "body": "ConsumerPatch",
+    },
+    ("post", "/v1/consumers/{id}/disable"): {
+        "summary": "Disable a consumer: nothing new is planned for it; its portal sessions end",
+        "body": "ConsumerDisable",
+        "optionalBody": True,
+    },
+    ("post", "/v1/consumers/{id}/portal-sessions"): {
+        "summary": "Start a portal session for a consumer (token and console link, once)",
+        "body": "PortalSessionCreate",
+        "optionalBody": True,
+        "status": 201,
+    },
+    ("delete", "/v1/portal-sessions/{id}"): {"summary": "End a portal session", "status": 204},
+    ("post", "/v1/tenants"): {
+        "summary": "Provision a tenant (operator token); its token is shown once",
+        "body": "TenantCreate",
+        "status": 201,
+    },
     ("get", "/v1/gates"): {
         "summary": "Release gates from the log (operator token)",
         "query": {"since": {"type": "string", "format": "date-time"}},
@@ -141,6 +183,11 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("get", "/console/console.js"): {
         "summary": "The console's script",
+        "public": True,
+        "mime": "text/javascript",
+    },
+    ("get", "/console/portal.js"): {
+        "summary": "The console's portal view (script)",
         "public": True,
         "mime": "text/javascript",
     },

@@ -31,6 +31,7 @@ SQL = ENGINE_QUERIES.named(
     "ledger_vacuum",
     "metrics_queue",
     "metrics_dead_letters",
+    "subscription_attempt_stats",
 )
 
 Connection = Any  # asyncpg.Connection in one of this repository's transactions
@@ -62,18 +63,39 @@ class DeliveryRepository(PoolRepository):
         return await self.pool.fetch(SQL["event_deliveries"], tenant_id, event_id)
 
     async def newest(
-        self, tenant_id: str, subscription_id: str | None, state: str | None, limit: int
+        self,
+        tenant_id: str,
+        subscription_id: str | None,
+        state: str | None,
+        limit: int,
+        consumer_id: str | None = None,
     ) -> list[Record]:
+        """Newest first; only of ``consumer_id``'s subscriptions when given."""
         return await self.pool.fetch(
-            SQL["deliveries_list"], tenant_id, subscription_id, state, limit
+            SQL["deliveries_list"], tenant_id, subscription_id, state, limit, consumer_id
         )
 
     async def dead_letters(
-        self, tenant_id: str, limit: int, before: tuple[datetime, str] | None
+        self,
+        tenant_id: str,
+        limit: int,
+        before: tuple[datetime, str] | None,
+        consumer_id: str | None = None,
     ) -> list[Record]:
-        """Newest first, up to ``limit`` rows, continuing before ``(updated_at, id)``."""
+        """Newest first, up to ``limit`` rows, continuing before ``(updated_at, id)``; only of
+        ``consumer_id``'s subscriptions when given."""
         since, last = before if before is not None else (None, None)
-        return await self.pool.fetch(SQL["dead_letters"], tenant_id, limit, since, last)
+        return await self.pool.fetch(
+            SQL["dead_letters"], tenant_id, limit, since, last, consumer_id
+        )
+
+    async def attempt_stats(
+        self, tenant_id: str, subscription_id: str, since: datetime
+    ) -> list[Record]:
+        """``(hour, outcome, attempts)`` of a subscription's attempts recorded since ``since``."""
+        return await self.pool.fetch(
+            SQL["subscription_attempt_stats"], tenant_id, subscription_id, since
+        )
 
     async def recoverable(
         self,

@@ -10,12 +10,19 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hookproof.engine.consumers.service import consumers_inline
 from hookproof.engine.database import connect_pool
 from hookproof.engine.delivery.ingest import deliveries_inline
 from hookproof.engine.event_types.service import event_types_inline
 from hookproof.engine.registry import async_projections, projections_by_name
 from hookproof.engine.subscriptions.service import subscriptions_inline
 from hookproof.events import ANY, Event, EventStore, Metadata, StreamAppend
+from hookproof.events.consumer_events import (
+    ConsumerCreated,
+    ConsumerDisabled,
+    ConsumerUpdated,
+    consumer_stream_id,
+)
 from hookproof.events.event_type_events import (
     EventTypeDefined,
     EventTypeVersion,
@@ -134,6 +141,16 @@ async def _append_workload(store: EventStore, w: dict[str, Any]) -> None:
                 _event_type_events(tenant, "order.created", n),
             )
         )
+    for j, ops in enumerate(w["subscriptions"]):  # a consumer beside each subscription
+        cid, at = f"c{tag}{j}", "2026-11-30T10:00:00+00:00"
+        events: list[Event] = [ConsumerCreated(tenant_id="t", consumer_id=cid, name="n", at=at)]
+        if len(ops) > 1:
+            events.append(
+                ConsumerUpdated(tenant_id="t", consumer_id=cid, name="m", changed=["name"], at=at)
+            )
+        if len(ops) > 2:
+            events.append(ConsumerDisabled(tenant_id="t", consumer_id=cid, at=at))
+        streams.append((consumer_stream_id("t", cid), events))
     for j, (receipts, ops) in enumerate(w["deliveries"]):
         did = f"d{tag}{j}"
         streams.append((f"delivery-{did}", _delivery_events(did, f"s{tag}0", receipts, ops)))
@@ -174,10 +191,17 @@ def test_rebuild_equals_incremental(db_url_sync: str) -> None:
             pool = await connect_pool(db_url_sync, min_size=1, max_size=3)
             try:
                 store = EventStore(
-                    pool, inline=[subscriptions_inline, deliveries_inline, event_types_inline]
+                    pool,
+                    inline=[
+                        subscriptions_inline,
+                        deliveries_inline,
+                        event_types_inline,
+                        consumers_inline,
+                    ],
                 )
                 await _append_workload(store, w)
                 assert await _verify_all(store) == {
+                    "consumers": [],
                     "deliveries": [],
                     "event_types": [],
                     "stream_catalogue": [],
