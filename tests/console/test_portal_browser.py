@@ -14,10 +14,8 @@ from typing import Any
 
 import aiohttp
 import trustme
-from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from hookproof.engine.api.context import tenant_of
 from hookproof.engine.daemon import Engine
 
 from ..delivery.conftest import Subscriber
@@ -111,7 +109,7 @@ async def test_portal_link_shows_only_its_consumer(
                     for hidden in ("#gates", "#rollouts", "#lookup"):
                         assert not await page.locator(hidden).is_visible()
                     await expect(page.locator("#catalogue .note")).to_have_text(
-                        "No event catalogue is published here yet."
+                        "No event types are declared yet."
                     )
 
                     # a delivery's evidence ladder and attempts
@@ -206,32 +204,10 @@ async def test_portal_link_shows_only_its_consumer(
 async def test_portal_catalogue_shows_each_version_with_its_example(
     engine: Engine, subscriber: Subscriber
 ) -> None:
-    """The catalogue as ``GET /v1/event-types`` answers it on the branch that defines event
-    types (here a stand-in route of the same shape, served by the engine's own app)."""
+    """The tenant's catalogue (``PUT /v1/event-types/{topic}``), read by the portal token."""
     _need_browser()
     example = {"invoiceId": "inv-1", "amount": 4200, "currency": "EUR"}
 
-    async def catalogue(request: web.Request) -> web.Response:
-        tenant = await tenant_of(request)  # a portal token reads its tenant's catalogue
-        return web.json_response(
-            {
-                "items": [
-                    {
-                        "topic": "invoice.paid",
-                        "description": "An invoice was paid in full",
-                        "versions": {
-                            "1": {"schema": {"type": "object"}, "example": example},
-                            "2": {"schema": {"type": "object"}, "example": {"v": 2}},
-                        },
-                        "deprecated": False,
-                        "tenant": tenant,
-                    }
-                ],
-                "nextCursor": None,
-            }
-        )
-
-    engine.extra_routes.append(web.get("/v1/event-types", catalogue, allow_head=False))
     server = TestServer(engine.app(), host="127.0.0.1")
     await server.start_server()
     errors: list[str] = []
@@ -240,6 +216,15 @@ async def test_portal_catalogue_shows_each_version_with_its_example(
         async with aiohttp.ClientSession() as http:
             acme = Client(http, str(server.make_url("")).rstrip("/"), issued.token)
             assert (await acme.call("POST", "/v1/consumers", {"id": "c", "name": "C"}))[0] == 201
+            invoice = {
+                "description": "An invoice was paid in full",
+                "versions": {
+                    "1": {"schema": {"type": "object"}, "example": example},
+                    "2": {"schema": {"type": "object"}, "example": {"v": 2}},
+                },
+            }
+            status, _ = await acme.call("PUT", "/v1/event-types/invoice.paid", invoice)
+            assert status == 200
             link = await _portal_link(acme, "c")
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

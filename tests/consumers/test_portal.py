@@ -15,9 +15,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from aiohttp import web
 
-from hookproof.engine.api.context import portal_of, tenant_of
 from hookproof.engine.daemon import Engine
 from hookproof.events.consumer_events import portal_stream_id
 
@@ -41,24 +39,15 @@ class World:
     did_none: str
 
 
-async def _catalogue(request: web.Request) -> web.Response:
-    """Stands in for the event-type routes of another branch: a tenant-scoped handler."""
-    tenant = await tenant_of(request)
-    portal = portal_of(request)
-    return web.json_response(
-        {"items": [], "tenantId": tenant, "portal": portal.session_id if portal else None}
-    )
-
-
-@pytest.fixture
-def catalogue_routes(engine: Engine) -> None:
-    engine.extra_routes.extend(
-        [
-            web.get("/v1/event-types", _catalogue, allow_head=False),
-            web.get("/v1/event-types/{topic}", _catalogue, allow_head=False),
-            web.put("/v1/event-types/{topic}", _catalogue),
-        ]
-    )
+INVOICE_TYPE = {
+    "description": "An invoice was paid in full",
+    "versions": {
+        "1": {
+            "schema": {"type": "object", "properties": {"amount": {"type": "integer"}}},
+            "example": {"amount": 4200},
+        }
+    },
+}
 
 
 async def start_session(t: Tenant, consumer: str, **body: Any) -> dict[str, Any]:
@@ -69,7 +58,6 @@ async def start_session(t: Tenant, consumer: str, **body: Any) -> dict[str, Any]
 
 @pytest.fixture
 async def world(
-    catalogue_routes: None,
     engine: Engine,
     base: str,
     http: aiohttp.ClientSession,
@@ -88,6 +76,7 @@ async def world(
     while await dispatch_all(engine):
         pass
     by_sub = {d["subscriptionId"]: d["deliveryId"] for d in out_a["deliveries"]}
+    assert (await acme.call("PUT", "/v1/event-types/invoice.paid", INVOICE_TYPE))[0] == 200
     session = await start_session(acme, "cust-a")
     return World(
         acme=acme,
@@ -173,10 +162,11 @@ async def test_reads_show_only_its_consumers_things(world: World) -> None:
     assert status == 200 and foreign["items"] == []
     status, dead = await p.call("GET", "/v1/dead-letters")
     assert [d["deliveryId"] for d in dead["items"]] == [world.dead_did_a]
-    status, catalogue = await p.call("GET", "/v1/event-types")
-    assert status == 200 and catalogue["portal"] == world.session_id
-    assert catalogue["tenantId"] == world.acme.tenant_id
-    assert (await p.call("GET", "/v1/event-types/order.created"))[0] == 200
+    status, catalogue = await p.call("GET", "/v1/event-types")  # the tenant's catalogue
+    assert status == 200 and [i["topic"] for i in catalogue["items"]] == ["invoice.paid"]
+    status, one = await p.call("GET", "/v1/event-types/invoice.paid")
+    assert status == 200 and one["versions"]["1"]["example"] == {"amount": 4200}
+    assert (await p.call("GET", "/v1/event-types/openapi.json"))[0] == 200
 
 
 # Each refusal of the scope on its own: another consumer's or a consumer-less id is 404 (it
