@@ -37,8 +37,8 @@ async def subscription_timeline_view(request: web.Request) -> web.Response:
     ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
     sid = request.match_info["id"]
-    await ctx.subscriptions.get(tenant, sid)  # 404 unless it is this tenant's
     as_of = parse_as_of(request.query.get("asOf"))
+    await ctx.subscriptions.get(tenant, sid)  # 404 unless it is this tenant's
     timeline = await subscription_timeline(ctx.store, sid, as_of=as_of)
     return json_response(redact_timeline(timeline.to_json()))
 
@@ -47,10 +47,10 @@ async def delivery_timeline_view(request: web.Request) -> web.Response:
     ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
     did = request.match_info["id"]
+    as_of = parse_as_of(request.query.get("asOf"))
     row = await DeliveryRepository.of(ctx.store).get(tenant, did)
     if row is None:
         raise NotFound("no such delivery", code="delivery_not_found")
-    as_of = parse_as_of(request.query.get("asOf"))
     timeline = await delivery_timeline(ctx.store, did, as_of=as_of)
     return json_response(redact_timeline(timeline.to_json()))
 
@@ -58,7 +58,7 @@ async def delivery_timeline_view(request: web.Request) -> web.Response:
 async def gates(request: web.Request) -> web.Response:
     await require_operator(request)
     ctx = ApiContext.of(request)
-    since = parse_as_of(request.query.get("since"))
+    since = parse_as_of(request.query.get("since"), "since")
     results = await AuditRepository.of(ctx.store).gate_report(since)
     return json_response(
         {

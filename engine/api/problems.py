@@ -179,9 +179,9 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except asyncpg.DataError as exc:  # the database refused a value: the input's fault
         log.info("api_data_error", path=request.path, error=type(exc).__name__)
         return problem(ValidationError("a value cannot be stored as given", code="invalid_data"))
-    except (UnicodeError, ValueError) as exc:  # undecodable text that slipped past validation
+    except (UnicodeError, ValueError, OverflowError) as exc:  # slipped past validation
         log.warning("api_value_error", path=request.path, error=type(exc).__name__)
-        return problem(ValidationError("a value is not valid text", code="invalid_data"))
+        return problem(ValidationError("a value cannot be used as given", code="invalid_data"))
     except RecursionError:
         return problem(TooDeep(f"JSON may nest at most {MAX_DEPTH} levels"))
     except Exception as exc:  # the last line: a typed problem, never a stack trace

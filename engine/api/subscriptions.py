@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-from datetime import datetime
 from typing import Any
 
 from aiohttp import web
@@ -17,7 +16,7 @@ from hookproof_subscriber import STANDARD_WEBHOOKS_V1, encode_whsec
 from ..challenge.disclosure import redact_event_data, tenant_reason
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import ApiContext, actor, tenant_of
-from .pages import decode_cursor, encode_cursor, page_params
+from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .problems import decode_body, json_response
 
 __all__ = ["routes", "subscription_view"]
@@ -144,7 +143,7 @@ async def list_(request: web.Request) -> web.Response:
     after = None
     if cursor is not None:
         created, last = decode_cursor(cursor, 2)
-        after = (_cursor_time(created), _cursor_id(last))
+        after = (cursor_time(created), _cursor_id(last))
     items, nxt = await ctx.subscriptions.page(tenant, limit, after)
     return json_response(
         {
@@ -152,13 +151,6 @@ async def list_(request: web.Request) -> web.Response:
             "nextCursor": encode_cursor(nxt[0].isoformat(), nxt[1]) if nxt else None,
         }
     )
-
-
-def _cursor_time(value: Any) -> datetime:
-    try:
-        return datetime.fromisoformat(value)
-    except (TypeError, ValueError):
-        raise ValidationError("cursor is not a nextCursor we gave", code="invalid_cursor") from None
 
 
 def _cursor_id(value: Any) -> str:

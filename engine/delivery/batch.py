@@ -95,7 +95,8 @@ def result_entry(event: EventIn | HookproofError, answer: Any) -> dict[str, Any]
             "created": answer.created,
             "status": 202,
         }
-    if isinstance(answer, asyncpg.DataError | UnicodeError):  # refused as stored: the input's
+    # refused as stored, or a value that cannot be used: the input's fault
+    if isinstance(answer, asyncpg.DataError | UnicodeError | OverflowError):
         answer = ValidationError("a value cannot be stored as given", code="invalid_data")
     if not isinstance(answer, HookproofError) or answer.status >= 500:
         raise answer  # not the input's fault (e.g. the database is down): the request fails

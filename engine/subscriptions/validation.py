@@ -18,6 +18,7 @@ from ..endpoint import Endpoint, normalise_endpoint
 from .matching import validate_filter
 
 __all__ = [
+    "in_utc",
     "parse_time",
     "printable",
     "validate_endpoint",
@@ -82,7 +83,23 @@ def parse_time(text: str, field: str) -> datetime:
         raise ValidationError(f"{field} is not an RFC 3339 time", field=field) from exc
     if value.tzinfo is None:
         raise ValidationError(f"{field} needs a time zone offset", field=field)
-    return value.astimezone(UTC)
+    return in_utc(value, field)
+
+
+def in_utc(value: datetime, field: str) -> datetime:
+    """``value`` in UTC; ``invalid_data`` naming ``field`` when UTC cannot represent it.
+
+    ``0001-01-01T00:00:00+23:59`` and ``9999-12-31T23:59:59-23:59`` parse, but their UTC
+    instant lies outside years 1..9999 (``astimezone`` raises ``OverflowError``).
+    """
+    try:
+        return value.astimezone(UTC)
+    except (OverflowError, ValueError) as exc:
+        raise ValidationError(
+            f"{field} is outside the representable range of times (years 1..9999 in UTC)",
+            field=field,
+            code="invalid_data",
+        ) from exc
 
 
 def validate_expiry(text: str | None, now: datetime) -> str | None:
