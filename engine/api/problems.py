@@ -15,6 +15,7 @@ from aiohttp import web
 from hookproof.errors import HookproofError, ValidationError
 
 from ..db_errors import database_unavailable
+from .jsonscan import JsonScan, TooDeep
 
 __all__ = [
     "MAX_BODY",
@@ -36,7 +37,7 @@ MAX_DEPTH = 64
 #: what every path parameter must look like before it reaches a query
 _PATH_PARAM = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
 _ENC = msgspec.json.Encoder()
-_TOKENS = re.compile(rb'\\.|["\[\]{}]', re.DOTALL)  # an escape pair, a quote, a bracket
+_READ_CHUNK = 256 * 1024  # at most this much of a body reaches a scan at a time
 
 
 def json_response(
@@ -88,51 +89,44 @@ class BodyTooLarge(ValidationError):
     title = "Body too large"
 
 
-class TooDeep(ValidationError):
-    code = "json_too_deep"
-    title = "JSON nested too deeply"
+async def read_body(
+    request: web.Request, limit: int = MAX_BODY, scan: JsonScan | None = None
+) -> bytes:
+    """The whole body, however it was split across TCP segments, up to ``limit`` bytes.
 
-
-async def read_body(request: web.Request, limit: int = MAX_BODY) -> bytes:
-    """The whole body, however it was split across TCP segments, up to ``limit`` bytes."""
+    ``limit`` counts the bytes the handler gets: after any Content-Encoding is undone, which
+    aiohttp does incrementally as the body is read, so a compressed body is refused by its
+    decompressed size without being decompressed whole. Each chunk goes through ``scan``
+    (when given) as it arrives, so a body the scan refuses is refused before it is all read.
+    """
     if request.content_length is not None and request.content_length > limit:
         raise BodyTooLarge(f"body larger than {limit} bytes")
-    buf = bytearray()
+    chunks: list[bytes] = []
+    size = 0
     while True:
-        chunk = await request.content.read(limit + 1 - len(buf))
+        chunk = await request.content.read(min(limit + 1 - size, _READ_CHUNK))
         if not chunk:
-            return bytes(buf)
-        buf += chunk
-        if len(buf) > limit:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
             raise BodyTooLarge(f"body larger than {limit} bytes")
+        if scan is not None:
+            scan.feed(chunk)
+        chunks.append(chunk)
 
 
 def check_depth(body: bytes, limit: int = MAX_DEPTH) -> None:
     """Refuse JSON nested deeper than ``limit`` before any recursive decoder sees it."""
     if body.count(b"[") + body.count(b"{") <= limit:
         return
-    depth = 0
-    in_string = False
-    for m in _TOKENS.finditer(body):  # linear: one pass, no backtracking
-        tok = m.group()
-        if tok == b'"':
-            in_string = not in_string
-        elif in_string or len(tok) == 2:
-            continue
-        elif tok in (b"[", b"{"):
-            depth += 1
-            if depth > limit:
-                raise TooDeep(f"JSON may nest at most {limit} levels")
-        else:
-            depth -= 1
+    JsonScan(limit).feed(body)
 
 
 async def decode_body(request: web.Request, typ: type[Any]) -> Any:
     """Read a bounded JSON body and decode it strictly into ``typ``."""
-    body = await read_body(request)
+    body = await read_body(request, scan=JsonScan(MAX_DEPTH))
     if not body:
         raise ValidationError("empty body: a JSON object is required", code="invalid_json")
-    check_depth(body)
     try:
         return msgspec.json.decode(body, type=typ)
     except msgspec.ValidationError as exc:
