@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable
+from contextlib import aclosing
 from typing import Any
 
 import asyncpg
@@ -15,6 +16,7 @@ from aiohttp import web
 from hookproof.errors import HookproofError, ValidationError
 
 from ..db_errors import database_unavailable
+from .inflate import pieces
 from .jsonscan import JsonScan, TooDeep
 
 __all__ = [
@@ -37,7 +39,7 @@ MAX_DEPTH = 64
 #: what every path parameter must look like before it reaches a query
 _PATH_PARAM = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
 _ENC = msgspec.json.Encoder()
-_READ_CHUNK = 256 * 1024  # at most this much of a body reaches a scan at a time
+_READ_CHUNK = 64 * 1024  # at most this much of a body reaches a scan at a time (one callback)
 
 
 def json_response(
@@ -95,24 +97,24 @@ async def read_body(
     """The whole body, however it was split across TCP segments, up to ``limit`` bytes.
 
     ``limit`` counts the bytes the handler gets: after any Content-Encoding is undone, which
-    aiohttp does incrementally as the body is read, so a compressed body is refused by its
-    decompressed size without being decompressed whole. Each chunk goes through ``scan``
-    (when given) as it arrives, so a body the scan refuses is refused before it is all read.
+    happens here a bounded piece at a time (``inflate.pieces``), so a compressed body is
+    refused by its decompressed size without being decompressed whole. Each piece goes
+    through ``scan`` (when given) as it arrives: a body the scan refuses is refused before
+    the rest of it is read.
     """
     if request.content_length is not None and request.content_length > limit:
         raise BodyTooLarge(f"body larger than {limit} bytes")
     chunks: list[bytes] = []
     size = 0
-    while True:
-        chunk = await request.content.read(min(limit + 1 - size, _READ_CHUNK))
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > limit:
-            raise BodyTooLarge(f"body larger than {limit} bytes")
-        if scan is not None:
-            scan.feed(chunk)
-        chunks.append(chunk)
+    async with aclosing(pieces(request, _READ_CHUNK)) as body:
+        async for chunk in body:
+            size += len(chunk)
+            if size > limit:
+                raise BodyTooLarge(f"body larger than {limit} bytes")
+            if scan is not None:
+                scan.feed(chunk)
+            chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def check_depth(body: bytes, limit: int = MAX_DEPTH) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import zlib
 from urllib.parse import urlsplit
 
 from .conftest import Api
@@ -125,3 +126,30 @@ async def test_valid_batches_still_work(api: Api, token: str) -> None:
         json={"events": [event(f"x-{i}") for i in range(1001)]},
     )
     assert (status, doc["code"]) == (400, "batch_too_large"), doc
+
+
+async def test_content_encodings(api: Api, token: str) -> None:
+    """gzip (several members too) and deflate (zlib or raw) are inflated; a broken or
+    truncated stream is 400 ``invalid_encoding``; another coding is 415."""
+    body = json.dumps({"events": [event("enc-1"), event("enc-2")]}).encode()
+    raw = zlib.compressobj(wbits=-15)
+    half = len(body) // 2
+    encodings = [
+        (gzip.compress(body[:half]) + gzip.compress(body[half:]), "gzip"),
+        (zlib.compress(body), "deflate"),
+        (raw.compress(body) + raw.flush(), "deflate"),
+    ]
+    for data, coding in encodings:
+        status, doc = await send_part(
+            api, "/v1/events/batch", token, data, sent=len(data), encoding=coding
+        )
+        assert status == 200, (coding, doc)
+        assert [r["eventId"] for r in doc["results"]] == ["enc-1", "enc-2"]
+    whole = gzip.compress(body)
+    for data, coding in ((whole[:-12], "gzip"), (b"not gzip at all", "gzip")):
+        status, doc = await send_part(
+            api, "/v1/events/batch", token, data, sent=len(data), encoding=coding
+        )
+        assert (status, doc["code"]) == (400, "invalid_encoding"), doc
+    status, doc = await send_part(api, "/v1/events", token, whole, sent=len(whole), encoding="br")
+    assert (status, doc["code"]) == (415, "unsupported_encoding"), doc
