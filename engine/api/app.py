@@ -14,8 +14,11 @@ __all__ = ["create_app"]
 
 
 def create_app(ctx: ApiContext, extra_routes: Iterable[web.RouteDef] = ()) -> web.Application:
+    # bodies are inflated by read_body, a bounded piece at a time (engine/api/inflate.py)
     app = web.Application(
-        middlewares=[error_middleware, portal.portal_middleware], client_max_size=MAX_BODY
+        middlewares=[error_middleware, portal.portal_middleware],
+        client_max_size=MAX_BODY,
+        handler_args={"auto_decompress": False},
     )
     app[CONTEXT_KEY] = ctx
     app.add_routes(health.routes())

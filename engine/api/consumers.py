@@ -14,7 +14,7 @@ from ..consumers.service import CONSUMER_ID, check_consumer_id, state_view
 from ..subscriptions.validation import validate_text
 from .auth import operator_route
 from .context import ApiContext, actor, tenant_of
-from .pages import decode_cursor, encode_cursor, page_params
+from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .problems import decode_body, json_response
 
 __all__ = ["routes"]
@@ -34,11 +34,8 @@ def _after(cursor: str | None) -> tuple[datetime, str] | None:
     if cursor is None:
         return None
     created, last = decode_cursor(cursor, 2)
-    try:
-        at = datetime.fromisoformat(created)
-    except (TypeError, ValueError):
-        at = None
-    if at is None or not isinstance(last, str) or not CONSUMER_ID.match(last):
+    at = cursor_time(created)  # invalid_cursor for any time we could not have made
+    if not isinstance(last, str) or not CONSUMER_ID.match(last):
         raise ValidationError(
             "cursor is not a nextCursor we gave", field="cursor", code="invalid_cursor"
         )

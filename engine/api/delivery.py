@@ -14,7 +14,7 @@ from ..delivery.batch import decode_batch, result_entry
 from ..delivery.ingest import IngestService
 from ..delivery.views import DeliveryReader
 from .context import ApiContext, actor, portal_of, tenant_of
-from .pages import decode_cursor, encode_cursor, page_params
+from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .problems import decode_body, json_response
 
 __all__ = ["routes"]
@@ -97,12 +97,7 @@ def routes(
         before = None
         if cursor is not None:
             at, last = decode_cursor(cursor, 2)
-            try:
-                before = (datetime.fromisoformat(at), str(last))
-            except (TypeError, ValueError):
-                raise ValidationError(
-                    "cursor is not a nextCursor we gave", code="invalid_cursor"
-                ) from None
+            before = (cursor_time(at), str(last))
         portal = portal_of(request)
         items, nxt = await reader.dead_letters_page(
             tenant, limit, before, portal.consumer_id if portal is not None else None

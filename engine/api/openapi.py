@@ -134,12 +134,14 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         },
     },
     ("get", "/v1/deliveries/{id}/timeline"): {
-        "summary": "A delivery's timeline from the log (optionally as of a time)",
+        "summary": "A delivery's timeline from the log (optionally as of a time; paged)",
         "query": {"asOf": {"type": "string", "format": "date-time"}},
+        "paged": True,
     },
     ("get", "/v1/subscriptions/{id}/timeline"): {
-        "summary": "A subscription's timeline from the log (optionally as of a time)",
+        "summary": "A subscription's timeline from the log (optionally as of a time; paged)",
         "query": {"asOf": {"type": "string", "format": "date-time"}},
+        "paged": True,
     },
     ("get", "/v1/whoami"): {
         "summary": "Whose token this is: a tenant, the operator or a portal session"
@@ -207,7 +209,10 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "body": "RolloutCreate",
         "status": 201,
     },
-    ("get", "/v1/rollouts"): {"summary": "Rollouts (operator token)"},
+    ("get", "/v1/rollouts"): {
+        "summary": "Rollouts, oldest first (operator token; paged)",
+        "paged": True,
+    },
     ("get", "/v1/rollouts/{id}"): {
         "summary": "A rollout: stage, percent, state, figures per stage (operator token)"
     },

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -20,7 +19,7 @@ from ..consumers.service import check_consumer_id
 from ..portal.auth import PortalScope
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import ApiContext, actor, portal_of, tenant_of
-from .pages import decode_cursor, encode_cursor, page_params
+from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .problems import decode_body, json_response
 
 __all__ = ["routes", "subscription_view"]
@@ -153,7 +152,7 @@ async def list_(request: web.Request) -> web.Response:
     after = None
     if cursor is not None:
         created, last = decode_cursor(cursor, 2)
-        after = (_cursor_time(created), _cursor_id(last))
+        after = (cursor_time(created), _cursor_id(last))
     portal = portal_of(request)
     consumer = request.query.get("consumerId")
     if portal is not None:
@@ -167,13 +166,6 @@ async def list_(request: web.Request) -> web.Response:
             "nextCursor": encode_cursor(nxt[0].isoformat(), nxt[1]) if nxt else None,
         }
     )
-
-
-def _cursor_time(value: Any) -> datetime:
-    try:
-        return datetime.fromisoformat(value)
-    except (TypeError, ValueError):
-        raise ValidationError("cursor is not a nextCursor we gave", code="invalid_cursor") from None
 
 
 def _cursor_id(value: Any) -> str:

@@ -15,6 +15,7 @@ __all__ = ["Backlog", "DeliveryRepository"]
 
 SQL = ENGINE_QUERIES.named(
     "delivery_get",
+    "archived_delivery_owner",
     "ingest_body_get",
     "event_deliveries",
     "deliveries_list",
@@ -49,6 +50,11 @@ class Backlog(NamedTuple):
 class DeliveryRepository(PoolRepository):
     async def get(self, tenant_id: str, delivery_id: str) -> Record | None:
         return await self.pool.fetchrow(SQL["delivery_get"], delivery_id, tenant_id)
+
+    async def archived_owner(self, delivery_id: str) -> str | None:
+        """The tenant of an archived delivery, when the archive recorded it (from 0862 on)."""
+        value = await self.pool.fetchval(SQL["archived_delivery_owner"], delivery_id)
+        return str(value) if value is not None else None
 
     async def verified_generation(self, subscription_id: str) -> int | None:
         """The newest generation whose challenge passed (read from the subscription stream)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from hookproof.errors import ConflictError, NotFound
+from hookproof.errors import ConflictError, NotFound, StoreError
 from hookproof.events import Event, EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
     ApplicationConfirmed,
@@ -85,7 +85,15 @@ class DeliveryReader:
         its own tenant)."""
         if self.store.archive is None:
             return None
-        events = await self.store.read_stream(f"delivery-{delivery_id}")
+        owner = await self.deliveries.archived_owner(delivery_id)
+        if owner is not None and owner != tenant_id:
+            return None  # another tenant's: decided before any segment is touched
+        try:
+            events = await self.store.read_stream(f"delivery-{delivery_id}")
+        except StoreError:
+            if owner is None:  # archived before owners were recorded: maybe not this tenant's
+                return None
+            raise
         row: dict[str, Any] | None = None
         for rec in events:
             row = evolve_delivery(row, rec.decode(), rec.stream_version)
