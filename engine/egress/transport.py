@@ -42,7 +42,7 @@ from hookproof.errors import ValidationError
 
 from ..endpoint import DEFAULT_ALLOWED_PORTS, Endpoint, normalise_endpoint
 from ..memo import BoundedMemo
-from .adapter import AiohttpAdapter, Attempt, Wire
+from .adapter import Attempt, Wire, WireAdapter
 from .addresses import IPAddress, format_ip
 from .dns import DnsFailure, HostResolver
 from .failures import FAILURE_CODES, FailureCode, Outcome, outcome_of
@@ -151,7 +151,7 @@ class EgressTransport:
         self.addresses = AddressPolicy.build(self.policy.allowed_ports, self.policy.allow_pairs)
         self._pairs: frozenset[tuple[IPAddress, int]] = self.addresses.allow_pairs
         self._ssl = self._make_ssl_context()
-        self.adapter = AiohttpAdapter(
+        self.adapter = WireAdapter(
             self._ssl,
             limits=self.policy.pool_limits,
             max_connections=self.policy.max_connections,
