@@ -80,9 +80,7 @@ async def test_unsolicited_response_on_an_idle_connection_is_never_the_next_answ
     assert len(closed) == 3 and closed[0]["log_level"] == "warning"
 
 
-async def test_a_408_on_an_idle_connection_is_not_the_next_answer(
-    dns, make_server, make_transport
-):
+async def test_a_408_on_an_idle_connection_is_not_the_next_answer(dns, make_server, make_transport):
     sent: list[tuple[int, int]] = []
     timeout = b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
     server = await make_server(_by_path(sent, timeout), keep_alive=True)
