@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -87,7 +88,8 @@ class HttpConnection(asyncio.Protocol):
         self.stale = False  # bytes arrived while DONE or IDLE
         self.paused = False
         self.lost = False
-        self.on_dead: object = None  # set by the pool: called with self when it dies idle
+        # set by the pool: called with the connection when it dies while idle
+        self.on_dead: Callable[[HttpConnection], None] | None = None
         self._waiter: asyncio.Future[None] | None = None
         self._parser: httptools.HttpResponseParser | None = None
         self._response: Response | None = None
@@ -376,9 +378,8 @@ class HttpConnection(asyncio.Protocol):
     def _die(self) -> None:
         was_idle = self.state == ConnectionState.IDLE
         self.state = ConnectionState.DEAD
-        callback = self.on_dead
-        if was_idle and callable(callback):
-            callback(self)
+        if was_idle and self.on_dead is not None:
+            self.on_dead(self)
 
     async def _wait(self) -> None:
         waiter = asyncio.get_running_loop().create_future()
