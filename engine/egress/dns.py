@@ -4,11 +4,11 @@ A failed query for either family (timeout, SERVFAIL) fails the resolution rather
 a partial answer set be vetted as the whole. Answers are cached for at most
 ``min(TTL of the answer records, max_cache_s)`` (DESIGN.md section 5: at most 30 s); a cached
 answer is vetted on every request exactly like a fresh one. c-ares keeps its own cache under
-ours (up to the answer's TTL, negative answers included) that no public option of aiodns or
-pycares turns off. So the channel is replaced every ``max_cache_s`` (the old one is closed once
-its queries are answered), and an answer is kept by us at most until ``max_cache_s`` after the
-channel that gave it was created: an answer from c-ares' cache was fetched after that, so no
-answer, ours or c-ares', outlives ``min(TTL, max_cache_s)`` from when the name server gave it.
+ours (negative answers included, even with a zero TTL) that no public option of aiodns or
+pycares turns off. So a channel asks for a name at most once: a name asked again gets a new
+channel (the old one is closed once its queries are answered), and no answer ever comes from
+c-ares' cache. One channel serves every name once (a fan-out to many sites uses one channel; a
+site resolved again after its answer expired takes the next one).
 """
 
 from __future__ import annotations
@@ -60,10 +60,15 @@ class HostResolver:
         self.max_cache_s = max_cache_s
         self._cache: dict[str, tuple[float, list[IPAddress]]] = {}
         self._dns: aiodns.DNSResolver | None = None
-        self._born = 0.0  # when the current channel was created (loop time)
+        self._asked: set[str] = set()  # the names the current channel was asked for
         self._in_flight: dict[aiodns.DNSResolver, int] = {}
         self._retired: set[aiodns.DNSResolver] = set()
         self._closing: set[asyncio.Task[None]] = set()
+        try:  # the first channel now, not inside the first request's DNS time
+            asyncio.get_running_loop()
+            self._dns = self._new_channel()
+        except RuntimeError:
+            pass  # no running loop: created by the first resolution
 
     async def close(self) -> None:
         channels = {*self._retired, *([self._dns] if self._dns is not None else [])}
@@ -74,15 +79,19 @@ class HostResolver:
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
 
-    def _channel(self, now: float) -> tuple[aiodns.DNSResolver, float]:
-        """The current channel (a new one every ``max_cache_s``) and when it was created."""
+    def _new_channel(self) -> aiodns.DNSResolver:
+        self._asked = set()
+        return aiodns.DNSResolver(nameservers=self._names, **self._kwargs)
+
+    def _channel(self, host: str) -> aiodns.DNSResolver:
+        """A channel that was never asked for ``host`` (so c-ares' cache cannot answer)."""
         dns = self._dns
-        if dns is None or now - self._born >= self.max_cache_s:
+        if dns is None or host in self._asked or len(self._asked) >= _MAX_ENTRIES:
             if dns is not None:
                 self._retire(dns)
-            dns = self._dns = aiodns.DNSResolver(nameservers=self._names, **self._kwargs)
-            self._born = now
-        return dns, self._born
+            dns = self._dns = self._new_channel()
+        self._asked.add(host)
+        return dns
 
     def _retire(self, dns: aiodns.DNSResolver) -> None:
         if self._in_flight.get(dns, 0):
@@ -110,7 +119,7 @@ class HostResolver:
             if hit[0] > now:
                 return hit[1]
             del self._cache[host]
-        dns, born = self._channel(now)
+        dns = self._channel(host)
         self._in_flight[dns] = self._in_flight.get(dns, 0) + 1
         try:
             answers, ttl = await self._query(dns, host)
@@ -123,12 +132,11 @@ class HostResolver:
                 if dns in self._retired:
                     self._retired.discard(dns)
                     self._close_later(dns)
-        # never past the channel's bound: c-ares may have answered from its own cache
-        expires = min(now + min(ttl, self.max_cache_s), born + self.max_cache_s)
-        if expires > now:
+        keep = min(ttl, self.max_cache_s)
+        if keep > 0:
             if len(self._cache) >= _MAX_ENTRIES:
                 self._cache.clear()
-            self._cache[host] = (expires, answers)
+            self._cache[host] = (now + keep, answers)
         return answers
 
     async def _query(self, dns: aiodns.DNSResolver, host: str) -> tuple[list[IPAddress], float]:
