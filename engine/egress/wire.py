@@ -93,6 +93,7 @@ class HttpConnection(asyncio.Protocol):
         self._waiter: asyncio.Future[None] | None = None
         self._parser: httptools.HttpResponseParser | None = None
         self._response: Response | None = None
+        self._clean = False  # the last exchange ended at its framed end, keep-alive allowed
         self._fields = 0
         self._head_bytes = 0
         self._informational = False
@@ -182,6 +183,7 @@ class HttpConnection(asyncio.Protocol):
         """Begin an exchange: what is read from now on is this exchange's answer."""
         assert self.state in (ConnectionState.DONE, ConnectionState.IDLE)
         self.state = ConnectionState.BUSY
+        self._clean = False
         self._response = response = Response(max_body)
         self._parser = httptools.HttpResponseParser(self)
         self._fields = self._head_bytes = 0
@@ -211,23 +213,26 @@ class HttpConnection(asyncio.Protocol):
     def end(self) -> None:
         """The exchange is over: a complete answer leaves the connection ``DONE``."""
         r = self._response
+        self._clean = (
+            r is not None
+            and r.complete
+            and r.keep_alive
+            and not (r.extra or r.upgraded or r.until_eof)
+        )
         if self.state == ConnectionState.BUSY:
             if r is not None and r.complete and not r.extra and not r.upgraded:
                 self.state = ConnectionState.DONE
             else:
                 self.close()
         self._parser = None
+        self._response = None  # an idle connection keeps no answer
 
     def reusable(self) -> bool:
         """Whether the ended exchange leaves the connection fit for another request."""
-        r = self._response
         transport = self.transport
         return (
             self.state == ConnectionState.DONE
-            and r is not None
-            and r.complete
-            and r.keep_alive
-            and not (r.extra or r.upgraded or r.until_eof)
+            and self._clean
             and not self.paused
             and transport is not None
             and not transport.is_closing()

@@ -160,3 +160,18 @@ async def test_a_server_answering_before_reading_the_body(pki, make_transport):
     finally:
         server.close()
         await server.wait_closed()
+
+
+async def test_an_answer_ended_by_the_close_is_complete_and_never_pooled(
+    make_server, make_transport
+):
+    async def handler(_request: Request, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"HTTP/1.1 200 OK\r\n\r\nuntil the end")  # no length: ends with the close
+        await writer.drain()
+
+    server = await make_server(handler)
+    transport = make_transport(allow=(("127.0.0.1", server.port),))
+    url = f"https://127.0.0.1:{server.port}/"
+    results = [await transport.post(url, BODY) for _ in range(2)]
+    assert [(r.status, r.body, r.code) for r in results] == [(200, b"until the end", None)] * 2
+    assert server.connections == 2
