@@ -88,6 +88,7 @@ class HttpConnection(asyncio.Protocol):
         self.stale = False  # bytes arrived while DONE or IDLE
         self.paused = False
         self.lost = False
+        self.ended = False  # the peer ended the stream (TLS close_notify, EOF or loss)
         # set by the pool: called with the connection when it dies while idle
         self.on_dead: Callable[[HttpConnection], None] | None = None
         self._waiter: asyncio.Future[None] | None = None
@@ -233,6 +234,7 @@ class HttpConnection(asyncio.Protocol):
         return (
             self.state == ConnectionState.DONE
             and self._clean
+            and not self.ended
             and not self.paused
             and transport is not None
             and not transport.is_closing()
@@ -364,6 +366,7 @@ class HttpConnection(asyncio.Protocol):
             r.error = ResponseError("response head too long")
 
     def _end_of_stream(self) -> None:
+        self.ended = True
         r = self._response
         if self.state == ConnectionState.BUSY and r is not None and not self.finished:
             if r.status is not None and r.until_eof:
