@@ -15,6 +15,7 @@ import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trustme
@@ -146,3 +147,94 @@ async def test_stale_bytes_of_one_tenant_never_become_anothers_evidence(
     await dispatch_all(engine)
     await asyncio.sleep(0.45)
     await active_subscription(engine, tenant_b, origin.url("c"))
+
+
+async def _tenant(env: dict[str, str], base: str, name: str, path: str, origin: StaleOrigin):
+    import json
+
+    import aiohttp
+
+    from ..daemon import run_cli
+
+    created = await asyncio.to_thread(run_cli, ["tenant", "create", name, "--json"], env)
+    token = json.loads(created.stdout.strip().splitlines()[-1])["token"]
+    http = aiohttp.ClientSession(headers={"Authorization": f"Bearer {token}"})
+    body = {
+        "endpoint": origin.url(path),
+        "topics": ["t"],
+        "eventVersions": [1],
+        "region": "eu",
+        "signatureAlgorithm": "ed25519",
+        "owner": "ops",
+        "retryPolicy": {"initialDelayS": 0.05, "maxDelayS": 0.05, "maxAttempts": 2},
+    }
+    async with http.post(f"{base}/v1/subscriptions", json=body) as r:
+        assert r.status == 201, await r.text()
+        sid = (await r.json())["id"]
+    for _ in range(100):  # the registration challenge runs in the daemon's background
+        async with http.get(f"{base}/v1/subscriptions/{sid}") as r:
+            if (await r.json())["state"] == "ACTIVE":
+                break
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError(f"{sid} never became ACTIVE")
+    return http
+
+
+async def _publish_one(http: Any, base: str, event_id: str) -> str:
+    doc = {
+        "eventId": event_id,
+        "topic": "t",
+        "version": "1.0",
+        "aggregateId": "a",
+        "aggregateVersion": 1,
+        "occurredAt": "2026-11-30T10:00:00Z",
+        "payload": {"e": event_id},
+    }
+    async with http.post(f"{base}/v1/events", json=doc) as r:
+        assert r.status == 202, await r.text()
+        [planned] = (await r.json())["deliveries"]
+    return str(planned["deliveryId"])
+
+
+async def _until_sent(origin: StaleOrigin, did: str, n: int = 1) -> None:
+    for _ in range(3000):
+        if len(origin.sent.get(did, [])) >= n:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{did} never reached the origin")
+
+
+async def test_stale_bytes_through_the_daemon_process(
+    db_url: str, tmp_path: Path, origin: StaleOrigin, ca: trustme.CA
+) -> None:
+    """The same, with ``hookproof serve`` as a real process and both tenants over its API."""
+    from .test_processes import _env, _start, _stop
+
+    env = _env(db_url, tmp_path, origin, ca)  # type: ignore[arg-type]
+    d = await _start(env, tmp_path)
+    a = b = None
+    try:
+        a = await _tenant(env, d.base_url, "tenant-a", "a", origin)
+        b = await _tenant(env, d.base_url, "tenant-b", "b", origin)
+        b_ids = []
+        for i in range(3):
+            did = await _publish_one(a, d.base_url, f"a-{i}")
+            await _until_sent(origin, did)
+            await asyncio.sleep(0.45)  # A's stale 200 lands on the idle pooled connection
+            b_ids.append(await _publish_one(b, d.base_url, f"b-{i}"))
+        for did in b_ids:  # in order: each one's two attempts, then the next one's
+            await _until_sent(origin, did, 2)
+        assert origin.stale_written >= 3
+        for did in b_ids:
+            async with b.get(f"{d.base_url}/v1/deliveries/{did}") as r:
+                view = await r.json()
+            assert view["state"] != "ENDPOINT_ACCEPTED"
+            statuses = [x["status"] for x in view["attempts"]]
+            assert statuses == origin.sent[did] and set(statuses) == {500}
+        assert "bytes_while_idle" in d.log()
+    finally:
+        for http in (a, b):
+            if http is not None:
+                await http.close()
+        await _stop(d)
