@@ -18,7 +18,9 @@ from hookproof.config import Settings
 from hookproof.events import EventStore
 
 from .api import ApiContext, create_app
+from .consumers import ConsumerService
 from .migrate import migrate
+from .portal.service import PortalService
 from .registry import async_projections
 from .services import Services
 from .subscriptions import SubscriptionService
@@ -126,7 +128,17 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
     store = attach_archive(EventStore(pool), settings)
     tenants = TenantService(store, cache_s=settings.token_cache_s)
     subs = SubscriptionService(store, settings)
-    api = ApiContext(settings=settings, store=store, tenants=tenants, subscriptions=subs)
+    consumers = ConsumerService(store, clock=subs.clock)
+    subs.consumers = consumers
+    portal = PortalService(store, settings, consumers, clock=subs.clock)
+    api = ApiContext(
+        settings=settings,
+        store=store,
+        tenants=tenants,
+        subscriptions=subs,
+        consumers=consumers,
+        portal=portal,
+    )
     engine = Engine(settings, pool, store, tenants, subs, api, roles=settings.roles)
 
     from .projections_runner import projector_role

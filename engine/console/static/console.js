@@ -80,12 +80,16 @@ async function login() {
   $("#main").hidden = false;
   $("#forget").hidden = false;
   $("#who").textContent = who.kind === "operator" ? "operator" : "tenant " + who.tenantId;
+  if (who.kind === "portal") portalEnter(who);  // portal.js: the consumer's own view
   await refreshAll();
 }
 
 async function refreshAll() {
   setStatus("loading...");
-  await Promise.all([loadSubscriptions(), loadDeadLetters(), loadGates(), loadRollouts()]);
+  const parts = [loadSubscriptions(), loadDeadLetters()];
+  if (who.kind === "portal") parts.push(loadCatalogue());
+  else parts.push(loadGates(), loadRollouts());
+  await Promise.all(parts);
   setStatus("updated " + new Date().toISOString().replace(/\.\d+Z$/, "Z"));
 }
 
@@ -93,7 +97,7 @@ async function refreshAll() {
 
 async function loadSubscriptions() {
   const tbody = $("#subscriptions tbody");
-  if (who.kind !== "tenant") {
+  if (who.kind === "operator") {
     note("subscriptions", "Subscriptions belong to tenants: enter a tenant token to see them.");
     fill(tbody, []);
     return;
@@ -112,7 +116,19 @@ async function loadSubscriptions() {
     el("td", {}, text(s.ordering || "none")),
     el("td", {}, (s.topics || []).join(", ")),
     el("td", { class: "endpoint" }, text(s.endpoint)),
+    el("td", { class: "challenge" }, challengeResult(s)),
+    el("td", { class: "chart-cell" }, attemptChart(s.id)),
+    el("td", { class: "actions" }, s.signatureAlgorithm === "hmac-sha256" && s.state !== "REVOKED"
+      ? el("button", { type: "button", "data-rotate": s.id, onclick: () => rotateSecret(s.id) }, "Rotate secret")
+      : null),
   )));
+}
+
+function challengeResult(s) {
+  if (s.verifiedGeneration !== null && s.verifiedGeneration >= s.generation) return "passed (generation " + s.generation + ")";
+  if (s.pendingChallenge) return "pending";
+  if (s.lastReason) return "failed: " + s.lastReason;
+  return "not yet";
 }
 
 async function showSubscription(id) {
@@ -249,7 +265,7 @@ async function skip(id) {
 
 async function loadDeadLetters() {
   const tbody = $("#dead-letters tbody");
-  if (who.kind !== "tenant") {
+  if (who.kind === "operator") {
     note("dead-letters", "Dead letters belong to tenants: enter a tenant token to see them.");
     fill(tbody, []);
     return;
@@ -391,5 +407,12 @@ document.addEventListener("DOMContentLoaded", () => {
     const id = $("#rollout-id").value.trim();
     if (id) showRollout(id);
   });
+  // A portal link carries its token in the fragment (never sent to a server): take it into
+  // this tab's session storage and drop it from the address bar and history.
+  const link = location.hash.match(/^#portal=([A-Za-z0-9_-]{1,200})$/);
+  if (link) {
+    sessionStorage.setItem(TOKEN_KEY, link[1]);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
   if (token()) login();
 });
