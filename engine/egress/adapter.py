@@ -438,7 +438,7 @@ class Connector:
             or not self.limits.enabled
             or not conn.reusable()
             or (not facts.recurring and not self._room_for_first())
-            or not conn.pool()
+            or not conn.park()
         ):
             conn.close()
             self._forget(conn)

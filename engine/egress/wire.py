@@ -241,7 +241,7 @@ class HttpConnection(asyncio.Protocol):
             and transport.get_write_buffer_size() == 0
         )
 
-    def pool(self) -> bool:
+    def park(self) -> bool:
         """Mark a ``DONE`` connection idle (pooled); False if it died meanwhile."""
         if self.state != ConnectionState.DONE:
             return False
