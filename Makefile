@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SDK := $(wildcard subscriber/pyproject.toml)
 
-.PHONY: install test demo serve lint bench faults clean
+.PHONY: install test demo serve lint bench faults dist clean
 
 $(STAMP): pyproject.toml $(SDK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,5 +36,10 @@ bench: $(STAMP)
 faults: $(STAMP)
 	$(BIN)/python bench/faults/launch.py $(FAULTS_ARGS)
 
+# The engine and SDK as a user installs them: sdists and wheels, twine check, and the wheels
+# installed (not editable) into fresh venvs outside the checkout (scripts/dist_check.sh).
+dist: $(STAMP)
+	bash scripts/dist_check.sh
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf dist $(VENV) .pytest_cache .mypy_cache .ruff_cache

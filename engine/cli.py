@@ -83,10 +83,23 @@ def _add_json(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
+def installed_version() -> str:
+    """The version of the installed distribution (the package's own when run from a tree)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hookproof")
+    except PackageNotFoundError:
+        from hookproof import __version__
+
+        return __version__
+
+
 def build_parser(*, serve_only: bool = False) -> argparse.ArgumentParser:
     """The whole CLI; ``serve_only``: just ``serve`` (its supervisor stays light, see
     :mod:`.cli_serve`)."""
     parser = argparse.ArgumentParser(prog="hookproof", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"hookproof {installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     if serve_only:
         from .cli_serve import register as register_serve

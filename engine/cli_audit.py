@@ -83,7 +83,7 @@ def render_timeline(t: Timeline, indent: str = "") -> list[str]:
 
 async def _timeline(args: argparse.Namespace, settings: Settings, kind: str) -> int:
 
-    as_of = parse_as_of(args.as_of)
+    as_of = parse_as_of(args.as_of, "--as-of")
     async with Context(settings) as ctx:
         store = attach_archive(ctx.store, settings)
         if kind == "delivery":
@@ -153,7 +153,7 @@ async def cmd_audit_verify(args: argparse.Namespace, settings: Settings) -> int:
 
 async def cmd_gates(args: argparse.Namespace, settings: Settings) -> int:
 
-    since = parse_as_of(args.since)
+    since = parse_as_of(args.since, "--since")
     async with Context(settings) as ctx:
         # a session of its own: archived segments may be read into a temporary table
         async with ctx.session() as conn:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookproof.config import Settings
+from hookproof.events import Position
 from hookproof.projections import rebuild
 
 from .audit.repository import AuditRepository
@@ -83,8 +84,19 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
                 "seconds": round(result.seconds, 3),
                 "eventsPerSecond": round(result.rate),
             }
+            lag = result.lag
             if args.verify:
                 line["differences"] = result.differences
+                # a projector behind the log is a lag, never a difference: exit 0
+                line["lag"] = (
+                    None
+                    if lag is None
+                    else {
+                        "events": lag.events,
+                        "checkpoint": _position(lag.checkpoint),
+                        "head": _position(lag.head),
+                    }
+                )
                 failed = failed or bool(result.differences)
             if args.json:
                 print(json.dumps(line))
@@ -94,9 +106,20 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
                     f"{verb} {name}: {result.events} events -> {result.rows} rows in "
                     f"{result.seconds:.2f}s ({result.rate:,.0f} events/s)"
                 )
+                if lag is not None and lag.events:
+                    print(
+                        f"  LAG the live projection is {lag.events} event(s) behind the log "
+                        f"head ({_position(lag.head)}): compared at its checkpoint "
+                        f"{_position(lag.checkpoint)}; the projector applies the rest"
+                    )
                 for d in result.differences or []:
                     print(f"  DIFF {d}")
     return 1 if failed else 0
+
+
+def _position(p: Position) -> str:
+    """A log position as ``<transaction>/<global position>``."""
+    return f"{p.tx_id}/{p.global_position}"
 
 
 async def cmd_tenant_create(args: argparse.Namespace, settings: Settings) -> int:

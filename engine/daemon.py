@@ -18,7 +18,9 @@ from hookproof.config import Settings
 from hookproof.events import EventStore
 
 from .api import ApiContext, create_app
+from .consumers import ConsumerService
 from .migrate import migrate
+from .portal.service import PortalService
 from .registry import async_projections
 from .services import Services
 from .subscriptions import SubscriptionService
@@ -45,6 +47,8 @@ class Engine:
     extra_routes: list[web.RouteDef] = field(default_factory=list)
     services: Services = field(default_factory=Services)
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    #: run once at close, after every writer of this process stopped, before the closers
+    settlers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     roles: frozenset[str] = frozenset({"api", "dispatcher", "projector", "scheduler"})
     background: set[asyncio.Task[Any]] = field(default_factory=set)
 
@@ -69,6 +73,11 @@ class Engine:
             t.cancel()
         if self.background:
             await asyncio.wait(list(self.background), timeout=5)
+        for settle in self.settlers:  # e.g. the projector reaches the committed head
+            try:
+                await settle()
+            except Exception as exc:
+                log.warning("settle_failed", error=type(exc).__name__)
         for closer in reversed(self.closers):
             try:
                 await closer()
@@ -119,13 +128,25 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
     store = attach_archive(EventStore(pool), settings)
     tenants = TenantService(store, cache_s=settings.token_cache_s)
     subs = SubscriptionService(store, settings)
-    api = ApiContext(settings=settings, store=store, tenants=tenants, subscriptions=subs)
+    consumers = ConsumerService(store, clock=subs.clock)
+    subs.consumers = consumers
+    portal = PortalService(store, settings, consumers, clock=subs.clock)
+    api = ApiContext(
+        settings=settings,
+        store=store,
+        tenants=tenants,
+        subscriptions=subs,
+        consumers=consumers,
+        portal=portal,
+    )
     engine = Engine(settings, pool, store, tenants, subs, api, roles=settings.roles)
 
-    from .projections_runner import projector_worker
+    from .projections_runner import projector_role
 
     if "projector" in engine.roles:  # ``serve --workers N``: the first child only
-        engine.workers.append(("projector", projector_worker(store, async_projections())))
+        projector, settle = projector_role(store, async_projections())
+        engine.workers.append(("projector", projector))
+        engine.settlers.append(settle)
     engine.workers.append(("expiry", lambda stop: _periodic(stop, 5.0, subs.expire_due, "expiry")))
     if settings.retention_days is not None and "scheduler" in engine.roles:
         from .archive import Archiver

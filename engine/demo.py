@@ -2,7 +2,8 @@
 
 Starts an embedded Postgres in a fresh folder, the engine (API + dispatcher) and two local
 HTTPS subscribers built on the subscriber SDK (one sends signed receipts, one does not),
-registers and challenges them, publishes events, rotates the engine key, publishes more, and
+registers and challenges them, publishes events, rotates the engine key, publishes more, sends
+to two consumers (the tenant's own customers) that each receive only their own events, and
 prints the evidence ladder and the release gates. Everything it started is stopped at the end.
 """
 
@@ -24,6 +25,7 @@ from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from hookproof.config import Settings
+from hookproof.projections.ledger import OPEN, LedgerState
 
 from .queries import ENGINE_QUERIES
 
@@ -108,7 +110,7 @@ async def run_demo(events: int = 10) -> int:
     ca = trustme.CA()
     ca_file = folder / "ca.pem"
     ca.cert_pem.write_to_path(str(ca_file))
-    ports = [_free_port(), _free_port()]
+    ports = [_free_port() for _ in range(4)]
     api_port = _free_port()
     settings = Settings(
         data_dir=folder,
@@ -131,6 +133,7 @@ async def run_demo(events: int = 10) -> int:
     workers = [asyncio.create_task(w(stop)) for name, w in engine.workers if name == "dispatcher"]
     with_receipts = _Sub("ledger", ports[0], ca)
     plain = _Sub("mailer", ports[1], ca)
+    customers = [_Sub("acme-corp", ports[2], ca), _Sub("globex", ports[3], ca)]
     try:
         await with_receipts.start(engine_url, receipts=True)
         await plain.start(engine_url, receipts=False)
@@ -196,9 +199,11 @@ async def run_demo(events: int = 10) -> int:
                     busy = [
                         r
                         for r in rows
-                        if r["state"]
-                        in ("PLANNED", "DISPATCHING", "RETRYABLE", "UNKNOWN_TRANSPORT")
-                        or (r["application"] == "PENDING" and r["state"] == "ENDPOINT_ACCEPTED")
+                        if r["state"] in OPEN
+                        or (
+                            r["application"] == "PENDING"
+                            and r["state"] == LedgerState.ENDPOINT_ACCEPTED
+                        )
                     ]
                     if not busy:
                         return
@@ -220,6 +225,7 @@ async def run_demo(events: int = 10) -> int:
             await publish(2 * events, events)
             await settle()
             await _rollout(engine, plain, subs["mailer"], publish, settle, 3 * events)
+            subs.update(await _consumers(engine, engine_url, http, customers, settle))
 
             print("\n== evidence ladder ==")
             widths = [32, 8, 22, 18, 12, 6]
@@ -255,6 +261,8 @@ async def run_demo(events: int = 10) -> int:
                 await asyncio.wait_for(t, 10)
         await with_receipts.stop()
         await plain.stop()
+        for c in customers:
+            await c.stop()
         await runner.cleanup()
         await engine.close()
         await pool.close()
@@ -262,6 +270,67 @@ async def run_demo(events: int = 10) -> int:
         shutil.rmtree(folder, ignore_errors=True)
     print(f"\n[demo] finished in {time.perf_counter() - started:.1f}s; nothing left running")
     return 0
+
+
+async def _consumers(
+    engine: Any, engine_url: str, http: aiohttp.ClientSession, customers: list[_Sub], settle: Any
+) -> dict[str, str]:
+    """Two consumers, each with its own endpoint; events published for one reach only its
+    endpoint (an event without a consumer reaches neither). Prints a portal link for one."""
+    print("\n== sending to your customers: two consumers ==")
+    subs: dict[str, str] = {}
+    for c in customers:
+        await c.start(engine_url, receipts=False)
+        async with http.post(
+            f"{engine_url}/v1/consumers", json={"id": c.name, "name": c.name.title()}
+        ) as r:
+            assert r.status == 201, await r.text()
+        body = {
+            "endpoint": c.url,
+            "topics": ["invoice.paid"],
+            "eventVersions": [1],
+            "region": "local",
+            "signatureAlgorithm": "ed25519",
+            "owner": "team-billing",
+            "consumerId": c.name,
+        }
+        async with http.post(f"{engine_url}/v1/subscriptions", json=body) as r:
+            doc = await r.json()
+            assert r.status == 201, doc
+            subs[c.name] = doc["id"]
+    await engine.drain()  # their challenges
+    sent: dict[str, list[str]] = {c.name: [] for c in customers}
+    for i in range(3):
+        for c in [*customers, None]:
+            event_id = f"inv-{c.name if c else 'nobody'}-{i}"
+            doc: dict[str, Any] = {
+                "eventId": event_id,
+                "topic": "invoice.paid",
+                "version": "1.0",
+                "aggregateId": event_id,
+                "aggregateVersion": 1,
+                "occurredAt": "2026-11-30T12:00:00Z",
+                "payload": {"invoice": event_id, "amount": 100 + i},
+            }
+            if c is not None:
+                doc["consumerId"] = c.name
+                sent[c.name].append(event_id)
+            async with http.post(f"{engine_url}/v1/events", json=doc) as r:
+                assert r.status == 202, await r.text()
+    await settle()
+    for c in customers:
+        got = sorted(set(c.applied))
+        own = "only its own" if got == sorted(sent[c.name]) else "NOT ONLY ITS OWN"
+        print(f"[demo] consumer {c.name} received {', '.join(got)} ({own})", flush=True)
+    async with http.post(f"{engine_url}/v1/consumers/{customers[0].name}/portal-sessions") as r:
+        link = await r.json()
+        assert r.status == 201, link
+    print(
+        f"[demo] portal link for {customers[0].name} (valid until {link['expiresAt']}; the "
+        f"demo stops its daemon at the end): {link['url'][: link['url'].index('#') + 12]}...",
+        flush=True,
+    )
+    return subs
 
 
 async def _rollout(

@@ -138,18 +138,26 @@ def install_delivery(
     from hookproof.projections.key_ring import scope_of
 
     from .api.delivery import routes as delivery_routes
+    from .api.event_types import routes as event_type_routes
     from .delivery.dispatcher import Dispatcher
     from .delivery.ingest import IngestService
     from .delivery.ledger import ClaimRow
     from .delivery.views import DeliveryReader
+    from .event_types.gate import SchemaGate
+    from .event_types.repository import EventTypeRepository
+    from .event_types.service import EventTypeService
 
     s = engine.settings
+    event_types = EventTypeService(engine.store, clock=engine.subscriptions.clock)
+    engine.services.event_types = event_types
+    engine.extra_routes.extend(event_type_routes(event_types))
     ingest = IngestService(
         engine.store,
         clock=engine.subscriptions.clock,
         group_window_s=max(0.0, s.ingest_group_window_s),
         max_group=s.ingest_group_max,
         max_inflight=s.ingest_group_inflight,
+        gate=SchemaGate(EventTypeRepository.of(engine.store)),
     )
     engine.closers.append(ingest.groups.close)
     reader = DeliveryReader(engine.store, deliveries)

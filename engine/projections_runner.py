@@ -1,4 +1,4 @@
-"""The asynchronous projector as a daemon worker.
+"""The asynchronous projector as a daemon worker, and its catch-up when the daemon stops.
 
 The only asynchronous projection is the stream catalogue, which no request path reads (the
 archive catches it up itself before choosing streams, ``Archiver.run``; ``projections rebuild
@@ -6,7 +6,7 @@ archive catches it up itself before choosing streams, ``Archiver.run``; ``projec
 one pass every ``CATALOGUE_INTERVAL_S`` seconds, in pages of ``CATALOGUE_PAGE`` events. A
 delivery's three events (planned, admitted, outcome) then usually fall in one page and become
 one catalogue row written once, instead of an insert and two updates as separate commits
-(bench/README.md "Session 6").
+(bench/README.md "Session 6"). A graceful stop still brings it to the committed head.
 """
 
 from __future__ import annotations
@@ -14,29 +14,59 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 
+import structlog
+
 from hookproof.events import EventStore
 from hookproof.projections import Projection, Projector
 
-__all__ = ["CATALOGUE_INTERVAL_S", "CATALOGUE_PAGE", "catch_up", "projector_worker"]
+__all__ = [
+    "CATALOGUE_INTERVAL_S",
+    "CATALOGUE_PAGE",
+    "SETTLE_S",
+    "catch_up",
+    "projector_role",
+]
+
+log = structlog.get_logger("hookproof.projections")
 
 #: the least time between two passes of the daemon's projector (seconds)
 CATALOGUE_INTERVAL_S = 60.0
 #: events per page (one transaction, one merge statement); headers only, ~100 bytes each
 CATALOGUE_PAGE = 20_000
+#: at a graceful stop, the projector waits at most this long to reach the committed head
+SETTLE_S = 5.0
+
+Worker = Callable[[asyncio.Event], Awaitable[None]]
 
 
-def projector_worker(
+def projector_role(
     store: EventStore,
     projections: Sequence[Projection],
     *,
+    settle_s: float = SETTLE_S,
     interval_s: float = CATALOGUE_INTERVAL_S,
-) -> Callable[[asyncio.Event], Awaitable[None]]:
-    async def run(stop: asyncio.Event) -> None:
-        await Projector(store, projections, batch=CATALOGUE_PAGE).run(
-            stop, poll_interval=interval_s, min_interval=interval_s
-        )
+) -> tuple[Worker, Callable[[], Awaitable[None]]]:
+    """The worker that keeps ``projections`` current (a pass at most every ``interval_s``),
+    and the catch-up the daemon runs once every writer of its process has stopped: the
+    projections reach the head committed then (waiting at most ``settle_s`` for transactions
+    still open elsewhere), so a daemon stopped right after a change leaves no lag behind."""
+    projector = Projector(store, projections, batch=CATALOGUE_PAGE)
 
-    return run
+    async def run(stop: asyncio.Event) -> None:
+        await projector.run(stop, poll_interval=interval_s, min_interval=interval_s)
+
+    async def settle() -> None:
+        try:
+            behind = await projector.settle(settle_s)
+        except Exception as exc:  # the stop goes on; the next projector catches up
+            log.warning("projector_settle_failed", error=type(exc).__name__)
+            return
+        if behind:
+            log.warning("projector_settle_incomplete", events_behind=behind, waited_s=settle_s)
+        else:
+            log.info("projector_settled")
+
+    return run, settle
 
 
 async def catch_up(store: EventStore, projections: Sequence[Projection]) -> int:

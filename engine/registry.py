@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from hookproof.projections import Projection, StreamCatalogue
+from hookproof.projections.consumers import Consumers
 from hookproof.projections.deliveries import DeliveryLedger
+from hookproof.projections.event_types import EventTypes
 from hookproof.projections.subscriptions import Subscriptions
 
 __all__ = ["async_projections", "projections_by_name"]
@@ -15,5 +17,11 @@ def async_projections() -> list[Projection]:
 
 
 def projections_by_name() -> dict[str, Projection]:
-    items: list[Projection] = [StreamCatalogue(), Subscriptions(), DeliveryLedger()]
+    items: list[Projection] = [
+        StreamCatalogue(),
+        Subscriptions(),
+        DeliveryLedger(),
+        EventTypes(),
+        Consumers(),
+    ]
     return {p.name: p for p in items}

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .delivery.recover import Recovery
     from .delivery.views import DeliveryReader
     from .egress import EgressTransport
+    from .event_types.service import EventTypeService
     from .keys import KeyRing
     from .metrics import EngineMetrics
     from .notifications import Notifier
@@ -41,6 +42,7 @@ class Services:
     challenger: Challenger
     drift_guard: DriftGuard
     ingest: IngestService
+    event_types: EventTypeService
     reader: DeliveryReader
     dispatcher: Dispatcher
     metrics: EngineMetrics

@@ -47,6 +47,7 @@ log = structlog.get_logger("hookproof.workers")
 _PR_SET_PDEATHSIG: Final = 1
 _READY_TIMEOUT_S: Final = 120.0
 _STOP_TIMEOUT_S: Final = 30.0
+_TAILER_STOP_S: Final = 10.0  # of those, kept for the first child, stopped last
 _STABLE_S: Final = 30.0  # a child that lived this long resets the back-off
 #: Postgres connections shared by all children (each gets a slice, at least 10): the
 #: embedded server allows 100 clients, and the CLI and operators need some too.
@@ -227,12 +228,21 @@ def _watch(
 
 
 def _stop_all(children: list[_Child]) -> None:
+    """SIGTERM the children, the first (the log tailer: :func:`child_roles`) last: it stops
+    once the others have, so its projector's final catch-up sees all they committed."""
     live = [c.proc for c in children if c.proc is not None and c.proc.poll() is None]
-    for proc in live:
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGTERM)
     deadline = time.monotonic() + _STOP_TIMEOUT_S
-    for proc in live:
+    tailer = children[0].proc if children else None
+    others = [p for p in live if p is not tailer]
+    phases = ((others, deadline - _TAILER_STOP_S), ([p for p in live if p is tailer], deadline))
+    for phase, until in phases:
+        for proc in phase:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGTERM)
+        for proc in phase:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(max(until - time.monotonic(), 0))
+    for proc in others:  # any still stopping have until the common deadline
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(max(deadline - time.monotonic(), 0))
     late = [proc for proc in live if proc.poll() is None]

@@ -1,6 +1,14 @@
 """The event catalogue and the append-only event store."""
 
-from . import archive_events, delivery_events, key_events, rollout_events, subscription_events
+from . import (
+    archive_events,
+    consumer_events,
+    delivery_events,
+    event_type_events,
+    key_events,
+    rollout_events,
+    subscription_events,
+)
 from .catalogue import (
     Event,
     MalformedEvent,
@@ -41,11 +49,13 @@ __all__ = [
     "UnknownEventType",
     "archive_events",
     "category_of",
+    "consumer_events",
     "decode_event",
     "delivery_events",
     "encode_event",
     "event_class",
     "event_hash",
+    "event_type_events",
     "event_types",
     "key_events",
     "rollout_events",

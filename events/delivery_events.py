@@ -76,6 +76,8 @@ class EventIngested(Event, frozen=True, kw_only=True, tag="event.ingested"):
     body_size: int
     deliveries: list[str]
     at: str
+    #: the consumer it was published for (None: only consumer-less subscriptions)
+    consumer_id: str | None = None
 
 
 class EventPayloadConflict(Event, frozen=True, kw_only=True, tag="event.payload_conflict"):
@@ -227,7 +229,6 @@ class DeliveriesRecovered(Event, frozen=True, kw_only=True, tag="deliveries.reco
     count: int
     recovery_id: str
     at: str
-
 
 
 class OrderingGapSkipped(Event, frozen=True, kw_only=True, tag="delivery.ordering_gap_skipped"):

@@ -91,7 +91,10 @@ _EMPTY_METADATA = Metadata()
 
 
 def category_of(stream_id: str) -> str:
-    """``subscription-abc`` -> ``subscription``."""
+    """``subscription-abc`` -> ``subscription``; ``event-type-...`` -> ``event_type`` (the
+    tenant's event catalogue, never a business event's ``event-<tenant>/<id>`` stream)."""
+    if stream_id.startswith("event-type-"):
+        return "event_type"
     return stream_id.split("-", 1)[0]
 
 

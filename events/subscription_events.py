@@ -65,6 +65,7 @@ class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     signature_profile: str = "hookproof.sig.v1"  # or "standard-webhooks.v1"
     ordering: str = "none"  # or "aggregate": one aggregateId at a time, in aggregateVersion order
     ordering_gap_timeout_s: float = 60.0  # how long a missing version is waited for
+    consumer_id: str | None = None  # the tenant's consumer it belongs to (immutable)
 
 
 class TenantCreated(Event, frozen=True, kw_only=True, tag="tenant.created"):

@@ -27,15 +27,7 @@ from hookproof.events.delivery_events import (
 )
 
 from .base import Projection, Row
-from .ledger import (
-    ABSENT,
-    EVENT_COMMANDS,
-    LATE_COMMANDS,
-    LEDGER_STATES,
-    LEDGER_TRANSITIONS,
-    LedgerTransitionForbidden,
-    command_of,
-)
+from .ledger import LEDGER_STATES, LedgerState, step
 
 __all__ = ["LEDGER_STATES", "DeliveryLedger", "evolve_delivery"]
 
@@ -73,7 +65,7 @@ def _failed(new: Row, row: Row, event: AttemptFailed) -> None:
     new["lease_owner"] = None
     new["lease_until"] = None
     new["unknown_since"] = (
-        row["unknown_since"] or at if new["state"] == "UNKNOWN_TRANSPORT" else None
+        row["unknown_since"] or at if new["state"] == LedgerState.UNKNOWN_TRANSPORT else None
     )
     new["updated_at"] = at
 
@@ -148,7 +140,8 @@ def _planned(new: Row, row: Row, event: DeliveryPlanned) -> None:
     raise AssertionError("the table allows plan only on an absent delivery")
 
 
-_APPLY: dict[type[Event], Apply] = {
+#: The field writer of each delivery event type, on the ledger's ordinary rows.
+_APPLY: Final[dict[type[Event], Apply]] = {
     DeliveryPlanned: _planned,
     AttemptAdmitted: _admitted,
     EndpointAccepted: _accepted,
@@ -162,52 +155,23 @@ _APPLY: dict[type[Event], Apply] = {
     DeliverySkipped: _skipped,
     ReceiptConflict: _touched,
 }
-# Commands of the types that stand for more than one (command_of reads a field)
-_MULTI: Final[dict[type[Event], tuple[str, ...]]] = {
-    AttemptFailed: ("failed", "unknown", LATE_COMMANDS["failed"], LATE_COMMANDS["unknown"]),
-    DeliveryReplayRequested: ("replay", "redeliver"),
+#: ... and on the rows the table marks evidence-only (``ledger.EVIDENCE_ONLY``).
+_EVIDENCE: Final[dict[type[Event], Apply]] = {
+    AttemptFailed: _failed_late,
+    DeadLettered: _touched,
+    ReceiptConflict: _touched,
 }
-
-
-def _apply(kind: type[Event], dst: str) -> Apply:
-    if dst in ("ENDPOINT_ACCEPTED", "APPLICATION_CONFIRMED") and kind is AttemptFailed:
-        return _failed_late  # only late: a failure never accepts
-    if dst == "APPLICATION_CONFIRMED" and kind is DeadLettered:
-        return _touched  # late: a confirmation outranks it
-    return _APPLY[kind]
-
-
-# The ledger table, built once: (state, event type) -> (next state, field writer) for the
-# types that are always one command; (state, command) -> the same for the others.
-_BY_TYPE: Final[dict[tuple[str, type[Event]], tuple[str, Apply]]] = {
-    (src, kind): (dst, _apply(kind, dst))
-    for kind, command in EVENT_COMMANDS.items()
-    for (src, cmd), dst in LEDGER_TRANSITIONS.items()
-    if cmd in (command, LATE_COMMANDS.get(command))  # on time and late: disjoint sources
-}
-_BY_COMMAND: Final[dict[tuple[str, str], tuple[str, Apply]]] = {
-    (src, cmd): (dst, _apply(kind, dst))
-    for kind, commands in _MULTI.items()
-    for (src, cmd), dst in LEDGER_TRANSITIONS.items()
-    if cmd in commands
-}
-assert set(_APPLY) == set(EVENT_COMMANDS) | set(_MULTI)
 
 
 def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool = False) -> Row:
     """The ledger row after one event of the delivery stream. Pure unless ``reuse``: a fold
     that owns ``row`` (a rebuild) may let it be updated in place instead of copied.
 
-    The next state comes from the ledger table (as :func:`.ledger.transition` reads it),
-    which refuses an event the table does not allow; this function carries the fields."""
-    src = ABSENT if row is None else row["state"]
-    step = _BY_TYPE.get((src, type(event)))  # one lookup: the table's answer and the writer
-    if step is None:
-        command = command_of(event, src)  # raises on an event that is no ledger event
-        step = _BY_COMMAND.get((src, command))
-        if step is None:
-            raise LedgerTransitionForbidden(src, command)
-    state, apply = step
+    The next state comes from the ledger table through :func:`.ledger.step`, the lookup
+    :func:`.ledger.transition` makes (it refuses an event the table does not allow); this
+    function carries the fields."""
+    src = None if row is None else row["state"]
+    _command, state, evidence = step(src, event)
     if row is None:  # the table allows only ``plan`` on an absent delivery
         assert isinstance(event, DeliveryPlanned)
         at = _ts(event.at)
@@ -248,7 +212,7 @@ def evolve_delivery(row: Row | None, event: Event, version: int, *, reuse: bool 
     new = row if reuse else row.copy()
     new["stream_version"] = version
     new["state"] = state
-    apply(new, row, event)
+    (_EVIDENCE if evidence else _APPLY)[type(event)](new, row, event)
     return new
 
 

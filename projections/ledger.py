@@ -26,15 +26,22 @@ __all__ = [
     "ABSENT",
     "ADMITTING",
     "EVENT_COMMANDS",
+    "EVIDENCE_ONLY",
     "LATE_COMMANDS",
     "LEDGER_STATES",
     "LEDGER_TRANSITIONS",
+    "OPEN",
+    "ORDER_RELEASING",
+    "SUBSETS",
+    "TERMINAL",
     "LedgerState",
     "LedgerTransitionForbidden",
+    "Step",
     "command_of",
     "diagram",
     "ledger_next",
     "sources",
+    "step",
     "transition",
 ]
 
@@ -123,8 +130,40 @@ LEDGER_TRANSITIONS: Final[dict[tuple[str, str], str]] = {
     (str(src), cmd): str(dst) for (src, cmd), dst in {**_PATH, **_LATE}.items()
 }
 
-#: Ledger states a claim may admit from (the claim query lists exactly these; a test checks).
+# The named subsets of the states, all derived from the table. SQL and console.js cannot import
+# them: they spell them out, and tests/delivery/test_ledger_names.py holds every such list
+# (queries, the live database's index predicates and functions, console.js) to one of these.
+
+#: Ledger states a claim may admit from, i.e. waiting for an attempt: the claim query, the due
+#: index and the queue metrics list exactly these.
 ADMITTING: Final = frozenset(src for (src, cmd) in LEDGER_TRANSITIONS if cmd == "admit")
+#: A delivery still on its way: waiting for an attempt or with one in flight.
+OPEN: Final = ADMITTING | {LEDGER_TRANSITIONS[src, "admit"] for src in ADMITTING}
+#: Nothing more happens to it by itself (an operator's replay or a receipt may still move it).
+TERMINAL: Final = frozenset(LEDGER_STATES) - OPEN
+#: Release the next version of an ordered aggregate (``ordering: "aggregate"``): accepted or
+#: later, skipped or quarantined. A dead letter holds its aggregate until replayed or skipped.
+ORDER_RELEASING: Final = TERMINAL - {S.DEAD_LETTER}
+#: Each subset by name (what the tests match the spelled-out lists against), with the sources
+#: of the operator's commands.
+SUBSETS: Final[dict[str, frozenset[str]]] = {
+    "ADMITTING": ADMITTING,
+    "OPEN": OPEN,
+    "TERMINAL": TERMINAL,
+    "ORDER_RELEASING": ORDER_RELEASING,
+    "REPLAYABLE": frozenset(src for (src, cmd) in LEDGER_TRANSITIONS if cmd == "replay"),
+    "SKIPPABLE": frozenset(src for (src, cmd) in LEDGER_TRANSITIONS if cmd == "skip"),
+}
+
+#: Rows that record evidence and move nothing: a late failure of an accepted or confirmed
+#: delivery, a dead letter after a confirmation, a refused receipt. The fold writes only the
+#: time (and releases a lease) for these.
+EVIDENCE_ONLY: Final = frozenset(
+    {(str(s), LATE_COMMANDS[o]) for s in _ACCEPTED for o in ("failed", "unknown")}
+    | {(str(S.APPLICATION_CONFIRMED), "dead_letter")}
+    | {(str(s), "receipt_conflict") for s in S}
+)
+assert all(LEDGER_TRANSITIONS[row] == row[0] for row in EVIDENCE_ONLY)
 
 
 class LedgerTransitionForbidden(ValueError):
@@ -171,13 +210,47 @@ def ledger_next(state: str, command: str) -> str | None:
     return LEDGER_TRANSITIONS.get((state, command))
 
 
+def _command_in(state: str, kind: type[Event]) -> str:
+    command = EVENT_COMMANDS[kind]
+    return LATE_COMMANDS.get(command, command) if state != S.DISPATCHING else command
+
+
+#: One step of the table: (command, next state, evidence only: the row is in EVIDENCE_ONLY).
+Step = tuple[str, str, bool]
+
+
+def _step(src: str, command: str) -> Step | None:
+    dst = LEDGER_TRANSITIONS.get((src, command))
+    return None if dst is None else (command, dst, (src, command) in EVIDENCE_ONLY)
+
+
+# The table read by event type, for the types that always stand for one command (all but a
+# failure and a replay request, which say which in a field): (state, type) -> step.
+_BY_TYPE: Final[dict[tuple[str, type[Event]], Step]] = {
+    (src, kind): hit
+    for src in (ABSENT, *LEDGER_STATES)
+    for kind in EVENT_COMMANDS
+    if (hit := _step(src, _command_in(src, kind))) is not None
+}
+
+
+def step(state: str | None, event: Event) -> Step:
+    """``(command, next state, evidence only)`` for ``event`` in ``state`` (None: the delivery
+    does not exist yet): the one lookup of the table that :func:`transition` and the running
+    fold (``projections/deliveries.py``) share. Raises :class:`LedgerTransitionForbidden`."""
+    src = state or ABSENT
+    hit = _BY_TYPE.get((src, type(event)))
+    if hit is None:
+        command = command_of(event, src)  # raises on an event that is no ledger event
+        hit = _step(src, command)
+        if hit is None:
+            raise LedgerTransitionForbidden(src, command)
+    return hit
+
+
 def transition(state: str | None, event: Event) -> str:
     """The state after ``event`` (``state`` None: the delivery does not exist yet)."""
-    command = command_of(event, state or ABSENT)
-    dst = LEDGER_TRANSITIONS.get((state or ABSENT, command))
-    if dst is None:
-        raise LedgerTransitionForbidden(state or ABSENT, command)
-    return dst
+    return step(state, event)[1]
 
 
 def sources(command: str) -> frozenset[str]:

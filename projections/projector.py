@@ -28,6 +28,7 @@ from hookproof.projections.queries import PROJECTION_QUERIES
 from .base import Projection, Row
 
 __all__ = [
+    "Lag",
     "PageHandler",
     "Projector",
     "RebuildResult",
@@ -61,6 +62,8 @@ SQL = PROJECTION_QUERIES.named(
     "rebuild_unique_index_create",
     "rebuild_index_rename",
     "tail_headers",
+    "log_head",
+    "projection_lag",
 )
 
 
@@ -186,8 +189,9 @@ async def run_woken(
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(wake.wait(), poll_interval)
             rest = started + min_interval - loop.time()
-            if rest > 0 and not stop.is_set():
-                await asyncio.sleep(rest)
+            if rest > 0 and not stop.is_set():  # a stop ends the wait at once
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), rest)
 
 
 class Projector:
@@ -220,6 +224,25 @@ class Projector:
             )
         return total
 
+    async def settle(self, within: float, *, poll: float = 0.05) -> int:
+        """Apply everything committed when called, waiting at most ``within`` seconds for
+        transactions still open elsewhere (the commit-safe read stops at the oldest one).
+        Returns how many events the slowest projection still has to apply (0: at the head)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within
+        async with self.store.pool.acquire() as conn:
+            head = await log_head(conn)
+        while True:
+            await self.run_once()
+            async with self.store.pool.acquire() as conn:
+                behind = 0
+                for p in self.projections:
+                    checkpoint = await read_checkpoint(conn, p.name)
+                    behind = max(behind, await _pending(conn, p, checkpoint, head))
+            if behind == 0 or loop.time() + poll > deadline:
+                return behind
+            await asyncio.sleep(poll)
+
     async def run(
         self, stop: asyncio.Event, *, poll_interval: float = 1.0, min_interval: float = 0.05
     ) -> None:
@@ -250,6 +273,17 @@ def fold_all(
 
 
 @dataclass(frozen=True)
+class Lag:
+    """How far a live asynchronous projection was behind the log when it was verified: it was
+    compared with the rebuild at its own ``checkpoint``; ``events`` more were committed up to
+    ``head``. A lag is the projector's delay, never a difference."""
+
+    events: int
+    checkpoint: Position
+    head: Position
+
+
+@dataclass(frozen=True)
 class RebuildResult:
     name: str
     events: int
@@ -257,6 +291,8 @@ class RebuildResult:
     seconds: float
     position: Position
     differences: list[str] | None = None
+    #: with ``verify``, for an asynchronous projection (an inline one cannot lag)
+    lag: Lag | None = None
 
     @property
     def rate(self) -> float:
@@ -301,8 +337,10 @@ async def rebuild(
     Reads in keyset pages in commit-safe order (the next page is fetched while the current
     one is folded), folds in memory, COPYs into a fresh table, builds the live table's
     secondary indexes on it, then swaps it in with its checkpoint in one transaction. With
-    ``verify``, compares the fresh rows with the live table and returns the differences
-    instead of swapping.
+    ``verify``, compares the fresh rows with the live table at the same log position and
+    returns the differences instead of swapping: an asynchronous projection at its own
+    checkpoint (how far that is behind the head is the result's ``lag``), an inline one at
+    the head of one snapshot.
 
     ``inline``: the projection is written inside the append transactions (not by the
     projector); the swap then catches up on every committed event, since no projector will.
@@ -333,57 +371,25 @@ async def _rebuild(
     inline: bool,
 ) -> RebuildResult:
     started = time.perf_counter()
-    state: dict[Any, Row] = {}
-    pos = Position()
-    count = 0
+    if verify and not inline:
+        return await _verify_at_checkpoint(store, projection, page_size, progress, started)
     async with store.pool.acquire() as conn:
-        pending: asyncio.Future[list[RecordedEvent]] = asyncio.ensure_future(
-            store.read_after(pos, limit=page_size, conn=conn, categories=projection.categories)
-        )
-        try:
-            while True:
-                page = await pending
-                if not page:
-                    break
-                pos = page[-1].position
-                if len(page) == page_size:
-                    pending = asyncio.ensure_future(
-                        store.read_after(
-                            pos, limit=page_size, conn=conn, categories=projection.categories
-                        )
-                    )
-                else:
-                    pending = _done([])
-                fold_all(projection, page, state)
-                count += len(page)
-                if progress is not None:
-                    progress(count)
-        finally:
-            if not pending.done():
-                pending.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await pending
+        state, count, pos = await _fold_log(store, conn, projection, page_size, progress)
         if verify:
             async with conn.transaction(isolation="repeatable_read"):
-                checkpoint = await read_checkpoint(conn, projection.name)
                 live = await table_rows(conn, projection, projection.table)
                 # Catch the fresh copy up to what the live table has seen, so only real
-                # differences show: the checkpoint for an asynchronous projection, everything
-                # committed in this snapshot for an inline one.
-                if inline:
-                    extra = [
-                        RecordedEvent.from_record(r)
-                        for r in await conn.fetch(
-                            _tail_committed(),
-                            str(pos.tx_id),
-                            pos.global_position,
-                            list(projection.categories) if projection.categories else None,
-                        )
-                    ]
-                elif checkpoint > pos:
-                    extra = await _events_between(store, conn, pos, checkpoint, page_size)
-                else:
-                    extra = []
+                # differences show: everything committed in this snapshot (an inline
+                # projection is written in the appends' own transactions).
+                extra = [
+                    RecordedEvent.from_record(r)
+                    for r in await conn.fetch(
+                        _tail_committed(),
+                        str(pos.tx_id),
+                        pos.global_position,
+                        list(projection.categories) if projection.categories else None,
+                    )
+                ]
             fold_all(projection, extra, state)
             differences = _diff(projection, live, state)
             return RebuildResult(
@@ -441,6 +447,113 @@ async def _rebuild(
     return RebuildResult(projection.name, count, len(state), time.perf_counter() - started, pos)
 
 
+async def _verify_at_checkpoint(
+    store: EventStore,
+    projection: Projection,
+    page_size: int,
+    progress: ProgressFn | None,
+    started: float,
+) -> RebuildResult:
+    """Compare an asynchronous projection with the log folded up to the live table's own
+    checkpoint, read in the same snapshot as its rows: a projector that is behind (stopped
+    before catching up, killed, its role off) shows as a :class:`Lag`, never as a
+    difference. The events up to the checkpoint are all committed (the projector read them
+    behind the commit-safe fence), so the fold sees exactly what the live table saw."""
+    async with store.pool.acquire() as conn:
+        async with conn.transaction(isolation="repeatable_read"):
+            checkpoint = await read_checkpoint(conn, projection.name)
+            live = await table_rows(conn, projection, projection.table)
+            head = await log_head(conn)
+            behind = await _pending(conn, projection, checkpoint, head)
+        state, count, pos = await _fold_log(
+            store, conn, projection, page_size, progress, until=checkpoint
+        )
+    return RebuildResult(
+        projection.name,
+        count,
+        len(state),
+        time.perf_counter() - started,
+        pos,
+        _diff(projection, live, state),
+        Lag(behind, checkpoint, max(head, checkpoint)),
+    )
+
+
+async def _fold_log(
+    store: EventStore,
+    conn: asyncpg.Connection,
+    projection: Projection,
+    page_size: int,
+    progress: ProgressFn | None,
+    *,
+    until: Position | None = None,
+) -> tuple[dict[Any, Row], int, Position]:
+    """Fold the log (up to and including ``until``) in memory: (rows, events, last position).
+    The next page is fetched while the current one is folded."""
+    state: dict[Any, Row] = {}
+    pos = Position()
+    count = 0
+    if until is not None and until <= pos:
+        return state, count, pos
+    pending: asyncio.Future[list[RecordedEvent]] = asyncio.ensure_future(
+        store.read_after(pos, limit=page_size, conn=conn, categories=projection.categories)
+    )
+    try:
+        while True:
+            page = await pending
+            if not page:
+                break
+            full = len(page) == page_size
+            if until is not None and page[-1].position >= until:
+                page = [ev for ev in page if ev.position <= until]
+                full = False
+            if not page:
+                break
+            pos = page[-1].position
+            if full:
+                pending = asyncio.ensure_future(
+                    store.read_after(
+                        pos, limit=page_size, conn=conn, categories=projection.categories
+                    )
+                )
+            else:
+                pending = _done([])
+            fold_all(projection, page, state)
+            count += len(page)
+            if progress is not None:
+                progress(count)
+    finally:
+        if not pending.done():
+            pending.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await pending
+    return state, count, pos
+
+
+async def log_head(conn: asyncpg.Connection) -> Position:
+    """The last committed event's position in this snapshot (the origin: an empty log)."""
+    r = await conn.fetchrow(SQL["log_head"])
+    return Position() if r is None else Position(int(r["tx_id"]), r["global_position"])
+
+
+async def _pending(
+    conn: asyncpg.Connection, projection: Projection, checkpoint: Position, head: Position
+) -> int:
+    """Events up to ``head`` the projection has still to apply after ``checkpoint``."""
+    if checkpoint >= head:
+        return 0
+    cats = list(projection.categories) if projection.categories else None
+    n = await conn.fetchval(
+        SQL["projection_lag"],
+        str(checkpoint.tx_id),
+        checkpoint.global_position,
+        str(head.tx_id),
+        head.global_position,
+        cats,
+    )
+    return int(n)
+
+
 _INDEX_SUFFIX = "__rebuild"
 _CREATE_INDEX = re.compile(
     r"^CREATE (?P<unique>UNIQUE )?INDEX (?P<name>\S+) ON (?P<table>\S+) (?P<rest>.*)$", re.S
@@ -474,20 +587,3 @@ async def _copy_indexes(conn: asyncpg.Connection, live: str, fresh: str) -> list
         )
         names.append(name)
     return names
-
-
-async def _events_between(
-    store: EventStore, conn: asyncpg.Connection, start: Position, end: Position, page: int
-) -> list[RecordedEvent]:
-    out: list[RecordedEvent] = []
-    pos = start
-    while pos < end:
-        chunk = await store.read_after(pos, limit=page, conn=conn)
-        if not chunk:
-            break
-        for ev in chunk:
-            if ev.position > end:
-                return out
-            out.append(ev)
-        pos = chunk[-1].position
-    return out

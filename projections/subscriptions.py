@@ -182,6 +182,7 @@ class Subscriptions(Projection):
         "expires_at",
         "created_at",
         "updated_at",
+        "consumer_id",
     )
     key_column = "subscription_id"
     categories = ("subscription",)
@@ -229,6 +230,7 @@ def _to_row(s: SubscriptionState) -> Row:
         "expires_at": _ts(s.config.expires_at),
         "created_at": _ts(s.created_at),
         "updated_at": _ts(s.updated_at),
+        "consumer_id": s.config.consumer_id,
         "_state": s,
     }
 

@@ -9,8 +9,14 @@ import msgspec
 
 __all__ = [
     "MAX_BATCH_EVENTS",
+    "ConsumerCreate",
+    "ConsumerDisable",
+    "ConsumerPatch",
     "EventBatchIn",
     "EventIn",
+    "EventTypeIn",
+    "EventTypeVersionIn",
+    "PortalSessionCreate",
     "ReceiptKeyIn",
     "RecoverIn",
     "RetryPolicyIn",
@@ -20,6 +26,7 @@ __all__ = [
     "SubscriptionCreate",
     "SubscriptionPatch",
     "SubscriptionTransition",
+    "TenantCreate",
 ]
 
 
@@ -58,6 +65,8 @@ class SubscriptionCreate(_Strict, kw_only=True):
     ordering_gap_timeout_s: float = 60.0
     #: Import only: ``whsec_...`` of an hmac-sha256 ``standard-webhooks.v1`` subscription.
     secret: str | None = None
+    #: The tenant's consumer this subscription belongs to (immutable; None: consumer-less).
+    consumer_id: str | None = None
 
 
 class SubscriptionPatch(_Strict, kw_only=True):
@@ -73,6 +82,8 @@ class SubscriptionPatch(_Strict, kw_only=True):
     old_generation_policy: Literal["drain", "quarantine"] | msgspec.UnsetType = msgspec.UNSET
     ordering: Literal["none", "aggregate"] | msgspec.UnsetType = msgspec.UNSET
     ordering_gap_timeout_s: float | msgspec.UnsetType = msgspec.UNSET
+    #: Immutable: accepted only when it names the consumer the subscription already has.
+    consumer_id: str | msgspec.UnsetType | None = msgspec.UNSET
 
 
 class SubscriptionTransition(_Strict, kw_only=True):
@@ -87,9 +98,27 @@ class EventIn(_Strict, kw_only=True):
     aggregate_version: int
     occurred_at: str
     payload: Any
+    #: Planned only for this consumer's subscriptions (None: only consumer-less ones).
+    consumer_id: str | None = None
 
 
 MAX_BATCH_EVENTS = 1000
+
+
+class EventTypeVersionIn(_Strict, kw_only=True):
+    """One major version of an event type: a JSON Schema 2020-12 and an example payload
+    (required; JSON ``null`` is an example too)."""
+
+    schema: Any
+    example: Any = msgspec.UNSET
+
+
+class EventTypeIn(_Strict, kw_only=True):
+    """``PUT /v1/event-types/{topic}``: the whole definition (it replaces the one before)."""
+
+    description: str
+    versions: dict[str, EventTypeVersionIn]
+    deprecated: bool = False
 
 
 class EventBatchIn(_Strict, kw_only=True):
@@ -126,3 +155,33 @@ class RecoverIn(_Strict, kw_only=True):
     until: str | None = None
     states: list[str] | None = None
     limit: int | None = None
+
+
+class ConsumerCreate(_Strict, kw_only=True):
+    """``POST /v1/consumers``: ``id`` chosen by the tenant (1..64 of ``[A-Za-z0-9._:-]``)."""
+
+    id: str
+    name: str
+    metadata: dict[str, Any] = {}
+
+
+class ConsumerPatch(_Strict, kw_only=True):
+    name: str | msgspec.UnsetType = msgspec.UNSET
+    metadata: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+
+
+class ConsumerDisable(_Strict, kw_only=True):
+    reason: str | None = None
+
+
+class PortalSessionCreate(_Strict, kw_only=True):
+    """``POST /v1/consumers/{id}/portal-sessions``."""
+
+    ttl_seconds: int = 3600
+    capabilities: list[str] = msgspec.field(default_factory=lambda: ["read", "manage", "replay"])
+
+
+class TenantCreate(_Strict, kw_only=True):
+    """``POST /v1/tenants`` (operator token)."""
+
+    name: str

@@ -8,7 +8,7 @@ broken protection would produce and shows the verdict turns to a failure.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from typing import Any
 
 __all__ = [
@@ -155,17 +155,21 @@ def check_rotation(
     records: list[Mapping[str, Any]],
     previous_key: str | None,
     new_key: str | None,
+    verified_before: Set[str] = frozenset(),
 ) -> Verdict:
     """Every delivery from the rotation on verifies: each signed with the previous key at
     once; one signed with the just-promoted key may cost the subscriber one JWKS refresh (the
     SDK holds it as NOT_BEFORE from the challenge: ``key_not_yet_valid`` once, then a retry of
-    the same delivery that verifies)."""
+    the same delivery that verifies). ``verified_before``: deliveries a request verified before
+    the rotation; a second attempt of one (its first outcome recorded after the lease ran out:
+    a loaded machine) refused in the promotion gap needs no retry, the delivery verified."""
     problems = []
     if not rotated:
         problems.append("the rotation did not complete")
     if not old_key_in_jwks:
         problems.append("the previous key left the JWKS inside its VERIFY_ONLY window")
     verified = {r.get("deliveryId") for r in records if r.get("reason") == SIGNATURE_OK}
+    verified |= set(verified_before)
     promotion: dict[str, int] = defaultdict(int)
     refused = []
     for r in records:

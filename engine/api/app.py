@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from aiohttp import web
 
-from . import audit, console, health, subscriptions
+from . import audit, console, consumers, health, portal, subscriptions
 from .context import CONTEXT_KEY, ApiContext
 from .problems import MAX_BODY, error_middleware
 
@@ -14,11 +14,18 @@ __all__ = ["create_app"]
 
 
 def create_app(ctx: ApiContext, extra_routes: Iterable[web.RouteDef] = ()) -> web.Application:
-    app = web.Application(middlewares=[error_middleware], client_max_size=MAX_BODY)
+    # bodies are inflated by read_body, a bounded piece at a time (engine/api/inflate.py)
+    app = web.Application(
+        middlewares=[error_middleware, portal.portal_middleware],
+        client_max_size=MAX_BODY,
+        handler_args={"auto_decompress": False},
+    )
     app[CONTEXT_KEY] = ctx
     app.add_routes(health.routes())
     app.add_routes(subscriptions.routes())
     app.add_routes(audit.routes())
     app.add_routes(console.routes())
+    app.add_routes(consumers.routes())
+    app.add_routes(portal.routes())
     app.add_routes(list(extra_routes))
     return app

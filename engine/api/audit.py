@@ -6,9 +6,11 @@ release gates are engine-wide and need the operator token.
 
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
-from hookproof.errors import NotFound
+from hookproof.errors import NotFound, ValidationError
 
 from ..audit import (
     delivery_timeline,
@@ -20,13 +22,26 @@ from ..audit.repository import AuditRepository
 from ..challenge.disclosure import redact_timeline
 from ..delivery.repository import DeliveryRepository
 from .auth import principal, require_operator
-from .context import ApiContext, tenant_of
+from .context import ApiContext, portal_of, tenant_of
+from .pages import decode_cursor, encode_cursor, page_params
 from .problems import json_response
 
 __all__ = ["routes"]
 
 
 async def whoami(request: web.Request) -> web.Response:
+    portal = portal_of(request)
+    if portal is not None:
+        return json_response(
+            {
+                "kind": "portal",
+                "tenantId": portal.tenant_id,
+                "consumerId": portal.consumer_id,
+                "sessionId": portal.session_id,
+                "capabilities": sorted(portal.capabilities),
+                "expiresAt": portal.expires_at.isoformat(),
+            }
+        )
     who = await principal(request)
     if who.kind == "operator":
         return json_response({"kind": "operator"})
@@ -37,28 +52,56 @@ async def subscription_timeline_view(request: web.Request) -> web.Response:
     ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
     sid = request.match_info["id"]
-    await ctx.subscriptions.get(tenant, sid)  # 404 unless it is this tenant's
     as_of = parse_as_of(request.query.get("asOf"))
+    limit, after = timeline_page(request)
+    await ctx.subscriptions.get(tenant, sid)  # 404 unless it is this tenant's
     timeline = await subscription_timeline(ctx.store, sid, as_of=as_of)
-    return json_response(redact_timeline(timeline.to_json()))
+    return json_response(paged(redact_timeline(timeline.to_json()), limit, after))
 
 
 async def delivery_timeline_view(request: web.Request) -> web.Response:
     ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
     did = request.match_info["id"]
+    as_of = parse_as_of(request.query.get("asOf"))
+    limit, after = timeline_page(request)
     row = await DeliveryRepository.of(ctx.store).get(tenant, did)
     if row is None:
         raise NotFound("no such delivery", code="delivery_not_found")
-    as_of = parse_as_of(request.query.get("asOf"))
     timeline = await delivery_timeline(ctx.store, did, as_of=as_of)
-    return json_response(redact_timeline(timeline.to_json()))
+    return json_response(paged(redact_timeline(timeline.to_json()), limit, after))
+
+
+def timeline_page(request: web.Request) -> tuple[int, int]:
+    """``limit`` (1..1000, default 200) and the stream version a ``cursor`` resumes after."""
+    limit, cursor = page_params(request, default=200, maximum=1000)
+    if cursor is None:
+        return limit, 0
+    [after] = decode_cursor(cursor, 1)
+    if not isinstance(after, int) or isinstance(after, bool) or not 0 <= after < 2**62:
+        raise ValidationError(
+            "cursor is not a nextCursor we gave", field="cursor", code="invalid_cursor"
+        )
+    return limit, after
+
+
+def paged(doc: dict[str, Any], limit: int, after: int) -> dict[str, Any]:
+    """The timeline with the ``limit`` entries after stream version ``after``, and
+    ``nextCursor`` (null on the last page), as every list route pages."""
+    rest = [e for e in doc["entries"] if e["version"] > after]
+    page = rest[:limit]
+    more = len(rest) > limit
+    return {
+        **doc,
+        "entries": page,
+        "nextCursor": encode_cursor(page[-1]["version"]) if more else None,
+    }
 
 
 async def gates(request: web.Request) -> web.Response:
     await require_operator(request)
     ctx = ApiContext.of(request)
-    since = parse_as_of(request.query.get("since"))
+    since = parse_as_of(request.query.get("since"), "since")
     results = await AuditRepository.of(ctx.store).gate_report(since)
     return json_response(
         {

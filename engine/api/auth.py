@@ -9,7 +9,7 @@ from aiohttp import web
 
 from hookproof.errors import HookproofError, Unauthorized
 
-from .context import ApiContext, require_bearer, tenant_of
+from .context import ApiContext, portal_of, require_bearer, tenant_of
 
 __all__ = [
     "OperatorOnly",
@@ -43,7 +43,11 @@ def is_operator(request: web.Request) -> bool:
 
 
 async def principal(request: web.Request) -> Principal:
-    """The caller; :class:`Unauthorized` when the token is neither a tenant's nor the operator's."""
+    """The caller; :class:`Unauthorized` when the token is neither a tenant's nor the operator's.
+    A portal session acts as its tenant here (only on the routes its scope opens)."""
+    portal = portal_of(request)
+    if portal is not None:
+        return Principal("tenant", portal.tenant_id)
     if is_operator(request):
         return Principal("operator")
     return Principal("tenant", await tenant_of(request))

@@ -21,6 +21,7 @@ CONTENT_SECURITY_POLICY = (
 _FILES = {
     "/console": ("index.html", "text/html"),
     "/console/console.js": ("console.js", "text/javascript"),
+    "/console/portal.js": ("portal.js", "text/javascript"),
     "/console/console.css": ("console.css", "text/css"),
 }
 

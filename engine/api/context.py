@@ -15,10 +15,20 @@ from hookproof.errors import Unauthorized
 from hookproof.events import EventStore
 from hookproof.projections.subscriptions import SubscriptionState
 
+from ..portal.auth import PortalAuth
 from ..subscriptions import SubscriptionService
 from ..tenants import TenantService
 
-__all__ = ["CONTEXT_KEY", "ApiContext", "actor", "bearer_of", "require_bearer", "tenant_of"]
+__all__ = [
+    "CONTEXT_KEY",
+    "PORTAL_KEY",
+    "ApiContext",
+    "actor",
+    "bearer_of",
+    "portal_of",
+    "require_bearer",
+    "tenant_of",
+]
 
 
 @dataclass
@@ -31,6 +41,10 @@ class ApiContext:
     on_registered: Callable[[SubscriptionState], Awaitable[None]] | None = None
     #: runs a challenge now and returns its outcome
     on_challenge: Callable[[SubscriptionState, str], Awaitable[dict[str, Any]]] | None = None
+    #: the consumers (``engine.consumers.ConsumerService``)
+    consumers: Any = None
+    #: portal sessions (``engine.portal.PortalService``); None: portal tokens are refused
+    portal: Any = None
 
     @staticmethod
     def of(request: web.Request) -> ApiContext:
@@ -38,6 +52,13 @@ class ApiContext:
 
 
 CONTEXT_KEY: web.AppKey[ApiContext] = web.AppKey("hookproof_context", ApiContext)
+#: the portal session a request's token speaks for (set by ``portal_middleware``)
+PORTAL_KEY: web.RequestKey[PortalAuth] = web.RequestKey("hookproof_portal", PortalAuth)
+
+
+def portal_of(request: web.Request) -> PortalAuth | None:
+    """The portal session of this request, or None for a tenant or operator token."""
+    return request.get(PORTAL_KEY)
 
 
 _TOKEN_CHARS = re.compile(r"^Bearer [A-Za-z0-9_\-]{1,200}$")
@@ -65,8 +86,17 @@ def require_bearer(request: web.Request, token: str) -> None:
 
 
 async def tenant_of(request: web.Request) -> str:
+    """The tenant the caller acts for: a tenant token's, or a portal session's (only on the
+    routes ``PORTAL_SCOPE`` opens to it; the middleware refuses the others)."""
+    portal = portal_of(request)
+    if portal is not None:
+        return portal.tenant_id
     return await ApiContext.of(request).tenants.authenticate(bearer_of(request))
 
 
 def actor(request: web.Request, tenant: str) -> str:
+    """``tenant:<id>``, or ``portal:<sessionId>`` for an action under a portal token."""
+    portal = portal_of(request)
+    if portal is not None:
+        return portal.actor
     return f"tenant:{tenant}"

@@ -13,8 +13,8 @@ from hookproof.schemas.api import EventIn
 from ..delivery.batch import decode_batch, result_entry
 from ..delivery.ingest import IngestService
 from ..delivery.views import DeliveryReader
-from .context import actor, tenant_of
-from .pages import decode_cursor, encode_cursor, page_params
+from .context import ApiContext, actor, portal_of, tenant_of
+from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .problems import decode_body, json_response
 
 __all__ = ["routes"]
@@ -73,8 +73,13 @@ def routes(
         raw = q.get("limit", "100")
         if not raw.isdigit() or not 1 <= int(raw) <= 1000:
             raise ValidationError("limit must be an integer 1..1000", field="limit")
+        portal = portal_of(request)
         items = await reader.list(
-            tenant, subscription_id=q.get("subscriptionId"), state=state, limit=int(raw)
+            tenant,
+            subscription_id=q.get("subscriptionId"),
+            state=state,
+            limit=int(raw),
+            consumer_id=portal.consumer_id if portal is not None else None,
         )
         return json_response({"items": items})
 
@@ -92,13 +97,11 @@ def routes(
         before = None
         if cursor is not None:
             at, last = decode_cursor(cursor, 2)
-            try:
-                before = (datetime.fromisoformat(at), str(last))
-            except (TypeError, ValueError):
-                raise ValidationError(
-                    "cursor is not a nextCursor we gave", code="invalid_cursor"
-                ) from None
-        items, nxt = await reader.dead_letters_page(tenant, limit, before)
+            before = (cursor_time(at), str(last))
+        portal = portal_of(request)
+        items, nxt = await reader.dead_letters_page(
+            tenant, limit, before, portal.consumer_id if portal is not None else None
+        )
         return json_response(
             {
                 "items": items,
@@ -106,7 +109,14 @@ def routes(
             }
         )
 
+    async def attempt_stats(request: web.Request) -> web.Response:
+        tenant = await tenant_of(request)
+        sid = request.match_info["id"]
+        await ApiContext.of(request).subscriptions.get(tenant, sid)  # 404 unless the tenant's
+        return json_response(await reader.attempt_stats(tenant, sid, datetime.now(UTC)))
+
     return [
+        web.get("/v1/subscriptions/{id}/attempt-stats", attempt_stats, allow_head=False),
         web.post("/v1/events", post_event),
         web.post("/v1/events/batch", post_batch),
         web.get("/v1/events/{eventId}", get_event, allow_head=False),

@@ -22,6 +22,12 @@ _REQUEST_TYPES: list[Any] = [
     api_schemas.RolloutCreate,
     api_schemas.RolloutAdvance,
     api_schemas.RecoverIn,
+    api_schemas.EventTypeIn,
+    api_schemas.ConsumerCreate,
+    api_schemas.ConsumerPatch,
+    api_schemas.ConsumerDisable,
+    api_schemas.PortalSessionCreate,
+    api_schemas.TenantCreate,
 ]
 
 _PROBLEM = {
@@ -44,7 +50,11 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "body": "SubscriptionCreate",
         "status": 201,
     },
-    ("get", "/v1/subscriptions"): {"summary": "List subscriptions (paged)", "paged": True},
+    ("get", "/v1/subscriptions"): {
+        "summary": "List subscriptions (paged; one consumer's with consumerId)",
+        "paged": True,
+        "query": {"consumerId": {"type": "string", "maxLength": 64}},
+    },
     ("get", "/v1/subscriptions/{id}"): {"summary": "Read a subscription (ETag: generation)"},
     ("patch", "/v1/subscriptions/{id}"): {
         "summary": "Change a subscription (If-Match)",
@@ -79,6 +89,9 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "body": "RecoverIn",
         "status": 202,
     },
+    ("get", "/v1/subscriptions/{id}/attempt-stats"): {
+        "summary": "Attempts of the last 24 hours by hour and outcome (the console's chart)"
+    },
     ("post", "/v1/events"): {
         "summary": "Ingest a business event",
         "body": "EventIn",
@@ -90,6 +103,16 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "status": 200,
     },
     ("get", "/v1/events/{eventId}"): {"summary": "An event and its deliveries"},
+    ("put", "/v1/event-types/{topic}"): {
+        "summary": "Define an event type: JSON Schema 2020-12 and an example per major version "
+        "(If-Match: version, optional)",
+        "body": "EventTypeIn",
+    },
+    ("get", "/v1/event-types/{topic}"): {"summary": "An event type (ETag: version)"},
+    ("get", "/v1/event-types"): {"summary": "The event catalogue, by topic (paged)", "paged": True},
+    ("get", "/v1/event-types/openapi.json"): {
+        "summary": "The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)"
+    },
     ("get", "/v1/deliveries/{id}"): {"summary": "A delivery: state, evidence, attempts"},
     ("post", "/v1/deliveries/{id}/replay"): {
         "summary": "Replay a delivery (new attempt, same identity)",
@@ -111,14 +134,46 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         },
     },
     ("get", "/v1/deliveries/{id}/timeline"): {
-        "summary": "A delivery's timeline from the log (optionally as of a time)",
+        "summary": "A delivery's timeline from the log (optionally as of a time; paged)",
         "query": {"asOf": {"type": "string", "format": "date-time"}},
+        "paged": True,
     },
     ("get", "/v1/subscriptions/{id}/timeline"): {
-        "summary": "A subscription's timeline from the log (optionally as of a time)",
+        "summary": "A subscription's timeline from the log (optionally as of a time; paged)",
         "query": {"asOf": {"type": "string", "format": "date-time"}},
+        "paged": True,
     },
-    ("get", "/v1/whoami"): {"summary": "Whose token this is: a tenant or the operator"},
+    ("get", "/v1/whoami"): {
+        "summary": "Whose token this is: a tenant, the operator or a portal session"
+    },
+    ("post", "/v1/consumers"): {
+        "summary": "Create a consumer (one of the tenant's own customers)",
+        "body": "ConsumerCreate",
+        "status": 201,
+    },
+    ("get", "/v1/consumers"): {"summary": "List consumers (paged)", "paged": True},
+    ("get", "/v1/consumers/{id}"): {"summary": "Read a consumer"},
+    ("patch", "/v1/consumers/{id}"): {
+        "summary": "Change a consumer's name or metadata",
+        "body": "ConsumerPatch",
+    },
+    ("post", "/v1/consumers/{id}/disable"): {
+        "summary": "Disable a consumer: nothing new is planned for it; its portal sessions end",
+        "body": "ConsumerDisable",
+        "optionalBody": True,
+    },
+    ("post", "/v1/consumers/{id}/portal-sessions"): {
+        "summary": "Start a portal session for a consumer (token and console link, once)",
+        "body": "PortalSessionCreate",
+        "optionalBody": True,
+        "status": 201,
+    },
+    ("delete", "/v1/portal-sessions/{id}"): {"summary": "End a portal session", "status": 204},
+    ("post", "/v1/tenants"): {
+        "summary": "Provision a tenant (operator token); its token is shown once",
+        "body": "TenantCreate",
+        "status": 201,
+    },
     ("get", "/v1/gates"): {
         "summary": "Release gates from the log (operator token)",
         "query": {"since": {"type": "string", "format": "date-time"}},
@@ -130,6 +185,11 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("get", "/console/console.js"): {
         "summary": "The console's script",
+        "public": True,
+        "mime": "text/javascript",
+    },
+    ("get", "/console/portal.js"): {
+        "summary": "The console's portal view (script)",
         "public": True,
         "mime": "text/javascript",
     },
@@ -149,7 +209,10 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "body": "RolloutCreate",
         "status": 201,
     },
-    ("get", "/v1/rollouts"): {"summary": "Rollouts (operator token)"},
+    ("get", "/v1/rollouts"): {
+        "summary": "Rollouts, oldest first (operator token; paged)",
+        "paged": True,
+    },
     ("get", "/v1/rollouts/{id}"): {
         "summary": "A rollout: stage, percent, state, figures per stage (operator token)"
     },
@@ -208,7 +271,7 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
                 "required": True,
                 "schema": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,100}$"},
             }
-            for name in ("id", "eventId")
+            for name in ("id", "eventId", "topic")
             if "{" + name + "}" in path
         ]
         params += [

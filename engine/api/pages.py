@@ -9,13 +9,14 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
 
 from hookproof.errors import ValidationError
 
-__all__ = ["decode_cursor", "encode_cursor", "page_params"]
+__all__ = ["cursor_time", "decode_cursor", "encode_cursor", "page_params"]
 
 
 def encode_cursor(*key: Any) -> str:
@@ -37,6 +38,20 @@ def decode_cursor(text: str, arity: int) -> list[Any]:
             "cursor is not a nextCursor we gave", field="cursor", code="invalid_cursor"
         )
     return key
+
+
+def cursor_time(value: Any) -> datetime:
+    """The time inside a cursor, in UTC; ``invalid_cursor`` unless it is one we could have made
+    (an aware ISO time whose UTC instant is representable)."""
+    try:
+        when = datetime.fromisoformat(value)
+        if when.tzinfo is None:
+            raise ValueError("no zone")
+        return when.astimezone(UTC)
+    except (TypeError, ValueError, OverflowError):
+        raise ValidationError(
+            "cursor is not a nextCursor we gave", field="cursor", code="invalid_cursor"
+        ) from None
 
 
 def page_params(

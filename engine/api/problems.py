@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable
+from contextlib import aclosing
 from typing import Any
 
 import asyncpg
@@ -15,6 +16,8 @@ from aiohttp import web
 from hookproof.errors import HookproofError, ValidationError
 
 from ..db_errors import database_unavailable
+from .inflate import pieces
+from .jsonscan import JsonScan, TooDeep
 
 __all__ = [
     "MAX_BODY",
@@ -36,7 +39,7 @@ MAX_DEPTH = 64
 #: what every path parameter must look like before it reaches a query
 _PATH_PARAM = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
 _ENC = msgspec.json.Encoder()
-_TOKENS = re.compile(rb'\\.|["\[\]{}]', re.DOTALL)  # an escape pair, a quote, a bracket
+_READ_CHUNK = 64 * 1024  # at most this much of a body reaches a scan at a time (one callback)
 
 
 def json_response(
@@ -88,51 +91,44 @@ class BodyTooLarge(ValidationError):
     title = "Body too large"
 
 
-class TooDeep(ValidationError):
-    code = "json_too_deep"
-    title = "JSON nested too deeply"
+async def read_body(
+    request: web.Request, limit: int = MAX_BODY, scan: JsonScan | None = None
+) -> bytes:
+    """The whole body, however it was split across TCP segments, up to ``limit`` bytes.
 
-
-async def read_body(request: web.Request, limit: int = MAX_BODY) -> bytes:
-    """The whole body, however it was split across TCP segments, up to ``limit`` bytes."""
+    ``limit`` counts the bytes the handler gets: after any Content-Encoding is undone, which
+    happens here a bounded piece at a time (``inflate.pieces``), so a compressed body is
+    refused by its decompressed size without being decompressed whole. Each piece goes
+    through ``scan`` (when given) as it arrives: a body the scan refuses is refused before
+    the rest of it is read.
+    """
     if request.content_length is not None and request.content_length > limit:
         raise BodyTooLarge(f"body larger than {limit} bytes")
-    buf = bytearray()
-    while True:
-        chunk = await request.content.read(limit + 1 - len(buf))
-        if not chunk:
-            return bytes(buf)
-        buf += chunk
-        if len(buf) > limit:
-            raise BodyTooLarge(f"body larger than {limit} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async with aclosing(pieces(request, _READ_CHUNK)) as body:
+        async for chunk in body:
+            size += len(chunk)
+            if size > limit:
+                raise BodyTooLarge(f"body larger than {limit} bytes")
+            if scan is not None:
+                scan.feed(chunk)
+            chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def check_depth(body: bytes, limit: int = MAX_DEPTH) -> None:
     """Refuse JSON nested deeper than ``limit`` before any recursive decoder sees it."""
     if body.count(b"[") + body.count(b"{") <= limit:
         return
-    depth = 0
-    in_string = False
-    for m in _TOKENS.finditer(body):  # linear: one pass, no backtracking
-        tok = m.group()
-        if tok == b'"':
-            in_string = not in_string
-        elif in_string or len(tok) == 2:
-            continue
-        elif tok in (b"[", b"{"):
-            depth += 1
-            if depth > limit:
-                raise TooDeep(f"JSON may nest at most {limit} levels")
-        else:
-            depth -= 1
+    JsonScan(limit).feed(body)
 
 
 async def decode_body(request: web.Request, typ: type[Any]) -> Any:
     """Read a bounded JSON body and decode it strictly into ``typ``."""
-    body = await read_body(request)
+    body = await read_body(request, scan=JsonScan(MAX_DEPTH))
     if not body:
         raise ValidationError("empty body: a JSON object is required", code="invalid_json")
-    check_depth(body)
     try:
         return msgspec.json.decode(body, type=typ)
     except msgspec.ValidationError as exc:
@@ -179,9 +175,9 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except asyncpg.DataError as exc:  # the database refused a value: the input's fault
         log.info("api_data_error", path=request.path, error=type(exc).__name__)
         return problem(ValidationError("a value cannot be stored as given", code="invalid_data"))
-    except (UnicodeError, ValueError) as exc:  # undecodable text that slipped past validation
+    except (UnicodeError, ValueError, OverflowError) as exc:  # slipped past validation
         log.warning("api_value_error", path=request.path, error=type(exc).__name__)
-        return problem(ValidationError("a value is not valid text", code="invalid_data"))
+        return problem(ValidationError("a value cannot be used as given", code="invalid_data"))
     except RecursionError:
         return problem(TooDeep(f"JSON may nest at most {MAX_DEPTH} levels"))
     except Exception as exc:  # the last line: a typed problem, never a stack trace

@@ -13,6 +13,7 @@ from hookproof.schemas.api import RolloutAdvance, RolloutCreate
 from ..rollouts.machine import KEY_TARGET, PROFILE_TARGET, RolloutView
 from ..rollouts.service import RolloutService
 from .auth import operator_route
+from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .problems import decode_body, json_response
 
 __all__ = ["operator_only", "rollout_json", "routes"]
@@ -88,7 +89,22 @@ def routes(service: RolloutService) -> list[web.RouteDef]:
 
     async def list_(request: web.Request) -> web.Response:
         operator_only(request)
-        return json_response({"items": [rollout_json(v) for v in await service.all()]})
+        limit, cursor = page_params(request)
+        after = None
+        if cursor is not None:
+            at, last = decode_cursor(cursor, 2)
+            if not isinstance(last, str) or not 0 < len(last) <= 200:
+                raise ValidationError(
+                    "cursor is not a nextCursor we gave", field="cursor", code="invalid_cursor"
+                )
+            after = (cursor_time(at), last)
+        views, nxt = await service.page(after, limit)
+        return json_response(
+            {
+                "items": [rollout_json(v) for v in views],
+                "nextCursor": encode_cursor(nxt[0].isoformat(), nxt[1]) if nxt else None,
+            }
+        )
 
     async def advance(request: web.Request) -> web.Response:
         operator_only(request)

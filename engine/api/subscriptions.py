@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import base64
-from datetime import datetime
 from typing import Any
 
+import msgspec
 from aiohttp import web
 
 from hookproof.errors import PreconditionFailed, ValidationError
@@ -15,9 +15,11 @@ from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch, Subscri
 from hookproof_subscriber import STANDARD_WEBHOOKS_V1, encode_whsec
 
 from ..challenge.disclosure import redact_event_data, tenant_reason
+from ..consumers.service import check_consumer_id
+from ..portal.auth import PortalScope
 from ..subscriptions.service import SUBSCRIPTION_ID
-from .context import ApiContext, actor, tenant_of
-from .pages import decode_cursor, encode_cursor, page_params
+from .context import ApiContext, actor, portal_of, tenant_of
+from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .problems import decode_body, json_response
 
 __all__ = ["routes", "subscription_view"]
@@ -60,6 +62,7 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
             else None
         ),
         "oldGenerationPolicy": c.old_generation_policy,
+        "consumerId": c.consumer_id,
         "verifiedGeneration": s.verified_generation,
         "applicationEvidence": "RECEIPTS" if c.receipt_key else "UNOBSERVABLE",
         "version": s.version,
@@ -122,6 +125,11 @@ async def create(request: web.Request) -> web.Response:
     ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
     body = await decode_body(request, SubscriptionCreate)
+    portal = portal_of(request)
+    if portal is not None:  # a portal registers for its own consumer only
+        if body.consumer_id not in (None, portal.consumer_id):
+            raise PortalScope("a portal session registers endpoints for its own consumer only")
+        body = msgspec.structs.replace(body, consumer_id=portal.consumer_id)
     state, secret = await ctx.subscriptions.register(tenant, body, actor=actor(request, tenant))
     if ctx.on_registered is not None:
         await ctx.on_registered(state)
@@ -144,21 +152,20 @@ async def list_(request: web.Request) -> web.Response:
     after = None
     if cursor is not None:
         created, last = decode_cursor(cursor, 2)
-        after = (_cursor_time(created), _cursor_id(last))
-    items, nxt = await ctx.subscriptions.page(tenant, limit, after)
+        after = (cursor_time(created), _cursor_id(last))
+    portal = portal_of(request)
+    consumer = request.query.get("consumerId")
+    if portal is not None:
+        consumer = portal.consumer_id  # a portal lists its own consumer's only
+    elif consumer is not None:
+        check_consumer_id(consumer, "consumerId")
+    items, nxt = await ctx.subscriptions.page(tenant, limit, after, consumer)
     return json_response(
         {
             "items": [subscription_view(s) for s in items],
             "nextCursor": encode_cursor(nxt[0].isoformat(), nxt[1]) if nxt else None,
         }
     )
-
-
-def _cursor_time(value: Any) -> datetime:
-    try:
-        return datetime.fromisoformat(value)
-    except (TypeError, ValueError):
-        raise ValidationError("cursor is not a nextCursor we gave", code="invalid_cursor") from None
 
 
 def _cursor_id(value: Any) -> str:

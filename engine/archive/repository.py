@@ -29,6 +29,7 @@ SQL = ENGINE_QUERIES.named(
     "archive_candidate_events",
     "archive_complete",
     "archive_delivery_facts",
+    "archive_delivery_owners_record",
     "archive_incomplete",
     "archive_known_files",
     "archive_lock_timeout",
@@ -136,6 +137,9 @@ class ArchiveRepository(PoolRepository):
                 position = await self._anchor(conn, a)
             except asyncpg.exceptions.LockNotAvailableError as exc:
                 raise AnchorLockBusy(a.segment_id) from exc
+            if position is not None:  # whose each archived delivery is, before any read needs it
+                deliveries = [s[9:] for s in a.streams if s.startswith("delivery-")]
+                await conn.execute(SQL["archive_delivery_owners_record"], deliveries)
         return None if position is None else int(position)
 
     @staticmethod

@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from hookproof.projections import ledger
+
 __all__ = [
     "OPEN_DELIVERY_STATES",
     "TERMINAL_DELIVERY_STATES",
@@ -31,10 +33,12 @@ __all__ = [
     "stream_verdict",
 ]
 
-TERMINAL_DELIVERY_STATES = frozenset(
-    {"ENDPOINT_ACCEPTED", "APPLICATION_CONFIRMED", "DEAD_LETTER", "QUARANTINED", "SKIPPED"}
-)
-OPEN_DELIVERY_STATES = frozenset({"PLANNED", "DISPATCHING", "RETRYABLE", "UNKNOWN_TRANSPORT"})
+# the ledger table's subsets (projections/ledger.py), never a copy
+TERMINAL_DELIVERY_STATES = ledger.TERMINAL
+OPEN_DELIVERY_STATES = ledger.OPEN
+#: may still move by a receipt window's redelivery / by an operator's replay
+_REDELIVERABLE = ledger.sources("redeliver")
+_REPLAYABLE = ledger.sources("replay")
 ARCHIVABLE_CATEGORIES = frozenset({"delivery", "event"})
 
 
@@ -75,14 +79,12 @@ def delivery_verdict(d: DeliveryFacts, policy: RetentionPolicy) -> Verdict:
     if d.last_change >= policy.cutoff:
         return Verdict(False, "newer_than_cutoff")
     if (
-        d.state == "ENDPOINT_ACCEPTED"
+        d.state in _REDELIVERABLE
         and d.receipts
         and d.last_change > policy.now - policy.receipt_window
     ):
         return Verdict(False, "receipt_window")
-    if d.state in ("DEAD_LETTER", "QUARANTINED") and (
-        d.last_change > policy.now - policy.replay_window
-    ):
+    if d.state in _REPLAYABLE and d.last_change > policy.now - policy.replay_window:
         return Verdict(False, "replay_window")
     return CLOSED
 

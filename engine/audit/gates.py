@@ -15,8 +15,8 @@ import asyncpg
 
 from hookproof.engine.queries import ENGINE_QUERIES
 
+from ..gate_result import FAIL, NA, PASS, UNOBSERVABLE, GateResult
 from ..rollouts.gates import rollout_gates
-from .gate_result import FAIL, NA, PASS, UNOBSERVABLE, GateResult
 
 __all__ = ["GateResult", "gate_report", "gates_failed"]
 

@@ -46,6 +46,7 @@ from hookproof.projections.subscriptions import SubscriptionState
 from hookproof.projections.subscriptions import evolve as evolve_subscription
 
 from ..delivery.views import evidence_of
+from ..subscriptions.validation import in_utc
 from .repository import AuditRepository
 
 __all__ = [
@@ -61,15 +62,15 @@ __all__ = [
 ]
 
 
-def parse_as_of(text: str | None) -> datetime | None:
-    """An ISO 8601 time (``Z`` allowed); a time without a zone is UTC."""
+def parse_as_of(text: str | None, field: str = "asOf") -> datetime | None:
+    """An ISO 8601 time (``Z`` allowed); a time without a zone is UTC. Errors name ``field``."""
     if text is None:
         return None
     try:
         value = datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError as exc:
-        raise ValidationError(f"not an ISO 8601 time: {text!r}", field="as_of") from exc
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        raise ValidationError(f"{field} is not an ISO 8601 time", field=field) from exc
+    return in_utc(value if value.tzinfo is not None else value.replace(tzinfo=UTC), field)
 
 
 def _iso(v: Any) -> Any:

@@ -16,7 +16,8 @@ import msgspec
 from hookproof.errors import HookproofError, ValidationError
 from hookproof.schemas.api import MAX_BATCH_EVENTS, EventIn
 
-from ..api.problems import MAX_BODY, MAX_DEPTH, check_depth, read_body
+from ..api.jsonscan import JsonScan, TooManyEntries
+from ..api.problems import MAX_BODY, MAX_DEPTH, read_body
 from .ingest import IngestResult
 
 __all__ = ["MAX_BATCH_BODY", "decode_batch", "result_entry"]
@@ -31,10 +32,15 @@ class _RawBatch(msgspec.Struct, forbid_unknown_fields=True):
 
 async def decode_batch(request: Any) -> list[EventIn | HookproofError]:
     """The batch's events, each decoded on its own (a bad one becomes its own error)."""
-    body = await read_body(request, MAX_BATCH_BODY)
+    too_many = TooManyEntries(
+        f"a batch holds at most {MAX_BATCH_EVENTS} events", field="events", code="batch_too_large"
+    )
+    # depth and entries are counted as the body arrives: an oversize batch is refused at its
+    # 1,001st entry, before the rest is read (or decompressed) and before anything is decoded
+    scan = JsonScan(MAX_DEPTH + 2, count_depth=2, max_entries=MAX_BATCH_EVENTS, too_many=too_many)
+    body = await read_body(request, MAX_BATCH_BODY, scan)
     if not body:
         raise ValidationError("empty body: a JSON object is required", code="invalid_json")
-    check_depth(body, MAX_DEPTH + 2)
     try:
         raw = msgspec.json.decode(body, type=_RawBatch)
     except msgspec.ValidationError as exc:
@@ -95,7 +101,8 @@ def result_entry(event: EventIn | HookproofError, answer: Any) -> dict[str, Any]
             "created": answer.created,
             "status": 202,
         }
-    if isinstance(answer, asyncpg.DataError | UnicodeError):  # refused as stored: the input's
+    # refused as stored, or a value that cannot be used: the input's fault
+    if isinstance(answer, asyncpg.DataError | UnicodeError | OverflowError):
         answer = ValidationError("a value cannot be stored as given", code="invalid_data")
     if not isinstance(answer, HookproofError) or answer.status >= 500:
         raise answer  # not the input's fault (e.g. the database is down): the request fails

@@ -23,6 +23,7 @@ from hookproof.events.delivery_events import (
     OrderingGapSkipped,
 )
 from hookproof.events.subscription_events import RetryPolicy
+from hookproof.projections.ledger import LedgerState
 
 from ..signing import DEFAULT_PROFILE
 from .ledger import ClaimRow, Exhausted, Refuse, admission, claimable
@@ -249,7 +250,7 @@ def claim_appends(
                 dispatcher=dispatcher,
                 lease_until=lease_until,
                 drain=send.drain,
-                reconciles=row.state == "UNKNOWN_TRANSPORT",
+                reconciles=row.state == LedgerState.UNKNOWN_TRANSPORT,
                 at=at,
                 **(extra(row) if extra is not None else {}),  # a rollout's signing decision
             ),

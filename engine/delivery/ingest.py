@@ -17,6 +17,7 @@ from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.errors import ConflictError, HookproofError, ValidationError
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
 from hookproof.events.canonical import canonical_json
+from hookproof.events.consumer_events import consumer_stream_id
 from hookproof.events.delivery_events import (
     DeliveryPlanned,
     EventIngested,
@@ -28,6 +29,9 @@ from hookproof.schemas.api import EventIn
 from hookproof_subscriber import content_digest
 
 from .. import tracing
+from ..consumers.repository import ConsumerRepository
+from ..consumers.service import ConsumerDisabledError, UnknownConsumer, check_consumer_id
+from ..event_types.gate import Judged, SchemaGate
 from ..notifications.decide import is_notification_topic, names_notifications
 from ..subscriptions.matching import filter_matches, topic_matches
 from ..subscriptions.validation import parse_time, printable
@@ -123,6 +127,8 @@ def validate_event(e: EventIn) -> int:
             "aggregateVersion must be a non-negative integer", field="aggregateVersion"
         )
     parse_time(e.occurred_at, "occurredAt")
+    if e.consumer_id is not None:
+        check_consumer_id(e.consumer_id, "consumerId")
     return int(m.group(1))
 
 
@@ -176,8 +182,11 @@ class IngestService:
         group_window_s: float = 0.001,
         max_group: int = 500,
         max_inflight: int = 2,
+        gate: SchemaGate | None = None,
     ) -> None:
         self.store = store
+        #: judges payloads of typed topics (the event catalogue) inside each group's transaction
+        self.gate = gate
         self.repo = IngestRepository.of(store)
         self.clock = clock
         if deliveries_inline not in store.inline:
@@ -295,7 +304,16 @@ class IngestService:
         """Bodies, plans and every stream of the group in one transaction (keys unique)."""
         at = self.clock().isoformat()
         ordered = sorted(items, key=lambda it: it.key)  # one lock order for every group
+        answers: dict[tuple[str, str], Answer] = {}
         async with self.repo.transaction() as conn:
+            ordered = await self._routable(conn, ordered, answers)
+            if self.gate is not None:  # before anything is written: a refused event leaves none
+                judged = await self.gate.judge(conn, [_judged(it) for it in ordered])
+                if judged:
+                    answers.update(judged)
+                    ordered = [it for it in ordered if it.key not in answers]
+            if not ordered:
+                return [answers[it.key] for it in items]
             rows = await self.repo.insert_bodies(
                 conn,
                 [it.tenant_id for it in ordered],
@@ -308,7 +326,6 @@ class IngestService:
             created = {(r["tenant_id"], r["event_id"]) for r in rows}
             fresh = [it for it in ordered if it.key in created]
             again = [it for it in ordered if it.key not in created]
-            answers: dict[tuple[str, str], Answer] = {}
             appends: list[StreamAppend] = []
             if fresh:
                 await self._plan(conn, fresh, at, appends, answers)
@@ -317,6 +334,36 @@ class IngestService:
             if appends:  # no savepoint: if the append fails, the group's transaction does
                 await self.store.append(appends, conn=conn, savepoint=False)
         return [answers[it.key] for it in items]
+
+    @staticmethod
+    async def _routable(
+        conn: asyncpg.Connection, items: list[_Item], answers: dict[tuple[str, str], Answer]
+    ) -> list[_Item]:
+        """The items whose consumer (if they name one) exists and is enabled, its row held
+        until the group commits (a disable waits: nothing is planned for it afterwards); the
+        others are answered 400 ``unknown_consumer`` / ``consumer_disabled`` and write nothing."""
+        named = sorted(
+            {consumer_stream_id(it.tenant_id, c) for it in items if (c := it.event.consumer_id)}
+        )
+        if not named:
+            return items
+        rows = {r["stream_id"]: r for r in await ConsumerRepository.lock_share(conn, named)}
+        keep = []
+        for it in items:
+            cid = it.event.consumer_id
+            if cid is None:
+                keep.append(it)
+                continue
+            row = rows.get(consumer_stream_id(it.tenant_id, cid))
+            if row is None or row["tenant_id"] != it.tenant_id:
+                answers[it.key] = UnknownConsumer("no consumer with this id", field="consumerId")
+            elif row["disabled"]:
+                answers[it.key] = ConsumerDisabledError(
+                    "this consumer is disabled", field="consumerId"
+                )
+            else:
+                keep.append(it)
+        return keep
 
     async def _plan(
         self,
@@ -341,6 +388,8 @@ class IngestService:
             planned: list[StreamAppend] = []
             for c in by_tenant.get(it.tenant_id, ()):
                 if c.tenant_id != it.tenant_id:  # never trust one filter with tenancy
+                    continue
+                if c.consumer_id != e.consumer_id:  # a consumer's events reach only its own
                     continue
                 if it.major not in c.event_versions or not topic_matches(c.topics, e.topic):
                     continue
@@ -390,6 +439,7 @@ class IngestService:
                             occurred_at=e.occurred_at,
                             payload_digest=it.digest,
                             body_size=len(it.body),
+                            consumer_id=e.consumer_id,
                             deliveries=[d["deliveryId"] for d in deliveries],
                             at=at,
                         )
@@ -457,6 +507,10 @@ class IngestService:
             )
 
 
+def _judged(it: _Item) -> Judged:
+    return Judged(it.key, it.tenant_id, it.event.topic, it.major, it.event.payload, it.body)
+
+
 @dataclass(frozen=True, slots=True)
 class _Candidate:
     """A subscription row as planning needs it (its config decoded once per group)."""
@@ -474,6 +528,7 @@ class _Candidate:
     max_attempts: int
     hears_notifications: bool
     gap_timeout_s: float | None  # ordering: "aggregate" (None: unordered)
+    consumer_id: str | None  # None: a consumer-less subscription
 
     @staticmethod
     def of(r: asyncpg.Record) -> _Candidate:
@@ -496,6 +551,7 @@ class _Candidate:
                 if config.get("ordering", "none") == "aggregate"
                 else None
             ),
+            r["consumer_id"],
         )
 
 

@@ -2,7 +2,8 @@
 
 The claim query (``dispatch_claim.sql``) admits the first attempt of an ordered delivery of
 version ``v`` only when every earlier version of its aggregate known for that subscription is
-ENDPOINT_ACCEPTED or later (APPLICATION_CONFIRMED), SKIPPED or QUARANTINED, and either
+in a state of the ledger's ``ORDER_RELEASING`` (ENDPOINT_ACCEPTED or later, SKIPPED or
+QUARANTINED: the list in migration 0651 is checked against it by a test), and either
 ``v - 1`` is known, ``v <= 1`` (versions count from 1), the gap was skipped before, or the
 delivery has waited its ``orderingGapTimeoutS``. That last case is a gap to record: this
 module names it, and the claim appends ``delivery.ordering_gap_skipped`` before the admission,
@@ -16,10 +17,7 @@ from datetime import datetime
 
 from .ledger import ClaimRow
 
-__all__ = ["DONE_STATES", "Gap", "gap_to_skip"]
-
-#: States that release the next version of the aggregate.
-DONE_STATES = frozenset({"ENDPOINT_ACCEPTED", "APPLICATION_CONFIRMED", "SKIPPED", "QUARANTINED"})
+__all__ = ["Gap", "gap_to_skip"]
 
 
 @dataclass(frozen=True)

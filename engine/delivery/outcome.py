@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from hookproof.events import Event
 from hookproof.events.delivery_events import AttemptFailed, EndpointAccepted
 from hookproof.events.subscription_events import RetryPolicy
+from hookproof.projections.ledger import LedgerState as S
 
 from ..egress import EgressResult, Outcome
 from .claim import dead_letter_event
@@ -78,7 +79,7 @@ def outcome_events(
         return Recorded([accepted], "endpoint_accepted")
     error = classify(result, now)
     decision = decide(policy, attempt, error, rand=rand)
-    kind = "UNKNOWN_TRANSPORT" if error.unknown else "RETRYABLE"
+    kind = S.UNKNOWN_TRANSPORT.value if error.unknown else S.RETRYABLE.value
     events: list[Event] = [
         AttemptFailed(
             delivery_id=delivery_id,

@@ -23,7 +23,7 @@ import structlog
 from hookproof.errors import ConcurrencyConflict, ConflictError, NotFound, ValidationError
 from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import DeliveriesRecovered, DeliveryReplayRequested
-from hookproof.projections.ledger import LEDGER_STATES, ledger_next
+from hookproof.projections.ledger import LEDGER_STATES, LedgerState, ledger_next
 
 from ..subscriptions import SubscriptionService, stream_of
 from ..subscriptions.validation import parse_time
@@ -92,7 +92,7 @@ class Recovery:
         end = parse_time(until, "until") if until is not None else None
         if end is not None and end <= start:
             raise ValidationError("until must be after since", field="until")
-        wanted = sorted(set(states or ["DEAD_LETTER"]))
+        wanted = sorted(set(states or [LedgerState.DEAD_LETTER.value]))
         allowed = recoverable_states()
         bad = [s for s in wanted if s not in allowed]
         if bad:

@@ -15,6 +15,7 @@ __all__ = ["Backlog", "DeliveryRepository"]
 
 SQL = ENGINE_QUERIES.named(
     "delivery_get",
+    "archived_delivery_owner",
     "ingest_body_get",
     "event_deliveries",
     "deliveries_list",
@@ -31,6 +32,7 @@ SQL = ENGINE_QUERIES.named(
     "ledger_vacuum",
     "metrics_queue",
     "metrics_dead_letters",
+    "subscription_attempt_stats",
 )
 
 Connection = Any  # asyncpg.Connection in one of this repository's transactions
@@ -49,6 +51,11 @@ class DeliveryRepository(PoolRepository):
     async def get(self, tenant_id: str, delivery_id: str) -> Record | None:
         return await self.pool.fetchrow(SQL["delivery_get"], delivery_id, tenant_id)
 
+    async def archived_owner(self, delivery_id: str) -> str | None:
+        """The tenant of an archived delivery, when the archive recorded it (from 0862 on)."""
+        value = await self.pool.fetchval(SQL["archived_delivery_owner"], delivery_id)
+        return str(value) if value is not None else None
+
     async def verified_generation(self, subscription_id: str) -> int | None:
         """The newest generation whose challenge passed (read from the subscription stream)."""
         return await self.pool.fetchval(
@@ -62,18 +69,39 @@ class DeliveryRepository(PoolRepository):
         return await self.pool.fetch(SQL["event_deliveries"], tenant_id, event_id)
 
     async def newest(
-        self, tenant_id: str, subscription_id: str | None, state: str | None, limit: int
+        self,
+        tenant_id: str,
+        subscription_id: str | None,
+        state: str | None,
+        limit: int,
+        consumer_id: str | None = None,
     ) -> list[Record]:
+        """Newest first; only of ``consumer_id``'s subscriptions when given."""
         return await self.pool.fetch(
-            SQL["deliveries_list"], tenant_id, subscription_id, state, limit
+            SQL["deliveries_list"], tenant_id, subscription_id, state, limit, consumer_id
         )
 
     async def dead_letters(
-        self, tenant_id: str, limit: int, before: tuple[datetime, str] | None
+        self,
+        tenant_id: str,
+        limit: int,
+        before: tuple[datetime, str] | None,
+        consumer_id: str | None = None,
     ) -> list[Record]:
-        """Newest first, up to ``limit`` rows, continuing before ``(updated_at, id)``."""
+        """Newest first, up to ``limit`` rows, continuing before ``(updated_at, id)``; only of
+        ``consumer_id``'s subscriptions when given."""
         since, last = before if before is not None else (None, None)
-        return await self.pool.fetch(SQL["dead_letters"], tenant_id, limit, since, last)
+        return await self.pool.fetch(
+            SQL["dead_letters"], tenant_id, limit, since, last, consumer_id
+        )
+
+    async def attempt_stats(
+        self, tenant_id: str, subscription_id: str, since: datetime
+    ) -> list[Record]:
+        """``(hour, outcome, attempts)`` of a subscription's attempts recorded since ``since``."""
+        return await self.pool.fetch(
+            SQL["subscription_attempt_stats"], tenant_id, subscription_id, since
+        )
 
     async def recoverable(
         self,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from hookproof.errors import ConflictError, NotFound
+from hookproof.errors import ConflictError, NotFound, StoreError
 from hookproof.events import Event, EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
     ApplicationConfirmed,
@@ -21,6 +21,7 @@ from hookproof.events.delivery_events import (
     event_stream_id,
 )
 from hookproof.projections.deliveries import evolve_delivery
+from hookproof.projections.ledger import LedgerState as S
 
 from ..challenge.disclosure import tenant_dead_letter_reason, tenant_reason
 from .ledger import ledger_next
@@ -34,7 +35,7 @@ def evidence_of(row: dict[str, Any], verified_generation: int | None = None) -> 
     """The evidence ladder: endpoint and application facts, never inferred from each other."""
     accepted = row["accepted_at"] is not None
     endpoint = (
-        "ENDPOINT_ACCEPTED"
+        S.ENDPOINT_ACCEPTED.value
         if accepted
         else (
             "VERIFIED_ENDPOINT"
@@ -85,7 +86,15 @@ class DeliveryReader:
         its own tenant)."""
         if self.store.archive is None:
             return None
-        events = await self.store.read_stream(f"delivery-{delivery_id}")
+        owner = await self.deliveries.archived_owner(delivery_id)
+        if owner is not None and owner != tenant_id:
+            return None  # another tenant's: decided before any segment is touched
+        try:
+            events = await self.store.read_stream(f"delivery-{delivery_id}")
+        except StoreError:
+            if owner is None:  # archived before owners were recorded: maybe not this tenant's
+                return None
+            raise
         row: dict[str, Any] | None = None
         for rec in events:
             row = evolve_delivery(row, rec.decode(), rec.stream_version)
@@ -114,11 +123,11 @@ class DeliveryReader:
                     "signatureAlgorithm": ev.signature_alg,
                     "dispatcher": ev.dispatcher,
                     "drain": ev.drain,
-                    "outcome": "DISPATCHING",
+                    "outcome": S.DISPATCHING.value,
                 }
             elif isinstance(ev, EndpointAccepted) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
-                    outcome="ENDPOINT_ACCEPTED",
+                    outcome=S.ENDPOINT_ACCEPTED.value,
                     status=ev.status,
                     peerAddress=ev.peer_address,
                     spkiSha256=ev.spki_sha256,
@@ -139,7 +148,7 @@ class DeliveryReader:
                 )
             elif isinstance(ev, AttemptLost) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
-                    outcome="UNKNOWN_TRANSPORT", code="dispatcher_lost", completedAt=ev.at
+                    outcome=S.UNKNOWN_TRANSPORT.value, code="dispatcher_lost", completedAt=ev.at
                 )
             elif isinstance(ev, ApplicationConfirmed):
                 confirmation = {
@@ -178,7 +187,7 @@ class DeliveryReader:
             "createdAt": _iso(row["created_at"]),
             "updatedAt": _iso(row["updated_at"]),
         }
-        if row["state"] == "DEAD_LETTER":
+        if row["state"] == S.DEAD_LETTER:
             view["deadLetter"] = {
                 "owner": row["owner"],
                 "reason": tenant_dead_letter_reason(row["dead_letter_reason"]),
@@ -261,9 +270,11 @@ class DeliveryReader:
         subscription_id: str | None = None,
         state: str | None = None,
         limit: int = 100,
+        consumer_id: str | None = None,
     ) -> list[dict[str, Any]]:
-        """A tenant's deliveries, newest first (a summary each; the full view is one GET)."""
-        rows = await self.deliveries.newest(tenant_id, subscription_id, state, limit)
+        """A tenant's deliveries, newest first (a summary each; the full view is one GET);
+        only of ``consumer_id``'s subscriptions when given."""
+        rows = await self.deliveries.newest(tenant_id, subscription_id, state, limit, consumer_id)
         return [
             {
                 "deliveryId": r["delivery_id"],
@@ -280,14 +291,40 @@ class DeliveryReader:
             for r in rows
         ]
 
+    async def attempt_stats(
+        self, tenant_id: str, subscription_id: str, now: datetime, hours: int = 24
+    ) -> dict[str, Any]:
+        """Attempts of the last ``hours`` whole hours (and this one), per hour and outcome:
+        ``buckets`` oldest first, one per hour, each ``{"hour", "counts": {outcome: n}}``."""
+        end = now.replace(minute=0, second=0, microsecond=0)
+        start = end - timedelta(hours=hours - 1)
+        rows = await self.deliveries.attempt_stats(tenant_id, subscription_id, start)
+        counts: dict[datetime, dict[str, int]] = {
+            start + timedelta(hours=i): {} for i in range(hours)
+        }
+        for r in rows:
+            hour = r["hour"].astimezone(start.tzinfo)
+            if hour in counts:
+                counts[hour][r["outcome"]] = int(r["attempts"])
+        return {
+            "subscriptionId": subscription_id,
+            "since": start.isoformat(),
+            "buckets": [{"hour": h.isoformat(), "counts": c} for h, c in counts.items()],
+        }
+
     async def dead_letters(self, tenant_id: str, limit: int = 200) -> list[dict[str, Any]]:
         return (await self.dead_letters_page(tenant_id, limit))[0]
 
     async def dead_letters_page(
-        self, tenant_id: str, limit: int, before: tuple[datetime, str] | None = None
+        self,
+        tenant_id: str,
+        limit: int,
+        before: tuple[datetime, str] | None = None,
+        consumer_id: str | None = None,
     ) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
-        """Newest first, from the ledger projection; the key to continue before, if more."""
-        rows = await self.deliveries.dead_letters(tenant_id, limit + 1, before)
+        """Newest first, from the ledger projection; the key to continue before, if more
+        (only of ``consumer_id``'s subscriptions when given)."""
+        rows = await self.deliveries.dead_letters(tenant_id, limit + 1, before, consumer_id)
         more = len(rows) > limit
         rows = rows[:limit]
         items = [

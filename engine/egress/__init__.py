@@ -3,7 +3,9 @@
 - "is this address allowed": :mod:`.addresses` (the deny list) and :mod:`.policy` (vetting and
   drift, pure);
 - "which connection serves this request": :mod:`.pool` (the pinned pool's rule, pure);
-- "how bytes move": :mod:`.adapter` (aiohttp: resolver, socket guard, connector, trace hooks).
+- "how bytes move": :mod:`.adapter` (vetting resolver, socket guard, the pinned pool's
+  connector) and :mod:`.wire` (one TLS connection, llhttp, the no-stale-bytes rule), on
+  public interfaces only.
 
 :mod:`.failures` holds the failure codes and the one outcome rule; :mod:`.transport` composes
 the pieces. The transport names are loaded lazily so that :mod:`hookproof.engine.endpoint`

@@ -1,47 +1,42 @@
-"""How bytes move: the aiohttp pieces of the egress transport behind one adapter.
+"""How bytes move: connections, the pinned pool and one exchange, on public interfaces only.
 
-:class:`AiohttpAdapter` owns one aiohttp connector (connections, the pool, TLS) which
+:class:`WireAdapter` sends one request under one :class:`Attempt` (DESIGN.md section 5):
 
-- resolves through :class:`VettedResolver`, which never resolves: it hands aiohttp only the
-  addresses vetted for the current request (a context variable carries the per-request
-  :class:`Attempt`, so concurrent requests never see each other's vetting);
-- creates sockets through :func:`guarded_socket`, which refuses any sockaddr not vetted for
-  this request: the last line before a connect;
-- (:class:`EgressConnector`) checks every connection it hands out: a new one must have a
-  vetted peer (its certificate is described once, here); a pooled one must pass the pinned
-  pool's rule (:func:`.pool.reuse_refusal`) or it is closed and never used.
+- :class:`Connector` hands out a connection for the request's origin: a pooled one only if
+  :func:`.pool.reuse_refusal` allows it and it is still idle and silent (a connection that
+  received a byte while idle closed itself, :mod:`.wire`); else a new one, opened to the
+  addresses :class:`VettedResolver` hands out (only those vetted for this request: a context
+  variable carries the per-request :class:`Attempt`), through ``aiohappyeyeballs`` with
+  :func:`guarded_socket` as the socket factory (the last line before a connect: it refuses any
+  sockaddr not vetted for this request), then ``loop.create_connection(sock=...)`` and a TLS
+  handshake verifying the URL host (:class:`.wire.HttpConnection`). The connected peer must be
+  vetted; its address and certificate are recorded once per connection.
+- The adapter writes the request head (:func:`request_head`) and body in one TLS record and
+  reads the answer to its framed end; the connection goes back to the pool only if the
+  exchange ended cleanly (:meth:`.wire.HttpConnection.reusable`).
 
-Over the connection it is handed, the adapter writes the request head (:func:`request_head`)
-and body itself and reads the answer with aiohttp's own response parser (the connection's
-protocol: the limits on the status line, field sizes and field count of a ``ClientSession``),
-recording when the request may have started and when it was written.
-
-Nothing here decides policy: the transport vets, the adapter only refuses what was not vetted.
+No redirect is followed, no proxy is read from the environment, nothing is decompressed; time
+(the attempt's deadline, the connect timeout) and the response body are bounded. Nothing here
+decides policy: the transport vets, the adapter only refuses what was not vetted.
 """
 
 from __future__ import annotations
 
 import asyncio
-import asyncio.sslproto
 import contextvars
 import errno
 import ipaddress
 import re
 import socket
 import ssl
-import weakref
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
-import aiohttp
+import aiohappyeyeballs
 import structlog
 import yarl
-from aiohappyeyeballs import AddrInfoType
-from aiohttp.abc import AbstractResolver, ResolveResult
-from aiohttp.client_reqrep import ConnectionKey
-from aiohttp.http_exceptions import HttpProcessingError
 
 from ..endpoint import Endpoint
 from ..memo import BoundedMemo
@@ -56,31 +51,28 @@ from .pool import (
     site_is_recurring,
 )
 from .result import PeerCertificate, describe_certificate
+from .wire import HttpConnection, ResponseError
 
 __all__ = [
-    "AiohttpAdapter",
     "Attempt",
-    "EgressConnector",
+    "Connector",
     "Refusal",
     "VettedResolver",
     "Wire",
+    "WireAdapter",
     "guarded_socket",
+    "request_head",
 ]
 
 log = structlog.get_logger("hookproof.egress")
 
-_READ_CHUNK: Final = 16 * 1024
-
-#: asyncio's TLS protocol allocates (and zero-fills) a 256 KiB read buffer per connection, so
-#: each pooled connection would hold ~320 KiB. A 4 KiB buffer (a webhook answer is small; a
-#: bigger one is read in more steps) brings a pooled TLS connection to ~43 KiB (measured with
-#: 1,000 connections: 55 KiB with 16 KiB, 8 KiB without TLS). Process-wide: every asyncio
-#: TLS connection of the engine reads in 4 KiB steps.
-asyncio.sslproto.SSLProtocol.max_size = 4 * 1024
+#: aiohttp's default Happy Eyeballs delay (RFC 8305) and interleave.
+_HAPPY_EYEBALLS_DELAY: Final = 0.25
+_INTERLEAVE: Final = 1
 
 
 class Refusal(OSError):
-    """Raised inside aiohttp by our resolver, socket guard or connector; carries a code."""
+    """Raised by our resolver, socket guard or connector; carries a code."""
 
     def __init__(self, code: FailureCode, detail: str) -> None:
         super().__init__(errno.EACCES, detail)
@@ -90,7 +82,8 @@ class Refusal(OSError):
 
 @dataclass(slots=True)
 class Attempt:
-    """Per-request state, reachable from the connector through a context variable."""
+    """Per-request state, reachable from the resolver and the socket guard through a context
+    variable."""
 
     endpoint: Endpoint
     body_len: int
@@ -124,8 +117,19 @@ CURRENT: contextvars.ContextVar[Attempt | None] = contextvars.ContextVar(
 )
 
 
-class VettedResolver(AbstractResolver):
-    """Hands aiohttp only the addresses vetted for the current request; never resolves."""
+class ResolveResult(TypedDict):
+    """One address the resolver hands out (the shape of aiohttp's resolver results)."""
+
+    hostname: str
+    host: str
+    port: int
+    family: int
+    proto: int
+    flags: int
+
+
+class VettedResolver:
+    """Hands out only the addresses vetted for the current request; never resolves."""
 
     async def resolve(
         self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
@@ -154,12 +158,9 @@ class VettedResolver(AbstractResolver):
             raise Refusal(FailureCode.REFUSED_ADDRESS, "no vetted address for this request")
         return out
 
-    async def close(self) -> None:
-        return None
 
-
-def guarded_socket(addr_info: AddrInfoType) -> socket.socket:
-    """``socket_factory`` for aiohappyeyeballs: the last line before a connect."""
+def guarded_socket(addr_info: aiohappyeyeballs.AddrInfoType) -> socket.socket:
+    """The socket factory for every connect: the last line before a connect."""
     family, type_, proto, _, sockaddr = addr_info
     attempt = CURRENT.get()
     try:
@@ -179,187 +180,19 @@ def guarded_socket(addr_info: AddrInfoType) -> socket.socket:
     return sock
 
 
-def _origin(req: aiohttp.ClientRequest, ssl_ctx: ssl.SSLContext) -> Origin:
-    url = req.url
-    return (url.scheme, url.raw_host or "", url.port or 0, id(ssl_ctx))
+def _socket_factory(addr_info: aiohappyeyeballs.AddrInfoType) -> socket.socket:
+    return guarded_socket(addr_info)  # looked up per call: the module's current guard
 
 
-class EgressConnector(aiohttp.TCPConnector):
-    """Applies the pinned pool's rule to every connection handed to a request."""
-
-    def __init__(
-        self,
-        *,
-        limits: PoolLimits,
-        ssl_ctx: ssl.SSLContext,
-        allow_pairs: frozenset[tuple[IPAddress, int]] = frozenset(),
-        **kwargs: Any,
-    ) -> None:
-        if limits.enabled:
-            kwargs.update(force_close=False, keepalive_timeout=limits.idle_s)
-        else:
-            kwargs.update(force_close=True)
-        super().__init__(ssl=ssl_ctx, **kwargs)
-        self.limits = limits
-        self.allow_pairs = allow_pairs
-        self._ssl_ctx = ssl_ctx
-        self._facts: weakref.WeakKeyDictionary[Any, ConnectionFacts] = weakref.WeakKeyDictionary()
-        self.opened = 0
-        self.reused = 0
-        self._idle: OrderedDict[Any, Any] = OrderedDict()  # pooled protocol -> its key
-        # the pooled ones whose last request was the first to its origin (not recurring)
-        self._idle_first: dict[Any, None] = {}
-        # origin -> when its last request started, for the origins of the last ``idle_s``
-        self._last_request: dict[Origin, float] = {}
-
-    def _room_for_first(self) -> bool:
-        """Whether one more non-recurring connection may stay idle (``max_idle_first``);
-        forgets the oldest ones aiohttp closed meanwhile (idle timeout)."""
-        first = self._idle_first
-        while len(first) >= self.limits.max_idle_first:
-            oldest = next(iter(first))
-            if oldest in self._idle and oldest.is_connected():
-                return False
-            del first[oldest]
-        return True
-
-    def _release(self, key: Any, protocol: Any, *, should_close: bool = False) -> None:
-        """aiohttp puts a finished connection back in its pool here; keep at most
-        ``limits.max_idle`` of them (:func:`.pool.over_idle_bound` chooses which one goes),
-        of which at most ``limits.max_idle_first`` not recurring (the others are closed)."""
-        facts = self._facts.get(protocol)
-        first = facts is not None and not facts.recurring
-        if first and not should_close and not self._room_for_first():
-            should_close = True
-        super()._release(key, protocol, should_close=should_close)
-        conns = self._conns.get(key)
-        if self._closed or not conns or conns[-1][0] is not protocol:
-            return  # closed, not pooled
-        self._idle[protocol] = key
-        self._idle.move_to_end(protocol)
-        if first:
-            self._idle_first[protocol] = None
-        while len(self._idle) > self.limits.max_idle:
-            old, old_key = next(iter(self._idle.items()))
-            facts = self._facts.get(old)
-            used = facts.last_used if facts is not None else 0.0
-            now = asyncio.get_running_loop().time()
-            if over_idle_bound(used, now, self.limits) == "released":
-                old, old_key = protocol, key
-            del self._idle[old]
-            self._idle_first.pop(old, None)
-            pooled = self._conns.get(old_key)
-            if not pooled or all(p is not old for p, _ in pooled):
-                continue  # already taken or closed by aiohttp
-            kept = deque((p, t) for p, t in pooled if p is not old)
-            if kept:
-                self._conns[old_key] = kept
-            else:
-                del self._conns[old_key]
-            old.close()
-            log.debug("egress_pooled_connection_closed", reason="max_idle")
-
-    async def connect(
-        self,
-        req: aiohttp.ClientRequest,
-        traces: list[Any],
-        timeout: aiohttp.ClientTimeout,  # noqa: ASYNC109 - aiohttp's signature
-    ) -> Any:
-        attempt = CURRENT.get()
-        origin = _origin(req, self._ssl_ctx)
-        recurring = self._note_request(origin, asyncio.get_running_loop().time())
-        while True:
-            conn = await super().connect(req, traces, timeout)
-            proto = conn.protocol
-            loop_now = asyncio.get_running_loop().time()
-            facts = self._facts.get(proto) if proto is not None else None
-            self._idle.pop(proto, None)
-            self._idle_first.pop(proto, None)
-            if facts is None:
-                facts = self._opened(conn, attempt, origin, loop_now)
-                self.opened += 1
-                reused = False
-            else:
-                vetted = attempt.vetted if attempt is not None else frozenset()
-                reason = reuse_refusal(facts, origin, vetted, loop_now, self.limits)
-                if reason is not None or attempt is None:
-                    log.info(
-                        "egress_pooled_connection_closed",
-                        reason=reason or "no_attempt",
-                        peer=facts.peer_text,
-                        requests=facts.requests,
-                    )
-                    conn.close()
-                    continue
-                self.reused += 1
-                reused = True
-            assert attempt is not None
-            facts.requests += 1
-            facts.last_used = loop_now
-            facts.recurring = recurring
-            attempt.facts = facts
-            attempt.reused = reused
-            attempt.connected_at = attempt.now()
-            attempt.peer = (facts.peer_text, facts.peer[1])
-            attempt.certificate = facts.certificate
-            if attempt.body_len == 0:  # no body write to report it: the headers follow now
-                attempt.headers_sent = True
-                attempt.written_at = attempt.now()
-            return conn
-
-    def _note_request(self, origin: Origin, now: float) -> bool:
-        """Record a request to ``origin``; whether its site is recurring
-        (:func:`.pool.site_is_recurring`). Origins silent for ``idle_s`` are forgotten, so
-        ``_last_request`` holds the origins of the last ``idle_s``."""
-        last = self._last_request
-        previous = last.pop(origin, None)
-        last[origin] = now
-        idle_s = self.limits.idle_s
-        for _ in range(2):  # oldest first; at most two per request, so this stays O(1)
-            oldest = next(iter(last))
-            if now - last[oldest] <= idle_s:
-                break
-            del last[oldest]
-        return site_is_recurring(previous, now, len(last), self.limits)
-
-    def _opened(
-        self, conn: Any, attempt: Attempt | None, origin: Origin, now: float
-    ) -> ConnectionFacts:
-        """A new connection: its peer must be vetted; its certificate is described once."""
-        transport = conn.transport
-        peer = transport.get_extra_info("peername") if transport is not None else None
-        try:
-            peer_pair = (ipaddress.ip_address(str(peer[0])), int(peer[1])) if peer else None
-        except ValueError:
-            peer_pair = None
-        if attempt is None or peer_pair is None or peer_pair not in attempt.vetted:
-            # unreachable while the socket guard works; kept as an independent check
-            conn.close()
-            refusal = Refusal(FailureCode.REFUSED_ADDRESS, "connected peer was not vetted")
-            if attempt is not None:
-                attempt.refusal = attempt.refusal or refusal
-            log.error("egress_unvetted_peer", peer=str(peer))
-            raise refusal
-        assert transport is not None
-        sslobj = transport.get_extra_info("ssl_object")
-        der = sslobj.getpeercert(binary_form=True) if sslobj is not None else None
-        facts = ConnectionFacts(
-            origin=origin,
-            peer=peer_pair,
-            peer_text=format_ip(peer_pair[0]),
-            certificate=describe_certificate(der) if der else None,
-            opened_at=now,
-            last_used=now,
+def _addr_infos(results: list[ResolveResult]) -> list[aiohappyeyeballs.AddrInfoType]:
+    infos: list[aiohappyeyeballs.AddrInfoType] = []
+    for r in results:
+        family = socket.AddressFamily(r["family"])
+        sockaddr: tuple[Any, ...] = (
+            (r["host"], r["port"], 0, 0) if family == socket.AF_INET6 else (r["host"], r["port"])
         )
-        self._facts[conn.protocol] = facts
-        if peer_pair in self.allow_pairs:
-            log.warning(
-                "egress_allowance_used",
-                address=facts.peer_text,
-                port=peer_pair[1],
-                host=attempt.endpoint.host,
-            )
-        return facts
+        infos.append((family, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", sockaddr))
+    return infos
 
 
 @dataclass(slots=True)
@@ -376,21 +209,11 @@ class Wire:
 
 
 class _Target:
-    """One endpoint URL as the connector and the request line need it, computed once.
+    """One endpoint URL as the pool and the request line need it, computed once: the host
+    and port (the vetting resolver's question, SNI and the certificate's name: the URL host)
+    and ``head``, the request line and ``Host`` field (as aiohttp wrote them)."""
 
-    The connector reads these attributes of a request for a direct connection (aiohttp's
-    ``ClientRequest`` has the same names): the pool key (``ssl=True``: the connector's own
-    verifying context, no proxy, SNI from the URL host), the host and port it hands the
-    vetting resolver. ``head`` is the request line and ``Host`` field, as aiohttp writes them.
-    """
-
-    __slots__ = ("connection_key", "head", "host", "port", "url")
-
-    proxy: Final = None
-    proxy_auth: Final = None
-    proxy_headers: Final = None
-    server_hostname: Final = None
-    ssl: Final = True
+    __slots__ = ("head", "host", "port", "url")
 
     def __init__(self, url: str) -> None:
         self.url = yarl.URL(url, encoded=True)
@@ -399,7 +222,6 @@ class _Target:
             raise ValueError("an absolute https URL is needed")
         self.host: str = host
         self.port: int = port
-        self.connection_key = ConnectionKey(host, port, True, True, None, None, None)
         host_field = self.url.host_port_subcomponent
         target = self.url.raw_path_qs
         # the request line and Host are written as given: no space or control character may
@@ -407,9 +229,6 @@ class _Target:
         if _UNSAFE_IN_HEAD.search(target) or _UNSAFE_IN_HEAD.search(host_field or ""):
             raise ValueError("the URL holds a space or a control character")
         self.head = f"POST {target} HTTP/1.1\r\nHost: {host_field}\r\n".encode("ascii")
-
-    def is_ssl(self) -> bool:
-        return True
 
 
 #: A space, control character or DEL in the request target or Host would split the head.
@@ -465,22 +284,279 @@ def request_head(
     return target.head + "".join(tail).encode("utf-8")
 
 
-#: aiohttp's ClientSession defaults for the response parser.
-_MAX_LINE: Final = 8190
-_MAX_FIELD: Final = 8190
-_MAX_HEADERS: Final = 128
-_READ_BUFSIZE: Final = 2**16
 #: URL targets kept per worker (~1 KiB each): as many as the poster's subscription states
 #: (engine/features.py), so a fan-out to 10,000 sites does not keep one per URL.
 _TARGET_MEMO: Final = 2_048
 
 
-class AiohttpAdapter:
-    """One guarded connector; :meth:`send` moves one request's bytes over a connection it
-    hands out (pooled or new), writing the request head itself and reading the answer with
-    aiohttp's response parser (the connection's own protocol): a ``ClientSession`` request
-    (its request object, header multidicts, payload, writer and response objects) cost
-    ~0.15 ms of CPU per request, most of a delivery's transport share."""
+class Connector:
+    """The pinned pool: opens guarded connections and keeps idle ones under :mod:`.pool`'s
+    rules. ``opened`` and ``reused`` count connections opened and pooled ones handed out."""
+
+    def __init__(
+        self,
+        *,
+        limits: PoolLimits,
+        ssl_ctx: ssl.SSLContext,
+        connect_timeout_s: float,
+        allow_pairs: frozenset[tuple[IPAddress, int]] = frozenset(),
+    ) -> None:
+        self.limits = limits
+        self.allow_pairs = allow_pairs
+        self._ssl_ctx = ssl_ctx
+        self._connect_timeout_s = connect_timeout_s
+        self._resolver = VettedResolver()
+        self.opened = 0
+        self.reused = 0
+        self.closed = False
+        self._facts: dict[HttpConnection, ConnectionFacts] = {}  # open connections
+        self._idle: OrderedDict[HttpConnection, Origin] = OrderedDict()  # oldest release first
+        self._by_origin: dict[Origin, list[HttpConnection]] = {}  # idle, last released last
+        # the idle ones whose last request was the first to its origin (not recurring)
+        self._idle_first: dict[HttpConnection, None] = {}
+        # origin -> when its last request started, for the origins of the last ``idle_s``
+        self._last_request: dict[Origin, float] = {}
+        self._sweeper: asyncio.TimerHandle | None = None
+
+    def origin(self, target: _Target) -> Origin:
+        return ("https", target.host, target.port, id(self._ssl_ctx))
+
+    async def acquire(self, target: _Target, attempt: Attempt) -> HttpConnection:
+        """A connection for ``attempt``: a pooled one under the pool's rule, or a new one."""
+        if self.closed:
+            raise RuntimeError("the connector is closed")
+        now = asyncio.get_running_loop().time()
+        origin = self.origin(target)
+        recurring = self._note_request(origin, now)
+        conn = self._pooled(origin, attempt, now)
+        if conn is None:
+            conn = await self._open(target, attempt, origin)
+            self.opened += 1
+            attempt.reused = False
+        else:
+            self.reused += 1
+            attempt.reused = True
+        facts = self._facts[conn]
+        facts.requests += 1
+        facts.last_used = now
+        facts.recurring = recurring
+        attempt.facts = facts
+        attempt.connected_at = attempt.now()
+        attempt.peer = (facts.peer_text, facts.peer[1])
+        attempt.certificate = facts.certificate
+        return conn
+
+    def _pooled(self, origin: Origin, attempt: Attempt, now: float) -> HttpConnection | None:
+        stack = self._by_origin.get(origin)
+        while stack:
+            conn = stack.pop()
+            if not stack:
+                del self._by_origin[origin]
+            self._idle.pop(conn, None)
+            self._idle_first.pop(conn, None)
+            facts = self._facts.get(conn)
+            if facts is None or not conn.take():
+                self._forget(conn)
+                continue
+            reason = reuse_refusal(facts, origin, attempt.vetted, now, self.limits)
+            if reason is not None:
+                log.info(
+                    "egress_pooled_connection_closed",
+                    reason=reason,
+                    peer=facts.peer_text,
+                    requests=facts.requests,
+                )
+                conn.close()
+                self._forget(conn)
+                continue
+            return conn
+        return None
+
+    async def _open(self, target: _Target, attempt: Attempt, origin: Origin) -> HttpConnection:
+        loop = asyncio.get_running_loop()
+        results = await self._resolver.resolve(target.host, target.port, socket.AF_UNSPEC)
+        async with asyncio.timeout(self._connect_timeout_s):
+            sock = await aiohappyeyeballs.start_connection(
+                _addr_infos(results),
+                happy_eyeballs_delay=_HAPPY_EYEBALLS_DELAY,
+                interleave=_INTERLEAVE,
+                socket_factory=_socket_factory,
+            )
+            conn = HttpConnection(self._ssl_ctx, target.host)
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                await loop.create_connection(lambda: conn, sock=sock)
+            except BaseException:
+                sock.close()
+                raise
+            try:
+                await conn.handshake()
+            except BaseException:
+                conn.close()
+                raise
+        assert conn.transport is not None
+        peer = conn.transport.get_extra_info("peername")
+        try:
+            peer_pair = (ipaddress.ip_address(str(peer[0])), int(peer[1])) if peer else None
+        except ValueError:
+            peer_pair = None
+        if peer_pair is None or peer_pair not in attempt.vetted:
+            # unreachable while the socket guard works; kept as an independent check
+            conn.close()
+            refusal = Refusal(FailureCode.REFUSED_ADDRESS, "connected peer was not vetted")
+            attempt.refusal = attempt.refusal or refusal
+            log.error("egress_unvetted_peer", peer=str(peer))
+            raise refusal
+        der = conn.tls.getpeercert(binary_form=True)
+        now = loop.time()
+        self._facts[conn] = ConnectionFacts(
+            origin=origin,
+            peer=peer_pair,
+            peer_text=format_ip(peer_pair[0]),
+            certificate=describe_certificate(der) if der else None,
+            opened_at=now,
+            last_used=now,
+        )
+        conn.on_dead = self._died_idle
+        if peer_pair in self.allow_pairs:
+            log.warning(
+                "egress_allowance_used",
+                address=format_ip(peer_pair[0]),
+                port=peer_pair[1],
+                host=attempt.endpoint.host,
+            )
+        return conn
+
+    def release(self, conn: HttpConnection) -> None:
+        """Back to the pool if the exchange ended cleanly and the bounds allow; else closed.
+        At most ``limits.max_idle`` idle connections (:func:`.pool.over_idle_bound` chooses
+        which one goes), of which at most ``limits.max_idle_first`` not recurring."""
+        facts = self._facts.get(conn)
+        if (
+            self.closed
+            or facts is None
+            or not self.limits.enabled
+            or not conn.reusable()
+            or (not facts.recurring and not self._room_for_first())
+            or not conn.park()
+        ):
+            conn.close()
+            self._forget(conn)
+            return
+        origin = facts.origin
+        self._by_origin.setdefault(origin, []).append(conn)
+        self._idle[conn] = origin
+        if not facts.recurring:
+            self._idle_first[conn] = None
+        now = asyncio.get_running_loop().time()
+        while len(self._idle) > self.limits.max_idle:
+            old = next(iter(self._idle))
+            old_facts = self._facts.get(old)
+            used = old_facts.last_used if old_facts is not None else 0.0
+            if over_idle_bound(used, now, self.limits) == "released":
+                old = conn
+            self._drop_idle(old)
+            old.close()
+            self._forget(old)
+            log.debug("egress_pooled_connection_closed", reason="max_idle")
+        if self._sweeper is None and self._idle:
+            self._schedule_sweep()
+
+    def _room_for_first(self) -> bool:
+        """Whether one more non-recurring connection may stay idle (``max_idle_first``)."""
+        return len(self._idle_first) < self.limits.max_idle_first
+
+    def _drop_idle(self, conn: HttpConnection) -> None:
+        origin = self._idle.pop(conn, None)
+        self._idle_first.pop(conn, None)
+        if origin is None:
+            return
+        stack = self._by_origin.get(origin)
+        if stack is not None:
+            try:
+                stack.remove(conn)
+            except ValueError:
+                pass
+            if not stack:
+                del self._by_origin[origin]
+
+    def _forget(self, conn: HttpConnection) -> None:
+        self._facts.pop(conn, None)
+
+    def _died_idle(self, conn: HttpConnection) -> None:
+        """An idle connection closed itself: a byte or an EOF arrived while it was idle."""
+        facts = self._facts.get(conn)
+        self._drop_idle(conn)
+        self._forget(conn)
+        if conn.stale:
+            log.warning(
+                "egress_pooled_connection_closed",
+                reason="bytes_while_idle",
+                peer=facts.peer_text if facts is not None else None,
+                requests=facts.requests if facts is not None else None,
+            )
+
+    def _schedule_sweep(self) -> None:
+        interval = max(0.05, min(self.limits.idle_s, self.limits.max_age_s) / 2)
+        self._sweeper = asyncio.get_running_loop().call_later(interval, self._sweep)
+
+    def _sweep(self) -> None:
+        """Close idle connections past their idle or age bound (reuse would refuse them)."""
+        self._sweeper = None
+        now = asyncio.get_running_loop().time()
+        limits = self.limits
+        for conn in list(self._idle):
+            facts = self._facts.get(conn)
+            if (
+                facts is None
+                or now - facts.last_used > limits.idle_s
+                or now - facts.opened_at >= limits.max_age_s
+            ):
+                self._drop_idle(conn)
+                conn.close()
+                self._forget(conn)
+        if self._idle and not self.closed:
+            self._schedule_sweep()
+
+    def _note_request(self, origin: Origin, now: float) -> bool:
+        """Record a request to ``origin``; whether its site is recurring
+        (:func:`.pool.site_is_recurring`). Origins silent for ``idle_s`` are forgotten, so
+        ``_last_request`` holds the origins of the last ``idle_s``."""
+        last = self._last_request
+        previous = last.pop(origin, None)
+        last[origin] = now
+        idle_s = self.limits.idle_s
+        for _ in range(2):  # oldest first; at most two per request, so this stays O(1)
+            oldest = next(iter(last))
+            if now - last[oldest] <= idle_s:
+                break
+            del last[oldest]
+        return site_is_recurring(previous, now, len(last), self.limits)
+
+    async def close(self) -> None:
+        """Close every connection (idle or not). Idempotent."""
+        self.closed = True
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
+        conns = list(self._facts)
+        self._idle.clear()
+        self._idle_first.clear()
+        self._by_origin.clear()
+        self._facts.clear()
+        for conn in conns:
+            conn.close()
+        if conns:
+            await asyncio.sleep(0)  # let the transports run their close callbacks
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
+class WireAdapter:
+    """One :class:`Connector`; :meth:`send` moves one request's bytes over the connection it
+    hands out (pooled or new) and reads the answer to its framed end."""
 
     def __init__(
         self,
@@ -498,24 +574,20 @@ class AiohttpAdapter:
         self.max_connections = max_connections
         self.max_response_bytes = max_response_bytes
         self._connect_timeout_s = connect_timeout_s
-        self._timeout = aiohttp.ClientTimeout(
-            connect=connect_timeout_s, sock_connect=connect_timeout_s
-        )
         self._targets: BoundedMemo[str, _Target] = BoundedMemo(_TARGET_MEMO)
-        self.connector: EgressConnector | None = None
+        self._slots: asyncio.Semaphore | None = None
+        self.connector: Connector | None = None
 
     def start(self) -> None:
         if self.connector is not None:
             return
-        self.connector = EgressConnector(
+        self.connector = Connector(
             limits=self.limits,
             ssl_ctx=self._ssl,
+            connect_timeout_s=self._connect_timeout_s,
             allow_pairs=self.allow_pairs,
-            resolver=VettedResolver(),
-            use_dns_cache=False,
-            limit=self.max_connections,
-            socket_factory=guarded_socket,
         )
+        self._slots = asyncio.Semaphore(self.max_connections)
 
     async def close(self) -> None:
         connector, self.connector = self.connector, None
@@ -531,7 +603,7 @@ class AiohttpAdapter:
 
     async def send(self, attempt: Attempt, body: bytes, headers: list[tuple[str, str]]) -> Wire:
         """POST under ``attempt`` (set as the current attempt around the request)."""
-        assert self.connector is not None
+        assert self.connector is not None and self._slots is not None
         token = CURRENT.set(attempt)
         try:
             wire = await self._post(attempt, body, headers)
@@ -544,11 +616,14 @@ class AiohttpAdapter:
     async def _post(self, attempt: Attempt, body: bytes, headers: list[tuple[str, str]]) -> Wire:
         wire = Wire()
         loop = asyncio.get_running_loop()
-        # the deadline covers connecting, writing and reading the whole body: the time left
-        # until the attempt's deadline (DNS already took its share)
+        slots = self._slots
+        assert slots is not None
+        # the deadline covers waiting for a slot, connecting, writing and reading the whole
+        # body: the time left until the attempt's deadline (DNS already took its share)
         try:
             async with asyncio.timeout_at(max(attempt.deadline, loop.time() + 0.001)):
-                await self._exchange(attempt, headers, body, wire)
+                async with slots:
+                    await self._exchange(attempt, headers, body, wire)
         except Exception as exc:  # classified into a stable code below
             wire.code, wire.detail = classify_exception(attempt, exc, wire.head_at is not None)
             return wire
@@ -563,73 +638,40 @@ class AiohttpAdapter:
         connector = self.connector
         assert connector is not None
         target = self._target(attempt.endpoint.url)
-        conn = await connector.connect(target, [], self._timeout)  # type: ignore[arg-type]
-        kept = False
+        conn = await connector.acquire(target, attempt)
         try:
-            # an invalid field fails here, connected and before a byte is written, as in aiohttp
+            # an invalid field fails here, connected and before a byte is written
             head = request_head(target, headers, len(body), close=not self.limits.enabled)
-            proto = conn.protocol
-            assert proto is not None
-            proto.set_response_params(
-                read_until_eof=True,
-                auto_decompress=False,
-                read_bufsize=_READ_BUFSIZE,
-                timeout_ceil_threshold=connector._timeout_ceil_threshold,
-                max_line_size=_MAX_LINE,
-                max_field_size=_MAX_FIELD,
-                max_headers=_MAX_HEADERS,
-            )
-            transport = proto.transport
+            response = conn.start(self.max_response_bytes)
             attempt.headers_sent = True  # from here on the request may have started
-            if transport is None or transport.is_closing():
-                raise aiohttp.ClientConnectionResetError("Cannot write to closing transport")
-            transport.write(head + body)  # one TLS record, one send for a webhook body
-            if proto.writing_paused:
-                await proto._drain_helper()
-            attempt.body_sent = attempt.body_len
-            attempt.written_at = attempt.now()
-            while True:
-                try:
-                    message, payload = await proto.read()
-                except HttpProcessingError as exc:
-                    raise _BadResponse(f"{type(exc).__name__}: {exc}") from exc
-                if message.code < 100 or message.code > 199 or message.code == 101:
-                    break
-            wire.head_at = attempt.now()
-            wire.status = status = message.code
-            resp_headers = message.headers
-            wire.headers = tuple(resp_headers.items())
-            if 300 <= status < 400:
-                wire.location = resp_headers.get("Location", "")
-            bound = self.max_response_bytes
-            declared = resp_headers.get("Content-Length")
-            if declared is not None and declared.isdigit() and int(declared) > bound:
+            conn.write(head + body)  # one TLS record, one send for a webhook body
+            while conn.paused and not conn.finished and not conn.lost:
+                await conn.wait()
+            if not conn.paused and not conn.lost:
+                attempt.body_sent = attempt.body_len
+                attempt.written_at = attempt.now()
+            while not conn.finished:
+                await conn.wait()
+            if response.head_at is not None:
+                wire.head_at = response.head_at - attempt.t0
+            if response.status is not None:
+                wire.status = status = response.status
+                wire.headers = tuple((_text(n), _text(v)) for n, v in response.headers)
+                if 300 <= status < 400:
+                    wire.location = next(
+                        (v for n, v in wire.headers if n.lower() == "location"), ""
+                    )
+            if response.too_large is not None:
+                wire.chunks = response.chunks
                 wire.code = FailureCode.RESPONSE_TOO_LARGE
-                wire.detail = f"Content-Length {declared} over bound"
+                wire.detail = response.too_large
                 return
-            size = 0
-            while True:
-                chunk = await payload.read(_READ_CHUNK)
-                if not chunk:
-                    break
-                size += len(chunk)
-                if size > bound:
-                    keep = bound - (size - len(chunk))
-                    wire.chunks.append(chunk[: max(keep, 0)])
-                    wire.code = FailureCode.RESPONSE_TOO_LARGE
-                    wire.detail = f"body over {bound} bytes"
-                    return
-                wire.chunks.append(chunk)
-            kept = payload.is_eof()
+            if response.error is not None:
+                raise response.error
+            wire.chunks = response.chunks
         finally:
-            if kept:
-                conn.release()  # back to the pool unless the answer said close
-            else:
-                conn.close()
-
-
-class _BadResponse(Exception):
-    """The answer's head was not valid HTTP/1.1 (aiohttp's parser refused it)."""
+            conn.end()
+            connector.release(conn)
 
 
 def classify_exception(attempt: Attempt, exc: Exception, got_head: bool) -> tuple[FailureCode, str]:
@@ -640,23 +682,15 @@ def classify_exception(attempt: Attempt, exc: Exception, got_head: bool) -> tupl
         if refusal is not None:
             return refusal.code, refusal.detail
     text = f"{type(exc).__name__}: {exc}"
-    if isinstance(exc, aiohttp.ClientConnectorDNSError):
-        return FailureCode.DNS_FAILURE, text
-    if isinstance(exc, aiohttp.ClientSSLError | ssl.SSLError):
+    if isinstance(exc, ssl.SSLError | ssl.CertificateError):
         return FailureCode.TLS_ERROR, text
     if isinstance(exc, TimeoutError):
         if not connected:
             return FailureCode.CONNECT_TIMEOUT, text
         return FailureCode.RESPONSE_TIMEOUT, text
-    if isinstance(exc, aiohttp.ClientConnectorError):
-        return FailureCode.CONNECT_FAILED, text
     if not connected:
         return FailureCode.CONNECT_FAILED, text
-    if isinstance(exc, aiohttp.ClientResponseError | _BadResponse) and not got_head:
-        return FailureCode.PROTOCOL_ERROR, text
-    if isinstance(exc, aiohttp.ClientPayloadError) and not isinstance(
-        exc.__cause__, ConnectionError
-    ):
+    if isinstance(exc, ResponseError):
         return FailureCode.PROTOCOL_ERROR, text
     return FailureCode.CONNECTION_RESET, text
 
@@ -668,8 +702,10 @@ def _find_refusal(exc: BaseException) -> Refusal | None:
         seen.add(id(cur))
         if isinstance(cur, Refusal):
             return cur
-        os_error = getattr(cur, "os_error", None)
-        if isinstance(os_error, Refusal):
-            return os_error
+        if isinstance(cur, BaseExceptionGroup):
+            for inner in cur.exceptions:
+                found = _find_refusal(inner)
+                if found is not None:
+                    return found
         cur = cur.__cause__ or cur.__context__
     return None

@@ -4,8 +4,11 @@ A failed query for either family (timeout, SERVFAIL) fails the resolution rather
 a partial answer set be vetted as the whole. Answers are cached for at most
 ``min(TTL of the answer records, max_cache_s)`` (DESIGN.md section 5: at most 30 s); a cached
 answer is vetted on every request exactly like a fresh one. c-ares keeps its own cache under
-ours: it is switched off (``qcache_max_ttl = 0``), so a cached answer never outlives the
-bound above, negative answers included (a NODATA for AAAA is asked again with the A query).
+ours (negative answers included, even with a zero TTL) that no public option of aiodns or
+pycares turns off. So a channel asks for a name at most once: a name asked again gets a new
+channel (the old one is closed once its queries are answered), and no answer ever comes from
+c-ares' cache. One channel serves every name once (a fan-out to many sites uses one channel; a
+site resolved again after its answer expired takes the next one).
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from typing import Any, Final
 
 import aiodns
 import aiodns.error
-import pycares
 
 from .addresses import IPAddress
 from .failures import FailureCode
@@ -26,33 +28,6 @@ __all__ = ["DnsFailure", "HostResolver"]
 #: aiodns error numbers meaning "no record of this type / no such name", not a failure.
 _DNS_EMPTY: Final = frozenset({aiodns.error.ARES_ENODATA, aiodns.error.ARES_ENOTFOUND})
 _MAX_ENTRIES: Final = 10_000
-#: c-ares ``ARES_OPT_QUERY_CACHE`` (ares.h; pycares does not name it): with
-#: ``qcache_max_ttl = 0`` the library keeps no answers of its own.
-_ARES_OPT_QUERY_CACHE: Final = 1 << 21
-
-
-class _NoQueryCache:
-    """Stands in for pycares' C library while one channel is created: same calls, plus the
-    option that turns c-ares' own answer cache off."""
-
-    def __init__(self, lib: Any) -> None:
-        self._lib = lib
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._lib, name)
-
-    def ares_init_options(self, channel: Any, options: Any, optmask: int) -> Any:
-        options.qcache_max_ttl = 0
-        return self._lib.ares_init_options(channel, options, optmask | _ARES_OPT_QUERY_CACHE)
-
-
-def _resolver_without_query_cache(**kwargs: Any) -> aiodns.DNSResolver:
-    real = pycares._lib  # type: ignore[attr-defined]
-    pycares._lib = _NoQueryCache(real)  # type: ignore[attr-defined]
-    try:  # synchronous: nothing else runs while the shim is in place
-        return aiodns.DNSResolver(**kwargs)
-    finally:
-        pycares._lib = real  # type: ignore[attr-defined]
 
 
 class DnsFailure(Exception):
@@ -80,14 +55,54 @@ class HostResolver:
         tries: int = 2,
         max_cache_s: float = 30.0,
     ) -> None:
-        kwargs: dict[str, Any] = {"timeout": timeout_s, "tries": tries}
-        names = [_nameserver_text(a, p) for a, p in servers]
-        self._dns = _resolver_without_query_cache(nameservers=names or None, **kwargs)
+        self._kwargs: dict[str, Any] = {"timeout": timeout_s, "tries": tries}
+        self._names = [_nameserver_text(a, p) for a, p in servers] or None
         self.max_cache_s = max_cache_s
         self._cache: dict[str, tuple[float, list[IPAddress]]] = {}
+        self._dns: aiodns.DNSResolver | None = None
+        self._asked: set[str] = set()  # the names the current channel was asked for
+        self._in_flight: dict[aiodns.DNSResolver, int] = {}
+        self._retired: set[aiodns.DNSResolver] = set()
+        self._closing: set[asyncio.Task[None]] = set()
+        try:  # the first channel now, not inside the first request's DNS time
+            asyncio.get_running_loop()
+            self._dns = self._new_channel()
+        except RuntimeError:
+            pass  # no running loop: created by the first resolution
 
     async def close(self) -> None:
-        await self._dns.close()
+        channels = {*self._retired, *([self._dns] if self._dns is not None else [])}
+        self._dns = None
+        self._retired.clear()
+        for channel in channels:
+            await channel.close()
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
+
+    def _new_channel(self) -> aiodns.DNSResolver:
+        self._asked = set()
+        return aiodns.DNSResolver(nameservers=self._names, **self._kwargs)
+
+    def _channel(self, host: str) -> aiodns.DNSResolver:
+        """A channel that was never asked for ``host`` (so c-ares' cache cannot answer)."""
+        dns = self._dns
+        if dns is None or host in self._asked or len(self._asked) >= _MAX_ENTRIES:
+            if dns is not None:
+                self._retire(dns)
+            dns = self._dns = self._new_channel()
+        self._asked.add(host)
+        return dns
+
+    def _retire(self, dns: aiodns.DNSResolver) -> None:
+        if self._in_flight.get(dns, 0):
+            self._retired.add(dns)  # closed when its last query is answered
+        else:
+            self._close_later(dns)
+
+    def _close_later(self, dns: aiodns.DNSResolver) -> None:
+        task = asyncio.get_running_loop().create_task(dns.close())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     def cached(self, host: str) -> list[IPAddress] | None:
         """The cached answer for ``host`` while it is fresh, else ``None`` (no I/O)."""
@@ -104,7 +119,19 @@ class HostResolver:
             if hit[0] > now:
                 return hit[1]
             del self._cache[host]
-        answers, ttl = await self._query(host)
+        dns = self._channel(host)
+        self._in_flight[dns] = self._in_flight.get(dns, 0) + 1
+        try:
+            answers, ttl = await self._query(dns, host)
+        finally:
+            left = self._in_flight[dns] - 1
+            if left:
+                self._in_flight[dns] = left
+            else:
+                del self._in_flight[dns]
+                if dns in self._retired:
+                    self._retired.discard(dns)
+                    self._close_later(dns)
         keep = min(ttl, self.max_cache_s)
         if keep > 0:
             if len(self._cache) >= _MAX_ENTRIES:
@@ -112,8 +139,7 @@ class HostResolver:
             self._cache[host] = (now + keep, answers)
         return answers
 
-    async def _query(self, host: str) -> tuple[list[IPAddress], float]:
-        dns = self._dns
+    async def _query(self, dns: aiodns.DNSResolver, host: str) -> tuple[list[IPAddress], float]:
         results = await asyncio.gather(
             dns.query_dns(host, "A"), dns.query_dns(host, "AAAA"), return_exceptions=True
         )

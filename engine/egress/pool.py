@@ -5,7 +5,8 @@ connection carries a later request only for the same origin (scheme, host, port,
 settings) and only when its peer address is in that later request's vetted set, while it is
 younger than ``max_age_s``, idle no longer than ``idle_s`` and has carried fewer than
 ``max_requests`` requests; otherwise it is closed, never used. :func:`reuse_refusal` is that
-rule; the aiohttp adapter applies it to every connection the pool hands out.
+rule; the adapter's :class:`.adapter.Connector` applies it to every pooled connection, and
+hands one out only if nothing arrived on it while it was idle (:mod:`.wire`).
 """
 
 from __future__ import annotations

@@ -8,9 +8,10 @@ Every byte hookproof sends to a subscriber goes through :meth:`EgressTransport.p
    refuses the host if ANY answer is a denied address (IP literals are vetted the same way);
    the drift against the challenge's pin is computed from the same verdicts; both happen on
    every request, before a byte is written;
-3. the aiohttp adapter (:mod:`.adapter`) connects only to the vetted addresses (its resolver
-   hands out nothing else, its socket factory refuses anything else) and reuses a pooled
-   connection only under the pinned pool's rule (:mod:`.pool`);
+3. the adapter (:mod:`.adapter`, public interfaces only) connects only to the vetted addresses
+   (its resolver hands out nothing else, its socket factory refuses anything else) and reuses
+   a pooled connection only under the pinned pool's rule (:mod:`.pool`) and only if no byte
+   arrived on it since its last answer ended (:mod:`.wire`);
 4. TLS verifies the certificate against the original host name (SNI too), with an optional
    extra CA bundle added to the default trust store;
 5. no redirects (a 3xx is a failure, its ``Location`` recorded, never fetched), no proxy from
@@ -42,7 +43,7 @@ from hookproof.errors import ValidationError
 
 from ..endpoint import DEFAULT_ALLOWED_PORTS, Endpoint, normalise_endpoint
 from ..memo import BoundedMemo
-from .adapter import AiohttpAdapter, Attempt, Wire
+from .adapter import Attempt, Wire, WireAdapter
 from .addresses import IPAddress, format_ip
 from .dns import DnsFailure, HostResolver
 from .failures import FAILURE_CODES, FailureCode, Outcome, outcome_of
@@ -141,7 +142,7 @@ class EgressTransport:
     """The one transport for challenges and deliveries. Use as an async context manager.
 
     Composes the three pieces: the address policy (is this address allowed), the pinned pool
-    (which connection serves this request, applied inside the adapter) and the aiohttp
+    (which connection serves this request, applied inside the adapter) and the wire
     adapter (how bytes move). Vetting is per request; one adapter and one DNS channel are
     shared by all requests.
     """
@@ -151,7 +152,7 @@ class EgressTransport:
         self.addresses = AddressPolicy.build(self.policy.allowed_ports, self.policy.allow_pairs)
         self._pairs: frozenset[tuple[IPAddress, int]] = self.addresses.allow_pairs
         self._ssl = self._make_ssl_context()
-        self.adapter = AiohttpAdapter(
+        self.adapter = WireAdapter(
             self._ssl,
             limits=self.policy.pool_limits,
             max_connections=self.policy.max_connections,

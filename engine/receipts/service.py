@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 import structlog
 
 from hookproof.errors import ConcurrencyConflict
@@ -29,8 +30,8 @@ from hookproof.events.delivery_events import (
     ReceiptConflict,
     ReceiptRefusalsCounted,
 )
+from hookproof.events.subscription_events import ReceiptKey, SubscriptionConfig
 from hookproof.projections.deliveries import evolve_delivery
-from hookproof.projections.subscriptions import fold
 from hookproof_subscriber import content_digest, parse_receipt
 from hookproof_subscriber.receipts import ReceiptError
 
@@ -39,7 +40,7 @@ from ..delivery.ledger import ledger_next
 from ..delivery.streams import append_to_deliveries
 from ..delivery.views import evidence_of
 from ..metrics import EngineMetrics
-from .decide import ACCEPTED_STATUS, DUPLICATE_STATUS, REASONS, receipt_key_history
+from .decide import ACCEPTED_STATUS, DUPLICATE_STATUS, REASONS
 from .decide import verify_receipt_signature as _verify
 from .repository import ReceiptRepository
 
@@ -231,12 +232,12 @@ class ReceiptService:
                 "malformed",
                 "subscriptionId, eventId and deliveryId must be 1..200 of [A-Za-z0-9._:-]",
             )
-        sub_events = await self.store.read_stream(f"subscription-{sid}")
-        state = fold(sub_events) if sub_events else None
-        if state is None:
+        # one bounded read of the subscription's current state: never its stream, folded
+        sub = await self.repository.subscription(sid)
+        if sub is None:
             return await self._reject("delivery_not_found", "no such delivery")
         ids = {"subscription_id": sid, "event_id": eid, "delivery_id": did}
-        current = state.config.receipt_key
+        current = msgspec.json.decode(sub["config"], type=SubscriptionConfig).receipt_key
         if current is None:
             return await self._reject(
                 "no_receipt_contract", "this subscription has no registered receipt key", **ids
@@ -247,7 +248,9 @@ class ReceiptService:
             headers,
             body,
             current=current,
-            history=receipt_key_history(e.decode() for e in sub_events),
+            history=[
+                msgspec.json.decode(k, type=ReceiptKey) for k in reversed(sub["receipt_keys"])
+            ],
             now=int(self.clock().timestamp()),
         )
         if verdict.reason != "ok":

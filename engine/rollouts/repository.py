@@ -20,6 +20,7 @@ __all__ = ["RolloutRepository"]
 
 SQL = ENGINE_QUERIES.named(
     "rollouts_list",
+    "rollouts_page",
     "rollouts_live",
     "rollout_lock",
     "rollout_upsert",
@@ -33,6 +34,12 @@ class RolloutRepository(PoolRepository):
     async def all(self) -> list[Record]:
         """Every rollout's ``view`` (JSON) from the projection."""
         return await self.pool.fetch(SQL["rollouts_list"])
+
+    async def page(self, after: tuple[datetime, str] | None, limit: int) -> list[Record]:
+        """At most ``limit`` rollouts (``view``, ``created_at``), oldest first, after ``after``
+        (the ``(created_at, rollout_id)`` of the last one of the previous page)."""
+        at, last = after if after is not None else (None, None)
+        return await self.pool.fetch(SQL["rollouts_page"], at, last, limit)
 
     async def live(self, conn: asyncpg.Connection) -> list[Record]:
         """The views of rollouts that decide signing, locked FOR SHARE in ``conn``'s

@@ -96,6 +96,16 @@ class RolloutService:
         rows = await self.repository.all()
         return [view_from_json(r["view"]) for r in rows]
 
+    async def page(
+        self, after: tuple[datetime, str] | None, limit: int
+    ) -> tuple[list[RolloutView], tuple[datetime, str] | None]:
+        """One page of rollouts, oldest first, and the key the next page starts after."""
+        rows = await self.repository.page(after, limit + 1)
+        more = len(rows) > limit
+        rows = rows[:limit]
+        nxt = (rows[-1]["created_at"], rows[-1]["rollout_id"]) if more else None
+        return [view_from_json(r["view"]) for r in rows], nxt
+
     async def live(self, conn: Any) -> list[RolloutView]:
         """Rollouts that decide signing, locked FOR SHARE in *conn*'s transaction."""
         rows = await self.repository.live(conn)

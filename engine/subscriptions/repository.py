@@ -16,11 +16,18 @@ SQL = ENGINE_QUERIES.named("subscription_page", "events_of_streams", "subscripti
 
 class SubscriptionRepository(PoolRepository):
     async def page(
-        self, tenant_id: str, after: tuple[datetime, str] | None, limit: int
+        self,
+        tenant_id: str,
+        after: tuple[datetime, str] | None,
+        limit: int,
+        consumer_id: str | None = None,
     ) -> list[Record]:
-        """Up to ``limit`` projection rows in creation order, after ``(created_at, id)``."""
+        """Up to ``limit`` projection rows in creation order, after ``(created_at, id)``; only
+        ``consumer_id``'s when given."""
         since, last = after if after is not None else (None, None)
-        return await self.pool.fetch(SQL["subscription_page"], tenant_id, since, last, limit)
+        return await self.pool.fetch(
+            SQL["subscription_page"], tenant_id, since, last, limit, consumer_id
+        )
 
     async def events_of_streams(self, streams: Sequence[str]) -> list[Record]:
         """Every (live) event of the given streams, in stream order."""

@@ -13,7 +13,7 @@ import asyncpg
 import msgspec
 
 from hookproof.config import Settings
-from hookproof.errors import ConcurrencyConflict, NotFound
+from hookproof.errors import ConcurrencyConflict, NotFound, ValidationError
 from hookproof.events import EventStore, Metadata, RecordedEvent, StreamAppend
 from hookproof.events.subscription_events import SubscriptionConfig
 from hookproof.projections.subscriptions import Subscriptions, SubscriptionState, fold
@@ -77,6 +77,8 @@ class SubscriptionService:
         self.settings = settings
         self.secrets_issuer = secrets_issuer
         self.clock = clock
+        #: the consumer service (``require_enabled``) a ``consumerId`` is checked against
+        self.consumers: Any = None
         if subscriptions_inline not in store.inline:
             store.inline.append(subscriptions_inline)
 
@@ -97,11 +99,16 @@ class SubscriptionService:
         return (await self.page(tenant_id, limit))[0]
 
     async def page(
-        self, tenant_id: str, limit: int, after: tuple[datetime, str] | None = None
+        self,
+        tenant_id: str,
+        limit: int,
+        after: tuple[datetime, str] | None = None,
+        consumer_id: str | None = None,
     ) -> tuple[list[SubscriptionState], tuple[datetime, str] | None]:
         """One page from the projection, in creation order, with every stream of the page
-        folded from one read; the key to continue after, when there is more."""
-        rows = await self.repository.page(tenant_id, after, limit + 1)
+        folded from one read; the key to continue after, when there is more. Only
+        ``consumer_id``'s subscriptions when given."""
+        rows = await self.repository.page(tenant_id, after, limit + 1, consumer_id)
         more = len(rows) > limit
         rows = rows[:limit]
         streams = [stream_of(r["subscription_id"]) for r in rows]
@@ -137,6 +144,13 @@ class SubscriptionService:
         imported ``whsec_`` secret is never returned)."""
         now = self.clock()
         endpoint = validate_endpoint(body.endpoint, self.settings)
+        consumer_id = None
+        if body.consumer_id is not None:
+            if self.consumers is None:
+                raise ValidationError("consumers are not configured", code="unknown_consumer")
+            consumer_id = await self.consumers.require_enabled(
+                tenant_id, body.consumer_id, "consumerId"
+            )
         subscription_id = "sub_" + secrets.token_hex(12)
         secret: bytes | None = None
         secret_key_id: str | None = None
@@ -172,6 +186,7 @@ class SubscriptionService:
             signature_profile=body.signature_profile,
             ordering=body.ordering,
             ordering_gap_timeout_s=validate_gap_timeout(body.ordering_gap_timeout_s),
+            consumer_id=consumer_id,
         )
         state = await self.execute(
             subscription_id, Register(subscription_id, tenant_id, config), actor=actor
@@ -183,6 +198,12 @@ class SubscriptionService:
         changes: dict[str, Any] = {}
         raw = {f: getattr(body, f) for f in body.__struct_fields__}
         present = {k: v for k, v in raw.items() if v is not msgspec.UNSET}
+        if present.pop("consumer_id", state.config.consumer_id) != state.config.consumer_id:
+            raise ValidationError(
+                "consumerId is set at registration and never changes",
+                field="consumerId",
+                code="immutable_field",
+            )
         if "endpoint" in present:
             ep = validate_endpoint(present["endpoint"], self.settings)
             changes["endpoint"] = ep.url

@@ -18,6 +18,7 @@ from ..endpoint import Endpoint, normalise_endpoint
 from .matching import validate_filter
 
 __all__ = [
+    "in_utc",
     "parse_time",
     "printable",
     "validate_endpoint",
@@ -82,7 +83,23 @@ def parse_time(text: str, field: str) -> datetime:
         raise ValidationError(f"{field} is not an RFC 3339 time", field=field) from exc
     if value.tzinfo is None:
         raise ValidationError(f"{field} needs a time zone offset", field=field)
-    return value.astimezone(UTC)
+    return in_utc(value, field)
+
+
+def in_utc(value: datetime, field: str) -> datetime:
+    """``value`` in UTC; ``invalid_data`` naming ``field`` when UTC cannot represent it.
+
+    ``0001-01-01T00:00:00+23:59`` and ``9999-12-31T23:59:59-23:59`` parse, but their UTC
+    instant lies outside years 1..9999 (``astimezone`` raises ``OverflowError``).
+    """
+    try:
+        return value.astimezone(UTC)
+    except (OverflowError, ValueError) as exc:
+        raise ValidationError(
+            f"{field} is outside the representable range of times (years 1..9999 in UTC)",
+            field=field,
+            code="invalid_data",
+        ) from exc
 
 
 def validate_expiry(text: str | None, now: datetime) -> str | None:
@@ -140,6 +157,10 @@ def validate_receipt_key(k: ReceiptKeyIn | None, generation: int = 1) -> Receipt
     return ReceiptKey(key_id=k.key_id, public_key_jwk=public, generation=generation)
 
 
+#: an imported Standard Webhooks secret decodes to this many bytes (as the spec's libraries make)
+MIN_IMPORTED_SECRET, MAX_IMPORTED_SECRET = 24, 64
+
+
 def validate_imported_secret(body: SubscriptionCreate) -> bytes | None:
     """The key bytes of an imported ``whsec_`` secret (hmac-sha256 standard-webhooks.v1 only).
 
@@ -155,12 +176,19 @@ def validate_imported_secret(body: SubscriptionCreate) -> bytes | None:
             field="secret",
             code="secret_not_importable",
         )
-    if not body.secret.startswith("whsec_"):
-        raise ValidationError("secret must start with whsec_", field="secret")
+    problem = ValidationError(
+        f"secret must be whsec_ followed by standard base64 of {MIN_IMPORTED_SECRET}"
+        f"..{MAX_IMPORTED_SECRET} bytes",
+        field="secret",
+        code="secret_invalid",
+    )
+    # the length is judged before anything is decoded: base64 of 64 bytes is 88 characters
+    if not body.secret.startswith("whsec_") or len(body.secret) > 6 + 88:
+        raise problem
     try:
-        return decode_whsec(body.secret)
+        key = decode_whsec(body.secret)
     except ValueError:
-        raise ValidationError(
-            "secret must be whsec_ followed by standard base64 of at least 24 bytes",
-            field="secret",
-        ) from None
+        raise problem from None
+    if not MIN_IMPORTED_SECRET <= len(key) <= MAX_IMPORTED_SECRET:
+        raise problem
+    return key

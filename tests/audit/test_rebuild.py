@@ -10,11 +10,24 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hookproof.engine.consumers.service import consumers_inline
 from hookproof.engine.database import connect_pool
 from hookproof.engine.delivery.ingest import deliveries_inline
+from hookproof.engine.event_types.service import event_types_inline
 from hookproof.engine.registry import async_projections, projections_by_name
 from hookproof.engine.subscriptions.service import subscriptions_inline
 from hookproof.events import ANY, Event, EventStore, Metadata, StreamAppend
+from hookproof.events.consumer_events import (
+    ConsumerCreated,
+    ConsumerDisabled,
+    ConsumerUpdated,
+    consumer_stream_id,
+)
+from hookproof.events.event_type_events import (
+    EventTypeDefined,
+    EventTypeVersion,
+    event_type_stream_id,
+)
 from hookproof.projections import Projector, ledger, rebuild, table_rows
 from tests.daemon import run_cli
 from tests.support import log_settled
@@ -78,6 +91,25 @@ def _subscription_events(sid: str, ops: list[str]) -> list[Event]:
     return out
 
 
+def _event_type_events(tenant: str, topic: str, n: int) -> list[Event]:
+    """``n`` successive definitions of one type (each replaces the one before)."""
+    return [
+        EventTypeDefined(
+            tenant_id=tenant,
+            topic=topic,
+            description=f"definition {k}",
+            versions={
+                str(m): EventTypeVersion(schema={"type": "object"}, example={"k": k})
+                for m in range(1, k + 2)
+            },
+            deprecated=k % 2 == 1,
+            digest=f"{k:064x}",
+            at=f"2026-11-30T10:{k:02d}:00+00:00",
+        )
+        for k in range(n)
+    ]
+
+
 workloads = st.fixed_dictionaries(
     {
         "deliveries": st.lists(
@@ -88,6 +120,7 @@ workloads = st.fixed_dictionaries(
         "subscriptions": st.lists(
             st.lists(st.sampled_from(SUBSCRIPTION_OPS), max_size=8), min_size=1, max_size=4
         ),
+        "event_types": st.lists(st.integers(min_value=1, max_value=4), max_size=3),
         "chunk": st.integers(min_value=1, max_value=5),
         "seed": st.randoms(use_true_random=False),
     }
@@ -100,6 +133,24 @@ async def _append_workload(store: EventStore, w: dict[str, Any]) -> None:
     for j, ops in enumerate(w["subscriptions"]):
         sid = f"s{tag}{j}"
         streams.append((f"subscription-{sid}", _subscription_events(sid, ops)))
+    for j, n in enumerate(w["event_types"]):
+        tenant = f"ten_{tag}{j:08d}"
+        streams.append(
+            (
+                event_type_stream_id(tenant, "order.created"),
+                _event_type_events(tenant, "order.created", n),
+            )
+        )
+    for j, ops in enumerate(w["subscriptions"]):  # a consumer beside each subscription
+        cid, at = f"c{tag}{j}", "2026-11-30T10:00:00+00:00"
+        events: list[Event] = [ConsumerCreated(tenant_id="t", consumer_id=cid, name="n", at=at)]
+        if len(ops) > 1:
+            events.append(
+                ConsumerUpdated(tenant_id="t", consumer_id=cid, name="m", changed=["name"], at=at)
+            )
+        if len(ops) > 2:
+            events.append(ConsumerDisabled(tenant_id="t", consumer_id=cid, at=at))
+        streams.append((consumer_stream_id("t", cid), events))
     for j, (receipts, ops) in enumerate(w["deliveries"]):
         did = f"d{tag}{j}"
         streams.append((f"delivery-{did}", _delivery_events(did, f"s{tag}0", receipts, ops)))
@@ -139,10 +190,20 @@ def test_rebuild_equals_incremental(db_url_sync: str) -> None:
         async def run() -> None:
             pool = await connect_pool(db_url_sync, min_size=1, max_size=3)
             try:
-                store = EventStore(pool, inline=[subscriptions_inline, deliveries_inline])
+                store = EventStore(
+                    pool,
+                    inline=[
+                        subscriptions_inline,
+                        deliveries_inline,
+                        event_types_inline,
+                        consumers_inline,
+                    ],
+                )
                 await _append_workload(store, w)
                 assert await _verify_all(store) == {
+                    "consumers": [],
                     "deliveries": [],
+                    "event_types": [],
                     "stream_catalogue": [],
                     "subscriptions": [],
                 }
@@ -156,7 +217,9 @@ def test_rebuild_equals_incremental(db_url_sync: str) -> None:
     async def swap_and_inject() -> None:
         pool = await connect_pool(db_url_sync, min_size=1, max_size=3)
         try:
-            store = EventStore(pool, inline=[subscriptions_inline, deliveries_inline])
+            store = EventStore(
+                pool, inline=[subscriptions_inline, deliveries_inline, event_types_inline]
+            )
             registry = projections_by_name()
             async with pool.acquire() as conn:
                 before = {n: await table_rows(conn, p, p.table) for n, p in registry.items()}

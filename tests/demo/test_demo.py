@@ -32,6 +32,13 @@ def test_demo_runs_end_to_end_and_leaves_nothing_running() -> None:
     ]:
         assert re.search(rf"^  {stage}\s+{re.escape(verified)}$", out, re.M), (stage, out[-2500:])
     assert "PASS         rollout:ro_" in out
+    # two consumers, each receiving only its own events
+    assert "== sending to your customers: two consumers ==" in out
+    for name in ("acme-corp", "globex"):
+        own = ", ".join(f"inv-{name}-{i}" for i in range(3))
+        assert f"[demo] consumer {name} received {own} (only its own)" in out, out[-2500:]
+    assert "inv-nobody" not in out.split("== sending to your customers")[1].split("==")[0]
+    assert "/console#portal=hpp_" in out
     leftovers = [
         p
         for p in psutil.process_iter(["pid", "name", "status"])

@@ -107,6 +107,15 @@ def test_rotation() -> None:
     # a promoted key refused for good (never verified afterwards)
     assert not checks.check_rotation(True, True, promoted[:1], "k1", "k2")[0]
     assert not checks.check_rotation(True, True, [], "k1", "k2")[0]
+    # a second attempt of a delivery whose first attempt verified before the rotation (its
+    # outcome recorded after the lease ran out), refused once in the promotion gap and never
+    # retried since the delivery was accepted: the gap, not a failure; without that earlier
+    # verification it is a failure
+    again = [{"deliveryId": "d3", "reason": "key_not_yet_valid", "keyId": "k2"}]
+    assert checks.check_rotation(True, True, old + again, "k1", "k2", {"d3"})[0]
+    assert not checks.check_rotation(True, True, old + again, "k1", "k2", {"d9"})[0]
+    twice = again + again
+    assert not checks.check_rotation(True, True, old + twice, "k1", "k2", {"d3"})[0]
 
 
 def test_reencode() -> None:

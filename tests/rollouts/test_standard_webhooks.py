@@ -149,6 +149,12 @@ async def test_imported_whsec_secret_is_used_never_echoed_and_challenged(
     assert "secret" not in again
 
 
+def _whsec(size: int) -> str:
+    return (
+        "whsec_" + base64.b64encode(bytes(range(256)) * (size // 256) + bytes(size % 256)).decode()
+    )
+
+
 @pytest.mark.parametrize(
     ("over", "code"),
     [
@@ -161,8 +167,12 @@ async def test_imported_whsec_secret_is_used_never_echoed_and_challenged(
             },
             "secret_not_importable",
         ),
-        ({"signatureAlgorithm": "hmac-sha256", "secret": "whsec_short"}, "invalid_request"),
-        ({"signatureAlgorithm": "hmac-sha256", "secret": "A" * 44}, "invalid_request"),
+        ({"signatureAlgorithm": "hmac-sha256", "secret": "whsec_short"}, "secret_invalid"),
+        ({"signatureAlgorithm": "hmac-sha256", "secret": "A" * 44}, "secret_invalid"),
+        # issue 24: 24..64 bytes once decoded (a 150,000-byte secret was accepted)
+        ({"signatureAlgorithm": "hmac-sha256", "secret": _whsec(23)}, "secret_invalid"),
+        ({"signatureAlgorithm": "hmac-sha256", "secret": _whsec(65)}, "secret_invalid"),
+        ({"signatureAlgorithm": "hmac-sha256", "secret": _whsec(150_000)}, "secret_invalid"),
     ],
 )
 async def test_secret_import_refusals_never_repeat_the_value(
@@ -172,7 +182,19 @@ async def test_secret_import_refusals_never_repeat_the_value(
     body = {**BASE, "endpoint": hooks.url("x"), **over}
     status, problem = await api.call("POST", "/v1/subscriptions", token=token, json=body)
     assert status == 400 and problem["code"] == code
+    assert problem["field"] == "secret"
     assert over["secret"][6:] not in str(problem)
+
+
+@pytest.mark.parametrize("size", [24, 64])
+async def test_imported_secrets_of_24_and_64_bytes_are_taken(
+    api: Api, hooks: HookServer, tenant_token: tuple[str, str], size: int
+) -> None:
+    _, token = tenant_token
+    body = {**BASE, "endpoint": hooks.url("x"), "signatureAlgorithm": "hmac-sha256"}
+    body["secret"] = _whsec(size)
+    status, view = await api.call("POST", "/v1/subscriptions", token=token, json=body)
+    assert status == 201, view
 
 
 def _reference_v1a(public: Ed25519PublicKey, headers: dict[str, str], body: bytes) -> bool:

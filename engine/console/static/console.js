@@ -4,7 +4,11 @@
 "use strict";
 
 const TOKEN_KEY = "hookproof.token";
-const ACTIVE = new Set(["PLANNED", "DISPATCHING", "RETRYABLE", "UNKNOWN_TRANSPORT"]);
+// Delivery ledger states: the subsets the table in projections/ledger.py names (SUBSETS);
+// tests/delivery/test_ledger_names.py holds every list here to it.
+const OPEN = new Set(["PLANNED", "DISPATCHING", "RETRYABLE", "UNKNOWN_TRANSPORT"]);
+const REPLAYABLE = new Set(["DEAD_LETTER", "QUARANTINED"]);
+const SKIPPABLE = new Set(["DEAD_LETTER"]);
 let who = null;
 let shownDelivery = null;
 
@@ -76,12 +80,16 @@ async function login() {
   $("#main").hidden = false;
   $("#forget").hidden = false;
   $("#who").textContent = who.kind === "operator" ? "operator" : "tenant " + who.tenantId;
+  if (who.kind === "portal") portalEnter(who);  // portal.js: the consumer's own view
   await refreshAll();
 }
 
 async function refreshAll() {
   setStatus("loading...");
-  await Promise.all([loadSubscriptions(), loadDeadLetters(), loadGates(), loadRollouts()]);
+  const parts = [loadSubscriptions(), loadDeadLetters()];
+  if (who.kind === "portal") parts.push(loadCatalogue());
+  else parts.push(loadGates(), loadRollouts());
+  await Promise.all(parts);
   setStatus("updated " + new Date().toISOString().replace(/\.\d+Z$/, "Z"));
 }
 
@@ -89,7 +97,7 @@ async function refreshAll() {
 
 async function loadSubscriptions() {
   const tbody = $("#subscriptions tbody");
-  if (who.kind !== "tenant") {
+  if (who.kind === "operator") {
     note("subscriptions", "Subscriptions belong to tenants: enter a tenant token to see them.");
     fill(tbody, []);
     return;
@@ -108,7 +116,19 @@ async function loadSubscriptions() {
     el("td", {}, text(s.ordering || "none")),
     el("td", {}, (s.topics || []).join(", ")),
     el("td", { class: "endpoint" }, text(s.endpoint)),
+    el("td", { class: "challenge" }, challengeResult(s)),
+    el("td", { class: "chart-cell" }, attemptChart(s.id)),
+    el("td", { class: "actions" }, s.signatureAlgorithm === "hmac-sha256" && s.state !== "REVOKED"
+      ? el("button", { type: "button", "data-rotate": s.id, onclick: () => rotateSecret(s.id) }, "Rotate secret")
+      : null),
   )));
+}
+
+function challengeResult(s) {
+  if (s.verifiedGeneration !== null && s.verifiedGeneration >= s.generation) return "passed (generation " + s.generation + ")";
+  if (s.pendingChallenge) return "pending";
+  if (s.lastReason) return "failed: " + s.lastReason;
+  return "not yet";
 }
 
 async function showSubscription(id) {
@@ -203,10 +223,10 @@ async function showDelivery(id) {
     el("td", {}, short(a.admittedAt)),
   )));
   const actions = [];
-  if (v.state === "DEAD_LETTER" || v.state === "QUARANTINED") {
+  if (REPLAYABLE.has(v.state)) {
     actions.push(el("button", { type: "button", "data-replay": id, onclick: () => replay(id) }, "Replay"));
   }
-  if (v.state === "DEAD_LETTER") {
+  if (SKIPPABLE.has(v.state)) {
     actions.push(el("button", { type: "button", "data-skip": id, onclick: () => skip(id) }, "Skip"));
   }
   if (v.ordering) {
@@ -225,7 +245,7 @@ async function replay(id) {
   await loadDeadLetters();
   let v = await showDelivery(id);
   // follow it until the dispatcher has taken it somewhere (or give up after ~30 s)
-  for (let i = 0; i < 60 && v && ACTIVE.has(v.state) && shownDelivery === id; i++) {
+  for (let i = 0; i < 60 && v && OPEN.has(v.state) && shownDelivery === id; i++) {
     await new Promise((ok) => setTimeout(ok, 500));
     v = await showDelivery(id);
   }
@@ -245,7 +265,7 @@ async function skip(id) {
 
 async function loadDeadLetters() {
   const tbody = $("#dead-letters tbody");
-  if (who.kind !== "tenant") {
+  if (who.kind === "operator") {
     note("dead-letters", "Dead letters belong to tenants: enter a tenant token to see them.");
     fill(tbody, []);
     return;
@@ -387,5 +407,12 @@ document.addEventListener("DOMContentLoaded", () => {
     const id = $("#rollout-id").value.trim();
     if (id) showRollout(id);
   });
+  // A portal link carries its token in the fragment (never sent to a server): take it into
+  // this tab's session storage and drop it from the address bar and history.
+  const link = location.hash.match(/^#portal=([A-Za-z0-9_-]{1,200})$/);
+  if (link) {
+    sessionStorage.setItem(TOKEN_KEY, link[1]);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
   if (token()) login();
 });

@@ -1,0 +1,72 @@
+"""The ``portal_sessions`` table (and the one read that maps a delivery to its consumer): the
+one place the portal reaches the database. Writes take the caller's connection, so they share
+the transaction of the event they come with."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import asyncpg
+
+from ..queries import ENGINE_QUERIES
+from ..repository import PoolRepository, Record
+
+__all__ = ["PortalRepository"]
+
+SQL = ENGINE_QUERIES.named(
+    "portal_session_insert",
+    "portal_session_get",
+    "portal_session_end",
+    "portal_sessions_end_consumer",
+    "portal_session_of_tenant",
+    "delivery_consumer",
+)
+
+
+class PortalRepository(PoolRepository):
+    @staticmethod
+    async def insert(
+        conn: asyncpg.Connection,
+        session_id: str,
+        tenant_id: str,
+        consumer_id: str,
+        secret_sha256: bytes,
+        capabilities: Sequence[str],
+        expires_at: datetime,
+        created_at: datetime,
+    ) -> None:
+        await conn.execute(
+            SQL["portal_session_insert"],
+            session_id,
+            tenant_id,
+            consumer_id,
+            secret_sha256,
+            list(capabilities),
+            expires_at,
+            created_at,
+        )
+
+    async def get(self, session_id: str) -> Record | None:
+        return await self.pool.fetchrow(SQL["portal_session_get"], session_id)
+
+    async def of_tenant(self, session_id: str, tenant_id: str) -> Record | None:
+        return await self.pool.fetchrow(SQL["portal_session_of_tenant"], session_id, tenant_id)
+
+    @staticmethod
+    async def end(
+        conn: asyncpg.Connection, session_id: str, tenant_id: str, at: datetime, reason: str
+    ) -> Record | None:
+        return await conn.fetchrow(SQL["portal_session_end"], session_id, tenant_id, at, reason)
+
+    @staticmethod
+    async def end_consumer(
+        conn: asyncpg.Connection, tenant_id: str, consumer_id: str, at: datetime, reason: str
+    ) -> list[str]:
+        rows = await conn.fetch(
+            SQL["portal_sessions_end_consumer"], tenant_id, consumer_id, at, reason
+        )
+        return sorted(r["session_id"] for r in rows)
+
+    async def delivery_consumer(self, tenant_id: str, delivery_id: str) -> Record | None:
+        return await self.pool.fetchrow(SQL["delivery_consumer"], delivery_id, tenant_id)

@@ -1,0 +1,1 @@
+SELECT * FROM {table} WHERE stream_id = ANY($1::text[])
