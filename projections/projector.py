@@ -177,21 +177,26 @@ async def run_woken(
     def _lost(exc: BaseException) -> None:  # a listener the server dropped (a restart)
         log.info(listener_lost, error=type(exc).__name__)
 
-    async with Listening(store, _notify, on_lost=_lost) as listener:
-        while not stop.is_set():
-            wake.clear()
-            started = loop.time()
-            try:
-                await listener.refresh()  # after a restart
-                await tick()
-            except Exception as exc:  # the worker outlives a bad tick; the log says why
-                log.warning(tick_failed, error=type(exc).__name__)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), poll_interval)
-            rest = started + min_interval - loop.time()
-            if rest > 0 and not stop.is_set():  # a stop ends the wait at once
+    stopping = asyncio.ensure_future(stop.wait())  # a stop wakes the waits below at once
+    stopping.add_done_callback(lambda _: wake.set())
+    try:
+        async with Listening(store, _notify, on_lost=_lost) as listener:
+            while not stop.is_set():
+                wake.clear()
+                started = loop.time()
+                try:
+                    await listener.refresh()  # after a restart
+                    await tick()
+                except Exception as exc:  # the worker outlives a bad tick; the log says why
+                    log.warning(tick_failed, error=type(exc).__name__)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), rest)
+                    await asyncio.wait_for(wake.wait(), poll_interval)
+                rest = started + min_interval - loop.time()
+                if rest > 0 and not stop.is_set():
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(stop.wait(), rest)
+    finally:
+        stopping.cancel()
 
 
 class Projector:
