@@ -65,9 +65,11 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
         store = ctx.store
         total = await ctx.repository(AuditRepository).event_count()
         for name in names:
+            caught_up: int | None = None
             if args.verify and name in asynchronous:
                 # kept in batches by the daemon: compare it caught up, not a moment of its lag
-                await catch_up(store, [registry[name]])
+                # (what it had not applied yet is reported, never counted as a difference)
+                caught_up = await catch_up(store, [registry[name]])
             progress = Progress(f"rebuild {name}", total)
             result = await rebuild(
                 store,
@@ -87,6 +89,7 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
             lag = result.lag
             if args.verify:
                 line["differences"] = result.differences
+                line["caughtUp"] = caught_up
                 # a projector behind the log is a lag, never a difference: exit 0
                 line["lag"] = (
                     None
@@ -106,6 +109,11 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
                     f"{verb} {name}: {result.events} events -> {result.rows} rows in "
                     f"{result.seconds:.2f}s ({result.rate:,.0f} events/s)"
                 )
+                if caught_up:
+                    print(
+                        f"  LAG the live projection was {caught_up} event(s) behind the log: "
+                        "applied them before comparing"
+                    )
                 if lag is not None and lag.events:
                     print(
                         f"  LAG the live projection is {lag.events} event(s) behind the log "

@@ -39,14 +39,22 @@ class Projection:
     #: ``<name>.load`` and ``<name>.upsert``, loaded when the subclass is defined.
     statements: ClassVar[NamedQueries]
 
+    #: The ``load`` statement's name when several projections share it (``by_stream.load``:
+    #: rows keyed by ``stream_id``); None: ``<name>.load``.
+    load_query: ClassVar[str | None] = None
+
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
         if "name" in cls.__dict__:
-            cls.statements = PROJECTION_QUERIES.named(f"{cls.name}.load", f"{cls.name}.upsert")
+            load = cls.__dict__.get("load_query") or f"{cls.name}.load"
+            cls.statements = PROJECTION_QUERIES.named(load, f"{cls.name}.upsert")
 
     def sql(self, which: str, table: str | None = None) -> str:
         """The ``load`` or ``upsert`` statement over ``table`` (default: the live table)."""
-        return render(self.statements[f"{self.name}.{which}"], table=table or self.table)
+        name = (
+            (self.load_query or f"{self.name}.load") if which == "load" else f"{self.name}.{which}"
+        )
+        return render(self.statements[name], table=table or self.table)
 
     #: The fold reads only row headers (stream, version, type, position, time): the projector
     #: tails the log without payloads, metadata or hashes for it (``tail_headers.sql``).

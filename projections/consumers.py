@@ -82,6 +82,7 @@ class Consumers(Projection):
 
     name = "consumers"
     table = "consumers"
+    load_query = "by_stream.load"
     columns = (
         "stream_id",
         "tenant_id",

@@ -40,6 +40,7 @@ def definition_json(event: EventTypeDefined) -> str:
 class EventTypes(Projection):
     name = "event_types"
     table = "event_types"
+    load_query = "by_stream.load"
     columns = (
         "stream_id",
         "tenant_id",

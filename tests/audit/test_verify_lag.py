@@ -114,8 +114,8 @@ def test_sigterm_right_after_changes_verifies_clean(db_url_sync: str, tmp_path: 
 
 def test_a_projector_behind_is_a_lag_not_a_mismatch(db_url_sync: str, tmp_path: Path) -> None:
     """No projector in the daemon (role off), then a daemon killed outright: the stream
-    catalogue is behind the log. ``--verify`` compares at its checkpoint and reports how far
-    behind it is, exit 0; the text output says LAG, never DIFF."""
+    catalogue is behind the log. ``--verify`` applies what it had not, says how much (LAG),
+    then compares: exit 0, never DIFF."""
     env, endpoint = _env(db_url_sync, tmp_path)
     token = _token(env)
     no_projector = {**env, "HOOKPROOF_ROLES": "api,dispatcher,scheduler"}
@@ -128,14 +128,21 @@ def test_a_projector_behind_is_a_lag_not_a_mismatch(db_url_sync: str, tmp_path: 
     assert code == 0, out
     assert all(not line["differences"] for line in lines), out
     catalogue = next(line for line in lines if line["projection"] == "stream_catalogue")
-    assert catalogue["lag"]["events"] > 0, out
-    assert catalogue["lag"]["checkpoint"] != catalogue["lag"]["head"], out
+    # what the projector had not applied is applied first and reported, then compared
+    assert catalogue["caughtUp"] > 0, out
+    assert catalogue["lag"]["events"] == 0, out
+    assert catalogue["lag"]["checkpoint"] == catalogue["lag"]["head"], out
     assert all(line["lag"] is None for line in lines if line is not catalogue), out
+    daemon = start_daemon(no_projector, tmp_path)  # behind again, for the text output
+    try:
+        _register_patch_revoke(daemon.base_url, token, endpoint)
+    finally:
+        assert daemon.stop(signal.SIGTERM) == 0, daemon.log()
     plain = run_cli(["projections", "rebuild", "--verify"], env, timeout=120)
     assert plain.returncode == 0, plain.stdout + plain.stderr
     assert "DIFF" not in plain.stdout
     [lag] = [x for x in plain.stdout.splitlines() if "LAG" in x]
-    assert f"{catalogue['lag']['events']} event(s) behind the log head" in lag, plain.stdout
+    assert "event(s) behind the log: applied them before comparing" in lag, plain.stdout
 
     daemon = start_daemon(env, tmp_path)  # a projector again, then changes, then SIGKILL
     try:
@@ -179,7 +186,7 @@ def test_tampering_while_behind_still_fails(db_url_sync: str, tmp_path: Path) ->
     code, lines, out = _verify(env)
     assert code == 1, out
     catalogue = next(line for line in lines if line["projection"] == "stream_catalogue")
-    assert catalogue["lag"]["events"] > 0, out
+    assert catalogue["caughtUp"] > 0, out  # behind, and caught up before comparing
     [diff] = catalogue["differences"]
     assert diff.startswith(f"stream_id=subscription-{first} version: live="), out
     r = run_cli(["projections", "rebuild", "--verify"], env, timeout=120)

@@ -54,7 +54,13 @@ async def test_verify_is_equal_after_a_load_run(
     out = run_cli(["projections", "rebuild", "--verify", "--json"], env, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr[-2000:]
     lines = {r["projection"]: r for r in map(json.loads, out.stdout.splitlines())}
-    assert set(lines) == {"deliveries", "stream_catalogue", "subscriptions"}
+    assert set(lines) == {
+        "consumers",
+        "deliveries",
+        "event_types",
+        "stream_catalogue",
+        "subscriptions",
+    }
     for name, line in lines.items():
         assert line["differences"] == [], name
     # the catalogue was caught up, not compared empty against an empty rebuild

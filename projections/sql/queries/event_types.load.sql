@@ -1,1 +1,0 @@
-SELECT * FROM {table} WHERE stream_id = ANY($1::text[])
