@@ -1249,7 +1249,9 @@ async def run_peer_phase(
     length) and the WAL by relation over its LSN range."""
     from urllib.parse import urlsplit, urlunsplit
 
-    name = f"peer_{args.peer}_c{concurrency}"
+    name = f"peer_{args.peer}_c{concurrency}" + (
+        f"_p{args.peer_processes}" if args.peer_processes > 1 else ""
+    )
     await pool.execute(f'CREATE DATABASE "{name}"')
     parts = urlsplit(db_url)
     peer_url = urlunsplit(parts._replace(path=f"/{name}"))
@@ -1263,6 +1265,8 @@ async def run_peer_phase(
         "ingest_concurrency": args.concurrency,
         "pool_max": args.peer_pool_max or min(concurrency, 32) + 2,
         "timeout_s": 300,
+        "processes": args.peer_processes,
+        "tmp_dir": str(tmp),
     }
     cfg_file, out_file = tmp / f"{name}.json", tmp / f"{name}-out.json"
     cfg_file.write_text(json.dumps(cfg))
@@ -1321,6 +1325,7 @@ async def run_peer_phase(
         "but still writes a little (idle_daemon_wal_bytes_per_s, measured just before); "
         "wal_kib_per_delivery_minus_idle subtracts that rate over the peer's span"
     )
+    out["phase"] = name
     out["idle_daemon_wal_bytes_per_s"] = round(idle_rate, 1)
     out["wal_kib_per_delivery_minus_idle"] = round(
         max(0.0, out["wal_bytes"] - idle_rate * span) / n / 1024, 3
@@ -1355,7 +1360,7 @@ async def run_peer_phase(
         waldump_by_relation, bin_dir, pgdata, out["wal_start_lsn"], out["wal_end_lsn"], names
     )
     log(
-        f"peer {args.peer} c{concurrency}: {out['accepted']}/{out['deliveries_wanted']} accepted,"
+        f"{name}: {out['accepted']}/{out['deliveries_wanted']} accepted,"
         f" {out['deliveries_per_s']} dlv/s (steady {out['steady_deliveries_per_s']}),"
         f" WAL {out['wal_kib_per_delivery']} KiB/dlv ({out['wal_kib_per_delivery_minus_idle']}"
         f" minus the idle daemon), cpu {cpu}"
@@ -1664,7 +1669,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         cpu_groups,
                         log,
                     )
-                    phases[f"peer_{args.peer}_c{peer_conc}"] = peer
+                    phases[peer["phase"]] = peer
 
                 # profile (optional): py-spy on the daemon under the same open-loop load
                 spy = find_py_spy(args.py_spy)
@@ -2023,6 +2028,12 @@ def main() -> None:
         type=int,
         default=0,
         help="the peer's psycopg pool size (default: min(concurrency, 32) + 2, one listening)",
+    )
+    ap.add_argument(
+        "--peer-processes",
+        type=int,
+        default=1,
+        help="the peer's worker processes (each of --peer-concurrency; default 1)",
     )
     ap.add_argument(
         "--peer-events", type=int, default=0, help="events for the peer (default: the peak's)"

@@ -15,8 +15,9 @@ database of the same Postgres server (a child process, so its CPU is its own); o
 
 ``config``: ``db_url`` (the peer's own, empty database), ``urls`` (one per subscription),
 ``bodies`` (event bodies, text), ``ca_file`` (the sites' CA), ``events``, ``concurrency``
-(the worker's, 16-128), ``ingest_concurrency`` (events deferred at once), ``pool_max``;
-optionally ``secrets`` (url -> ``whsec_`` secret; made here otherwise).
+(the worker's, 16-128), ``ingest_concurrency`` (events deferred at once), ``pool_max`` (per process);
+optionally ``secrets`` (url -> ``whsec_`` secret; made here otherwise), ``processes`` (worker
+processes, default 1: more start as children of this one, with ``tmp_dir`` for their files).
 Measured from the first deferred job to the last 2xx answer: deliveries/s, latency (deferred
 -> answered), the server's WAL between the two (``pg_current_wal_lsn()``, the whole server),
 heap rows written per table (``pg_stat_user_tables`` of the peer's database, read after its
@@ -33,8 +34,10 @@ import hashlib
 import hmac
 import json
 import os
+import signal
 import socket
 import ssl
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -111,9 +114,78 @@ async def _table_counters(conn: Any) -> dict[str, dict[str, float]]:
     }
 
 
+class _Peer:
+    """The peer's procrastinate app, its one task and its HTTP session (opened by ``open``)."""
+
+    def __init__(self, cfg: dict[str, Any], secrets_by_url: dict[str, str], want: int) -> None:
+        import procrastinate
+
+        concurrency = int(cfg["concurrency"])
+        self.app = procrastinate.App(
+            connector=procrastinate.PsycopgConnector(
+                conninfo=cfg["db_url"],
+                min_size=min(4, int(cfg.get("pool_max", 16))),
+                max_size=int(cfg.get("pool_max", 16)),
+            )
+        )
+        self.ctx = ssl.create_default_context(cafile=cfg["ca_file"])
+        self.concurrency = concurrency
+        self.done_at: dict[str, float] = {}
+        self.failures = 0
+        self.all_done = asyncio.Event()
+        self.session: Any = None
+        peer = self
+
+        @self.app.task(name="deliver", retry=MAX_ATTEMPTS - 1)
+        async def deliver(url: str, body: str, msg_id: str) -> None:
+            raw = body.encode()
+            headers = {
+                "Content-Type": "application/json",
+                **sign_standard_webhooks(secrets_by_url[url], msg_id, int(time.time()), raw),
+            }
+            async with peer.session.post(url, data=raw, headers=headers) as r:
+                await r.read()
+                if not 200 <= r.status < 300:
+                    peer.failures += 1
+                    raise RuntimeError(f"{url} answered {r.status}")
+            peer.done_at[msg_id] = time.monotonic()  # CLOCK_MONOTONIC: one clock for all processes
+            if len(peer.done_at) >= want:
+                peer.all_done.set()
+
+        self.deliver = deliver
+
+    def http(self) -> Any:
+        import aiohttp
+
+        connector = aiohttp.TCPConnector(
+            ssl=self.ctx, limit=self.concurrency, use_dns_cache=False, resolver=_static_resolver()
+        )
+        return aiohttp.ClientSession(connector=connector)
+
+
+async def run_worker_only(cfg: dict[str, Any]) -> dict[str, Any]:
+    """An extra worker process of the same peer (``processes`` > 1): runs jobs until SIGTERM,
+    then says when each of its deliveries was answered."""
+    peer = _Peer(cfg, cfg["secrets"], 1 << 62)
+    async with peer.app.open_async(), peer.http() as http:
+        peer.session = http
+        await peer.app.run_worker_async(concurrency=peer.concurrency, wait=True)
+    return {"done_at": peer.done_at, "failures": peer.failures}
+
+
+async def _all_succeeded(conn: Any, want: int) -> None:
+    """With several worker processes: wait until the queue holds ``want`` succeeded jobs."""
+    while True:
+        cur = await conn.execute(
+            "SELECT count(*) FROM procrastinate_jobs WHERE status = 'succeeded'"
+        )
+        if (await cur.fetchone())[0] >= want:
+            return
+        await asyncio.sleep(0.1)
+
+
 async def run_peer(cfg: dict[str, Any]) -> dict[str, Any]:
     """One measured run of the peer (see the module docstring)."""
-    import aiohttp
     import procrastinate
     import psycopg
 
@@ -125,48 +197,35 @@ async def run_peer(cfg: dict[str, Any]) -> dict[str, Any]:
     # the peer's subscription table: one secret per subscription (given, or made here)
     secrets_by_url = {u: cfg.get("secrets", {}).get(u) or make_secret() for u in urls}
 
-    app = procrastinate.App(
-        connector=procrastinate.PsycopgConnector(
-            conninfo=cfg["db_url"],
-            min_size=min(4, int(cfg.get("pool_max", 16))),
-            max_size=int(cfg.get("pool_max", 16)),
-        )
-    )
-    ctx = ssl.create_default_context(cafile=cfg["ca_file"])
-    connector = aiohttp.TCPConnector(
-        ssl=ctx, limit=concurrency, use_dns_cache=False, resolver=_static_resolver()
-    )
-    done_at: dict[str, float] = {}
+    peer = _Peer(cfg, secrets_by_url, want)
+    app, deliver, done_at = peer.app, peer.deliver, peer.done_at
     deferred_at: dict[int, float] = {}
-    failures = 0
-    all_done = asyncio.Event()
-    session: aiohttp.ClientSession | None = None
-
-    @app.task(name="deliver", retry=MAX_ATTEMPTS - 1)
-    async def deliver(url: str, body: str, msg_id: str) -> None:
-        nonlocal failures
-        raw = body.encode()
-        headers = {
-            "Content-Type": "application/json",
-            **sign_standard_webhooks(secrets_by_url[url], msg_id, int(time.time()), raw),
-        }
-        assert session is not None
-        async with session.post(url, data=raw, headers=headers) as r:
-            await r.read()
-            if not 200 <= r.status < 300:
-                failures += 1
-                raise RuntimeError(f"{url} answered {r.status}")
-        done_at[msg_id] = time.monotonic()
-        if len(done_at) >= want:
-            all_done.set()
+    processes = int(cfg.get("processes", 1))
+    children: list[asyncio.subprocess.Process] = []
 
     admin = await psycopg.AsyncConnection.connect(cfg["db_url"], autocommit=True)
-    async with app.open_async(), aiohttp.ClientSession(connector=connector) as http:
-        session = http
+    async with app.open_async(), peer.http() as http:
+        peer.session = http
         await app.schema_manager.apply_schema_async()
         worker = asyncio.create_task(
             app.run_worker_async(concurrency=concurrency, install_signal_handlers=False, wait=True)
         )
+        if processes > 1:
+            extra = Path(cfg.get("tmp_dir", "."))
+            (extra / "peer-worker.json").write_text(json.dumps({**cfg, "secrets": secrets_by_url}))
+            for k in range(1, processes):
+                children.append(
+                    await asyncio.create_subprocess_exec(
+                        sys.executable,
+                        __file__,
+                        "--worker-only",
+                        "--config",
+                        str(extra / "peer-worker.json"),
+                        "--output",
+                        str(extra / f"peer-worker-{k}.json"),
+                    )
+                )
+            await asyncio.sleep(2.0)  # the extra workers started, registered and listening
         await asyncio.sleep(0.5)  # the worker registered and listening
         tables0 = await _table_counters(admin)
         w0 = await _server_position(admin)
@@ -189,7 +248,10 @@ async def run_peer(cfg: dict[str, Any]) -> dict[str, Any]:
         ingest_wall = time.monotonic() - t0
         timed_out = False
         try:
-            await asyncio.wait_for(all_done.wait(), float(cfg.get("timeout_s", 300)))
+            await asyncio.wait_for(
+                _all_succeeded(admin, want) if processes > 1 else peer.all_done.wait(),
+                float(cfg.get("timeout_s", 300)),
+            )
         except TimeoutError:
             timed_out = True
         w1 = await _server_position(admin)
@@ -197,6 +259,15 @@ async def run_peer(cfg: dict[str, Any]) -> dict[str, Any]:
         worker.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await worker
+        by_process = [len(done_at)]
+        for k, child in enumerate(children, start=1):
+            child.send_signal(signal.SIGTERM)
+            await child.wait()
+            theirs = json.loads((extra / f"peer-worker-{k}.json").read_text())
+            done_at.update(theirs["done_at"])
+            by_process.append(len(theirs["done_at"]))
+            peer.failures += theirs["failures"]
+        cpu2 = os.times()  # the extra workers were waited for: their whole CPU is in children_*
         cur = await admin.execute(
             "SELECT status::text, count(*) FROM procrastinate_jobs GROUP BY 1 ORDER BY 1"
         )
@@ -210,6 +281,11 @@ async def run_peer(cfg: dict[str, Any]) -> dict[str, Any]:
     wal = (await cur.fetchone())[0]
     await admin.close()
 
+    # this process over the measured span, plus the extra workers' whole lives
+    peer_cpu = (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)
+    peer_cpu += (cpu2.children_user - cpu0.children_user) + (
+        cpu2.children_system - cpu0.children_system
+    )
     n = max(1, len(done_at))
     acc = sorted(done_at.values())
     lo, hi = int(n * 0.1), int(n * 0.9)
@@ -231,14 +307,16 @@ async def run_peer(cfg: dict[str, Any]) -> dict[str, Any]:
             "psycopg": psycopg.__version__,
         },
         "recipe": "one job per delivery (batch_defer_async per event, one transaction), "
-        f"worker concurrency {concurrency}, psycopg_pool max {cfg.get('pool_max', 16)}, "
+        f"{processes} worker process(es) of concurrency {concurrency} each, psycopg_pool max {cfg.get('pool_max', 16)}, "
         "LISTEN/NOTIFY, Standard Webhooks HMAC-SHA256 (v1), one keep-alive aiohttp session, "
         f"retry up to {MAX_ATTEMPTS} attempts, completed jobs kept (procrastinate's default)",
         "events": n_events,
         "subscriptions": len(urls),
         "deliveries_wanted": want,
         "accepted": len(done_at),
-        "failed_attempts": failures,
+        "failed_attempts": peer.failures,
+        "processes": processes,
+        "deliveries_by_process": by_process,
         "timed_out": timed_out,
         "job_statuses": statuses,
         "concurrency": concurrency,
@@ -261,10 +339,8 @@ async def run_peer(cfg: dict[str, Any]) -> dict[str, Any]:
         "heap_rows_per_delivery": round(
             sum(t["ins"] + t["upd"] for t in per_table.values()) / n, 3
         ),
-        "peer_cpu_s": round((cpu1.user - cpu0.user) + (cpu1.system - cpu0.system), 2),
-        "peer_cpu_ms_per_delivery": round(
-            ((cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)) * 1000 / n, 3
-        ),
+        "peer_cpu_s": round(peer_cpu, 2),
+        "peer_cpu_ms_per_delivery": round(peer_cpu * 1000 / n, 3),
     }
 
 
@@ -272,8 +348,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--config", required=True, help="a JSON file (see the module docstring)")
     ap.add_argument("--output", required=True)
+    ap.add_argument("--worker-only", action="store_true", help="an extra worker (internal)")
     args = ap.parse_args()
     cfg = json.loads(Path(args.config).read_text())
+    if args.worker_only:
+        Path(args.output).write_text(json.dumps(asyncio.run(run_worker_only(cfg))))
+        return
     result = asyncio.run(run_peer(cfg))
     Path(args.output).write_text(json.dumps(result, indent=2) + "\n")
 
