@@ -1307,6 +1307,8 @@ async def run_peer_phase(
     cpu = meter.stop()
     pg_cpu = sum(v - pg_first.get(pid, 0.0) for pid, v in pg_last.items())
     cpu["postgres_sampled"] = round(pg_cpu / cpu["wall_s"], 3)
+    # the peer's backends were in "other" (the meter's last look missed them)
+    cpu["other"] = round(cpu["other"] - max(0.0, cpu["postgres_sampled"] - cpu["postgres"]), 3)
     # the peer's own CPU: the only child reaped in this window (the subscribers still run)
     kids1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     peer_cpu = (kids1.ru_utime - kids0.ru_utime) + (kids1.ru_stime - kids0.ru_stime)
