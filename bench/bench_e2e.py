@@ -22,6 +22,11 @@ optionally a py-spy profile of the daemon under the peak load. Prints a table an
     .venv/bin/python bench/bench_e2e.py                    # full run, ~5 minutes
     .venv/bin/python bench/bench_e2e.py --large-subs 1000 --no-profile   # quicker look
     .venv/bin/python bench/bench_e2e.py --pg-stat-statements ...   # + Postgres statement profile
+    .venv/bin/python bench/bench_e2e.py --large-subs 0 --peer procrastinate   # + the DIY peer
+
+``--peer procrastinate`` runs ``bench/peer_procrastinate.py`` after the bare client, on its own
+database of the same server and against the same sites (deliveries/s, WAL and rows per
+delivery, CPU), one phase per ``--peer-concurrency`` value.
 
 ``--pg-stat-statements`` runs a scratch PostgreSQL 15 cluster (``--pg-bin``, default the system's
 ``/usr/lib/postgresql/15/bin``; pgserver ships no pg_stat_statements) with the module preloaded
