@@ -22,6 +22,11 @@ optionally a py-spy profile of the daemon under the peak load. Prints a table an
     .venv/bin/python bench/bench_e2e.py                    # full run, ~5 minutes
     .venv/bin/python bench/bench_e2e.py --large-subs 1000 --no-profile   # quicker look
     .venv/bin/python bench/bench_e2e.py --pg-stat-statements ...   # + Postgres statement profile
+    .venv/bin/python bench/bench_e2e.py --large-subs 0 --peer procrastinate   # + the DIY peer
+
+``--peer procrastinate`` runs ``bench/peer_procrastinate.py`` after the bare client, on its own
+database of the same server and against the same sites (deliveries/s, WAL and rows per
+delivery, CPU), one phase per ``--peer-concurrency`` value.
 
 ``--pg-stat-statements`` runs a scratch PostgreSQL 15 cluster (``--pg-bin``, default the system's
 ``/usr/lib/postgresql/15/bin``; pgserver ships no pg_stat_statements) with the module preloaded
@@ -1222,6 +1227,160 @@ def machine_info() -> dict[str, Any]:
 # -- the run --------------------------------------------------------------------------------
 
 
+def peer_concurrencies(args: argparse.Namespace) -> list[int]:
+    if not args.peer:
+        return []
+    return [int(x) for x in str(args.peer_concurrency).split(",") if x.strip()]
+
+
+async def run_peer_phase(
+    args: argparse.Namespace,
+    pool: Any,
+    db_url: str,
+    pgdata: str,
+    urls: list[str],
+    bodies: list[bytes],
+    ca_file: str,
+    events: int,
+    concurrency: int,
+    tmp: Path,
+    cpu_groups: dict[str, Any],
+    log: Any,
+) -> dict[str, Any]:
+    """``bench/peer_procrastinate.py`` as a child process on its own fresh database of this
+    run's Postgres server, sending to the same sites: its own figures (rate, WAL between its
+    first job and its last answer, rows per table, its CPU) plus, from here, the CPU of every
+    group over its run, the WAL the idle daemon writes meanwhile (measured just before, same
+    length) and the WAL by relation over its LSN range."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    name = f"peer_{args.peer}_c{concurrency}" + (
+        f"_p{args.peer_processes}" if args.peer_processes > 1 else ""
+    )
+    await pool.execute(f'CREATE DATABASE "{name}"')
+    parts = urlsplit(db_url)
+    peer_url = urlunsplit(parts._replace(path=f"/{name}"))
+    cfg = {
+        "db_url": peer_url,
+        "urls": urls,
+        "bodies": [b.decode() for b in bodies],
+        "ca_file": ca_file,
+        "events": events,
+        "concurrency": concurrency,
+        "ingest_concurrency": args.concurrency,
+        "pool_max": args.peer_pool_max or min(concurrency, 32) + 2,
+        "timeout_s": 300,
+        "processes": args.peer_processes,
+        "tmp_dir": str(tmp),
+    }
+    cfg_file, out_file = tmp / f"{name}.json", tmp / f"{name}-out.json"
+    cfg_file.write_text(json.dumps(cfg))
+    # the idle daemon's own WAL rate (projector batches, heartbeats), the baseline to subtract
+    idle0 = await pool.fetchval("SELECT pg_current_wal_lsn()::text")
+    await asyncio.sleep(args.peer_idle_seconds)
+    idle1 = await pool.fetchval("SELECT pg_current_wal_lsn()::text")
+    idle_bytes = await pool.fetchval(
+        "SELECT pg_wal_lsn_diff($1::text::pg_lsn, $2::text::pg_lsn)::float8", idle1, idle0
+    )
+    proc = subprocess.Popen(  # noqa: ASYNC220 (returns at once; awaited in a thread below)
+        [
+            sys.executable,
+            str(ROOT / "peer_procrastinate.py"),
+            "--config",
+            str(cfg_file),
+            "--output",
+            str(out_file),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=(tmp / f"{name}.log").open("wb"),
+    )
+    import resource
+
+    meter = CpuMeter(cpu_groups)
+    meter.start()
+    kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    la0 = os.getloadavg()[0]
+    # the peer's Postgres backends exit with it, before the meter's last look: sample them
+    pg_first = {pid: CpuMeter._cpu(pid) for pid in postgres_pids(pgdata)}
+    pg_last = dict(pg_first)
+    limit = time.monotonic() + 600
+    while proc.poll() is None and time.monotonic() < limit:
+        for pid in postgres_pids(pgdata):
+            pg_last[pid] = CpuMeter._cpu(pid) or pg_last.get(pid, 0.0)
+        await asyncio.sleep(0.25)
+    rc = await asyncio.to_thread(proc.wait, 60)
+    cpu = meter.stop()
+    pg_cpu = sum(v - pg_first.get(pid, 0.0) for pid, v in pg_last.items())
+    cpu["postgres_sampled"] = round(pg_cpu / cpu["wall_s"], 3)
+    # the peer's backends were in "other" (the meter's last look missed them)
+    cpu["other"] = round(cpu["other"] - max(0.0, cpu["postgres_sampled"] - cpu["postgres"]), 3)
+    # the peer's own CPU: the only child reaped in this window (the subscribers still run)
+    kids1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    peer_cpu = (kids1.ru_utime - kids0.ru_utime) + (kids1.ru_stime - kids0.ru_stime)
+    cpu["peer"] = round(peer_cpu / cpu["wall_s"], 3)
+    cpu["other"] = round(cpu["other"] - cpu["peer"], 3)
+    if rc != 0 or not out_file.exists():
+        err = (tmp / f"{name}.log").read_text(errors="replace")[-1500:]
+        raise RuntimeError(f"peer exited {rc}: {err}")
+    out: dict[str, Any] = json.loads(out_file.read_text())
+    n = max(1, out["accepted"])
+    span = out["first_defer_to_last_accept_s"]
+    idle_rate = idle_bytes / args.peer_idle_seconds
+    out["wal_note"] = (
+        "wal_*: the whole server between the peer's first deferred job and its last 2xx "
+        "answer (pg_current_wal_lsn, read by the peer); the hookproof daemon is idle meanwhile "
+        "but still writes a little (idle_daemon_wal_bytes_per_s, measured just before); "
+        "wal_kib_per_delivery_minus_idle subtracts that rate over the peer's span"
+    )
+    out["phase"] = name
+    out["idle_daemon_wal_bytes_per_s"] = round(idle_rate, 1)
+    out["wal_kib_per_delivery_minus_idle"] = round(
+        max(0.0, out["wal_bytes"] - idle_rate * span) / n / 1024, 3
+    )
+    out["cpu_cores_used_whole_child"] = cpu
+    out["postgres_cpu_ms_per_delivery_whole_child"] = round(pg_cpu * 1000 / n, 3)
+    out["cpu_note"] = (
+        "cpu_cores_used_whole_child: every group from the child's start to its exit (schema, "
+        "pool and worker start-up, the run, shutdown); its 'postgres' misses the peer's own "
+        "backends (gone before the last look), 'postgres_sampled' counts them from samples "
+        "every 0.25 s (a lower bound by at most a backend's last 0.25 s); peer_cpu_*: the peer "
+        "process over the measured span only"
+    )
+    out["loadavg_1m_start"] = round(la0, 2)
+    out["loadavg_1m_end"] = round(os.getloadavg()[0], 2)
+    bin_dir = args.pg_bin if args.pg_stat_statements else pgserver_bin()
+    names = {}
+    for db in (None, peer_url):
+        conn = await asyncpg_connect(db or db_url)
+        try:
+            for r in await conn.fetch(
+                "SELECT relfilenode::int8 AS relfilenode, relname FROM pg_class"
+                " WHERE relfilenode <> 0"
+            ):
+                names.setdefault(int(r["relfilenode"]), r["relname"])
+        finally:
+            await conn.close()
+    out["wal_records"] = await asyncio.to_thread(
+        waldump_stats, bin_dir, pgdata, out["wal_start_lsn"], out["wal_end_lsn"]
+    )
+    out["wal_by_relation"] = await asyncio.to_thread(
+        waldump_by_relation, bin_dir, pgdata, out["wal_start_lsn"], out["wal_end_lsn"], names
+    )
+    log(
+        f"{name}: {out['accepted']}/{out['deliveries_wanted']} accepted,"
+        f" {out['deliveries_per_s']} dlv/s (steady {out['steady_deliveries_per_s']}),"
+        f" WAL {out['wal_kib_per_delivery']} KiB/dlv ({out['wal_kib_per_delivery_minus_idle']}"
+        f" minus the idle daemon), cpu {cpu}"
+    )
+    return out
+
+
+async def asyncpg_connect(url: str) -> Any:
+    import asyncpg
+
+    return await asyncpg.connect(url)
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     import aiohttp
     import asyncpg
@@ -1501,6 +1660,24 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     **base_results,
                 }
 
+                # the do-it-yourself peer (optional): same bodies, same 10 sites, same server
+                for peer_conc in peer_concurrencies(args):
+                    peer = await run_peer_phase(
+                        args,
+                        pool,
+                        db_url,
+                        pgdata,
+                        small_urls,
+                        bodies,
+                        str(ca_file),
+                        args.peer_events or n_peak,
+                        peer_conc,
+                        tmp,
+                        cpu_groups,
+                        log,
+                    )
+                    phases[peer["phase"]] = peer
+
                 # profile (optional): py-spy on the daemon under the same open-loop load
                 spy = find_py_spy(args.py_spy)
                 if args.profile and spy:
@@ -1666,6 +1843,22 @@ def goals(result: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
                 "bare_keepalive_per_s": b,
                 "pass": peak >= 0.30 * b,
             }
+    pw = ph.get("peak_10_subscriptions", {}).get("pg_writes", {})
+    if pw.get("wal_kib_per_delivery") is not None:
+        out["wal_le_4.0_kib_per_delivery_at_peak"] = {
+            "value_kib": pw["wal_kib_per_delivery"],
+            "pass": pw["wal_kib_per_delivery"] <= 4.0,
+        }
+    peers = {k: v for k, v in ph.items() if k.startswith("peer_") and v.get("deliveries_per_s")}
+    if peak and peers:
+        best = max(peers, key=lambda k: peers[k]["deliveries_per_s"])
+        rate = peers[best]["deliveries_per_s"]
+        out["ratio_ge_3x_peer"] = {
+            "value": round(peak / rate, 2),
+            "peer_phase": best,
+            "peer_deliveries_per_s": rate,
+            "pass": peak >= 3 * rate,
+        }
     if half is not None:
         out["p99_lt_100ms_at_half_peak"] = {"value_ms": half, "pass": half < 100}
     for n in large_counts(args):
@@ -1715,6 +1908,16 @@ def print_table(r: dict[str, Any], args: argparse.Namespace) -> None:
             print(
                 f"{'bare client ' + mode:34} {b[mode]['requests_per_s']:>8} {'':>8} {'':>8} {'':>8} {'':>8}  "
                 f"{c['engine']}/{c['postgres']}/{c['subscribers']}/{c['bench_loadgen']}; {c['machine_busy']}"
+            )
+    for key, p in ph.items():
+        if key.startswith("peer_") and p.get("deliveries_per_s"):
+            c = p["cpu_cores_used_whole_child"]
+            print(
+                f"{key:34} {p['deliveries_per_s']:>8} {p['steady_deliveries_per_s'] or '-':>8} "
+                f"{p['latency_ms']['p50']:>8} {p['latency_ms']['p99']:>8} {'':>8}  "
+                f"peer {c['peer']} pg {c['postgres_sampled']} subs {c['subscribers']}; {c['machine_busy']}"
+                f"  WAL {p['wal_kib_per_delivery']} KiB/dlv ({p['wal_kib_per_delivery_minus_idle']}"
+                f" minus idle), rows/dlv {p['heap_rows_per_delivery']}"
             )
     pw = ph.get("peak_10_subscriptions", {}).get("pg_writes")
     if pw:
@@ -1815,6 +2018,38 @@ def main() -> None:
         type=float,
         default=11.0,
         help="wait before reading table counters (idle backends flush within 10 s)",
+    )
+    ap.add_argument(
+        "--peer",
+        choices=["procrastinate"],
+        default=None,
+        help="also run this do-it-yourself peer (bench/peer_procrastinate.py) on the same sites",
+    )
+    ap.add_argument(
+        "--peer-concurrency",
+        default="64",
+        help="the peer worker's concurrency; comma-separated runs one phase each (16-128)",
+    )
+    ap.add_argument(
+        "--peer-pool-max",
+        type=int,
+        default=0,
+        help="the peer's psycopg pool size (default: min(concurrency, 32) + 2, one listening)",
+    )
+    ap.add_argument(
+        "--peer-processes",
+        type=int,
+        default=1,
+        help="the peer's worker processes (each of --peer-concurrency; default 1)",
+    )
+    ap.add_argument(
+        "--peer-events", type=int, default=0, help="events for the peer (default: the peak's)"
+    )
+    ap.add_argument(
+        "--peer-idle-seconds",
+        type=float,
+        default=5.0,
+        help="WAL of the idle daemon measured this long before each peer phase",
     )
     ap.add_argument("--pgdata-parent", default=None)
     ap.add_argument(
