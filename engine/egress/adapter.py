@@ -386,6 +386,7 @@ class Connector:
             try:
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 await loop.create_connection(lambda: conn, sock=sock)
+                conn.sock = sock
             except BaseException:
                 sock.close()
                 raise

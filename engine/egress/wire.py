@@ -22,6 +22,7 @@ before reading the body may read what is left of it as the next request).
 from __future__ import annotations
 
 import asyncio
+import socket
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -84,6 +85,8 @@ class HttpConnection(asyncio.Protocol):
             self._incoming, self._outgoing, server_side=False, server_hostname=server_hostname
         )
         self.transport: asyncio.Transport | None = None
+        #: the connected socket (set by the opener): peeked before reuse, never read
+        self.sock: socket.socket | None = None
         self.state: str = ConnectionState.HANDSHAKE
         self.stale = False  # bytes arrived while DONE or IDLE
         self.paused = False
@@ -249,12 +252,30 @@ class HttpConnection(asyncio.Protocol):
         return True
 
     def take(self) -> bool:
-        """Take an idle connection out of the pool; False if it died meanwhile."""
+        """Take an idle connection out of the pool; False if it died meanwhile, or if bytes
+        (or an EOF) wait in the kernel that the event loop has not handed over yet: those
+        would otherwise be read as the next exchange's answer."""
         if self.state != ConnectionState.IDLE or self.transport is None:
             return False
         if self.transport.is_closing():
             return False
+        if self._arrived_unread():
+            self.stale = True
+            self.close()  # while IDLE: the pool hears of it (on_dead) and logs it
+            return False
         self.state = ConnectionState.DONE
+        return True
+
+    def _arrived_unread(self) -> bool:
+        """Whether the socket holds anything not yet read (peeked, never consumed)."""
+        if self.sock is None:
+            return False
+        try:
+            self.sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)  # b"" is an EOF
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True  # the connection is broken: not fit for another request
         return True
 
     def close(self) -> None:

@@ -88,6 +88,8 @@ _ONE = frozenset(
 )
 _LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 _MAP = frozenset({"properties", "patternProperties", "dependentSchemas"})
+#: keywords that start a new resource or name a place to jump to: root only
+_SCOPES = frozenset({"$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor"})
 
 
 def _depth(value: Any, limit: int) -> int:
@@ -130,7 +132,8 @@ def unfolded_size(
 ) -> tuple[int, int]:
     """Subschemas of ``schema`` with every ``$ref`` written out in place (``$defs`` count only
     where referenced). Refuses a reference cycle, a reference out of the document,
-    ``$dynamicRef``, and a size past ``limit`` (stops counting there)."""
+    ``$dynamicRef``, ``$id`` or an anchor below the root, and a size past ``limit`` (stops
+    counting there)."""
     memo: dict[int, tuple[int, int]] = {}
     active: set[int] = set()
     seen = [0]
@@ -167,6 +170,10 @@ def unfolded_size(
         for k, v in node.items():
             if k in ("$dynamicRef", "$recursiveRef"):
                 raise SchemaInvalid(f"{k} is not supported", field=field)
+            if k in _SCOPES and node is not schema:
+                # a nested resource would make '#/...' resolve from it, not from the root this
+                # count follows: the validator could then unfold what was never counted
+                raise SchemaInvalid(f"{k} is allowed only at the schema's root", field=field)
             if k == "$ref" and isinstance(v, str):
                 total += size(_resolve(schema, v, field))
             elif k in _ONE:

@@ -24,10 +24,12 @@ from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
 from hookproof.events.consumer_events import (
     PortalSessionEnded,
     PortalSessionStarted,
+    consumer_stream_id,
     portal_stream_id,
 )
 from hookproof.schemas.api import PortalSessionCreate
 
+from ..consumers.repository import ConsumerRepository
 from ..consumers.service import ConsumerDisabledError, ConsumerService
 from .auth import CAPABILITIES, PORTAL_TOKEN_PREFIX, PortalAuth, PortalSessionExpired
 from .repository import PortalRepository
@@ -105,6 +107,13 @@ class PortalService:
         now = self.clock()
         expires = now + timedelta(seconds=body.ttl_seconds)
         async with self.repository.transaction() as conn:
+            # the consumer's row held until commit: a disable that races this start waits, and
+            # its ending of the consumer's sessions then sees this one (or this start sees it)
+            [row] = await ConsumerRepository.lock_share(
+                conn, [consumer_stream_id(tenant_id, consumer_id)]
+            ) or [None]
+            if row is None or row["tenant_id"] != tenant_id or row["disabled"]:
+                raise ConsumerDisabledError("this consumer is disabled", field="id")
             await self.repository.insert(
                 conn, session_id, tenant_id, consumer_id, _hash(secret), caps, expires, now
             )

@@ -8,6 +8,7 @@ it does is recorded with the actor ``portal:<sessionId>``.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from dataclasses import dataclass
 from datetime import timedelta
@@ -346,6 +347,23 @@ async def test_disabling_the_consumer_ends_its_sessions(world: World, engine: En
     assert (await b.call("GET", "/v1/subscriptions"))[0] == 200
     status, problem = await world.acme.call("POST", "/v1/consumers/cust-a/portal-sessions")
     assert status == 400 and problem["code"] == "consumer_disabled"
+
+
+async def test_no_session_outlives_a_disable_that_races_its_start(world: World) -> None:
+    """Starts racing a disable: each either is refused or is ended by it, never left live."""
+    acme = world.acme
+    assert (await acme.call("POST", "/v1/consumers", {"id": "cust-r", "name": "R"}))[0] == 201
+    calls = [acme.call("POST", "/v1/consumers/cust-r/portal-sessions") for _ in range(12)]
+    calls.insert(6, acme.call("POST", "/v1/consumers/cust-r/disable"))
+    answers = await asyncio.gather(*calls)
+    assert answers.pop(6)[0] == 200
+    started = [out["token"] for status, out in answers if status == 201]
+    refused = [out["code"] for status, out in answers if status != 201]
+    assert set(refused) <= {"consumer_disabled"} and len(started) + len(refused) == 12
+    for token in started:
+        portal = Client(world.portal.http, world.portal.base, token)
+        status, problem = await portal.call("GET", "/v1/subscriptions")
+        assert status == 401 and problem["code"] == "portal_session_expired"
 
 
 async def test_another_tenant_cannot_end_a_session(

@@ -9,9 +9,13 @@ that very request.
 from __future__ import annotations
 
 import asyncio
+import socket
 import ssl
+import time
 
 import structlog
+
+from hookproof.engine.egress.wire import ConnectionState, HttpConnection
 
 from .conftest import Request
 
@@ -175,3 +179,39 @@ async def test_an_answer_ended_by_the_close_is_complete_and_never_pooled(
     results = [await transport.post(url, BODY) for _ in range(2)]
     assert [(r.status, r.body, r.code) for r in results] == [(200, b"until the end", None)] * 2
     assert server.connections == 2
+
+
+
+async def test_bytes_waiting_unread_in_the_kernel_are_not_the_next_answer(pki, make_server):
+    """The stale bytes are already in the client's socket when the idle connection is taken,
+    but the event loop has not handed them over (it is held with a blocking sleep): ``take``
+    refuses the connection on the spot, so they are never read as the next exchange's answer."""
+    writers: list[asyncio.StreamWriter] = []
+
+    async def handler(request: Request, writer: asyncio.StreamWriter) -> None:
+        writer.write(_answer(200, b"x"))
+        writers.append(writer)
+        await writer.drain()
+
+    server = await make_server(handler, keep_alive=True)
+    client = ssl.create_default_context()
+    pki.ca.configure_trust(client)
+    conn = HttpConnection(client, "hooks.test")
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    sock.setblocking(False)
+    await asyncio.get_running_loop().create_connection(lambda: conn, sock=sock)
+    conn.sock = sock
+    await conn.handshake()
+    answer = conn.start(max_body=1024)
+    conn.write(b"GET /a HTTP/1.1\r\nHost: hooks.test\r\nContent-Length: 0\r\n\r\n")
+    while not conn.finished:
+        await conn.wait()
+    conn.end()
+    assert answer.status == 200 and conn.reusable() and conn.park()
+    await asyncio.sleep(0.05)
+    assert conn.take() and conn.park()  # nothing arrived: fit for reuse
+
+    writers[-1].write(_answer(200, b"stale"))  # sent at once (nothing buffered before it)
+    time.sleep(0.3)  # noqa: ASYNC251 -- on purpose: the loop must not run meanwhile
+    assert not conn.take()
+    assert conn.stale and conn.state == ConnectionState.DEAD

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from openapi_spec_validator import validate
 from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
 
@@ -15,6 +16,8 @@ from hookproof.engine.event_types.limits import (
     MAX_SCHEMA_DEPTH,
     MAX_UNFOLDED_NODES,
     MAX_WORK,
+    SchemaInvalid,
+    unfolded_size,
 )
 
 from .conftest import ORDER_EXAMPLE, ORDER_SCHEMA, Api, new_tenant, order, order_type
@@ -173,3 +176,28 @@ async def test_too_many_regexes_are_refused(engine: Engine, api: Api) -> None:
     many = {"allOf": [{"pattern": f"^a{i}$"} for i in range(MAX_PATTERNS + 1)]}
     doc = await _refused(api, t, many, example="a0")
     assert doc["code"] == "schema_invalid" and str(MAX_PATTERNS) in doc["detail"]
+
+
+def _scoped_chain(n: int) -> dict[str, Any]:
+    """A doubling chain inside a nested resource (``$id``): its ``#/...`` references resolve
+    from that resource, while the root's ``$defs`` of the same names are harmless."""
+    inner: dict[str, Any] = {"d0": {"type": "string"}}
+    for k in range(1, n + 1):
+        ref = {"$ref": f"#/$defs/d{k - 1}"}
+        inner[f"d{k}"] = {"anyOf": [ref, dict(ref)]}
+    return {
+        "$defs": {f"d{k}": True for k in range(n + 1)},
+        "allOf": [{"$id": "urn:inner", "$defs": inner, "$ref": f"#/$defs/d{n}"}],
+    }
+
+
+@pytest.mark.parametrize("keyword", ["$id", "$anchor", "$dynamicAnchor"])
+def test_a_nested_resource_cannot_hide_work_from_the_count(keyword: str) -> None:
+    """The count follows '#/...' from the root; a nested ``$id`` (or an anchor) would make the
+    validator follow it from elsewhere and unfold what was never counted (2**40 paths)."""
+    schema = _scoped_chain(40)
+    if keyword != "$id":
+        schema["allOf"][0][keyword] = schema["allOf"][0].pop("$id").replace("urn:", "")
+    with pytest.raises(SchemaInvalid, match="only at the schema's root"):
+        unfolded_size(schema)
+    assert unfolded_size({"$id": "urn:root", "type": "object"}) == (1, 0)  # the root may
