@@ -64,6 +64,13 @@ class Projection:
     #: just these; the fold still checks ``key``.
     categories: ClassVar[tuple[str, ...] | None] = None
 
+    #: The table is UNLOGGED: it writes no WAL, and a crash (or a standby's promotion) empties
+    #: it. Only for a projection that no request path reads and that is always caught up
+    #: before it is read: its mark in ``projection_unlogged_marks`` (unlogged too, so it
+    #: vanishes with the rows) tells the projector that the rows are gone and the checkpoint
+    #: no longer describes them; the projector then folds the log again from its start.
+    unlogged: ClassVar[bool] = False
+
     def record(self, row: Row) -> tuple[Any, ...]:
         getter = self.__dict__.get("_getter")
         if getter is None:

@@ -64,6 +64,10 @@ SQL = PROJECTION_QUERIES.named(
     "tail_headers",
     "log_head",
     "projection_lag",
+    "unlogged_mark_exists",
+    "unlogged_mark_set",
+    "unlogged_reset",
+    "rebuild_set_unlogged",
 )
 
 
@@ -111,6 +115,23 @@ async def _save_checkpoint(conn: asyncpg.Connection, name: str, pos: Position) -
     await conn.execute(SQL["checkpoint_save"], name, str(pos.tx_id), pos.global_position)
 
 
+async def _unlogged_rows_kept(
+    conn: asyncpg.Connection, name: str, table: str, pos: Position
+) -> Position:
+    """The checkpoint an unlogged projection really has: ``pos`` while its mark is there;
+    otherwise a crash emptied it (the mark went with the rows), so the table is emptied for
+    certain, marked again and its checkpoint moved back to the origin (in the caller's
+    transaction, under the checkpoint's row lock)."""
+    if await conn.fetchval(SQL["unlogged_mark_exists"], name):
+        return pos
+    if pos != Position():
+        log.warning("projection_unlogged_reset", projection=name, checkpoint=pos.global_position)
+    await conn.execute(render(SQL["unlogged_reset"], table=table))
+    await conn.execute(SQL["unlogged_mark_set"], name)
+    await _save_checkpoint(conn, name, Position())
+    return Position()
+
+
 PageHandler = Callable[[asyncpg.Connection, list[RecordedEvent]], Awaitable[int]]
 
 
@@ -122,16 +143,21 @@ async def consume(
     batch: int,
     categories: Sequence[str] | None = None,
     headers_only: bool = False,
+    unlogged_table: str | None = None,
 ) -> int:
     """Hand every page readable after ``checkpoint`` to ``handle``, each in the transaction
     that moves the checkpoint past it (so a page is handled once). Returns the handler's sum.
-    ``headers_only``: the page's rows carry no payload, metadata or hashes (all categories)."""
+    ``headers_only``: the page's rows carry no payload, metadata or hashes (all categories).
+    ``unlogged_table``: the handler writes that UNLOGGED table; if a crash emptied it, the
+    checkpoint goes back to the origin first (:func:`_unlogged_rows_kept`)."""
     if headers_only and categories:
         raise ValueError("a headers-only tail reads every category")
     total = 0
     while True:
         async with store.pool.acquire() as conn, conn.transaction():
             pos = await read_checkpoint(conn, checkpoint, lock=True)
+            if unlogged_table is not None:
+                pos = await _unlogged_rows_kept(conn, checkpoint, unlogged_table, pos)
             if headers_only:
                 rows = await conn.fetch(
                     SQL["tail_headers"], str(pos.tx_id), pos.global_position, batch
@@ -226,6 +252,7 @@ class Projector:
                 apply,
                 batch=self.batch,
                 headers_only=projection.headers_only,
+                unlogged_table=projection.table if projection.unlogged else None,
             )
         return total
 
@@ -411,6 +438,8 @@ async def _rebuild(
                     key=projection.key_column,
                 )
             )
+            if projection.unlogged:
+                await conn.execute(render(SQL["rebuild_set_unlogged"], fresh=fresh))
             await conn.copy_records_to_table(
                 fresh,
                 records=[projection.record(r) for r in state.values()],
@@ -449,6 +478,8 @@ async def _rebuild(
                     render(SQL["rebuild_index_rename"], index=name + _INDEX_SUFFIX, name=name)
                 )
             await _save_checkpoint(conn, projection.name, pos)
+            if projection.unlogged:  # the swapped-in rows are the checkpoint's
+                await conn.execute(SQL["unlogged_mark_set"], projection.name)
     return RebuildResult(projection.name, count, len(state), time.perf_counter() - started, pos)
 
 
@@ -467,6 +498,10 @@ async def _verify_at_checkpoint(
     async with store.pool.acquire() as conn:
         async with conn.transaction(isolation="repeatable_read"):
             checkpoint = await read_checkpoint(conn, projection.name)
+            if projection.unlogged and not await conn.fetchval(
+                SQL["unlogged_mark_exists"], projection.name
+            ):  # a crash emptied it: its rows are the origin's, however far the checkpoint
+                checkpoint = Position()
             live = await table_rows(conn, projection, projection.table)
             head = await log_head(conn)
             behind = await _pending(conn, projection, checkpoint, head)

@@ -30,6 +30,9 @@ class StreamCatalogue(Projection):
     )
     key_column = "stream_id"
     headers_only = True
+    # Read by the archive alone, after catching it up: not worth ~0.5 KiB of WAL per delivery
+    # (bench/README.md "Session 7"); a crash costs one re-fold of the log's headers.
+    unlogged = True
 
     async def apply_incremental(
         self, conn: Any, events: Sequence[RecordedEvent], table: str

@@ -45,6 +45,10 @@ class OwnPostgres:
     async def stop(self) -> None:
         await asyncio.to_thread(self._ctl, ["-w", "-m", "fast", "stop"])
 
+    async def crash(self) -> None:
+        """Stop without a shutdown checkpoint: the next start runs crash recovery."""
+        await asyncio.to_thread(self._ctl, ["-w", "-m", "immediate", "stop"])
+
     async def start(self) -> None:
         sock = urllib.parse.parse_qs(urllib.parse.urlsplit(self.url).query)["host"][0]
         log = str(self.folder / "restart.log")
