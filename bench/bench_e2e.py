@@ -1463,6 +1463,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "HOOKPROOF_METRICS_TOKEN": "bench-metrics",
             }
             daemon_env = {**env, "HOOKPROOF_WORKERS": str(args.workers)}
+            if args.what_if_unlogged:
+                # A what-if, not a supported configuration: how much WAL would the named
+                # tables cost if they wrote none (the schema as migrated, then SET UNLOGGED)?
+                run_cli(["migrate"], env)
+                for table in args.what_if_unlogged.split(","):
+                    await pool.execute(f"ALTER TABLE {table} SET UNLOGGED")  # bench input
+                result["what_if_unlogged"] = args.what_if_unlogged.split(",")
             daemon, base = start_daemon(daemon_env, tmp / "daemon.log")
             procs.append(daemon)
             log(f"daemon pid {daemon.pid} at {base}; subscribers on {ports}")
@@ -2066,6 +2073,12 @@ def main() -> None:
     )
     ap.add_argument("--pg-log", default=None, help="keep the scratch server's log here")
     ap.add_argument("--keep-tmp", action="store_true")
+    ap.add_argument(
+        "--what-if-unlogged",
+        default="",
+        help="comma-separated tables made UNLOGGED after migrating, before the daemon starts: "
+        "a measurement of what their WAL costs (e.g. deliveries), not a supported setting",
+    )
     ap.add_argument("--output", default=str(RESULTS))
     args = ap.parse_args()
     result = asyncio.run(run(args))
