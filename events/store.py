@@ -74,6 +74,7 @@ SQL = EVENT_QUERIES.named(
     "append_staged",
     "archived_among",
     "tail_categories",
+    "tail_categories_payloads",
     "tail",
 )
 
@@ -514,11 +515,22 @@ class EventStore:
         limit: int = 1000,
         conn: asyncpg.Connection | None = None,
         categories: Sequence[str] | None = None,
+        payload_types: Sequence[str] | None = None,
     ) -> list[RecordedEvent]:
         """The next page of the global log after ``after``, never skipping a late commit
-        (optionally only events of ``categories``)."""
+        (optionally only events of ``categories``; with ``payload_types`` too, only events of
+        those types carry their payload, metadata and hashes: the rest are headers)."""
         runner = conn if conn is not None else self.pool
-        if categories:
+        if categories and payload_types is not None:
+            rows = await runner.fetch(
+                SQL["tail_categories_payloads"],
+                str(after.tx_id),
+                after.global_position,
+                limit,
+                list(categories),
+                list(payload_types),
+            )
+        elif categories:
             rows = await runner.fetch(
                 SQL["tail_categories"],
                 str(after.tx_id),

@@ -144,10 +144,12 @@ async def consume(
     categories: Sequence[str] | None = None,
     headers_only: bool = False,
     unlogged_table: str | None = None,
+    payload_types: Sequence[str] | None = None,
 ) -> int:
     """Hand every page readable after ``checkpoint`` to ``handle``, each in the transaction
     that moves the checkpoint past it (so a page is handled once). Returns the handler's sum.
-    ``headers_only``: the page's rows carry no payload, metadata or hashes (all categories).
+    ``headers_only``: the page's rows carry no payload, metadata or hashes (all categories);
+    ``payload_types``: only rows of these types carry them (with ``categories``).
     ``unlogged_table``: the handler writes that UNLOGGED table; if a crash emptied it, the
     checkpoint goes back to the origin first (:func:`_unlogged_rows_kept`)."""
     if headers_only and categories:
@@ -169,6 +171,7 @@ async def consume(
                     limit=batch,
                     conn=conn,
                     categories=list(categories) if categories else None,
+                    payload_types=payload_types,
                 )
             if not page:
                 break

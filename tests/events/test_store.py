@@ -272,3 +272,40 @@ async def test_duplicate_event_id_is_refused(pool: asyncpg.Pool) -> None:
         await store.append([StreamAppend("thing-b", [ThingHappened(n=1)], event_ids=[eid])])
     assert getattr(err.value, "code", None) == "duplicate_event_id"
     assert await count(pool) == 1
+
+
+async def test_a_tail_with_payload_types_carries_only_their_bytes(pool: asyncpg.Pool) -> None:
+    """``payload_types``: rows of those types come whole, the others as headers only (the
+    notifier's tail), and the page still ends at the last row read, so a checkpoint moves."""
+    store = EventStore(pool)
+    meta = Metadata(actor="tenant:t1", correlation_id="c-1")
+    await store.append(
+        [
+            StreamAppend(
+                "thing-p",
+                [ThingHappened(n=1), ThingRenamed(name="n", reason="r"), ThingHappened(n=2)],
+                NO_STREAM,
+                meta,
+            )
+        ]
+    )
+    full = await store.read_after(Position(), categories=["thing"])
+    part = await store.read_after(
+        Position(), categories=["thing"], payload_types=["test.thing_renamed"]
+    )
+    assert [e.position for e in part] == [e.position for e in full]
+    assert [(e.type, e.stream_version, e.recorded_at) for e in part] == [
+        (e.type, e.stream_version, e.recorded_at) for e in full
+    ]
+    whole = [e for e in part if e.type == "test.thing_renamed"]
+    assert whole == [e for e in full if e.type == "test.thing_renamed"]
+    assert whole[0].decode() == ThingRenamed(name="n", reason="r") and whole[0].meta() == meta
+    for headers in (e for e in part if e.type != "test.thing_renamed"):
+        assert (headers.data, headers.metadata, headers.hash, headers.prev_hash) == (
+            b"",
+            b"",
+            b"",
+            None,
+        )
+        with pytest.raises(MalformedEvent):  # a header is never mistaken for an event
+            headers.decode()
