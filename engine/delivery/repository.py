@@ -23,6 +23,8 @@ SQL = ENGINE_QUERIES.named(
     "verified_generation",
     "recover_candidates",
     "dispatch_claim",
+    "dispatch_due_heads",
+    "dispatch_claim_endpoints",
     "dispatch_bodies",
     "dispatch_expired_leases",
     "deliveries_lock",
@@ -36,6 +38,9 @@ SQL = ENGINE_QUERIES.named(
 )
 
 Connection = Any  # asyncpg.Connection in one of this repository's transactions
+
+#: a claim goes per endpoint while at most this many endpoints have waiting rows
+HEADS_MAX = 64
 
 
 class Backlog(NamedTuple):
@@ -129,12 +134,38 @@ class DeliveryRepository(PoolRepository):
         rooms: Mapping[str, int] | None = None,
         room: int = 8,
         scan: int | None = None,
+        heads_max: int = HEADS_MAX,
     ) -> list[Record]:
-        """Up to ``limit`` due deliveries with their subscriptions, locked (``dispatch_claim``),
-        skipping the endpoints (digests) in ``blocked``, within ``share`` (``claim_shares``),
-        and at most ``rooms[digest]`` rows of an endpoint (``room`` for one not named), chosen
-        among the first ``scan`` due rows (default: four times ``limit``)."""
+        """Up to ``limit`` due deliveries with their subscriptions, locked, skipping the
+        endpoints (digests) in ``blocked``, within ``share`` (``claim_shares``), and at most
+        ``rooms[digest]`` rows of an endpoint (``room`` for one not named).
+
+        Per endpoint while at most ``heads_max`` endpoints have waiting rows
+        (``dispatch_due_heads`` then ``dispatch_claim_endpoints``: each endpoint's oldest rows
+        up to its room, no backlog walked); beyond that, by due order among the first ``scan``
+        due rows (``dispatch_claim``; default four times ``limit``), where one probe per
+        waiting endpoint would cost more than the walk it saves."""
         named = rooms or {}
+        count, index, own, _steal = share
+        heads = await conn.fetch(SQL["dispatch_due_heads"], heads_max, count)
+        if len(heads) <= heads_max:
+            skip = set(blocked)
+            endpoints = [
+                h["endpoint_digest"]
+                for h in heads
+                if h["due"]
+                and h["endpoint_digest"] not in skip
+                and (count <= 1 or (h["share"] == index) == own)
+            ]
+            if not endpoints:
+                return []
+            return await conn.fetch(
+                SQL["dispatch_claim_endpoints"],
+                limit,
+                endpoints,
+                [named.get(e, room) for e in endpoints],
+                *share,
+            )
         return await conn.fetch(
             SQL["dispatch_claim"],
             limit,

@@ -49,3 +49,83 @@ async def test_a_claim_locks_at_most_each_endpoints_room(
         assert [r["subscription_id"] for r in rows].count(busy) == 5
         # a blocked endpoint (no room at all) is not claimed
         assert await repo.claim(conn, 30, [digest[busy], digest[other]]) == []
+
+
+ROWS_READ = (
+    "SELECT coalesce(sum(idx_tup_fetch + seq_tup_read), 0) FROM pg_stat_xact_user_tables"
+    " WHERE relname = 'deliveries'"
+)
+
+
+async def test_a_claim_never_walks_a_blocked_endpoints_backlog(
+    engine: Engine, tenant: str, subscriber: Subscriber
+) -> None:
+    """A full endpoint's 300 waiting rows, all due before another endpoint's one row: the
+    claim reads a row per endpoint to find them and the row it takes, not the backlog (the
+    claim by due order read and filtered out all 300 every time)."""
+    busy = await active_subscription(engine, tenant, subscriber.url("ok/busy"), topics=["a"])
+    other = await active_subscription(engine, tenant, subscriber.url("ok/other"), topics=["b"])
+    for i in range(300):
+        await publish(engine, tenant, f"evt-busy-{i}", topic="a")
+    await publish(engine, tenant, "evt-other", topic="b")
+    digest = {
+        r["subscription_id"]: r["endpoint_digest"]
+        for r in await engine.pool.fetch("SELECT subscription_id, endpoint_digest FROM deliveries")
+    }
+    repo = engine.services.dispatcher.deliveries
+    async with repo.transaction() as conn:
+        before = await conn.fetchval(ROWS_READ)
+        rows = await repo.claim(conn, 10, [digest[busy]])
+        read = await conn.fetchval(ROWS_READ) - before
+    assert [r["subscription_id"] for r in rows] == [other]
+    assert read < 20, f"{read} ledger rows read to claim one"
+    async with repo.transaction() as conn:  # with room, the busy endpoint's oldest come first
+        rows = await repo.claim(conn, 10, [], rooms={digest[busy]: 4, digest[other]: 0})
+        oldest = await engine.pool.fetch(
+            "SELECT delivery_id FROM deliveries WHERE subscription_id = $1"
+            " ORDER BY next_attempt_at LIMIT 4",
+            busy,
+        )
+        assert [r["delivery_id"] for r in rows] == [r["delivery_id"] for r in oldest]
+
+
+async def test_with_more_waiting_endpoints_than_probes_the_claim_goes_by_due_order(
+    engine: Engine, tenant: str, subscriber: Subscriber
+) -> None:
+    """Beyond ``heads_max`` waiting endpoints one probe each would cost more than it saves:
+    the claim by due order takes over, with the same rooms and blocked endpoints."""
+    subs = [
+        await active_subscription(engine, tenant, subscriber.url(f"ok/{n}"), topics=[n])
+        for n in ("a", "b", "c")
+    ]
+    for i in range(6):
+        for n in ("a", "b", "c"):
+            await publish(engine, tenant, f"evt-{n}-{i}", topic=n)
+    digest = {
+        r["subscription_id"]: r["endpoint_digest"]
+        for r in await engine.pool.fetch("SELECT subscription_id, endpoint_digest FROM deliveries")
+    }
+    repo = engine.services.dispatcher.deliveries
+    for heads_max in (64, 2):  # per endpoint, then by due order: the same rows
+        async with repo.transaction() as conn:
+            rows = await repo.claim(
+                conn,
+                10,
+                [digest[subs[2]]],
+                rooms={digest[subs[0]]: 2},
+                room=3,
+                heads_max=heads_max,
+            )
+            got = sorted((r["subscription_id"], r["delivery_id"]) for r in rows)
+            want = []
+            for sub, n in ((subs[0], 2), (subs[1], 3)):
+                want += [
+                    (sub, r["delivery_id"])
+                    for r in await engine.pool.fetch(
+                        "SELECT delivery_id FROM deliveries WHERE subscription_id = $1"
+                        " ORDER BY next_attempt_at LIMIT $2",
+                        sub,
+                        n,
+                    )
+                ]
+            assert got == sorted(want), heads_max

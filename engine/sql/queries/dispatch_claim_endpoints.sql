@@ -1,0 +1,60 @@
+-- dispatch_claim.sql, per endpoint: the endpoints are named ($2, each with its room $3, from
+-- dispatch_due_heads.sql less the blocked ones and other shares), and each gives its oldest
+-- due rows up to its room through one range of deliveries_due_endpoint, so a claim never
+-- walks a saturated endpoint's backlog (dispatch_claim.sql read every due row of a full
+-- endpoint ahead of the others' in due order, and filtered it out: bench/README.md
+-- "Session 7"). The rows are then locked with every condition checked again, exactly as in
+-- dispatch_claim.sql (fencing FOR SHARE of the subscription, ordering, share, SKIP LOCKED);
+-- the columns are the same. Shares: $4 processes, this one $5, own share $6, rows of another
+-- share only once due for $7 seconds.
+WITH due AS MATERIALIZED (
+    SELECT c.delivery_id
+    FROM unnest($2::text[], $3::int[]) AS room(endpoint_digest, n)
+    CROSS JOIN LATERAL (
+        SELECT d.delivery_id
+        FROM deliveries AS d
+        JOIN subscriptions AS s ON s.subscription_id = d.subscription_id
+        WHERE d.endpoint_digest = room.endpoint_digest
+          AND d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')
+          AND d.next_attempt_at <= now()
+          AND ($4::int <= 1
+               OR ((mod(abs(hashtext(d.endpoint_digest)::bigint), $4::int) = $5::int) = $6::bool
+                   AND d.next_attempt_at <= now() - make_interval(secs => $7::float8)))
+          AND (s.state IN ('ACTIVE', 'ROTATING', 'REVOKED', 'EXPIRED') OR s.generation <> d.generation)
+          AND (d.ordering_gap_timeout_s IS NULL OR d.attempt > 0
+               OR hookproof_ordering_ready(d.subscription_id, d.aggregate_id, d.aggregate_version,
+                                           d.gap_skipped, d.created_at, d.ordering_gap_timeout_s))
+        ORDER BY d.next_attempt_at
+        LIMIT room.n
+    ) AS c
+)
+SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, d.endpoint,
+       d.endpoint_digest, d.payload_digest, d.owner, d.state, d.attempt, d.max_attempts,
+       d.last_code, d.stream_version, d.created_at,
+       d.aggregate_id, d.aggregate_version, d.ordering_gap_timeout_s, d.gap_skipped,
+       CASE WHEN d.ordering_gap_timeout_s IS NOT NULL AND d.attempt = 0 THEN
+           hookproof_ordering_below(d.subscription_id, d.aggregate_id, d.aggregate_version)
+       END AS ordered_below,
+       s.state AS sub_state, s.generation AS sub_generation, s.stream_version AS sub_version,
+       s.config AS sub_config,
+       (SELECT e.hash FROM events AS e
+        WHERE e.stream_id = 'delivery-' || d.delivery_id
+          AND e.stream_version = d.stream_version) AS head_hash,
+       set_config('hookproof.notify', 'dispatch', true) AS tag
+FROM deliveries d
+JOIN subscriptions s ON s.subscription_id = d.subscription_id
+WHERE d.delivery_id IN (SELECT u.delivery_id FROM due AS u)
+  AND d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')
+  AND d.next_attempt_at <= now()
+  AND d.endpoint_digest = ANY($2::text[])
+  AND ($4::int <= 1
+       OR ((mod(abs(hashtext(d.endpoint_digest)::bigint), $4::int) = $5::int) = $6::bool
+           AND d.next_attempt_at <= now() - make_interval(secs => $7::float8)))
+  AND (s.state IN ('ACTIVE', 'ROTATING', 'REVOKED', 'EXPIRED') OR s.generation <> d.generation)
+  AND (d.ordering_gap_timeout_s IS NULL OR d.attempt > 0
+       OR hookproof_ordering_ready(d.subscription_id, d.aggregate_id, d.aggregate_version,
+                                   d.gap_skipped, d.created_at, d.ordering_gap_timeout_s))
+ORDER BY d.next_attempt_at
+LIMIT $1
+FOR UPDATE OF d SKIP LOCKED
+FOR SHARE OF s
