@@ -6,7 +6,9 @@
 -- "Session 7"). The rows are then locked with every condition checked again, exactly as in
 -- dispatch_claim.sql (fencing FOR SHARE of the subscription, ordering, share, SKIP LOCKED);
 -- the columns are the same. Shares: $4 processes, this one $5, own share $6, rows of another
--- share only once due for $7 seconds.
+-- share only once due for $7 seconds (0 for the own share; the endpoints named are already of
+-- the share, so the per-endpoint scan repeats only the delay: an expression it cannot
+-- estimate made the planner read an endpoint's whole backlog and sort it).
 WITH due AS MATERIALIZED (
     SELECT c.delivery_id
     FROM unnest($2::text[], $3::int[]) AS room(endpoint_digest, n)
@@ -16,10 +18,7 @@ WITH due AS MATERIALIZED (
         JOIN subscriptions AS s ON s.subscription_id = d.subscription_id
         WHERE d.endpoint_digest = room.endpoint_digest
           AND d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')
-          AND d.next_attempt_at <= now()
-          AND ($4::int <= 1
-               OR ((mod(abs(hashtext(d.endpoint_digest)::bigint), $4::int) = $5::int) = $6::bool
-                   AND d.next_attempt_at <= now() - make_interval(secs => $7::float8)))
+          AND d.next_attempt_at <= now() - make_interval(secs => $7::float8)
           AND (s.state IN ('ACTIVE', 'ROTATING', 'REVOKED', 'EXPIRED') OR s.generation <> d.generation)
           AND (d.ordering_gap_timeout_s IS NULL OR d.attempt > 0
                OR hookproof_ordering_ready(d.subscription_id, d.aggregate_id, d.aggregate_version,
