@@ -25,5 +25,10 @@ WITH RECURSIVE heads AS (
 )
 SELECT h.endpoint_digest,
        h.next_attempt_at <= now() AS due,
-       mod(abs(hashtext(h.endpoint_digest)::bigint), greatest($2::int, 1)) AS share
+       mod(abs(hashtext(h.endpoint_digest)::bigint), greatest($2::int, 1)) AS share,
+       -- The claim that follows in this transaction (dispatch_claim_endpoints.sql) is planned
+       -- for its own arguments: its generic plan (after five executions of the prepared
+       -- statement) read the due index in time order and filtered by endpoint, walking the
+       -- backlogs this claim exists to skip. Local: it ends with the claiming transaction.
+       set_config('plan_cache_mode', 'force_custom_plan', true) AS plan_cache_mode
 FROM heads AS h
