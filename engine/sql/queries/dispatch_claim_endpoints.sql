@@ -42,7 +42,8 @@ SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, 
        (SELECT e.hash FROM events AS e
         WHERE e.stream_id = 'delivery-' || d.delivery_id
           AND e.stream_version = d.stream_version) AS head_hash,
-       set_config('hookproof.notify', 'dispatch', true) AS tag
+       set_config('hookproof.notify', 'dispatch', true) AS tag,
+       set_config('plan_cache_mode', $8::text, true) AS plan_cache_mode  -- as it was ($8)
 FROM deliveries d
 JOIN subscriptions s ON s.subscription_id = d.subscription_id
 WHERE d.delivery_id = ANY (ARRAY(SELECT u.delivery_id FROM due AS u))  -- by primary key

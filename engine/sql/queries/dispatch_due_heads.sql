@@ -29,6 +29,9 @@ SELECT h.endpoint_digest,
        -- The claim that follows in this transaction (dispatch_claim_endpoints.sql) is planned
        -- for its own arguments: its generic plan (after five executions of the prepared
        -- statement) read the due index in time order and filtered by endpoint, walking the
-       -- backlogs this claim exists to skip. Local: it ends with the claiming transaction.
+       -- backlogs this claim exists to skip. The setting as it was (the first row's, read
+       -- before it changes) goes back in that statement, so the rest of the transaction keeps
+       -- its cached plans; local either way: it ends with the claiming transaction.
+       current_setting('plan_cache_mode') AS plan_cache_mode_was,
        set_config('plan_cache_mode', 'force_custom_plan', true) AS plan_cache_mode
 FROM heads AS h
