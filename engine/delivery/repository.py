@@ -140,15 +140,18 @@ class DeliveryRepository(PoolRepository):
         endpoints (digests) in ``blocked``, within ``share`` (``claim_shares``), and at most
         ``rooms[digest]`` rows of an endpoint (``room`` for one not named).
 
-        Per endpoint while at most ``heads_max`` endpoints have waiting rows
-        (``dispatch_due_heads`` then ``dispatch_claim_endpoints``: each endpoint's oldest rows
-        up to its room, no backlog walked); beyond that, by due order among the first ``scan``
-        due rows (``dispatch_claim``; default four times ``limit``), where one probe per
-        waiting endpoint would cost more than the walk it saves."""
+        While some endpoint is blocked and at most ``heads_max`` endpoints have waiting rows:
+        per endpoint (``dispatch_due_heads`` then ``dispatch_claim_endpoints``: each endpoint's
+        oldest rows up to its room, no backlog walked). Otherwise by due order among the first
+        ``scan`` due rows (``dispatch_claim``; default four times ``limit``): with no endpoint
+        blocked it reads no row it does not take, and with many endpoints waiting one probe
+        each would cost more than the walk it saves."""
         named = rooms or {}
         count, index, own, _steal = share
-        heads = await conn.fetch(SQL["dispatch_due_heads"], heads_max, count)
-        if len(heads) <= heads_max:
+        # Only a full endpoint's rows are read and left by the claim by due order; with none
+        # blocked it walks nothing it does not take, and costs one statement instead of two.
+        heads = await conn.fetch(SQL["dispatch_due_heads"], heads_max, count) if blocked else []
+        if blocked and len(heads) <= heads_max:
             skip = set(blocked)
             endpoints = [
                 h["endpoint_digest"]
