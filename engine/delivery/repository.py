@@ -168,7 +168,6 @@ class DeliveryRepository(PoolRepository):
                 endpoints,
                 [named.get(e, room) for e in endpoints],
                 *share,
-                heads[0]["plan_cache_mode_was"],  # restored by the claim (dispatch_due_heads)
             )
         return await conn.fetch(
             SQL["dispatch_claim"],

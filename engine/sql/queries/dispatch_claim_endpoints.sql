@@ -9,9 +9,11 @@
 -- share only once due for $7 seconds (0 for the own share; the endpoints named are already of
 -- the share, so the per-endpoint scan repeats only the delay: an expression it cannot
 -- estimate made the planner read an endpoint's whole backlog and sort it). The per-endpoint
--- scan is ordered as deliveries_due_endpoint is, and the lock step looks the chosen rows up by
--- primary key, so the generic plan of this prepared statement (asyncpg prepares it; Postgres
--- switches to a generic plan after five executions) is the same as the custom one.
+-- scan matches deliveries_due_endpoint's key and order (the endpoint's hash: an index
+-- condition no other index serves), and the lock step looks the chosen rows up by primary
+-- key, so the generic plan of this prepared statement (asyncpg prepares it; Postgres may switch
+-- to a generic plan after five executions) reads no backlog either
+-- (tests/delivery/test_claim_room.py runs it under force_generic_plan).
 WITH due AS MATERIALIZED (
     SELECT c.delivery_id
     FROM unnest($2::text[], $3::int[]) AS room(endpoint_digest, n)
@@ -19,14 +21,15 @@ WITH due AS MATERIALIZED (
         SELECT d.delivery_id
         FROM deliveries AS d
         JOIN subscriptions AS s ON s.subscription_id = d.subscription_id
-        WHERE d.endpoint_digest = room.endpoint_digest
+        WHERE hashtextextended(d.endpoint_digest, 0) = hashtextextended(room.endpoint_digest, 0)
+          AND d.endpoint_digest = room.endpoint_digest
           AND d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')
           AND d.next_attempt_at <= now() - make_interval(secs => $7::float8)
           AND (s.state IN ('ACTIVE', 'ROTATING', 'REVOKED', 'EXPIRED') OR s.generation <> d.generation)
           AND (d.ordering_gap_timeout_s IS NULL OR d.attempt > 0
                OR hookproof_ordering_ready(d.subscription_id, d.aggregate_id, d.aggregate_version,
                                            d.gap_skipped, d.created_at, d.ordering_gap_timeout_s))
-        ORDER BY d.endpoint_digest, d.next_attempt_at  -- deliveries_due_endpoint's order
+        ORDER BY hashtextextended(d.endpoint_digest, 0), d.next_attempt_at  -- the index's order
         LIMIT room.n
     ) AS c
 )
@@ -42,13 +45,14 @@ SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, 
        (SELECT e.hash FROM events AS e
         WHERE e.stream_id = 'delivery-' || d.delivery_id
           AND e.stream_version = d.stream_version) AS head_hash,
-       set_config('hookproof.notify', 'dispatch', true) AS tag,
-       set_config('plan_cache_mode', $8::text, true) AS plan_cache_mode  -- as it was ($8)
+       set_config('hookproof.notify', 'dispatch', true) AS tag
 FROM deliveries d
 JOIN subscriptions s ON s.subscription_id = d.subscription_id
 WHERE d.delivery_id = ANY (ARRAY(SELECT u.delivery_id FROM due AS u))  -- by primary key
-  AND d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')
-  AND d.next_attempt_at <= now()
+  -- rechecks, never index conditions: as such (or as the due indexes' predicate) they had the
+  -- planner read a due index, every waiting row filtered, instead of the chosen rows by key
+  AND (d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')) IS TRUE
+  AND (d.next_attempt_at <= now()) IS TRUE
   AND d.endpoint_digest = ANY($2::text[])
   AND ($4::int <= 1
        OR ((mod(abs(hashtext(d.endpoint_digest)::bigint), $4::int) = $5::int) = $6::bool
