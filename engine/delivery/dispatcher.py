@@ -50,7 +50,7 @@ from .claim import (
     key_scope,
     plan_claim,
 )
-from .gates import EndpointGates
+from .gates import EndpointGates, Reservation
 from .ledger import ClaimRow
 from .outcome import breaker_success, outcome_events
 from .repository import DeliveryRepository
@@ -108,6 +108,8 @@ class _Job:
     shadow: Signer | None = None  # a rollout's target, verified beside, never sent
     rollout_id: str | None = None
     head_hash: bytes | None = None  # the admission's hash: the outcome's expected_hash
+    #: the gates holding this attempt's endpoint slot since its claim (released after the send)
+    gates: EndpointGates | None = None
 
     @property
     def policy(self) -> RetryPolicy:
@@ -132,6 +134,8 @@ class Dispatcher:
         max_inflight: int = 256,
         lease_margin_s: float = 30.0,
         poll_interval: float = 0.5,
+        busy_poll_s: float = 0.02,
+        busy_window_s: float = 0.25,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         rng: random.Random | None = None,
         rollouts: Any = None,
@@ -153,6 +157,10 @@ class Dispatcher:
         self.max_inflight = max_inflight
         self.lease_s = settings.request_timeout_s + settings.connect_timeout_s + lease_margin_s
         self.poll_interval = poll_interval
+        #: the wait after a claim that admitted sends (``poll_interval`` after one that did not)
+        self.busy_poll_s = min(busy_poll_s, poll_interval)
+        #: how long after a claim that admitted sends the loop keeps looking every busy_poll_s
+        self.busy_window_s = busy_window_s
         self.clock = clock
         self.rng = rng or random.Random()
         self.shares = claim_shares(settings.worker_slot, steal_after_s)
@@ -160,6 +168,7 @@ class Dispatcher:
         self._steal_every_s = steal_after_s / 2
         self._steal_next = 0.0
         self._drained = True  # the last claim found fewer due rows than it asked for
+        self._claiming = 0  # sends the running claims may still admit (within max_inflight)
         self.gates = EndpointGates()
         self.metrics = DispatchMetrics()
         self.outcomes = OutcomeBatcher(store)
@@ -173,26 +182,41 @@ class Dispatcher:
     async def claim(self) -> list[_Job]:
         """One transaction: claim due rows, plan (:func:`.claim.plan_claim`), append the
         quarantines, dead letters and admissions, read the bodies of what will be sent."""
-        free = self.max_inflight - len(self.inflight)
+        free = min(self.max_inflight - len(self.inflight) - self._claiming, self.batch)
         if free <= 0:
             return []
         now = self.clock()
         self.gates.prune()
+        # The room this claim may use is reserved now and what it does not admit is given back
+        # when it ends: claims that overlap never share a slot, and a send that ends meanwhile
+        # finds its endpoint full and wakes the loop (its room would otherwise go unclaimed
+        # until the poll: the slots were taken only when the sends started)
+        reservation = self.gates.reserve()
+        self._claiming += free
+        taken: dict[str, int] = {}
+        try:
+            jobs = await self._claim(free, now, reservation)
+            for job in jobs:
+                taken[job.row.endpoint_digest] = taken.get(job.row.endpoint_digest, 0) + 1
+            return jobs
+        finally:
+            self._claiming -= free
+            self.gates.settle(reservation, taken)
+
+    async def _claim(self, free: int, now: datetime, reservation: Reservation) -> list[_Job]:
         async with self.deliveries.transaction() as conn:
             records: list[Any] = []
-            blocked = self.gates.blocked()
-            rooms = self.gates.rooms()
             for i, share in enumerate(self.shares):  # this process's endpoints first
-                want = min(free, self.batch) - len(records)
+                want = free - len(records)
                 if want <= 0 or (i and time.monotonic() < self._steal_next):
                     break
                 if i:
                     self._steal_next = time.monotonic() + self._steal_every_s
                 records += await self.deliveries.claim(
-                    conn, want, blocked, share, rooms, self.gates.limit
+                    conn, want, reservation.blocked, share, reservation.rooms, reservation.others
                 )
-            self._drained = len(records) < min(free, self.batch)
-            plan = plan_claim(map(claim_row, records), self.gates.room)
+            self._drained = len(records) < free
+            plan = plan_claim(map(claim_row, records), reservation.room)
             keys: dict[KeyScope, tuple[SigningKey, int]] = {}
             for scope, alg in plan.key_scopes():  # one ring lookup per scope per claim
                 try:
@@ -252,6 +276,7 @@ class Dispatcher:
                     shadow,
                     fields.get("rollout_id"),
                     heads.get(f"delivery-{a.row.delivery_id}"),
+                    self.gates,
                 )
             )
         return jobs
@@ -349,11 +374,15 @@ class Dispatcher:
             await self.shadow.flush(self.rollouts.record_shadow)
 
     async def send(self, job: _Job) -> None:
-        """Sign, send, record. The endpoint's slot is held for the HTTP exchange only: it is
-        released (waking the claim loop if the endpoint was full) once the outcome is decided,
-        before the outcome commits; the delivery stays DISPATCHING, so unclaimable, until then."""
+        """Sign, send, record. The endpoint's slot, taken by the claim that admitted the
+        job, is held until the HTTP exchange ends: it is released (waking the claim loop if the
+        endpoint was full) once the outcome is decided, before the outcome commits; the
+        delivery stays DISPATCHING, so unclaimable, until then."""
         r = job.row
-        self.gates.acquire(r.endpoint_digest)
+        gates = job.gates
+        if gates is None:  # not claimed through a reservation: take the slot now
+            gates = job.gates = self.gates
+            gates.acquire(r.endpoint_digest)
         started = time.monotonic()
         success = False
         held = True
@@ -362,8 +391,8 @@ class Dispatcher:
             nonlocal held
             if held:
                 held = False
-                was_full = self.gates.room(r.endpoint_digest) <= 0
-                self.gates.release(r.endpoint_digest, success=success)
+                was_full = gates.room(r.endpoint_digest) <= 0
+                gates.release(r.endpoint_digest, success=success)
                 if was_full:  # the endpoint has room again: claim now, not on the next tick
                     self._wake.set()
 
@@ -531,6 +560,7 @@ class Dispatcher:
 
         last_reconcile = 0.0
         last_rollout_check = 0.0
+        busy_until = 0.0
         upkeep = (
             asyncio.create_task(self.upkeep.run(stop), name="ledger-upkeep")
             if self.upkeep is not None
@@ -561,8 +591,16 @@ class Dispatcher:
                         await asyncio.sleep(self.poll_interval)
                     if n and not self._drained and len(self.inflight) < self.max_inflight:
                         continue  # more may be due now; else a NOTIFY, a freed slot or the poll
+                    # While claims find work, one may have left rows it could not take (locked
+                    # by a sibling's claim: SKIP LOCKED) at endpoints that are not full, whose
+                    # freed slots then wake nobody: look again soon, not a poll later
+                    if n:
+                        busy_until = time.monotonic() + self.busy_window_s
+                    busy = time.monotonic() < busy_until
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+                        await asyncio.wait_for(
+                            self._wake.wait(), self.busy_poll_s if busy else self.poll_interval
+                        )
         finally:
             if upkeep is not None:
                 upkeep.cancel()

@@ -19,6 +19,7 @@ __all__ = [
     "Breaker",
     "BreakerState",
     "EndpointGates",
+    "Reservation",
     "breaker_next",
     "diagram",
     "observed",
@@ -86,6 +87,21 @@ def breaker_next(
     return replace(b, state=after, failures=failures)
 
 
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """The room one claim holds while it runs (``EndpointGates.reserve``): ``rooms`` per
+    endpoint already known to the gates (their slots counted in flight until ``settle``),
+    ``blocked`` the known endpoints without room, and ``others`` the room of any endpoint not
+    named (the limit for the one claim holding that right, else 0)."""
+
+    rooms: dict[str, int]
+    blocked: list[str]
+    others: int
+
+    def room(self, key: str) -> int:
+        return self.rooms.get(key, 0 if key in self.blocked else self.others)
+
+
 @dataclass
 class EndpointGates:
     limit: int = 8
@@ -95,6 +111,9 @@ class EndpointGates:
     breakers: dict[str, Breaker] = field(default_factory=dict)
     inflight: dict[str, int] = field(default_factory=dict)
     touched: dict[str, float] = field(default_factory=dict)
+    #: a running claim may take rows of endpoints not known here (the gates cannot reserve
+    #: their room by name): only one claim at a time holds that right
+    others_reserved: bool = False
 
     def room(self, key: str, now: float | None = None) -> int:
         """How many more attempts this endpoint may have in flight now."""
@@ -123,8 +142,48 @@ class EndpointGates:
                 out[k] = n
         return out
 
-    def acquire(self, key: str, now: float | None = None) -> None:
-        self.inflight[key] = self.inflight.get(key, 0) + 1
+    def reserve(self, now: float | None = None) -> Reservation:
+        """The room a claim may use, taken now: every known endpoint's room is counted in
+        flight until :meth:`settle`, so claims running at once never share a slot; endpoints
+        not known here are left to one claim at a time (``others``)."""
+        now = time.monotonic() if now is None else now
+        rooms: dict[str, int] = {}
+        blocked: list[str] = []
+        for k in self.touched:
+            n = self.room(k, now)
+            if n <= 0:
+                blocked.append(k)
+                continue
+            rooms[k] = n
+            self.inflight[k] = self.inflight.get(k, 0) + n
+        others = 0 if self.others_reserved else self.limit
+        self.others_reserved = self.others_reserved or others > 0
+        return Reservation(rooms, blocked, others)
+
+    def settle(
+        self, reservation: Reservation, taken: dict[str, int], now: float | None = None
+    ) -> None:
+        """End ``reservation``: ``taken`` (endpoint -> attempts admitted) stay in flight (each
+        released by :meth:`release` after its send), the rest of the room is given back."""
+        now = time.monotonic() if now is None else now
+        for k, n in taken.items():
+            if n > reservation.room(k):
+                raise ValueError(f"claim took {n} of {reservation.room(k)} slots of {k}")
+        for k, n in reservation.rooms.items():
+            unused = n - taken.get(k, 0)
+            busy = max(0, self.inflight.get(k, 0) - unused)
+            if busy == 0 and self.breakers.get(k, CLOSED) == CLOSED:
+                self._forget(k)
+            else:
+                self.inflight[k] = busy
+        for k, n in taken.items():
+            if k not in reservation.rooms and n > 0:
+                self.acquire(k, now, n)
+        if reservation.others:
+            self.others_reserved = False
+
+    def acquire(self, key: str, now: float | None = None, n: int = 1) -> None:
+        self.inflight[key] = self.inflight.get(key, 0) + n
         self.touched[key] = time.monotonic() if now is None else now
 
     def release(self, key: str, *, success: bool, now: float | None = None) -> None:
