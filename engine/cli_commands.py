@@ -16,7 +16,7 @@ from hookproof.projections import rebuild
 from .audit.repository import AuditRepository
 from .cli_context import Context
 from .projections_runner import catch_up
-from .registry import async_projections, projections_by_name
+from .registry import projections_by_name
 
 __all__ = ["register"]
 
@@ -60,13 +60,12 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
         print(f"unknown projection(s): {', '.join(unknown)}; known: {', '.join(sorted(registry))}")
         return 2
     failed = False
-    asynchronous = {p.name for p in async_projections()}
     async with Context(settings) as ctx:
         store = ctx.store
         total = await ctx.repository(AuditRepository).event_count()
         for name in names:
             caught_up: int | None = None
-            if args.verify and name in asynchronous:
+            if args.verify and not registry[name].inline:
                 # kept in batches by the daemon: compare it caught up, not a moment of its lag
                 # (what it had not applied yet is reported, never counted as a difference)
                 caught_up = await catch_up(store, [registry[name]])
@@ -76,7 +75,7 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
                 registry[name],
                 verify=args.verify,
                 progress=progress,
-                inline=name not in asynchronous,
+                inline=registry[name].inline,
             )
             progress.finish()
             line: dict[str, Any] = {

@@ -65,7 +65,9 @@ class Context:
     def store(self) -> EventStore:
         """The event store over this context's pool (one per context)."""
         if self._store is None:
-            self._store = EventStore(self._open())
+            from .registry import inline_hooks
+
+            self._store = EventStore(self._open(), inline=inline_hooks())
         return self._store
 
     @asynccontextmanager

@@ -21,7 +21,7 @@ from .api import ApiContext, create_app
 from .consumers import ConsumerService
 from .migrate import migrate
 from .portal.service import PortalService
-from .registry import async_projections
+from .registry import async_projections, inline_hooks
 from .services import Services
 from .subscriptions import SubscriptionService
 from .tenants import TenantService
@@ -125,7 +125,7 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
         await migrate(conn)
     from .archive import attach_archive
 
-    store = attach_archive(EventStore(pool), settings)
+    store = attach_archive(EventStore(pool, inline=inline_hooks()), settings)
     tenants = TenantService(store, cache_s=settings.token_cache_s)
     subs = SubscriptionService(store, settings)
     consumers = ConsumerService(store, clock=subs.clock)

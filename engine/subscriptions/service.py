@@ -16,7 +16,7 @@ from hookproof.config import Settings
 from hookproof.errors import ConcurrencyConflict, NotFound, ValidationError
 from hookproof.events import EventStore, Metadata, RecordedEvent, StreamAppend
 from hookproof.events.subscription_events import SubscriptionConfig
-from hookproof.projections.subscriptions import Subscriptions, SubscriptionState, fold
+from hookproof.projections.subscriptions import SubscriptionState, fold
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch
 
 from .decide import Command, Register, Transition, Update, decide
@@ -39,12 +39,10 @@ __all__ = [
     "SecretIssuer",
     "SubscriptionService",
     "stream_of",
-    "subscriptions_inline",
 ]
 
 #: the format of every id ``register`` makes
 SUBSCRIPTION_ID = re.compile(r"^sub_[0-9a-f]{24}$")
-_PROJECTION = Subscriptions()
 
 
 def stream_of(subscription_id: str) -> str:
@@ -55,11 +53,6 @@ class SecretIssuer(Protocol):
     async def create_subscription_secret(self, subscription_id: str) -> Any: ...
 
     async def import_subscription_secret(self, subscription_id: str, secret: bytes) -> str: ...
-
-
-async def subscriptions_inline(conn: asyncpg.Connection, recorded: list[RecordedEvent]) -> None:
-    """Inline projection hook: refold every touched subscription in the same transaction."""
-    await _PROJECTION.apply_incremental(conn, recorded, _PROJECTION.table)
 
 
 class SubscriptionService:
@@ -79,8 +72,6 @@ class SubscriptionService:
         self.clock = clock
         #: the consumer service (``require_enabled``) a ``consumerId`` is checked against
         self.consumers: Any = None
-        if subscriptions_inline not in store.inline:
-            store.inline.append(subscriptions_inline)
 
     # -- reads --------------------------------------------------------------------------
 
