@@ -18,6 +18,7 @@ from hookproof.config import Settings
 from hookproof.events import EventStore
 
 from .api import ApiContext, create_app
+from .composition import EngineOptions
 from .consumers import ConsumerService
 from .migrate import migrate
 from .portal.service import PortalService
@@ -119,7 +120,9 @@ async def supervised(
         delay = min(delay * 2, WORKER_BACKOFF_MAX_S)
 
 
-async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
+async def build_engine(
+    settings: Settings, pool: asyncpg.Pool, options: EngineOptions | None = None
+) -> Engine:
     """Wire the services. Features register their workers and routes here."""
     async with pool.acquire() as conn:
         await migrate(conn)
@@ -180,7 +183,7 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
         deliveries=DeliveryRepository(pool),
         rotation=RotationRepository(pool),
     )
-    await features.install(engine, ports)
+    await features.install(engine, ports, options or EngineOptions())
     return engine
 
 

@@ -10,7 +10,7 @@ from aiohttp import web
 
 from hookproof.projections.subscriptions import SubscriptionState
 
-from .memo import BoundedMemo
+from .composition import EngineOptions, construct_destination
 
 if TYPE_CHECKING:
     from .daemon import Engine
@@ -22,10 +22,6 @@ __all__ = ["Ports", "install"]
 
 log = structlog.get_logger("hookproof.features")
 
-#: Subscription states the dispatcher's poster keeps per worker (see ``install_delivery``).
-STATE_MEMO = 2_048
-
-
 @dataclass(frozen=True)
 class Ports:
     """The pool-backed adapters the composition root (``build_engine``) builds once and hands
@@ -36,7 +32,7 @@ class Ports:
     rotation: RotationRepository
 
 
-async def install(engine: Engine, ports: Ports) -> None:
+async def install(engine: Engine, ports: Ports, options: EngineOptions) -> None:
     from .api.jwks import jwks_handler
     from .challenge import Challenger
     from .egress import EgressTransport
@@ -90,7 +86,7 @@ async def install(engine: Engine, ports: Ports) -> None:
     rotation = Rotation(
         ring, challenger, engine.subscriptions, ports.rotation, rollouts=engine.services.rollouts
     )
-    install_delivery(engine, ring, transport, ports.deliveries)
+    install_delivery(engine, ring, transport, ports.deliveries, options)
     engine.services.rotation = rotation
     from .api.keys import routes as key_routes
 
@@ -131,7 +127,11 @@ def install_rollouts(engine: Engine, ring: Any) -> None:
 
 
 def install_delivery(
-    engine: Engine, ring: Any, transport: Any, deliveries: DeliveryRepository
+    engine: Engine,
+    ring: Any,
+    transport: Any,
+    deliveries: DeliveryRepository,
+    options: EngineOptions,
 ) -> None:
     """Ingest, the ledger reads, the dispatcher and its metrics."""
     from hookproof.events.key_events import PURPOSE_ENGINE, PURPOSE_SUBSCRIPTION
@@ -141,7 +141,6 @@ def install_delivery(
     from .api.event_types import routes as event_type_routes
     from .delivery.dispatcher import Dispatcher
     from .delivery.ingest import IngestService
-    from .delivery.ledger import ClaimRow
     from .delivery.views import DeliveryReader
     from .event_types.gate import SchemaGate
     from .event_types.repository import EventTypeRepository
@@ -175,21 +174,7 @@ def install_delivery(
 
     guard = DriftGuard(engine.store, engine.subscriptions, transport)
     engine.services.drift_guard = guard
-    # subscription id -> state, reused while its version holds; bounded (~1.8 KiB each): a
-    # fan-out to 10,000 sites would otherwise keep one per subscription in each worker
-    states: BoundedMemo[str, Any] = BoundedMemo(STATE_MEMO)
-
-    async def poster(row: ClaimRow, body: bytes, headers: dict[str, str]) -> Any:
-        sid = row.subscription_id
-        if row.generation == row.sub_generation:
-            state = states.get(sid)
-            if state is None or state.version != row.sub_version:
-                state = await engine.subscriptions.load(sid)
-                states.put(sid, state)
-            if state is not None and state.generation == row.generation:
-                return await guard.post(state, row.endpoint, body, headers)
-        # draining an older generation: its own endpoint, no newer pin applies
-        return await transport.post(row.endpoint, body, headers)
+    destination = construct_destination(s, transport, guard, engine.subscriptions, options)
 
     async def on_gone(subscription_id: str, reason: str) -> None:
         try:
@@ -205,7 +190,7 @@ def install_delivery(
         engine.store,
         engine.settings,
         key_provider=key_provider,
-        poster=poster,
+        destination=destination,
         on_gone=on_gone,
         clock=engine.subscriptions.clock,
         lease_margin_s=engine.settings.lease_margin_s,

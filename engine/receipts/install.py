@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from .. import tracing
 from ..api.receipts import routes
 from .redeliver import ReceiptRedeliverer
 from .service import ReceiptMetrics, ReceiptService
@@ -53,4 +52,3 @@ def install(engine: Engine) -> None:
         )
     if redeliverer.timeout_s > 0 and "dispatcher" in engine.roles:
         engine.workers.append(("receipt-timeout", redeliverer.run))
-    tracing.instrument_dispatcher(engine.services.get("dispatcher"))
