@@ -130,10 +130,8 @@ def _position(p: Position) -> str:
 
 
 async def cmd_tenant_create(args: argparse.Namespace, settings: Settings) -> int:
-    from .tenants import TenantService
-
     async with Context(settings) as ctx:
-        issued = await TenantService(ctx.store).create(args.name, actor="cli")
+        issued = await ctx.tenants().create(args.name, actor="cli")
     if args.json:
         print(json.dumps({"tenantId": issued.tenant_id, "token": issued.token}))
     else:
@@ -143,10 +141,8 @@ async def cmd_tenant_create(args: argparse.Namespace, settings: Settings) -> int
 
 
 async def cmd_tenant_revoke(args: argparse.Namespace, settings: Settings) -> int:
-    from .tenants import TenantService
-
     async with Context(settings) as ctx:
-        tenant = await TenantService(ctx.store).revoke_token(args.token_id, actor="cli")
+        tenant = await ctx.tenants().revoke_token(args.token_id, actor="cli")
     print(
         json.dumps({"tenantId": tenant, "revoked": args.token_id})
         if args.json

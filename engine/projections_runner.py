@@ -12,7 +12,7 @@ one catalogue row written once, instead of an insert and two updates as separate
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 
 import structlog
 
@@ -23,8 +23,8 @@ __all__ = [
     "CATALOGUE_INTERVAL_S",
     "CATALOGUE_PAGE",
     "SETTLE_S",
+    "ProjectorRole",
     "catch_up",
-    "projector_role",
 ]
 
 log = structlog.get_logger("hookproof.projections")
@@ -36,37 +36,40 @@ CATALOGUE_PAGE = 20_000
 #: at a graceful stop, the projector waits at most this long to reach the committed head
 SETTLE_S = 5.0
 
-Worker = Callable[[asyncio.Event], Awaitable[None]]
 
-
-def projector_role(
-    store: EventStore,
-    projections: Sequence[Projection],
-    *,
-    settle_s: float = SETTLE_S,
-    interval_s: float = CATALOGUE_INTERVAL_S,
-) -> tuple[Worker, Callable[[], Awaitable[None]]]:
+class ProjectorRole:
     """The worker that keeps ``projections`` current (a pass at most every ``interval_s``),
     and the catch-up the daemon runs once every writer of its process has stopped: the
     projections reach the head committed then (waiting at most ``settle_s`` for transactions
     still open elsewhere), so a daemon stopped right after a change leaves no lag behind."""
-    projector = Projector(store, projections, batch=CATALOGUE_PAGE)
 
-    async def run(stop: asyncio.Event) -> None:
-        await projector.run(stop, poll_interval=interval_s, min_interval=interval_s)
+    __slots__ = ("interval_s", "projector", "settle_s")
 
-    async def settle() -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        projections: Sequence[Projection],
+        *,
+        settle_s: float = SETTLE_S,
+        interval_s: float = CATALOGUE_INTERVAL_S,
+    ) -> None:
+        self.projector = Projector(store, projections, batch=CATALOGUE_PAGE)
+        self.settle_s = settle_s
+        self.interval_s = interval_s
+
+    async def run(self, stop: asyncio.Event) -> None:
+        await self.projector.run(stop, poll_interval=self.interval_s, min_interval=self.interval_s)
+
+    async def settle(self) -> None:
         try:
-            behind = await projector.settle(settle_s)
+            behind = await self.projector.settle(self.settle_s)
         except Exception as exc:  # the stop goes on; the next projector catches up
             log.warning("projector_settle_failed", error=type(exc).__name__)
             return
         if behind:
-            log.warning("projector_settle_incomplete", events_behind=behind, waited_s=settle_s)
+            log.warning("projector_settle_incomplete", events_behind=behind, waited_s=self.settle_s)
         else:
             log.info("projector_settled")
-
-    return run, settle
 
 
 async def catch_up(store: EventStore, projections: Sequence[Projection]) -> int:

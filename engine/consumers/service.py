@@ -36,7 +36,7 @@ CONSUMER_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,64}$")
 MAX_METADATA = 4096
 
 #: ``(conn, tenant, consumer, at, actor)``: ends the consumer's portal sessions in the
-#: transaction that disables it (installed by the portal feature)
+#: transaction that disables it (the portal's ``PortalSessionEnds``, given at construction)
 SessionCloser = Callable[[asyncpg.Connection, str, str, str, str], Awaitable[int]]
 
 
@@ -74,11 +74,12 @@ class ConsumerService:
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         repository: ConsumerRepository | None = None,
+        session_closer: SessionCloser | None = None,
     ) -> None:
         self.store = store
         self.repository = repository or ConsumerRepository.of(store)
         self.clock = clock
-        self.session_closer: SessionCloser | None = None
+        self.session_closer = session_closer
 
     # -- reads --------------------------------------------------------------------------
 

@@ -34,7 +34,7 @@ from ..consumers.service import ConsumerDisabledError, ConsumerService
 from .auth import CAPABILITIES, PORTAL_TOKEN_PREFIX, PortalAuth, PortalSessionExpired
 from .repository import PortalRepository
 
-__all__ = ["SESSION_ID", "PortalService", "check_session_id"]
+__all__ = ["SESSION_ID", "PortalService", "PortalSessionEnds", "check_session_id"]
 
 log = structlog.get_logger("hookproof.portal")
 
@@ -59,6 +59,60 @@ class PortalSessionNotFound(NotFound):
     code = "portal_session_not_found"
 
 
+class PortalSessionEnds:
+    """Ends portal sessions with their events. Built before the consumers service, which
+    calls it (its ``session_closer``) in the transaction that disables a consumer."""
+
+    def __init__(self, store: EventStore, repository: PortalRepository) -> None:
+        self.store = store
+        self.repository = repository
+
+    async def __call__(
+        self, conn: asyncpg.Connection, tenant_id: str, consumer_id: str, at: str, actor: str
+    ) -> int:
+        """In the disabling transaction: every live session of the consumer ends."""
+        now = datetime.fromisoformat(at)
+        ended = await self.repository.end_consumer(
+            conn, tenant_id, consumer_id, now, "consumer_disabled"
+        )
+        await self.append_ended(
+            conn, ended, tenant_id, consumer_id, "consumer_disabled", now, actor
+        )
+        return len(ended)
+
+    async def append_ended(
+        self,
+        conn: asyncpg.Connection,
+        session_ids: list[str],
+        tenant_id: str,
+        consumer_id: str,
+        reason: str,
+        now: datetime,
+        actor: str,
+    ) -> None:
+        if not session_ids:
+            return
+        await self.store.append(
+            [
+                StreamAppend(
+                    portal_stream_id(sid),
+                    [
+                        PortalSessionEnded(
+                            session_id=sid,
+                            tenant_id=tenant_id,
+                            consumer_id=consumer_id,
+                            reason=reason,
+                            at=now.isoformat(),
+                        )
+                    ],
+                    metadata=Metadata(actor=actor),
+                )
+                for sid in session_ids
+            ],
+            conn=conn,
+        )
+
+
 class PortalService:
     def __init__(
         self,
@@ -68,13 +122,15 @@ class PortalService:
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         repository: PortalRepository | None = None,
+        ends: PortalSessionEnds | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
         self.consumers = consumers
         self.clock = clock
         self.repository = repository or PortalRepository.of(store)
-        consumers.session_closer = self.end_for_consumer
+        #: the same object the consumers service ends a disabled consumer's sessions with
+        self.ends = ends or PortalSessionEnds(store, self.repository)
 
     def console_url(self, token: str) -> str:
         base = self.settings.env.get("HOOKPROOF_PUBLIC_URL")
@@ -157,54 +213,9 @@ class PortalService:
         async with self.repository.transaction() as conn:
             row = await self.repository.end(conn, session_id, tenant_id, now, "ended")
             if row is not None:
-                await self._append_ended(
+                await self.ends.append_ended(
                     conn, [session_id], tenant_id, row["consumer_id"], "ended", now, actor
                 )
-
-    async def end_for_consumer(
-        self, conn: asyncpg.Connection, tenant_id: str, consumer_id: str, at: str, actor: str
-    ) -> int:
-        """In the disabling transaction: every live session of the consumer ends."""
-        now = datetime.fromisoformat(at)
-        ended = await self.repository.end_consumer(
-            conn, tenant_id, consumer_id, now, "consumer_disabled"
-        )
-        await self._append_ended(
-            conn, ended, tenant_id, consumer_id, "consumer_disabled", now, actor
-        )
-        return len(ended)
-
-    async def _append_ended(
-        self,
-        conn: asyncpg.Connection,
-        session_ids: list[str],
-        tenant_id: str,
-        consumer_id: str,
-        reason: str,
-        now: datetime,
-        actor: str,
-    ) -> None:
-        if not session_ids:
-            return
-        await self.store.append(
-            [
-                StreamAppend(
-                    portal_stream_id(sid),
-                    [
-                        PortalSessionEnded(
-                            session_id=sid,
-                            tenant_id=tenant_id,
-                            consumer_id=consumer_id,
-                            reason=reason,
-                            at=now.isoformat(),
-                        )
-                    ],
-                    metadata=Metadata(actor=actor),
-                )
-                for sid in session_ids
-            ],
-            conn=conn,
-        )
 
     async def authenticate(self, token: str) -> PortalAuth:
         """The session a portal token speaks for: 401 ``invalid_token`` when it is none of

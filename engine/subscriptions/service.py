@@ -36,6 +36,7 @@ from .validation import (
 
 __all__ = [
     "SUBSCRIPTION_ID",
+    "ConsumerCheck",
     "SecretIssuer",
     "SubscriptionService",
     "stream_of",
@@ -55,6 +56,12 @@ class SecretIssuer(Protocol):
     async def import_subscription_secret(self, subscription_id: str, secret: bytes) -> str: ...
 
 
+class ConsumerCheck(Protocol):
+    """The consumers service, as registration uses it: an enabled consumer's id, or a 400."""
+
+    async def require_enabled(self, tenant_id: str, consumer_id: str, field: str) -> str: ...
+
+
 class SubscriptionService:
     def __init__(
         self,
@@ -64,6 +71,7 @@ class SubscriptionService:
         secrets_issuer: SecretIssuer | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         repository: SubscriptionRepository | None = None,
+        consumers: ConsumerCheck | None = None,
     ) -> None:
         self.store = store
         self.repository = repository or SubscriptionRepository.of(store)
@@ -71,7 +79,7 @@ class SubscriptionService:
         self.secrets_issuer = secrets_issuer
         self.clock = clock
         #: the consumer service (``require_enabled``) a ``consumerId`` is checked against
-        self.consumers: Any = None
+        self.consumers = consumers
 
     # -- reads --------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
-from hookproof.engine.archive import Archiver
+from hookproof.engine.composition import construct_archiver
 from hookproof.engine.daemon import Engine
 from hookproof.engine.registry import async_projections
 from hookproof.projections import Projector
@@ -43,7 +43,7 @@ async def test_gates_and_rebuild_work_across_the_archive(
     projector = Projector(engine.store, async_projections())
     await projector.run_once()
     catalogued = await engine.pool.fetchval("SELECT count(*) FROM proj_stream_catalogue")
-    result = await Archiver(engine.pool, engine.settings).run(await now(engine.pool))
+    result = await construct_archiver(engine.pool, engine.settings).run(await now(engine.pool))
     assert result.events > 0
     await projector.run_once()
     assert await engine.pool.fetchval("SELECT count(*) FROM proj_stream_catalogue") == (
