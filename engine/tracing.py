@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import re
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+import msgspec
 import structlog
 
 from hookproof.config import Settings
@@ -116,7 +116,7 @@ class TracedDestination:
             span = tracer.start(message.headers.get("traceparent"), _attributes(target, message))
             tp = span.traceparent()
             if tp:  # not a covered signature component: replacing it never touches the signature
-                message = dataclasses.replace(
+                message = msgspec.structs.replace(
                     message, headers={**message.headers, "traceparent": tp}
                 )
         except Exception as exc:

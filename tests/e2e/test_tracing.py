@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
@@ -84,7 +83,7 @@ class StripTraceparent:
 
     async def deliver(self, message: SignedMessage, target: ClaimRow) -> Evidence:
         headers = {k: v for k, v in message.headers.items() if k != "traceparent"}
-        return await self.inner.deliver(dataclasses.replace(message, headers=headers), target)
+        return await self.inner.deliver(SignedMessage(message.body, headers), target)
 
 
 @pytest.fixture
