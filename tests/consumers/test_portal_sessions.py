@@ -234,3 +234,29 @@ async def test_expired_sessions_are_neither_listed_nor_ended(
         portal.clock = real
     events = await engine.store.read_stream(portal_stream_id(short["sessionId"]))
     assert [e.type for e in events] == ["portal.session_started"]
+
+
+async def test_a_session_of_no_recorded_creator_ends_with_any_token_of_its_tenant(
+    engine: Engine, base: str, http: aiohttp.ClientSession
+) -> None:
+    """A session started before creators were recorded (its row as migration 0891 leaves it)
+    is listed as ``unknown`` and ends when any token of its tenant is revoked: its token is
+    not known, so no revocation may leave it live."""
+    acme = await new_tenant(engine, http, base, "acme")
+    globex = await new_tenant(engine, http, base, "globex")
+    await acme.consumer("cust-a")
+    await globex.consumer("cust-a")
+    old = await start_session(acme, "cust-a")
+    foreign = await start_session(globex, "cust-a")
+    await engine.pool.execute(
+        "UPDATE portal_sessions SET creator = NULL WHERE session_id = ANY($1::text[])",
+        [old["sessionId"], foreign["sessionId"]],
+    )
+    [item] = await listed(acme, "cust-a")
+    assert item["creator"] == "unknown"
+    spare = await engine.tenants.issue_token(acme.tenant_id)
+    revoked = await engine.tenants.revoke_token(spare.token_id, actor="test")
+    assert revoked.sessions_ended == [old["sessionId"]]
+    status, problem = await Client(http, base, old["token"]).call("GET", "/v1/whoami")
+    assert status == 401 and problem["code"] == "portal_session_expired"
+    assert (await Client(http, base, foreign["token"]).call("GET", "/v1/whoami"))[0] == 200
