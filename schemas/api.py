@@ -17,6 +17,9 @@ __all__ = [
     "EventTypeIn",
     "EventTypeVersionIn",
     "PortalSessionCreate",
+    "PortalSessionItem",
+    "PortalSessionPage",
+    "PortalSessionsEnded",
     "ReceiptKeyIn",
     "RecoverIn",
     "RetryPolicyIn",
@@ -179,6 +182,35 @@ class PortalSessionCreate(_Strict, kw_only=True):
 
     ttl_seconds: int = 3600
     capabilities: list[str] = msgspec.field(default_factory=lambda: ["read", "manage", "replay"])
+
+
+class PortalSessionItem(_Strict, kw_only=True):
+    """One live session in ``GET /v1/consumers/{id}/portal-sessions``. ``capabilities`` is its
+    scope; ``creator`` is ``token:<tokenId>`` (the tenant token that started it: its public
+    id, as ``hookproof tenant revoke-token`` takes it), ``operator`` (``hookproof tenant
+    portal-session``) or ``unknown`` (started before creators were recorded). Never the token
+    or its digest."""
+
+    id: str
+    consumer_id: str
+    capabilities: list[Literal["read", "manage", "replay"]]
+    creator: str
+    created_at: str
+    expires_at: str
+
+
+class PortalSessionPage(_Strict, kw_only=True):
+    """``GET /v1/consumers/{id}/portal-sessions``: live sessions (not ended, not expired),
+    oldest first; ``limit`` (1..500, default 100) and ``cursor`` as every list."""
+
+    items: list[PortalSessionItem]
+    next_cursor: str | None
+
+
+class PortalSessionsEnded(_Strict, kw_only=True):
+    """``DELETE /v1/consumers/{id}/portal-sessions``: how many live sessions it ended."""
+
+    ended: int
 
 
 class TenantCreate(_Strict, kw_only=True):

@@ -30,6 +30,12 @@ _REQUEST_TYPES: list[Any] = [
     api_schemas.TenantCreate,
 ]
 
+#: response bodies described by their type (the others are documented as an object)
+_RESPONSE_TYPES: list[Any] = [
+    api_schemas.PortalSessionPage,
+    api_schemas.PortalSessionsEnded,
+]
+
 _PROBLEM = {
     "type": "object",
     "required": ["type", "title", "status", "code"],
@@ -168,6 +174,16 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "optionalBody": True,
         "status": 201,
     },
+    ("get", "/v1/consumers/{id}/portal-sessions"): {
+        "summary": "A consumer's live portal sessions, oldest first (paged; id, capabilities, "
+        "creator, createdAt, expiresAt; never a token)",
+        "paged": True,
+        "response": "PortalSessionPage",
+    },
+    ("delete", "/v1/consumers/{id}/portal-sessions"): {
+        "summary": "End every live portal session of a consumer (how many ended)",
+        "response": "PortalSessionsEnded",
+    },
     ("delete", "/v1/portal-sessions/{id}"): {"summary": "End a portal session", "status": 204},
     ("post", "/v1/tenants"): {
         "summary": "Provision a tenant (operator token); its token is shown once",
@@ -256,7 +272,7 @@ def _registered(app: web.Application) -> set[tuple[str, str]]:
 def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
     """Only operations the running app actually routes are described."""
     _, components = msgspec.json.schema_components(
-        _REQUEST_TYPES, ref_template="#/components/schemas/{name}"
+        _REQUEST_TYPES + _RESPONSE_TYPES, ref_template="#/components/schemas/{name}"
     )
     components["Problem"] = _PROBLEM
     live = _registered(app) if app is not None else set(OPERATIONS)
@@ -294,10 +310,15 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
             },
         }
         mime = op.get("mime") or ("text/plain" if op.get("text") else None)
+        ok_schema = (
+            {"$ref": f"#/components/schemas/{op['response']}"}
+            if "response" in op
+            else {"type": "object"}
+        )
         ok_content = (
             {mime: {"schema": {"type": "string"}}}
             if mime
-            else {"application/json": {"schema": {"type": "object"}}}
+            else {"application/json": {"schema": ok_schema}}
         )
         entry: dict[str, Any] = {
             "summary": op["summary"],

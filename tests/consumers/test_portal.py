@@ -199,6 +199,8 @@ FORBIDDEN = [
     ("PATCH", "/v1/consumers/cust-a"),
     ("POST", "/v1/consumers/cust-a/disable"),
     ("POST", "/v1/consumers/cust-a/portal-sessions"),
+    ("GET", "/v1/consumers/cust-a/portal-sessions"),
+    ("DELETE", "/v1/consumers/cust-a/portal-sessions"),
     ("DELETE", "/v1/portal-sessions/{session_id}"),
     ("POST", "/v1/subscriptions/{sub_a}/suspend"),
     ("POST", "/v1/subscriptions/{sub_a}/resume"),
