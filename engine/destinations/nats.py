@@ -23,15 +23,17 @@ lost connection after the publish is unknown.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ssl
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import nats
 import nats.errors
 import nats.js.errors
 import structlog
+from nats.aio.client import Client as NATS
 from nats.aio.client import RawCredentials
 
 from ..egress.addresses import IPAddress, format_ip
@@ -223,31 +225,47 @@ class NatsPublisher:
             else:
                 options["user"] = credentials.username
                 options["password"] = credentials.password
+        client = NATS()
         try:
             async with asyncio.timeout(self.net.connect_timeout_s + 1):
-                client = await nats.connect(**options)
-        except nats.errors.AuthorizationError as exc:
-            raise BrokerFailure(
-                BrokerCode.BROKER_AUTH_FAILED.value,
-                BrokerOutcome.REJECTED,
-                "the broker refused the credentials",
-            ) from exc
-        except TimeoutError as exc:
-            raise BrokerFailure(
-                "connect_timeout", BrokerOutcome.NOT_SENT, "NATS connect timed out"
-            ) from exc
-        except Exception as exc:  # OSError, ssl.SSLError, nats.errors.*: not connected
-            code = "tls_error" if "ssl" in type(exc).__module__.lower() else "connect_failed"
-            raise BrokerFailure(
-                code,
-                BrokerOutcome.NOT_SENT,
-                scrub(f"NATS connect: {type(exc).__name__}: {exc}", secrets),
-            ) from exc
+                await client.connect(**options)
+        except BaseException as exc:
+            # a failed connect may leave its socket open; nats-py's close can then wait on
+            # tasks that never started, hence the bound
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(1.0):
+                    await client.close()
+            if isinstance(exc, Exception):
+                raise self._connect_failure(exc, secrets) from exc
+            raise
         allowance = (addr, dest.port) in self.net.policy.allow_pairs
         if allowance:
             log.warning("broker_allowance_used", address=host, port=dest.port, host=dest.host)
         return _NatsConnection(
             client, client.jetstream(timeout=self.timeout_s), (host, dest.port), allowance
+        )
+
+    @staticmethod
+    def _connect_failure(exc: Exception, secrets: tuple[str, ...]) -> BrokerFailure:
+        """A failed NATS connect as a failure (no message was published)."""
+        if (
+            isinstance(exc, nats.errors.AuthorizationError)
+            or "authorization violation" in str(exc).lower()
+        ):
+            return BrokerFailure(
+                BrokerCode.BROKER_AUTH_FAILED.value,
+                BrokerOutcome.REJECTED,
+                "the broker refused the credentials",
+            )
+        if isinstance(exc, TimeoutError):
+            return BrokerFailure(
+                "connect_timeout", BrokerOutcome.NOT_SENT, "NATS connect timed out"
+            )
+        code = "tls_error" if isinstance(exc, ssl.SSLError) else "connect_failed"
+        return BrokerFailure(
+            code,
+            BrokerOutcome.NOT_SENT,
+            scrub(f"NATS connect: {type(exc).__name__}: {exc}", secrets),
         )
 
     async def _send(

@@ -73,9 +73,9 @@ class EmbeddedNats:
             f"jetstream {{ store_dir: {json.dumps(str(store))} }}",
         ]
         if self.tls:
-            first = "handshake_first: true" if self.handshake_first else ""
+            first = ", handshake_first: true" if self.handshake_first else ""
             cert, key = (json.dumps(p) for p in self.tls)
-            lines.append(f"tls {{ cert_file: {cert} key_file: {key} {first} }}")
+            lines.append(f"tls {{ cert_file: {cert}, key_file: {key}{first} }}")
         if self.users:
             users = ", ".join(
                 f"{{user: {json.dumps(u)}, password: {json.dumps(p)}}}"

@@ -34,6 +34,13 @@ from hookproof.engine.destinations.nats_server import EmbeddedNats
 from hookproof.engine.egress import EgressPolicy
 from hookproof.engine.signing import Signer
 from hookproof_subscriber import SigningKey
+from tests.egress import conftest as _egress
+
+# a real DNS server, trustme certificates, and the egress tests' socket guard (autouse: any
+# connect outside loopback raises and fails the test)
+dns = _egress.dns
+pki = _egress.pki
+socket_guard = _egress.socket_guard
 
 AMQP_URL = os.environ.get("HOOKPROOF_TEST_AMQP_URL", "amqp://guest:guest@127.0.0.1:5672/")
 ENGINE_KEY = SigningKey.generate_ed25519("engine-broker-k1")
@@ -103,20 +110,21 @@ def nats_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedNa
 
 def allow(*pairs: tuple[str, int], **overrides: Any) -> EgressPolicy:
     """An egress policy whose only exemptions are *pairs*; nothing else on loopback."""
-    return EgressPolicy(
-        allow_pairs=frozenset(pairs),
-        dns_servers=(("127.0.0.1", 9),),
-        connect_timeout_s=3.0,
-        total_timeout_s=5.0,
-        **overrides,
-    )
+    base: dict[str, Any] = {
+        "dns_servers": (("127.0.0.1", 9),),
+        "connect_timeout_s": 3.0,
+        "total_timeout_s": 5.0,
+    }
+    return EgressPolicy(allow_pairs=frozenset(pairs), **{**base, **overrides})
 
 
 @pytest.fixture
 async def make_publishers() -> AsyncIterator[Any]:
     made: list[BrokerPublishers] = []
 
-    def factory(*pairs: tuple[str, int], timeout_s: float = 5.0, **overrides: Any) -> BrokerPublishers:
+    def factory(
+        *pairs: tuple[str, int], timeout_s: float = 5.0, **overrides: Any
+    ) -> BrokerPublishers:
         policy = allow(*pairs, **overrides)
         pubs = BrokerPublishers(BrokerNet.from_policy(policy), timeout_s=timeout_s)
         made.append(pubs)

@@ -142,10 +142,14 @@ async def test_connections_never_shared_across_credentials(
     from hookproof.engine.destinations import credentials_digest, digest_key
 
     key = digest_key(b"m" * 32)
-    first = await pubs.publish(dest, message_for(dest), creds, credentials_digest=credentials_digest(creds, key))
+    first = await pubs.publish(
+        dest, message_for(dest), creds, credentials_digest=credentials_digest(creds, key)
+    )
     assert first.code == "unroutable"
     wrong = dataclass_replace(creds, password=creds.password + "-wrong")
-    bad = await pubs.publish(dest, message_for(dest), wrong, credentials_digest=credentials_digest(wrong, key))
+    bad = await pubs.publish(
+        dest, message_for(dest), wrong, credentials_digest=credentials_digest(wrong, key)
+    )
     assert bad.outcome is BrokerOutcome.REJECTED and bad.code == "broker_auth_failed"
     assert not bad.reused  # a new connection was tried for the other credentials
     assert pubs.amqp.pool.opened == 1 and len(pubs.amqp.pool) == 1
@@ -258,7 +262,9 @@ async def test_broker_closing_before_the_confirm_is_unknown_then_accepted(
             while relay.upstream_after_hold < len(msg.body):
                 await asyncio.sleep(0.01)
         # the broker has the publish; find our connection by the relay's port and close it
-        listing = await rabbitmqctl("list_connections", "-q", "--no-table-headers", "pid", "peer_port")
+        listing = await rabbitmqctl(
+            "list_connections", "-q", "--no-table-headers", "pid", "peer_port"
+        )
         rows = [line.split("\t") for line in listing.splitlines() if "\t" in line]
         ours = [pid for pid, peer in rows if int(peer) in relay.upstream_ports]
         assert ours, listing

@@ -35,10 +35,20 @@ from hookproof_subscriber.messages import SIG_V1_MESSAGE
 from .conftest import ENGINE_KEY, event_body, message_for
 
 DEST, _ = parse_destination(
-    {"type": "nats", "url": "tls://nats.example.com", "subject": "orders.created", "stream": "ORDERS"}
+    {
+        "type": "nats",
+        "url": "tls://nats.example.com",
+        "subject": "orders.created",
+        "stream": "ORDERS",
+    }
 )
 OTHER, _ = parse_destination(
-    {"type": "nats", "url": "tls://nats.example.com", "subject": "orders.deleted", "stream": "ORDERS"}
+    {
+        "type": "nats",
+        "url": "tls://nats.example.com",
+        "subject": "orders.deleted",
+        "stream": "ORDERS",
+    }
 )
 KEYS = StaticKeyResolver([ENGINE_KEY.verification_key()])
 
@@ -58,14 +68,20 @@ async def test_sig_v1_verifies_for_its_destination_only() -> None:
     ]
     assert '"@destination"' in msg.headers["signature-input"]
     assert msg.message_id == msg.headers["hookproof-delivery-id"]
-    got = await verify_broker_message(msg.headers, msg.body, DEST.uri, keys=KEYS, subscription_id="sub_9")
-    assert got.event.delivery_id == msg.message_id and got.event.generation == 4 and got.attempt == 2
+    got = await verify_broker_message(
+        msg.headers, msg.body, DEST.uri, keys=KEYS, subscription_id="sub_9"
+    )
+    assert (
+        got.event.delivery_id == msg.message_id and got.event.generation == 4 and got.attempt == 2
+    )
     assert got.verified == ("hookproof.sig.v1",)
     with pytest.raises(MessageVerificationError) as info:
         await verify_broker_message(msg.headers, msg.body, OTHER.uri, keys=KEYS)
     assert info.value.reason == "bad_signature"
     with pytest.raises(MessageVerificationError) as info:
-        await verify_broker_message(msg.headers, msg.body, DEST.uri, keys=KEYS, subscription_id="sub_x")
+        await verify_broker_message(
+            msg.headers, msg.body, DEST.uri, keys=KEYS, subscription_id="sub_x"
+        )
     assert info.value.reason == "bad_signature"
 
 
@@ -74,7 +90,10 @@ async def test_sig_v1_verifies_for_its_destination_only() -> None:
     [
         (lambda h, b: (h, b.replace(b'"n":1', b'"n":2')), "digest_mismatch"),
         (lambda h, b: ({**h, "hookproof-generation": "9"}, b), "bad_signature"),
-        (lambda h, b: ({k: v for k, v in h.items() if k != "hookproof-delivery-id"}, b), "component_missing"),
+        (
+            lambda h, b: ({k: v for k, v in h.items() if k != "hookproof-delivery-id"}, b),
+            "component_missing",
+        ),
         (lambda h, b: ({k: v for k, v in h.items() if k != "signature"}, b), "malformed"),
         (lambda h, b: ({**h, "hookproof-event-id": "ünï"}, b), "malformed"),
     ],
@@ -119,7 +138,9 @@ def test_the_official_standardwebhooks_library_verifies_the_message() -> None:
 async def test_both_profiles_on_one_message_each_verify() -> None:
     secret = secrets.token_bytes(32)
     hkey = SigningKey.hmac("k-h", secret)
-    msg = message_for(DEST, signers=[Signer("hookproof.sig.v1", hkey), Signer("standard-webhooks.v1", hkey)])
+    msg = message_for(
+        DEST, signers=[Signer("hookproof.sig.v1", hkey), Signer("standard-webhooks.v1", hkey)]
+    )
     keys = SharedSecretResolver({"k-h": secret})
     got = await verify_broker_message(msg.headers, msg.body, DEST.uri, keys=keys)
     assert set(got.verified) == {"hookproof.sig.v1", "standard-webhooks.v1"}
@@ -130,9 +151,13 @@ def test_the_signed_base_covers_the_destination() -> None:
     assert "@method" not in SIG_V1_MESSAGE.components
 
 
-def _challenge(dest_uri: str, *, expires_in: int = 300, key: SigningKey = ENGINE_KEY) -> tuple[dict[str, str], bytes]:
+def _challenge(
+    dest_uri: str, *, expires_in: int = 300, key: SigningKey = ENGINE_KEY
+) -> tuple[dict[str, str], bytes]:
     challenge_id = f"chl_{secrets.token_hex(8)}"
-    expires = datetime.fromtimestamp(int(time.time()) + expires_in, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    expires = datetime.fromtimestamp(int(time.time()) + expires_in, UTC).strftime(
+        "%Y-%m-%dT%H:%M:%SZ"
+    )
     body = json.dumps(
         {
             "type": "hookproof.challenge.v1",
@@ -171,7 +196,9 @@ async def test_broker_challenge_answered_once_with_the_hmac_proof() -> None:
     want = base64.urlsafe_b64encode(hmac.new(secret, body, hashlib.sha256).digest()).rstrip(b"=")
     assert doc["type"] == "hookproof.challenge-response.v1" and doc["proof"] == want.decode()
     assert doc["challengeId"] == ans.challenge_id == headers["hookproof-event-id"]
-    again = await answer_broker_challenge(headers, body, DEST.uri, keys=keys, nonce_cache=NonceCache())
+    again = await answer_broker_challenge(
+        headers, body, DEST.uri, keys=keys, nonce_cache=NonceCache()
+    )
     assert again.ok  # a fresh cache: the engine refuses the replay itself
     replay = await answer_broker_challenge(headers, body, DEST.uri, keys=keys, nonce_cache=cache)
     assert not replay.ok and replay.reason in ("replayed", "replayed_nonce")

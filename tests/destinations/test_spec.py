@@ -31,7 +31,12 @@ def test_amqp_normalised_with_uri_and_digest() -> None:
     assert dest.url == "amqps://broker.example.com:5671/%2F"
     assert dest.uri == "amqps://broker.example.com:5671/%2F/orders/order.created"
     assert dest.digest == destination_digest(dest.uri)
-    assert (dest.vhost, dest.exchange, dest.routing_key, dest.tls) == ("/", "orders", "order.created", True)
+    assert (dest.vhost, dest.exchange, dest.routing_key, dest.tls) == (
+        "/",
+        "orders",
+        "order.created",
+        True,
+    )
     assert creds is not None and creds.password == PASSWORD
     assert PASSWORD not in repr(creds) and PASSWORD not in str(creds) and PASSWORD not in repr(dest)
 
@@ -41,7 +46,9 @@ def test_amqp_vhost_forms() -> None:
     d = parse_destination(amqp("amqps://b.example.com:5671/prod%2Feu", routingKey="a/b #"))[0]
     assert d.vhost == "prod/eu"
     assert d.uri == "amqps://b.example.com:5671/prod%2Feu/orders/a%2Fb%20%23"
-    assert d.uri == amqp_destination_uri("amqps", "b.example.com", 5671, "prod/eu", "orders", "a/b #")
+    assert d.uri == amqp_destination_uri(
+        "amqps", "b.example.com", 5671, "prod/eu", "orders", "a/b #"
+    )
     default_exchange = parse_destination(amqp(exchange="", routingKey="queue-1"))[0]
     assert default_exchange.uri.endswith("/%2F//queue-1")
 
@@ -92,7 +99,10 @@ def test_nats_normalised() -> None:
         (nats(stream=""), "destination_stream_invalid"),
         (amqp(credentials={"username": "u"}), "destination_credentials_invalid"),
         (amqp(credentials={"token": "t"}), "destination_credentials_invalid"),
-        (nats(credentials={"token": "t", "username": "u", "password": "p"}), "destination_credentials_invalid"),
+        (
+            nats(credentials={"token": "t", "username": "u", "password": "p"}),
+            "destination_credentials_invalid",
+        ),
         (nats(credentials={"creds": "not a creds file"}), "destination_credentials_invalid"),
         (nats(credentials={"username": "u", "password": ""}), "destination_credentials_invalid"),
     ],
@@ -115,7 +125,10 @@ def test_plain_only_to_exact_allowance_pairs() -> None:
             parse_destination(amqp(url), allow_pairs=pairs)
         assert info.value.code == "destination_plain_not_allowed"
     # a name on an allowed pair's port passes here; the connect checks every address exactly
-    assert parse_destination(amqp("amqp://rabbit.test:5672/%2F"), allow_pairs=pairs)[0].host == "rabbit.test"
+    assert (
+        parse_destination(amqp("amqp://rabbit.test:5672/%2F"), allow_pairs=pairs)[0].host
+        == "rabbit.test"
+    )
 
 
 def test_credentials_digest_keyed_and_distinct() -> None:
