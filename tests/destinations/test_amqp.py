@@ -228,6 +228,14 @@ class Relay:
             await self.server.wait_closed()
 
 
+async def until(condition: Any, timeout: float = 10.0) -> None:
+    for _ in range(int(timeout / 0.01)):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise TimeoutError("condition not met")
+
+
 async def rabbitmqctl(*args: str) -> str:
     proc = await asyncio.create_subprocess_exec(
         "rabbitmqctl", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
@@ -258,9 +266,7 @@ async def test_broker_closing_before_the_confirm_is_unknown_then_accepted(
         msg = message_for(dest)
         relay.hold = True
         task = asyncio.ensure_future(pubs.publish(dest, msg, creds))
-        async with asyncio.timeout(10):
-            while relay.upstream_after_hold < len(msg.body):
-                await asyncio.sleep(0.01)
+        await until(lambda: relay.upstream_after_hold >= len(msg.body))
         # the broker has the publish; find our connection by the relay's port and close it
         listing = await rabbitmqctl(
             "list_connections", "-q", "--no-table-headers", "pid", "peer_port"
@@ -269,9 +275,7 @@ async def test_broker_closing_before_the_confirm_is_unknown_then_accepted(
         ours = [pid for pid, peer in rows if int(peer) in relay.upstream_ports]
         assert ours, listing
         await rabbitmqctl("close_connection", ours[0], "hookproof test: closed before confirm")
-        async with asyncio.timeout(10):  # the broker's connection.close is held with the ack
-            while len(relay.held) < 20:
-                await asyncio.sleep(0.01)
+        await until(lambda: len(relay.held) >= 20)  # the broker's close, held with the ack
         relay.reset()  # ... and the connection dies with both in flight
         lost = await asyncio.wait_for(task, 20)
         assert lost.outcome is BrokerOutcome.UNKNOWN, lost.evidence()

@@ -5,7 +5,6 @@ host name (TLS-first), nothing accepted lost when the server is killed and resta
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 from collections.abc import AsyncIterator
 from typing import Any
