@@ -34,8 +34,8 @@ from typing import Any
 import aiormq
 import aiormq.exceptions
 import structlog
+from aiormq import spec
 from aiormq.abc import DeliveredMessage
-from pamqp import commands as spec
 from yarl import URL
 
 from ..egress.addresses import format_ip
@@ -324,7 +324,7 @@ class AmqpPublisher:
                 BrokerOutcome.UNKNOWN,
                 f"the connection ended before the confirmation ({type(exc).__name__})",
             ) from exc
-        base = {
+        base: dict[str, Any] = {
             "type": "amqp",
             "destination": dest.uri,
             "message_id": message.message_id,

@@ -30,6 +30,8 @@ from typing import Any, Final
 import aiohappyeyeballs
 import structlog
 
+from hookproof.schemas.destinations import BROKER_PORTS
+
 from ..egress.addresses import IPAddress, format_ip
 from ..egress.dns import DnsFailure, HostResolver
 from ..egress.failures import FailureCode
@@ -37,7 +39,7 @@ from ..egress.policy import AddressPolicy, Vetting
 from ..egress.result import PeerCertificate, describe_certificate
 from ..egress.transport import EgressPolicy
 from .evidence import BrokerCode, BrokerOutcome
-from .spec import BROKER_PORTS, Destination
+from .spec import Destination
 
 __all__ = ["BrokerFailure", "BrokerNet", "Connected", "guarded_factory", "scrub"]
 
