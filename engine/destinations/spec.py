@@ -171,7 +171,7 @@ def decode_destination(value: Any) -> DestinationIn:
     if isinstance(value, AmqpDestinationIn | NatsDestinationIn):
         return value
     try:
-        out: DestinationIn = msgspec.convert(value, DestinationIn)  # type: ignore[arg-type]
+        out: DestinationIn = msgspec.convert(value, DestinationIn)
     except msgspec.ValidationError as exc:
         # msgspec names the member ("... - at `$.routingKey`"); never echoes a value
         raise ValidationError(
@@ -382,7 +382,8 @@ def _vhost(path: str) -> str:
 
 
 def _vhost_segment(vhost: str) -> str:
-    return amqp_destination_uri("amqp", "h", 1, vhost, "", "").split("/")[3]
+    segment: str = amqp_destination_uri("amqp", "h", 1, vhost, "", "").split("/")[3]
+    return segment
 
 
 def _exchange(name: str) -> str:
