@@ -22,6 +22,7 @@ A challenge goes out the same way with the challenge id as event and delivery id
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -30,7 +31,6 @@ from hookproof_subscriber import (
     SIG_V1,
     STANDARD_WEBHOOKS_V1,
     content_digest,
-    sign_message,
     sign_standard,
 )
 from hookproof_subscriber.messages import (
@@ -39,6 +39,7 @@ from hookproof_subscriber.messages import (
     EVENT_ID_HEADER,
     GENERATION_HEADER,
     SUBSCRIPTION_HEADER,
+    sign_normalized_message,
 )
 
 from ..signing import Signer
@@ -46,6 +47,8 @@ from ..signing import Signer
 __all__ = ["CONTENT_TYPE", "BrokerMessage", "build_challenge_message", "build_message"]
 
 CONTENT_TYPE = "application/json"
+#: what an id header value may be: printable ASCII without spaces (so no header smuggling)
+_TOKEN = re.compile(r"[\x21-\x7e]{1,512}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,9 @@ def build_message(
     ``hookproof.sig.v1`` ones). Raises ValueError for an unknown profile or a bad id."""
     if not signers:
         raise ValueError("at least one signer is needed")
+    for value in (event_id, delivery_id, subscription_id, traceparent):
+        if not _TOKEN.fullmatch(value):
+            raise ValueError("an id or traceparent is not printable ASCII without spaces")
     headers: dict[str, str] = {
         "content-type": CONTENT_TYPE,
         "content-digest": content_digest(body),
@@ -99,9 +105,8 @@ def build_message(
             raise ValueError(f"unknown signature profile {signer.profile!r}")
         if len(inputs) >= 2:
             raise ValueError("at most two hookproof.sig.v1 signatures")
-        signed = sign_message(
+        signed = sign_normalized_message(
             headers,
-            body,
             destination_uri,
             key=signer.key,
             created=created,

@@ -284,4 +284,5 @@ class BrokerNet:
 
     def first_vetted(self, dest: Destination, vetting: Vetting) -> list[IPAddress]:
         """The vetted addresses in answer order (for a library that dials an IP literal)."""
-        return [a for a in vetting.addresses if (a, dest.port) in vetting.vetted]
+        vetted = vetting.vetted
+        return [a for a in vetting.addresses if (a, dest.port) in vetted]

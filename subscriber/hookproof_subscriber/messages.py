@@ -86,6 +86,7 @@ __all__ = [
     "nats_destination_uri",
     "send_challenge_response",
     "sign_message",
+    "sign_normalized_message",
     "verify_broker_message",
     "verify_message",
 ]
@@ -205,20 +206,48 @@ def sign_message(
     """Sign a broker message under ``hookproof.sig.v1``: return ``content-digest``,
     ``signature-input`` and ``signature``. *headers* must hold the covered ``content-type``
     and ``hookproof-*`` ids."""
-    profile = SIG_V1_MESSAGE
-    if key.alg not in profile.algorithms:
-        raise ValueError(f"profile {profile.name} does not allow {key.alg}")
     if not isinstance(body, bytes | bytearray | memoryview):
         raise TypeError("body must be bytes")
-    label = profile.label if label is None else label
-    created = int(time.time()) if created is None else created
-    expires = created + lifetime if expires is None else expires
-    nonce = secrets.token_urlsafe(16) if nonce is None else nonce
     hdrs = normalize_headers(headers)
     digest = content_digest(bytes(body))
     if hdrs.get("content-digest", digest) != digest:
         raise ValueError("existing content-digest does not match the body")
     hdrs["content-digest"] = digest
+    return sign_normalized_message(
+        hdrs,
+        destination,
+        key=key,
+        created=created,
+        expires=expires,
+        nonce=nonce,
+        label=label,
+        lifetime=lifetime,
+    )
+
+
+def sign_normalized_message(
+    headers: Mapping[str, str],
+    destination: str,
+    *,
+    key: SigningKey,
+    created: int | None = None,
+    expires: int | None = None,
+    nonce: str | None = None,
+    label: str | None = None,
+    lifetime: int = 300,
+) -> dict[str, str]:
+    """:func:`sign_message` for a sender whose *headers* are already lower-case, printable
+    ASCII and hold the body's ``content-digest`` (the engine builds them so): no copy, no
+    second digest. Returns the same three headers."""
+    profile = SIG_V1_MESSAGE
+    if key.alg not in profile.algorithms:
+        raise ValueError(f"profile {profile.name} does not allow {key.alg}")
+    label = profile.label if label is None else label
+    created = int(time.time()) if created is None else created
+    expires = created + lifetime if expires is None else expires
+    nonce = secrets.token_urlsafe(16) if nonce is None else nonce
+    hdrs = headers
+    digest = hdrs["content-digest"]
     params: list[tuple[str, int | str]] = [
         ("created", created),
         ("expires", expires),

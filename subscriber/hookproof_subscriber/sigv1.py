@@ -448,9 +448,7 @@ def _verify(
             )
         else:
             assert destination is not None
-            base = build_message_base(
-                destination, hdrs, parsed.components, parsed.signature_params
-            )
+            base = build_message_base(destination, hdrs, parsed.components, parsed.signature_params)
     except SignatureFormatError as exc:
         return _fail(Reason(exc.reason), exc.detail, **info)
     if "content-digest" in covered and hdrs["content-digest"] != digest:
