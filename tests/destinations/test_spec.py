@@ -148,3 +148,23 @@ def test_credentials_digest_keyed_and_distinct() -> None:
 def test_decoded_struct_never_echoes_credentials() -> None:
     raw = msgspec.convert(amqp(credentials={"username": "u", "password": PASSWORD}), DestinationIn)
     assert PASSWORD not in repr(raw)
+
+
+def test_the_json_schema_agrees_on_shape() -> None:
+    import json
+    from pathlib import Path
+
+    import jsonschema_rs
+
+    path = Path(__file__).resolve().parents[2] / "schemas" / "destination.v1.schema.json"
+    validator = jsonschema_rs.validator_for(json.loads(path.read_text()))
+    good = [
+        amqp(credentials={"username": "u", "password": PASSWORD}),
+        nats(credentials={"token": "t"}),
+        nats(),
+    ]
+    for doc in good:
+        assert validator.is_valid(doc)
+        parse_destination(doc)  # and the engine accepts them
+    for doc in (amqp(extra=1), nats(credentials={"token": "t", "creds": "c"}), {"type": "kafka"}):
+        assert not validator.is_valid(doc)
