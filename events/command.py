@@ -197,11 +197,8 @@ async def _run(
 ) -> Executed[S]:
     if isinstance(strategy, Lock):
         assert key is not None
-        if conn is not None:
-            async with conn.transaction():
-                return await _locked(store, conn, key, read, plan, effects)
-        async with store.pool.acquire() as own, own.transaction():
-            return await _locked(store, own, key, read, plan, effects)
+        async with store.transaction(conn) as locked:
+            return await _locked(store, locked, key, read, plan, effects)
     for attempt in range(1, strategy.attempts + 1):
         events = await read(conn)
         state, appends = await plan(events)
@@ -245,12 +242,7 @@ async def _append(
 ) -> list[RecordedEvent]:
     if effects is None:
         return await store.append(appends, conn=conn)
-    if conn is not None:
-        async with conn.transaction():
-            recorded = await store.append(appends, conn=conn)
-            await effects(conn, state, recorded)
-            return recorded
-    async with store.pool.acquire() as own, own.transaction():
-        recorded = await store.append(appends, conn=own)
-        await effects(own, state, recorded)
+    async with store.transaction(conn) as tx:
+        recorded = await store.append(appends, conn=tx)
+        await effects(tx, state, recorded)
         return recorded
