@@ -2,9 +2,9 @@
 
 Every mutation runs in one transaction under an advisory lock (``events.command``): read the
 ``key`` category of the log, fold it (``projections.key_ring``), decide (``machine``), append
-the events with expected versions and store any new material. Reads fold the same log, cached until the log's key
-category changes (checked with one small query), so a key revoked by another process is never
-used to sign again by this one.
+the events with expected versions and store any new material. Reads fold the same log, cached
+until the log's key category changes (checked with one small query), so a key revoked by
+another process is never used to sign again by this one.
 """
 
 from __future__ import annotations
