@@ -13,8 +13,9 @@ import asyncpg
 import msgspec
 
 from hookproof.config import Settings
-from hookproof.errors import ConcurrencyConflict, NotFound, ValidationError
-from hookproof.events import EventStore, Metadata, RecordedEvent, StreamAppend
+from hookproof.errors import NotFound, ValidationError
+from hookproof.events import Event, EventStore, Metadata, RecordedEvent
+from hookproof.events.command import execute
 from hookproof.events.subscription_events import SubscriptionConfig
 from hookproof.projections.subscriptions import Subscriptions, SubscriptionState, fold
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch
@@ -276,35 +277,26 @@ class SubscriptionService:
         extra: Sequence[Any] = (),
         conn: asyncpg.Connection | None = None,
     ) -> SubscriptionState:
-        """Fold, decide, append with the stream version as expected; re-decide on a race."""
-        stream = stream_of(subscription_id)
-        for attempt in range(5):
-            events = await self.store.read_stream(stream, conn=conn)
-            state = fold(events)
+        """Fold, decide, append with the stream version as expected; re-decide on a race.
+        ``extra`` events follow the decided ones in the same append (none when it decided
+        nothing)."""
+
+        def decided(state: SubscriptionState | None, command: Command) -> Sequence[Event]:
             new_events = decide(state, command, self.clock())
-            if not new_events:
-                assert state is not None
-                return state
-            try:
-                recorded = await self.store.append(
-                    [
-                        StreamAppend(
-                            stream,
-                            [*new_events, *extra],
-                            len(events),
-                            Metadata(actor=actor),
-                        )
-                    ],
-                    conn=conn,
-                )
-            except ConcurrencyConflict:
-                if attempt == 4:
-                    raise
-                continue
-            result = fold(events + recorded)
-            assert result is not None
-            return result
-        raise AssertionError("unreachable")
+            return [*new_events, *extra] if new_events else []
+
+        done = await execute(
+            self.store,
+            stream_of(subscription_id),
+            fold,
+            decided,
+            command,
+            metadata=Metadata(actor=actor),
+            conn=conn,
+        )
+        result = fold(done.history)
+        assert result is not None
+        return result
 
     async def expire_due(self, *, actor: str = "scheduler") -> list[str]:
         """Expire every subscription whose expiry has passed (run by the daemon)."""
