@@ -194,6 +194,7 @@ class SchemaGate:
                 log.error("event_type_schema_uncompilable", topic=pair[1], major=major)
                 validators[int(major)] = None
         self.compiled += 1
+        self.validator.warm()  # a typed topic: a dear payload may come
         return _Compiled(version, validators)
 
 

@@ -77,12 +77,14 @@ def stream_body(
     encoding: str | None,
     method: str = "POST",
     headers: dict[str, str] | None = None,
+    framed: bool = True,
     pause_s: float = 0.0,
     cap_bytes: int = 32 * 1024 * 1024,
     cap_s: float = 20.0,
 ) -> Streamed:
     """Send ``first`` then ``piece`` again and again as HTTP/1.1 chunks (no Content-Length),
-    until the server answers or closes, or ``cap_bytes``/``cap_s`` is reached."""
+    until the server answers or closes, or ``cap_bytes``/``cap_s`` is reached. ``framed``
+    false: the bytes go as given after the head (e.g. a chunk-size line that never ends)."""
     url = urlsplit(base_url)
     sock = socket.create_connection((url.hostname, url.port), timeout=10)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 * 1024)
@@ -110,7 +112,7 @@ def stream_body(
                 break
             if not writable:
                 continue
-            chunk = f"{len(data):x}\r\n".encode() + data + b"\r\n"
+            chunk = f"{len(data):x}\r\n".encode() + data + b"\r\n" if framed else data
             sock.sendall(chunk)
             sent += len(data)
             data = piece
