@@ -243,8 +243,7 @@ class Settings:
             connect_timeout_s=_float(env, "HOOKPROOF_CONNECT_TIMEOUT", 5.0),
             request_timeout_s=_float(env, "HOOKPROOF_REQUEST_TIMEOUT", 10.0),
             body_timeout_s=max(0.1, _float(env, "HOOKPROOF_BODY_TIMEOUT", 30.0)),
-            schema_deadline_s=max(1.0, _float(env, "HOOKPROOF_SCHEMA_DEADLINE_MS", 1000.0))
-            / 1000,
+            schema_deadline_s=max(1.0, _float(env, "HOOKPROOF_SCHEMA_DEADLINE_MS", 1000.0)) / 1000,
             max_queue_delay_s=_float(env, "HOOKPROOF_MAX_QUEUE_DELAY", 3600.0),
             max_retry_window_s=_float(env, "HOOKPROOF_MAX_RETRY_WINDOW", 86400.0),
             clock_skew_s=_float(env, "HOOKPROOF_CLOCK_SKEW", 300.0),
