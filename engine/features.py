@@ -144,11 +144,17 @@ def install_delivery(
     from .delivery.ledger import ClaimRow
     from .delivery.views import DeliveryReader
     from .event_types.gate import SchemaGate
+    from .event_types.offload import SchemaValidator
     from .event_types.repository import EventTypeRepository
     from .event_types.service import EventTypeService
 
     s = engine.settings
-    event_types = EventTypeService(engine.store, clock=engine.subscriptions.clock)
+    # payloads and examples too dear to validate on the loop go to one validation process
+    validator = SchemaValidator(deadline_s=s.schema_deadline_s)
+    engine.closers.append(validator.close)
+    event_types = EventTypeService(
+        engine.store, clock=engine.subscriptions.clock, validator=validator
+    )
     engine.services.event_types = event_types
     engine.extra_routes.extend(event_type_routes(event_types))
     ingest = IngestService(
@@ -157,7 +163,7 @@ def install_delivery(
         group_window_s=max(0.0, s.ingest_group_window_s),
         max_group=s.ingest_group_max,
         max_inflight=s.ingest_group_inflight,
-        gate=SchemaGate(EventTypeRepository.of(engine.store)),
+        gate=SchemaGate(EventTypeRepository.of(engine.store), validator=validator),
     )
     engine.closers.append(ingest.groups.close)
     reader = DeliveryReader(engine.store, deliveries)

@@ -98,6 +98,11 @@ class Settings:
     challenge_ttl_s: float = 300.0
     connect_timeout_s: float = 5.0
     request_timeout_s: float = 10.0
+    #: ``HOOKPROOF_BODY_TIMEOUT``: seconds a request body may take to arrive whole (408 past it)
+    body_timeout_s: float = 30.0
+    #: ``HOOKPROOF_SCHEMA_DEADLINE_MS``: how long one payload's schema validation may take in
+    #: the validation process before the payload is refused (``payload_too_complex``)
+    schema_deadline_s: float = 1.0
     max_response_bytes: int = 64 * 1024
     max_queue_delay_s: float = 3600.0
     max_retry_window_s: float = 86400.0
@@ -237,6 +242,8 @@ class Settings:
             challenge_ttl_s=_float(env, "HOOKPROOF_CHALLENGE_TTL", 300.0),
             connect_timeout_s=_float(env, "HOOKPROOF_CONNECT_TIMEOUT", 5.0),
             request_timeout_s=_float(env, "HOOKPROOF_REQUEST_TIMEOUT", 10.0),
+            body_timeout_s=max(0.1, _float(env, "HOOKPROOF_BODY_TIMEOUT", 30.0)),
+            schema_deadline_s=max(1.0, _float(env, "HOOKPROOF_SCHEMA_DEADLINE_MS", 1000.0)) / 1000,
             max_queue_delay_s=_float(env, "HOOKPROOF_MAX_QUEUE_DELAY", 3600.0),
             max_retry_window_s=_float(env, "HOOKPROOF_MAX_RETRY_WINDOW", 86400.0),
             clock_skew_s=_float(env, "HOOKPROOF_CLOCK_SKEW", 300.0),

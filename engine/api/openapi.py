@@ -338,6 +338,9 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
         }
         if not op.get("public"):
             entry["security"] = [{"bearer": []}]
+        if "body" in op or op.get("rawBody"):  # a body read too slowly, or in another coding
+            entry["responses"]["408"] = problem
+            entry["responses"]["415"] = problem
         if "body" in op:
             entry["requestBody"] = {
                 "required": not op.get("optionalBody"),

@@ -27,6 +27,7 @@ from hookproof.schemas.api import EventTypeIn
 from . import definition
 from .decide import Define, Head, decide, head_of
 from .errors import EventTypeNotFound
+from .offload import SchemaValidator
 from .repository import EventTypeRepository
 
 __all__ = [
@@ -86,10 +87,13 @@ class EventTypeService:
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         repository: EventTypeRepository | None = None,
+        validator: SchemaValidator | None = None,
     ) -> None:
         self.store = store
         self.repository = repository or EventTypeRepository.of(store)
         self.clock = clock
+        #: validates the examples (off the loop when dear); shared with ingest's gate
+        self.validator = validator or SchemaValidator()
         if event_types_inline not in store.inline:
             store.inline.append(event_types_inline)
 
@@ -141,7 +145,11 @@ class EventTypeService:
         """Check, then append the definition unless it is the current one. Returns the type
         and whether this call changed it."""
         definition.check_topic(topic)
-        checked = definition.check(body)  # compiles every schema, validates every example
+        checked = definition.check(body)  # compiles and prices every schema and example
+        for major, compiled, example, encoded in checked.examples():
+            errors = await self.validator.errors(compiled, example, encoded)
+            if errors:
+                raise definition.example_invalid(major, errors)
         if (
             await self.repository.get(tenant_id, topic) is None
             and await self.repository.count(tenant_id) >= MAX_TYPES_PER_TENANT
