@@ -29,6 +29,8 @@ _REQUEST_TYPES: list[Any] = [
     api_schemas.PortalSessionCreate,
     api_schemas.TenantCreate,
 ]
+#: response bodies described by a msgspec type (the others: ``{"type": "object"}``)
+_RESPONSE_TYPES: list[Any] = [api_schemas.AttemptStats, api_schemas.AttemptStatsBatch]
 
 _PROBLEM = {
     "type": "object",
@@ -90,7 +92,23 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "status": 202,
     },
     ("get", "/v1/subscriptions/{id}/attempt-stats"): {
-        "summary": "Attempts of the last 24 hours by hour and outcome (the console's chart)"
+        "summary": "Attempts of the last 24 hours by hour and outcome (the console's chart; "
+        "kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)",
+        "response": "AttemptStats",
+    },
+    ("get", "/v1/attempt-stats"): {
+        "summary": "attempt-stats of up to 100 of the caller's subscriptions in one call "
+        "(subscriptionId repeated; any id not the caller's: 404 subscription_not_found)",
+        "query": {
+            "subscriptionId": {
+                "type": "array",
+                "items": {"type": "string", "pattern": "^sub_[0-9a-f]{24}$"},
+                "minItems": 1,
+                "maxItems": 100,
+            }
+        },
+        "requiredQuery": ["subscriptionId"],
+        "response": "AttemptStatsBatch",
     },
     ("post", "/v1/events"): {
         "summary": "Ingest a business event",
@@ -256,7 +274,7 @@ def _registered(app: web.Application) -> set[tuple[str, str]]:
 def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
     """Only operations the running app actually routes are described."""
     _, components = msgspec.json.schema_components(
-        _REQUEST_TYPES, ref_template="#/components/schemas/{name}"
+        _REQUEST_TYPES + _RESPONSE_TYPES, ref_template="#/components/schemas/{name}"
     )
     components["Problem"] = _PROBLEM
     live = _registered(app) if app is not None else set(OPERATIONS)
@@ -274,8 +292,9 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
             for name in ("id", "eventId", "topic")
             if "{" + name + "}" in path
         ]
+        required = set(op.get("requiredQuery", ()))
         params += [
-            {"name": name, "in": "query", "required": False, "schema": schema}
+            {"name": name, "in": "query", "required": name in required, "schema": schema}
             for name, schema in op.get("query", {}).items()
         ]
         if op.get("paged"):
@@ -294,10 +313,15 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
             },
         }
         mime = op.get("mime") or ("text/plain" if op.get("text") else None)
+        body_schema = (
+            {"$ref": f"#/components/schemas/{op['response']}"}
+            if "response" in op
+            else {"type": "object"}
+        )
         ok_content = (
             {mime: {"schema": {"type": "string"}}}
             if mime
-            else {"application/json": {"schema": {"type": "object"}}}
+            else {"application/json": {"schema": body_schema}}
         )
         entry: dict[str, Any] = {
             "summary": op["summary"],
