@@ -4,6 +4,7 @@ the projection's rows, and the cost of a statement read from its plan."""
 from __future__ import annotations
 
 import asyncio
+import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -104,3 +105,11 @@ async def accepted(engine: Engine, n: int, sid: str) -> bool:
         sid,
     )
     return int(got) == n
+
+
+class LateRetries(random.Random):
+    """A dispatcher's jitter at its top (``Dispatcher.rng``): a slow policy's retry waits
+    about its whole delay, so no retry runs while a test looks."""
+
+    def random(self) -> float:
+        return 0.99

@@ -6,7 +6,6 @@ the subscription's traffic."""
 
 from __future__ import annotations
 
-import random
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,25 +24,17 @@ from .conftest import (
     publish,
     stalled_dispatcher,
 )
-from .stats_support import accepted, before, fold_stats, settle, totals, window
+from .stats_support import LateRetries, accepted, before, fold_stats, settle, totals, window
 
 FAST = {"retryPolicy": {"initialDelayS": 0.01, "maxDelayS": 0.01, "maxAttempts": 2}}
 SLOW = {"retryPolicy": {"initialDelayS": 3600, "maxDelayS": 3600, "maxAttempts": 5}}
-
-
-class _LateRetries(random.Random):
-    """The dispatcher's jitter at its top: a slow policy's retry waits about an hour, so no
-    retry runs while the test looks."""
-
-    def random(self) -> float:
-        return 0.99
 
 
 async def _workload(
     engine: Engine, tenant: str, subscriber: Subscriber, settings: Settings
 ) -> dict[str, str]:
     """Every kind of attempt outcome the log records, through the engine's own paths."""
-    engine.services.dispatcher.rng = _LateRetries()
+    engine.services.dispatcher.rng = LateRetries()
     subs = {
         "ok": await active_subscription(engine, tenant, subscriber.url("ok-s"), topics=["t.ok"]),
         "dead": await active_subscription(

@@ -1,14 +1,14 @@
--- The projector's pass over the attempt statistics: the next page of delivery events after the
--- checkpoint ($1 tx_id, $2 position; commit-safe, as tail_categories.sql), at most $3 of them,
--- folded into {table} in this one statement. Nothing but the page's size and last position
--- leaves the server.
+-- The projector's pass over the attempt statistics: the next page of the log after the
+-- checkpoint ($1 tx_id, $2 position; commit-safe, as tail.sql), at most $3 events, folded into
+-- {table} in this one statement (the fold counts delivery events only). Every category is read,
+-- so the checkpoint moves past subscription, key or receipt events too and a later pass never
+-- reads them again. Nothing but the page's size and last position leaves the server.
 WITH page AS (
     SELECT e.global_position, e.tx_id, e.stream_id, e.stream_version, e.type, e.recorded_at,
            e.data, 1 AS sign
     FROM events AS e
     WHERE (e.tx_id, e.global_position) > ($1::text::xid8, $2::bigint)
       AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
-      AND e.category = 'delivery'
     ORDER BY e.tx_id, e.global_position
     LIMIT $3
 )
