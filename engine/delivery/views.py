@@ -300,7 +300,7 @@ class DeliveryReader:
         ``buckets`` oldest first, one per hour, each ``{"hour", "counts": {outcome: n}}``."""
         start = _stats_start(now, hours)
         rows = await self.deliveries.attempt_stats(tenant_id, subscription_id, start)
-        return _stats_view(subscription_id, start, hours, rows)
+        return _stats_view(subscription_id, _Hours(start, hours), rows)
 
     async def attempt_stats_of(
         self, tenant_id: str, subscription_ids: Sequence[str], now: datetime, hours: int = 24
@@ -312,9 +312,10 @@ class DeliveryReader:
         by_sub: dict[str, list[Record]] = {sid: [] for sid in subscription_ids}
         for r in rows:
             by_sub.setdefault(r["subscription_id"], []).append(r)
+        window = _Hours(start, hours)
         return {
-            "since": start.isoformat(),
-            "items": [_stats_view(sid, start, hours, by_sub[sid]) for sid in subscription_ids],
+            "since": window.text[0],
+            "items": [_stats_view(sid, window, by_sub[sid]) for sid in subscription_ids],
         }
 
     async def dead_letters(self, tenant_id: str, limit: int = 200) -> list[dict[str, Any]]:
@@ -401,18 +402,27 @@ def _stats_start(now: datetime, hours: int) -> datetime:
     return now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=hours - 1)
 
 
-def _stats_view(
-    subscription_id: str, start: datetime, hours: int, rows: Sequence[Record]
-) -> dict[str, Any]:
-    """``{"subscriptionId", "since", "buckets"}``: one bucket per hour from ``start``, oldest
+class _Hours:
+    """The window's hours, each with its place and its RFC 3339 text (made once per request,
+    shared by every subscription of a batch)."""
+
+    def __init__(self, start: datetime, hours: int) -> None:
+        self.start = start
+        at = [start + timedelta(hours=i) for i in range(hours)]
+        self.place = {h: i for i, h in enumerate(at)}
+        self.text = [h.isoformat() for h in at]
+
+
+def _stats_view(subscription_id: str, hours: _Hours, rows: Sequence[Record]) -> dict[str, Any]:
+    """``{"subscriptionId", "since", "buckets"}``: one bucket per hour of the window, oldest
     first, each ``{"hour", "counts": {outcome: n}}`` (rows outside the hours are left out)."""
-    counts: dict[datetime, dict[str, int]] = {start + timedelta(hours=i): {} for i in range(hours)}
+    counts: list[dict[str, int]] = [{} for _ in hours.text]
     for r in rows:
-        hour = r["hour"].astimezone(start.tzinfo)
-        if hour in counts:
-            counts[hour][r["outcome"]] = int(r["attempts"])
+        i = hours.place.get(r["hour"])
+        if i is not None:
+            counts[i][r["outcome"]] = int(r["attempts"])
     return {
         "subscriptionId": subscription_id,
-        "since": start.isoformat(),
-        "buckets": [{"hour": h.isoformat(), "counts": c} for h, c in counts.items()],
+        "since": hours.text[0],
+        "buckets": [{"hour": h, "counts": c} for h, c in zip(hours.text, counts, strict=True)],
     }

@@ -1,8 +1,9 @@
 -- The attempt statistics' fold of given events ($1: their global positions; those of other
 -- categories are left out), into {table}: a rebuild's swap catches its fresh table up with it.
 WITH page AS (
-    SELECT e.global_position, e.tx_id, e.stream_id, e.stream_version, e.type, e.recorded_at,
-           e.data, 1 AS sign
+    SELECT
+-- include: attempt_stats_page
+    , 1 AS sign
     FROM events AS e
     WHERE e.global_position = ANY($1::bigint[]) AND e.category = 'delivery'
 )

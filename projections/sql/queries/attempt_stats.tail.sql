@@ -4,8 +4,9 @@
 -- so the checkpoint moves past subscription, key or receipt events too and a later pass never
 -- reads them again. Nothing but the page's size and last position leaves the server.
 WITH page AS (
-    SELECT e.global_position, e.tx_id, e.stream_id, e.stream_version, e.type, e.recorded_at,
-           e.data, 1 AS sign
+    SELECT
+-- include: attempt_stats_page
+    , 1 AS sign
     FROM events AS e
     WHERE (e.tx_id, e.global_position) > ($1::text::xid8, $2::bigint)
       AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -13,9 +14,10 @@ WITH page AS (
     LIMIT $3
 )
 -- include: attempt_stats_fold
-SELECT count(*) AS events,
-       (SELECT p.tx_id::text FROM page AS p
-        ORDER BY p.tx_id DESC, p.global_position DESC LIMIT 1) AS tx_id,
-       (SELECT p.global_position FROM page AS p
-        ORDER BY p.tx_id DESC, p.global_position DESC LIMIT 1) AS global_position
-FROM page
+SELECT n.events, l.tx_id::text AS tx_id, l.global_position
+FROM (SELECT count(*) AS events FROM page) AS n
+LEFT JOIN LATERAL (
+    SELECT p.tx_id, p.global_position FROM page AS p
+    ORDER BY p.tx_id DESC, p.global_position DESC
+    LIMIT 1
+) AS l ON true

@@ -4,8 +4,9 @@
 -- equal). The caller holds the checkpoint row's lock, so the checkpoint read here is the one
 -- the rows were folded up to.
 WITH page AS (
-    SELECT e.global_position, e.tx_id, e.stream_id, e.stream_version, e.type, e.recorded_at,
-           e.data, -1 AS sign
+    SELECT
+-- include: attempt_stats_page
+    , -1 AS sign
     FROM events AS e
     JOIN projection_checkpoints AS c ON c.name = 'attempt_stats'
     WHERE e.stream_id = ANY($1::text[]) AND e.category = 'delivery'

@@ -1,7 +1,6 @@
--- The body of the attempt statistics' incremental fold, after a CTE `page` of delivery events
--- (global_position, tx_id, stream_id, stream_version, type, recorded_at, data, sign): each
--- event's change to the counts, added into {table} (sign -1 takes folded events back out:
--- the archive). The fold of projections/attempt_stats.py written in SQL; tests hold the two
+-- The body of the attempt statistics' incremental fold, after a CTE `page` of events (the
+-- columns of attempt_stats_page.sql, and sign): each event's change to the counts, added into
+-- {table} (sign -1 takes folded events back out: the archive). The fold of projections/attempt_stats.py written in SQL; tests hold the two
 -- equal, and equal to what the old per-request query counted:
 -- - an accepted attempt counts as ENDPOINT_ACCEPTED, a lost one as UNKNOWN_TRANSPORT, a failed
 --   one as its `outcome` (RETRYABLE or UNKNOWN_TRANSPORT), in the hour it was recorded;
@@ -14,7 +13,7 @@
            CASE p.type
                WHEN 'delivery.endpoint_accepted' THEN 'ENDPOINT_ACCEPTED'
                WHEN 'delivery.attempt_lost' THEN 'UNKNOWN_TRANSPORT'
-               ELSE coalesce(convert_from(p.data, 'UTF8')::jsonb ->> 'outcome', 'FAILED')
+               ELSE coalesce(p.outcome, 'FAILED')
            END AS outcome,
            p.sign AS delta
     FROM page AS p
