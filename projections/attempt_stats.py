@@ -35,9 +35,10 @@ from hookproof.events.delivery_events import AttemptFailed, DeliveryPlanned
 from hookproof.events.sqlfiles import render
 
 from .base import Projection, Row
+from .ledger import LedgerState
 from .queries import PROJECTION_QUERIES
 
-__all__ = ["DEAD_LETTER", "AttemptFold", "AttemptStats", "hour_of"]
+__all__ = ["DEAD_LETTER_OUTCOME", "AttemptFold", "AttemptStats", "hour_of"]
 
 SQL = PROJECTION_QUERIES.named("attempt_stats.tail", "attempt_stats.apply", "attempt_stats.unfold")
 
@@ -46,8 +47,11 @@ _ACCEPTED: Final = "delivery.endpoint_accepted"
 _FAILED: Final = "delivery.attempt_failed"
 _LOST: Final = "delivery.attempt_lost"
 _DEAD: Final = "delivery.dead_lettered"
-#: the outcome a failed attempt followed by its dead letter counts as
-DEAD_LETTER: Final = "DEAD_LETTER"
+#: the outcome a failed attempt followed by its dead letter counts as (the outcomes are named
+#: as the ledger states the attempt led to)
+DEAD_LETTER_OUTCOME: Final = LedgerState.DEAD_LETTER.value
+_ACCEPTED_AS: Final = LedgerState.ENDPOINT_ACCEPTED.value
+_LOST_AS: Final = LedgerState.UNKNOWN_TRANSPORT.value
 _PREFIX: Final = len("delivery-")
 
 
@@ -103,9 +107,9 @@ class AttemptStats(Projection):
             if owner is None:  # no plan in the hot log: nothing to count it for
                 continue
             if kind == _ACCEPTED:
-                _bump(state, owner, hour_of(ev.recorded_at), "ENDPOINT_ACCEPTED", 1)
+                _bump(state, owner, hour_of(ev.recorded_at), _ACCEPTED_AS, 1)
             elif kind == _LOST:
-                _bump(state, owner, hour_of(ev.recorded_at), "UNKNOWN_TRANSPORT", 1)
+                _bump(state, owner, hour_of(ev.recorded_at), _LOST_AS, 1)
             elif kind == _FAILED:
                 failure = ev.decode()
                 assert isinstance(failure, AttemptFailed)
@@ -116,7 +120,7 @@ class AttemptStats(Projection):
                 last = failed.pop(did, None)
                 if last is not None and last[0] == ev.stream_version - 1:
                     _bump(state, owner, last[1], last[2], -1)
-                    _bump(state, owner, last[1], DEAD_LETTER, 1)
+                    _bump(state, owner, last[1], DEAD_LETTER_OUTCOME, 1)
 
     # -- the incremental path, in the database ----------------------------------------------
 

@@ -48,10 +48,18 @@ async def test_stats_pass_on_their_interval_and_the_catalogue_waits_for_its_own(
 
         await wait_for(counted, what="the attempt statistics' next pass", timeout=30)
         # the catalogue's batch is a minute away: nothing of the new streams yet
-        assert await engine.pool.fetchval("SELECT count(*) FROM proj_stream_catalogue") == 0
+        assert await _catalogued_deliveries(engine) == 0
     finally:
         stop.set()
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.wait_for(worker, 10)
     await settle()  # a stop brings both to the head
-    assert await engine.pool.fetchval("SELECT count(*) FROM proj_stream_catalogue") > 0
+    assert await _catalogued_deliveries(engine) == 1
+
+
+async def _catalogued_deliveries(engine: Engine) -> int:
+    return int(
+        await engine.pool.fetchval(
+            "SELECT count(*) FROM proj_stream_catalogue WHERE category = 'delivery'"
+        )
+    )
