@@ -16,6 +16,7 @@ from aiohttp import web
 
 from hookproof.config import Settings
 from hookproof.events import EventStore
+from hookproof.projections.attempt_stats import AttemptStats
 
 from .api import ApiContext, create_app
 from .consumers import ConsumerService
@@ -144,7 +145,11 @@ async def build_engine(settings: Settings, pool: asyncpg.Pool) -> Engine:
     from .projections_runner import projector_role
 
     if "projector" in engine.roles:  # ``serve --workers N``: the first child only
-        projector, settle = projector_role(store, async_projections())
+        projector, settle = projector_role(
+            store,
+            async_projections(),
+            intervals={AttemptStats.name: settings.stats_interval_s},
+        )
         engine.workers.append(("projector", projector))
         engine.settlers.append(settle)
     engine.workers.append(("expiry", lambda stop: _periodic(stop, 5.0, subs.expire_due, "expiry")))

@@ -29,9 +29,10 @@ _REQUEST_TYPES: list[Any] = [
     api_schemas.PortalSessionCreate,
     api_schemas.TenantCreate,
 ]
-
-#: response bodies described by their type (the others are documented as an object)
+#: response bodies described by a msgspec type (the others: ``{"type": "object"}``)
 _RESPONSE_TYPES: list[Any] = [
+    api_schemas.AttemptStats,
+    api_schemas.AttemptStatsBatch,
     api_schemas.PortalSessionPage,
     api_schemas.PortalSessionsEnded,
 ]
@@ -96,7 +97,23 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "status": 202,
     },
     ("get", "/v1/subscriptions/{id}/attempt-stats"): {
-        "summary": "Attempts of the last 24 hours by hour and outcome (the console's chart)"
+        "summary": "Attempts of the last 24 hours by hour and outcome (the console's chart; "
+        "kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)",
+        "response": "AttemptStats",
+    },
+    ("get", "/v1/attempt-stats"): {
+        "summary": "attempt-stats of up to 100 of the caller's subscriptions in one call "
+        "(subscriptionId repeated; any id not the caller's: 404 subscription_not_found)",
+        "query": {
+            "subscriptionId": {
+                "type": "array",
+                "items": {"type": "string", "pattern": "^sub_[0-9a-f]{24}$"},
+                "minItems": 1,
+                "maxItems": 100,
+            }
+        },
+        "requiredQuery": ["subscriptionId"],
+        "response": "AttemptStatsBatch",
     },
     ("post", "/v1/events"): {
         "summary": "Ingest a business event",
@@ -290,8 +307,9 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
             for name in ("id", "eventId", "topic")
             if "{" + name + "}" in path
         ]
+        required = set(op.get("requiredQuery", ()))
         params += [
-            {"name": name, "in": "query", "required": False, "schema": schema}
+            {"name": name, "in": "query", "required": name in required, "schema": schema}
             for name, schema in op.get("query", {}).items()
         ]
         if op.get("paged"):

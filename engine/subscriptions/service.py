@@ -96,6 +96,16 @@ class SubscriptionService:
             raise NotFound("no such subscription", code="subscription_not_found")
         return state
 
+    async def require_visible(
+        self, tenant_id: str, subscription_ids: Sequence[str], consumer_id: str | None = None
+    ) -> None:
+        """404 ``subscription_not_found`` unless every id is one of the tenant's subscriptions
+        (and of ``consumer_id``, when given): one read of the projection for them all."""
+        seen = await self.repository.visible(tenant_id, subscription_ids, consumer_id)
+        for sid in subscription_ids:
+            if sid not in seen:
+                raise NotFound(f"no such subscription: {sid}", code="subscription_not_found")
+
     async def list(self, tenant_id: str, limit: int = 500) -> list[SubscriptionState]:
         return (await self.page(tenant_id, limit))[0]
 

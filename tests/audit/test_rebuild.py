@@ -201,6 +201,7 @@ def test_rebuild_equals_incremental(db_url_sync: str) -> None:
                 )
                 await _append_workload(store, w)
                 assert await _verify_all(store) == {
+                    "attempt_stats": [],
                     "consumers": [],
                     "deliveries": [],
                     "event_types": [],
