@@ -17,6 +17,23 @@ and bytes past a response's framed end (more than its ``Content-Length``) make t
 unusable. :meth:`HttpConnection.reusable` is the rest of the rule: keep-alive allowed, no
 upgrade, the whole request handed to the OS before the answer ended (a server that answers
 before reading the body may read what is left of it as the next request).
+
+Every byte of an answer counts (DESIGN.md section 5, the last point; issue 32): the head
+(informational answers included), the body, the chunk framing (size lines, extensions, the CRLF
+after each chunk) and the trailers with the final CRLF each have a bound (:class:`ByteBudget`),
+checked *before* the bytes are handed to the parser, so the parser never holds more than a
+bound's worth of an unfinished line: httptools keeps an unfinished field with ``bytes +=`` and
+checks nothing until the field ends. Over a bound is a protocol error (``ResponseError``) and the
+connection stops being read; the exchange's end closes it. So an answer costs CPU in proportion
+to the bytes it is allowed, never to how long its peer keeps writing.
+
+The head is handed to the parser up to its end (the first CRLF CRLF: llhttp refuses bare LF
+and obsolete line folding, so no field spans lines) with every unfinished line held to
+:data:`MAX_LINE_BYTES`; a body framed by ``Content-Length`` or by the connection's end goes to the
+parser as it comes; a chunked body goes line by line, its phase read from the parser's own
+callbacks (a chunk header opens data or, for the last chunk, the trailers). An answer framed by
+the connection's end that ends without a TLS ``close_notify`` (a bare TCP FIN or a reset) is
+``truncated``: its status stands, its body may be incomplete.
 """
 
 from __future__ import annotations
@@ -30,16 +47,50 @@ from typing import Final
 
 import httptools
 
-__all__ = ["ConnectionState", "HttpConnection", "Response", "ResponseError"]
+__all__ = [
+    "MAX_FRAMING_BYTES",
+    "MAX_HEAD_BYTES",
+    "MAX_LINE_BYTES",
+    "MAX_TRAILERS",
+    "MAX_TRAILER_BYTES",
+    "ByteBudget",
+    "ConnectionState",
+    "HttpConnection",
+    "Part",
+    "Response",
+    "ResponseError",
+]
 
 #: aiohttp's ClientSession defaults for the response parser.
 MAX_LINE: Final = 8190
 MAX_FIELD: Final = 8190
 MAX_HEADERS: Final = 128
-#: The most head bytes read before the head is complete (every field at its bound).
-MAX_HEAD_BYTES: Final = (MAX_HEADERS + 2) * (MAX_FIELD + 4)
+#: One line of the head or of the trailers: a name and a value at their bounds, ": " and CRLF.
+MAX_LINE_BYTES: Final = 2 * MAX_FIELD + 4
+#: Every byte of the head(s), informational answers included.
+MAX_HEAD_BYTES: Final = 64 * 1024
+#: Chunk size lines (with their extensions) and the CRLF after each chunk's data: at least
+#: this, or an eighth of the body bound (a body at its bound in chunks of 64 bytes or more).
+MAX_FRAMING_BYTES: Final = 8 * 1024
+#: The trailer section of a chunked answer, its final CRLF included, and its fields.
+MAX_TRAILER_BYTES: Final = 8 * 1024
+MAX_TRAILERS: Final = 64
 #: Plain bytes taken from the TLS object per read.
 _READ_CHUNK: Final = 16 * 1024
+#: Plain bytes (or TLS records) decrypted before they go to the parser together.
+_FEED_BYTES: Final = 16 * 1024
+_FEED_RECORDS: Final = 256
+
+
+# Where the parser is in an answer: the head; a body framed by length or by the connection's
+# end; a chunk size line; just past a chunk header (data or, for the last chunk, trailers);
+# a chunk's data; the trailers.
+_HEAD: Final = "head"
+_BODY: Final = "body"
+_SIZE: Final = "size"
+_START: Final = "start"
+_DATA: Final = "data"
+_TRAILER: Final = "trailer"
 
 
 class ConnectionState:
@@ -50,6 +101,89 @@ class ConnectionState:
     DONE: Final = "done"
     IDLE: Final = "idle"
     DEAD: Final = "dead"
+
+
+class Part:
+    """The parts of an answer that each have a byte bound (plain strings)."""
+
+    HEAD: Final = "head"
+    BODY: Final = "body"
+    FRAMING: Final = "framing"
+    TRAILER: Final = "trailer"
+
+
+@dataclass(slots=True)
+class ByteBudget:
+    """What one exchange's answer may cost, in bytes, and what it took so far (pure).
+
+    ``head`` counts the status lines and fields of every head read (informational answers
+    included), ``body`` the body's bytes, ``framing`` the chunk size lines, chunk extensions
+    and the CRLF after each chunk's data, ``trailer`` the trailer section and the final CRLF;
+    ``trailer_fields`` the trailer fields. ``room(part)`` is how many more bytes of ``part``
+    may be read; the sum of the bounds (:attr:`limit`) is the most any answer can take.
+    """
+
+    max_body: int
+    head: int = 0
+    body: int = 0
+    framing: int = 0
+    trailer: int = 0
+    trailer_fields: int = 0
+
+    def bound(self, part: str) -> int:
+        if part == Part.HEAD:
+            return MAX_HEAD_BYTES
+        if part == Part.BODY:
+            return self.max_body
+        if part == Part.FRAMING:
+            return max(MAX_FRAMING_BYTES, self.max_body // 8)
+        return MAX_TRAILER_BYTES
+
+    def taken(self, part: str) -> int:
+        if part == Part.HEAD:
+            return self.head
+        if part == Part.BODY:
+            return self.body
+        if part == Part.FRAMING:
+            return self.framing
+        return self.trailer
+
+    def room(self, part: str) -> int:
+        """Bytes of ``part`` that may still be read (0: none)."""
+        return max(self.bound(part) - self.taken(part), 0)
+
+    def add(self, part: str, n: int) -> bool:
+        """Count ``n`` bytes of ``part``; False when that takes the part over its bound."""
+        if part == Part.HEAD:
+            self.head += n
+        elif part == Part.BODY:
+            self.body += n
+        elif part == Part.FRAMING:
+            self.framing += n
+        else:
+            self.trailer += n
+        return self.taken(part) <= self.bound(part)
+
+    def add_trailer_field(self) -> bool:
+        """Count one trailer field; False past :data:`MAX_TRAILERS`."""
+        self.trailer_fields += 1
+        return self.trailer_fields <= MAX_TRAILERS
+
+    @property
+    def total(self) -> int:
+        """Every byte of the answer read so far."""
+        return self.head + self.body + self.framing + self.trailer
+
+    @property
+    def limit(self) -> int:
+        """The most bytes any answer may take (every part at its bound)."""
+        return MAX_HEAD_BYTES + self.max_body + self.bound(Part.FRAMING) + MAX_TRAILER_BYTES
+
+    def refusal(self, part: str) -> str:
+        """The detail of a refusal for ``part`` over its bound."""
+        if part == Part.BODY:
+            return f"body over {self.max_body} bytes"
+        return f"response {part} over {self.bound(part)} bytes"
 
 
 class ResponseError(Exception):
@@ -73,6 +207,17 @@ class Response:
     upgraded: bool = False
     extra: bool = False  # bytes past the framed end
     until_eof: bool = False  # no length and not chunked: the body ends with the connection
+    #: the body ended with the connection, without a TLS close_notify: it may be incomplete
+    truncated: bool = False
+    budget: ByteBudget = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.budget = ByteBudget(self.max_body)
+
+    @property
+    def received(self) -> int:
+        """Every byte of the answer handed to the parser (head, body, framing, trailers)."""
+        return self.budget.total
 
 
 class HttpConnection(asyncio.Protocol):
@@ -99,8 +244,12 @@ class HttpConnection(asyncio.Protocol):
         self._response: Response | None = None
         self._clean = False  # the last exchange ended at its framed end, keep-alive allowed
         self._fields = 0
-        self._head_bytes = 0
+        self._status_len = 0
         self._informational = False
+        self._phase = _HEAD  # where the parser is in the answer (see _feed)
+        self._line = 0  # bytes of the unfinished head line handed to the parser
+        self._tail = b""  # the last (up to 3) head bytes handed to the parser
+        self._fed_body = 0  # body bytes the parser gave back during the current feed
         self._clock = asyncio.get_running_loop().time
 
     # -- asyncio.Protocol -----------------------------------------------------------
@@ -160,25 +309,58 @@ class HttpConnection(asyncio.Protocol):
             self.transport.write(data)
 
     def _pump(self) -> None:
-        """Decrypt what arrived and hand it to the state it is in."""
-        while True:
+        """Decrypt what arrived and hand it to the state it is in.
+
+        TLS records are decrypted one per ``read``; their plain bytes go to the parser
+        together (up to :data:`_FEED_BYTES` or :data:`_FEED_RECORDS` at a time), so a peer
+        writing one-byte records costs a ``read`` per record, not a parser pass per record;
+        once the exchange is refused nothing more is decrypted."""
+        read = self.tls.read
+        while self.state != ConnectionState.DEAD:
+            if self.state != ConnectionState.BUSY:
+                try:
+                    chunk = read(_READ_CHUNK)
+                except ssl.SSLWantReadError:
+                    return
+                except ssl.SSLZeroReturnError:
+                    chunk = b""
+                except ssl.SSLError as exc:
+                    self._fail(exc)
+                    return
+                if not chunk:
+                    self._end_of_stream(close_notify=True)
+                else:
+                    self.stale = True  # anything while DONE or IDLE: never someone's answer
+                    self.close()
+                return
+            r = self._response
+            if r is not None and (r.error is not None or r.too_large is not None):
+                # the exchange is over: nothing more is decrypted; end() closes
+                if self.transport is not None and not self.transport.is_closing():
+                    self.transport.pause_reading()
+                return
+            pieces: list[bytes] = []
+            size = 0
+            stop: BaseException | None = None  # why no more can be read now
             try:
-                chunk = self.tls.read(_READ_CHUNK)
-            except ssl.SSLWantReadError:
-                return
-            except ssl.SSLZeroReturnError:
-                chunk = b""
+                while size < _FEED_BYTES and len(pieces) < _FEED_RECORDS:
+                    chunk = read(_READ_CHUNK)
+                    if not chunk:
+                        raise ssl.SSLZeroReturnError
+                    pieces.append(chunk)
+                    size += len(chunk)
             except ssl.SSLError as exc:
-                self._fail(exc)
+                stop = exc
+            # fed outside the handler: a parser error keeps its own context
+            if pieces:
+                self._feed(pieces[0] if len(pieces) == 1 else b"".join(pieces))
+            if isinstance(stop, ssl.SSLWantReadError):
                 return
-            if not chunk:
-                self._end_of_stream()
+            if isinstance(stop, ssl.SSLZeroReturnError):
+                self._end_of_stream(close_notify=True)
                 return
-            if self.state == ConnectionState.BUSY:
-                self._feed(chunk)
-            else:
-                self.stale = True  # anything while DONE or IDLE: never someone's answer
-                self.close()
+            if stop is not None:
+                self._fail(stop)
                 return
 
     # -- one exchange ---------------------------------------------------------------------
@@ -190,8 +372,11 @@ class HttpConnection(asyncio.Protocol):
         self._clean = False
         self._response = response = Response(max_body)
         self._parser = httptools.HttpResponseParser(self)
-        self._fields = self._head_bytes = 0
+        self._fields = self._status_len = 0
         self._informational = False
+        self._phase = _HEAD
+        self._line = 0
+        self._tail = b""
         return response
 
     def write(self, data: bytes) -> None:
@@ -302,20 +487,25 @@ class HttpConnection(asyncio.Protocol):
             r.extra = True
             raise ResponseError("bytes past the end of the response")
         r.headers = []
-        self._fields = 0
+        self._fields = self._status_len = 0
 
     def on_status(self, status: bytes) -> None:
-        if len(status) > MAX_LINE:
+        self._status_len += len(status)  # llhttp hands the reason over in pieces
+        if self._status_len > MAX_LINE:
             raise ResponseError("status line too long")
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._fields += 1
-        if self._fields > MAX_HEADERS:
-            raise ResponseError(f"more than {MAX_HEADERS} header fields")
         if len(name) > MAX_FIELD or len(value) > MAX_FIELD:
             raise ResponseError("header field too long")
         r = self._response
         assert r is not None
+        if self._phase != _HEAD:  # a trailer field: counted, never read as a header
+            if not r.budget.add_trailer_field():
+                raise ResponseError(f"more than {MAX_TRAILERS} trailer fields")
+            return
+        self._fields += 1
+        if self._fields > MAX_HEADERS:
+            raise ResponseError(f"more than {MAX_HEADERS} header fields")
         r.headers.append((name, value))
 
     def on_headers_complete(self) -> None:
@@ -335,15 +525,20 @@ class HttpConnection(asyncio.Protocol):
             if low == b"content-length" and length is None:
                 length = value.strip()
             elif low == b"transfer-encoding":
-                chunked = True
+                # llhttp's rule: chunked when the last coding of the last field is "chunked"
+                chunked = value.rsplit(b",", 1)[-1].strip().lower() == b"chunked"
         bodiless = status in (204, 304) or status == 101
         r.until_eof = length is None and not chunked and not bodiless
+        self._phase = _SIZE if chunked else _BODY
         if length is not None and length.isdigit() and int(length) > r.max_body:
             r.too_large = f"Content-Length {length.decode('ascii')} over bound"
 
     def on_body(self, body: bytes) -> None:
         r = self._response
         assert r is not None
+        self._fed_body += len(body)
+        if self._phase == _START:
+            self._phase = _DATA
         if r.too_large is not None:
             return
         r.size += len(body)
@@ -364,17 +559,103 @@ class HttpConnection(asyncio.Protocol):
         r.complete = True
         r.keep_alive = parser.should_keep_alive()
 
+    def on_chunk_header(self) -> None:
+        self._phase = _START  # data follows, or (the last chunk) the trailers
+
+    def on_chunk_complete(self) -> None:
+        self._phase = _SIZE
+
     # -- internals ------------------------------------------------------------------------
 
-    def _feed(self, chunk: bytes) -> None:
+    def _feed(self, data: bytes) -> None:
+        """Hand ``data`` to the parser, each part within its bound (see the module docstring)."""
         r = self._response
-        parser = self._parser
-        if r is None or parser is None or r.error is not None or r.too_large is not None:
+        if r is None or self._parser is None:
             return
-        if r.status is None:
-            self._head_bytes += len(chunk)
+        pos, n = 0, len(data)
+        while pos < n and r.error is None and r.too_large is None:
+            if r.complete:
+                r.extra = True  # bytes past the framed end: the answer stands, the conn does not
+                return
+            phase = self._phase
+            if phase == _HEAD:
+                pos = self._feed_head(r, data, pos)
+            elif phase == _BODY:
+                self._parse(r, Part.BODY, data[pos:] if pos else data)
+                pos = n
+            elif phase == _TRAILER:
+                # the rest of the answer is trailers (a byte past their end is refused anyway)
+                take = min(n - pos, r.budget.room(Part.TRAILER))
+                if take == 0:
+                    self._refuse(r, Part.TRAILER)
+                    return
+                pos = self._feed_within(r, Part.TRAILER, data, pos, pos + take)
+            elif phase == _START:
+                # one byte tells data (the parser hands it back as body) from trailers
+                self._parse(r, Part.FRAMING, data[pos : pos + 1])
+                if self._phase == _START:
+                    self._phase = _TRAILER
+                    r.budget.framing -= 1  # that byte was the trailers' first
+                    r.budget.add(Part.TRAILER, 1)
+                pos += 1
+            else:  # _SIZE or _DATA: one line at a time (a chunk's data may hold LFs)
+                lf = data.find(b"\n", pos)
+                stop = n if lf < 0 else lf + 1
+                if phase == _SIZE:
+                    stop = min(stop, pos + r.budget.room(Part.FRAMING))
+                    if stop == pos:
+                        self._refuse(r, Part.FRAMING)
+                        return
+                pos = self._feed_within(r, Part.FRAMING, data, pos, stop)
+
+    def _feed_head(self, r: Response, data: bytes, pos: int) -> int:
+        """Hand the head (up to its end, CRLF CRLF) to the parser; where to go on from."""
+        n = len(data)
+        end = -1
+        if self._tail:  # the head's end may straddle two reads
+            probe = (self._tail + data[pos : pos + 3]).find(b"\r\n\r\n")
+            if probe >= 0:
+                end = pos + probe + 4 - len(self._tail)
+        if end < 0:
+            end = data.find(b"\r\n\r\n", pos)
+            end = end + 4 if end >= 0 else -1
+        stop = n if end < 0 else end
+        first = data.find(b"\n", pos, stop)
+        if self._line + ((stop if first < 0 else first) - pos) > MAX_LINE_BYTES:
+            r.error = ResponseError(f"a response head line over {MAX_LINE_BYTES} bytes")
+            return stop
+        if end < 0:  # the head goes on past this read: its last line is unfinished
+            last = data.rfind(b"\n", pos, stop)
+            line = self._line + (stop - pos) if last < 0 else stop - last - 1
+            if line > MAX_LINE_BYTES:
+                r.error = ResponseError(f"a response head line over {MAX_LINE_BYTES} bytes")
+                return stop
+        else:
+            line = 0
+        if stop - pos > r.budget.room(Part.HEAD):
+            self._refuse(r, Part.HEAD)
+            return stop
+        self._parse(r, Part.HEAD, data[pos:stop] if pos or stop < n else data)
+        self._line = line
+        self._tail = (self._tail + data[max(pos, stop - 3) : stop])[-3:] if end < 0 else b""
+        return stop
+
+    def _feed_within(self, r: Response, part: str, data: bytes, pos: int, stop: int) -> int:
+        """Hand ``data[pos:stop]`` to the parser: the body it hands back counts as body, the
+        rest as ``part``; over that part's bound is a refusal."""
+        self._parse(r, part, data[pos:stop])
+        if r.error is None and r.budget.taken(part) > r.budget.bound(part):
+            self._refuse(r, part)
+        return stop
+
+    def _parse(self, r: Response, part: str, piece: bytes) -> None:
+        """Feed the parser one piece; its bytes count as body (what the parser hands back as
+        body) and ``part`` (the rest)."""
+        parser = self._parser
+        assert parser is not None
+        self._fed_body = 0
         try:
-            parser.feed_data(chunk)
+            parser.feed_data(piece)
         except httptools.HttpParserUpgrade:
             r.complete = r.upgraded = True  # a 101: never pooled
         except (httptools.HttpParserError, ResponseError) as exc:
@@ -383,16 +664,22 @@ class HttpConnection(asyncio.Protocol):
             else:
                 cause = exc.__context__ if isinstance(exc.__context__, ResponseError) else exc
                 r.error = ResponseError(f"{type(cause).__name__}: {cause}")
-        if r.status is None and self._head_bytes > MAX_HEAD_BYTES and r.error is None:
-            r.error = ResponseError("response head too long")
+        body = self._fed_body
+        r.budget.add(Part.BODY, body)
+        r.budget.add(part, len(piece) - body)
 
-    def _end_of_stream(self) -> None:
+    def _refuse(self, r: Response, part: str) -> None:
+        r.error = ResponseError(r.budget.refusal(part))
+
+    def _end_of_stream(self, *, close_notify: bool = False) -> None:
         self.ended = True
         r = self._response
         if self.state == ConnectionState.BUSY and r is not None and not self.finished:
             if r.status is not None and r.until_eof:
                 r.complete = True  # the body ended with the connection
                 r.keep_alive = False
+                # without close_notify a FIN (anyone's on the path) may have cut it short
+                r.truncated = not close_notify
             else:
                 r.error = ConnectionResetError("connection closed before the response ended")
         elif self.state in (ConnectionState.DONE, ConnectionState.IDLE):
