@@ -133,6 +133,7 @@ class DeliveryReader:
                     spkiSha256=ev.spki_sha256,
                     durationMs=ev.duration_ms,
                     completedAt=ev.at,
+                    bodyTruncated=ev.body_truncated is True,
                 )
             elif isinstance(ev, AttemptFailed) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
@@ -145,6 +146,7 @@ class DeliveryReader:
                     retryAt=ev.retry_at,
                     durationMs=ev.duration_ms,
                     completedAt=ev.at,
+                    bodyTruncated=ev.body_truncated is True,
                 )
             elif isinstance(ev, AttemptLost) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
