@@ -31,8 +31,14 @@ The head is handed to the parser up to its end (the first CRLF CRLF: llhttp refu
 and obsolete line folding, so no field spans lines) with every unfinished line held to
 :data:`MAX_LINE_BYTES`; a body framed by ``Content-Length`` or by the connection's end goes to the
 parser as it comes; a chunked body goes line by line, its phase read from the parser's own
-callbacks (a chunk header opens data or, for the last chunk, the trailers). An answer framed by
-the connection's end that ends without a TLS ``close_notify`` (a bare TCP FIN or a reset) is
+callbacks (a chunk header opens data or, for the last chunk, the trailers: one byte tells
+which). Bytes that fit every bound whatever they are go in one piece (a whole final head and at
+most 8 KiB after it, the common answer; the rest of a chunked body within both the framing and
+the trailer room), their non-data bytes charged to both bounds unless the answer ended with
+them, so a bound is never looser than stated, only sometimes reached sooner. Decrypted records
+go to the parser together (a peer writing one-byte records costs a TLS read per record, not a
+parser pass). An answer framed by the connection's end that ends without a TLS
+``close_notify`` (a bare TCP FIN or a reset) is
 ``truncated``: its status stands, its body may be incomplete.
 """
 
@@ -53,6 +59,7 @@ __all__ = [
     "MAX_LINE_BYTES",
     "MAX_TRAILERS",
     "MAX_TRAILER_BYTES",
+    "PART_NAMES",
     "ByteBudget",
     "ConnectionState",
     "HttpConnection",
@@ -91,6 +98,12 @@ _SIZE: Final = "size"
 _START: Final = "start"
 _DATA: Final = "data"
 _TRAILER: Final = "trailer"
+#: A piece of a chunked body whose non-data bytes may be framing or trailers.
+_UNSURE: Final = -1
+#: The first digit of a final (not informational) status.
+_FINAL_STATUS: Final = (b"2", b"3", b"4", b"5")
+#: Bytes after a head that fit the framing and the trailer bounds whatever they are.
+_SMALL_REST: Final = min(MAX_FRAMING_BYTES, MAX_TRAILER_BYTES)
 
 
 class ConnectionState:
@@ -104,65 +117,69 @@ class ConnectionState:
 
 
 class Part:
-    """The parts of an answer that each have a byte bound (plain strings)."""
+    """The parts of an answer that each have a byte bound (indexes into
+    :attr:`ByteBudget.counts`; :data:`PART_NAMES` names them)."""
 
-    HEAD: Final = "head"
-    BODY: Final = "body"
-    FRAMING: Final = "framing"
-    TRAILER: Final = "trailer"
+    HEAD: Final = 0
+    BODY: Final = 1
+    FRAMING: Final = 2
+    TRAILER: Final = 3
 
 
-@dataclass(slots=True)
+PART_NAMES: Final = ("head", "body", "framing", "trailer")
+
+
 class ByteBudget:
     """What one exchange's answer may cost, in bytes, and what it took so far (pure).
 
-    ``head`` counts the status lines and fields of every head read (informational answers
-    included), ``body`` the body's bytes, ``framing`` the chunk size lines, chunk extensions
-    and the CRLF after each chunk's data, ``trailer`` the trailer section and the final CRLF;
-    ``trailer_fields`` the trailer fields. ``room(part)`` is how many more bytes of ``part``
-    may be read; the sum of the bounds (:attr:`limit`) is the most any answer can take.
+    ``counts[Part.HEAD]`` counts the status lines and fields of every head read (informational
+    answers included), ``counts[Part.BODY]`` the body's bytes, ``counts[Part.FRAMING]`` the
+    chunk size lines, chunk extensions and the CRLF after each chunk's data,
+    ``counts[Part.TRAILER]`` the trailer section and the final CRLF; ``trailer_fields`` the
+    trailer fields. ``bounds`` are the parts' bounds: the head :data:`MAX_HEAD_BYTES`, the body
+    ``max_body``, the framing :data:`MAX_FRAMING_BYTES` or an eighth of ``max_body`` (a body at
+    its bound in chunks of 64 bytes or more), the trailers :data:`MAX_TRAILER_BYTES`. Their sum
+    (:attr:`limit`) is the most any answer can take.
     """
 
-    max_body: int
-    head: int = 0
-    body: int = 0
-    framing: int = 0
-    trailer: int = 0
-    trailer_fields: int = 0
+    __slots__ = ("bounds", "counts", "max_body", "received", "trailer_fields")
 
-    def bound(self, part: str) -> int:
-        if part == Part.HEAD:
-            return MAX_HEAD_BYTES
-        if part == Part.BODY:
-            return self.max_body
-        if part == Part.FRAMING:
-            return max(MAX_FRAMING_BYTES, self.max_body // 8)
-        return MAX_TRAILER_BYTES
+    def __init__(self, max_body: int) -> None:
+        self.max_body = max_body
+        self.received = 0  # every byte read, each counted once
+        self.counts = [0, 0, 0, 0]
+        self.bounds = (
+            MAX_HEAD_BYTES,
+            max_body,
+            max(MAX_FRAMING_BYTES, max_body // 8),
+            MAX_TRAILER_BYTES,
+        )
+        self.trailer_fields = 0
 
-    def taken(self, part: str) -> int:
-        if part == Part.HEAD:
-            return self.head
-        if part == Part.BODY:
-            return self.body
-        if part == Part.FRAMING:
-            return self.framing
-        return self.trailer
-
-    def room(self, part: str) -> int:
+    def room(self, part: int) -> int:
         """Bytes of ``part`` that may still be read (0: none)."""
-        return max(self.bound(part) - self.taken(part), 0)
+        return max(self.bounds[part] - self.counts[part], 0)
 
-    def add(self, part: str, n: int) -> bool:
+    def add(self, part: int, n: int) -> bool:
         """Count ``n`` bytes of ``part``; False when that takes the part over its bound."""
-        if part == Part.HEAD:
-            self.head += n
-        elif part == Part.BODY:
-            self.body += n
-        elif part == Part.FRAMING:
-            self.framing += n
-        else:
-            self.trailer += n
-        return self.taken(part) <= self.bound(part)
+        self.received += n
+        self.counts[part] += n
+        return self.counts[part] <= self.bounds[part]
+
+    def add_framing_or_trailer(self, n: int, *, ended: bool) -> bool:
+        """Count ``n`` bytes of a chunked body that are not data and were read in one piece
+        whose split between chunk framing and trailers is not known: against both bounds,
+        unless the answer ``ended`` with that piece (nothing more is read then). False when
+        that takes either over its bound."""
+        self.received += n
+        counts = self.counts
+        counts[Part.FRAMING] += n
+        if not ended:
+            counts[Part.TRAILER] += n
+        bounds = self.bounds
+        return counts[Part.FRAMING] <= bounds[Part.FRAMING] and (
+            counts[Part.TRAILER] <= bounds[Part.TRAILER]
+        )
 
     def add_trailer_field(self) -> bool:
         """Count one trailer field; False past :data:`MAX_TRAILERS`."""
@@ -172,18 +189,20 @@ class ByteBudget:
     @property
     def total(self) -> int:
         """Every byte of the answer read so far."""
-        return self.head + self.body + self.framing + self.trailer
+        return self.received
 
     @property
     def limit(self) -> int:
         """The most bytes any answer may take (every part at its bound)."""
-        return MAX_HEAD_BYTES + self.max_body + self.bound(Part.FRAMING) + MAX_TRAILER_BYTES
+        return sum(self.bounds)
 
-    def refusal(self, part: str) -> str:
+    def refusal(self, part: int) -> str:
         """The detail of a refusal for ``part`` over its bound."""
-        if part == Part.BODY:
-            return f"body over {self.max_body} bytes"
-        return f"response {part} over {self.bound(part)} bytes"
+        return f"response {PART_NAMES[part]} over {self.bounds[part]} bytes"
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{n}={c}" for n, c in zip(PART_NAMES, self.counts, strict=True))
+        return f"ByteBudget({parts}, trailer_fields={self.trailer_fields})"
 
 
 class ResponseError(Exception):
@@ -572,6 +591,7 @@ class HttpConnection(asyncio.Protocol):
         r = self._response
         if r is None or self._parser is None:
             return
+        budget = r.budget
         pos, n = 0, len(data)
         while pos < n and r.error is None and r.too_large is None:
             if r.complete:
@@ -580,77 +600,102 @@ class HttpConnection(asyncio.Protocol):
             phase = self._phase
             if phase == _HEAD:
                 pos = self._feed_head(r, data, pos)
-            elif phase == _BODY:
+            elif phase == _BODY:  # framed by length or by the connection's end: body only
                 self._parse(r, Part.BODY, data[pos:] if pos else data)
                 pos = n
+            elif phase != _TRAILER and n - pos <= min(
+                budget.room(Part.FRAMING), budget.room(Part.TRAILER)
+            ):
+                # chunked, and the rest fits both bounds whatever it holds: in one piece
+                self._parse(r, _UNSURE, data[pos:] if pos else data)
+                pos = n
+                for part in (Part.FRAMING, Part.TRAILER):
+                    if r.error is None and budget.counts[part] > budget.bounds[part]:
+                        self._refuse(r, part)
             elif phase == _TRAILER:
                 # the rest of the answer is trailers (a byte past their end is refused anyway)
-                take = min(n - pos, r.budget.room(Part.TRAILER))
+                take = min(n - pos, budget.room(Part.TRAILER))
                 if take == 0:
                     self._refuse(r, Part.TRAILER)
                     return
-                pos = self._feed_within(r, Part.TRAILER, data, pos, pos + take)
+                self._parse(r, Part.TRAILER, data[pos : pos + take])
+                pos += take
             elif phase == _START:
                 # one byte tells data (the parser hands it back as body) from trailers
-                self._parse(r, Part.FRAMING, data[pos : pos + 1])
+                self._parse(r, Part.TRAILER, data[pos : pos + 1])
                 if self._phase == _START:
                     self._phase = _TRAILER
-                    r.budget.framing -= 1  # that byte was the trailers' first
-                    r.budget.add(Part.TRAILER, 1)
                 pos += 1
             else:  # _SIZE or _DATA: one line at a time (a chunk's data may hold LFs)
                 lf = data.find(b"\n", pos)
                 stop = n if lf < 0 else lf + 1
                 if phase == _SIZE:
-                    stop = min(stop, pos + r.budget.room(Part.FRAMING))
+                    stop = min(stop, pos + budget.room(Part.FRAMING))
                     if stop == pos:
                         self._refuse(r, Part.FRAMING)
                         return
-                pos = self._feed_within(r, Part.FRAMING, data, pos, stop)
+                self._parse(r, Part.FRAMING, data[pos:stop])
+                pos = stop
+                if budget.counts[Part.FRAMING] > budget.bounds[Part.FRAMING] and r.error is None:
+                    self._refuse(r, Part.FRAMING)
 
     def _feed_head(self, r: Response, data: bytes, pos: int) -> int:
         """Hand the head (up to its end, CRLF CRLF) to the parser; where to go on from."""
         n = len(data)
+        budget = r.budget
+        if (
+            pos == 0
+            and self._line == 0
+            and not self._tail
+            and budget.counts[Part.HEAD] == 0
+            and data.startswith(b"HTTP/1.")
+            and data[9:10] in _FINAL_STATUS
+        ):
+            # the common case: the read holds a whole final head within the line bound and at
+            # most _SMALL_REST bytes after it, which fit every bound whatever they are: one piece
+            head = data.find(b"\r\n\r\n", 0, MAX_LINE_BYTES) + 4
+            if head >= 4 and n - head <= _SMALL_REST:
+                self._parse(r, Part.HEAD, data)
+                rest = budget.counts[Part.HEAD] - head
+                if rest > 0 and self._phase not in (_HEAD, _BODY):  # chunked: framing, trailers
+                    budget.counts[Part.HEAD] = head
+                    budget.received -= rest
+                    budget.add_framing_or_trailer(rest, ended=r.complete)
+                return n
         end = -1
-        if self._tail:  # the head's end may straddle two reads
-            probe = (self._tail + data[pos : pos + 3]).find(b"\r\n\r\n")
+        tail = self._tail
+        if tail:  # the head's end may straddle two reads
+            probe = (tail + data[pos : pos + 3]).find(b"\r\n\r\n")
             if probe >= 0:
-                end = pos + probe + 4 - len(self._tail)
+                end = pos + probe + 4 - len(tail)
         if end < 0:
             end = data.find(b"\r\n\r\n", pos)
-            end = end + 4 if end >= 0 else -1
+            if end >= 0:
+                end += 4
         stop = n if end < 0 else end
-        first = data.find(b"\n", pos, stop)
-        if self._line + ((stop if first < 0 else first) - pos) > MAX_LINE_BYTES:
-            r.error = ResponseError(f"a response head line over {MAX_LINE_BYTES} bytes")
-            return stop
-        if end < 0:  # the head goes on past this read: its last line is unfinished
-            last = data.rfind(b"\n", pos, stop)
-            line = self._line + (stop - pos) if last < 0 else stop - last - 1
-            if line > MAX_LINE_BYTES:
+        line = 0  # the unfinished line the parser holds after this piece
+        if end < 0 or self._line + stop - pos > MAX_LINE_BYTES:
+            first = data.find(b"\n", pos, stop)
+            if self._line + ((stop if first < 0 else first) - pos) > MAX_LINE_BYTES:
                 r.error = ResponseError(f"a response head line over {MAX_LINE_BYTES} bytes")
                 return stop
-        else:
-            line = 0
-        if stop - pos > r.budget.room(Part.HEAD):
+            if end < 0:  # the head goes on past this read: its last line is unfinished
+                last = data.rfind(b"\n", pos, stop)
+                line = self._line + (stop - pos) if last < 0 else stop - last - 1
+                if line > MAX_LINE_BYTES:
+                    r.error = ResponseError(f"a response head line over {MAX_LINE_BYTES} bytes")
+                    return stop
+        if budget.counts[Part.HEAD] + stop - pos > MAX_HEAD_BYTES:
             self._refuse(r, Part.HEAD)
             return stop
         self._parse(r, Part.HEAD, data[pos:stop] if pos or stop < n else data)
         self._line = line
-        self._tail = (self._tail + data[max(pos, stop - 3) : stop])[-3:] if end < 0 else b""
+        self._tail = (tail + data[max(pos, stop - 3) : stop])[-3:] if end < 0 else b""
         return stop
 
-    def _feed_within(self, r: Response, part: str, data: bytes, pos: int, stop: int) -> int:
-        """Hand ``data[pos:stop]`` to the parser: the body it hands back counts as body, the
-        rest as ``part``; over that part's bound is a refusal."""
-        self._parse(r, part, data[pos:stop])
-        if r.error is None and r.budget.taken(part) > r.budget.bound(part):
-            self._refuse(r, part)
-        return stop
-
-    def _parse(self, r: Response, part: str, piece: bytes) -> None:
+    def _parse(self, r: Response, part: int, piece: bytes) -> None:
         """Feed the parser one piece; its bytes count as body (what the parser hands back as
-        body) and ``part`` (the rest)."""
+        body) and as ``part`` (the rest)."""
         parser = self._parser
         assert parser is not None
         self._fed_body = 0
@@ -664,11 +709,19 @@ class HttpConnection(asyncio.Protocol):
             else:
                 cause = exc.__context__ if isinstance(exc.__context__, ResponseError) else exc
                 r.error = ResponseError(f"{type(cause).__name__}: {cause}")
+        budget = r.budget
         body = self._fed_body
-        r.budget.add(Part.BODY, body)
-        r.budget.add(part, len(piece) - body)
+        if part == _UNSURE:
+            budget.counts[Part.BODY] += body
+            budget.received += body
+            budget.add_framing_or_trailer(len(piece) - body, ended=r.complete)
+            return
+        budget.received += len(piece)
+        counts = budget.counts
+        counts[Part.BODY] += body
+        counts[part] += len(piece) - body
 
-    def _refuse(self, r: Response, part: str) -> None:
+    def _refuse(self, r: Response, part: int) -> None:
         r.error = ResponseError(r.budget.refusal(part))
 
     def _end_of_stream(self, *, close_notify: bool = False) -> None:

@@ -221,6 +221,22 @@ async def test_chunked_answers_with_trailers_and_lines_in_their_data(make_server
     assert server.connections == 1
 
 
+@pytest.mark.parametrize("pieces", [1, 3], ids=["one-read", "three-reads"])
+async def test_a_small_chunked_answer_with_trailers(pieces, make_server, make_transport):
+    """Read at once (the rest after the head fits every bound) or in pieces: the same answer,
+    every byte counted once, trailers never read as header fields."""
+    answer = CHUNKED + b'b\r\n{"ok":true}\r\n3;x=y\r\n\n\n\n\r\n0\r\nX-Sum: 1\r\n\r\n'
+    cut = [len(CHUNKED) + 5, len(CHUNKED) + 20] if pieces == 3 else []
+    parts = [answer[a:b] for a, b in zip([0, *cut], [*cut, len(answer)], strict=True)]
+    server = await make_server(_pieces(*parts), keep_alive=True)
+    transport = make_transport(allow=(("127.0.0.1", server.port),))
+    url = f"https://127.0.0.1:{server.port}/"
+    result = await transport.post(url, BODY)
+    assert result.ok and result.body == b'{"ok":true}\n\n\n', result.detail
+    assert result.response_bytes == len(answer) and result.header("X-Sum") is None
+    assert (await transport.post(url, BODY)).ok and server.connections == 1
+
+
 async def test_one_trailer_field_too_many_is_refused(make_server, make_transport):
     trailers = b"".join(b"X-T%d: v\r\n" % i for i in range(MAX_TRAILERS + 1))
     answer = BEFORE_TRAILERS + trailers + b"\r\n"
@@ -236,16 +252,16 @@ async def test_one_trailer_field_too_many_is_refused(make_server, make_transport
 
 def test_the_budget_counts_every_part_against_its_own_bound() -> None:
     budget = ByteBudget(max_body=1000)
+    assert budget.bounds == (MAX_HEAD_BYTES, 1000, MAX_FRAMING_BYTES, MAX_TRAILER_BYTES)
     assert budget.limit == MAX_HEAD_BYTES + 1000 + MAX_FRAMING_BYTES + MAX_TRAILER_BYTES
     assert budget.room(Part.HEAD) == MAX_HEAD_BYTES and budget.total == 0
     assert budget.add(Part.HEAD, 100) and budget.add(Part.BODY, 1000)
     assert budget.add(Part.FRAMING, 10) and budget.add(Part.TRAILER, 2)
-    assert budget.total == 1112
-    assert (budget.head, budget.body, budget.framing, budget.trailer) == (100, 1000, 10, 2)
+    assert budget.total == 1112 and budget.counts == [100, 1000, 10, 2]
     assert budget.room(Part.BODY) == 0 and budget.room(Part.TRAILER) == MAX_TRAILER_BYTES - 2
     assert not budget.add(Part.BODY, 1)  # over its bound
     assert budget.room(Part.BODY) == 0
-    assert budget.refusal(Part.BODY) == "body over 1000 bytes"
+    assert budget.refusal(Part.BODY) == "response body over 1000 bytes"
     assert budget.refusal(Part.TRAILER) == f"response trailer over {MAX_TRAILER_BYTES} bytes"
     assert budget.add(Part.FRAMING, MAX_FRAMING_BYTES - 10)
     assert not budget.add(Part.FRAMING, 1) and budget.room(Part.FRAMING) == 0
@@ -254,10 +270,24 @@ def test_the_budget_counts_every_part_against_its_own_bound() -> None:
     assert not budget.add_trailer_field()
 
 
+def test_bytes_that_may_be_framing_or_trailers_count_against_both() -> None:
+    """A piece of a chunked body read at once: its non-data bytes are charged to the framing
+    and to the trailers (refusal can only come sooner), unless the answer ended with it; each
+    byte is still read once."""
+    budget = ByteBudget(max_body=64 * 1024)
+    assert budget.add_framing_or_trailer(100, ended=False)
+    assert budget.counts[Part.FRAMING] == budget.counts[Part.TRAILER] == 100
+    assert budget.total == 100
+    assert budget.add_framing_or_trailer(50, ended=True)
+    assert (budget.counts[Part.FRAMING], budget.counts[Part.TRAILER]) == (150, 100)
+    assert budget.total == 150
+    assert not budget.add_framing_or_trailer(MAX_TRAILER_BYTES, ended=False)
+
+
 def test_chunk_framing_grows_with_the_body_bound() -> None:
     """A body at its bound may come in chunks of 64 bytes or more."""
-    assert ByteBudget(max_body=64 * 1024).bound(Part.FRAMING) == MAX_FRAMING_BYTES
-    assert ByteBudget(max_body=1024 * 1024).bound(Part.FRAMING) == 128 * 1024
+    assert ByteBudget(max_body=64 * 1024).bounds[Part.FRAMING] == MAX_FRAMING_BYTES
+    assert ByteBudget(max_body=1024 * 1024).bounds[Part.FRAMING] == 128 * 1024
 
 
 def test_no_answer_is_allowed_more_than_the_sum_of_its_bounds() -> None:
