@@ -1,16 +1,18 @@
 """Hostile peers (issue 32, point 1): what an endless answer costs the worker that reads it.
 
-Three hostile HTTPS endpoints answer ``200`` with ``Transfer-Encoding: chunked`` and then never
-end something: a trailer value (``X-T: aaaa...``), a trailer name (``XXXX...``) or a chunk
-extension (``2;e=aaaa...``). Each runs in a child process (threads, blocking ``ssl`` sockets),
+Hostile HTTPS endpoints answer ``200`` with ``Transfer-Encoding: chunked`` and then never end
+something: a trailer value (``X-T: aaaa...``), a trailer name (``XXXX...``), a chunk extension
+(``2;e=aaaa...``) or the trailer section (``X-T: 1`` fields forever). Each runs in a child process (threads, blocking ``ssl`` sockets),
 so this process's CPU time is the client's alone. For each stream, sent as 16 KiB writes and as
 1-byte TLS records, this measures the CPU time (``time.process_time``, not wall) of one attempt
 through :class:`EgressTransport`, the answer bytes it read and its outcome.
 
 Then the latency of another origin (a keep-alive endpoint in its own child process answering
 ``200 ok`` at once) through the same transport: sequential requests, unloaded and with four
-hostile endpoints in flight the whole time (each hostile attempt is started again as soon as
-the last one ended: a harsher load than a dispatcher's retries).
+hostile endpoints (16 KiB writes) in flight: each attempted every 200 ms, and each attempted
+again as soon as its last attempt ended (a harsher load than a dispatcher's retries and its
+breaker allow); for scale, the same back-to-back load from four well-behaved endpoints on new
+connections.
 
 Loopback only; bounded loops; JSON to ``--output``
 (default ``bench/results/s8_hostile_peers.json``). Not a test; nothing is asserted.
@@ -49,6 +51,7 @@ STREAMS: dict[str, tuple[bytes, bytes]] = {
     "trailer_value": (CHUNKED + b"2\r\nok\r\n0\r\nX-T: ", b"a"),
     "trailer_name": (CHUNKED + b"2\r\nok\r\n0\r\n", b"X"),
     "chunk_extension": (CHUNKED + b"2;e=", b"a"),
+    "trailer_fields": (CHUNKED + b"2\r\nok\r\n0\r\n", b"X-T: 1\r\n"),
 }
 #: the server stops on its own after this much (the client has long gone by then)
 SERVER_CAP = 256 * 1024 * 1024
@@ -257,7 +260,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     "trailer_value/16384",
                     "trailer_name/16384",
                     "chunk_extension/16384",
-                    "trailer_value/1",
+                    "trailer_fields/16384",
                 )
             ]
             origin: dict[str, Any] = {}

@@ -37,7 +37,7 @@ most 8 KiB after it, the common answer; the rest of a chunked body within both t
 the trailer room), their non-data bytes charged to both bounds unless the answer ended with
 them, so a bound is never looser than stated, only sometimes reached sooner. Decrypted records
 go to the parser together (a peer writing one-byte records costs a TLS read per record, not a
-parser pass). An answer framed by the connection's end that ends without a TLS
+parser pass), and an answer may come in at most :data:`MAX_RECORDS` records. An answer framed by the connection's end that ends without a TLS
 ``close_notify`` (a bare TCP FIN or a reset) is
 ``truncated``: its status stands, its body may be incomplete.
 """
@@ -57,6 +57,7 @@ __all__ = [
     "MAX_FRAMING_BYTES",
     "MAX_HEAD_BYTES",
     "MAX_LINE_BYTES",
+    "MAX_RECORDS",
     "MAX_TRAILERS",
     "MAX_TRAILER_BYTES",
     "PART_NAMES",
@@ -82,6 +83,9 @@ MAX_FRAMING_BYTES: Final = 8 * 1024
 #: The trailer section of a chunked answer, its final CRLF included, and its fields.
 MAX_TRAILER_BYTES: Final = 8 * 1024
 MAX_TRAILERS: Final = 64
+#: TLS records carrying one answer: a peer writing one-byte records pays a TLS read per byte,
+#: so their number is bounded too (at least 4,096, or one per 64 bytes of every bound).
+MAX_RECORDS: Final = 4096
 #: Plain bytes taken from the TLS object per read.
 _READ_CHUNK: Final = 16 * 1024
 #: Plain bytes (or TLS records) decrypted before they go to the parser together.
@@ -142,7 +146,15 @@ class ByteBudget:
     (:attr:`limit`) is the most any answer can take.
     """
 
-    __slots__ = ("bounds", "counts", "max_body", "received", "trailer_fields")
+    __slots__ = (
+        "bounds",
+        "counts",
+        "max_body",
+        "max_records",
+        "received",
+        "records",
+        "trailer_fields",
+    )
 
     def __init__(self, max_body: int) -> None:
         self.max_body = max_body
@@ -155,6 +167,13 @@ class ByteBudget:
             MAX_TRAILER_BYTES,
         )
         self.trailer_fields = 0
+        self.records = 0
+        self.max_records = max(MAX_RECORDS, sum(self.bounds) // 64)
+
+    def add_records(self, n: int) -> bool:
+        """Count ``n`` TLS records of the answer; False past :attr:`max_records`."""
+        self.records += n
+        return self.records <= self.max_records
 
     def room(self, part: int) -> int:
         """Bytes of ``part`` that may still be read (0: none)."""
@@ -202,7 +221,7 @@ class ByteBudget:
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{n}={c}" for n, c in zip(PART_NAMES, self.counts, strict=True))
-        return f"ByteBudget({parts}, trailer_fields={self.trailer_fields})"
+        return f"ByteBudget({parts}, trailer_fields={self.trailer_fields}, records={self.records})"
 
 
 class ResponseError(Exception):
@@ -372,6 +391,11 @@ class HttpConnection(asyncio.Protocol):
                 stop = exc
             # fed outside the handler: a parser error keeps its own context
             if pieces:
+                if r is not None and not r.budget.add_records(len(pieces)):
+                    r.error = ResponseError(
+                        f"response in more than {r.budget.max_records} TLS records"
+                    )
+                    continue  # nothing more is decrypted
                 self._feed(pieces[0] if len(pieces) == 1 else b"".join(pieces))
             if isinstance(stop, ssl.SSLWantReadError):
                 return

@@ -22,6 +22,7 @@ from hookproof.engine.egress.wire import (
     MAX_FRAMING_BYTES,
     MAX_HEAD_BYTES,
     MAX_LINE_BYTES,
+    MAX_RECORDS,
     MAX_TRAILER_BYTES,
     MAX_TRAILERS,
     ByteBudget,
@@ -70,14 +71,17 @@ STREAMS = {
 }
 
 
-@pytest.mark.parametrize("size", [16 * 1024, 1], ids=["16KiB-writes", "1-byte-writes"])
+@pytest.mark.parametrize(
+    "size", [16 * 1024, 3, 1], ids=["16KiB-writes", "3-byte-records", "1-byte-records"]
+)
 @pytest.mark.parametrize("stream", list(STREAMS))
 async def test_an_endless_answer_is_a_protocol_error_within_its_bound(
     stream, size, make_server, make_transport
 ):
-    """Every byte counts: the attempt ends at its bound, a protocol error, its status kept."""
+    """Every byte counts: the attempt ends at its bound, a protocol error, its status kept.
+    Dribbled in one-byte TLS records (a TLS read each) it ends at the record bound first."""
     prefix, unit, bound = STREAMS[stream]
-    if size == 1 and stream not in ("trailer-value", "trailer-name", "chunk-extension"):
+    if size < 16 * 1024 and stream not in ("trailer-value", "trailer-name", "chunk-extension"):
         pytest.skip("dribbled: the three streams of issue 32")
     sent: list[int] = []
     server = await make_server(endless(prefix, unit * max(1, size // len(unit)), sent))
@@ -85,10 +89,14 @@ async def test_an_endless_answer_is_a_protocol_error_within_its_bound(
     result = await transport.post(f"https://127.0.0.1:{server.port}/", BODY)
     assert result.code == "protocol_error", (result.code, result.detail)
     assert result.response_bytes <= bound, (result.response_bytes, bound)
+    if size == 1:  # the prefix is one record, then one record per byte
+        assert f"more than {MAX_RECORDS} TLS records" in result.detail
+        assert result.response_bytes <= len(prefix) + MAX_RECORDS
     if stream not in ("status-reason", "header-value", "informational"):
         assert result.status == 200 and result.outcome is Outcome.RESPONSE
         assert result.lost  # the 200 came, the answer never completed: UNKNOWN_TRANSPORT
-        assert result.response_bytes > bound - 64  # refused at the bound, not before
+        if size > 1:
+            assert result.response_bytes > bound - 64  # refused at the bound, not before
     else:
         assert result.status is None and result.outcome is Outcome.UNKNOWN
 
@@ -237,6 +245,22 @@ async def test_a_small_chunked_answer_with_trailers(pieces, make_server, make_tr
     assert (await transport.post(url, BODY)).ok and server.connections == 1
 
 
+async def test_an_answer_in_many_small_records_within_the_bound(make_server, make_transport):
+    body = b"x" * 2000
+    head = b"HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n"
+
+    async def handler(_request: Request, writer: asyncio.StreamWriter) -> None:
+        writer.write(head)
+        for i in range(len(body)):  # one TLS record per byte
+            writer.write(body[i : i + 1])
+            await writer.drain()
+
+    server = await make_server(handler)
+    transport = make_transport(allow=(("127.0.0.1", server.port),))
+    result = await transport.post(f"https://127.0.0.1:{server.port}/", BODY)
+    assert result.ok and result.body == body, result.detail
+
+
 async def test_one_trailer_field_too_many_is_refused(make_server, make_transport):
     trailers = b"".join(b"X-T%d: v\r\n" % i for i in range(MAX_TRAILERS + 1))
     answer = BEFORE_TRAILERS + trailers + b"\r\n"
@@ -268,6 +292,8 @@ def test_the_budget_counts_every_part_against_its_own_bound() -> None:
     for _ in range(MAX_TRAILERS):
         assert budget.add_trailer_field()
     assert not budget.add_trailer_field()
+    assert budget.max_records == MAX_RECORDS
+    assert budget.add_records(MAX_RECORDS) and not budget.add_records(1)
 
 
 def test_bytes_that_may_be_framing_or_trailers_count_against_both() -> None:
