@@ -17,7 +17,7 @@ connections.
 Loopback only; bounded loops; JSON to ``--output``
 (default ``bench/results/s8_hostile_peers.json``). Not a test; nothing is asserted.
 
-    python bench/bench_hostile_peers.py [--attempts 20] [--requests 400]
+    python bench/bench_hostile_peers.py [--attempts 20] [--requests 600] [--rounds 6]
 """
 
 from __future__ import annotations
@@ -41,8 +41,7 @@ from typing import Any
 import structlog
 import trustme
 
-from hookproof.engine.egress import EgressPolicy, EgressTransport
-from hookproof.engine.egress.wire import MAX_FRAMING_BYTES, MAX_TRAILER_BYTES
+from hookproof.engine.egress import EgressPolicy, EgressTransport, wire
 
 RESULTS = Path(__file__).resolve().parent / "results" / "s8_hostile_peers.json"
 BODY = b'{"type":"t","eventId":"e1"}'
@@ -142,7 +141,8 @@ async def _attempt_cpu(transport: EgressTransport, url: str) -> dict[str, Any]:
         "wall_ms": wall * 1000,
         "code": result.code,
         "status": result.status,
-        "response_bytes": result.response_bytes,
+        # (absent before issue 32: the "before" run of --before)
+        "response_bytes": getattr(result, "response_bytes", None),
         "detail": result.detail,
     }
 
@@ -222,10 +222,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     policy = EgressPolicy(
         allow_pairs=frozenset(("127.0.0.1", p) for p in ports.values()),
         ca_file=str(ca_file),
-        total_timeout_s=30.0,
+        total_timeout_s=args.timeout,
     )
     out: dict[str, Any] = {
-        "bounds": {"trailer_bytes": MAX_TRAILER_BYTES, "framing_bytes": MAX_FRAMING_BYTES},
+        "bounds": {
+            name: getattr(wire, name, None)
+            for name in ("MAX_TRAILER_BYTES", "MAX_FRAMING_BYTES", "MAX_HEAD_BYTES", "MAX_RECORDS")
+        },
+        "total_timeout_s": args.timeout,
         "load": {"loadavg_before": os.getloadavg(), "cpus": os.cpu_count()},
         "streams": {},
     }
@@ -236,7 +240,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for name in STREAMS:
                 for record in (16 * 1024, 1):
                     url = f"https://127.0.0.1:{ports[f'{name}/{record}']}/"
-                    await _attempt_cpu(transport, url)  # warm
+                    if not args.before:
+                        await _attempt_cpu(transport, url)  # warm
+                    if args.before and record == 1:
+                        continue  # as slow as the 16 KiB writes: the deadline ends both
                     runs = [await _attempt_cpu(transport, url) for _ in range(args.attempts)]
                     out["streams"][f"{name}/{'16KiB' if record > 1 else '1B'}_records"] = {
                         "cpu_ms": _summary([r["cpu_ms"] for r in runs]),
@@ -246,6 +253,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         "statuses": sorted({str(r["status"]) for r in runs}),
                         "detail": runs[-1]["detail"],
                     }
+            if args.before:
+                return out
             # for scale: one ordinary attempt to the good origin on a new connection
             async with EgressTransport(replace(policy, pool_enabled=False)) as fresh:
                 await _attempt_cpu(fresh, good)
@@ -263,25 +272,39 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     "trailer_fields/16384",
                 )
             ]
-            origin: dict[str, Any] = {}
-            unloaded = await _latencies(transport, good, args.requests)
-            origin["unloaded"] = _summary(unloaded)
-            for label, pace in (("hostile_every_200ms", 0.2), ("hostile_back_to_back", 0.0)):
-                loaded, done = await _with_hostile(transport, good, hostile_urls, pace, args)
-                origin[label] = {
-                    **_summary(loaded),
-                    "p50_over_unloaded": statistics.median(loaded) / statistics.median(unloaded),
-                    "hostile_attempts": done,
-                }
+            # the scenarios in interleaved rounds, so that the machine's own load (shared, busy)
+            # falls on each of them alike; each round's windows are --requests // --rounds long
+            samples: dict[str, list[float]] = {}
+            attempts: dict[str, int] = {}
+            per_round = max(1, args.requests // args.rounds)
+            window = argparse.Namespace(requests=per_round)
             async with EgressTransport(replace(policy, pool_enabled=False)) as fresh:
-                # the same back-to-back load from four well-behaved endpoints (new connections)
-                loaded, done = await _with_hostile(transport, good, [good] * 4, 0.0, args, fresh)
-                origin["ordinary_back_to_back"] = {
-                    **_summary(loaded),
-                    "p50_over_unloaded": statistics.median(loaded) / statistics.median(unloaded),
-                    "ordinary_attempts": done,
+                scenarios: list[tuple[str, list[str], float, EgressTransport | None]] = [
+                    ("unloaded", [], 0.0, None),
+                    ("hostile_every_200ms", hostile_urls, 0.2, None),
+                    ("hostile_back_to_back", hostile_urls, 0.0, None),
+                    # the same back-to-back load from four well-behaved endpoints (new conns)
+                    ("ordinary_back_to_back", [good] * 4, 0.0, fresh),
+                ]
+                for _ in range(args.rounds):
+                    for label, urls, pace, via in scenarios:
+                        if urls:
+                            lat, done = await _with_hostile(
+                                transport, good, urls, pace, window, via
+                            )
+                        else:
+                            lat, done = await _latencies(transport, good, per_round), 0
+                        samples.setdefault(label, []).extend(lat)
+                        attempts[label] = attempts.get(label, 0) + done
+            base = statistics.median(samples["unloaded"])
+            origin: dict[str, Any] = {}
+            for label, lat in samples.items():
+                origin[label] = {
+                    **_summary(lat),
+                    "requests": len(lat),
+                    "p50_over_unloaded": statistics.median(lat) / base,
+                    "other_attempts_meanwhile": attempts[label],
                 }
-            origin["unloaded_after"] = _summary(await _latencies(transport, good, args.requests))
             out["other_origin_ms"] = origin
     finally:
         for child in children:
@@ -294,7 +317,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--attempts", type=int, default=20)
-    parser.add_argument("--requests", type=int, default=400)
+    parser.add_argument("--requests", type=int, default=600)
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--timeout", type=float, default=30.0, help="attempt deadline (s)")
+    parser.add_argument(
+        "--before", action="store_true", help="the streams' CPU only, on code before issue 32"
+    )
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
     out = asyncio.run(run(args))
@@ -304,6 +332,10 @@ def main() -> None:
             f"{name:36} {s['cpu_ms']['p50']:10.2f} {s['cpu_ms']['max']:10.2f} "
             f"{s['response_bytes']!s:>18}  {','.join(s['codes'])}"
         )
+    if args.before:
+        args.output.write_text(json.dumps(out, indent=2) + "\n")
+        print(f"wrote {args.output}")
+        return
     base = out["ordinary_attempt_new_connection"]["cpu_ms"]["p50"]
     print(f"an ordinary attempt on a new connection: cpu p50 {base:.2f} ms")
     for label, o in out["other_origin_ms"].items():
