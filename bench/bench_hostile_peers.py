@@ -147,6 +147,84 @@ async def _attempt_cpu(transport: EgressTransport, url: str) -> dict[str, Any]:
     }
 
 
+TYPICAL = {
+    "204": b"HTTP/1.1 204 No Content\r\nDate: Mon, 01 Jan 2024 00:00:00 GMT\r\nServer: nginx\r\n"
+    b"Connection: keep-alive\r\n\r\n",
+    "200_json": b"HTTP/1.1 200 OK\r\nDate: Mon, 01 Jan 2024 00:00:00 GMT\r\nServer: nginx\r\n"
+    b"Content-Type: application/json\r\nContent-Length: 11\r\nConnection: keep-alive\r\n\r\n"
+    b'{"ok":true}',
+    "200_chunked": b"HTTP/1.1 200 OK\r\nDate: Mon, 01 Jan 2024 00:00:00 GMT\r\n"
+    b"Transfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n"
+    b'b\r\n{"ok":true}\r\n0\r\n\r\n',
+}
+
+
+class _NullTransport(asyncio.Transport):
+    """Takes what the connection writes (the TLS handshake's bytes)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.out: list[bytes] = []
+
+    def write(self, data: Any) -> None:
+        self.out.append(bytes(data))
+
+    def is_closing(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+    def pause_reading(self) -> None:
+        pass
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
+async def _typical_answers(ca: trustme.CA, cert: trustme.LeafCert, n: int) -> dict[str, float]:
+    """CPU per answer (decrypt and parse, through the public Protocol methods) of a pooled
+    connection reading ordinary answers: what the budget costs an attempt that needs none."""
+    client_ctx = ssl.create_default_context()
+    ca.configure_trust(client_ctx)
+    server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    cert.configure_cert(server_ctx)
+    out = {}
+    for name, answer in TYPICAL.items():
+        conn = wire.HttpConnection(client_ctx, "127.0.0.1")
+        transport = _NullTransport()
+        conn.connection_made(transport)
+        s_in, s_out = ssl.MemoryBIO(), ssl.MemoryBIO()
+        server = server_ctx.wrap_bio(s_in, s_out, server_side=True)
+        handshake = asyncio.ensure_future(conn.handshake())
+        while not handshake.done():
+            await asyncio.sleep(0)
+            s_in.write(b"".join(transport.out))
+            transport.out.clear()
+            try:
+                server.do_handshake()
+            except ssl.SSLWantReadError:
+                pass
+            if data := s_out.read():
+                conn.data_received(data)
+        await handshake
+        records = []
+        for _ in range(3 * n):
+            server.write(answer)
+            records.append(s_out.read())
+        best = float("inf")
+        for rnd in range(3):
+            cpu0 = time.process_time()
+            for record in records[rnd * n : (rnd + 1) * n]:
+                response = conn.start(65536)
+                conn.data_received(record)
+                conn.end()
+            best = min(best, (time.process_time() - cpu0) / n)
+            assert response.complete, response.error
+        out[name] = best * 1e6
+    return out
+
+
 def _summary(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
     return {
@@ -219,6 +297,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         ready.wait(30)
         children.append(child)
     ports = dict(ports)
+    typical = await _typical_answers(ca, cert, args.typical)
+    if args.typical_only:
+        for child in children:
+            child.terminate()
+        manager.shutdown()
+        return {"load": {"loadavg": os.getloadavg()}, "typical_answer_cpu_us": typical}
     policy = EgressPolicy(
         allow_pairs=frozenset(("127.0.0.1", p) for p in ports.values()),
         ca_file=str(ca_file),
@@ -230,6 +314,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for name in ("MAX_TRAILER_BYTES", "MAX_FRAMING_BYTES", "MAX_HEAD_BYTES", "MAX_RECORDS")
         },
         "total_timeout_s": args.timeout,
+        "typical_answer_cpu_us": typical,
         "load": {"loadavg_before": os.getloadavg(), "cpus": os.cpu_count()},
         "streams": {},
     }
@@ -320,19 +405,23 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=600)
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--timeout", type=float, default=30.0, help="attempt deadline (s)")
+    parser.add_argument("--typical", type=int, default=20000, help="ordinary answers per round")
+    parser.add_argument("--typical-only", action="store_true", help="only the ordinary answers")
     parser.add_argument(
         "--before", action="store_true", help="the streams' CPU only, on code before issue 32"
     )
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
     out = asyncio.run(run(args))
+    for name, us in out["typical_answer_cpu_us"].items():
+        print(f"an ordinary answer {name:12} {us:6.2f} us of CPU (decrypt and parse)")
     print(f"{'stream':36} {'cpu p50 ms':>10} {'cpu max ms':>10} {'bytes':>18}  code")
-    for name, s in out["streams"].items():
+    for name, s in out.get("streams", {}).items():
         print(
             f"{name:36} {s['cpu_ms']['p50']:10.2f} {s['cpu_ms']['max']:10.2f} "
             f"{s['response_bytes']!s:>18}  {','.join(s['codes'])}"
         )
-    if args.before:
+    if args.before or args.typical_only:
         args.output.write_text(json.dumps(out, indent=2) + "\n")
         print(f"wrote {args.output}")
         return

@@ -37,8 +37,8 @@ most 8 KiB after it, the common answer; the rest of a chunked body within both t
 the trailer room), their non-data bytes charged to both bounds unless the answer ended with
 them, so a bound is never looser than stated, only sometimes reached sooner. Decrypted records
 go to the parser together (a peer writing one-byte records costs a TLS read per record, not a
-parser pass), and an answer may come in at most :data:`MAX_RECORDS` records. An answer framed by the connection's end that ends without a TLS
-``close_notify`` (a bare TCP FIN or a reset) is
+parser pass), and an answer may come in at most :data:`MAX_RECORDS` records. An answer framed
+by the connection's end that ends without a TLS ``close_notify`` (a bare TCP FIN or a reset) is
 ``truncated``: its status stands, its body may be incomplete.
 """
 
@@ -379,17 +379,25 @@ class HttpConnection(asyncio.Protocol):
                 return
             pieces: list[bytes] = []
             size = 0
-            stop: BaseException | None = None  # why no more can be read now
+            more = ended = False
+            failure: ssl.SSLError | None = None
             try:
                 while size < _FEED_BYTES and len(pieces) < _FEED_RECORDS:
                     chunk = read(_READ_CHUNK)
                     if not chunk:
-                        raise ssl.SSLZeroReturnError
+                        ended = True
+                        break
                     pieces.append(chunk)
                     size += len(chunk)
+                else:
+                    more = True  # a full batch: read on after feeding it
+            except ssl.SSLWantReadError:
+                pass
+            except ssl.SSLZeroReturnError:
+                ended = True
             except ssl.SSLError as exc:
-                stop = exc
-            # fed outside the handler: a parser error keeps its own context
+                failure = exc
+            # fed outside the handlers: a parser error keeps its own context
             if pieces:
                 if r is not None and not r.budget.add_records(len(pieces)):
                     r.error = ResponseError(
@@ -397,13 +405,13 @@ class HttpConnection(asyncio.Protocol):
                     )
                     continue  # nothing more is decrypted
                 self._feed(pieces[0] if len(pieces) == 1 else b"".join(pieces))
-            if isinstance(stop, ssl.SSLWantReadError):
-                return
-            if isinstance(stop, ssl.SSLZeroReturnError):
+            if ended:
                 self._end_of_stream(close_notify=True)
                 return
-            if stop is not None:
-                self._fail(stop)
+            if failure is not None:
+                self._fail(failure)
+                return
+            if not more:
                 return
 
     # -- one exchange ---------------------------------------------------------------------
@@ -616,7 +624,25 @@ class HttpConnection(asyncio.Protocol):
         if r is None or self._parser is None:
             return
         budget = r.budget
-        pos, n = 0, len(data)
+        n = len(data)
+        if (
+            budget.received == 0
+            and self._phase == _HEAD
+            and data.startswith(b"HTTP/1.")
+            and data[9:10] in _FINAL_STATUS
+        ):
+            # the common case: the first read holds a whole final head within the line bound
+            # and at most _SMALL_REST bytes after it, which fit every bound whatever they are
+            head = data.find(b"\r\n\r\n", 0, MAX_LINE_BYTES) + 4
+            if head >= 4 and n - head <= _SMALL_REST:
+                self._parse(r, Part.HEAD, data)
+                rest = budget.counts[Part.HEAD] - head
+                if rest > 0 and self._phase not in (_HEAD, _BODY):  # chunked: framing, trailers
+                    budget.counts[Part.HEAD] = head
+                    budget.received -= rest
+                    budget.add_framing_or_trailer(rest, ended=r.complete)
+                return
+        pos = 0
         while pos < n and r.error is None and r.too_large is None:
             if r.complete:
                 r.extra = True  # bytes past the framed end: the answer stands, the conn does not
@@ -667,25 +693,6 @@ class HttpConnection(asyncio.Protocol):
         """Hand the head (up to its end, CRLF CRLF) to the parser; where to go on from."""
         n = len(data)
         budget = r.budget
-        if (
-            pos == 0
-            and self._line == 0
-            and not self._tail
-            and budget.counts[Part.HEAD] == 0
-            and data.startswith(b"HTTP/1.")
-            and data[9:10] in _FINAL_STATUS
-        ):
-            # the common case: the read holds a whole final head within the line bound and at
-            # most _SMALL_REST bytes after it, which fit every bound whatever they are: one piece
-            head = data.find(b"\r\n\r\n", 0, MAX_LINE_BYTES) + 4
-            if head >= 4 and n - head <= _SMALL_REST:
-                self._parse(r, Part.HEAD, data)
-                rest = budget.counts[Part.HEAD] - head
-                if rest > 0 and self._phase not in (_HEAD, _BODY):  # chunked: framing, trailers
-                    budget.counts[Part.HEAD] = head
-                    budget.received -= rest
-                    budget.add_framing_or_trailer(rest, ended=r.complete)
-                return n
         end = -1
         tail = self._tail
         if tail:  # the head's end may straddle two reads
