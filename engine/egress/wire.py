@@ -133,6 +133,9 @@ class Part:
 PART_NAMES: Final = ("head", "body", "framing", "trailer")
 
 
+_LIMITS: dict[int, tuple[tuple[int, int, int, int], int]] = {}
+
+
 class ByteBudget:
     """What one exchange's answer may cost, in bytes, and what it took so far (pure).
 
@@ -160,15 +163,20 @@ class ByteBudget:
         self.max_body = max_body
         self.received = 0  # every byte read, each counted once
         self.counts = [0, 0, 0, 0]
-        self.bounds = (
-            MAX_HEAD_BYTES,
-            max_body,
-            max(MAX_FRAMING_BYTES, max_body // 8),
-            MAX_TRAILER_BYTES,
-        )
         self.trailer_fields = 0
         self.records = 0
-        self.max_records = max(MAX_RECORDS, sum(self.bounds) // 64)
+        limits = _LIMITS.get(max_body)  # one per configured body bound: computed once
+        if limits is None:
+            bounds = (
+                MAX_HEAD_BYTES,
+                max_body,
+                max(MAX_FRAMING_BYTES, max_body // 8),
+                MAX_TRAILER_BYTES,
+            )
+            limits = (bounds, max(MAX_RECORDS, sum(bounds) // 64))
+            if len(_LIMITS) < 64:
+                _LIMITS[max_body] = limits
+        self.bounds, self.max_records = limits
 
     def add_records(self, n: int) -> bool:
         """Count ``n`` TLS records of the answer; False past :attr:`max_records`."""
@@ -233,6 +241,7 @@ class Response:
     """What one exchange read: the final answer's status, fields and (bounded) body."""
 
     max_body: int
+    budget: ByteBudget
     status: int | None = None
     headers: list[tuple[bytes, bytes]] = field(default_factory=list)
     chunks: list[bytes] = field(default_factory=list)
@@ -247,10 +256,6 @@ class Response:
     until_eof: bool = False  # no length and not chunked: the body ends with the connection
     #: the body ended with the connection, without a TLS close_notify: it may be incomplete
     truncated: bool = False
-    budget: ByteBudget = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.budget = ByteBudget(self.max_body)
 
     @property
     def received(self) -> int:
@@ -399,11 +404,14 @@ class HttpConnection(asyncio.Protocol):
                 failure = exc
             # fed outside the handlers: a parser error keeps its own context
             if pieces:
-                if r is not None and not r.budget.add_records(len(pieces)):
-                    r.error = ResponseError(
-                        f"response in more than {r.budget.max_records} TLS records"
-                    )
-                    continue  # nothing more is decrypted
+                if r is not None:
+                    budget = r.budget
+                    budget.records += len(pieces)
+                    if budget.records > budget.max_records:
+                        r.error = ResponseError(
+                            f"response in more than {budget.max_records} TLS records"
+                        )
+                        continue  # nothing more is decrypted
                 self._feed(pieces[0] if len(pieces) == 1 else b"".join(pieces))
             if ended:
                 self._end_of_stream(close_notify=True)
@@ -421,7 +429,7 @@ class HttpConnection(asyncio.Protocol):
         assert self.state in (ConnectionState.DONE, ConnectionState.IDLE)
         self.state = ConnectionState.BUSY
         self._clean = False
-        self._response = response = Response(max_body)
+        self._response = response = Response(max_body, ByteBudget(max_body))
         self._parser = httptools.HttpResponseParser(self)
         self._fields = self._status_len = 0
         self._informational = False
