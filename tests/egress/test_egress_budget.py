@@ -2,9 +2,10 @@
 
 Real TLS on loopback (trustme). Hostile servers answer ``200`` and then never end a trailer
 value, a trailer name or a chunk extension: each attempt is a ``protocol_error`` after a bounded
-number of answer bytes (stated below from the bounds in :mod:`hookproof.engine.egress.wire`),
-not after its deadline, and another origin served by the same transport (one worker's pool)
-keeps its outcome. An answer framed by the connection's end that ends with a bare TCP FIN (no
+number of answer bytes, not after its deadline (the bounds, from
+:mod:`hookproof.engine.egress.wire`: the bytes before the trailers + 8 KiB for trailers, the head
++ 8 KiB for chunk framing, and 4,096 TLS records when the peer writes one byte per record), and
+another origin served by the same transport (one worker's pool) keeps its outcome. An answer framed by the connection's end that ends with a bare TCP FIN (no
 TLS ``close_notify``) keeps its status and is marked ``body_truncated``.
 """
 
