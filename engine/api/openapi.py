@@ -136,7 +136,11 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("get", "/v1/event-types/openapi.json"): {
         "summary": "The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)"
     },
-    ("get", "/v1/deliveries/{id}"): {"summary": "A delivery: state, evidence, attempts"},
+    ("get", "/v1/deliveries/{id}"): {
+        "summary": "A delivery: state, evidence, attempts (each with its outcome, status, code "
+        "and bodyTruncated: the answer's body ended with the connection, without TLS "
+        "close_notify)"
+    },
     ("post", "/v1/deliveries/{id}/replay"): {
         "summary": "Replay a delivery (new attempt, same identity)",
         "status": 202,

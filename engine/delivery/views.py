@@ -135,6 +135,7 @@ class DeliveryReader:
                     spkiSha256=ev.spki_sha256,
                     durationMs=ev.duration_ms,
                     completedAt=ev.at,
+                    bodyTruncated=ev.body_truncated is True,
                 )
             elif isinstance(ev, AttemptFailed) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
@@ -147,6 +148,7 @@ class DeliveryReader:
                     retryAt=ev.retry_at,
                     durationMs=ev.duration_ms,
                     completedAt=ev.at,
+                    bodyTruncated=ev.body_truncated is True,
                 )
             elif isinstance(ev, AttemptLost) and ev.attempt in attempts:
                 attempts[ev.attempt].update(

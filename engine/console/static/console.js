@@ -187,6 +187,15 @@ function ladder(view, sub) {
     label, ": ", el("strong", {}, value)));
 }
 
+// An answer framed by the connection's end that ended without TLS close_notify: the status
+// stands, the body may be incomplete (issue 32, point 6).
+function truncatedMark() {
+  return el("span", {
+    class: "badge truncated", "data-truncated": "true",
+    title: "The body ended with the connection, without TLS close_notify: it may be incomplete",
+  }, "body truncated");
+}
+
 async function showDelivery(id) {
   shownDelivery = id;
   const r = await api("GET", "/v1/deliveries/" + encodeURIComponent(id));
@@ -216,7 +225,7 @@ async function showDelivery(id) {
   fill($("#attempts tbody"), v.attempts.map((a) => el("tr", { "data-attempt": a.attempt },
     el("td", {}, a.attempt),
     el("td", {}, a.outcome),
-    el("td", {}, text(a.status)),
+    el("td", {}, text(a.status), a.bodyTruncated ? truncatedMark() : null),
     el("td", {}, text(a.code)),
     el("td", {}, text(a.generation)),
     el("td", {}, text(a.keyId)),
