@@ -142,12 +142,43 @@ async def cmd_tenant_create(args: argparse.Namespace, settings: Settings) -> int
 
 async def cmd_tenant_revoke(args: argparse.Namespace, settings: Settings) -> int:
     async with Context(settings) as ctx:
-        tenant = await ctx.tenants().revoke_token(args.token_id, actor="cli")
+        revoked = await ctx.tenants().revoke_token(args.token_id, actor="cli")
+    ended = len(revoked.sessions_ended)
     print(
-        json.dumps({"tenantId": tenant, "revoked": args.token_id})
+        json.dumps(
+            {"tenantId": revoked.tenant_id, "revoked": args.token_id, "sessionsEnded": ended}
+        )
         if args.json
-        else f"revoked {args.token_id}"
+        else f"revoked {args.token_id}; {ended} portal session(s) it started ended"
     )
+    return 0
+
+
+async def cmd_tenant_portal_session(args: argparse.Namespace, settings: Settings) -> int:
+    """The operator starts a portal session for a tenant's consumer (creator ``operator``):
+    it outlives the revocation of any tenant token."""
+    from hookproof.schemas.api import PortalSessionCreate
+
+    from .consumers.service import ConsumerService
+    from .portal.service import PortalService
+    from .portal.sessions import OPERATOR_CREATOR
+
+    caps = {} if args.capabilities is None else {"capabilities": args.capabilities.split(",")}
+    body = PortalSessionCreate(ttl_seconds=args.ttl_seconds, **caps)
+    async with Context(settings) as ctx:
+        portal = PortalService(ctx.store, settings, ConsumerService(ctx.store))
+        out = await portal.start(
+            args.tenant_id,
+            args.consumer_id,
+            body,
+            actor="operator:cli",
+            creator=OPERATOR_CREATOR,
+        )
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"portal session {out['sessionId']} until {out['expiresAt']}; link (shown once):")
+        print(out["url"])
     return 0
 
 
@@ -187,6 +218,16 @@ def register(
     p.add_argument("token_id")
     add_json(p)
     p.set_defaults(handler=cmd_tenant_revoke)
+    p = tsub.add_parser(
+        "portal-session",
+        help="start a portal session for a tenant's consumer as the operator; prints its link",
+    )
+    p.add_argument("tenant_id")
+    p.add_argument("consumer_id")
+    p.add_argument("--ttl-seconds", type=int, default=3600, help="60..86400 (default 3600)")
+    p.add_argument("--capabilities", help="comma-separated subset of read,manage,replay")
+    add_json(p)
+    p.set_defaults(handler=cmd_tenant_portal_session)
 
     proj = sub.add_parser("projections", help="projection maintenance")
     psub = proj.add_subparsers(dest="proj_cmd", required=True)

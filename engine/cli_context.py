@@ -102,7 +102,7 @@ class Context:
     def tenants(self) -> TenantService:
         from .composition import construct_tenants
 
-        return construct_tenants(self.store, self.settings)
+        return construct_tenants(self.store, self.settings, self.clock)
 
     def subscriptions(self) -> SubscriptionService:
         """Subscriptions without the key ring or consumers (what the operator commands read

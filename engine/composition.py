@@ -21,6 +21,7 @@ from aiohttp import web
 
 from hookproof.config import Settings
 from hookproof.events import EventStore
+from hookproof.projections.attempt_stats import AttemptStats
 
 from . import tracing
 from .api import ApiContext, create_app
@@ -49,6 +50,7 @@ from .delivery.repository import DeliveryRepository
 from .delivery.views import DeliveryReader
 from .egress import EgressTransport
 from .event_types.gate import SchemaGate
+from .event_types.offload import SchemaValidator
 from .event_types.repository import EventTypeRepository
 from .event_types.service import EventTypeService
 from .jobs import BackgroundJobs, Closer, Periodic, Worker
@@ -185,8 +187,10 @@ def construct_keyring(
     return KeyRing(pool, settings, store=store, clock=clock)
 
 
-def construct_tenants(store: EventStore, settings: Settings) -> TenantService:
-    return TenantService(store, cache_s=settings.token_cache_s)
+def construct_tenants(
+    store: EventStore, settings: Settings, clock: Clock = system_clock
+) -> TenantService:
+    return TenantService(store, cache_s=settings.token_cache_s, wall_clock=clock)
 
 
 def construct_consumers(
@@ -197,9 +201,7 @@ def construct_consumers(
     repository = PortalRepository.of(store)
     ends = PortalSessionEnds(store, repository)
     consumers = ConsumerService(store, clock=clock, session_closer=ends)
-    portal = PortalService(
-        store, settings, consumers, clock=clock, repository=repository, ends=ends
-    )
+    portal = PortalService(store, settings, consumers, clock=clock, repository=repository)
     return consumers, portal
 
 
@@ -284,6 +286,8 @@ class Delivery:
     """The delivery path's parts (:func:`construct_delivery`)."""
 
     event_types: EventTypeService
+    #: payloads and examples too dear to validate on the loop go to one validation process
+    validator: SchemaValidator
     ingest: IngestService
     reader: DeliveryReader
     deliveries: DeliveryRepository
@@ -309,14 +313,15 @@ def construct_delivery(
     """Ingest, the ledger's reads, the destination, the dispatcher and its metrics, the
     engine's notifications and recovery."""
     clock = options.clock
-    event_types = EventTypeService(store, clock=clock)
+    validator = SchemaValidator(deadline_s=settings.schema_deadline_s)
+    event_types = EventTypeService(store, clock=clock, validator=validator)
     ingest = IngestService(
         store,
         clock=clock,
         group_window_s=max(0.0, settings.ingest_group_window_s),
         max_group=settings.ingest_group_max,
         max_inflight=settings.ingest_group_inflight,
-        gate=SchemaGate(EventTypeRepository.of(store)),
+        gate=SchemaGate(EventTypeRepository.of(store), validator=validator),
     )
     deliveries = DeliveryRepository(pool)
     guard = DriftGuard(store, subscriptions, transport, clock=clock)
@@ -339,6 +344,7 @@ def construct_delivery(
     )
     return Delivery(
         event_types=event_types,
+        validator=validator,
         ingest=ingest,
         reader=DeliveryReader(store, deliveries),
         deliveries=deliveries,
@@ -447,7 +453,9 @@ def construct_workers(
     workers: list[tuple[str, Worker]] = []
     settlers: list[Closer] = []
     if "projector" in roles:  # ``serve --workers N``: the first child only
-        projector = ProjectorRole(store, async_projections())
+        projector = ProjectorRole(
+            store, async_projections(), intervals={AttemptStats.name: settings.stats_interval_s}
+        )
         workers.append(("projector", projector.run))
         settlers.append(projector.settle)
     workers.append(("expiry", Periodic("expiry", EXPIRY_INTERVAL_S, subscriptions.expire_due)))
@@ -487,7 +495,7 @@ async def build_engine(
     stop_tracing = construct_tracing()
     keyring = construct_keyring(pool, settings, store, clock)
     await keyring.ensure_active_engine_key(actor="system")
-    tenants = construct_tenants(store, settings)
+    tenants = construct_tenants(store, settings, clock)
     consumers, portal = construct_consumers(store, settings, clock)
     subscriptions = construct_subscriptions(
         store, settings, keyring=keyring, consumers=consumers, clock=clock
@@ -544,7 +552,7 @@ async def build_engine(
     )
     workers, settlers = construct_workers(settings, roles, store, subscriptions, services)
     closers: list[Closer] = [] if stop_tracing is None else [stop_tracing]  # flushed last
-    closers += [transport.close, delivery.ingest.groups.close]
+    closers += [transport.close, delivery.validator.close, delivery.ingest.groups.close]
     return Engine(
         settings=settings,
         pool=pool,

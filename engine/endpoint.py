@@ -39,6 +39,7 @@ __all__ = [
     "Endpoint",
     "format_ip",
     "normalise_endpoint",
+    "normalise_host",
 ]
 
 DEFAULT_ALLOWED_PORTS: Final = frozenset({443, 8443})
@@ -176,6 +177,14 @@ def _split_authority(authority: str) -> tuple[str, int]:
     if len(port_text) > 5 or not 0 < int(port_text) < 65536:
         raise _reject("endpoint_invalid", "port out of range")
     return host, int(port_text)
+
+
+def normalise_host(raw: str) -> tuple[str, IPAddress | None]:
+    """The host of an authority as an endpoint's: A-label name (lower case, one trailing dot
+    dropped) or canonical IP text (IPv6 bracketed in *raw*), with the address for a literal.
+    Raises :class:`ValidationError` (``field="endpoint"``) with an ``endpoint_*`` code; the
+    broker destinations (:mod:`.destinations.spec`) use it too."""
+    return _normalise_host(raw)
 
 
 def _normalise_host(raw: str) -> tuple[str, IPAddress | None]:

@@ -1,18 +1,25 @@
 """The asynchronous projector as a daemon worker, and its catch-up when the daemon stops.
 
-The only asynchronous projection is the stream catalogue, which no request path reads (the
-archive catches it up itself before choosing streams, ``Archiver.run``; ``projections rebuild
---verify`` does the same before comparing). So it is kept in batches, not per commit: at most
-one pass every ``CATALOGUE_INTERVAL_S`` seconds, in pages of ``CATALOGUE_PAGE`` events. A
-delivery's three events (planned, admitted, outcome) then usually fall in one page and become
-one catalogue row written once, instead of an insert and two updates as separate commits
-(bench/README.md "Session 6"). A graceful stop still brings it to the committed head.
+Two projections are asynchronous, both kept in batches, never per commit:
+
+- the stream catalogue, which no request path reads (the archive catches it up itself before
+  choosing streams, ``Archiver.run``; ``projections rebuild --verify`` does the same before
+  comparing): at most one pass every ``CATALOGUE_INTERVAL_S`` seconds, in pages of
+  ``CATALOGUE_PAGE`` events. A delivery's three events (planned, admitted, outcome) then
+  usually fall in one page and become one catalogue row written once, instead of an insert and
+  two updates as separate commits (bench/README.md "Session 6");
+- the attempt statistics (``projections/attempt_stats.py``), which ``attempt-stats`` reads:
+  a pass every ``Settings.stats_interval_s`` (5 s by default), so the counts are at most that
+  far behind; each pass changes each (subscription, hour, outcome) row once, however many
+  attempts it folds (bench/README.md "Session 8").
+
+A graceful stop still brings them to the committed head.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import structlog
 
@@ -38,12 +45,13 @@ SETTLE_S = 5.0
 
 
 class ProjectorRole:
-    """The worker that keeps ``projections`` current (a pass at most every ``interval_s``),
+    """The worker that keeps ``projections`` current (a pass at most every ``interval_s``, or
+    every ``intervals[name]`` for the projections named there: one projector per interval),
     and the catch-up the daemon runs once every writer of its process has stopped: the
     projections reach the head committed then (waiting at most ``settle_s`` for transactions
     still open elsewhere), so a daemon stopped right after a change leaves no lag behind."""
 
-    __slots__ = ("interval_s", "projector", "settle_s")
+    __slots__ = ("projectors", "settle_s")
 
     def __init__(
         self,
@@ -52,17 +60,28 @@ class ProjectorRole:
         *,
         settle_s: float = SETTLE_S,
         interval_s: float = CATALOGUE_INTERVAL_S,
+        intervals: Mapping[str, float] | None = None,
     ) -> None:
-        self.projector = Projector(store, projections, batch=CATALOGUE_PAGE)
+        groups: dict[float, list[Projection]] = {}
+        for p in projections:
+            groups.setdefault((intervals or {}).get(p.name, interval_s), []).append(p)
+        #: (interval in seconds, its projector), one per distinct interval
+        self.projectors: tuple[tuple[float, Projector], ...] = tuple(
+            (every, Projector(store, members, batch=CATALOGUE_PAGE))
+            for every, members in groups.items()
+        )
         self.settle_s = settle_s
-        self.interval_s = interval_s
 
     async def run(self, stop: asyncio.Event) -> None:
-        await self.projector.run(stop, poll_interval=self.interval_s, min_interval=self.interval_s)
+        await asyncio.gather(
+            *(p.run(stop, poll_interval=every, min_interval=every) for every, p in self.projectors)
+        )
 
     async def settle(self) -> None:
+        behind = 0
         try:
-            behind = await self.projector.settle(self.settle_s)
+            for _, projector in self.projectors:
+                behind = max(behind, await projector.settle(self.settle_s))
         except Exception as exc:  # the stop goes on; the next projector catches up
             log.warning("projector_settle_failed", error=type(exc).__name__)
             return

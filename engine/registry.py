@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from hookproof.events.store import InlineHook
 from hookproof.projections import Projection, StreamCatalogue
+from hookproof.projections.attempt_stats import AttemptStats
 from hookproof.projections.consumers import Consumers
 from hookproof.projections.deliveries import DeliveryLedger
 from hookproof.projections.event_types import EventTypes
@@ -23,7 +24,14 @@ __all__ = ["async_projections", "inline_hooks", "projections", "projections_by_n
 
 def projections() -> list[Projection]:
     """Every projection, fresh instances; the inline ones in the order their hooks run."""
-    return [Subscriptions(), Consumers(), EventTypes(), DeliveryLedger(), StreamCatalogue()]
+    return [
+        Subscriptions(),
+        Consumers(),
+        EventTypes(),
+        DeliveryLedger(),
+        StreamCatalogue(),
+        AttemptStats(),
+    ]
 
 
 def async_projections() -> list[Projection]:

@@ -11,7 +11,9 @@ from hookproof.engine.repository import PoolRepository, Record
 
 __all__ = ["TenantRepository"]
 
-SQL = ENGINE_QUERIES.named("token_insert", "token_lookup", "tenant_insert", "token_revoke")
+SQL = ENGINE_QUERIES.named(
+    "token_insert", "token_lookup", "tenant_insert", "token_revoke", "token_lock_active"
+)
 
 
 class TenantRepository(PoolRepository):
@@ -31,3 +33,10 @@ class TenantRepository(PoolRepository):
     async def active_token(self, token_id: str) -> Record | None:
         """``tenant_id`` and ``secret_sha256`` of an active token."""
         return await self.pool.fetchrow(SQL["token_lookup"], token_id)
+
+    @staticmethod
+    async def lock_active_token(conn: asyncpg.Connection, token_id: str) -> str | None:
+        """The tenant of an active token, its row held (shared) until ``conn`` commits: a
+        revocation of it waits for that commit. None when no active token has that id."""
+        tenant_id = await conn.fetchval(SQL["token_lock_active"], token_id)
+        return None if tenant_id is None else str(tenant_id)

@@ -8,15 +8,17 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import asyncpg
 
+from hookproof.engine.portal.sessions import end_token_sessions
 from hookproof.engine.tenant_repository import TenantRepository
 from hookproof.errors import NotFound, Unauthorized
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
 from hookproof.events.subscription_events import TenantCreated, TokenIssued, TokenRevoked
 
-__all__ = ["IssuedToken", "TenantService"]
+__all__ = ["Caller", "IssuedToken", "RevokedToken", "TenantService"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,22 @@ class IssuedToken:
     tenant_id: str
     token_id: str
     token: str  # shown once
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Whom a valid tenant token speaks for, and which token it is (its public id)."""
+
+    tenant_id: str
+    token_id: str
+
+
+@dataclass(frozen=True)
+class RevokedToken:
+    tenant_id: str
+    token_id: str
+    #: the portal sessions the token had started, ended by its revocation
+    sessions_ended: list[str]
 
 
 def _hash(secret: str) -> bytes:
@@ -47,11 +65,13 @@ class TenantService:
         *,
         cache_s: float = 0.0,
         clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.store = store
         self.repository = repository or TenantRepository.of(store)
         self.cache_s = cache_s
         self.clock = clock
+        self.wall_clock = wall_clock
         #: token id -> (sha-256 of its secret, tenant id, when it was read)
         self._verified: dict[str, tuple[bytes, str, float]] = {}
         #: revocations through this service: a read that overlapped one is not remembered
@@ -103,7 +123,8 @@ class TenantService:
             )
         return issued
 
-    async def revoke_token(self, token_id: str, *, actor: str = "cli") -> str:
+    async def revoke_token(self, token_id: str, *, actor: str = "cli") -> RevokedToken:
+        """Revoke; every portal session the token started ends in the same transaction."""
         async with self.repository.transaction() as conn:
             self._forget(token_id)
             tenant_id = await self.repository.revoke_token(conn, token_id)
@@ -119,8 +140,11 @@ class TenantService:
                 ],
                 conn=conn,
             )
+            ended = await end_token_sessions(
+                self.store, conn, tenant_id, token_id, self.wall_clock(), actor
+            )
         self._forget(token_id)  # committed: a read that began before it is not remembered
-        return tenant_id
+        return RevokedToken(tenant_id, token_id, ended)
 
     def _forget(self, token_id: str) -> None:
         self._revocations += 1
@@ -128,6 +152,10 @@ class TenantService:
 
     async def authenticate(self, authorization: str | None) -> str:
         """The tenant id of a valid ``Bearer`` token, else :class:`Unauthorized`."""
+        return (await self.caller(authorization)).tenant_id
+
+    async def caller(self, authorization: str | None) -> Caller:
+        """The tenant and token id of a valid ``Bearer`` token, else :class:`Unauthorized`."""
         if not authorization or not authorization.startswith("Bearer "):
             raise Unauthorized("missing bearer token", code="missing_token")
         token = authorization[7:].strip()
@@ -139,7 +167,7 @@ class TenantService:
         known = self._verified.get(token_id)
         if known is not None and now - known[2] < self.cache_s:
             if hmac.compare_digest(known[0], digest):
-                return known[1]
+                return Caller(known[1], token_id)
         revocations = self._revocations
         row = await self.repository.active_token(token_id)
         if row is None or not hmac.compare_digest(bytes(row["secret_sha256"]), digest):
@@ -151,4 +179,4 @@ class TenantService:
             if len(self._verified) >= TOKEN_CACHE_MAX:
                 del self._verified[next(iter(self._verified))]
             self._verified[token_id] = (digest, tenant_id, now)
-        return tenant_id
+        return Caller(tenant_id, token_id)

@@ -60,16 +60,21 @@ class ConsumerDisabled(Event, frozen=True, kw_only=True, tag="consumer.disabled"
 
 
 class PortalSessionStarted(Event, frozen=True, kw_only=True, tag="portal.session_started"):
+    """``creator``: ``token:<tokenId>`` (the tenant token that started it: its public id, never
+    its secret) or ``operator``; None in sessions started before it was recorded."""
+
     session_id: str
     tenant_id: str
     consumer_id: str
     capabilities: list[str]
     expires_at: str
     at: str
+    creator: str | None = None
 
 
 class PortalSessionEnded(Event, frozen=True, kw_only=True, tag="portal.session_ended"):
-    """``reason``: ``ended`` (DELETE by the tenant) or ``consumer_disabled``."""
+    """``reason``: ``ended`` (the tenant ended it, alone or with all of its consumer's),
+    ``consumer_disabled`` or ``token_revoked`` (the token that started it was revoked)."""
 
     session_id: str
     tenant_id: str

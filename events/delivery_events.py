@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 
+from msgspec import UNSET, UnsetType
+
 from .catalogue import Event
 
 #: ``DeliveryReplayRequested.by`` of the receipt-timeout worker (a redelivery, not a replay).
@@ -140,7 +142,12 @@ class AttemptAdmitted(Event, frozen=True, kw_only=True, tag="delivery.attempt_ad
 
 
 class EndpointAccepted(Event, frozen=True, kw_only=True, tag="delivery.endpoint_accepted"):
-    """A 2xx: the endpoint accepted the bytes. Nothing more is inferred."""
+    """A 2xx: the endpoint accepted the bytes. Nothing more is inferred.
+
+    ``body_truncated``: the answer's body was framed by the connection's end and that end came
+    without a TLS close_notify (a bare FIN anyone on the path can forge), so the body may be
+    incomplete; the status line came whole and stands. Written only when true (absent: the
+    body ended where its framing said, or the event predates the field)."""
 
     delivery_id: str
     attempt: int
@@ -149,6 +156,7 @@ class EndpointAccepted(Event, frozen=True, kw_only=True, tag="delivery.endpoint_
     spki_sha256: str | None
     duration_ms: float
     at: str
+    body_truncated: bool | UnsetType = UNSET
 
 
 class AttemptFailed(Event, frozen=True, kw_only=True, tag="delivery.attempt_failed"):
@@ -168,6 +176,8 @@ class AttemptFailed(Event, frozen=True, kw_only=True, tag="delivery.attempt_fail
     retry_after_ignored: str | None = None
     duration_ms: float
     at: str
+    #: as in :class:`EndpointAccepted`: the status stands, the body may be incomplete
+    body_truncated: bool | UnsetType = UNSET
 
 
 class AttemptLost(Event, frozen=True, kw_only=True, tag="delivery.attempt_lost"):

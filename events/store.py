@@ -455,6 +455,19 @@ class EventStore:
             return StoreError("duplicate event id", code="duplicate_event_id", status=409)
         return StoreError("append conflicted")
 
+    @contextlib.asynccontextmanager
+    async def transaction(
+        self, conn: asyncpg.Connection | None = None
+    ) -> AsyncIterator[asyncpg.Connection]:
+        """A transaction on ``conn`` (a savepoint when it is in one already), or on a connection
+        of the pool held until it ends."""
+        if conn is not None:
+            async with conn.transaction():
+                yield conn
+            return
+        async with self.pool.acquire() as own, own.transaction():
+            yield own
+
     # -- notifications ------------------------------------------------------------------
 
     async def relisten(

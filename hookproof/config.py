@@ -61,6 +61,11 @@ def _float(env: Mapping[str, str], key: str, default: float) -> float:
         raise ValidationError(f"{key}: not a number", field=key) from exc
 
 
+def _clamped(env: Mapping[str, str], key: str, default: float, low: float, high: float) -> float:
+    value = _float(env, key, default)
+    return default if value != value else min(high, max(low, value))  # NaN: the default
+
+
 def _int(env: Mapping[str, str], key: str, default: int | None) -> int | None:
     raw = env.get(key)
     if raw is None or raw == "":
@@ -98,6 +103,11 @@ class Settings:
     challenge_ttl_s: float = 300.0
     connect_timeout_s: float = 5.0
     request_timeout_s: float = 10.0
+    #: ``HOOKPROOF_BODY_TIMEOUT``: seconds a request body may take to arrive whole (408 past it)
+    body_timeout_s: float = 30.0
+    #: ``HOOKPROOF_SCHEMA_DEADLINE_MS``: how long one payload's schema validation may take in
+    #: the validation process before the payload is refused (``payload_too_complex``)
+    schema_deadline_s: float = 1.0
     max_response_bytes: int = 64 * 1024
     max_queue_delay_s: float = 3600.0
     max_retry_window_s: float = 86400.0
@@ -147,6 +157,11 @@ class Settings:
     #: ``tenant revoke-token`` (the CLI is the only way to revoke one) stops working within
     #: this bound.
     token_cache_s: float = 1.0
+    #: ``HOOKPROOF_STATS_INTERVAL_S``: the least time between two passes of the projector over
+    #: the attempt statistics (``GET /v1/subscriptions/{id}/attempt-stats`` is at most about
+    #: this far behind the log; 0.05..3600). Shorter: fresher counts, a little more WAL when
+    #: many subscriptions each see a few attempts per pass (bench/README.md "Session 8").
+    stats_interval_s: float = 5.0
     #: The environment the settings came from. Tokens and switches below are read from it
     #: when used, so an operator can set or rotate them without a restart.
     env: Mapping[str, str] = field(default_factory=lambda: os.environ, repr=False, compare=False)
@@ -237,6 +252,8 @@ class Settings:
             challenge_ttl_s=_float(env, "HOOKPROOF_CHALLENGE_TTL", 300.0),
             connect_timeout_s=_float(env, "HOOKPROOF_CONNECT_TIMEOUT", 5.0),
             request_timeout_s=_float(env, "HOOKPROOF_REQUEST_TIMEOUT", 10.0),
+            body_timeout_s=max(0.1, _float(env, "HOOKPROOF_BODY_TIMEOUT", 30.0)),
+            schema_deadline_s=max(1.0, _float(env, "HOOKPROOF_SCHEMA_DEADLINE_MS", 1000.0)) / 1000,
             max_queue_delay_s=_float(env, "HOOKPROOF_MAX_QUEUE_DELAY", 3600.0),
             max_retry_window_s=_float(env, "HOOKPROOF_MAX_RETRY_WINDOW", 86400.0),
             clock_skew_s=_float(env, "HOOKPROOF_CLOCK_SKEW", 300.0),
@@ -271,6 +288,7 @@ class Settings:
             token_cache_s=min(
                 TOKEN_CACHE_MAX_S, max(0.0, _float(env, "HOOKPROOF_TOKEN_CACHE_S", 1.0))
             ),
+            stats_interval_s=_clamped(env, "HOOKPROOF_STATS_INTERVAL_S", 5.0, 0.05, 3600.0),
             env=env,
         )
 

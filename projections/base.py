@@ -27,6 +27,24 @@ class Projection:
     table: ClassVar[str]
     columns: ClassVar[tuple[str, ...]]
     key_column: ClassVar[str]
+    #: The primary key's columns when it has several (``key_column`` then only names them in
+    #: messages, and a row's key is the tuple of their values); None: ``key_column`` alone.
+    key_columns: ClassVar[tuple[str, ...] | None] = None
+
+    def row_key(self, row: Row) -> Hashable:
+        """The key of a row of the table (as ``key`` gives it for an event)."""
+        if self.key_columns is None:
+            key: Hashable = row[self.key_column]
+            return key
+        return tuple(row[c] for c in self.key_columns)
+
+    @property
+    def primary_key(self) -> tuple[str, ...]:
+        return self.key_columns or (self.key_column,)
+
+    def new_state(self) -> dict[Any, Row]:
+        """The empty in-memory table a rebuild folds into."""
+        return {}
 
     def key(self, event: RecordedEvent) -> Hashable | None:
         """The row this event touches, or None when it does not concern the projection."""
@@ -39,13 +57,17 @@ class Projection:
     #: ``<name>.load`` and ``<name>.upsert``, loaded when the subclass is defined.
     statements: ClassVar[NamedQueries]
 
+    #: False: the projection has no ``load``/``upsert`` statements (it brings its own
+    #: ``apply_incremental``, and its rebuild its own ``fold_page``).
+    row_statements: ClassVar[bool] = True
+
     #: The ``load`` statement's name when several projections share it (``by_stream.load``:
     #: rows keyed by ``stream_id``); None: ``<name>.load``.
     load_query: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
-        if "name" in cls.__dict__:
+        if "name" in cls.__dict__ and cls.row_statements:
             load = cls.__dict__.get("load_query") or f"{cls.name}.load"
             cls.statements = PROJECTION_QUERIES.named(load, f"{cls.name}.upsert")
 

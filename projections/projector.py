@@ -22,7 +22,7 @@ import structlog
 
 from hookproof.events import EventStore, Position, RecordedEvent
 from hookproof.events.listening import Listening
-from hookproof.events.sqlfiles import render
+from hookproof.events.sqlfiles import identifier, render
 from hookproof.projections.queries import PROJECTION_QUERIES
 
 from .base import Projection, Row
@@ -34,6 +34,7 @@ __all__ = [
     "RebuildResult",
     "apply_events",
     "consume",
+    "consume_in_database",
     "fold_all",
     "read_checkpoint",
     "rebuild",
@@ -91,7 +92,7 @@ async def apply_events(
         return 0
     target = table or projection.table
     rows = await conn.fetch(projection.sql("load", target), list(by_key))
-    current: dict[Hashable, Row | None] = {r[projection.key_column]: dict(r) for r in rows}
+    current: dict[Hashable, Row | None] = {projection.row_key(r): dict(r) for r in rows}
     out: list[tuple[Any, ...]] = []
     for k, evs in by_key.items():
         row = current.get(k)
@@ -182,6 +183,26 @@ async def consume(
     return total
 
 
+async def consume_in_database(store: EventStore, projection: Projection, *, batch: int) -> int:
+    """:func:`consume` for a projection that folds its pages on the server
+    (``projection.apply_tail(conn, after, limit, table)``: events read and the last one's
+    position): each page in the transaction that moves its checkpoint, under the checkpoint's
+    row lock, and no event row comes to Python. Returns the events read."""
+    apply_tail = projection.apply_tail  # type: ignore[attr-defined]
+    total = 0
+    while True:
+        async with store.pool.acquire() as conn, conn.transaction():
+            pos = await read_checkpoint(conn, projection.name, lock=True)
+            n, last = await apply_tail(conn, pos, batch, projection.table)
+            if n == 0 or last is None:
+                break
+            total += n
+            await _save_checkpoint(conn, projection.name, last)
+        if n < batch:
+            break
+    return total
+
+
 async def run_woken(
     store: EventStore,
     stop: asyncio.Event,
@@ -242,6 +263,9 @@ class Projector:
         """Apply everything currently readable; returns the number of events applied."""
         total = 0
         for projection in self.projections:
+            if getattr(projection, "apply_tail", None) is not None:
+                total += await consume_in_database(self.store, projection, batch=self.batch)
+                continue
 
             async def apply(
                 conn: asyncpg.Connection, page: list[RecordedEvent], p: Projection = projection
@@ -297,7 +321,12 @@ class Projector:
 def fold_all(
     projection: Projection, events: Sequence[RecordedEvent], state: dict[Any, Row]
 ) -> None:
-    """Fold events into an in-memory table (the rebuild path; it owns ``state``'s rows)."""
+    """Fold events into an in-memory table (the rebuild path; it owns ``state``'s rows,
+    made by ``projection.new_state()``). A projection with a ``fold_page`` folds the page."""
+    custom = getattr(projection, "fold_page", None)
+    if custom is not None:
+        custom(events, state)
+        return
     evolve = getattr(projection, "evolve_owned", projection.evolve)
     key = projection.key
     for ev in events:
@@ -338,7 +367,8 @@ async def table_rows(
     conn: asyncpg.Connection, projection: Projection, table: str
 ) -> dict[Any, Row]:
     rows = await conn.fetch(render(SQL["table_rows"], table=table))
-    return {r[projection.key_column]: dict(r) for r in rows}
+    key = projection.row_key
+    return {key(r): dict(r) for r in rows}
 
 
 def _diff(projection: Projection, live: dict[Any, Row], fresh: dict[Any, Row]) -> list[str]:
@@ -433,12 +463,11 @@ async def _rebuild(
         fresh = f"{projection.table}_rebuild"
         async with conn.transaction():
             await conn.execute(render(SQL["rebuild_drop_fresh"], fresh=fresh))
+            # the primary key's columns, each a quoted identifier (render quotes one name)
+            key = ", ".join(identifier(c) for c in projection.primary_key)
             await conn.execute(
-                render(
-                    SQL["rebuild_create_like"],
-                    fresh=fresh,
-                    live=projection.table,
-                    key=projection.key_column,
+                render(SQL["rebuild_create_like"], fresh=fresh, live=projection.table).replace(
+                    "{key}", key
                 )
             )
             if projection.unlogged:
@@ -533,7 +562,7 @@ async def _fold_log(
 ) -> tuple[dict[Any, Row], int, Position]:
     """Fold the log (up to and including ``until``) in memory: (rows, events, last position).
     The next page is fetched while the current one is folded."""
-    state: dict[Any, Row] = {}
+    state = projection.new_state()
     pos = Position()
     count = 0
     if until is not None and until <= pos:

@@ -9,6 +9,9 @@ import msgspec
 
 __all__ = [
     "MAX_BATCH_EVENTS",
+    "AttemptBucket",
+    "AttemptStats",
+    "AttemptStatsBatch",
     "ConsumerCreate",
     "ConsumerDisable",
     "ConsumerPatch",
@@ -17,6 +20,9 @@ __all__ = [
     "EventTypeIn",
     "EventTypeVersionIn",
     "PortalSessionCreate",
+    "PortalSessionItem",
+    "PortalSessionPage",
+    "PortalSessionsEnded",
     "ReceiptKeyIn",
     "RecoverIn",
     "RetryPolicyIn",
@@ -181,7 +187,68 @@ class PortalSessionCreate(_Strict, kw_only=True):
     capabilities: list[str] = msgspec.field(default_factory=lambda: ["read", "manage", "replay"])
 
 
+class PortalSessionItem(_Strict, kw_only=True):
+    """One live session in ``GET /v1/consumers/{id}/portal-sessions``. ``capabilities`` is its
+    scope; ``creator`` is ``token:<tokenId>`` (the tenant token that started it: its public
+    id, as ``hookproof tenant revoke-token`` takes it), ``operator`` (``hookproof tenant
+    portal-session``) or ``unknown`` (started before creators were recorded). Never the token
+    or its digest."""
+
+    id: str
+    consumer_id: str
+    capabilities: list[Literal["read", "manage", "replay"]]
+    creator: str
+    created_at: str
+    expires_at: str
+
+
+class PortalSessionPage(_Strict, kw_only=True):
+    """``GET /v1/consumers/{id}/portal-sessions``: live sessions (not ended, not expired),
+    oldest first; ``limit`` (1..500, default 100) and ``cursor`` as every list."""
+
+    items: list[PortalSessionItem]
+    next_cursor: str | None
+
+
+class PortalSessionsEnded(_Strict, kw_only=True):
+    """``DELETE /v1/consumers/{id}/portal-sessions``: how many live sessions it ended."""
+
+    ended: int
+
+
 class TenantCreate(_Strict, kw_only=True):
     """``POST /v1/tenants`` (operator token)."""
 
     name: str
+
+
+# -- responses --------------------------------------------------------------------------------
+
+
+class AttemptBucket(msgspec.Struct, kw_only=True, rename="camel"):
+    """One hour of a subscription's attempts: ``hour`` (RFC 3339, UTC, on the hour) and
+    ``counts``, attempts by outcome (``ENDPOINT_ACCEPTED``, ``RETRYABLE``,
+    ``UNKNOWN_TRANSPORT``, ``DEAD_LETTER``; an outcome without attempts is absent)."""
+
+    hour: str
+    counts: dict[str, int]
+
+
+class AttemptStats(msgspec.Struct, kw_only=True, rename="camel"):
+    """``GET /v1/subscriptions/{id}/attempt-stats``: the attempts of the last 24 hours (the
+    current one included), one bucket per hour, oldest first, from ``since``. Counted by the
+    projector in batches: at most ``HOOKPROOF_STATS_INTERVAL_S`` (5 s) behind the log."""
+
+    subscription_id: str
+    since: str
+    buckets: list[AttemptBucket]
+
+
+class AttemptStatsBatch(msgspec.Struct, kw_only=True, rename="camel"):
+    """``GET /v1/attempt-stats?subscriptionId=...`` (the parameter repeated, 1..100 ids): one
+    :class:`AttemptStats` per id, in the order asked, in one read (the console's one call per
+    view). Every id must be the caller's subscription (a portal session's: its consumer's),
+    else 404 ``subscription_not_found``."""
+
+    since: str
+    items: list[AttemptStats]

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from aiohttp import web
 
 from . import audit, console, consumers, health, portal, subscriptions
+from .body import BODY_TIMEOUT_KEY
 from .context import CONTEXT_KEY, ApiContext
 from .problems import MAX_BODY, error_middleware
 
@@ -14,13 +15,16 @@ __all__ = ["create_app"]
 
 
 def create_app(ctx: ApiContext, extra_routes: Iterable[web.RouteDef] = ()) -> web.Application:
-    # bodies are inflated by read_body, a bounded piece at a time (engine/api/inflate.py)
+    # bodies are inflated by read_body, a bounded piece at a time (engine/api/inflate.py);
+    # what a route leaves unread is discarded within a bound by the error middleware, not by
+    # aiohttp's lingering read (unbounded in bytes for 10 s): engine/api/body.py
     app = web.Application(
         middlewares=[error_middleware, portal.portal_middleware],
         client_max_size=MAX_BODY,
-        handler_args={"auto_decompress": False},
+        handler_args={"auto_decompress": False, "lingering_time": 0},
     )
     app[CONTEXT_KEY] = ctx
+    app[BODY_TIMEOUT_KEY] = ctx.settings.body_timeout_s
     app.add_routes(health.routes())
     app.add_routes(subscriptions.routes())
     app.add_routes(audit.routes())

@@ -13,11 +13,35 @@ from hookproof.schemas.api import EventIn
 from ..delivery.batch import decode_batch, result_entry
 from ..delivery.ingest import IngestService
 from ..delivery.views import DeliveryReader
+from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import ApiContext, actor, portal_of, tenant_of
 from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .problems import decode_body, json_response
 
-__all__ = ["routes"]
+__all__ = ["STATS_IDS_MAX", "routes", "stats_ids"]
+
+#: subscriptions one ``GET /v1/attempt-stats`` may name (a page of ``GET /v1/subscriptions``)
+STATS_IDS_MAX = 100
+
+
+def stats_ids(values: list[str]) -> list[str]:
+    """The ``subscriptionId`` values of ``GET /v1/attempt-stats``: 1..100 well-formed ids,
+    repeats dropped (first place kept)."""
+    ids = list(dict.fromkeys(values))
+    if not 1 <= len(ids) <= STATS_IDS_MAX:
+        raise ValidationError(
+            f"subscriptionId: 1 to {STATS_IDS_MAX} subscription ids (the parameter repeated)",
+            field="subscriptionId",
+            code="invalid_subscription_ids",
+        )
+    for sid in ids:
+        if not SUBSCRIPTION_ID.match(sid):
+            raise ValidationError(
+                "a subscription id is sub_ and 24 hex digits",
+                field="subscriptionId",
+                code="invalid_id",
+            )
+    return ids
 
 
 def routes(
@@ -115,8 +139,21 @@ def routes(
         await ApiContext.of(request).subscriptions.get(tenant, sid)  # 404 unless the tenant's
         return json_response(await reader.attempt_stats(tenant, sid, datetime.now(UTC)))
 
+    async def attempt_stats_of(request: web.Request) -> web.Response:
+        """``GET /v1/attempt-stats?subscriptionId=..&subscriptionId=..``: the console's one
+        call per view. Every id must be the caller's (a portal session's: its consumer's),
+        else 404 ``subscription_not_found``, as the single route answers."""
+        tenant = await tenant_of(request)
+        ids = stats_ids(request.query.getall("subscriptionId", []))
+        portal = portal_of(request)
+        await ApiContext.of(request).subscriptions.require_visible(
+            tenant, ids, portal.consumer_id if portal is not None else None
+        )
+        return json_response(await reader.attempt_stats_of(tenant, ids, datetime.now(UTC)))
+
     return [
         web.get("/v1/subscriptions/{id}/attempt-stats", attempt_stats, allow_head=False),
+        web.get("/v1/attempt-stats", attempt_stats_of, allow_head=False),
         web.post("/v1/events", post_event),
         web.post("/v1/events/batch", post_batch),
         web.get("/v1/events/{eventId}", get_event, allow_head=False),

@@ -4,8 +4,9 @@ The server does not inflate bodies itself (``auto_decompress`` is off for the ap
 its inflater runs as fast as data is buffered, and the lingering read of a refused body
 would inflate all of a compressed bomb in one go without yielding to the event loop. Here
 each step inflates at most one piece of ``piece`` bytes and then yields, and the reader stops
-as soon as its limit (counted in inflated bytes) is passed; the rest of the body stays
-compressed (the server's lingering read only discards raw bytes).
+as soon as its budget (``body_budget.BodyBudget``: raw bytes, inflated bytes and their
+ratio) is passed; the rest of the body is never inflated (what the server reads after a
+refusal is discarded raw, within a bound: ``body.settle_unread``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from typing import Any
 from aiohttp import web
 
 from hookproof.errors import HookproofError, ValidationError
+
+from .body_budget import BodyBudget
 
 __all__ = ["UnsupportedEncoding", "encoding_of", "pieces"]
 
@@ -49,17 +52,23 @@ def encoding_of(request: web.Request) -> str | None:
     raise UnsupportedEncoding("Content-Encoding must be gzip, deflate or identity")
 
 
-async def pieces(request: web.Request, piece: int) -> AsyncIterator[bytes]:
+async def pieces(request: web.Request, piece: int, budget: BodyBudget) -> AsyncIterator[bytes]:
     """The body as it arrives, inflated when it is encoded; each piece at most ``piece``
-    bytes of work. The caller stops iterating once it has seen enough."""
+    bytes of work. Every raw byte read and every byte inflated is taken from ``budget``
+    (which raises when the body is out of bounds). The caller stops iterating once it has
+    seen enough."""
     encoding = encoding_of(request)
+    budget.encoded = encoding is not None
     if encoding is None:
         while chunk := await request.content.read(piece):
+            budget.take_raw(len(chunk))
+            budget.take_inflated(len(chunk))
             yield chunk
         return
     inflater: Any = None
     members = 0
     while data := await request.content.read(piece):
+        budget.take_raw(len(data))
         while True:
             if inflater is None:
                 if not data:
@@ -82,11 +91,13 @@ async def pieces(request: web.Request, piece: int) -> AsyncIterator[bytes]:
                 else:
                     inflater, data = None, rest
             if out:
+                budget.take_inflated(len(out))
                 yield out
                 await asyncio.sleep(0)  # one piece of inflation per turn of the loop
             drained = inflater is None or inflater.eof or len(out) < piece
             if not data and drained:
                 break
+        budget.settle()  # this read is inflated whole: its raw bytes must have made some
     if inflater is not None and not inflater.eof:
         raise _bad(f"the {encoding} body ends before its end")
 

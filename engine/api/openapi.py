@@ -29,6 +29,13 @@ _REQUEST_TYPES: list[Any] = [
     api_schemas.PortalSessionCreate,
     api_schemas.TenantCreate,
 ]
+#: response bodies described by a msgspec type (the others: ``{"type": "object"}``)
+_RESPONSE_TYPES: list[Any] = [
+    api_schemas.AttemptStats,
+    api_schemas.AttemptStatsBatch,
+    api_schemas.PortalSessionPage,
+    api_schemas.PortalSessionsEnded,
+]
 
 _PROBLEM = {
     "type": "object",
@@ -90,7 +97,23 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "status": 202,
     },
     ("get", "/v1/subscriptions/{id}/attempt-stats"): {
-        "summary": "Attempts of the last 24 hours by hour and outcome (the console's chart)"
+        "summary": "Attempts of the last 24 hours by hour and outcome (the console's chart; "
+        "kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)",
+        "response": "AttemptStats",
+    },
+    ("get", "/v1/attempt-stats"): {
+        "summary": "attempt-stats of up to 100 of the caller's subscriptions in one call "
+        "(subscriptionId repeated; any id not the caller's: 404 subscription_not_found)",
+        "query": {
+            "subscriptionId": {
+                "type": "array",
+                "items": {"type": "string", "pattern": "^sub_[0-9a-f]{24}$"},
+                "minItems": 1,
+                "maxItems": 100,
+            }
+        },
+        "requiredQuery": ["subscriptionId"],
+        "response": "AttemptStatsBatch",
     },
     ("post", "/v1/events"): {
         "summary": "Ingest a business event",
@@ -113,7 +136,11 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("get", "/v1/event-types/openapi.json"): {
         "summary": "The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)"
     },
-    ("get", "/v1/deliveries/{id}"): {"summary": "A delivery: state, evidence, attempts"},
+    ("get", "/v1/deliveries/{id}"): {
+        "summary": "A delivery: state, evidence, attempts (each with its outcome, status, code "
+        "and bodyTruncated: the answer's body ended with the connection, without TLS "
+        "close_notify)"
+    },
     ("post", "/v1/deliveries/{id}/replay"): {
         "summary": "Replay a delivery (new attempt, same identity)",
         "status": 202,
@@ -167,6 +194,16 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "body": "PortalSessionCreate",
         "optionalBody": True,
         "status": 201,
+    },
+    ("get", "/v1/consumers/{id}/portal-sessions"): {
+        "summary": "A consumer's live portal sessions, oldest first (paged; id, capabilities, "
+        "creator, createdAt, expiresAt; never a token)",
+        "paged": True,
+        "response": "PortalSessionPage",
+    },
+    ("delete", "/v1/consumers/{id}/portal-sessions"): {
+        "summary": "End every live portal session of a consumer (how many ended)",
+        "response": "PortalSessionsEnded",
     },
     ("delete", "/v1/portal-sessions/{id}"): {"summary": "End a portal session", "status": 204},
     ("post", "/v1/tenants"): {
@@ -256,7 +293,7 @@ def _registered(app: web.Application) -> set[tuple[str, str]]:
 def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
     """Only operations the running app actually routes are described."""
     _, components = msgspec.json.schema_components(
-        _REQUEST_TYPES, ref_template="#/components/schemas/{name}"
+        _REQUEST_TYPES + _RESPONSE_TYPES, ref_template="#/components/schemas/{name}"
     )
     components["Problem"] = _PROBLEM
     live = _registered(app) if app is not None else set(OPERATIONS)
@@ -274,8 +311,9 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
             for name in ("id", "eventId", "topic")
             if "{" + name + "}" in path
         ]
+        required = set(op.get("requiredQuery", ()))
         params += [
-            {"name": name, "in": "query", "required": False, "schema": schema}
+            {"name": name, "in": "query", "required": name in required, "schema": schema}
             for name, schema in op.get("query", {}).items()
         ]
         if op.get("paged"):
@@ -294,10 +332,15 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
             },
         }
         mime = op.get("mime") or ("text/plain" if op.get("text") else None)
+        ok_schema = (
+            {"$ref": f"#/components/schemas/{op['response']}"}
+            if "response" in op
+            else {"type": "object"}
+        )
         ok_content = (
             {mime: {"schema": {"type": "string"}}}
             if mime
-            else {"application/json": {"schema": {"type": "object"}}}
+            else {"application/json": {"schema": ok_schema}}
         )
         entry: dict[str, Any] = {
             "summary": op["summary"],
@@ -317,6 +360,9 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
         }
         if not op.get("public"):
             entry["security"] = [{"bearer": []}]
+        if "body" in op or op.get("rawBody"):  # a body read too slowly, or in another coding
+            entry["responses"]["408"] = problem
+            entry["responses"]["415"] = problem
         if "body" in op:
             entry["requestBody"] = {
                 "required": not op.get("optionalBody"),

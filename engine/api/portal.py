@@ -1,9 +1,11 @@
 """Portal tokens on the API: the middleware that scopes them, and the session routes
-(``POST /v1/consumers/{id}/portal-sessions``, ``DELETE /v1/portal-sessions/{id}``)."""
+(``POST``, ``GET`` and ``DELETE /v1/consumers/{id}/portal-sessions``: start one, list the live
+ones, end them all; ``DELETE /v1/portal-sessions/{id}``: end one)."""
 
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from aiohttp import web
 
@@ -18,9 +20,11 @@ from ..portal.auth import (
     PortalAuth,
     PortalScope,
 )
-from ..portal.service import check_session_id
+from ..portal.service import SESSION_ID, check_session_id
+from ..portal.sessions import token_creator
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import PORTAL_KEY, ApiContext, actor, bearer_of, tenant_of
+from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .problems import Handler, decode_body, json_response
 
 __all__ = ["portal_middleware", "routes"]
@@ -80,7 +84,9 @@ async def _check_owned(ctx: ApiContext, auth: PortalAuth, kind: str, value: str)
 
 async def start_session(request: web.Request) -> web.Response:
     ctx = ApiContext.of(request)
-    tenant = await tenant_of(request)
+    # a tenant token only (the middleware refuses portal tokens here); the session is its
+    caller = await ctx.tenants.caller(bearer_of(request))
+    tenant = caller.tenant_id
     consumer_id = check_consumer_id(request.match_info["id"])
     await ctx.consumers.get(tenant, consumer_id)  # format, then 404 unless it is this tenant's
     body = (
@@ -88,7 +94,13 @@ async def start_session(request: web.Request) -> web.Response:
         if request.can_read_body
         else PortalSessionCreate()
     )
-    out = await ctx.portal.start(tenant, consumer_id, body, actor=actor(request, tenant))
+    out = await ctx.portal.start(
+        tenant,
+        consumer_id,
+        body,
+        actor=actor(request, tenant),
+        creator=token_creator(caller.token_id),
+    )
     return json_response(
         out, status=201, headers={"Location": f"/v1/portal-sessions/{out['sessionId']}"}
     )
@@ -102,8 +114,49 @@ async def end_session(request: web.Request) -> web.Response:
     return web.Response(status=204)
 
 
+def _after(cursor: str | None) -> tuple[datetime, str] | None:
+    if cursor is None:
+        return None
+    created, last = decode_cursor(cursor, 2)
+    at = cursor_time(created)  # invalid_cursor for any time we could not have made
+    if not isinstance(last, str) or not SESSION_ID.match(last):
+        raise ValidationError(
+            "cursor is not a nextCursor we gave", field="cursor", code="invalid_cursor"
+        )
+    return at, last
+
+
+async def list_sessions(request: web.Request) -> web.Response:
+    """The consumer's live sessions, oldest first (paged): never a token or its digest."""
+    ctx = ApiContext.of(request)
+    tenant = await tenant_of(request)
+    consumer_id = check_consumer_id(request.match_info["id"])
+    limit, cursor = page_params(request)
+    after = _after(cursor)
+    await ctx.consumers.get(tenant, consumer_id)  # 404 unless it is this tenant's
+    items, nxt = await ctx.portal.page(tenant, consumer_id, limit, after)
+    return json_response(
+        {
+            "items": items,
+            "nextCursor": encode_cursor(nxt[0].isoformat(), nxt[1]) if nxt else None,
+        }
+    )
+
+
+async def end_sessions(request: web.Request) -> web.Response:
+    """End every live session of the consumer: ``{"ended": <how many>}``."""
+    ctx = ApiContext.of(request)
+    tenant = await tenant_of(request)
+    consumer_id = check_consumer_id(request.match_info["id"])
+    await ctx.consumers.get(tenant, consumer_id)  # 404 unless it is this tenant's
+    ended = await ctx.portal.end_all(tenant, consumer_id, actor=actor(request, tenant))
+    return json_response({"ended": ended})
+
+
 def routes() -> list[web.RouteDef]:
     return [
         web.post("/v1/consumers/{id}/portal-sessions", start_session),
+        web.get("/v1/consumers/{id}/portal-sessions", list_sessions, allow_head=False),
+        web.delete("/v1/consumers/{id}/portal-sessions", end_sessions),
         web.delete("/v1/portal-sessions/{id}", end_session),
     ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable
-from contextlib import aclosing
 from typing import Any
 
 import asyncpg
@@ -16,7 +15,7 @@ from aiohttp import web
 from hookproof.errors import HookproofError, ValidationError
 
 from ..db_errors import database_unavailable
-from .inflate import pieces
+from .body import MAX_BODY, BodyTooLarge, read_body, settle_unread
 from .jsonscan import JsonScan, TooDeep
 
 __all__ = [
@@ -33,13 +32,11 @@ __all__ = [
 ]
 
 log = structlog.get_logger("hookproof.api")
-MAX_BODY = 256 * 1024
 #: deepest JSON nesting any body may have (objects and arrays); deeper is a 400
 MAX_DEPTH = 64
 #: what every path parameter must look like before it reaches a query
 _PATH_PARAM = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
 _ENC = msgspec.json.Encoder()
-_READ_CHUNK = 64 * 1024  # at most this much of a body reaches a scan at a time (one callback)
 
 
 def json_response(
@@ -85,38 +82,6 @@ def _field_from_msgspec(message: str) -> str | None:
     return None
 
 
-class BodyTooLarge(ValidationError):
-    code = "body_too_large"
-    status = 413
-    title = "Body too large"
-
-
-async def read_body(
-    request: web.Request, limit: int = MAX_BODY, scan: JsonScan | None = None
-) -> bytes:
-    """The whole body, however it was split across TCP segments, up to ``limit`` bytes.
-
-    ``limit`` counts the bytes the handler gets: after any Content-Encoding is undone, which
-    happens here a bounded piece at a time (``inflate.pieces``), so a compressed body is
-    refused by its decompressed size without being decompressed whole. Each piece goes
-    through ``scan`` (when given) as it arrives: a body the scan refuses is refused before
-    the rest of it is read.
-    """
-    if request.content_length is not None and request.content_length > limit:
-        raise BodyTooLarge(f"body larger than {limit} bytes")
-    chunks: list[bytes] = []
-    size = 0
-    async with aclosing(pieces(request, _READ_CHUNK)) as body:
-        async for chunk in body:
-            size += len(chunk)
-            if size > limit:
-                raise BodyTooLarge(f"body larger than {limit} bytes")
-            if scan is not None:
-                scan.feed(chunk)
-            chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def check_depth(body: bytes, limit: int = MAX_DEPTH) -> None:
     """Refuse JSON nested deeper than ``limit`` before any recursive decoder sees it."""
     if body.count(b"[") + body.count(b"{") <= limit:
@@ -151,6 +116,14 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 @web.middleware
 async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every answer, a handler's or a problem: then a body left unread or refused closes the
+    connection (``body.settle_unread``)."""
+    response = await _answer(request, handler)
+    await settle_unread(request, response)
+    return response
+
+
+async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         _check_path(request)
         return await handler(request)
@@ -168,10 +141,10 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         code = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}.get(
             exc.status, "http_error"
         )
-        err = HookproofError(exc.reason, code=code)
-        err.status = exc.status
-        err.title = exc.reason
-        return problem(err)
+        http_err = HookproofError(exc.reason, code=code)
+        http_err.status = exc.status
+        http_err.title = exc.reason
+        return problem(http_err)
     except asyncpg.DataError as exc:  # the database refused a value: the input's fault
         log.info("api_data_error", path=request.path, error=type(exc).__name__)
         return problem(ValidationError("a value cannot be stored as given", code="invalid_data"))

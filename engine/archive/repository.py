@@ -19,6 +19,8 @@ import asyncpg
 from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.engine.repository import PoolRepository
 from hookproof.events import Position
+from hookproof.projections import read_checkpoint
+from hookproof.projections.attempt_stats import AttemptStats
 
 __all__ = ["AnchorLockBusy", "AnchorRequest", "ArchiveRepository", "IncompleteSegment"]
 
@@ -41,6 +43,8 @@ SQL = ENGINE_QUERIES.named(
     "events_of_streams",
     "metrics_queue",
 )
+
+_STATS = AttemptStats()
 
 #: "hpar": one archival run at a time, across daemons (a session advisory lock)
 RUN_LOCK = 0x68706172
@@ -169,8 +173,15 @@ class ArchiveRepository(PoolRepository):
         )
 
     async def remove(self, segment_id: str, streams: list[str], deliveries: list[str]) -> int:
-        """One removal transaction (through ``hookproof_archive_remove``): events removed."""
-        row: Any = await self.pool.fetchrow(SQL["archive_remove"], segment_id, streams, deliveries)
+        """One removal transaction (through ``hookproof_archive_remove``): events removed.
+        The attempt statistics first give back what they folded of these streams, under their
+        checkpoint's lock (a projector pass folding them meanwhile waits, or went first), so
+        they stay the fold of the hot log."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            if deliveries:
+                await read_checkpoint(conn, _STATS.name, lock=True)
+                await _STATS.unfold(conn, streams)
+            row: Any = await conn.fetchrow(SQL["archive_remove"], segment_id, streams, deliveries)
         return int(row["events"])
 
     async def delivery_lag(self) -> float | None:

@@ -165,6 +165,10 @@ def timeline_entry(
 # -- deliveries --------------------------------------------------------------------------------
 
 
+#: An answer framed by the connection's end that ended without a TLS close_notify.
+_TRUNCATED = " (body truncated: the connection ended without TLS close_notify)"
+
+
 def _delivery_outcome(ev: Event) -> tuple[int | None, str | None, str]:
     """(generation, key id, outcome) of one delivery event."""
     if isinstance(ev, DeliveryPlanned):
@@ -175,10 +179,12 @@ def _delivery_outcome(ev: Event) -> tuple[int | None, str | None, str]:
         extra += " drain" if ev.drain else ""
         return ev.generation, ev.key_id, f"attempt {ev.attempt} admitted by {ev.dispatcher}{extra}"
     if isinstance(ev, EndpointAccepted):
-        return None, None, f"attempt {ev.attempt}: ENDPOINT_ACCEPTED {ev.status}"
+        cut = _TRUNCATED if ev.body_truncated is True else ""
+        return None, None, f"attempt {ev.attempt}: ENDPOINT_ACCEPTED {ev.status}{cut}"
     if isinstance(ev, AttemptFailed):
         status = f" {ev.status}" if ev.status is not None else ""
-        return None, None, f"attempt {ev.attempt}: {ev.outcome} {ev.code}{status}"
+        cut = _TRUNCATED if ev.body_truncated is True else ""
+        return None, None, f"attempt {ev.attempt}: {ev.outcome} {ev.code}{status}{cut}"
     if isinstance(ev, AttemptLost):
         return None, None, f"attempt {ev.attempt}: UNKNOWN_TRANSPORT dispatcher_lost"
     if isinstance(ev, DeadLettered):

@@ -34,9 +34,10 @@ from typing import Any
 import structlog
 
 from hookproof.errors import ConcurrencyConflict, HookproofError
-from hookproof.events import Metadata, StreamAppend
+from hookproof.events import Metadata
+from hookproof.events.command import execute
 from hookproof.events.subscription_events import DriftDetected
-from hookproof.projections.subscriptions import SubscriptionState
+from hookproof.projections.subscriptions import SubscriptionState, fold
 
 from ..clock import system_clock
 from ..egress import EgressResult, EgressTransport, FailureCode, address_set
@@ -95,6 +96,15 @@ class DriftAssessment:
     @property
     def reason(self) -> str | None:
         return self.suspend or self.record
+
+
+@dataclass(frozen=True, slots=True)
+class _Observation:
+    """Drift seen on a connection of ``state``'s generation, to be recorded for ``reason``."""
+
+    state: SubscriptionState
+    result: EgressResult
+    reason: str
 
 
 def assess(
@@ -240,26 +250,24 @@ class DriftGuard:
         if self._recorded.get(key) == seen:
             return
         log.info("drift_recorded", **_log_fields(state, result, reason))
-        stream = stream_of(state.subscription_id)
-        for _ in range(5):
-            events = await self.store.read_stream(stream)
-            from hookproof.projections.subscriptions import fold
-
-            current = fold(events)
-            if current is None or current.generation != state.generation:
-                return
-            try:
-                await self.store.append(
-                    [
-                        StreamAppend(
-                            stream,
-                            [self._event(state, result, reason)],
-                            len(events),
-                            Metadata(actor=self.actor),
-                        )
-                    ]
-                )
-            except ConcurrencyConflict:
-                continue
-            self._recorded[key] = seen
+        try:
+            done = await execute(
+                self.store,
+                stream_of(state.subscription_id),
+                fold,
+                self._decide_record,
+                _Observation(state, result, reason),
+                metadata=Metadata(actor=self.actor),
+            )
+        except ConcurrencyConflict:  # the subscription kept changing: another time
             return
+        if done.changed:
+            self._recorded[key] = seen
+
+    def _decide_record(
+        self, current: SubscriptionState | None, seen: _Observation
+    ) -> list[DriftDetected]:
+        """One ``DriftDetected`` while the subscription is still at the observed generation."""
+        if current is None or current.generation != seen.state.generation:
+            return []
+        return [self._event(seen.state, seen.result, seen.reason)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import secrets
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,28 +19,35 @@ import structlog
 from hookproof.config import Settings
 from hookproof.errors import ConcurrencyConflict, ConflictError
 from hookproof.events import Event, EventStore, Metadata, StreamAppend
+from hookproof.events.command import execute
 from hookproof.events.subscription_events import (
     ChallengeFailed,
     ChallengeIssued,
-    ChallengePassed,
     SubscriptionStateChanged,
 )
-from hookproof.projections.subscriptions import SubscriptionState
+from hookproof.projections.subscriptions import SubscriptionState, fold
 from hookproof_subscriber import SigningKey
 
 from .. import tracing
-from ..egress import EgressResult, EgressTransport, Outcome
+from ..egress import EgressResult, EgressTransport
 from ..signing import Signer, sign_headers
 from ..subscriptions import SubscriptionService, stream_of
-from ..subscriptions.machine import next_state
+from .decide import Complete, decide, needs_secret, state_reason, transport_reason, verdict
 from .disclosure import tenant_reason
-from .protocol import Challenge, build_challenge, check_response
+from .protocol import Challenge, build_challenge
 
 __all__ = ["ChallengeOutcome", "Challenger"]
 
 log = structlog.get_logger("hookproof.challenge")
 
 KeyFor = Callable[[SubscriptionState], Any]
+#: a completion's time before ``_prepare`` gives it the time of each attempt
+_EACH_ATTEMPT = datetime.min.replace(tzinfo=UTC)
+
+
+def _decide(state: SubscriptionState | None, command: Complete) -> list[Event]:
+    assert state is not None  # a challenge was issued on the stream
+    return decide(state, command)
 
 
 class ChallengeOutcome(dict[str, Any]):
@@ -182,7 +190,7 @@ class Challenger:
         self, challenge: Challenge, result: EgressResult, *, actor: str
     ) -> ChallengeOutcome:
         """Verify the response against the challenge and the current log; record the outcome."""
-        reason, location = self._transport_reason(result)
+        reason, location = transport_reason(result)
         if reason is not None and tenant_reason(reason) != reason:
             # the specifics (addresses, NXDOMAIN or not) are for the operator only
             log.warning(
@@ -193,122 +201,50 @@ class Challenger:
                 detail=result.detail[:200] if result.detail else None,
             )
             reason = tenant_reason(reason)
-        stream = stream_of(challenge.subscription_id)
-        for _ in range(5):
-            events = await self.store.read_stream(stream)
-            from hookproof.projections.subscriptions import fold
-
-            state = fold(events)
-            assert state is not None
-            now = self.clock()
-            if reason is None:
-                reason = await self._check(challenge, state, result, now)
-            if reason is None:
-                target = next_state(state.state, "activate")
-                if target is None:
-                    reason = "state_not_challengeable"
-            new: list[Event]
-            if reason is None:
-                assert target is not None
-                new = [
-                    ChallengePassed(
-                        subscription_id=state.subscription_id,
-                        challenge_id=challenge.challenge_id,
-                        generation=challenge.generation,
-                        key_id=challenge.key_id,
-                        peer_address=result.peer_address,
-                        resolved_addresses=sorted(result.resolved),
-                        spki_sha256=result.spki_sha256,
-                        issuer=result.certificate.issuer if result.certificate else None,
-                        at=now.isoformat(),
-                    ),
-                    SubscriptionStateChanged(
-                        subscription_id=state.subscription_id,
-                        command="activate",
-                        from_state=state.state,
-                        to_state=target,
-                        generation=state.generation,
-                        reason=f"challenge {challenge.challenge_id} passed",
-                        at=now.isoformat(),
-                    ),
-                ]
-            else:
-                new = [
-                    ChallengeFailed(
-                        subscription_id=state.subscription_id,
-                        challenge_id=challenge.challenge_id,
-                        generation=challenge.generation,
-                        reason=reason,
-                        location=location,
-                        at=now.isoformat(),
-                    )
-                ]
-            try:
-                await self.store.append(
-                    [StreamAppend(stream, new, len(events), Metadata(actor=actor))]
-                )
-            except ConcurrencyConflict:
-                if reason is None:
-                    continue  # something changed meanwhile: check again against the new log
-                reason = reason  # record the failure on the next round
-                continue
-            log.info(
-                "challenge_completed",
-                subscription_id=challenge.subscription_id,
-                challenge_id=challenge.challenge_id,
-                generation=challenge.generation,
-                key_id=challenge.key_id,
-                passed=reason is None,
-                reason=reason,
+        try:
+            done = await execute(
+                self.store,
+                stream_of(challenge.subscription_id),
+                fold,
+                _decide,
+                Complete(challenge, result, _EACH_ATTEMPT, reason, location),
+                metadata=Metadata(actor=actor),
+                prepare=self._prepare,
             )
-            out = ChallengeOutcome(
-                challengeId=challenge.challenge_id, passed=reason is None, reason=reason
-            )
-            if location:
-                out["location"] = location
-            return out
-        raise ConflictError(
-            "subscription kept changing during the challenge", code="challenge_race"
+        except ConcurrencyConflict:
+            raise ConflictError(
+                "subscription kept changing during the challenge", code="challenge_race"
+            ) from None
+        recorded = done.recorded[0].decode()
+        reason = recorded.reason if isinstance(recorded, ChallengeFailed) else None
+        log.info(
+            "challenge_completed",
+            subscription_id=challenge.subscription_id,
+            challenge_id=challenge.challenge_id,
+            generation=challenge.generation,
+            key_id=challenge.key_id,
+            passed=reason is None,
+            reason=reason,
         )
+        out = ChallengeOutcome(
+            challengeId=challenge.challenge_id, passed=reason is None, reason=reason
+        )
+        if location:
+            out["location"] = location
+        return out
 
-    @staticmethod
-    def _transport_reason(result: EgressResult) -> tuple[str | None, str | None]:
-        if result.outcome is Outcome.REDIRECT:
-            return "redirect", result.location
-        if result.outcome is Outcome.RESPONSE and result.code is None:
-            return None, None
-        return result.code or result.outcome.value, None
-
-    async def _check(
-        self, challenge: Challenge, state: SubscriptionState, result: EgressResult, now: datetime
-    ) -> str | None:
-        if challenge.challenge_id in state.consumed_challenges:
-            return "challenge_consumed"
-        pending = state.pending
-        if pending is None or pending.challenge_id != challenge.challenge_id:
-            return "challenge_not_pending"
-        if challenge.generation != state.generation:
-            return "stale_generation"
-        if challenge.endpoint_digest != state.config.endpoint_digest:
-            return "endpoint_changed"
-        if result.peer_address is None or result.peer_address not in result.resolved:
-            return "address_not_pinned"
+    async def _prepare(self, state: SubscriptionState | None, command: Complete) -> Complete:
+        """The attempt's time and, unless a failure was found already (it stands), the verdict
+        on the log as read, with the shared secret looked up when the answer needs it."""
+        assert state is not None
+        now = self.clock()
+        if command.reason is not None:
+            return replace(command, at=now)
         secret = None
-        if state.config.signature_algorithm == "hmac-sha256":
-            secret = await self._secret(challenge, state)
-            if secret is None:
-                return "secret_unavailable"
-        receipt = state.config.receipt_key.public_key_jwk if state.config.receipt_key else None
-        return check_response(
-            challenge,
-            status=result.status,
-            content_type=result.header("Content-Type"),
-            body=result.body,
-            now=now,
-            hmac_secret=secret,
-            receipt_public_jwk=receipt,
-            consumed=state.consumed_challenges,
-        )
+        if state_reason(command.challenge, state, command.result) is None and needs_secret(state):
+            secret = await self._secret(command.challenge, state)
+        reason = verdict(command.challenge, state, command.result, now, secret)
+        return replace(command, at=now, reason=reason, secret=secret)
 
     async def _secret(self, challenge: Challenge, state: SubscriptionState) -> bytes | None:
         """The shared secret the MAC must be under: the one that signed the challenge.

@@ -10,9 +10,10 @@ from typing import Any
 import asyncpg
 import msgspec
 
-from hookproof.errors import ConcurrencyConflict, ValidationError
-from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
+from hookproof.errors import ValidationError
+from hookproof.events import Event, EventStore, Metadata
 from hookproof.events.canonical import canonical_json
+from hookproof.events.command import execute
 from hookproof.events.consumer_events import consumer_stream_id
 from hookproof.projections.consumers import ConsumerState, fold_consumer
 from hookproof.schemas.api import ConsumerCreate, ConsumerPatch
@@ -160,35 +161,23 @@ class ConsumerService:
         actor: str,
         conn: asyncpg.Connection | None = None,
     ) -> ConsumerState:
-        """Fold, decide, append with the stream version as expected; re-decide on a race."""
-        stream = consumer_stream_id(tenant_id, consumer_id)
-        for attempt in range(5):
-            events = await self.store.read_stream(stream, conn=conn)
-            state = fold_consumer(events)
-            new_events = decide(state, command, self.clock())
-            if not new_events:
-                assert state is not None
-                return state
-            try:
-                recorded = await self.store.append(
-                    [
-                        StreamAppend(
-                            stream,
-                            new_events,
-                            len(events) if events else NO_STREAM,
-                            Metadata(actor=actor),
-                        )
-                    ],
-                    conn=conn,
-                )
-            except ConcurrencyConflict:  # raced: decide again (a lost create is consumer_exists)
-                if attempt == 4:
-                    raise
-                continue
-            result = fold_consumer(events + recorded)
-            assert result is not None
-            return result
-        raise AssertionError("unreachable")
+        """Fold, decide, append with the stream version as expected; re-decide on a race (a
+        lost create is ``consumer_exists``)."""
+        done = await execute(
+            self.store,
+            consumer_stream_id(tenant_id, consumer_id),
+            fold_consumer,
+            self._decide,
+            command,
+            metadata=Metadata(actor=actor),
+            conn=conn,
+        )
+        result = fold_consumer(done.history)
+        assert result is not None
+        return result
+
+    def _decide(self, state: ConsumerState | None, command: Command) -> list[Event]:
+        return decide(state, command, self.clock())
 
 
 def state_view(s: ConsumerState) -> dict[str, Any]:

@@ -58,7 +58,9 @@ class Evidence(msgspec.Struct, frozen=True):
     never sent, or its fate is unknown); ``code`` is the failure's stable reason (None only for
     a complete non-3xx response); ``status`` the destination's answer code where it has one.
     The rest is recorded with the attempt: the redirect's ``location``, whether the whole
-    request was handed over (``request_written``), the peer that answered and its key digest.
+    request was handed over (``request_written``), the peer that answered and its key digest,
+    and whether the answer's body was cut (``body_truncated``: framed by the connection's end
+    with no TLS close_notify).
     """
 
     outcome: Outcome
@@ -69,6 +71,7 @@ class Evidence(msgspec.Struct, frozen=True):
     request_written: bool = False
     peer_address: str | None = None
     spki_sha256: str | None = None
+    body_truncated: bool = False
 
     @property
     def ok(self) -> bool:

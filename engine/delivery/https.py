@@ -37,6 +37,7 @@ def evidence_of(result: EgressResult) -> Evidence:
         request_written=result.request_written,
         peer_address=result.peer_address,
         spki_sha256=result.spki_sha256,
+        body_truncated=result.body_truncated,
     )
 
 

@@ -13,7 +13,7 @@ import asyncpg
 import msgspec
 import structlog
 
-from hookproof.errors import ConflictError, HookproofError, ValidationError
+from hookproof.errors import ConcurrencyConflict, ConflictError, HookproofError, ValidationError
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
 from hookproof.events.canonical import canonical_json
 from hookproof.events.consumer_events import consumer_stream_id
@@ -29,7 +29,7 @@ from hookproof_subscriber import content_digest
 from .. import tracing
 from ..consumers.repository import ConsumerRepository
 from ..consumers.service import ConsumerDisabledError, UnknownConsumer, check_consumer_id
-from ..event_types.gate import Judged, SchemaGate
+from ..event_types.gate import Deferred, Judged, SchemaGate, Verdict
 from ..notifications.decide import is_notification_topic, names_notifications
 from ..subscriptions.matching import filter_matches, topic_matches
 from ..subscriptions.validation import parse_time, printable
@@ -113,6 +113,10 @@ class _Item:
 
 
 Answer = IngestResult | Exception
+#: a group's answer for an event whose validation is deferred (``gate.Deferred``)
+Pending = Answer | Deferred
+#: how often a deferred event is judged again when its type changes under it
+_REJUDGE = 3
 
 
 def _ordering(c: _Candidate, e: EventIn) -> dict[str, Any]:
@@ -152,7 +156,7 @@ class IngestService:
         self.gate = gate
         self.repo = IngestRepository.of(store)
         self.clock = clock
-        self.groups: GroupCommit[_Item, IngestResult] = GroupCommit(
+        self.groups: GroupCommit[_Item, IngestResult | Deferred] = GroupCommit(
             self._commit_rounds,
             window_s=group_window_s,
             max_group=max_group,
@@ -193,7 +197,14 @@ class IngestService:
                 "hookproof.topic": e.topic,
             },
         ) as span:
-            result = await self.groups.submit(item)
+            pending = await self.groups.submit(item)
+            if isinstance(pending, Deferred):  # validated off the loop, committed on its own
+                [answer] = await self._settle([(item, pending)])
+                if isinstance(answer, Exception):
+                    raise answer
+                result = answer
+            else:
+                result = pending
             span.set("hookproof.planned_deliveries", len(result.deliveries))
             span.set("hookproof.created", result.created)
             return result
@@ -219,17 +230,20 @@ class IngestService:
         ) as span:
             for start in range(0, len(todo), self.groups.max_group):
                 chunk = todo[start : start + self.groups.max_group]
-                results = await self._commit_rounds([item for _, item in chunk])
+                results = await self._commit_rounds([item for _, item in chunk], settle=True)
                 for (i, _), answer in zip(chunk, results, strict=True):
+                    assert not isinstance(answer, Deferred)  # settled round by round
                     answers[i] = answer
             span.set("hookproof.created", sum(isinstance(a, IngestResult) for a in answers))
         return [a if a is not None else RuntimeError("no answer") for a in answers]
 
     # -- committing a group -----------------------------------------------------------------
 
-    async def _commit_rounds(self, items: list[_Item]) -> list[Answer]:
+    async def _commit_rounds(self, items: list[_Item], *, settle: bool = False) -> list[Pending]:
         """Items in rounds where no (tenant, eventId) occurs twice: the n-th occurrence of an
-        id goes in round n, so a repeat is decided after (and against) the first."""
+        id goes in round n, so a repeat is decided after (and against) the first. ``settle``
+        (a batch): a deferred event is validated and committed before the next round; else
+        (the group of concurrent requests) its caller does that itself."""
         seen: dict[tuple[str, str], int] = {}
         rounds: list[list[int]] = []
         for i, item in enumerate(items):
@@ -238,40 +252,79 @@ class IngestService:
             if n == len(rounds):
                 rounds.append([])
             rounds[n].append(i)
-        answers: list[Answer | None] = [None] * len(items)
+        answers: list[Pending | None] = [None] * len(items)
         for r in rounds:
             results = await self._commit_isolated([items[i] for i in r])
             for i, answer in zip(r, results, strict=True):
                 answers[i] = answer
+            deferred = [(i, a) for i, a in zip(r, results, strict=True) if isinstance(a, Deferred)]
+            if settle and deferred:
+                settled = await self._settle([(items[i], d) for i, d in deferred])
+                for (i, _), answer in zip(deferred, settled, strict=True):
+                    answers[i] = answer
         return [a if a is not None else RuntimeError("no answer") for a in answers]
 
-    async def _commit_isolated(self, items: list[_Item]) -> list[Answer]:
+    async def _settle(self, pending: list[tuple[_Item, Deferred]]) -> list[Answer]:
+        """Deferred events: validated off the loop with no transaction open (``gate.settle``),
+        then committed in a transaction of their own, where each verdict counts only while
+        its type's version holds (judged again otherwise, at most ``_REJUDGE`` times)."""
+        assert self.gate is not None
+        done: dict[tuple[str, str], Answer] = {}
+        todo = pending
+        for _ in range(_REJUDGE):
+            verdicts: dict[Any, Verdict] = {}
+            for item, deferred in todo:
+                verdicts[item.key] = await self.gate.settle(deferred)
+            results = await self._commit_isolated([item for item, _ in todo], verdicts)
+            again: list[tuple[_Item, Deferred]] = []
+            for (item, _), answer in zip(todo, results, strict=True):
+                if isinstance(answer, Deferred):
+                    again.append((item, answer))
+                else:
+                    done[item.key] = answer
+            todo = again
+            if not todo:
+                break
+        for item, _ in todo:
+            done[item.key] = ConcurrencyConflict(
+                "the event type changed while this event was judged: send it again"
+            )
+        return [done[item.key] for item, _ in pending]
+
+    async def _commit_isolated(
+        self, items: list[_Item], verdicts: dict[Any, Verdict] | None = None
+    ) -> list[Pending]:
         """The group in one transaction; if that fails as a whole, each event on its own."""
         try:
-            return await self._commit_group(items)
+            return await self._commit_group(items, verdicts)
         except Exception as exc:
             if len(items) == 1:
                 return [exc]
             log.warning("ingest_group_split", events=len(items), error=type(exc).__name__)
-        out: list[Answer] = []
+        out: list[Pending] = []
         for item in items:
             try:
-                out.extend(await self._commit_group([item]))
+                out.extend(await self._commit_group([item], verdicts))
             except Exception as exc:
                 out.append(exc)
         return out
 
-    async def _commit_group(self, items: list[_Item]) -> list[Answer]:
-        """Bodies, plans and every stream of the group in one transaction (keys unique)."""
+    async def _commit_group(
+        self, items: list[_Item], verdicts: dict[Any, Verdict] | None = None
+    ) -> list[Pending]:
+        """Bodies, plans and every stream of the group in one transaction (keys unique). An
+        event whose validation is deferred is answered with its ``Deferred`` (nothing of it
+        written here)."""
         at = self.clock().isoformat()
         ordered = sorted(items, key=lambda it: it.key)  # one lock order for every group
-        answers: dict[tuple[str, str], Answer] = {}
+        answers: dict[tuple[str, str], Pending] = {}
         async with self.repo.transaction() as conn:
             ordered = await self._routable(conn, ordered, answers)
             if self.gate is not None:  # before anything is written: a refused event leaves none
-                judged = await self.gate.judge(conn, [_judged(it) for it in ordered])
-                if judged:
-                    answers.update(judged)
+                judged = await self.gate.judge(conn, [_judged(it) for it in ordered], verdicts)
+                if judged.refused or judged.deferred:
+                    answers.update(judged.refused)
+                    answers.update(judged.deferred)
                     ordered = [it for it in ordered if it.key not in answers]
             if not ordered:
                 return [answers[it.key] for it in items]
@@ -298,7 +351,7 @@ class IngestService:
 
     @staticmethod
     async def _routable(
-        conn: asyncpg.Connection, items: list[_Item], answers: dict[tuple[str, str], Answer]
+        conn: asyncpg.Connection, items: list[_Item], answers: dict[tuple[str, str], Pending]
     ) -> list[_Item]:
         """The items whose consumer (if they name one) exists and is enabled, its row held
         until the group commits (a disable waits: nothing is planned for it afterwards); the
@@ -332,7 +385,7 @@ class IngestService:
         fresh: list[_Item],
         at: str,
         appends: list[StreamAppend],
-        answers: dict[tuple[str, str], Answer],
+        answers: dict[tuple[str, str], Pending],
     ) -> None:
         """Inside the group's transaction: one delivery per eligible subscription per event."""
         patterns = sorted({p for it in fresh for p in _topic_patterns(it.event.topic)})
@@ -418,7 +471,7 @@ class IngestService:
         again: list[_Item],
         at: str,
         appends: list[StreamAppend],
-        answers: dict[tuple[str, str], Answer],
+        answers: dict[tuple[str, str], Pending],
     ) -> None:
         """This tenant's event of that id: the same payload is idempotent, another a conflict.
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from msgspec import UNSET
+
 from hookproof.events import Event
 from hookproof.events.delivery_events import AttemptFailed, EndpointAccepted
 from hookproof.events.subscription_events import RetryPolicy
@@ -63,7 +65,12 @@ def outcome_events(
     now: datetime,
     rand: float,
 ) -> Recorded:
-    """The events that record one attempt's evidence, and what they amount to."""
+    """The events that record one attempt's evidence, and what they amount to.
+
+    A 2xx whose body was cut (framed by the connection's end, no TLS close_notify) is still
+    ENDPOINT_ACCEPTED: the status line came whole over the authenticated connection, and a 2xx
+    is the endpoint's acceptance, nothing more (DESIGN.md section 7); only the body, which
+    decides nothing here, may be incomplete, and the event says so (``body_truncated``)."""
     ms = round(duration_s * 1000, 3)
     at = now.isoformat()
     if result.ok:
@@ -76,6 +83,7 @@ def outcome_events(
             spki_sha256=result.spki_sha256,
             duration_ms=ms,
             at=at,
+            body_truncated=result.body_truncated or UNSET,
         )
         return Recorded([accepted], "endpoint_accepted")
     error = classify(result, now)
@@ -95,6 +103,7 @@ def outcome_events(
             retry_after_ignored=error.retry_after_ignored,
             duration_ms=ms,
             at=at,
+            body_truncated=result.body_truncated or UNSET,
         )
     ]
     if decision.retry:

@@ -35,6 +35,7 @@ SQL = ENGINE_QUERIES.named(
     "metrics_queue",
     "metrics_dead_letters",
     "subscription_attempt_stats",
+    "subscriptions_attempt_stats",
 )
 
 Connection = Any  # asyncpg.Connection in one of this repository's transactions
@@ -103,9 +104,19 @@ class DeliveryRepository(PoolRepository):
     async def attempt_stats(
         self, tenant_id: str, subscription_id: str, since: datetime
     ) -> list[Record]:
-        """``(hour, outcome, attempts)`` of a subscription's attempts recorded since ``since``."""
+        """``(hour, outcome, attempts)`` of a subscription's attempts recorded since ``since``
+        (from the attempt statistics: as far as the projector's last pass)."""
         return await self.pool.fetch(
             SQL["subscription_attempt_stats"], tenant_id, subscription_id, since
+        )
+
+    async def attempt_stats_of(
+        self, tenant_id: str, subscription_ids: Sequence[str], since: datetime
+    ) -> list[Record]:
+        """``attempt_stats`` of several subscriptions: ``(subscription_id, hour, outcome,
+        attempts)``."""
+        return await self.pool.fetch(
+            SQL["subscriptions_attempt_stats"], tenant_id, list(subscription_ids), since
         )
 
     async def recoverable(

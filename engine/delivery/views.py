@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -24,6 +25,7 @@ from hookproof.projections.deliveries import evolve_delivery
 from hookproof.projections.ledger import LedgerState as S
 
 from ..challenge.disclosure import tenant_dead_letter_reason, tenant_reason
+from ..repository import Record
 from .ledger import ledger_next
 from .repository import DeliveryRepository
 from .streams import append_to_deliveries
@@ -133,6 +135,7 @@ class DeliveryReader:
                     spkiSha256=ev.spki_sha256,
                     durationMs=ev.duration_ms,
                     completedAt=ev.at,
+                    bodyTruncated=ev.body_truncated is True,
                 )
             elif isinstance(ev, AttemptFailed) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
@@ -145,6 +148,7 @@ class DeliveryReader:
                     retryAt=ev.retry_at,
                     durationMs=ev.duration_ms,
                     completedAt=ev.at,
+                    bodyTruncated=ev.body_truncated is True,
                 )
             elif isinstance(ev, AttemptLost) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
@@ -296,20 +300,24 @@ class DeliveryReader:
     ) -> dict[str, Any]:
         """Attempts of the last ``hours`` whole hours (and this one), per hour and outcome:
         ``buckets`` oldest first, one per hour, each ``{"hour", "counts": {outcome: n}}``."""
-        end = now.replace(minute=0, second=0, microsecond=0)
-        start = end - timedelta(hours=hours - 1)
+        start = _stats_start(now, hours)
         rows = await self.deliveries.attempt_stats(tenant_id, subscription_id, start)
-        counts: dict[datetime, dict[str, int]] = {
-            start + timedelta(hours=i): {} for i in range(hours)
-        }
+        return _stats_view(subscription_id, _Hours(start, hours), rows)
+
+    async def attempt_stats_of(
+        self, tenant_id: str, subscription_ids: Sequence[str], now: datetime, hours: int = 24
+    ) -> dict[str, Any]:
+        """:meth:`attempt_stats` of several subscriptions in one read: ``{"since", "items"}``,
+        one item per id, in the order given, each exactly what the single route answers."""
+        start = _stats_start(now, hours)
+        rows = await self.deliveries.attempt_stats_of(tenant_id, subscription_ids, start)
+        by_sub: dict[str, list[Record]] = {sid: [] for sid in subscription_ids}
         for r in rows:
-            hour = r["hour"].astimezone(start.tzinfo)
-            if hour in counts:
-                counts[hour][r["outcome"]] = int(r["attempts"])
+            by_sub.setdefault(r["subscription_id"], []).append(r)
+        window = _Hours(start, hours)
         return {
-            "subscriptionId": subscription_id,
-            "since": start.isoformat(),
-            "buckets": [{"hour": h.isoformat(), "counts": c} for h, c in counts.items()],
+            "since": window.text[0],
+            "items": [_stats_view(sid, window, by_sub[sid]) for sid in subscription_ids],
         }
 
     async def dead_letters(self, tenant_id: str, limit: int = 200) -> list[dict[str, Any]]:
@@ -389,3 +397,34 @@ class DeliveryReader:
             ],
         )
         return await self.delivery(tenant_id, delivery_id)
+
+
+def _stats_start(now: datetime, hours: int) -> datetime:
+    """The first of the ``hours`` whole hours that end with the current one."""
+    return now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=hours - 1)
+
+
+class _Hours:
+    """The window's hours, each with its place and its RFC 3339 text (made once per request,
+    shared by every subscription of a batch)."""
+
+    def __init__(self, start: datetime, hours: int) -> None:
+        self.start = start
+        at = [start + timedelta(hours=i) for i in range(hours)]
+        self.place = {h: i for i, h in enumerate(at)}
+        self.text = [h.isoformat() for h in at]
+
+
+def _stats_view(subscription_id: str, hours: _Hours, rows: Sequence[Record]) -> dict[str, Any]:
+    """``{"subscriptionId", "since", "buckets"}``: one bucket per hour of the window, oldest
+    first, each ``{"hour", "counts": {outcome: n}}`` (rows outside the hours are left out)."""
+    counts: list[dict[str, int]] = [{} for _ in hours.text]
+    for r in rows:
+        i = hours.place.get(r["hour"])
+        if i is not None:
+            counts[i][r["outcome"]] = int(r["attempts"])
+    return {
+        "subscriptionId": subscription_id,
+        "since": hours.text[0],
+        "buckets": [{"hour": h, "counts": c} for h, c in zip(hours.text, counts, strict=True)],
+    }

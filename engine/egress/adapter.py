@@ -51,7 +51,7 @@ from .pool import (
     site_is_recurring,
 )
 from .result import PeerCertificate, describe_certificate
-from .wire import HttpConnection, ResponseError
+from .wire import HttpConnection, Response, ResponseError
 
 __all__ = [
     "Attempt",
@@ -206,6 +206,10 @@ class Wire:
     location: str | None = None
     head_at: float | None = None
     chunks: list[bytes] = field(default_factory=list)
+    #: the body ended with the connection without a TLS close_notify (it may be incomplete)
+    truncated: bool = False
+    #: every byte of the answer read (head, body, chunk framing, trailers)
+    received: int = 0
 
 
 class _Target:
@@ -640,6 +644,7 @@ class WireAdapter:
         assert connector is not None
         target = self._target(attempt.endpoint.url)
         conn = await connector.acquire(target, attempt)
+        response: Response | None = None
         try:
             # an invalid field fails here, connected and before a byte is written
             head = request_head(target, headers, len(body), close=not self.limits.enabled)
@@ -671,6 +676,9 @@ class WireAdapter:
                 raise response.error
             wire.chunks = response.chunks
         finally:
+            if response is not None:
+                wire.received = response.received
+                wire.truncated = response.truncated
             conn.end()
             connector.release(conn)
 

@@ -72,6 +72,11 @@ class EgressResult:
     drift: AddressDrift | None = None
     timings: EgressTimings = field(default_factory=EgressTimings)
     detail: str = ""
+    #: the body was framed by the connection's end and that end came without a TLS
+    #: close_notify: the status stands, the body may be incomplete
+    body_truncated: bool = False
+    #: every byte of the answer read: head, body, chunk framing and trailers (bounded)
+    response_bytes: int = 0
 
     @property
     def ok(self) -> bool:
@@ -125,6 +130,8 @@ class EgressResult:
                 "denied": dict(sorted(self.drift.denied.items())),
             },
             "bodyBytes": len(self.body),
+            "bodyTruncated": self.body_truncated,
+            "responseBytes": self.response_bytes,
             "timings": {
                 "resolved": self.timings.resolved,
                 "connected": self.timings.connected,

@@ -388,6 +388,8 @@ class EgressTransport:
                 total=attempt.now(),
             ),
             detail=wire.detail,
+            body_truncated=wire.truncated,
+            response_bytes=wire.received,
         )
         # a complete response is the common case and the attempt's own events record it
         (log.debug if wire.code is None else log.info)(

@@ -7,13 +7,17 @@ the stream's head decides: a definition equal to the current one is no change (n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hookproof.errors import PreconditionFailed
 from hookproof.events.event_type_events import EventTypeDefined, EventTypeVersion
 
-__all__ = ["Define", "Head", "decide"]
+if TYPE_CHECKING:
+    from hookproof.events import RecordedEvent
+
+__all__ = ["Define", "Head", "decide", "head_of"]
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,17 @@ class Head:
 
     version: int
     digest: str
+
+
+def head_of(events: Sequence[RecordedEvent]) -> Head | None:
+    """The fold of an ``event-type-...`` stream: its last definition's version and digest
+    (None: never defined). Only that last event is decoded."""
+    if not events:
+        return None
+    last = events[-1]
+    defined = last.decode()
+    assert isinstance(defined, EventTypeDefined)
+    return Head(last.stream_version, defined.digest)
 
 
 @dataclass(frozen=True)

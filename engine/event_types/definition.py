@@ -1,7 +1,9 @@
 """A definition as ``PUT /v1/event-types/{topic}`` gives it: checked, compiled, digested.
 
 Nothing here writes: a definition that fails any check is refused whole (``schema_invalid``,
-``example_invalid`` or ``invalid_request``) before anything reaches the log.
+``pattern_too_complex``, ``example_invalid`` or ``invalid_request``) before anything reaches
+the log. Validating the examples is the one step left to the caller (``examples``): it may
+be dear, so the service runs it through the off-loop validator (``offload``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from hookproof.schemas.api import EventTypeIn
 
 from ..notifications.decide import is_notification_topic
 from .errors import ExampleInvalid
-from .limits import MAX_VERSIONS, MAX_WORK, Compiled, compile_schema, errors_of
+from .limits import MAX_VERSIONS, MAX_WORK, Compiled, compile_schema
 
 __all__ = [
     "MAX_DESCRIPTION",
@@ -29,6 +31,7 @@ __all__ = [
     "check",
     "check_topic",
     "digest_of",
+    "example_invalid",
 ]
 
 #: a typed topic: what a path parameter may be (no ``*``: a type names one topic)
@@ -46,6 +49,14 @@ class CheckedDefinition:
     deprecated: bool
     digest: str
     validators: dict[int, Compiled]
+
+    def examples(self) -> list[tuple[str, Compiled, Any, bytes]]:
+        """Each version's (major, compiled schema, example, canonical example) to validate,
+        in major order; each is priced within the work bound already."""
+        return [
+            (major, self.validators[int(major)], example, canonical_json(example))
+            for major, (_schema, example) in self.versions.items()
+        ]
 
 
 def check_topic(topic: str) -> str:
@@ -69,8 +80,17 @@ def digest_of(description: str, versions: dict[str, tuple[Any, Any]], deprecated
     return hashlib.sha256(canonical_json(doc)).hexdigest()
 
 
+def example_invalid(major: str, errors: list[dict[str, str]]) -> ExampleInvalid:
+    return ExampleInvalid(
+        f"the example of major version {major} does not validate against its schema",
+        field=f"versions.{major}.example",
+        errors=errors,
+    )
+
+
 def check(body: EventTypeIn) -> CheckedDefinition:
-    """Every check a definition must pass, in order; the first failure is the answer."""
+    """Every check a definition must pass but its examples' validation (``examples``), in
+    order; the first failure is the answer."""
     if len(body.description) > MAX_DESCRIPTION:
         raise ValidationError(
             f"description is at most {MAX_DESCRIPTION} characters", field="description"
@@ -91,23 +111,16 @@ def check(body: EventTypeIn) -> CheckedDefinition:
             )
         v = body.versions[major]
         field = f"versions.{major}"
-        compiled = compile_schema(v.schema, field=f"{field}.schema")
+        compiled = compile_schema(v.schema, field=f"{field}.schema", defining=True)
         if v.example is msgspec.UNSET:
             raise ValidationError("each version needs an example", field=f"{field}.example")
         encoded = canonical_json(v.example)
         if compiled.work(encoded) > MAX_WORK:
             raise ExampleInvalid(
                 f"the example of major version {major} costs more than {MAX_WORK} work units "
-                "to validate (values x subschemas + regexes x bytes)",
+                "to validate (values x subschemas + each regex's weight x bytes)",
                 field=f"{field}.example",
                 errors=[],
-            )
-        errors = errors_of(compiled, v.example, encoded)
-        if errors:
-            raise ExampleInvalid(
-                f"the example of major version {major} does not validate against its schema",
-                field=f"{field}.example",
-                errors=errors,
             )
         versions[major] = (v.schema, v.example)
         validators[int(major)] = compiled

@@ -10,6 +10,7 @@ __all__ = [
     "EventTypeNotFound",
     "EventVersionUndeclared",
     "ExampleInvalid",
+    "PatternTooComplex",
     "PayloadSchemaInvalid",
     "PayloadTooComplex",
     "SchemaInvalid",
@@ -20,6 +21,13 @@ class SchemaInvalid(ValidationError):
     """Not a JSON Schema 2020-12 we accept (meta-schema, a limit, a regex, a reference)."""
 
     code = "schema_invalid"
+
+
+class PatternTooComplex(SchemaInvalid):
+    """A regex of a definition costs too much per byte it reads (its positions, counted
+    repetitions written out, past ``regex_cost.MAX_POSITIONS``), or cannot be priced."""
+
+    code = "pattern_too_complex"
 
 
 class ExampleInvalid(ValidationError):

@@ -9,20 +9,22 @@ same name is another row, never found.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 
-from hookproof.errors import ConcurrencyConflict, ValidationError
-from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
-from hookproof.events.event_type_events import event_type_stream_id
+from hookproof.errors import ValidationError
+from hookproof.events import EventStore, Metadata
+from hookproof.events.command import execute
+from hookproof.events.event_type_events import EventTypeDefined, event_type_stream_id
 from hookproof.schemas.api import EventTypeIn
 
 from . import definition
-from .decide import Define, Head, decide
+from .decide import Define, Head, decide, head_of
 from .errors import EventTypeNotFound
+from .offload import SchemaValidator
 from .repository import EventTypeRepository
 
 __all__ = [
@@ -73,10 +75,13 @@ class EventTypeService:
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         repository: EventTypeRepository | None = None,
+        validator: SchemaValidator | None = None,
     ) -> None:
         self.store = store
         self.repository = repository or EventTypeRepository.of(store)
         self.clock = clock
+        #: validates the examples (off the loop when dear); shared with ingest's gate
+        self.validator = validator or SchemaValidator()
 
     async def get(self, tenant_id: str, topic: str) -> EventTypeView:
         row = await self.repository.get(tenant_id, topic)
@@ -126,7 +131,11 @@ class EventTypeService:
         """Check, then append the definition unless it is the current one. Returns the type
         and whether this call changed it."""
         definition.check_topic(topic)
-        checked = definition.check(body)  # compiles every schema, validates every example
+        checked = definition.check(body)  # compiles and prices every schema and example
+        for major, compiled, example, encoded in checked.examples():
+            errors = await self.validator.errors(compiled, example, encoded)
+            if errors:
+                raise definition.example_invalid(major, errors)
         if (
             await self.repository.get(tenant_id, topic) is None
             and await self.repository.count(tenant_id) >= MAX_TYPES_PER_TENANT
@@ -136,40 +145,24 @@ class EventTypeService:
                 field="topic",
                 code="event_type_limit",
             )
-        stream = event_type_stream_id(tenant_id, topic)
-        for attempt in range(5):
-            row = await self.repository.get(tenant_id, topic)
-            head = Head(row["stream_version"], row["digest"]) if row is not None else None
-            events = decide(
-                head,
-                Define(
-                    tenant_id,
-                    topic,
-                    checked.description,
-                    checked.versions,
-                    checked.deprecated,
-                    checked.digest,
-                    self.clock().isoformat(),
-                    expected_version,
-                ),
-            )
-            if not events:
-                assert row is not None
-                return EventTypeView.of(row), False
-            try:
-                await self.store.append(
-                    [
-                        StreamAppend(
-                            stream,
-                            events,
-                            head.version if head is not None else NO_STREAM,
-                            Metadata(actor=actor),
-                        )
-                    ]
-                )
-            except ConcurrencyConflict:
-                if attempt == 4:
-                    raise
-                continue
-            return await self.get(tenant_id, topic), True
-        raise AssertionError("unreachable")
+        done = await execute(
+            self.store,
+            event_type_stream_id(tenant_id, topic),
+            head_of,
+            self._decide,
+            Define(
+                tenant_id,
+                topic,
+                checked.description,
+                checked.versions,
+                checked.deprecated,
+                checked.digest,
+                "",  # the time of the attempt that decides (``_decide``)
+                expected_version,
+            ),
+            metadata=Metadata(actor=actor),
+        )
+        return await self.get(tenant_id, topic), done.changed
+
+    def _decide(self, head: Head | None, command: Define) -> list[EventTypeDefined]:
+        return decide(head, replace(command, at=self.clock().isoformat()))

@@ -1,10 +1,9 @@
-"""The key ring's reads and its locked write transaction (the key streams, the ring lock and
-the sealed material): the one place the key ring reaches the database."""
+"""The key ring's reads (the key streams and the sealed material): the one place the key ring
+reaches the database besides the event store (its changes run under the ring's lock,
+``events.command``)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
@@ -15,7 +14,7 @@ from .material import MaterialBox, read_material
 
 __all__ = ["KeyRepository"]
 
-SQL = ENGINE_QUERIES.named("key_events_all", "key_ring_head", "key_ring_lock")
+SQL = ENGINE_QUERIES.named("key_events_all", "key_ring_head")
 
 Record = Any  # asyncpg.Record
 
@@ -32,13 +31,6 @@ class KeyRepository:
     async def events(self, conn: asyncpg.Connection | None = None) -> list[Record]:
         """Every event of the key category, in log order (on ``conn`` when given)."""
         return await (conn if conn is not None else self.pool).fetch(SQL["key_events_all"])
-
-    @asynccontextmanager
-    async def locked(self) -> AsyncIterator[asyncpg.Connection]:
-        """A transaction holding the ring lock: one ring change at a time, across engines."""
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute(SQL["key_ring_lock"])
-            yield conn
 
     async def material(self, box: MaterialBox, key_id: str) -> bytes:
         """The plaintext material of ``key_id`` (unsealed with ``box``)."""

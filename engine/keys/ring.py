@@ -1,10 +1,10 @@
 """``KeyRing``: the key ring service over the event store, the material table and a clock.
 
-Every mutation runs in one transaction under an advisory lock: read the ``key`` category of
-the log, fold it (``projections.key_ring``), decide (``machine``), store any new material and
-append the events with expected versions. Reads fold the same log, cached until the log's key
-category changes (checked with one small query), so a key revoked by another process is never
-used to sign again by this one.
+Every mutation runs in one transaction under an advisory lock (``events.command``): read the
+``key`` category of the log, fold it (``projections.key_ring``), decide (``machine``), append
+the events with expected versions and store any new material. Reads fold the same log, cached
+until the log's key category changes (checked with one small query), so a key revoked by
+another process is never used to sign again by this one.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from hookproof.config import Settings
 from hookproof.events import EventStore, Metadata, RecordedEvent, StreamAppend
+from hookproof.events.command import Lock, execute_many
 from hookproof.events.key_events import (
     ED25519,
     HMAC_SHA256,
@@ -53,6 +54,22 @@ __all__ = [
 log = structlog.get_logger("hookproof.keys")
 
 SECRET_BYTES = 32
+#: the advisory lock every change of the ring holds: one change at a time, across engines
+RING_LOCK = "hookproof.key_ring"
+
+
+def _steps_of(recorded: list[RecordedEvent]) -> list[machine.Step]:
+    """The steps a change appended (one per key stream, in order) from its recorded events."""
+    steps: list[machine.Step] = []
+    for r in recorded:
+        if steps and f"key-{steps[-1].key_id}" == r.stream_id:
+            last = steps[-1]
+            steps[-1] = machine.Step(last.key_id, last.expected_version, (*last.events, r.decode()))
+        else:
+            steps.append(
+                machine.Step(r.stream_id[len("key-") :], r.stream_version - 1, (r.decode(),))
+            )
+    return steps
 
 
 def new_key_id() -> str:
@@ -176,9 +193,12 @@ class KeyRing:
 
     # -- reading -------------------------------------------------------------------------
 
+    async def _read_key_log(self, conn: asyncpg.Connection | None = None) -> list[RecordedEvent]:
+        """Every event of the ``key`` category, in log order."""
+        return [RecordedEvent.from_record(r) for r in await self.repository.events(conn)]
+
     async def _read_ring(self, conn: asyncpg.Connection | None = None) -> dict[str, KeyView]:
-        rows = await self.repository.events(conn)
-        ring: dict[str, KeyView] = fold(RecordedEvent.from_record(r) for r in rows)
+        ring: dict[str, KeyView] = fold(await self._read_key_log(conn))
         return ring
 
     async def refresh(self) -> dict[str, KeyView]:
@@ -229,26 +249,36 @@ class KeyRing:
         destroy: str | None = None,
     ) -> tuple[dict[str, KeyView], list[machine.Step]]:
         at = self.now()
-        async with self.repository.locked() as conn:
-            ring = await self._read_ring(conn)
-            steps = [s for s in plan(ring, at) if s.events]
+
+        def decide(ring: dict[str, KeyView], at: datetime) -> list[StreamAppend]:
+            return [
+                StreamAppend(
+                    f"key-{s.key_id}",
+                    list(s.events),
+                    expected=s.expected_version if s.expected_version else "no_stream",
+                    metadata=Metadata(actor=actor),
+                )
+                for s in plan(ring, at)
+            ]
+
+        async def effects(
+            conn: asyncpg.Connection, ring: dict[str, KeyView], _: list[RecordedEvent]
+        ) -> None:
             for key_id, algorithm, plaintext in material(ring) if material else []:
                 await store_material(conn, self._box, key_id, algorithm, plaintext, at)
             if destroy is not None:
                 await destroy_material(conn, destroy, at)
-            if steps:
-                await self.store.append(
-                    [
-                        StreamAppend(
-                            f"key-{s.key_id}",
-                            list(s.events),
-                            expected=s.expected_version if s.expected_version else "no_stream",
-                            metadata=Metadata(actor=actor),
-                        )
-                        for s in steps
-                    ],
-                    conn=conn,
-                )
+
+        done = await execute_many(
+            self.store,
+            self._read_key_log,
+            fold,
+            decide,
+            at,
+            strategy=Lock(RING_LOCK),
+            effects=effects,
+        )
+        ring, steps = done.state, _steps_of(done.recorded)
         after = machine.apply_steps(ring, steps)
         self._set(after, None)  # the next read re-checks the head
         for s in steps:

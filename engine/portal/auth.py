@@ -76,6 +76,7 @@ PORTAL_SCOPE: dict[tuple[str, str], Scope] = {
     ("GET", "/v1/subscriptions/{id}/history"): Scope("read", "subscription"),
     ("GET", "/v1/subscriptions/{id}/timeline"): Scope("read", "subscription"),
     ("GET", "/v1/subscriptions/{id}/attempt-stats"): Scope("read", "subscription"),
+    ("GET", "/v1/attempt-stats"): Scope("read"),  # the handler checks each id is the consumer's
     ("GET", "/v1/deliveries"): Scope("read"),  # the handler lists the consumer's only
     ("GET", "/v1/deliveries/{id}"): Scope("read", "delivery"),
     ("GET", "/v1/deliveries/{id}/timeline"): Scope("read", "delivery"),

@@ -22,7 +22,6 @@ from hookproof.config import Settings
 from hookproof.errors import NotFound, Unauthorized, ValidationError
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
 from hookproof.events.consumer_events import (
-    PortalSessionEnded,
     PortalSessionStarted,
     consumer_stream_id,
     portal_stream_id,
@@ -31,8 +30,10 @@ from hookproof.schemas.api import PortalSessionCreate
 
 from ..consumers.repository import ConsumerRepository
 from ..consumers.service import ConsumerDisabledError, ConsumerService
+from ..tenant_repository import TenantRepository
 from .auth import CAPABILITIES, PORTAL_TOKEN_PREFIX, PortalAuth, PortalSessionExpired
 from .repository import PortalRepository
+from .sessions import OPERATOR_CREATOR, append_ended, session_view
 
 __all__ = ["SESSION_ID", "PortalService", "PortalSessionEnds", "check_session_id"]
 
@@ -60,8 +61,9 @@ class PortalSessionNotFound(NotFound):
 
 
 class PortalSessionEnds:
-    """Ends portal sessions with their events. Built before the consumers service, which
-    calls it (its ``session_closer``) in the transaction that disables a consumer."""
+    """Ends a disabled consumer's portal sessions with their events (one ``portal.session_ended``
+    each, by :func:`~.sessions.append_ended` as every ending). Built before the consumers
+    service, which calls it (its ``session_closer``) in the transaction that disables one."""
 
     def __init__(self, store: EventStore, repository: PortalRepository) -> None:
         self.store = store
@@ -75,42 +77,16 @@ class PortalSessionEnds:
         ended = await self.repository.end_consumer(
             conn, tenant_id, consumer_id, now, "consumer_disabled"
         )
-        await self.append_ended(
-            conn, ended, tenant_id, consumer_id, "consumer_disabled", now, actor
+        await append_ended(
+            self.store,
+            conn,
+            [(sid, consumer_id) for sid in ended],
+            tenant_id,
+            "consumer_disabled",
+            now,
+            actor,
         )
         return len(ended)
-
-    async def append_ended(
-        self,
-        conn: asyncpg.Connection,
-        session_ids: list[str],
-        tenant_id: str,
-        consumer_id: str,
-        reason: str,
-        now: datetime,
-        actor: str,
-    ) -> None:
-        if not session_ids:
-            return
-        await self.store.append(
-            [
-                StreamAppend(
-                    portal_stream_id(sid),
-                    [
-                        PortalSessionEnded(
-                            session_id=sid,
-                            tenant_id=tenant_id,
-                            consumer_id=consumer_id,
-                            reason=reason,
-                            at=now.isoformat(),
-                        )
-                    ],
-                    metadata=Metadata(actor=actor),
-                )
-                for sid in session_ids
-            ],
-            conn=conn,
-        )
 
 
 class PortalService:
@@ -122,15 +98,12 @@ class PortalService:
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         repository: PortalRepository | None = None,
-        ends: PortalSessionEnds | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
         self.consumers = consumers
         self.clock = clock
         self.repository = repository or PortalRepository.of(store)
-        #: the same object the consumers service ends a disabled consumer's sessions with
-        self.ends = ends or PortalSessionEnds(store, self.repository)
 
     def console_url(self, token: str) -> str:
         base = self.settings.env.get("HOOKPROOF_PUBLIC_URL")
@@ -141,9 +114,19 @@ class PortalService:
         return f"{base.rstrip('/')}/console#portal={token}"
 
     async def start(
-        self, tenant_id: str, consumer_id: str, body: PortalSessionCreate, *, actor: str
+        self,
+        tenant_id: str,
+        consumer_id: str,
+        body: PortalSessionCreate,
+        *,
+        actor: str,
+        creator: str,
     ) -> dict[str, Any]:
-        """A new session for this tenant's consumer; the token is in the answer, once."""
+        """A new session for this tenant's consumer; the token is in the answer, once.
+
+        ``creator``: ``token:<tokenId>`` (``sessions.token_creator``) or ``operator``. A
+        token's row is held until the session is committed: a revocation racing this start
+        either went first (401 ``invalid_token`` here) or waits, then ends this session."""
         consumer = await self.consumers.get(tenant_id, consumer_id)
         if consumer.disabled:
             raise ConsumerDisabledError("this consumer is disabled", field="id")
@@ -170,8 +153,22 @@ class PortalService:
             ) or [None]
             if row is None or row["tenant_id"] != tenant_id or row["disabled"]:
                 raise ConsumerDisabledError("this consumer is disabled", field="id")
+            if creator.startswith("token:"):
+                token_id = creator.removeprefix("token:")
+                if await TenantRepository.lock_active_token(conn, token_id) != tenant_id:
+                    raise Unauthorized("unknown or revoked token", code="invalid_token")
+            elif creator != OPERATOR_CREATOR:
+                raise ValueError(f"not a portal session creator: {creator!r}")
             await self.repository.insert(
-                conn, session_id, tenant_id, consumer_id, _hash(secret), caps, expires, now
+                conn,
+                session_id,
+                tenant_id,
+                consumer_id,
+                _hash(secret),
+                caps,
+                expires,
+                now,
+                creator,
             )
             await self.store.append(
                 [
@@ -185,6 +182,7 @@ class PortalService:
                                 capabilities=caps,
                                 expires_at=expires.isoformat(),
                                 at=now.isoformat(),
+                                creator=creator,
                             )
                         ],
                         NO_STREAM,
@@ -213,9 +211,37 @@ class PortalService:
         async with self.repository.transaction() as conn:
             row = await self.repository.end(conn, session_id, tenant_id, now, "ended")
             if row is not None:
-                await self.ends.append_ended(
-                    conn, [session_id], tenant_id, row["consumer_id"], "ended", now, actor
+                await append_ended(
+                    self.store,
+                    conn,
+                    [(session_id, row["consumer_id"])],
+                    tenant_id,
+                    "ended",
+                    now,
+                    actor,
                 )
+
+    async def page(
+        self, tenant_id: str, consumer_id: str, limit: int, after: tuple[datetime, str] | None
+    ) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
+        """One page of the consumer's live sessions, oldest first, and the key of the next
+        (None: this was the last). The caller has checked the consumer is this tenant's."""
+        rows = await self.repository.page(tenant_id, consumer_id, self.clock(), after, limit + 1)
+        more = len(rows) > limit
+        rows = rows[:limit]
+        nxt = (rows[-1]["created_at"], rows[-1]["session_id"]) if more and rows else None
+        return [session_view(r) for r in rows], nxt
+
+    async def end_all(self, tenant_id: str, consumer_id: str, *, actor: str) -> int:
+        """End every live session of this tenant's consumer; how many ended."""
+        now = self.clock()
+        async with self.repository.transaction() as conn:
+            rows = await self.repository.end_live(conn, tenant_id, consumer_id, now, "ended")
+            ended = sorted((r["session_id"], r["consumer_id"]) for r in rows)
+            await append_ended(self.store, conn, ended, tenant_id, "ended", now, actor)
+        if ended:
+            log.info("portal_sessions_ended", reason="ended", tenant_id=tenant_id, count=len(ended))
+        return len(ended)
 
     async def authenticate(self, token: str) -> PortalAuth:
         """The session a portal token speaks for: 401 ``invalid_token`` when it is none of

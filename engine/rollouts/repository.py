@@ -1,10 +1,10 @@
-"""The rollout service's reads and its locked write transaction (the ``rollouts`` projection,
-the rollout lock, the figures from the log): the one place the service reaches the database."""
+"""The rollout service's reads and its projection row (the ``rollouts`` projection, the figures
+from the log): the one place the service reaches the database besides the event store (its
+commands run under the stream's lock, ``events.command``)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -22,7 +22,6 @@ SQL = ENGINE_QUERIES.named(
     "rollouts_list",
     "rollouts_page",
     "rollouts_live",
-    "rollout_lock",
     "rollout_upsert",
     "rollout_subscriptions_exist",
     "rollout_figures",
@@ -45,13 +44,6 @@ class RolloutRepository(PoolRepository):
         """The views of rollouts that decide signing, locked FOR SHARE in ``conn``'s
         transaction."""
         return await conn.fetch(SQL["rollouts_live"])
-
-    @asynccontextmanager
-    async def locked(self, rollout_id: str) -> AsyncIterator[asyncpg.Connection]:
-        """A transaction holding the lock of ``rollout_id``: one change of it at a time."""
-        async with self.pool.acquire() as conn, conn.transaction():
-            await conn.execute(SQL["rollout_lock"], rollout_id)
-            yield conn
 
     async def save(self, conn: asyncpg.Connection, view: RolloutView, view_json: str) -> None:
         """Upsert the projection row of ``view`` (``view_json``: its serialised form)."""

@@ -14,12 +14,14 @@ from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import asyncpg
 import msgspec
 import structlog
 
 from hookproof.config import Settings
 from hookproof.errors import ConflictError, NotFound, ValidationError
-from hookproof.events import EventStore, Metadata, StreamAppend
+from hookproof.events import EventStore, Metadata, RecordedEvent
+from hookproof.events.command import Lock, execute
 from hookproof.events.rollout_events import RolloutRollbackRefused
 
 from . import machine
@@ -46,6 +48,20 @@ def since_of(view: RolloutView) -> datetime:
 
 def stream_of(rollout_id: str) -> str:
     return f"rollout-{rollout_id}"
+
+
+def fold_view(recorded: list[RecordedEvent], view: RolloutView | None = None) -> RolloutView | None:
+    """The rollout after ``recorded`` (events of its stream, in order), from ``view``."""
+    for r in recorded:
+        view = machine.evolve(view, r.decode(), version=r.stream_version)
+    return view
+
+
+def _decide(view: RolloutView | None, command: machine.Command) -> list[Any]:
+    """``machine.decide``; no rollout is ``rollout_not_found`` for anything but a create."""
+    if view is None and not isinstance(command, machine.Create):
+        raise NotFound("no such rollout", code="rollout_not_found")
+    return machine.decide(view, command)
 
 
 def view_to_json(view: RolloutView) -> str:
@@ -80,11 +96,7 @@ class RolloutService:
     # -- reads --------------------------------------------------------------------------
 
     async def load(self, rollout_id: str, conn: Any = None) -> RolloutView | None:
-        recorded = await self.store.read_stream(stream_of(rollout_id), conn=conn)
-        view: RolloutView | None = None
-        for r in recorded:
-            view = machine.evolve(view, r.decode(), version=r.stream_version)
-        return view
+        return fold_view(await self.store.read_stream(stream_of(rollout_id), conn=conn))
 
     async def get(self, rollout_id: str) -> RolloutView:
         view = await self.load(rollout_id)
@@ -116,37 +128,32 @@ class RolloutService:
     async def execute(
         self, rollout_id: str, command: machine.Command, *, actor: str
     ) -> tuple[RolloutView, list[Any]]:
-        stream = stream_of(rollout_id)
-        async with self.repository.locked(rollout_id) as conn:
-            recorded = await self.store.read_stream(stream, conn=conn)
-            view: RolloutView | None = None
-            for r in recorded:
-                view = machine.evolve(view, r.decode(), version=r.stream_version)
-            if view is None and not isinstance(command, machine.Create):
-                raise NotFound("no such rollout", code="rollout_not_found")
-            events = machine.decide(view, command)
-            if not events:
-                if view is None:
-                    raise NotFound("no such rollout", code="rollout_not_found")
-                return view, []
-            await self.store.append(
-                [
-                    StreamAppend(
-                        stream,
-                        list(events),
-                        len(recorded) if recorded else "no_stream",
-                        Metadata(actor=actor),
-                    )
-                ],
-                conn=conn,
-            )
-            for e in events:
-                view = machine.evolve(view, e)
-            assert view is not None
-            await self.repository.save(conn, view, view_to_json(view))
+        """One command under the rollout's lock: fold, decide, append and upsert the
+        ``rollouts`` row in one transaction."""
+        done = await execute(
+            self.store,
+            stream_of(rollout_id),
+            fold_view,
+            _decide,
+            command,
+            strategy=Lock(),  # the lock of the stream ``rollout-<id>``
+            metadata=Metadata(actor=actor),
+            effects=self._save,
+        )
+        view = fold_view(done.recorded, done.state)
+        if view is None:  # decided nothing on no rollout
+            raise NotFound("no such rollout", code="rollout_not_found")
+        events = [r.decode() for r in done.recorded]
         for e in events:
             log.info("rollout_transition", rollout_id=rollout_id, transition=e.type, actor=actor)
         return view, events
+
+    async def _save(
+        self, conn: asyncpg.Connection, before: RolloutView | None, recorded: list[RecordedEvent]
+    ) -> None:
+        view = fold_view(recorded, before)
+        assert view is not None
+        await self.repository.save(conn, view, view_to_json(view))
 
     async def create(
         self,

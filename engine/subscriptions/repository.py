@@ -11,7 +11,9 @@ from hookproof.engine.repository import PoolRepository, Record
 
 __all__ = ["SubscriptionRepository"]
 
-SQL = ENGINE_QUERIES.named("subscription_page", "events_of_streams", "subscription_due_expiry")
+SQL = ENGINE_QUERIES.named(
+    "subscription_page", "events_of_streams", "subscription_due_expiry", "subscriptions_visible"
+)
 
 
 class SubscriptionRepository(PoolRepository):
@@ -28,6 +30,16 @@ class SubscriptionRepository(PoolRepository):
         return await self.pool.fetch(
             SQL["subscription_page"], tenant_id, since, last, limit, consumer_id
         )
+
+    async def visible(
+        self, tenant_id: str, subscription_ids: Sequence[str], consumer_id: str | None
+    ) -> set[str]:
+        """The ids among ``subscription_ids`` that are the tenant's (and ``consumer_id``'s,
+        when given)."""
+        rows = await self.pool.fetch(
+            SQL["subscriptions_visible"], tenant_id, list(subscription_ids), consumer_id
+        )
+        return {r["subscription_id"] for r in rows}
 
     async def events_of_streams(self, streams: Sequence[str]) -> list[Record]:
         """Every (live) event of the given streams, in stream order."""

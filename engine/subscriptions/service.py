@@ -13,8 +13,9 @@ import asyncpg
 import msgspec
 
 from hookproof.config import Settings
-from hookproof.errors import ConcurrencyConflict, NotFound, ValidationError
-from hookproof.events import EventStore, Metadata, RecordedEvent, StreamAppend
+from hookproof.errors import NotFound, ValidationError
+from hookproof.events import Event, EventStore, Metadata, RecordedEvent
+from hookproof.events.command import execute
 from hookproof.events.subscription_events import SubscriptionConfig
 from hookproof.projections.subscriptions import SubscriptionState, fold
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch
@@ -93,6 +94,16 @@ class SubscriptionService:
         if state is None or state.tenant_id != tenant_id:
             raise NotFound("no such subscription", code="subscription_not_found")
         return state
+
+    async def require_visible(
+        self, tenant_id: str, subscription_ids: Sequence[str], consumer_id: str | None = None
+    ) -> None:
+        """404 ``subscription_not_found`` unless every id is one of the tenant's subscriptions
+        (and of ``consumer_id``, when given): one read of the projection for them all."""
+        seen = await self.repository.visible(tenant_id, subscription_ids, consumer_id)
+        for sid in subscription_ids:
+            if sid not in seen:
+                raise NotFound(f"no such subscription: {sid}", code="subscription_not_found")
 
     async def list(self, tenant_id: str, limit: int = 500) -> list[SubscriptionState]:
         return (await self.page(tenant_id, limit))[0]
@@ -275,35 +286,26 @@ class SubscriptionService:
         extra: Sequence[Any] = (),
         conn: asyncpg.Connection | None = None,
     ) -> SubscriptionState:
-        """Fold, decide, append with the stream version as expected; re-decide on a race."""
-        stream = stream_of(subscription_id)
-        for attempt in range(5):
-            events = await self.store.read_stream(stream, conn=conn)
-            state = fold(events)
+        """Fold, decide, append with the stream version as expected; re-decide on a race.
+        ``extra`` events follow the decided ones in the same append (none when it decided
+        nothing)."""
+
+        def decided(state: SubscriptionState | None, command: Command) -> Sequence[Event]:
             new_events = decide(state, command, self.clock())
-            if not new_events:
-                assert state is not None
-                return state
-            try:
-                recorded = await self.store.append(
-                    [
-                        StreamAppend(
-                            stream,
-                            [*new_events, *extra],
-                            len(events),
-                            Metadata(actor=actor),
-                        )
-                    ],
-                    conn=conn,
-                )
-            except ConcurrencyConflict:
-                if attempt == 4:
-                    raise
-                continue
-            result = fold(events + recorded)
-            assert result is not None
-            return result
-        raise AssertionError("unreachable")
+            return [*new_events, *extra] if new_events else []
+
+        done = await execute(
+            self.store,
+            stream_of(subscription_id),
+            fold,
+            decided,
+            command,
+            metadata=Metadata(actor=actor),
+            conn=conn,
+        )
+        result = fold(done.history)
+        assert result is not None
+        return result
 
     async def expire_due(self, *, actor: str = "scheduler") -> list[str]:
         """Expire every subscription whose expiry has passed (run by the daemon)."""

@@ -28,6 +28,31 @@ export {
 export { signReceipt, buildReceipt, ReceiptError, RECEIPT_TYPE, RECEIPT_RESULTS, type ReceiptInput, type SignReceiptOptions } from "./receipts.js";
 export { JwksCache, JWKS_PATH, type JwksCacheOptions, type FetchLike } from "./jwks.js";
 export { NonceCache } from "./nonce.js";
+export {
+  verifyBrokerMessage,
+  verifyMessageAny,
+  answerBrokerChallenge,
+  sendChallengeResponse,
+  challengeResponseUrl,
+  signMessage,
+  messageHeaders,
+  amqpDestinationUri,
+  natsDestinationUri,
+  destinationDigest,
+  encodeSegment,
+  isChallengeMessage,
+  MESSAGE_COMPONENTS,
+  SIG_V1_MESSAGE,
+  EVENT_ID_HEADER,
+  DELIVERY_ID_HEADER,
+  SUBSCRIPTION_HEADER,
+  GENERATION_HEADER,
+  ATTEMPT_HEADER,
+  type BrokerMessage,
+  type BrokerChallengeAnswer,
+  type MessageHeaders,
+  type VerifiedBrokerDelivery,
+} from "./broker.js";
 export { contentDigest, verifyContentDigest, parseContentDigest, DigestError } from "./digest.js";
 export {
   ED25519,
@@ -62,4 +87,4 @@ export {
 } from "./sigv1.js";
 export { STANDARD_WEBHOOKS_V1, TOLERANCE_S, signStandard, verifyStandard, signedContent } from "./stdwebhooks.js";
 export { normalizeHeaders, type HeadersLike } from "./headers.js";
-export { buildSignatureBase, parseSignature, parseTarget, rawVerify, serializeSignatureParams, signBytes, verifyBytes } from "./rfc9421.js";
+export { buildMessageBase, buildSignatureBase, parseSignature, parseTarget, rawVerify, serializeSignatureParams, signBytes, verifyBytes } from "./rfc9421.js";

@@ -30,6 +30,9 @@ export const DERIVED_COMPONENTS: ReadonlySet<string> = new Set([
   "@query",
 ]);
 
+/** The derived component of a broker message: the destination URI without credentials. */
+export const MESSAGE_DERIVED_COMPONENTS: ReadonlySet<string> = new Set(["@destination"]);
+
 const SIG_LENGTH: Record<string, number> = { [ED25519]: 64, [HMAC_SHA256]: 32 };
 const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 const METHOD = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -177,7 +180,9 @@ function checkComponents(components: string[]): void {
   }
   for (const value of components) {
     if (value.startsWith("@")) {
-      if (!DERIVED_COMPONENTS.has(value)) throw new FormatError("malformed", `unsupported component '${value}'`);
+      if (!DERIVED_COMPONENTS.has(value) && !MESSAGE_DERIVED_COMPONENTS.has(value)) {
+        throw new FormatError("malformed", `unsupported component '${value}'`);
+      }
     } else if (!FIELD_NAME.test(value)) {
       throw new FormatError("malformed", `invalid component name '${value}'`);
     }
@@ -364,6 +369,35 @@ export function buildSignatureBase(
   }
   const t = typeof url === "string" ? parseTarget(url) : url;
   const lines = components.map((c) => `"${c}": ${componentValue(c, method, t, headers)}`);
+  lines.push(`"@signature-params": ${signatureParams}`);
+  const base = lines.join("\n");
+  if (!/^[\x00-\x7f]*$/.test(base)) throw new FormatError("malformed", "signature base is not ASCII");
+  return Buffer.from(base, "ascii");
+}
+
+const DESTINATION = /^[\x21-\x7e]{1,4096}$/;
+
+/**
+ * The signature base of a broker message: `"@destination"` is `destination` (the destination
+ * URI without credentials), fields come from normalised `headers`; an HTTP derived component
+ * has no value in a message (`component_missing`).
+ */
+export function buildMessageBase(
+  destination: string,
+  headers: Map<string, string>,
+  components: readonly string[],
+  signatureParams: string,
+): Buffer {
+  if (typeof destination !== "string" || !DESTINATION.test(destination)) {
+    throw new FormatError("malformed", "destination must be printable ASCII, no spaces");
+  }
+  const lines = components.map((c) => {
+    if (c === "@destination") return `"${c}": ${destination}`;
+    if (c.startsWith("@")) throw new FormatError("component_missing", `'${c}' has no value in a message`);
+    const value = headers.get(c);
+    if (value === undefined) throw new FormatError("component_missing", `covered field '${c}' is absent`);
+    return `"${c}": ${value}`;
+  });
   lines.push(`"@signature-params": ${signatureParams}`);
   const base = lines.join("\n");
   if (!/^[\x00-\x7f]*$/.test(base)) throw new FormatError("malformed", "signature base is not ASCII");

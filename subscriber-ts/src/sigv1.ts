@@ -12,6 +12,7 @@ import { ED25519, HMAC_SHA256, type SigningKey, type VerificationKey } from "./k
 import { NonceCache } from "./nonce.js";
 import { FormatError, type Reason } from "./reasons.js";
 import {
+  buildMessageBase,
   buildSignatureBase,
   parseSignature,
   parseTarget,
@@ -102,6 +103,8 @@ export interface VerifyRequestOptions {
   acceptNotBefore?: boolean;
   /** Covered fields this receiver requires (lower-case names): anything else is `bad_signature`. */
   expected?: Record<string, string>;
+  /** A broker message: `"@destination"` is this URI (method and URL are not used). */
+  destination?: string;
 }
 
 function fail(reason: Reason, detail: string, info: Partial<VerifyResult> = {}): VerifyResult {
@@ -146,11 +149,11 @@ function verify(
   const digest = contentDigest(body);
   let hdrs: Map<string, string>;
   let parsed: ParsedSignature;
-  let target: Target;
+  let target: Target | undefined;
   try {
     hdrs = normalizeHeaders(headers);
     parsed = parseSignature(hdrs, profile.label);
-    target = parseTarget(url);
+    target = options.destination === undefined ? parseTarget(url) : undefined;
   } catch (err) {
     if (err instanceof FormatError) return fail(err.reason, err.message, { digest });
     throw err;
@@ -206,7 +209,10 @@ function verify(
 
   let base: Buffer;
   try {
-    base = buildSignatureBase(method, target, hdrs, parsed.components, parsed.signatureParams);
+    base =
+      target !== undefined
+        ? buildSignatureBase(method, target, hdrs, parsed.components, parsed.signatureParams)
+        : buildMessageBase(options.destination as string, hdrs, parsed.components, parsed.signatureParams);
   } catch (err) {
     if (err instanceof FormatError) return fail(err.reason, err.message, info);
     throw err;

@@ -112,7 +112,7 @@ function cacheFor(url: string): JwksCache {
 }
 
 /** The key sources of one set of options. */
-class Keys {
+export class Keys {
   readonly cache: JwksCache | undefined;
   readonly fixed: Map<string, VerificationKey> | undefined;
   readonly secret: Buffer | undefined;

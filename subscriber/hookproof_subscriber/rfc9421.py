@@ -2,7 +2,9 @@
 
 Supports the derived components ``@method``, ``@target-uri``, ``@authority``, ``@scheme``,
 ``@request-target``, ``@path`` and ``@query``, and plain HTTP fields (without component
-parameters); algorithms ``ed25519`` and ``hmac-sha256``. A signature whose Signature-Input
+parameters); algorithms ``ed25519`` and ``hmac-sha256``. A broker message (DESIGN.md section
+13) has no request: its one derived component is ``@destination``, the destination URI
+without credentials (:func:`build_message_base`). A signature whose Signature-Input
 member or Signature value is not in canonical RFC 8941 form is refused, so no two encodings
 of one signature both verify.
 
@@ -31,9 +33,11 @@ from .keys import ED25519, HMAC_SHA256, SigningKey, VerificationKey
 
 __all__ = [
     "DERIVED_COMPONENTS",
+    "MESSAGE_DERIVED_COMPONENTS",
     "ParsedSignature",
     "SignatureFormatError",
     "Target",
+    "build_message_base",
     "build_signature_base",
     "check_signature",
     "normalize_headers",
@@ -48,6 +52,9 @@ __all__ = [
 DERIVED_COMPONENTS = frozenset(
     {"@method", "@target-uri", "@authority", "@scheme", "@request-target", "@path", "@query"}
 )
+#: The derived components of a broker message (no method, no request target).
+MESSAGE_DERIVED_COMPONENTS = frozenset({"@destination"})
+_ALL_DERIVED = DERIVED_COMPONENTS | MESSAGE_DERIVED_COMPONENTS
 _SIG_LENGTH = {ED25519: 64, HMAC_SHA256: 32}
 _FIELD_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9a-z]+")
 _METHOD = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
@@ -127,6 +134,7 @@ def parse_target(url: str) -> Target:
 
 
 _BAD_CHARS = re.compile(r"[^\t\x20-\x7e]")
+_DESTINATION = re.compile(r"[\x21-\x7e]{1,4096}")
 #: valid field names seen, with their lower case (names repeat: the same few per profile)
 _NAMES: dict[str, str] = {}
 _NAMES_MEMO = 1024
@@ -276,7 +284,7 @@ def _check_components(components: Sequence[str]) -> None:
         raise SignatureFormatError("malformed", "a component is covered twice")
     for value in components:
         if value.startswith("@"):
-            if value not in DERIVED_COMPONENTS:
+            if value not in _ALL_DERIVED:
                 raise SignatureFormatError("malformed", f"unsupported component {value!r}")
         elif not _FIELD_NAME.fullmatch(value):
             raise SignatureFormatError("malformed", f"invalid component name {value!r}")
@@ -423,6 +431,37 @@ def build_signature_base(
     lines = []
     for name in components:
         lines.append(f'"{name}": {_component_value(name, method, target, headers)}')
+    lines.append(f'"@signature-params": {signature_params}')
+    base = "\n".join(lines)
+    if not base.isascii():
+        raise SignatureFormatError("malformed", "signature base is not ASCII")
+    return base.encode("ascii")
+
+
+def build_message_base(
+    destination: str,
+    headers: Mapping[str, str],
+    components: Sequence[str],
+    signature_params: str,
+) -> bytes:
+    """The RFC 9421 signature base of a broker message: ``"@destination"`` is *destination*
+    (the destination URI without credentials), fields come from normalised *headers*; an
+    HTTP derived component has no value in a message (``component_missing``).
+    Raises SignatureFormatError."""
+    if not isinstance(destination, str) or not _DESTINATION.fullmatch(destination):
+        raise SignatureFormatError("malformed", "destination must be printable ASCII, no spaces")
+    lines = []
+    for name in components:
+        if name == "@destination":
+            value = destination
+        elif name.startswith("@"):
+            raise SignatureFormatError("component_missing", f"{name!r} has no value in a message")
+        else:
+            found = headers.get(name)
+            if found is None:
+                raise SignatureFormatError("component_missing", f"covered field {name!r} is absent")
+            value = found
+        lines.append(f'"{name}": {value}')
     lines.append(f'"@signature-params": {signature_params}')
     base = "\n".join(lines)
     if not base.isascii():

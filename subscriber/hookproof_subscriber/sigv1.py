@@ -21,6 +21,7 @@ from .digest import DigestError, content_digest, verify_content_digest
 from .keys import ED25519, HMAC_SHA256, KeyResolver, KeyState, SigningKey, VerificationKey
 from .rfc9421 import (
     SignatureFormatError,
+    build_message_base,
     build_signature_base,
     check_signature,
     normalize_headers,
@@ -28,6 +29,7 @@ from .rfc9421 import (
     parse_target,
     serialize_signature_params,
     sign_bytes,
+    verify_bytes,
 )
 
 __all__ = [
@@ -361,7 +363,10 @@ def _verify(
     clock_skew: int | None,
     accept_not_before: bool = False,
     expected: Mapping[str, str] | None = None,
+    destination: str | None = None,
 ) -> VerifyResult:
+    """The one verification path. With *destination* the signed thing is a broker message
+    (``@destination`` instead of the request's derived components; *method*/*url* unused)."""
     now = int(time.time()) if now is None else int(now)
     skew = profile.clock_skew if clock_skew is None else clock_skew
     digest = content_digest(bytes(body)) if isinstance(body, bytes | bytearray) else None
@@ -370,7 +375,7 @@ def _verify(
     try:
         hdrs = normalize_headers(headers)
         parsed = parse_signature(hdrs, profile.label)
-        target = parse_target(url)
+        target = parse_target(url) if destination is None else None
     except SignatureFormatError as exc:
         return _fail(Reason(exc.reason), exc.detail, digest=digest)
 
@@ -437,9 +442,13 @@ def _verify(
         return _fail(Reason.ALG_MISMATCH, "alg parameter differs from the key's algorithm", **info)
 
     try:
-        base = build_signature_base(
-            method, target, hdrs, parsed.components, parsed.signature_params
-        )
+        if target is not None:
+            base = build_signature_base(
+                method, target, hdrs, parsed.components, parsed.signature_params
+            )
+        else:
+            assert destination is not None
+            base = build_message_base(destination, hdrs, parsed.components, parsed.signature_params)
     except SignatureFormatError as exc:
         return _fail(Reason(exc.reason), exc.detail, **info)
     if "content-digest" in covered and hdrs["content-digest"] != digest:
@@ -448,7 +457,11 @@ def _verify(
                 return _fail(Reason.DIGEST_MISMATCH, "body does not match Content-Digest", **info)
         except DigestError as exc:
             return _fail(Reason.MALFORMED, str(exc), **info)
-    if not check_signature(base, method, url, hdrs, parsed, key, tag=profile.tag):
+    if target is None:  # a message: checked over our base (its member is canonical)
+        signed = verify_bytes(key, base, parsed.signature)
+    else:
+        signed = check_signature(base, method, url, hdrs, parsed, key, tag=profile.tag)
+    if not signed:
         return _fail(Reason.BAD_SIGNATURE, "signature does not verify", **info)
 
     if expected:

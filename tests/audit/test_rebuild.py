@@ -189,6 +189,7 @@ def test_rebuild_equals_incremental(db_url_sync: str) -> None:
                 store = EventStore(pool, inline=inline_hooks())
                 await _append_workload(store, w)
                 assert await _verify_all(store) == {
+                    "attempt_stats": [],
                     "consumers": [],
                     "deliveries": [],
                     "event_types": [],

@@ -148,7 +148,7 @@ def test_reason_codes_are_documented() -> None:
         "state_not_challengeable",
     }
     assert service <= documented
-    source = (Path(__file__).parents[2] / "engine" / "challenge" / "service.py").read_text()
+    source = (Path(__file__).parents[2] / "engine" / "challenge" / "decide.py").read_text()
     for code in service:
         assert f'"{code}"' in source, code
 

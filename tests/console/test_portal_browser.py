@@ -3,7 +3,8 @@ process with a real HTTPS subscriber: a consumer's portal link shows its endpoin
 and challenge result, a chart of the last 24 hours, deliveries with the evidence ladder, dead
 letters with Replay, Add endpoint (egress rules apply; the hmac secret shown once), secret
 rotation and the catalogue (empty where the daemon has none); a second consumer's link sees
-nothing of the first's. Screenshots are saved."""
+nothing of the first's; the charts of a view come from one ``GET /v1/attempt-stats``, not one
+request per row. Screenshots are saved."""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ async def test_portal_link_shows_only_its_consumer(
     db_url: str, tmp_path: Path, subscriber: Subscriber, ca: trustme.CA
 ) -> None:
     _need_browser()
-    env = engine_env(db_url, tmp_path, subscriber.port, ca)
+    # the attempt statistics' projector passes every 0.2 s here (5 s by default)
+    env = engine_env(db_url, tmp_path, subscriber.port, ca, HOOKPROOF_STATS_INTERVAL_S="0.2")
     daemon = await start(env, tmp_path)
     errors: list[str] = []
     try:
@@ -74,6 +76,17 @@ async def test_portal_link_shows_only_its_consumer(
                 return states == ("ENDPOINT_ACCEPTED", "DEAD_LETTER", "ENDPOINT_ACCEPTED")
 
             await wait_for(settled, what="A accepted and dead-lettered, B accepted")
+
+            async def counted() -> bool:  # the daemon's projector has folded the outcomes
+                status, doc = await acme.call(
+                    "GET", f"/v1/attempt-stats?subscriptionId={ok_a}&subscriptionId={dead_a}"
+                )
+                assert status == 200, doc
+                return [
+                    sum(sum(b["counts"].values()) for b in i["buckets"]) for i in doc["items"]
+                ] == [1, 1]
+
+            await wait_for(counted, what="the attempt statistics caught up")
             link_a = await _portal_link(acme, "cust-a")
             link_b = await _portal_link(acme, "cust-b")
             assert link_a["url"].startswith(daemon.base_url + "/console#portal=hpp_")
@@ -84,6 +97,11 @@ async def test_portal_link_shows_only_its_consumer(
                     page = await browser.new_page(viewport={"width": 1500, "height": 1800})
                     page.on("console", lambda m: _keep_error(errors, m))
                     page.on("pageerror", lambda e: errors.append(str(e)))
+                    stats_calls: list[str] = []
+                    page.on(
+                        "request",
+                        lambda r: stats_calls.append(r.url) if "attempt-stats" in r.url else None,
+                    )
                     await page.goto(link_a["url"])
                     await expect(page.locator("#who")).to_have_text("consumer cust-a (portal)")
                     assert "#portal=" not in page.url  # the token left the address bar
@@ -105,6 +123,10 @@ async def test_portal_link_shows_only_its_consumer(
                     await expect(dead_chart).to_have_attribute("data-total", "1")
                     await expect(dead_chart).to_have_attribute("data-dead-letter", "1")
                     assert await dead_chart.locator("svg rect[data-outcome]").count() == 1
+                    # both charts of the view came from one request
+                    assert len(stats_calls) == 1, stats_calls
+                    assert "/v1/attempt-stats?subscriptionId=" in stats_calls[0], stats_calls
+                    assert ok_a in stats_calls[0] and dead_a in stats_calls[0], stats_calls
                     # engine-wide sections are not there; the catalogue is empty here
                     for hidden in ("#gates", "#rollouts", "#lookup"):
                         assert not await page.locator(hidden).is_visible()

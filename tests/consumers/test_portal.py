@@ -21,6 +21,7 @@ from hookproof.engine.daemon import Engine
 from hookproof.events.consumer_events import portal_stream_id
 
 from ..delivery.conftest import Subscriber, dispatch_all
+from ..delivery.stats_support import fold_stats, totals
 from ..live import ADMIN_TOKEN, Client
 from .conftest import Tenant, event, new_tenant
 
@@ -199,6 +200,8 @@ FORBIDDEN = [
     ("PATCH", "/v1/consumers/cust-a"),
     ("POST", "/v1/consumers/cust-a/disable"),
     ("POST", "/v1/consumers/cust-a/portal-sessions"),
+    ("GET", "/v1/consumers/cust-a/portal-sessions"),
+    ("DELETE", "/v1/consumers/cust-a/portal-sessions"),
     ("DELETE", "/v1/portal-sessions/{session_id}"),
     ("POST", "/v1/subscriptions/{sub_a}/suspend"),
     ("POST", "/v1/subscriptions/{sub_a}/resume"),
@@ -412,14 +415,10 @@ async def test_operator_token_is_not_a_portal(world: World) -> None:
     assert (await op.call("GET", "/v1/whoami")) == (200, {"kind": "operator"})
 
 
-async def test_attempt_stats_count_each_attempt_by_its_outcome(world: World) -> None:
-    def totals(doc: dict[str, Any]) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for b in doc["buckets"]:
-            for outcome, n in b["counts"].items():
-                out[outcome] = out.get(outcome, 0) + n
-        return out
-
+async def test_attempt_stats_count_each_attempt_by_its_outcome(
+    world: World, engine: Engine
+) -> None:
+    await fold_stats(engine.store)  # the projector's pass (the daemon: every 5 s)
     status, ok = await world.portal.call("GET", f"/v1/subscriptions/{world.sub_a}/attempt-stats")
     assert status == 200 and len(ok["buckets"]) == 24
     assert totals(ok) == {"ENDPOINT_ACCEPTED": 1}
@@ -433,3 +432,53 @@ async def test_attempt_stats_count_each_attempt_by_its_outcome(world: World) -> 
         "GET", f"/v1/subscriptions/{world.sub_b}/attempt-stats"
     )
     assert status == 200 and totals(tenant_view) == {"DEAD_LETTER": 1}
+
+
+def _stats_path(*ids: str) -> str:
+    return "/v1/attempt-stats?" + "&".join(f"subscriptionId={i}" for i in ids)
+
+
+async def test_attempt_stats_of_a_whole_view_in_one_call_within_the_scope(
+    world: World, engine: Engine, http: aiohttp.ClientSession, base: str
+) -> None:
+    """``GET /v1/attempt-stats``: each item is what the single route answers, in the order
+    asked; an id that is not the caller's is 404 for the whole call, as it is alone."""
+    await fold_stats(engine.store)
+    p, acme = world.portal, world.acme
+    status, both = await p.call("GET", _stats_path(world.dead_a, world.sub_a, world.dead_a))
+    assert status == 200, both
+    singles = [
+        (await p.call("GET", f"/v1/subscriptions/{sid}/attempt-stats"))[1]
+        for sid in (world.dead_a, world.sub_a)
+    ]
+    assert both == {"since": singles[0]["since"], "items": singles}
+    # a portal: another consumer's or a consumer-less subscription does not exist for it
+    for foreign in (world.sub_b, world.sub_none):
+        status, problem = await p.call("GET", _stats_path(world.sub_a, foreign))
+        assert status == 404 and problem["code"] == "subscription_not_found", problem
+    # the tenant sees all of its own, another tenant none of them
+    status, all_four = await acme.call(
+        "GET", _stats_path(world.sub_a, world.dead_a, world.sub_b, world.sub_none)
+    )
+    assert status == 200 and [totals(i) for i in all_four["items"]] == [
+        {"ENDPOINT_ACCEPTED": 1},
+        {"DEAD_LETTER": 1},
+        {"DEAD_LETTER": 1},
+        {"DEAD_LETTER": 1},
+    ]
+    other = await new_tenant(engine, http, base, "other")
+    status, problem = await other.call("GET", _stats_path(world.sub_a))
+    assert status == 404 and problem["code"] == "subscription_not_found"
+    # a read-only session may ask; bad lists are 400 with a code, never a 5xx
+    reader = await start_session(acme, "cust-a", capabilities=["read"])
+    read_only = Client(world.portal.http, world.portal.base, reader["token"])
+    assert (await read_only.call("GET", _stats_path(world.sub_a)))[0] == 200
+    for path, code in (
+        ("/v1/attempt-stats", "invalid_subscription_ids"),
+        (_stats_path(*(f"sub_{i:024x}" for i in range(101))), "invalid_subscription_ids"),
+        (_stats_path("sub_nothex"), "invalid_id"),
+        (_stats_path(world.sub_a, "x" * 300), "invalid_id"),
+    ):
+        for client in (p, acme):
+            status, problem = await client.call("GET", path)
+            assert status == 400 and problem["code"] == code, (path, problem)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ class Received:
 @dataclass
 class Subscriber:
     """Behaviour by path: ok | fail500 | gone | redirect | hang | drop | slow | busy |
-    superscript."""
+    superscript | cut | cut500."""
 
     port: int = 0
     received: list[Received] = field(default_factory=list)
@@ -93,6 +94,15 @@ class Subscriber:
             assert request.transport is not None
             request.transport.abort()
             return resp
+        if mode in ("cut", "cut500"):
+            # an answer framed by the connection's end, cut by a bare TCP FIN: no close_notify
+            status = 500 if mode == "cut500" else 200
+            transport = request.transport
+            assert transport is not None
+            transport.write(b"HTTP/1.1 %d X\r\nContent-Type: text/plain\r\n\r\npart" % status)
+            transport.get_extra_info("socket").shutdown(socket.SHUT_WR)
+            transport.abort()
+            return web.Response(status=status)  # never written: the connection is gone
         return web.Response(status=404)
 
 

@@ -55,6 +55,7 @@ async def test_verify_is_equal_after_a_load_run(
     assert out.returncode == 0, out.stdout + out.stderr[-2000:]
     lines = {r["projection"]: r for r in map(json.loads, out.stdout.splitlines())}
     assert set(lines) == {
+        "attempt_stats",
         "consumers",
         "deliveries",
         "event_types",
@@ -67,3 +68,8 @@ async def test_verify_is_equal_after_a_load_run(
     streams = await engine.pool.fetchval("SELECT count(DISTINCT stream_id) FROM events")
     assert lines["stream_catalogue"]["rows"] == streams
     assert await engine.pool.fetchval("SELECT count(*) FROM proj_stream_catalogue") == streams
+    # the attempt statistics too: caught up and compared, one row per (subscription, hour,
+    # outcome) with attempts
+    assert lines["attempt_stats"]["caughtUp"] > 0
+    buckets = await engine.pool.fetchval("SELECT count(*) FROM proj_attempt_stats")
+    assert lines["attempt_stats"]["rows"] == buckets >= 3

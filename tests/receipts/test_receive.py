@@ -290,6 +290,46 @@ async def test_rotated_receipt_key_old_key_is_revoked(
     assert await engine.store.read_stream(f"receipts-{sid}") == []  # refusals: no events
 
 
+async def test_old_receipt_key_stays_revoked_after_many_ordinary_patches(
+    engine: Engine, api: Api, hooks: HookServer, tenant_token: tuple[str, str]
+) -> None:
+    """Issue 32, point 5: register with key A, rotate to B, then 32 PATCHes that change no key
+    (over the API): a receipt signed with A is still ``revoked_receipt_key``, not
+    ``unknown_key``; the key index holds one row per key change."""
+    tenant, token = tenant_token
+    key_a = SigningKey.generate_ed25519("rk-a")
+    sid, d, r = await _delivered(engine, tenant, hooks, "p", "evt-p", key_a)
+
+    async def patch(body: dict[str, Any]) -> None:
+        status, sub = await api.call("GET", f"/v1/subscriptions/{sid}", token=token)
+        assert status == 200, sub
+        status, out = await api.call(
+            "PATCH",
+            f"/v1/subscriptions/{sid}",
+            token=token,
+            json=body,
+            headers={"If-Match": f'"{sub["generation"]}"'},
+        )
+        assert status == 200, out
+
+    key_b = SigningKey.generate_ed25519("rk-b")
+    await patch({"receiptKey": receipt_key_body(key_b)})
+    for i in range(32):  # no key in any of them (and no new generation: no challenge)
+        await patch({"region": f"eu-{i}"})
+    gen1 = _receipt(sid, d, "evt-p", r.payload_digest, receipt_key_generation=1)
+    status, doc = await _post(api, *sign_receipt(gen1, url=api.receipts_url, key=key_a))
+    assert (status, doc["code"]) == (401, "revoked_receipt_key"), doc
+    rows = await engine.pool.fetch(
+        "SELECT receipt_key ->> 'key_id' AS k FROM receipt_key_history"
+        " WHERE subscription_id = $1 ORDER BY stream_version",
+        sid,
+    )
+    assert [row["k"] for row in rows] == ["rk-a", "rk-b"]
+    gen2 = _receipt(sid, d, "evt-p", r.payload_digest, receipt_key_generation=2)
+    status, doc = await _post(api, *sign_receipt(gen2, url=api.receipts_url, key=key_b))
+    assert status == 201, doc
+
+
 async def test_no_receipt_contract_stays_unobservable(
     engine: Engine, api: Api, hooks: HookServer, tenant_token: tuple[str, str]
 ) -> None:

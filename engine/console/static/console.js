@@ -106,7 +106,8 @@ async function loadSubscriptions() {
   if (r.status !== 200) { note("subscriptions", problemText(r)); return; }
   note("subscriptions", r.body.items.length ? "" : "No subscriptions yet.");
   $("#recover-subscriptions").replaceChildren(...r.body.items.map((s) => el("option", { value: s.id })));
-  fill(tbody, r.body.items.map((s) => el("tr", { "data-id": s.id },
+  const charts = r.body.items.map((s) => attemptChart(s.id));  // portal.js: drawn below at once
+  fill(tbody, r.body.items.map((s, i) => el("tr", { "data-id": s.id },
     el("td", {}, el("a", { href: "#", onclick: (e) => { e.preventDefault(); showSubscription(s.id); } }, s.id)),
     el("td", { class: "state" }, stateBadge(s.state)),
     el("td", { class: "generation" }, text(s.generation)),
@@ -117,11 +118,12 @@ async function loadSubscriptions() {
     el("td", {}, (s.topics || []).join(", ")),
     el("td", { class: "endpoint" }, text(s.endpoint)),
     el("td", { class: "challenge" }, challengeResult(s)),
-    el("td", { class: "chart-cell" }, attemptChart(s.id)),
+    el("td", { class: "chart-cell" }, charts[i]),
     el("td", { class: "actions" }, s.signatureAlgorithm === "hmac-sha256" && s.state !== "REVOKED"
       ? el("button", { type: "button", "data-rotate": s.id, onclick: () => rotateSecret(s.id) }, "Rotate secret")
       : null),
   )));
+  await drawCharts(charts);
 }
 
 function challengeResult(s) {
@@ -185,6 +187,15 @@ function ladder(view, sub) {
     label, ": ", el("strong", {}, value)));
 }
 
+// An answer framed by the connection's end that ended without TLS close_notify: the status
+// stands, the body may be incomplete (issue 32, point 6).
+function truncatedMark() {
+  return el("span", {
+    class: "badge truncated", "data-truncated": "true",
+    title: "The body ended with the connection, without TLS close_notify: it may be incomplete",
+  }, "body truncated");
+}
+
 async function showDelivery(id) {
   shownDelivery = id;
   const r = await api("GET", "/v1/deliveries/" + encodeURIComponent(id));
@@ -214,7 +225,7 @@ async function showDelivery(id) {
   fill($("#attempts tbody"), v.attempts.map((a) => el("tr", { "data-attempt": a.attempt },
     el("td", {}, a.attempt),
     el("td", {}, a.outcome),
-    el("td", {}, text(a.status)),
+    el("td", {}, text(a.status), a.bodyTruncated ? truncatedMark() : null),
     el("td", {}, text(a.code)),
     el("td", {}, text(a.generation)),
     el("td", {}, text(a.keyId)),

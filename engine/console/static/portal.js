@@ -31,16 +31,33 @@ function portalEnter(w) {
 
 // -- the chart: attempts of the last 24 hours, one stacked bar per hour ----------------------
 
+// A chart's place in a row; drawCharts fills every chart of the view with one request.
 function attemptChart(sid) {
-  const holder = el("div", { class: "chart", "data-chart": sid });
-  drawChart(sid, holder);
-  return holder;
+  return el("div", { class: "chart", "data-chart": sid });
 }
 
-async function drawChart(sid, holder) {
-  const r = await api("GET", "/v1/subscriptions/" + encodeURIComponent(sid) + "/attempt-stats");
-  if (r.status !== 200) { holder.textContent = problemText(r); return; }
-  const buckets = r.body.buckets;
+// Subscriptions per GET /v1/attempt-stats (a page of GET /v1/subscriptions): one call per
+// view and refresh, not one per row.
+const STATS_IDS = 100;
+
+async function drawCharts(holders) {
+  for (let i = 0; i < holders.length; i += STATS_IDS) {
+    const part = holders.slice(i, i + STATS_IDS);
+    const query = part.map((h) => "subscriptionId=" + encodeURIComponent(h.dataset.chart)).join("&");
+    const r = await api("GET", "/v1/attempt-stats?" + query);
+    if (r.status !== 200) {
+      for (const h of part) h.textContent = problemText(r);
+      continue;
+    }
+    const stats = new Map(r.body.items.map((s) => [s.subscriptionId, s]));
+    for (const h of part) {
+      const s = stats.get(h.dataset.chart);
+      if (s) drawChart(s.buckets, h); else h.textContent = "-";
+    }
+  }
+}
+
+function drawChart(buckets, holder) {
   const barW = 6, gap = 1, height = 32;
   const totals = buckets.map((b) => Object.values(b.counts).reduce((a, n) => a + n, 0));
   const max = Math.max(1, ...totals);

@@ -1,0 +1,187 @@
+"""What one publish to a broker produced: the broker's own answer as evidence (pure).
+
+ENDPOINT_ACCEPTED for a broker means the broker confirmed durable acceptance (DESIGN.md
+section 13). :class:`BrokerEvidence` records what the broker returned and the
+:class:`BrokerOutcome` the ledger may conclude from it:
+
+============  ======================================================  ====================
+outcome       when                                                    ledger
+============  ======================================================  ====================
+accepted      AMQP: ``basic.ack`` and no ``basic.return``;            ENDPOINT_ACCEPTED
+              NATS: a PubAck from the declared stream (``duplicate``
+              is acceptance of the earlier publish)
+rejected      the broker answered "not taken": ``broker_nack``,       RETRYABLE (or dead
+              ``unroutable``, ``jetstream_no_stream`` (no stream       letter when spent)
+              listens: a plain publish, never counted),
+              ``jetstream_wrong_stream``, ``jetstream_error``,
+              ``broker_refused`` (channel closed: no such exchange,
+              access refused), ``broker_auth_failed``
+refused       policy said no before any socket (egress codes)         as an HTTPS refusal
+not_sent      failed before the message was handed to a connection    RETRYABLE
+unknown       handed to a connection, no confirmation: connection     UNKNOWN_TRANSPORT,
+              lost, ``confirm_timeout``                               retried with the same
+                                                                      delivery id
+============  ======================================================  ====================
+
+:meth:`BrokerEvidence.evidence` is the JSON-safe summary for the attempt event, ``GET
+/v1/deliveries/{id}``, ``audit`` and logs: no body, no header value, no credential (the
+credentials' keyed digest only).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from ..egress.failures import FailureCode
+from ..egress.result import PeerCertificate
+
+__all__ = [
+    "BROKER_CODES",
+    "AmqpConfirmation",
+    "BrokerCode",
+    "BrokerEvidence",
+    "BrokerOutcome",
+    "JetStreamAck",
+]
+
+
+class BrokerOutcome(enum.StrEnum):
+    """What the ledger may conclude from one publish (see the module table)."""
+
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    REFUSED = "refused"
+    NOT_SENT = "not_sent"
+    UNKNOWN = "unknown"
+
+
+class BrokerCode(enum.StrEnum):
+    """Stable reason codes of the broker publishers (beside the egress ones)."""
+
+    BROKER_NACK = "broker_nack"
+    UNROUTABLE = "unroutable"
+    JETSTREAM_NO_STREAM = "jetstream_no_stream"
+    JETSTREAM_WRONG_STREAM = "jetstream_wrong_stream"
+    JETSTREAM_ERROR = "jetstream_error"
+    BROKER_REFUSED = "broker_refused"
+    BROKER_AUTH_FAILED = "broker_auth_failed"
+    CONFIRM_TIMEOUT = "confirm_timeout"
+    CONNECTION_LOST = "connection_lost"
+    PLAIN_NOT_ALLOWED = "destination_plain_not_allowed"
+
+
+#: Every ``BrokerEvidence.code`` a publisher can produce (broker and egress codes).
+BROKER_CODES: Final = frozenset(c.value for c in BrokerCode) | frozenset(
+    c.value for c in FailureCode
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AmqpConfirmation:
+    """What RabbitMQ answered: ``confirmed`` (a ``basic.ack``), ``nacked`` (``basic.nack``),
+    ``returned`` (a ``basic.return`` of the mandatory message, with its reply)."""
+
+    confirmed: bool = False
+    nacked: bool = False
+    returned: bool = False
+    reply_code: int | None = None
+    reply_text: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "confirmed": self.confirmed,
+            "nacked": self.nacked,
+            "returned": self.returned,
+            "replyCode": self.reply_code,
+            "replyText": self.reply_text,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class JetStreamAck:
+    """A JetStream PubAck: the stream that stored the message, its sequence, ``duplicate``
+    when the stream had it already (the same ``Nats-Msg-Id`` inside its window)."""
+
+    stream: str
+    seq: int
+    duplicate: bool = False
+    domain: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "stream": self.stream,
+            "seq": self.seq,
+            "duplicate": self.duplicate,
+            "domain": self.domain,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerEvidence:
+    """The outcome of one publish. ``code`` is ``None`` only for ``accepted``.
+
+    ``published``: the message was handed to a connection (so the broker may have it);
+    ``peer_address``/``peer_port`` the socket that carried it; ``resolved`` every address
+    the broker host resolved to; ``error`` the translated exception (its ``__cause__`` the
+    library's), kept for the caller, never serialised.
+    """
+
+    outcome: BrokerOutcome
+    code: str | None
+    type: str
+    destination: str
+    message_id: str
+    amqp: AmqpConfirmation | None = None
+    jetstream: JetStreamAck | None = None
+    published: bool = False
+    resolved: tuple[str, ...] = ()
+    peer_address: str | None = None
+    peer_port: int | None = None
+    tls: bool = False
+    certificate: PeerCertificate | None = None
+    allowance_used: bool = False
+    reused: bool = False
+    credentials_digest: str | None = None
+    denied: tuple[tuple[str, str], ...] = ()
+    elapsed_s: float = 0.0
+    detail: str = ""
+    error: BaseException | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def ok(self) -> bool:
+        """The broker confirmed durable acceptance."""
+        return self.outcome is BrokerOutcome.ACCEPTED
+
+    @property
+    def lost(self) -> bool:
+        """Published and no confirmation came back (UNKNOWN_TRANSPORT)."""
+        return self.outcome is BrokerOutcome.UNKNOWN
+
+    def evidence(self) -> dict[str, Any]:
+        """A JSON-safe summary for events, the API and logs (no secret, no body)."""
+        cert = self.certificate
+        return {
+            "kind": "broker",
+            "type": self.type,
+            "outcome": self.outcome.value,
+            "code": self.code,
+            "destination": self.destination,
+            "messageId": self.message_id,
+            "amqp": self.amqp.to_json() if self.amqp else None,
+            "jetstream": self.jetstream.to_json() if self.jetstream else None,
+            "published": self.published,
+            "resolved": list(self.resolved),
+            "denied": [list(d) for d in self.denied],
+            "peerAddress": self.peer_address,
+            "peerPort": self.peer_port,
+            "tls": self.tls,
+            "spkiSha256": cert.spki_sha256 if cert else None,
+            "certIssuer": cert.issuer if cert else None,
+            "allowanceUsed": self.allowance_used,
+            "connectionReused": self.reused,
+            "credentialsDigest": self.credentials_digest,
+            "elapsedS": round(self.elapsed_s, 6),
+            "detail": self.detail,
+        }

@@ -1,0 +1,333 @@
+"""Publishing to NATS JetStream with the PubAck as evidence.
+
+nats-py opens its own sockets and has no transport hook, so the broker host is vetted here
+(:meth:`.net.BrokerNet.vet`) and nats-py is given only a vetted address, as an IP literal (no
+name is resolved inside the library), with TLS verifying the broker's host name
+(``tls_hostname``). It never dials anything else: reconnects are off (a lost connection is
+dropped from the pool and the next publish vets again), so the ``connect_urls`` a server
+advertises are never used. A ``tls://`` destination does the TLS handshake first
+(``tls_handshake_first``): nats-py otherwise starts TLS only when the server's first INFO asks
+for it, and a server that does not would get the credentials in the clear. The broker must
+accept TLS-first clients (nats-server 2.10.4+: ``tls { handshake_first: true }`` or a
+fallback delay).
+
+Evidence: a PubAck whose ``stream`` is the declared one (sent as ``Nats-Expected-Stream``, so
+JetStream refuses to store it anywhere else) is acceptance, recorded with ``seq`` and
+``duplicate`` (the same ``Nats-Msg-Id`` inside the stream's duplicate window: acceptance of
+the earlier publish, which the stream holds once). No stream listening on the subject
+(``jetstream_no_stream``: a plain NATS publish, never counted), another stream
+(``jetstream_wrong_stream``) and other JetStream errors are rejections; no PubAck in time or a
+lost connection after the publish is unknown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ssl
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import nats.errors
+import nats.js.errors
+import structlog
+from nats.aio.client import Client as NATS
+from nats.aio.client import RawCredentials
+
+from ..egress.addresses import IPAddress, format_ip
+from ..egress.policy import Vetting
+from .evidence import BrokerCode, BrokerEvidence, BrokerOutcome, JetStreamAck
+from .message import BrokerMessage
+from .net import BrokerFailure, BrokerNet, scrub
+from .pool import BrokerPool, BrokerPoolLimits, PoolKey
+from .spec import BrokerCredentials, Destination
+
+__all__ = ["NatsPublisher"]
+
+log = structlog.get_logger("hookproof.destinations")
+
+_WRONG_STREAM = 10060  # JetStream: "expected stream does not match"
+
+
+@dataclass(eq=False)
+class _NatsConnection:
+    client: Any  # nats.aio.client.Client
+    js: Any  # its JetStreamContext
+    peer: tuple[str, int]
+    allowance: bool
+    opened_at: float = 0.0
+    last_used: float = 0.0
+    publishes: int = 0
+
+    def is_open(self) -> bool:
+        return bool(self.client.is_connected)
+
+    async def close(self) -> None:
+        if not self.client.is_closed:
+            await self.client.close()
+
+
+class NatsPublisher:
+    """JetStream publishes acknowledged by the declared stream."""
+
+    def __init__(
+        self,
+        net: BrokerNet,
+        *,
+        limits: BrokerPoolLimits | None = None,
+        timeout_s: float = 10.0,
+    ) -> None:
+        self.net = net
+        self.timeout_s = timeout_s
+        self.pool: BrokerPool[_NatsConnection] = BrokerPool(limits)
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+    async def publish(
+        self,
+        dest: Destination,
+        message: BrokerMessage,
+        credentials: BrokerCredentials | None = None,
+        *,
+        credentials_digest: str | None = None,
+        pinned: Iterable[str] | None = None,
+    ) -> BrokerEvidence:
+        """Publish *message* and return JetStream's answer as evidence (never raises for a
+        network or broker outcome)."""
+        if dest.type != "nats":
+            raise ValueError("not a NATS destination")
+        started = time.monotonic()
+        secrets = credentials.secrets() if credentials else ()
+        state: dict[str, Any] = {"published": False}
+        vetting: Vetting | None = None
+        try:
+            vetting = await self.net.vet(dest, pinned)
+            conn, key, reused = await self._connection(
+                dest, credentials, credentials_digest, vetting, state
+            )
+            ack = await self._send(dest, message, conn, key, state)
+        except BrokerFailure as exc:
+            failure = exc
+        except Exception as exc:  # a library error we did not foresee: never accepted
+            failure = BrokerFailure(
+                BrokerCode.CONNECTION_LOST.value if state["published"] else "connect_failed",
+                BrokerOutcome.UNKNOWN if state["published"] else BrokerOutcome.NOT_SENT,
+                scrub(f"{type(exc).__name__}: {exc}", secrets),
+            )
+            failure.__cause__ = exc
+        else:
+            return BrokerEvidence(
+                outcome=BrokerOutcome.ACCEPTED,
+                code=None,
+                type="nats",
+                destination=dest.uri,
+                message_id=message.message_id,
+                jetstream=ack,
+                published=True,
+                resolved=tuple(format_ip(a) for a in vetting.addresses),
+                peer_address=conn.peer[0],
+                peer_port=conn.peer[1],
+                tls=dest.tls,
+                allowance_used=conn.allowance,
+                reused=reused,
+                credentials_digest=credentials_digest,
+                elapsed_s=time.monotonic() - started,
+            )
+        conn_: _NatsConnection | None = state.get("conn")
+        return BrokerEvidence(
+            outcome=failure.outcome,
+            code=failure.code,
+            type="nats",
+            destination=dest.uri,
+            message_id=message.message_id,
+            jetstream=state.get("ack"),
+            published=bool(state["published"]),
+            resolved=tuple(format_ip(a) for a in vetting.addresses) if vetting else (),
+            peer_address=conn_.peer[0] if conn_ else None,
+            peer_port=conn_.peer[1] if conn_ else None,
+            tls=dest.tls,
+            allowance_used=conn_.allowance if conn_ else False,
+            reused=bool(state.get("reused")),
+            credentials_digest=credentials_digest,
+            elapsed_s=time.monotonic() - started,
+            detail=scrub(failure.detail, secrets),
+            error=failure,
+        )
+
+    async def _connection(
+        self,
+        dest: Destination,
+        credentials: BrokerCredentials | None,
+        credentials_digest: str | None,
+        vetting: Vetting,
+        state: dict[str, Any],
+    ) -> tuple[_NatsConnection, PoolKey, bool]:
+        addresses = self.net.first_vetted(dest, vetting)
+        keys = [
+            PoolKey("nats", a, dest.port, dest.tls, dest.host, None, credentials_digest)
+            for a in addresses
+        ]
+        key = next((k for k in keys if self.pool.holds(k)), keys[0])
+        conn, reused = await self.pool.acquire(
+            key, lambda: self._open(dest, credentials, addresses)
+        )
+        state["conn"], state["reused"] = conn, reused
+        return conn, key, reused
+
+    async def _open(
+        self,
+        dest: Destination,
+        credentials: BrokerCredentials | None,
+        addresses: list[IPAddress],
+    ) -> _NatsConnection:
+        last: BrokerFailure | None = None
+        for addr in addresses:  # the vetted addresses in answer order, one at a time
+            try:
+                return await self._open_one(dest, credentials, addr)
+            except BrokerFailure as exc:
+                if exc.outcome is not BrokerOutcome.NOT_SENT:
+                    raise
+                last = exc
+        assert last is not None
+        raise last
+
+    async def _open_one(
+        self, dest: Destination, credentials: BrokerCredentials | None, addr: IPAddress
+    ) -> _NatsConnection:
+        host = format_ip(addr)
+        server = f"{dest.scheme}://{f'[{host}]' if addr.version == 6 else host}:{dest.port}"
+        secrets = credentials.secrets() if credentials else ()
+
+        async def on_error(exc: Exception) -> None:
+            log.info("broker_nats_error", error=type(exc).__name__)
+
+        options: dict[str, Any] = {
+            "servers": [server],
+            "name": "hookproof",
+            "allow_reconnect": False,
+            "max_reconnect_attempts": 0,
+            "connect_timeout": max(1, int(self.net.connect_timeout_s)),
+            "dont_randomize": True,
+            "no_echo": True,
+            "error_cb": on_error,
+            "tls": self.net.ssl_context(),
+            "tls_hostname": dest.host,
+            "tls_handshake_first": dest.tls,
+        }
+        if credentials is not None:
+            if credentials.token is not None:
+                options["token"] = credentials.token
+            elif credentials.creds is not None:
+                options["user_credentials"] = RawCredentials(credentials.creds)
+            else:
+                options["user"] = credentials.username
+                options["password"] = credentials.password
+        client = NATS()
+        try:
+            async with asyncio.timeout(self.net.connect_timeout_s + 1):
+                await client.connect(**options)
+        except BaseException as exc:
+            # a failed connect may leave its socket open; nats-py's close can then wait on
+            # tasks that never started, hence the bound
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(1.0):
+                    await client.close()
+            if isinstance(exc, Exception):
+                raise self._connect_failure(exc, secrets) from exc
+            raise
+        allowance = (addr, dest.port) in self.net.policy.allow_pairs
+        if allowance:
+            log.warning("broker_allowance_used", address=host, port=dest.port, host=dest.host)
+        return _NatsConnection(
+            client, client.jetstream(timeout=self.timeout_s), (host, dest.port), allowance
+        )
+
+    @staticmethod
+    def _connect_failure(exc: Exception, secrets: tuple[str, ...]) -> BrokerFailure:
+        """A failed NATS connect as a failure (no message was published)."""
+        if (
+            isinstance(exc, nats.errors.AuthorizationError)
+            or "authorization violation" in str(exc).lower()
+        ):
+            return BrokerFailure(
+                BrokerCode.BROKER_AUTH_FAILED.value,
+                BrokerOutcome.REJECTED,
+                "the broker refused the credentials",
+            )
+        if isinstance(exc, TimeoutError):
+            return BrokerFailure(
+                "connect_timeout", BrokerOutcome.NOT_SENT, "NATS connect timed out"
+            )
+        code = "tls_error" if isinstance(exc, ssl.SSLError) else "connect_failed"
+        return BrokerFailure(
+            code,
+            BrokerOutcome.NOT_SENT,
+            scrub(f"NATS connect: {type(exc).__name__}: {exc}", secrets),
+        )
+
+    async def _send(
+        self,
+        dest: Destination,
+        message: BrokerMessage,
+        conn: _NatsConnection,
+        key: PoolKey,
+        state: dict[str, Any],
+    ) -> JetStreamAck:
+        headers = dict(message.headers)
+        headers["Nats-Msg-Id"] = message.message_id
+        assert dest.subject is not None and dest.stream is not None
+        state["published"] = True
+        try:
+            ack = await conn.js.publish(
+                dest.subject,
+                message.body,
+                timeout=self.timeout_s,
+                stream=dest.stream,
+                headers=headers,
+            )
+        except nats.js.errors.NoStreamResponseError as exc:
+            raise BrokerFailure(
+                BrokerCode.JETSTREAM_NO_STREAM.value,
+                BrokerOutcome.REJECTED,
+                "no JetStream stream took the subject (no acknowledgement)",
+            ) from exc
+        except nats.js.errors.APIError as exc:
+            wrong = exc.err_code == _WRONG_STREAM
+            raise BrokerFailure(
+                BrokerCode.JETSTREAM_WRONG_STREAM.value
+                if wrong
+                else BrokerCode.JETSTREAM_ERROR.value,
+                BrokerOutcome.REJECTED,
+                f"JetStream: code={exc.code} err_code={exc.err_code} {str(exc.description)[:200]}",
+            ) from exc
+        except (nats.errors.TimeoutError, TimeoutError) as exc:
+            self.pool.discard(key, conn, "confirm_timeout")
+            raise BrokerFailure(
+                BrokerCode.CONFIRM_TIMEOUT.value,
+                BrokerOutcome.UNKNOWN,
+                f"no PubAck within {self.timeout_s:g} s",
+            ) from exc
+        except (nats.errors.Error, OSError) as exc:
+            self.pool.discard(key, conn, "connection_lost")
+            raise BrokerFailure(
+                BrokerCode.CONNECTION_LOST.value,
+                BrokerOutcome.UNKNOWN,
+                f"the connection ended before the PubAck ({type(exc).__name__})",
+            ) from exc
+        got = JetStreamAck(
+            stream=str(ack.stream),
+            seq=int(ack.seq),
+            duplicate=bool(ack.duplicate),
+            domain=ack.domain,
+        )
+        if got.stream != dest.stream:
+            state["ack"] = got
+            raise BrokerFailure(
+                BrokerCode.JETSTREAM_WRONG_STREAM.value,
+                BrokerOutcome.REJECTED,
+                "the PubAck came from another stream",
+            )
+        return got
