@@ -386,6 +386,7 @@ async def in_process(admin_url: str, events: int = 3000, rounds: int = 3) -> dic
     from hookproof.engine.event_types.repository import EventTypeRepository
     from hookproof.engine.event_types.service import EventTypeService
     from hookproof.engine.migrate import migrate
+    from hookproof.engine.registry import inline_hooks
     from hookproof.events import EventStore
     from hookproof.schemas.api import EventIn, EventTypeIn
 
@@ -397,7 +398,7 @@ async def in_process(admin_url: str, events: int = 3000, rounds: int = 3) -> dic
         await conn.close()
     pool = await connect_pool(db_url, min_size=1, max_size=8)
     try:
-        store = EventStore(pool)
+        store = EventStore(pool, inline=inline_hooks())
         await EventTypeService(store).define(
             "ten_bench",
             TYPED,

@@ -9,7 +9,6 @@ from typing import Any
 
 from hookproof.config import Settings
 
-from .archive import attach_archive
 from .archive.verify import verify_archive
 from .audit import (
     delivery_timeline,
@@ -85,7 +84,7 @@ async def _timeline(args: argparse.Namespace, settings: Settings, kind: str) -> 
 
     as_of = parse_as_of(args.as_of, "--as-of")
     async with Context(settings) as ctx:
-        store = attach_archive(ctx.store, settings)
+        store = ctx.store  # it reads archived streams back too
         if kind == "delivery":
             t = await delivery_timeline(store, args.id, as_of=as_of)
         elif kind == "subscription":

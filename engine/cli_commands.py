@@ -16,7 +16,7 @@ from hookproof.projections import rebuild
 from .audit.repository import AuditRepository
 from .cli_context import Context
 from .projections_runner import catch_up
-from .registry import async_projections, projections_by_name
+from .registry import projections_by_name
 
 __all__ = ["register"]
 
@@ -60,13 +60,12 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
         print(f"unknown projection(s): {', '.join(unknown)}; known: {', '.join(sorted(registry))}")
         return 2
     failed = False
-    asynchronous = {p.name for p in async_projections()}
     async with Context(settings) as ctx:
         store = ctx.store
         total = await ctx.repository(AuditRepository).event_count()
         for name in names:
             caught_up: int | None = None
-            if args.verify and name in asynchronous:
+            if args.verify and not registry[name].inline:
                 # kept in batches by the daemon: compare it caught up, not a moment of its lag
                 # (what it had not applied yet is reported, never counted as a difference)
                 caught_up = await catch_up(store, [registry[name]])
@@ -76,7 +75,7 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
                 registry[name],
                 verify=args.verify,
                 progress=progress,
-                inline=name not in asynchronous,
+                inline=registry[name].inline,
             )
             progress.finish()
             line: dict[str, Any] = {
@@ -131,10 +130,8 @@ def _position(p: Position) -> str:
 
 
 async def cmd_tenant_create(args: argparse.Namespace, settings: Settings) -> int:
-    from .tenants import TenantService
-
     async with Context(settings) as ctx:
-        issued = await TenantService(ctx.store).create(args.name, actor="cli")
+        issued = await ctx.tenants().create(args.name, actor="cli")
     if args.json:
         print(json.dumps({"tenantId": issued.tenant_id, "token": issued.token}))
     else:
@@ -144,10 +141,8 @@ async def cmd_tenant_create(args: argparse.Namespace, settings: Settings) -> int
 
 
 async def cmd_tenant_revoke(args: argparse.Namespace, settings: Settings) -> int:
-    from .tenants import TenantService
-
     async with Context(settings) as ctx:
-        revoked = await TenantService(ctx.store).revoke_token(args.token_id, actor="cli")
+        revoked = await ctx.tenants().revoke_token(args.token_id, actor="cli")
     ended = len(revoked.sessions_ended)
     print(
         json.dumps(

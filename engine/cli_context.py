@@ -1,6 +1,7 @@
-"""The CLI's per-command context and composition root: a database target and a pool, migrated,
-closed after. Commands get ports from it (the event store, repositories, the key ring, an
-engine), never the pool."""
+"""The CLI's per-command context: a database target and a pool, migrated, closed after.
+Commands get ports from it (the event store, repositories, the key ring, an engine), never the
+pool; each is built by the composition root's steps (``engine/composition.py``), as ``serve``
+builds them."""
 
 from __future__ import annotations
 
@@ -13,14 +14,18 @@ import asyncpg
 from hookproof.config import Settings
 from hookproof.events import EventStore
 
+from .clock import Clock, system_clock
 from .database import SERVER_SETTINGS, DatabaseTarget, connect_pool, resolve_database
-from .migrate import migrate
 from .repository import PoolRepository
 
 if TYPE_CHECKING:
     from .archive import Archiver
-    from .daemon import Engine
+    from .composition import Engine
+    from .delivery.recover import Recovery
     from .keys import KeyRing
+    from .rollouts.service import RolloutService
+    from .subscriptions import SubscriptionService
+    from .tenants import TenantService
 
 __all__ = ["Context"]
 
@@ -30,18 +35,22 @@ R = TypeVar("R", bound=PoolRepository)
 class Context:
     """A database target plus a pool, opened for one command and closed after it."""
 
-    def __init__(self, settings: Settings, *, max_size: int = 10) -> None:
+    def __init__(
+        self, settings: Settings, *, max_size: int = 10, clock: Clock = system_clock
+    ) -> None:
         self.settings = settings
         self.max_size = max_size
+        self.clock = clock
         self.target: DatabaseTarget | None = None
         self._pool: asyncpg.Pool | None = None
         self._store: EventStore | None = None
 
     async def __aenter__(self) -> Context:
+        from .composition import construct_schema
+
         self.target = resolve_database(self.settings)
         self._pool = await connect_pool(self.target.url, max_size=self.max_size)
-        async with self._pool.acquire() as conn:
-            await migrate(conn)
+        await construct_schema(self._pool)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -63,9 +72,11 @@ class Context:
 
     @property
     def store(self) -> EventStore:
-        """The event store over this context's pool (one per context)."""
+        """The event store over this context's pool (one per context), as the engine's."""
         if self._store is None:
-            self._store = EventStore(self._open())
+            from .composition import construct_store
+
+            self._store = construct_store(self._open(), self.settings)
         return self._store
 
     @asynccontextmanager
@@ -84,20 +95,46 @@ class Context:
         return kind(self._open())
 
     def keyring(self) -> KeyRing:
-        from .keys import KeyRing
+        from .composition import construct_keyring
 
-        return KeyRing(self._open(), self.settings, store=self.store)
+        return construct_keyring(self._open(), self.settings, self.store, self.clock)
+
+    def tenants(self) -> TenantService:
+        from .composition import construct_tenants
+
+        return construct_tenants(self.store, self.settings, self.clock)
+
+    def subscriptions(self) -> SubscriptionService:
+        """Subscriptions without the key ring or consumers (what the operator commands read
+        and transition; a registration needs the API)."""
+        from .composition import construct_subscriptions
+
+        return construct_subscriptions(
+            self.store, self.settings, keyring=None, consumers=None, clock=self.clock
+        )
+
+    def rollouts(self, ring: KeyRing | None = None) -> RolloutService:
+        """Rollouts over ``ring`` (default: a key ring of this context) and subscriptions."""
+        from .composition import construct_rollouts
+
+        ring = ring if ring is not None else self.keyring()
+        return construct_rollouts(self.store, self.settings, ring, self.subscriptions(), self.clock)
+
+    def recovery(self) -> Recovery:
+        from .composition import construct_recovery
+
+        return construct_recovery(self.store, self.subscriptions(), self.clock)
 
     def archiver(self) -> Archiver:
-        from .archive import Archiver
+        from .composition import construct_archiver
 
-        return Archiver(self._open(), self.settings)
+        return construct_archiver(self._open(), self.settings, store=self.store, clock=self.clock)
 
     async def engine(self) -> Engine:
         """A whole engine (``build_engine``) on this context's pool; the caller closes it."""
-        from .daemon import build_engine
+        from .composition import EngineOptions, build_engine
 
-        return await build_engine(self.settings, self._open())
+        return await build_engine(self.settings, self._open(), EngineOptions(clock=self.clock))
 
     async def serve(self, **options: Any) -> None:
         """``daemon.serve`` on this context's pool until it is stopped."""

@@ -14,13 +14,8 @@ __all__ = ["register"]
 
 
 async def cmd_deliveries_recover(args: argparse.Namespace, settings: Settings) -> int:
-    from .delivery.recover import Recovery
-    from .subscriptions import SubscriptionService
-
     async with Context(settings) as ctx:
-        store = ctx.store
-        recovery = Recovery(store, SubscriptionService(store, settings))
-        result = await recovery.recover(
+        result = await ctx.recovery().recover(
             args.subscription,
             tenant_id=None,
             since=args.since,

@@ -131,11 +131,10 @@ async def _retire(ring: KeyRing, args: argparse.Namespace, actor: str) -> Any:
 
 async def _compromise(ring: KeyRing, args: argparse.Namespace, actor: str) -> Any:
     report = await ring.compromise(args.key_id, actor=actor)
-    from .rollouts.service import RolloutService  # a compromise during a rollout pauses it
+    from .composition import construct_rollouts  # a compromise during a rollout pauses it
 
-    paused = await RolloutService(ring.store, ring.settings, ring=ring).on_key_compromised(
-        args.key_id, actor=actor
-    )
+    rollouts = construct_rollouts(ring.store, ring.settings, ring, None, ring.clock)
+    paused = await rollouts.on_key_compromised(args.key_id, actor=actor)
     out = asdict(report)
     return {
         "rolloutsPaused": paused,

@@ -85,12 +85,7 @@ def _handler(action: Action) -> Callable[[argparse.Namespace, Settings], Awaitab
 
         actor = args.actor or f"cli:{getpass.getuser()}"
         async with Context(settings) as ctx:
-            store = ctx.store
-            ring = ctx.keyring()
-            from .subscriptions import SubscriptionService
-
-            subs = SubscriptionService(store, settings)
-            svc = RolloutService(store, settings, ring=ring, subscriptions=subs)
+            svc = ctx.rollouts()
             view = await action(svc, args, actor)
             ids = (
                 [view.rollout_id]

@@ -26,9 +26,10 @@ _LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 
 
 class EngineMetrics:
-    """The registry and its instruments. ``count``/``observe`` are the dispatcher's interface."""
+    """The registry and its instruments. ``count``/``observe`` are the dispatcher's interface;
+    ``breaker_states``: the endpoint gates' states (``EndpointGates.states``), read per scrape."""
 
-    def __init__(self) -> None:
+    def __init__(self, breaker_states: Callable[[], dict[str, str]] = dict) -> None:
         r = self.registry = CollectorRegistry(auto_describe=True)
         self.attempts = Counter(
             "hookproof_attempts", "Delivery attempts, by outcome.", ["outcome"], registry=r
@@ -74,7 +75,7 @@ class EngineMetrics:
             self.attempts.labels(outcome)
         for outcome in ("accepted", "duplicate", "conflict", "rejected"):
             self.receipts.labels(outcome)
-        self.breaker_states: Callable[[], dict[str, str]] = dict
+        self.breaker_states = breaker_states
 
     # -- the dispatcher's interface --------------------------------------------------------
 

@@ -19,7 +19,7 @@ A graceful stop still brings them to the committed head.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import structlog
 
@@ -30,8 +30,8 @@ __all__ = [
     "CATALOGUE_INTERVAL_S",
     "CATALOGUE_PAGE",
     "SETTLE_S",
+    "ProjectorRole",
     "catch_up",
-    "projector_role",
 ]
 
 log = structlog.get_logger("hookproof.projections")
@@ -43,49 +43,52 @@ CATALOGUE_PAGE = 20_000
 #: at a graceful stop, the projector waits at most this long to reach the committed head
 SETTLE_S = 5.0
 
-Worker = Callable[[asyncio.Event], Awaitable[None]]
 
-
-def projector_role(
-    store: EventStore,
-    projections: Sequence[Projection],
-    *,
-    settle_s: float = SETTLE_S,
-    interval_s: float = CATALOGUE_INTERVAL_S,
-    intervals: Mapping[str, float] | None = None,
-) -> tuple[Worker, Callable[[], Awaitable[None]]]:
+class ProjectorRole:
     """The worker that keeps ``projections`` current (a pass at most every ``interval_s``, or
     every ``intervals[name]`` for the projections named there: one projector per interval),
     and the catch-up the daemon runs once every writer of its process has stopped: the
     projections reach the head committed then (waiting at most ``settle_s`` for transactions
     still open elsewhere), so a daemon stopped right after a change leaves no lag behind."""
-    groups: dict[float, list[Projection]] = {}
-    for p in projections:
-        groups.setdefault((intervals or {}).get(p.name, interval_s), []).append(p)
-    projectors = [
-        (every, Projector(store, members, batch=CATALOGUE_PAGE))
-        for every, members in groups.items()
-    ]
 
-    async def run(stop: asyncio.Event) -> None:
+    __slots__ = ("projectors", "settle_s")
+
+    def __init__(
+        self,
+        store: EventStore,
+        projections: Sequence[Projection],
+        *,
+        settle_s: float = SETTLE_S,
+        interval_s: float = CATALOGUE_INTERVAL_S,
+        intervals: Mapping[str, float] | None = None,
+    ) -> None:
+        groups: dict[float, list[Projection]] = {}
+        for p in projections:
+            groups.setdefault((intervals or {}).get(p.name, interval_s), []).append(p)
+        #: (interval in seconds, its projector), one per distinct interval
+        self.projectors: tuple[tuple[float, Projector], ...] = tuple(
+            (every, Projector(store, members, batch=CATALOGUE_PAGE))
+            for every, members in groups.items()
+        )
+        self.settle_s = settle_s
+
+    async def run(self, stop: asyncio.Event) -> None:
         await asyncio.gather(
-            *(p.run(stop, poll_interval=every, min_interval=every) for every, p in projectors)
+            *(p.run(stop, poll_interval=every, min_interval=every) for every, p in self.projectors)
         )
 
-    async def settle() -> None:
+    async def settle(self) -> None:
         behind = 0
         try:
-            for _, projector in projectors:
-                behind = max(behind, await projector.settle(settle_s))
+            for _, projector in self.projectors:
+                behind = max(behind, await projector.settle(self.settle_s))
         except Exception as exc:  # the stop goes on; the next projector catches up
             log.warning("projector_settle_failed", error=type(exc).__name__)
             return
         if behind:
-            log.warning("projector_settle_incomplete", events_behind=behind, waited_s=settle_s)
+            log.warning("projector_settle_incomplete", events_behind=behind, waited_s=self.settle_s)
         else:
             log.info("projector_settled")
-
-    return run, settle
 
 
 async def catch_up(store: EventStore, projections: Sequence[Projection]) -> int:

@@ -32,7 +32,7 @@ log = structlog.get_logger("hookproof.rotation")
 
 
 class Rotation:
-    """Rotation and compromise over the ports they need (built by ``features.install``)."""
+    """Rotation and compromise over the ports they need (built by the composition root)."""
 
     def __init__(
         self,
@@ -161,6 +161,10 @@ class Rotation:
         """The secret a rotation challenge proves: the newest pending one."""
         pending = await self.pending_secrets(subscription_id)
         return pending[-1] if pending else None
+
+    async def challenge_subscription(self, state: SubscriptionState, actor: str) -> dict[str, Any]:
+        """:meth:`challenge` for the API's ``POST .../challenge`` (its ``on_challenge``)."""
+        return await self.challenge(state.subscription_id, actor=actor)
 
     async def challenge(self, subscription_id: str, *, actor: str) -> dict[str, Any]:
         """A challenge; during a secret rotation it is signed with (and proves) the next secret."""

@@ -1,23 +1,21 @@
-"""The engine's parts, each under its own typed name (the composition root fills them in).
+"""The engine's parts, each under its own typed name, built once by the composition root.
 
-``build_engine`` and ``features.install`` are the one place that builds the parts and hands
-each feature the ports it needs; everything else reads ``engine.services.<part>``. A part that
-is not installed (a role that is off, retention unset) is simply absent: reading it raises
-:class:`AttributeError` naming it. To add a part: declare it here, assign it where it is built.
-
-``services["name"]`` / ``.get`` / ``.update`` still work for code written against the old
-dictionary, but only for the names declared here.
+:func:`~.composition.build_engine` builds every part and hands each one the parts it needs;
+everything else reads ``engine.services.<part>``. Nothing is set on it afterwards (assigning
+raises). A part a role leaves out is ``None`` in its typed field (``archiver``: retention
+unset, or not the scheduler). To add a part: declare it here, build it in the composition root.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .archive import Archiver
     from .challenge import Challenger
     from .challenge.drift import DriftGuard
+    from .delivery.destination import Destination
     from .delivery.dispatcher import Dispatcher
     from .delivery.ingest import IngestService
     from .delivery.recover import Recovery
@@ -35,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["Services"]
 
 
-@dataclass(init=False, eq=False, repr=False)
+@dataclass(frozen=True, slots=True, eq=False)
 class Services:
     keyring: KeyRing
     transport: EgressTransport
@@ -44,6 +42,8 @@ class Services:
     ingest: IngestService
     event_types: EventTypeService
     reader: DeliveryReader
+    #: where the dispatcher's attempts go (by destination kind, traced)
+    destination: Destination
     dispatcher: Dispatcher
     metrics: EngineMetrics
     notifier: Notifier
@@ -52,42 +52,9 @@ class Services:
     rollouts: RolloutService
     receipts: ReceiptService
     receipt_redeliverer: ReceiptRedeliverer
-    archiver: Archiver
+    #: retention's archiver: with ``retention_days`` set, in the scheduler's process only
+    archiver: Archiver | None = None
 
     @classmethod
     def names(cls) -> frozenset[str]:
         return frozenset(f.name for f in fields(cls))
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name not in self.names():
-            raise AttributeError(f"{name!r} is not a declared part (engine/services.py)")
-        object.__setattr__(self, name, value)
-
-    def __getattr__(self, name: str) -> Any:  # only called when the part is absent
-        if name in self.names():
-            raise AttributeError(f"{name!r} is not installed in this engine")
-        raise AttributeError(f"{name!r} is not a declared part (engine/services.py)")
-
-    def installed(self) -> frozenset[str]:
-        return frozenset(vars(self))
-
-    # -- the old dictionary's interface -----------------------------------------------------
-
-    def __getitem__(self, name: str) -> Any:
-        try:
-            return getattr(self, name)
-        except AttributeError as exc:
-            raise KeyError(name) from exc
-
-    def __setitem__(self, name: str, value: Any) -> None:
-        setattr(self, name, value)
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name in vars(self)
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return vars(self).get(name, default)
-
-    def update(self, **parts: Any) -> None:
-        for name, value in parts.items():
-            setattr(self, name, value)

@@ -14,18 +14,21 @@ the exporter) or ``console``, :func:`configure_from_env` installs a tracer provi
   peer, passed and reason; the challenge request carries its context too.
 
 Attributes are identifiers and outcomes only: never a secret, a signature or a body.
-Evidence never depends on tracing: the real poster runs exactly once whatever the tracer does
-(a tracer that raises is logged and ignored), outcomes are recorded from the transport's
-result alone, and a missing span (sampling, exporter down) changes nothing in the log.
+Evidence never depends on tracing: the composition root wraps the dispatcher's destination in
+:class:`TracedDestination`, whose real destination runs exactly once whatever the tracer does
+(a tracer that raises is logged and ignored); outcomes are recorded from the destination's
+evidence alone, and a missing span (sampling, exporter down) changes nothing in the log.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+import msgspec
 import structlog
 
 from hookproof.config import Settings
@@ -34,20 +37,21 @@ __all__ = [
     "AttemptSpan",
     "AttemptTracer",
     "OtelAttemptTracer",
+    "TracedDestination",
+    "attempt_tracer",
     "configure",
     "configure_from_env",
-    "instrument_dispatcher",
     "otel_tracer_from_env",
     "shutdown",
+    "shutdown_in_thread",
     "span",
-    "traced_poster",
 ]
 
 if TYPE_CHECKING:
+    from .delivery.destination import Destination, Evidence, SignedMessage
     from .delivery.ledger import ClaimRow
 
 log = structlog.get_logger("hookproof.tracing")
-Poster = Callable[["ClaimRow", bytes, dict[str, str]], Awaitable[Any]]
 
 
 class AttemptSpan(Protocol):
@@ -72,7 +76,8 @@ def key_id_of(headers: Mapping[str, str]) -> str | None:
     return m.group(1) if m else None
 
 
-def _attributes(row: ClaimRow, headers: Mapping[str, str]) -> dict[str, Any]:
+def _attributes(row: ClaimRow, message: SignedMessage) -> dict[str, Any]:
+    headers = message.headers
     out: dict[str, Any] = {
         "hookproof.delivery_id": row.delivery_id,
         "hookproof.event_id": row.event_id,
@@ -88,42 +93,52 @@ def _attributes(row: ClaimRow, headers: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-def traced_poster(poster: Poster, tracer: AttemptTracer) -> Poster:
-    """``poster`` with a span around each attempt; tracing failures are swallowed."""
+class TracedDestination:
+    """A destination with a span around each attempt (chosen by the composition root).
 
-    async def post(row: ClaimRow, body: bytes, headers: dict[str, str]) -> Any:
+    ``tracer``: the attempt tracer to use; None: the engine's, as :func:`configure` last set it,
+    looked up at each attempt like every other span here (no provider: no span, nothing else).
+    Tracing failures are logged and swallowed; the real destination runs exactly once.
+    """
+
+    __slots__ = ("inner", "tracer")
+
+    def __init__(self, inner: Destination, tracer: AttemptTracer | None = None) -> None:
+        self.inner = inner
+        self.tracer = tracer
+
+    async def deliver(self, message: SignedMessage, target: ClaimRow) -> Evidence:
+        tracer = self.tracer if self.tracer is not None else attempt_tracer()
+        if tracer is None:
+            return await self.inner.deliver(message, target)
         span: AttemptSpan | None = None
         try:
-            span = tracer.start(headers.get("traceparent"), _attributes(row, headers))
+            span = tracer.start(message.headers.get("traceparent"), _attributes(target, message))
             tp = span.traceparent()
-            if tp:
-                headers["traceparent"] = tp
+            if tp:  # not a covered signature component: replacing it never touches the signature
+                message = msgspec.structs.replace(
+                    message, headers={**message.headers, "traceparent": tp}
+                )
         except Exception as exc:
             log.warning("trace_start_failed", error=type(exc).__name__)
             span = None
         try:
-            result = await poster(row, body, headers)
+            evidence = await self.inner.deliver(message, target)
         except BaseException as exc:
             _finish(span, status=None, outcome="error", error=type(exc).__name__)
             raise
-        outcome = getattr(getattr(result, "outcome", None), "value", None) or str(
-            getattr(result, "outcome", "")
-        )
         _finish(
             span,
-            status=getattr(result, "status", None),
-            outcome=outcome,
-            error=None if getattr(result, "ok", False) else _code(result),
-            peer=getattr(result, "peer_address", None),
+            status=evidence.status,
+            outcome=evidence.outcome.value,
+            error=None if evidence.ok else _code(evidence),
+            peer=evidence.peer_address,
         )
-        return result
-
-    return post
+        return evidence
 
 
-def _code(result: Any) -> str | None:
-    code = getattr(result, "code", None)
-    return None if code is None else str(getattr(code, "value", code))
+def _code(evidence: Evidence) -> str | None:
+    return None if evidence.code is None else str(evidence.code.value)
 
 
 def _finish(span: AttemptSpan | None, **kw: Any) -> None:
@@ -222,13 +237,15 @@ def otel_tracer_from_env(env: Mapping[str, str] | None = None) -> AttemptTracer 
 
 # -- the engine's tracer: ingest, challenges, attempts ------------------------------------------
 
-_STATE: dict[str, Any] = {"provider": None, "tracer": None}
+_STATE: dict[str, Any] = {"provider": None, "tracer": None, "attempts": None}
 
 
 def configure(provider: Any | None) -> None:
     """Use ``provider`` (an SDK TracerProvider; None: tracing off) for every span here."""
     _STATE["provider"] = provider
-    _STATE["tracer"] = provider.get_tracer("hookproof") if provider is not None else None
+    tracer = provider.get_tracer("hookproof") if provider is not None else None
+    _STATE["tracer"] = tracer
+    _STATE["attempts"] = OtelAttemptTracer(tracer) if tracer is not None else None
 
 
 def configure_from_env(env: Mapping[str, str] | None = None) -> bool:
@@ -240,6 +257,11 @@ def configure_from_env(env: Mapping[str, str] | None = None) -> bool:
     configure(provider)
     log.info("tracing_enabled", exporter=env.get("HOOKPROOF_OTEL_EXPORTER"))
     return True
+
+
+async def shutdown_in_thread() -> None:
+    """:func:`shutdown` off the event loop (the exporter's last flush may block on I/O)."""
+    await asyncio.to_thread(shutdown)
 
 
 def shutdown() -> None:
@@ -254,8 +276,9 @@ def shutdown() -> None:
 
 
 def attempt_tracer() -> AttemptTracer | None:
-    tracer = _STATE["tracer"]
-    return OtelAttemptTracer(tracer) if tracer is not None else None
+    """The attempt tracer on the configured provider (None: tracing is off)."""
+    tracer: AttemptTracer | None = _STATE["attempts"]
+    return tracer
 
 
 class Span:
@@ -333,13 +356,3 @@ def span(name: str, attributes: Mapping[str, Any], *, client: bool = False) -> I
                 raw.end()
             except Exception as exc:
                 log.warning("trace_finish_failed", error=type(exc).__name__)
-
-
-def instrument_dispatcher(dispatcher: Any, tracer: AttemptTracer | None = None) -> bool:
-    """Wrap ``dispatcher.poster`` with per-attempt spans; False when tracing is off."""
-    tracer = tracer if tracer is not None else attempt_tracer()
-    if tracer is None or dispatcher is None:
-        return False
-    dispatcher.poster = traced_poster(dispatcher.poster, tracer)
-    log.info("attempt_tracing_enabled")
-    return True

@@ -267,7 +267,8 @@ class EventStore:
         archive: ArchiveSource | None = None,
     ) -> None:
         self.pool = pool
-        self.inline: list[InlineHook] = list(inline)
+        #: fixed at construction (the engine's come from its registry): nothing adds one later
+        self.inline: tuple[InlineHook, ...] = tuple(inline)
         #: Reads of a stream that is no longer hot fall back to it (None: hot rows only).
         self.archive = archive
 

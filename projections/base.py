@@ -93,6 +93,11 @@ class Projection:
     #: no longer describes them; the projector then folds the log again from its start.
     unlogged: ClassVar[bool] = False
 
+    #: Kept inside the append's own transaction (never behind the log): the store's inline
+    #: hooks are built from the projections that say so (``engine/registry.py``, at the
+    #: composition root). False: the projector keeps it from the log, checkpointed.
+    inline: ClassVar[bool] = False
+
     def record(self, row: Row) -> tuple[Any, ...]:
         getter = self.__dict__.get("_getter")
         if getter is None:

@@ -96,6 +96,7 @@ class Consumers(Projection):
     )
     key_column = "stream_id"
     categories = ("consumer",)
+    inline = True
 
     def key(self, event: RecordedEvent) -> str | None:
         return event.stream_id if event.stream_id.startswith("consumer-") else None

@@ -255,6 +255,7 @@ class DeliveryLedger(Projection):
     )
     key_column = "delivery_id"
     categories = ("delivery",)
+    inline = True
 
     def key(self, event: RecordedEvent) -> str | None:
         sid = event.stream_id

@@ -55,6 +55,7 @@ class EventTypes(Projection):
     )
     key_column = "stream_id"
     categories = ("event_type",)
+    inline = True
 
     def key(self, event: RecordedEvent) -> str | None:
         sid = event.stream_id

@@ -186,6 +186,7 @@ class Subscriptions(Projection):
     )
     key_column = "subscription_id"
     categories = ("subscription",)
+    inline = True
 
     def key(self, event: RecordedEvent) -> str | None:
         sid = event.stream_id

@@ -11,6 +11,7 @@ import asyncpg
 import trustme
 
 from hookproof.config import Settings
+from hookproof.engine.composition import EngineOptions
 from hookproof.engine.daemon import Engine, build_engine
 
 
@@ -31,9 +32,11 @@ def loopback_settings(
 
 
 @asynccontextmanager
-async def running_engine(pool: asyncpg.Pool, settings: Settings) -> AsyncIterator[Engine]:
+async def running_engine(
+    pool: asyncpg.Pool, settings: Settings, options: EngineOptions | None = None
+) -> AsyncIterator[Engine]:
     """An engine whose in-flight sends are drained and whose resources are closed after use."""
-    e = await build_engine(settings, pool)
+    e = await build_engine(settings, pool, options)
     try:
         yield e
     finally:

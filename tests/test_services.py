@@ -1,8 +1,9 @@
-"""The engine's parts are typed and declared once (engine/services.py)."""
+"""The engine's parts are typed, declared once (engine/services.py) and set once."""
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -36,16 +37,20 @@ def test_every_part_used_is_declared() -> None:
     assert undeclared == []
 
 
-def test_parts_are_set_by_name_and_absent_ones_say_so() -> None:
-    s = Services()
-    ring = object()
-    s.keyring = ring  # type: ignore[assignment]
-    assert s.keyring is ring and s["keyring"] is ring and s.get("keyring") is ring
-    assert "keyring" in s and "dispatcher" not in s and s.get("dispatcher") is None
-    with pytest.raises(AttributeError, match="not installed"):
-        _ = s.dispatcher
-    with pytest.raises(AttributeError, match="not a declared part"):
+def test_parts_are_typed_fields_set_once_and_absent_ones_are_none() -> None:
+    """No bag: the parts are the constructor's fields (no dictionary interface), assigning one
+    afterwards raises, and a part a role leaves out is None in its typed field."""
+    required = [f.name for f in dataclasses.fields(Services) if f.default is dataclasses.MISSING]
+    optional = {f.name for f in dataclasses.fields(Services)} - set(required)
+    assert optional == {"archiver"}
+    parts = {name: object() for name in required}
+    s = Services(**parts)  # type: ignore[arg-type]
+    assert s.dispatcher is parts["dispatcher"] and s.archiver is None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.keyring = object()  # type: ignore[misc, assignment]
+    with pytest.raises((AttributeError, TypeError)):
         s.mystery = 1  # type: ignore[attr-defined]
-    with pytest.raises(KeyError):
-        _ = s["dispatcher"]
-    assert s.installed() == {"keyring"}
+    for dict_like in ("__getitem__", "__setitem__", "__contains__", "get", "update", "installed"):
+        assert not hasattr(s, dict_like), dict_like
+    with pytest.raises(TypeError):
+        Services(**{k: v for k, v in parts.items() if k != "dispatcher"})  # type: ignore[arg-type]

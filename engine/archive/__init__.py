@@ -5,7 +5,7 @@ formats; ``run`` is an archival run; ``reader`` reads archived streams back; ``v
 segments against their manifests and anchors.
 """
 
-from .reader import SegmentArchive, attach_archive
+from .reader import SegmentArchive
 from .rule import (
     DeliveryFacts,
     RetentionPolicy,
@@ -24,7 +24,6 @@ __all__ = [
     "RetentionPolicy",
     "SegmentArchive",
     "Verdict",
-    "attach_archive",
     "delivery_verdict",
     "event_verdict",
     "stream_verdict",

@@ -7,14 +7,13 @@ from pathlib import Path
 
 import asyncpg
 
-from hookproof.config import Settings
 from hookproof.errors import StoreError
-from hookproof.events import EventStore, RecordedEvent
+from hookproof.events import RecordedEvent
 from hookproof.events.sqlfiles import query
 
 from .segment import Member, read_member
 
-__all__ = ["SegmentArchive", "attach_archive"]
+__all__ = ["SegmentArchive"]
 
 PKG = "hookproof.engine"
 
@@ -58,9 +57,3 @@ class SegmentArchive:
                 segment=row["segment_id"],
             )
         return events
-
-
-def attach_archive(store: EventStore, settings: Settings) -> EventStore:
-    """Let ``store`` read archived streams from the configured archive folder."""
-    store.archive = SegmentArchive(settings.archive_dir)
-    return store

@@ -16,11 +16,11 @@ import os
 import secrets
 import signal
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import asyncpg
 import structlog
@@ -38,7 +38,9 @@ from hookproof.events import (
 from hookproof.events.archive_events import SegmentWritten
 from hookproof.events.canonical import canonical_json
 from hookproof.events.delivery_events import EventIngested
+from hookproof_subscriber import SigningKey
 
+from ..clock import system_clock
 from ..projections_runner import catch_up
 from ..registry import async_projections
 from .manifest import build_manifest, manifest_path, write_manifest
@@ -47,7 +49,7 @@ from .rule import DeliveryFacts, RetentionPolicy, delivery_verdict, event_verdic
 from .segment import SegmentFile, write_segment
 from .throttle import Throttle, pause_after
 
-__all__ = ["CRASH_POINTS", "ArchiveRun", "Archiver", "file_sha256"]
+__all__ = ["CRASH_POINTS", "ArchiveRun", "Archiver", "EngineKeys", "file_sha256"]
 
 log = structlog.get_logger("hookproof.archive")
 
@@ -108,6 +110,14 @@ class ArchiveRun:
         }
 
 
+class EngineKeys(Protocol):
+    """The key ring, as the archive signs with it."""
+
+    async def ensure_active_engine_key(self, *, actor: str) -> object: ...
+
+    async def signing_key(self) -> SigningKey: ...
+
+
 def _crash_point(name: str) -> None:
     if Settings().archive_crash_at == name:
         log.warning("archive_crash_point", point=name)
@@ -125,23 +135,24 @@ class Archiver:
 
     def __init__(
         self,
-        pool: asyncpg.Pool,
         settings: Settings,
         *,
-        signer: Any = None,
+        repository: ArchiveRepository,
+        store: EventStore,
+        keys: EngineKeys,
         segment_events: int = 20_000,
         remove_batch: int | None = None,
         pause_s: float | None = None,
         scan_page: int = 2_000,
-        clock: Any = None,
+        clock: Callable[[], datetime] = system_clock,
     ) -> None:
-        self.repo = ArchiveRepository(pool)
+        self.repo = repository
         self.settings = settings
         self.dir = settings.archive_dir
-        self.store = EventStore(pool)
-        # composition: the archiver is handed the pool once and builds its key ring from it
-        self._key_ring = lambda: _key_ring(pool, settings, self.store)
-        self._signer = signer
+        self.store = store
+        #: signs the manifests (the engine's key ring; its ACTIVE engine key is ensured once)
+        self.keys = keys
+        self._key_ensured = False
         self.segment_events = segment_events
         self.remove_batch = remove_batch or settings.archive_remove_batch
         self.pause_s = settings.archive_pause_s if pause_s is None else pause_s
@@ -156,16 +167,13 @@ class Archiver:
         self._behind_s = 0.0
         self.scan_page = scan_page
         self._worked_since = 0.0
-        self.clock = clock or (lambda: datetime.now(UTC))
+        self.clock = clock
 
-    async def _signing_key(self) -> Any:
-        if self._signer is None:
-            ring = self._key_ring()
-            await ring.ensure_active_engine_key(actor="system:archive")
-            self._signer = ring
-        if hasattr(self._signer, "signing_key"):
-            return await self._signer.signing_key()
-        return self._signer
+    async def _signing_key(self) -> SigningKey:
+        if not self._key_ensured:
+            await self.keys.ensure_active_engine_key(actor="system:archive")
+            self._key_ensured = True
+        return await self.keys.signing_key()
 
     def policy(self, cutoff: datetime) -> RetentionPolicy:
         return RetentionPolicy(
@@ -176,6 +184,12 @@ class Archiver:
         )
 
     # -- the run ------------------------------------------------------------------------
+
+    async def run_due(self) -> ArchiveRun:
+        """A run with the retention's cutoff (``retention_days`` before now): the daemon's
+        archiver worker calls it every ``archive_interval_s``."""
+        days = self.settings.retention_days or 0.0
+        return await self.run(self.clock() - timedelta(days=days))
 
     async def run(self, cutoff: datetime, *, max_segments: int | None = None) -> ArchiveRun:
         loop = asyncio.get_running_loop()
@@ -507,9 +521,3 @@ class _Missing:
 
 
 _MISSING: Any = _Missing()
-
-
-def _key_ring(pool: asyncpg.Pool, settings: Settings, store: EventStore) -> Any:
-    from ..keys import KeyRing  # the key ring imports the engine's services: late, once
-
-    return KeyRing(pool, settings, store=store)

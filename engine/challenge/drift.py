@@ -39,6 +39,7 @@ from hookproof.events.command import execute
 from hookproof.events.subscription_events import DriftDetected
 from hookproof.projections.subscriptions import SubscriptionState, fold
 
+from ..clock import system_clock
 from ..egress import EgressResult, EgressTransport, FailureCode, address_set
 from ..subscriptions import SubscriptionService, Transition, stream_of
 
@@ -176,14 +177,14 @@ class DriftGuard:
         transport: EgressTransport,
         *,
         policy_for: Callable[[SubscriptionState], DriftPolicy] | None = None,
-        clock: Callable[[], datetime] | None = None,
+        clock: Callable[[], datetime] = system_clock,
         actor: str = "system:drift",
     ) -> None:
         self.store = store
         self.subscriptions = subscriptions
         self.transport = transport
         self.policy_for = policy_for or (lambda _state: DEFAULT_POLICY)
-        self.clock = clock or subscriptions.clock
+        self.clock = clock
         self.actor = actor
         # (subscription, generation) -> the last recorded (reason, addresses, spki): a drift
         # that is only recorded is recorded once per distinct observation, not per delivery

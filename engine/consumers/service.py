@@ -11,11 +11,11 @@ import asyncpg
 import msgspec
 
 from hookproof.errors import ValidationError
-from hookproof.events import Event, EventStore, Metadata, RecordedEvent
+from hookproof.events import Event, EventStore, Metadata
 from hookproof.events.canonical import canonical_json
 from hookproof.events.command import execute
 from hookproof.events.consumer_events import consumer_stream_id
-from hookproof.projections.consumers import Consumers, ConsumerState, fold_consumer
+from hookproof.projections.consumers import ConsumerState, fold_consumer
 from hookproof.schemas.api import ConsumerCreate, ConsumerPatch
 
 from ..subscriptions.validation import validate_text
@@ -29,17 +29,15 @@ __all__ = [
     "ConsumerService",
     "UnknownConsumer",
     "check_consumer_id",
-    "consumers_inline",
 ]
 
 #: what a consumer id may be (chosen by the tenant)
 CONSUMER_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,64}$")
 #: the largest ``metadata`` object, as canonical JSON
 MAX_METADATA = 4096
-_PROJECTION = Consumers()
 
 #: ``(conn, tenant, consumer, at, actor)``: ends the consumer's portal sessions in the
-#: transaction that disables it (installed by the portal feature)
+#: transaction that disables it (the portal's ``PortalSessionEnds``, given at construction)
 SessionCloser = Callable[[asyncpg.Connection, str, str, str, str], Awaitable[int]]
 
 
@@ -70,11 +68,6 @@ def _metadata(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
-async def consumers_inline(conn: asyncpg.Connection, recorded: list[RecordedEvent]) -> None:
-    """Inline projection hook: refold every touched consumer in the same transaction."""
-    await _PROJECTION.apply_incremental(conn, recorded, _PROJECTION.table)
-
-
 class ConsumerService:
     def __init__(
         self,
@@ -82,13 +75,12 @@ class ConsumerService:
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         repository: ConsumerRepository | None = None,
+        session_closer: SessionCloser | None = None,
     ) -> None:
         self.store = store
         self.repository = repository or ConsumerRepository.of(store)
         self.clock = clock
-        self.session_closer: SessionCloser | None = None
-        if consumers_inline not in store.inline:
-            store.inline.append(consumers_inline)
+        self.session_closer = session_closer
 
     # -- reads --------------------------------------------------------------------------
 

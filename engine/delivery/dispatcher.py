@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 
@@ -36,7 +36,6 @@ from hookproof.events.subscription_events import RetryPolicy
 from hookproof_subscriber import SigningKey
 
 from ..db_errors import database_unavailable
-from ..egress import EgressResult
 from ..rollouts.dispatch import ShadowCounter, admission_fields, resolve_signers, shadow_check
 from ..rollouts.machine import plan_signing
 from ..signing import Signer, sign_headers
@@ -50,6 +49,7 @@ from .claim import (
     key_scope,
     plan_claim,
 )
+from .destination import Destination, Evidence, PendingAttempt, SignedMessage, send_attempt
 from .gates import EndpointGates, Reservation
 from .ledger import ClaimRow
 from .outcome import breaker_success, outcome_events
@@ -57,7 +57,10 @@ from .repository import DeliveryRepository
 from .streams import append_to_deliveries
 from .upkeep import LedgerUpkeep
 
-__all__ = ["DispatchMetrics", "Dispatcher"]
+if TYPE_CHECKING:
+    from ..rollouts.service import RolloutService
+
+__all__ = ["AttemptMetrics", "DispatchMetrics", "Dispatcher", "GoneHandler"]
 
 log = structlog.get_logger("hookproof.dispatcher")
 ROLLOUT_CHECK_S = 15.0  # how often a dispatcher checks running cutovers for the automatic pause
@@ -70,8 +73,16 @@ DISPATCH_TAG = "dispatch"
 
 #: (scope: a subscription id for hmac-sha256, else "engine"; algorithm) -> (key, generation)
 KeyProvider = Callable[[str, str], Awaitable[tuple[SigningKey, int]]]
-#: sends one attempt: (the claimed row, the body, the signed headers) -> the egress result
-Poster = Callable[[ClaimRow, bytes, dict[str, str]], Awaitable[EgressResult]]
+#: (subscription id, reason): the endpoint said the subscription is gone (suspend it)
+GoneHandler = Callable[[str, str], Awaitable[None]]
+
+
+class AttemptMetrics(Protocol):
+    """What the dispatcher counts: each attempt's outcome and its time from admission."""
+
+    def count(self, outcome: str) -> None: ...
+
+    def observe(self, seconds: float) -> None: ...
 
 
 @dataclass
@@ -127,8 +138,8 @@ class Dispatcher:
         settings: Settings,
         *,
         key_provider: KeyProvider,
-        poster: Poster,
-        on_gone: Callable[[str, str], Awaitable[None]] | None = None,
+        destination: Destination,
+        on_gone: GoneHandler | None = None,
         name: str | None = None,
         batch: int = 100,
         max_inflight: int = 256,
@@ -138,10 +149,12 @@ class Dispatcher:
         busy_window_s: float = 0.25,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         rng: random.Random | None = None,
-        rollouts: Any = None,
+        rollouts: RolloutService | None = None,
         key_by_id: Callable[[str], Awaitable[SigningKey]] | None = None,
         deliveries: DeliveryRepository | None = None,
         steal_after_s: float = STEAL_AFTER_S,
+        metrics: AttemptMetrics | None = None,
+        gates: EndpointGates | None = None,
     ) -> None:
         self.store = store
         self.deliveries = deliveries or DeliveryRepository.of(store)
@@ -150,7 +163,8 @@ class Dispatcher:
         self.shadow = ShadowCounter()
         self.settings = settings
         self.key_provider = key_provider
-        self.poster = poster
+        #: where each attempt's signed message goes (the composition root chooses it)
+        self.destination = destination
         self.on_gone = on_gone
         self.name = name or f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
         self.batch = batch
@@ -169,8 +183,8 @@ class Dispatcher:
         self._steal_next = 0.0
         self._drained = True  # the last claim found fewer due rows than it asked for
         self._claiming = 0  # sends the running claims may still admit (within max_inflight)
-        self.gates = EndpointGates()
-        self.metrics = DispatchMetrics()
+        self.gates = gates if gates is not None else EndpointGates()
+        self.metrics: AttemptMetrics = metrics if metrics is not None else DispatchMetrics()
         self.outcomes = OutcomeBatcher(store)
         self.inflight: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
@@ -352,6 +366,10 @@ class Dispatcher:
         )
         return headers
 
+    def message_for(self, job: _Job, base: dict[str, str] | None = None) -> SignedMessage:
+        """The attempt's message: its body and headers, signed as the admission recorded."""
+        return SignedMessage(job.body, self.headers_for(job, base))
+
     async def check_shadow(self, job: _Job, base: dict[str, str]) -> None:
         """SHADOW: the target signature made and verified beside the live path, counted."""
         if job.shadow is None or job.rollout_id is None:
@@ -398,11 +416,11 @@ class Dispatcher:
 
         try:
             base = self.base_headers(job)
-            headers = self.headers_for(job, base)
+            pending = PendingAttempt(r, self.message_for(job, base), started)
             await self.check_shadow(job, base)
-            result = await self.poster(r, job.body, headers)
-            success = breaker_success(result)
-            await self.record(job, result, time.monotonic() - started, release=release)
+            completed = await send_attempt(self.destination, pending)
+            success = breaker_success(completed.evidence)
+            await self.record(job, completed.evidence, completed.duration_s, release=release)
         except Exception as exc:  # recording failed: the lease expiry will reconcile it
             log.error(
                 "dispatch_record_failed",
@@ -417,7 +435,7 @@ class Dispatcher:
     async def record(
         self,
         job: _Job,
-        result: EgressResult,
+        result: Evidence,
         duration: float,
         *,
         release: Callable[[], None] | None = None,

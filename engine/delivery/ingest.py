@@ -13,7 +13,6 @@ import asyncpg
 import msgspec
 import structlog
 
-from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.errors import ConcurrencyConflict, ConflictError, HookproofError, ValidationError
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
 from hookproof.events.canonical import canonical_json
@@ -24,7 +23,6 @@ from hookproof.events.delivery_events import (
     EventPayloadConflict,
     event_stream_id,
 )
-from hookproof.projections.deliveries import DeliveryLedger, evolve_delivery
 from hookproof.schemas.api import EventIn
 from hookproof_subscriber import content_digest
 
@@ -38,52 +36,17 @@ from ..subscriptions.validation import parse_time, printable
 from .group_commit import GroupCommit
 from .ingest_repository import IngestRepository
 
-__all__ = ["IngestResult", "IngestService", "deliveries_inline", "delivery_id_for"]
+__all__ = ["IngestResult", "IngestService", "delivery_id_for"]
 
 log = structlog.get_logger("hookproof.ingest")
 _ID = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
 _VERSION = re.compile(r"^(0|[1-9][0-9]{0,4})\.(0|[1-9][0-9]{0,4})$")
-_LEDGER = DeliveryLedger()
-_PLANNED = DeliveryPlanned.__struct_config__.tag
-#: from this many planned deliveries on, the ledger rows go in through COPY
-_STAGE_MIN_ROWS = 256
-
-SQL = ENGINE_QUERIES.named(
-    "deliveries_insert_planned",
-    "deliveries_insert_planned_arrays",
-    "ingest_stage_create",
-)
 
 
 def delivery_id_for(tenant_id: str, event_id: str, subscription_id: str) -> str:
     """Stable: the same (tenant, event, subscription) always has the same delivery id."""
     h = hashlib.sha256(f"{tenant_id}\0{event_id}\0{subscription_id}".encode()).hexdigest()
     return "dlv_" + h[:28]
-
-
-async def deliveries_inline(conn: asyncpg.Connection, recorded: list[Any]) -> None:
-    """Inline projection hook for the ledger (same transaction as the delivery events).
-
-    Ingest's appends only open new delivery streams: their rows are computed by the same
-    ``evolve`` and inserted in one statement, with nothing to load first."""
-    from hookproof.projections.projector import apply_events
-
-    delivery = [e for e in recorded if e.stream_id.startswith("delivery-")]
-    if not delivery:
-        return
-    if all(e.stream_version == 1 and e.type == _PLANNED for e in delivery):
-        rows = [_LEDGER.record(evolve_delivery(None, e.decode(), 1)) for e in delivery]
-        if len(rows) < _STAGE_MIN_ROWS:  # few rows: one statement beats three round trips
-            columns = [list(c) for c in zip(*rows, strict=True)]
-            await conn.execute(SQL["deliveries_insert_planned_arrays"], *columns)
-            return
-        await conn.execute(SQL["ingest_stage_create"])
-        await conn.copy_records_to_table(
-            "ingest_planned_stage", records=rows, columns=_LEDGER.columns, schema_name="pg_temp"
-        )
-        await conn.execute(SQL["deliveries_insert_planned"])
-        return
-    await apply_events(conn, _LEDGER, delivery)
 
 
 class IngestResult(msgspec.Struct, frozen=True):
@@ -193,8 +156,6 @@ class IngestService:
         self.gate = gate
         self.repo = IngestRepository.of(store)
         self.clock = clock
-        if deliveries_inline not in store.inline:
-            store.inline.append(deliveries_inline)
         self.groups: GroupCommit[_Item, IngestResult | Deferred] = GroupCommit(
             self._commit_rounds,
             window_s=group_window_s,

@@ -1,6 +1,6 @@
-"""What one attempt's egress result means for the ledger, the retry policy and the breaker.
+"""What one attempt's evidence means for the ledger, the retry policy and the breaker.
 
-Pure: ``classify`` turns a result into an :class:`AttemptError`, ``breaker_success`` says
+Pure: ``classify`` turns evidence into an :class:`AttemptError`, ``breaker_success`` says
 whether the endpoint counts as available, ``outcome_events`` gives the events to record.
 """
 
@@ -16,21 +16,22 @@ from hookproof.events.delivery_events import AttemptFailed, EndpointAccepted
 from hookproof.events.subscription_events import RetryPolicy
 from hookproof.projections.ledger import LedgerState as S
 
-from ..egress import EgressResult, Outcome
+from ..egress import Outcome
 from .claim import dead_letter_event
+from .destination import Evidence
 from .retry import AttemptError, RetryDecision, decide, parse_retry_after
 
 __all__ = ["Recorded", "breaker_success", "classify", "outcome_events"]
 
 
-def classify(result: EgressResult, now: datetime) -> AttemptError:
-    """The retry-relevant reading of a result that is not a 2xx."""
+def classify(result: Evidence, now: datetime) -> AttemptError:
+    """The retry-relevant reading of evidence that is not a 2xx."""
     if result.outcome is Outcome.REDIRECT:
         return AttemptError("redirect", status=result.status)
     if result.outcome is Outcome.RESPONSE:
         if result.code is not None:  # the status line came: lost, or e.g. response_too_large
             return AttemptError(str(result.code), status=result.status, unknown=result.lost)
-        wait = parse_retry_after(result.header("Retry-After"), now)
+        wait = parse_retry_after(result.retry_after, now)
         return AttemptError(
             f"http_{result.status}",
             status=result.status,
@@ -40,7 +41,7 @@ def classify(result: EgressResult, now: datetime) -> AttemptError:
     return AttemptError(str(result.code or result.outcome.value), unknown=result.lost)
 
 
-def breaker_success(result: EgressResult) -> bool:
+def breaker_success(result: Evidence) -> bool:
     """The breaker counts unavailability (no answer, 5xx, 429), not a 4xx verdict."""
     status = result.status
     return result.ok or (status is not None and 400 <= status < 500 and status != 429)
@@ -59,12 +60,12 @@ def outcome_events(
     attempt: int,
     owner: str,
     policy: RetryPolicy,
-    result: EgressResult,
+    result: Evidence,
     duration_s: float,
     now: datetime,
     rand: float,
 ) -> Recorded:
-    """The events that record one attempt's result, and what they amount to.
+    """The events that record one attempt's evidence, and what they amount to.
 
     A 2xx whose body was cut (framed by the connection's end, no TLS close_notify) is still
     ENDPOINT_ACCEPTED: the status line came whole over the authenticated connection, and a 2xx

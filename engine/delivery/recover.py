@@ -27,7 +27,6 @@ from hookproof.projections.ledger import LEDGER_STATES, LedgerState, ledger_next
 
 from ..subscriptions import SubscriptionService, stream_of
 from ..subscriptions.validation import parse_time
-from .ingest import deliveries_inline
 from .repository import DeliveryRepository
 from .streams import append_to_deliveries
 
@@ -73,8 +72,6 @@ class Recovery:
         self.subscriptions = subscriptions
         self.repository = repository or DeliveryRepository.of(store)
         self.clock = clock
-        if deliveries_inline not in store.inline:  # the ledger moves with the replay events
-            store.inline.append(deliveries_inline)
 
     async def recover(
         self,

@@ -288,8 +288,8 @@ def request_head(
     return target.head + "".join(tail).encode("utf-8")
 
 
-#: URL targets kept per worker (~1 KiB each): as many as the poster's subscription states
-#: (engine/features.py), so a fan-out to 10,000 sites does not keep one per URL.
+#: URL targets kept per worker (~1 KiB each): as many as the HTTPS destination's subscription
+#: states (engine/delivery/https.py), so a fan-out to 10,000 sites does not keep one per URL.
 _TARGET_MEMO: Final = 2_048
 
 

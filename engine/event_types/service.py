@@ -13,15 +13,12 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-import asyncpg
 import msgspec
 
 from hookproof.errors import ValidationError
-from hookproof.events import EventStore, Metadata, RecordedEvent
+from hookproof.events import EventStore, Metadata
 from hookproof.events.command import execute
 from hookproof.events.event_type_events import EventTypeDefined, event_type_stream_id
-from hookproof.projections.event_types import EventTypes
-from hookproof.projections.projector import apply_events
 from hookproof.schemas.api import EventTypeIn
 
 from . import definition
@@ -35,21 +32,12 @@ __all__ = [
     "MAX_TYPES_PER_TENANT",
     "EventTypeService",
     "EventTypeView",
-    "event_types_inline",
 ]
 
-_PROJECTION = EventTypes()
 #: event types one tenant may define (a new topic past it: 400 ``event_type_limit``)
 MAX_TYPES_PER_TENANT = 1_000
 #: definitions one OpenAPI export may hold (past it: 400 ``catalogue_too_large``)
 MAX_EXPORT_BYTES = 32 * 1024 * 1024
-
-
-async def event_types_inline(conn: asyncpg.Connection, recorded: list[RecordedEvent]) -> None:
-    """Inline projection hook: the catalogue row in the same transaction as its definition."""
-    mine = [e for e in recorded if e.category == "event_type"]
-    if mine:
-        await apply_events(conn, _PROJECTION, mine)
 
 
 @dataclass(frozen=True)
@@ -94,8 +82,6 @@ class EventTypeService:
         self.clock = clock
         #: validates the examples (off the loop when dear); shared with ingest's gate
         self.validator = validator or SchemaValidator()
-        if event_types_inline not in store.inline:
-            store.inline.append(event_types_inline)
 
     async def get(self, tenant_id: str, topic: str) -> EventTypeView:
         row = await self.repository.get(tenant_id, topic)

@@ -35,7 +35,7 @@ from .auth import CAPABILITIES, PORTAL_TOKEN_PREFIX, PortalAuth, PortalSessionEx
 from .repository import PortalRepository
 from .sessions import OPERATOR_CREATOR, append_ended, session_view
 
-__all__ = ["SESSION_ID", "PortalService", "check_session_id"]
+__all__ = ["SESSION_ID", "PortalService", "PortalSessionEnds", "check_session_id"]
 
 log = structlog.get_logger("hookproof.portal")
 
@@ -60,6 +60,35 @@ class PortalSessionNotFound(NotFound):
     code = "portal_session_not_found"
 
 
+class PortalSessionEnds:
+    """Ends a disabled consumer's portal sessions with their events (one ``portal.session_ended``
+    each, by :func:`~.sessions.append_ended` as every ending). Built before the consumers
+    service, which calls it (its ``session_closer``) in the transaction that disables one."""
+
+    def __init__(self, store: EventStore, repository: PortalRepository) -> None:
+        self.store = store
+        self.repository = repository
+
+    async def __call__(
+        self, conn: asyncpg.Connection, tenant_id: str, consumer_id: str, at: str, actor: str
+    ) -> int:
+        """In the disabling transaction: every live session of the consumer ends."""
+        now = datetime.fromisoformat(at)
+        ended = await self.repository.end_consumer(
+            conn, tenant_id, consumer_id, now, "consumer_disabled"
+        )
+        await append_ended(
+            self.store,
+            conn,
+            [(sid, consumer_id) for sid in ended],
+            tenant_id,
+            "consumer_disabled",
+            now,
+            actor,
+        )
+        return len(ended)
+
+
 class PortalService:
     def __init__(
         self,
@@ -75,7 +104,6 @@ class PortalService:
         self.consumers = consumers
         self.clock = clock
         self.repository = repository or PortalRepository.of(store)
-        consumers.session_closer = self.end_for_consumer
 
     def console_url(self, token: str) -> str:
         base = self.settings.env.get("HOOKPROOF_PUBLIC_URL")
@@ -213,25 +241,6 @@ class PortalService:
             await append_ended(self.store, conn, ended, tenant_id, "ended", now, actor)
         if ended:
             log.info("portal_sessions_ended", reason="ended", tenant_id=tenant_id, count=len(ended))
-        return len(ended)
-
-    async def end_for_consumer(
-        self, conn: asyncpg.Connection, tenant_id: str, consumer_id: str, at: str, actor: str
-    ) -> int:
-        """In the disabling transaction: every live session of the consumer ends."""
-        now = datetime.fromisoformat(at)
-        ended = await self.repository.end_consumer(
-            conn, tenant_id, consumer_id, now, "consumer_disabled"
-        )
-        await append_ended(
-            self.store,
-            conn,
-            [(sid, consumer_id) for sid in ended],
-            tenant_id,
-            "consumer_disabled",
-            now,
-            actor,
-        )
         return len(ended)
 
     async def authenticate(self, token: str) -> PortalAuth:

@@ -2,7 +2,7 @@
 
 from .decide import GENERATION_FIELDS, Register, Transition, Update, decide
 from .machine import ELIGIBLE, STATES, TERMINAL, TRANSITIONS, diagram, next_state
-from .service import SubscriptionService, stream_of, subscriptions_inline
+from .service import SubscriptionService, stream_of
 
 __all__ = [
     "ELIGIBLE",
@@ -18,5 +18,4 @@ __all__ = [
     "diagram",
     "next_state",
     "stream_of",
-    "subscriptions_inline",
 ]

@@ -17,7 +17,7 @@ from hookproof.errors import NotFound, ValidationError
 from hookproof.events import Event, EventStore, Metadata, RecordedEvent
 from hookproof.events.command import execute
 from hookproof.events.subscription_events import SubscriptionConfig
-from hookproof.projections.subscriptions import Subscriptions, SubscriptionState, fold
+from hookproof.projections.subscriptions import SubscriptionState, fold
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch
 
 from .decide import Command, Register, Transition, Update, decide
@@ -37,15 +37,14 @@ from .validation import (
 
 __all__ = [
     "SUBSCRIPTION_ID",
+    "ConsumerCheck",
     "SecretIssuer",
     "SubscriptionService",
     "stream_of",
-    "subscriptions_inline",
 ]
 
 #: the format of every id ``register`` makes
 SUBSCRIPTION_ID = re.compile(r"^sub_[0-9a-f]{24}$")
-_PROJECTION = Subscriptions()
 
 
 def stream_of(subscription_id: str) -> str:
@@ -58,9 +57,10 @@ class SecretIssuer(Protocol):
     async def import_subscription_secret(self, subscription_id: str, secret: bytes) -> str: ...
 
 
-async def subscriptions_inline(conn: asyncpg.Connection, recorded: list[RecordedEvent]) -> None:
-    """Inline projection hook: refold every touched subscription in the same transaction."""
-    await _PROJECTION.apply_incremental(conn, recorded, _PROJECTION.table)
+class ConsumerCheck(Protocol):
+    """The consumers service, as registration uses it: an enabled consumer's id, or a 400."""
+
+    async def require_enabled(self, tenant_id: str, consumer_id: str, field: str) -> str: ...
 
 
 class SubscriptionService:
@@ -72,6 +72,7 @@ class SubscriptionService:
         secrets_issuer: SecretIssuer | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         repository: SubscriptionRepository | None = None,
+        consumers: ConsumerCheck | None = None,
     ) -> None:
         self.store = store
         self.repository = repository or SubscriptionRepository.of(store)
@@ -79,9 +80,7 @@ class SubscriptionService:
         self.secrets_issuer = secrets_issuer
         self.clock = clock
         #: the consumer service (``require_enabled``) a ``consumerId`` is checked against
-        self.consumers: Any = None
-        if subscriptions_inline not in store.inline:
-            store.inline.append(subscriptions_inline)
+        self.consumers = consumers
 
     # -- reads --------------------------------------------------------------------------
 

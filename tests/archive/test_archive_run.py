@@ -11,8 +11,8 @@ from typing import Any
 import asyncpg
 import pytest
 
-from hookproof.engine.archive import Archiver, attach_archive
 from hookproof.engine.audit import delivery_timeline, event_timeline
+from hookproof.engine.composition import construct_archiver
 from hookproof.engine.daemon import Engine
 from hookproof.errors import ConcurrencyConflict, ConflictError, StreamArchived
 from hookproof.events import NO_STREAM, StreamAppend
@@ -96,7 +96,7 @@ async def test_run_removes_exactly_the_closed_streams_older_than_the_cutoff(
     # closed, but after the cutoff: stays
     [late] = (await publish(engine, tenant, "evt-late", topic="order.a")).deliveries
     await dispatch_all(engine)
-    store = attach_archive(engine.store, engine.settings)
+    store = engine.store  # the engine's store reads archived streams back
     timelines = {
         did: (await delivery_timeline(store, did)).to_json()
         for did in ids["accepted"] + ids["dead"] + ids["mixed_ok"]
@@ -107,7 +107,7 @@ async def test_run_removes_exactly_the_closed_streams_older_than_the_cutoff(
     event_views = {e: await reader.event(tenant, e) for e in ("evt-a0", "evt-ac")}
     before = await _snapshot(engine.pool)
 
-    result = await Archiver(engine.pool, engine.settings).run(cutoff)
+    result = await construct_archiver(engine.pool, engine.settings).run(cutoff)
 
     after = await _snapshot(engine.pool)
     closed_deliveries = ids["accepted"] + ids["dead"] + ids["mixed_ok"]
@@ -208,5 +208,5 @@ async def test_run_removes_exactly_the_closed_streams_older_than_the_cutoff(
         assert now_view == view
 
     # a second run finds nothing more; the late one stays
-    again = await Archiver(engine.pool, engine.settings).run(cutoff)
+    again = await construct_archiver(engine.pool, engine.settings).run(cutoff)
     assert again.streams == 0 and again.removed == 0

@@ -20,7 +20,7 @@ from typing import Any
 import asyncpg
 
 from hookproof.config import Settings
-from hookproof.engine.archive import Archiver
+from hookproof.engine.composition import construct_archiver
 from hookproof.engine.database import connect_pool
 from hookproof.engine.registry import async_projections
 from hookproof.events import EventStore
@@ -61,7 +61,7 @@ async def _archive(
         if project_first:
             await Projector(EventStore(pool), async_projections()).run_once()
         here = dataclasses.replace(settings, archive_dir_override=folder)
-        result = await Archiver(pool, here, clock=lambda: cutoff).run(cutoff)
+        result = await construct_archiver(pool, here, clock=lambda: cutoff).run(cutoff)
         catalogue = await pool.fetch(
             "SELECT stream_id, category, version, event_count, last_position"
             " FROM proj_stream_catalogue WHERE category <> 'archive' ORDER BY stream_id"

@@ -9,7 +9,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from hookproof.engine.archive import Archiver
+from hookproof.engine.composition import construct_archiver
 from hookproof.engine.daemon import Engine
 
 from ..daemon import run_cli
@@ -31,7 +31,7 @@ async def test_delete_is_refused_and_the_function_refuses_uncovered_rows(
     with pytest.raises(asyncpg.InsufficientPrivilegeError, match="no anchored manifest"):
         await pool.fetchval("SELECT hookproof_archive_remove('seg-forged', ARRAY['event-evt-a0'])")
 
-    result = await Archiver(engine.pool, engine.settings).run(await now(pool))
+    result = await construct_archiver(engine.pool, engine.settings).run(await now(pool))
     [segment] = result.segments
     archived = {r["stream_id"] for r in await pool.fetch("SELECT stream_id FROM archived_streams")}
     hot = [r["stream_id"] for r in await pool.fetch("SELECT DISTINCT stream_id FROM events")]
@@ -66,7 +66,7 @@ async def test_audit_verify_names_a_changed_or_missing_segment(
     engine: Engine, tenant: str, subscriber: Subscriber, db_url: str, tmp_path: Path, damage: str
 ) -> None:
     await mixed_workload(engine, tenant, subscriber, n=2)
-    result = await Archiver(engine.pool, engine.settings).run(await now(engine.pool))
+    result = await construct_archiver(engine.pool, engine.settings).run(await now(engine.pool))
     [segment] = result.segments
     ok = run_cli(["audit", "verify", "--json"], _env(db_url, tmp_path))
     assert ok.returncode == 0, ok.stdout + ok.stderr

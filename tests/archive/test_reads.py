@@ -8,7 +8,7 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
-from hookproof.engine.archive import Archiver
+from hookproof.engine.composition import construct_archiver
 from hookproof.engine.daemon import Engine
 from hookproof.engine.registry import async_projections
 from hookproof.projections import Projector
@@ -45,7 +45,7 @@ async def test_gates_and_rebuild_work_across_the_archive(
     await log_settled(engine.pool)  # the tails read below the server's oldest transaction
     await projector.run_once()
     catalogued = await engine.pool.fetchval("SELECT count(*) FROM proj_stream_catalogue")
-    result = await Archiver(engine.pool, engine.settings).run(await now(engine.pool))
+    result = await construct_archiver(engine.pool, engine.settings).run(await now(engine.pool))
     assert result.events > 0
     await log_settled(engine.pool)
     await projector.run_once()

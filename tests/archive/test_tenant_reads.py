@@ -11,7 +11,7 @@ from __future__ import annotations
 import aiohttp
 from aiohttp.test_utils import TestServer
 
-from hookproof.engine.archive import Archiver
+from hookproof.engine.composition import construct_archiver
 from hookproof.engine.daemon import Engine
 
 from ..delivery.conftest import Subscriber
@@ -24,7 +24,7 @@ async def test_another_tenant_gets_404_whatever_the_segment(
     acme = await engine.tenants.create("acme")
     other = await engine.tenants.create("other")
     await mixed_workload(engine, acme.tenant_id, subscriber)
-    result = await Archiver(engine.pool, engine.settings).run(await now(engine.pool))
+    result = await construct_archiver(engine.pool, engine.settings).run(await now(engine.pool))
     assert result.events > 0
     row = await engine.pool.fetchrow(
         "SELECT a.stream_id, s.file_name FROM archived_streams AS a"
@@ -72,7 +72,7 @@ async def test_deliveries_archived_before_owners_were_recorded(
     acme = await engine.tenants.create("acme")
     other = await engine.tenants.create("other")
     await mixed_workload(engine, acme.tenant_id, subscriber)
-    await Archiver(engine.pool, engine.settings).run(await now(engine.pool))
+    await construct_archiver(engine.pool, engine.settings).run(await now(engine.pool))
     await engine.pool.execute("TRUNCATE archived_delivery_owners")
     row = await engine.pool.fetchrow(
         "SELECT a.stream_id, s.file_name FROM archived_streams AS a"

@@ -10,12 +10,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hookproof.engine.consumers.service import consumers_inline
 from hookproof.engine.database import connect_pool
-from hookproof.engine.delivery.ingest import deliveries_inline
-from hookproof.engine.event_types.service import event_types_inline
-from hookproof.engine.registry import async_projections, projections_by_name
-from hookproof.engine.subscriptions.service import subscriptions_inline
+from hookproof.engine.registry import async_projections, inline_hooks, projections_by_name
 from hookproof.events import ANY, Event, EventStore, Metadata, StreamAppend
 from hookproof.events.consumer_events import (
     ConsumerCreated,
@@ -190,15 +186,7 @@ def test_rebuild_equals_incremental(db_url_sync: str) -> None:
         async def run() -> None:
             pool = await connect_pool(db_url_sync, min_size=1, max_size=3)
             try:
-                store = EventStore(
-                    pool,
-                    inline=[
-                        subscriptions_inline,
-                        deliveries_inline,
-                        event_types_inline,
-                        consumers_inline,
-                    ],
-                )
+                store = EventStore(pool, inline=inline_hooks())
                 await _append_workload(store, w)
                 assert await _verify_all(store) == {
                     "attempt_stats": [],
@@ -218,9 +206,7 @@ def test_rebuild_equals_incremental(db_url_sync: str) -> None:
     async def swap_and_inject() -> None:
         pool = await connect_pool(db_url_sync, min_size=1, max_size=3)
         try:
-            store = EventStore(
-                pool, inline=[subscriptions_inline, deliveries_inline, event_types_inline]
-            )
+            store = EventStore(pool, inline=inline_hooks())
             registry = projections_by_name()
             async with pool.acquire() as conn:
                 before = {n: await table_rows(conn, p, p.table) for n, p in registry.items()}

@@ -194,7 +194,7 @@ def stalled_dispatcher(engine: Engine, settings: Settings, name: str) -> Any:
         engine.store,
         settings,
         key_provider=real.key_provider,
-        poster=real.poster,
+        destination=real.destination,
         name=name,
         lease_margin_s=-(settings.request_timeout_s + settings.connect_timeout_s),
     )

@@ -98,7 +98,7 @@ async def _workload(
     await publish(engine, tenant, "lost-0", topic="t.lost")
     stalled = stalled_dispatcher(engine, settings, "stalled")
     [job] = await stalled.claim()
-    failure = await stalled.poster(job.row, job.body, stalled.headers_for(job))
+    failure = await stalled.destination.deliver(stalled.message_for(job), job.row)
     assert await engine.services.dispatcher.reconcile_leases() == 1
     subscriber.modes["flip-s"] = "ok"
     await settle(engine, settled)

@@ -27,7 +27,7 @@ def _dispatcher(engine: Engine, settings: Settings, slot: int, steal_after_s: fl
         engine.store,
         dataclasses.replace(settings, worker_slot=(slot, 2)),
         key_provider=real.key_provider,
-        poster=real.poster,
+        destination=real.destination,
         name=f"worker-{slot}",
         steal_after_s=steal_after_s,
     )

@@ -50,7 +50,7 @@ async def test_concurrent_claims_never_exceed_an_endpoints_limit(
         engine.store,
         dataclasses.replace(settings, worker_slot=(0, 1)),
         key_provider=real.key_provider,
-        poster=real.poster,
+        destination=real.destination,
         name="at-once",
     )
     limit = d.gates.limit
@@ -91,7 +91,7 @@ async def test_rows_a_claim_skipped_are_claimed_again_soon_not_a_poll_later(
         engine.store,
         dataclasses.replace(settings, worker_slot=(0, 1)),
         key_provider=real.key_provider,
-        poster=real.poster,
+        destination=real.destination,
         name="busy",
         poll_interval=30.0,
         busy_poll_s=0.3,

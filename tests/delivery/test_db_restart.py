@@ -190,7 +190,7 @@ async def test_an_outcome_recorded_across_a_restart_is_recorded_once(
             [d] = (await publish(engine, tenant, "evt-restart")).deliveries
             dispatcher = engine.services.dispatcher
             [job] = await dispatcher.claim()
-            result = await dispatcher.poster(job.row, job.body, dispatcher.headers_for(job))
+            result = await dispatcher.destination.deliver(dispatcher.message_for(job), job.row)
             assert result.ok
             await own_pg.stop()
             with capture_logs() as logs:

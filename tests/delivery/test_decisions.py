@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 from hookproof.engine.delivery import gates as g
 from hookproof.engine.delivery import ledger as adm
 from hookproof.engine.delivery.claim import claim_appends, plan_claim
+from hookproof.engine.delivery.destination import Evidence
+from hookproof.engine.delivery.https import evidence_of
 from hookproof.engine.delivery.outcome import breaker_success, classify, outcome_events
 from hookproof.engine.delivery.retry import AttemptError, decide, parse_retry_after
 from hookproof.engine.egress import EgressResult, FailureCode, Outcome
@@ -381,8 +383,11 @@ def test_any_retry_after_is_used_or_ignored_never_an_exception(value: str) -> No
 # -- outcome classification ---------------------------------------------------------------
 
 
-def result(outcome: Outcome, code: FailureCode | None = None, **kw: Any) -> EgressResult:
-    return EgressResult(outcome, code, "https://example.test/h", "example.test", 443, **kw)
+def result(outcome: Outcome, code: FailureCode | None = None, **kw: Any) -> Evidence:
+    """The evidence the HTTPS destination records of such an egress result."""
+    return evidence_of(
+        EgressResult(outcome, code, "https://example.test/h", "example.test", 443, **kw)
+    )
 
 
 CLASSIFY = [
@@ -406,7 +411,7 @@ CLASSIFY = [
 
 
 @pytest.mark.parametrize(("res", "code", "unknown"), CLASSIFY)
-def test_classify_row_by_row(res: EgressResult, code: str, unknown: bool) -> None:
+def test_classify_row_by_row(res: Evidence, code: str, unknown: bool) -> None:
     error = classify(res, NOW)
     assert (error.code, error.unknown) == (code, unknown)
 
@@ -442,7 +447,7 @@ def test_classify_records_an_ignored_retry_after() -> None:
         ),
     ],
 )
-def test_outcome_events(res: EgressResult, outcome: str, types: list[str]) -> None:
+def test_outcome_events(res: Evidence, outcome: str, types: list[str]) -> None:
     rec = outcome_events(
         delivery_id="d1",
         attempt=1,

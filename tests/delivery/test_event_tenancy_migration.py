@@ -21,7 +21,8 @@ from hookproof.config import Settings
 from hookproof.engine.audit import event_timeline
 from hookproof.engine.daemon import build_engine
 from hookproof.engine.database import connect_pool
-from hookproof.engine.delivery.ingest import canonical_body, deliveries_inline
+from hookproof.engine.delivery.ingest import canonical_body
+from hookproof.engine.delivery.inline import LedgerInline
 from hookproof.engine.migrate import all_migrations, migrate
 from hookproof.engine.tenants import TenantService
 from hookproof.errors import ValidationError
@@ -141,7 +142,7 @@ async def _legacy_event(store: EventStore, tenant_a: str, tenant_b: str) -> str:
             ],
             conn=conn,
         )
-        await deliveries_inline(conn, recorded)
+        await LedgerInline()(conn, recorded)
         conflict = EventPayloadConflict(
             event_id=LEGACY, existing_digest=digest, offered_digest="sha-256=:b:", at=at
         )

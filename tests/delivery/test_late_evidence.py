@@ -100,7 +100,7 @@ async def test_a_lost_attempts_late_failure_after_a_later_acceptance_changes_not
     real = engine.services.dispatcher
     stalled = stalled_dispatcher(engine, settings, "stalled")
     [job] = await stalled.claim()
-    failure = await stalled.poster(job.row, job.body, stalled.headers_for(job))
+    failure = await stalled.destination.deliver(stalled.message_for(job), job.row)
     assert failure.status == 500
     assert await real.reconcile_leases() == 1
     subscriber.modes["flip"] = "ok"

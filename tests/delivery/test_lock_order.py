@@ -29,7 +29,7 @@ async def test_late_outcome_and_a_new_claim_of_the_same_delivery_do_not_deadlock
     real = engine.services.dispatcher
     a = stalled_dispatcher(engine, settings, "A")
     [job] = await a.claim()
-    result = await a.poster(job.row, job.body, a.headers_for(job))
+    result = await a.destination.deliver(a.message_for(job), job.row)
     assert result.ok
 
     holding, go_on = asyncio.Event(), asyncio.Event()
@@ -39,7 +39,9 @@ async def test_late_outcome_and_a_new_claim_of_the_same_delivery_do_not_deadlock
         await go_on.wait()
         return await real.key_provider(scope, alg)
 
-    b = Dispatcher(engine.store, settings, key_provider=held_keys, poster=real.poster, name="B")
+    b = Dispatcher(
+        engine.store, settings, key_provider=held_keys, destination=real.destination, name="B"
+    )
     assert await b.reconcile_leases() == 1  # A's attempt: UNKNOWN_TRANSPORT, due again
     claim = asyncio.create_task(b.claim())
     await holding.wait()

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import asyncpg
 import pytest
 from aiohttp import web
 
+from hookproof.config import Settings
 from hookproof.engine import tracing
+from hookproof.engine.composition import EngineOptions
 from hookproof.engine.daemon import Engine
+from hookproof.engine.delivery.destination import Destination, Evidence, SignedMessage
+from hookproof.engine.delivery.ledger import ClaimRow
 from hookproof_subscriber import SigningKey
 from tests.receipts.harness import (
     Api,
@@ -23,6 +28,7 @@ from tests.receipts.harness import (
     receipt_key_body,
 )
 
+from ..support import running_engine
 from .sdk_app import is_challenge, sdk_app
 
 
@@ -69,6 +75,36 @@ class BrokenFinish(FakeTracer):
         return span
 
 
+class StripTraceparent:
+    """Sampling or a proxy dropped the trace header on the way out."""
+
+    def __init__(self, inner: Destination) -> None:
+        self.inner = inner
+
+    async def deliver(self, message: SignedMessage, target: ClaimRow) -> Evidence:
+        headers = {k: v for k, v in message.headers.items() if k != "traceparent"}
+        return await self.inner.deliver(SignedMessage(message.body, headers), target)
+
+
+@pytest.fixture
+def tracer() -> Any:
+    return FakeTracer()
+
+
+@pytest.fixture
+def options(tracer: Any) -> EngineOptions:
+    return EngineOptions(attempt_tracer=tracer)
+
+
+@pytest.fixture
+async def engine(
+    pool: asyncpg.Pool, settings: Settings, options: EngineOptions
+) -> AsyncIterator[Engine]:
+    """The harness's engine, with the attempt tracer (or destination wrapper) chosen here."""
+    async with running_engine(pool, settings, options) as e:
+        yield e
+
+
 def test_tracing_is_off_by_default_and_never_required() -> None:
     assert tracing.otel_tracer_from_env({}) is None
     assert tracing.otel_tracer_from_env({"HOOKPROOF_OTEL_EXPORTER": "none"}) is None
@@ -78,11 +114,13 @@ def test_tracing_is_off_by_default_and_never_required() -> None:
 
 
 async def test_one_span_per_attempt_and_the_subscriber_continues_it(
-    engine: Engine, api: Api, hooks: HookServer, tenant_token: tuple[str, str]
+    engine: Engine,
+    api: Api,
+    hooks: HookServer,
+    tenant_token: tuple[str, str],
+    tracer: FakeTracer,
 ) -> None:
     tenant, _ = tenant_token
-    tracer = FakeTracer()
-    assert tracing.instrument_dispatcher(engine.services.dispatcher, tracer)
     key = SigningKey.generate_ed25519("rk-1")
     app = sdk_app(api, hooks, "traced", receipt_key=key)
     inner = hooks.handlers["traced"]
@@ -113,7 +151,6 @@ async def test_a_failing_tracer_changes_no_evidence(
     engine: Engine, api: Api, hooks: HookServer, tenant_token: tuple[str, str], tracer: Any
 ) -> None:
     tenant, _ = tenant_token
-    tracing.instrument_dispatcher(engine.services.dispatcher, tracer)
     key = SigningKey.generate_ed25519("rk-1")
     app = sdk_app(api, hooks, "traced", receipt_key=key)
     await active_subscription(engine, tenant, app.url, receiptKey=receipt_key_body(key))
@@ -125,6 +162,9 @@ async def test_a_failing_tracer_changes_no_evidence(
     assert [a["outcome"] for a in view["attempts"]] == ["ENDPOINT_ACCEPTED"]
 
 
+@pytest.mark.parametrize(
+    "options", [EngineOptions(wrap_destination=StripTraceparent)], ids=["stripped"]
+)
 async def test_a_missing_traceparent_changes_no_evidence(
     engine: Engine, api: Api, hooks: HookServer, tenant_token: tuple[str, str]
 ) -> None:
@@ -132,14 +172,6 @@ async def test_a_missing_traceparent_changes_no_evidence(
     tenant, _ = tenant_token
     key = SigningKey.generate_ed25519("rk-1")
     app = sdk_app(api, hooks, "untraced", receipt_key=key)
-    dispatcher = engine.services.dispatcher
-    real = dispatcher.poster
-
-    async def strip(row: dict[str, Any], body: bytes, headers: dict[str, str]) -> Any:
-        headers.pop("traceparent", None)
-        return await real(row, body, headers)
-
-    dispatcher.poster = strip
     await active_subscription(engine, tenant, app.url, receiptKey=receipt_key_body(key))
     [d] = (await publish(engine, tenant, "evt-1")).deliveries
     await dispatch_all(engine)

@@ -25,7 +25,7 @@ import asyncpg
 
 from hookproof.engine.event_types.decide import Define, decide
 from hookproof.engine.event_types.definition import digest_of
-from hookproof.engine.event_types.service import EventTypeService
+from hookproof.engine.registry import inline_hooks
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
 from hookproof.events.event_type_events import event_type_stream_id
 from tests.api.hostile_client import HealthProbe
@@ -71,8 +71,7 @@ async def _store_legacy_type(db_url: str, tenant_id: str, topic: str) -> None:
     (the real store and its inline projection), past the definition's checks."""
     pool = await asyncpg.create_pool(db_url, min_size=1, max_size=2)
     try:
-        store = EventStore(pool)
-        EventTypeService(store)  # its inline projection keeps the catalogue row
+        store = EventStore(pool, inline=inline_hooks())  # the catalogue row kept inline
         versions = {"1": (SCHEMA, {"s": "a" + "b" * 600 + "c"})}
         digest = digest_of("legacy", versions, False)
         at = datetime.now(UTC).isoformat()

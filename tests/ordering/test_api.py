@@ -97,6 +97,6 @@ async def test_notifications_are_never_held_by_ordering(
     await publish(engine, tenant, "e-1")
     await dispatch_all(engine)
     await log_settled(engine.store.pool)
-    await engine.services["notifier"].run_once()
+    await engine.services.notifier.run_once()
     await dispatch_all(engine)  # version 3 of a delivery stream: not held waiting for 1 and 2
     assert len(subscriber.deliveries("ok-listener")) == 1

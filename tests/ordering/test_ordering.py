@@ -80,7 +80,7 @@ async def test_a_gap_is_skipped_after_its_timeout(
     await _publish(engine, tenant, "order-1", 1)
     await _publish(engine, tenant, "order-2", 1)
     waiting = (await _publish(engine, tenant, "order-1", 4))[sid]  # 2 and 3 never come
-    ingest = engine.services["ingest"]
+    ingest = engine.services.ingest
     real = ingest.clock
     ingest.clock = lambda: datetime.now(UTC) - timedelta(seconds=31)  # planned 31 s ago
     try:
@@ -143,7 +143,7 @@ async def test_a_dead_letter_holds_its_aggregate_until_replayed(
     await _run(engine)
     assert [v for a, v in _versions(subscriber, "fail500-held") if a == "order-3"] == [1, 2]
     assert await _state(engine, tenant, second[held]) == "PLANNED"
-    reader = engine.services["reader"]
+    reader = engine.services.reader
     await reader.replay(tenant, first[held], actor="test", now=datetime.now(UTC).isoformat())
     await _run(engine)
     assert await _state(engine, tenant, first[held]) == "ENDPOINT_ACCEPTED"
@@ -162,7 +162,7 @@ async def test_a_skipped_dead_letter_releases_its_aggregate(
     second = (await _publish(engine, tenant, "order-1", 2))[held]
     await _run(engine)
     assert await _state(engine, tenant, first) == "DEAD_LETTER"
-    reader = engine.services["reader"]
+    reader = engine.services.reader
     with pytest.raises(ConflictError) as err:
         await reader.skip(tenant, second, actor="test", now=datetime.now(UTC).isoformat())
     assert err.value.code == "skip_not_allowed"

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from hookproof.config import Settings
 from hookproof.engine.daemon import Engine
-from hookproof.engine.projections_runner import projector_role
+from hookproof.engine.projections_runner import ProjectorRole
 from hookproof.engine.registry import async_projections
 from hookproof.projections.attempt_stats import AttemptStats
 
@@ -30,9 +30,10 @@ def test_the_interval_is_a_setting_within_bounds() -> None:
 async def test_stats_pass_on_their_interval_and_the_catalogue_waits_for_its_own(
     engine: Engine, tenant: str, subscriber: Subscriber
 ) -> None:
-    run, settle = projector_role(
+    role = ProjectorRole(
         engine.store, async_projections(), interval_s=60.0, intervals={AttemptStats.name: 0.1}
     )
+    run, settle = role.run, role.settle
     stop = asyncio.Event()
     worker = asyncio.create_task(run(stop))
     try:

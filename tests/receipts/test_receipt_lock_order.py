@@ -60,7 +60,11 @@ async def test_receipt_racing_a_claim_of_the_same_delivery_confirms_without_dead
         return await real.key_provider(scope, alg)
 
     b = Dispatcher(
-        engine.store, engine.settings, key_provider=held_keys, poster=real.poster, name="B"
+        engine.store,
+        engine.settings,
+        key_provider=held_keys,
+        destination=real.destination,
+        name="B",
     )
     await asyncio.sleep(0.1)  # the retry is due after the policy's 50 ms at most
     claim = asyncio.create_task(b.claim())

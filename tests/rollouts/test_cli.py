@@ -14,6 +14,7 @@ import pytest
 
 from hookproof.config import Settings
 from hookproof.engine.cli import build_parser
+from hookproof.engine.registry import inline_hooks
 from hookproof.engine.subscriptions import SubscriptionService
 from hookproof.events import EventStore
 from hookproof.schemas.api import SubscriptionCreate
@@ -39,7 +40,7 @@ async def run(settings: Settings, capsys: pytest.CaptureFixture[str], *argv: str
 async def test_rollout_cli_stage_by_stage_with_audit_and_gates(
     pool: asyncpg.Pool, cli_settings: Settings, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    subs = SubscriptionService(EventStore(pool), cli_settings)
+    subs = SubscriptionService(EventStore(pool, inline=inline_hooks()), cli_settings)
     ids = []
     for i in range(3):
         body = {

@@ -1,0 +1,171 @@
+"""The destination port: "deliver this signed message to this destination, return the evidence".
+
+The dispatcher's send step calls one :class:`Destination`; what it gets back is one type,
+:class:`Evidence`, which the ledger records (:func:`.outcome.outcome_events`). HTTPS through
+the pinned egress is the first implementation (:mod:`.https`); a broker destination (DESIGN.md
+section 13) is another class with the same ``deliver``, added to the
+:class:`DestinationsByKind` the composition root builds, without touching the dispatcher.
+
+An attempt moves through typed values (after Svix's worker): :class:`PendingAttempt` (admitted
+and signed), :class:`SentAttempt` (handed to its destination), then :class:`Succeeded` or
+:class:`Failed` (completed, with the evidence). Pure but for :func:`send_attempt`, which awaits
+the destination. The values are frozen ``msgspec`` structs: an attempt makes several, and
+they cost a tenth of a frozen dataclass (``bench/bench_destination_port.py``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Final, Protocol
+
+import msgspec
+
+from ..egress.failures import FailureCode, Outcome, is_lost
+from .ledger import ClaimRow
+
+__all__ = [
+    "HTTPS",
+    "Completed",
+    "Destination",
+    "DestinationsByKind",
+    "Evidence",
+    "Failed",
+    "PendingAttempt",
+    "SentAttempt",
+    "SignedMessage",
+    "Succeeded",
+    "kind_of",
+    "send_attempt",
+]
+
+#: the destination kind of a subscription without a ``destination`` field (DESIGN.md 13)
+HTTPS: Final = "https"
+
+
+class SignedMessage(msgspec.Struct, frozen=True):
+    """One attempt's message as signed: the body and its headers. A destination sends both
+    as they are; it may add headers the signature does not cover (``traceparent``)."""
+
+    body: bytes
+    headers: Mapping[str, str]
+
+
+class Evidence(msgspec.Struct, frozen=True):
+    """What a destination observed for one attempt: the answer to that attempt's own request.
+
+    ``outcome`` says what the ledger may conclude (a response came, the request was refused or
+    never sent, or its fate is unknown); ``code`` is the failure's stable reason (None only for
+    a complete non-3xx response); ``status`` the destination's answer code where it has one.
+    The rest is recorded with the attempt: the redirect's ``location``, whether the whole
+    request was handed over (``request_written``), the peer that answered and its key digest,
+    and whether the answer's body was cut (``body_truncated``: framed by the connection's end
+    with no TLS close_notify).
+    """
+
+    outcome: Outcome
+    code: FailureCode | None = None
+    status: int | None = None
+    retry_after: str | None = None
+    location: str | None = None
+    request_written: bool = False
+    peer_address: str | None = None
+    spki_sha256: str | None = None
+    body_truncated: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """Accepted: a complete 2xx answer within the bounds."""
+        return self.code is None and self.status is not None and 200 <= self.status < 300
+
+    @property
+    def lost(self) -> bool:
+        """The destination may have applied the message and no complete answer came back."""
+        return is_lost(self.outcome, self.code)
+
+
+class Destination(Protocol):
+    """Delivers one signed message to the attempt's destination; never raises for what the
+    destination did (that is evidence), only for a bug."""
+
+    async def deliver(self, message: SignedMessage, target: ClaimRow) -> Evidence: ...
+
+
+def kind_of(target: ClaimRow) -> str:
+    """The attempt's destination kind, as its admission recorded it. Every subscription is
+    HTTPS today; a subscription's ``destination.type`` (DESIGN.md 13) is read here."""
+    return HTTPS
+
+
+class DestinationsByKind:
+    """A :class:`Destination` that hands each attempt to the one for its kind (built at the
+    composition root). A kind without one goes to ``default``, which refuses what it cannot
+    carry (the HTTPS egress: ``egress_refused_scheme``)."""
+
+    __slots__ = ("_by_kind", "default")
+
+    def __init__(self, by_kind: Mapping[str, Destination], default: Destination) -> None:
+        self._by_kind = dict(by_kind)
+        self.default = default
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        return frozenset(self._by_kind)
+
+    async def deliver(self, message: SignedMessage, target: ClaimRow) -> Evidence:
+        destination = self._by_kind.get(kind_of(target), self.default)
+        return await destination.deliver(message, target)
+
+
+# -- an attempt's values --------------------------------------------------------------------
+
+
+class PendingAttempt(msgspec.Struct, frozen=True):
+    """Admitted and signed, not yet handed to its destination. ``started``: when the send
+    began (``time.monotonic``); the attempt's duration is counted from it."""
+
+    target: ClaimRow
+    message: SignedMessage
+    started: float
+
+    def sent(self) -> SentAttempt:
+        return SentAttempt(self)
+
+
+class SentAttempt(msgspec.Struct, frozen=True):
+    """Handed to its destination; the evidence is not in yet."""
+
+    pending: PendingAttempt
+
+    def completed(self, evidence: Evidence, now: float) -> Completed:
+        duration = now - self.pending.started
+        if evidence.ok:
+            return Succeeded(self, evidence, duration)
+        return Failed(self, evidence, duration)
+
+
+class Succeeded(msgspec.Struct, frozen=True):
+    """Completed: the destination accepted the message."""
+
+    sent: SentAttempt
+    evidence: Evidence
+    duration_s: float
+
+
+class Failed(msgspec.Struct, frozen=True):
+    """Completed without acceptance: refused, not sent, an error answer or an unknown fate
+    (the evidence says which; the retry policy decides what follows)."""
+
+    sent: SentAttempt
+    evidence: Evidence
+    duration_s: float
+
+
+Completed = Succeeded | Failed
+
+
+async def send_attempt(destination: Destination, pending: PendingAttempt) -> Completed:
+    """Pending -> sent -> completed: the one call to the destination an attempt makes."""
+    sent = pending.sent()
+    evidence = await destination.deliver(pending.message, pending.target)
+    return sent.completed(evidence, time.monotonic())
