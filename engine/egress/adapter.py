@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from dataclasses import dataclass, field
 from typing import Final
 
 from ..memo import BoundedMemo
@@ -36,7 +35,6 @@ __all__ = [
     "Connector",
     "Refusal",
     "VettedResolver",
-    "Wire",
     "WireAdapter",
     "classify_exception",
     "guarded_socket",
@@ -45,23 +43,6 @@ __all__ = [
 
 #: The old name of :class:`.head.Target` (tests and benches import it from here).
 _Target = Target
-
-
-@dataclass(slots=True)
-class Wire:
-    """What came back over the wire (``code``: a failure, ``None``: a complete response)."""
-
-    code: FailureCode | None = None
-    detail: str = ""
-    status: int | None = None
-    headers: tuple[tuple[str, str], ...] = ()
-    location: str | None = None
-    head_at: float | None = None
-    chunks: list[bytes] = field(default_factory=list)
-    #: the body ended with the connection without a TLS close_notify (it may be incomplete)
-    truncated: bool = False
-    #: every byte of the answer read (head, body, chunk framing, trailers)
-    received: int = 0
 
 
 #: URL targets kept per worker (~1 KiB each): as many as the poster's subscription states
@@ -120,20 +101,19 @@ class WireAdapter:
             self._targets.put(url, target)
         return target
 
-    async def send(self, attempt: Attempt, body: bytes, headers: list[tuple[str, str]]) -> Wire:
-        """POST under ``attempt`` (set as the current attempt around the request)."""
+    async def send(self, attempt: Attempt, body: bytes, headers: list[tuple[str, str]]) -> None:
+        """POST under ``attempt`` (set as the current attempt around the request); what came
+        back is recorded on ``attempt``."""
         assert self.connector is not None and self._slots is not None
         token = CURRENT.set(attempt)
         try:
-            wire = await self._post(attempt, body, headers)
+            await self._post(attempt, body, headers)
         finally:
             CURRENT.reset(token)
         if attempt.facts is not None:
             attempt.facts.last_used = asyncio.get_running_loop().time()
-        return wire
 
-    async def _post(self, attempt: Attempt, body: bytes, headers: list[tuple[str, str]]) -> Wire:
-        wire = Wire()
+    async def _post(self, attempt: Attempt, body: bytes, headers: list[tuple[str, str]]) -> None:
         loop = asyncio.get_running_loop()
         slots = self._slots
         assert slots is not None
@@ -142,17 +122,18 @@ class WireAdapter:
         try:
             async with asyncio.timeout_at(max(attempt.deadline, loop.time() + 0.001)):
                 async with slots:
-                    await self._exchange(attempt, headers, body, wire)
+                    await self._exchange(attempt, headers, body)
         except Exception as exc:  # classified into a stable code below
-            wire.code, wire.detail = classify_exception(attempt, exc, wire.head_at is not None)
-            return wire
-        if wire.location is not None and wire.code is None:
-            wire.code = FailureCode.REDIRECT
-            wire.detail = f"redirect to {wire.location!r}"
-        return wire
+            attempt.code, attempt.detail = classify_exception(
+                attempt, exc, attempt.head_at is not None
+            )
+            return
+        if attempt.location is not None and attempt.code is None:
+            attempt.code = FailureCode.REDIRECT
+            attempt.detail = f"redirect to {attempt.location!r}"
 
     async def _exchange(
-        self, attempt: Attempt, headers: list[tuple[str, str]], body: bytes, wire: Wire
+        self, attempt: Attempt, headers: list[tuple[str, str]], body: bytes
     ) -> None:
         connector = self.connector
         assert connector is not None
@@ -173,25 +154,25 @@ class WireAdapter:
             while not conn.finished:
                 await conn.wait()
             if response.head_at is not None:
-                wire.head_at = response.head_at - attempt.t0
+                attempt.head_at = response.head_at - attempt.t0
             if response.status is not None:
-                wire.status = status = response.status
-                wire.headers = tuple((_text(n), _text(v)) for n, v in response.headers)
+                attempt.status = status = response.status
+                attempt.headers = tuple((_text(n), _text(v)) for n, v in response.headers)
                 if 300 <= status < 400:
-                    wire.location = next(
-                        (v for n, v in wire.headers if n.lower() == "location"), ""
+                    attempt.location = next(
+                        (v for n, v in attempt.headers if n.lower() == "location"), ""
                     )
             if response.too_large is not None:
-                wire.chunks = response.chunks
-                wire.code = FailureCode.RESPONSE_TOO_LARGE
-                wire.detail = response.too_large
+                attempt.chunks = response.chunks
+                attempt.code = FailureCode.RESPONSE_TOO_LARGE
+                attempt.detail = response.too_large
                 return
             if response.error is not None:
                 raise response.error
-            wire.chunks = response.chunks
+            attempt.chunks = response.chunks
         finally:
             if response is not None:
-                wire.received = response.received
-                wire.truncated = response.truncated
+                attempt.received = response.received
+                attempt.truncated = response.truncated
             conn.end()
             connector.release(conn)

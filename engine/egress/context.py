@@ -1,15 +1,18 @@
 """The per-request context: one :class:`Attempt`, reachable from the vetting resolver and the
-socket guard (:mod:`.guard`) through the :data:`CURRENT` context variable."""
+socket guard (:mod:`.guard`) through the :data:`CURRENT` context variable. It also records
+what the exchange got back; the transport makes the exchange's one result of it
+(:class:`.result.EgressResult`)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .addresses import IPAddress
+from .failures import FailureCode
 
 if TYPE_CHECKING:
     from ..endpoint import Endpoint
@@ -43,6 +46,19 @@ class Attempt:
     headers_sent: bool = False
     body_sent: int = 0
     written_at: float | None = None
+    # what came back (``code``: a failure, ``None``: a complete response); the transport
+    # makes the exchange's one result, :class:`.result.EgressResult`, of these
+    code: FailureCode | None = None
+    detail: str = ""
+    status: int | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    location: str | None = None
+    head_at: float | None = None
+    chunks: list[bytes] = field(default_factory=list)
+    #: the body ended with the connection without a TLS close_notify (it may be incomplete)
+    truncated: bool = False
+    #: every byte of the answer read (head, body, chunk framing, trailers)
+    received: int = 0
 
     def now(self) -> float:
         return asyncio.get_running_loop().time() - self.t0
