@@ -12,6 +12,7 @@ def render() -> str:
     from hookproof.projections.ledger import diagram as ledger_diagram
 
     from .delivery.gates import diagram as breaker_diagram
+    from .egress.machine import diagram as connection_diagram
     from .keys.machine import docs as key_docs
     from .rollouts.machine import diagram as rollout_diagram
     from .subscriptions.machine import diagram as subscription_diagram
@@ -46,6 +47,12 @@ def render() -> str:
             "## Rollouts of a signing change (`engine/rollouts/machine.py`)",
             "",
             rollout_diagram().rstrip(),
+            "",
+            "## Egress connection (`engine/egress/machine.py`)",
+            "",
+            "```mermaid",
+            connection_diagram(),
+            "```",
             "",
         ]
     )

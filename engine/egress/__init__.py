@@ -2,10 +2,13 @@
 
 - "is this address allowed": :mod:`.addresses` (the deny list) and :mod:`.policy` (vetting and
   drift, pure);
-- "which connection serves this request": :mod:`.pool` (the pinned pool's rule, pure);
-- "how bytes move": :mod:`.adapter` (vetting resolver, socket guard, the pinned pool's
-  connector) and :mod:`.wire` (one TLS connection, llhttp, the no-stale-bytes rule), on
-  public interfaces only.
+- "which connection serves this request": :mod:`.pool` (the pinned pool: its rules, pure,
+  and the ``Connector`` that applies them);
+- "how bytes move": :mod:`.adapter` (one exchange), :mod:`.context` (the per-request
+  attempt), :mod:`.guard` (vetting resolver, socket guard), :mod:`.head` (the request head),
+  :mod:`.wire` (one TLS connection, the no-stale-bytes rule) with its state table
+  (:mod:`.machine`), :mod:`.budget` and :mod:`.reader` (the answer's byte bounds, llhttp), on
+  public interfaces only; :mod:`.errors` classifies what went wrong.
 
 :mod:`.failures` holds the failure codes and the one outcome rule; :mod:`.transport` composes
 the pieces. The transport names are loaded lazily so that :mod:`hookproof.engine.endpoint`

@@ -1,29 +1,58 @@
-"""Which connection serves this request: the pinned pool's rule (pure; DESIGN.md section 5).
+"""Which connection serves this request: the pinned pool, its rules (pure) and
+:class:`Connector`, the pool that applies them (DESIGN.md section 5).
 
 A connection is opened only to an address vetted for the request that opens it. A pooled
 connection carries a later request only for the same origin (scheme, host, port, TLS
 settings) and only when its peer address is in that later request's vetted set, while it is
 younger than ``max_age_s``, idle no longer than ``idle_s`` and has carried fewer than
 ``max_requests`` requests; otherwise it is closed, never used. :func:`reuse_refusal` is that
-rule; the adapter's :class:`.adapter.Connector` applies it to every pooled connection, and
-hands one out only if nothing arrived on it while it was idle (:mod:`.wire`).
+rule; :class:`Connector` applies it to every pooled connection, and hands one out only if
+nothing arrived on it while it was idle (:mod:`.wire`). New connections are opened to the
+addresses :class:`.guard.VettedResolver` hands out, through ``aiohappyeyeballs`` with
+:func:`.guard.guarded_socket` as the socket factory, then ``loop.create_connection(sock=...)``
+and a TLS handshake verifying the URL host; the connected peer must be vetted, its address
+and certificate are recorded once per connection (:class:`ConnectionFacts`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
+import socket
+import ssl
+from collections import OrderedDict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
 
-from .addresses import IPAddress
-from .result import PeerCertificate
+import aiohappyeyeballs
+import structlog
+
+from .addresses import IPAddress, format_ip
+from .errors import Refusal
+from .failures import FailureCode
+from .guard import VettedResolver, addr_infos, socket_factory
+from .result import PeerCertificate, describe_certificate
+from .wire import HttpConnection
+
+if TYPE_CHECKING:
+    from .context import Attempt
+    from .head import Target
 
 __all__ = [
     "ConnectionFacts",
+    "Connector",
     "Origin",
     "PoolLimits",
     "over_idle_bound",
     "reuse_refusal",
     "site_is_recurring",
 ]
+
+log = structlog.get_logger("hookproof.egress")
+
+#: aiohttp's default Happy Eyeballs delay (RFC 8305) and interleave.
+_HAPPY_EYEBALLS_DELAY: Final = 0.25
+_INTERLEAVE: Final = 1
 
 #: (scheme, host, port, TLS settings id): what a connection may be reused for.
 Origin = tuple[str, str, int, int]
@@ -112,3 +141,265 @@ def site_is_recurring(
         and now - previous_request_at <= limits.idle_s
         and active_origins <= 2 * limits.max_idle
     )
+
+
+class Connector:
+    """The pinned pool: opens guarded connections and keeps idle ones under :mod:`.pool`'s
+    rules. ``opened`` and ``reused`` count connections opened and pooled ones handed out."""
+
+    def __init__(
+        self,
+        *,
+        limits: PoolLimits,
+        ssl_ctx: ssl.SSLContext,
+        connect_timeout_s: float,
+        allow_pairs: frozenset[tuple[IPAddress, int]] = frozenset(),
+    ) -> None:
+        self.limits = limits
+        self.allow_pairs = allow_pairs
+        self._ssl_ctx = ssl_ctx
+        self._connect_timeout_s = connect_timeout_s
+        self._resolver = VettedResolver()
+        self.opened = 0
+        self.reused = 0
+        self.closed = False
+        self._facts: dict[HttpConnection, ConnectionFacts] = {}  # open connections
+        self._idle: OrderedDict[HttpConnection, Origin] = OrderedDict()  # oldest release first
+        self._by_origin: dict[Origin, list[HttpConnection]] = {}  # idle, last released last
+        # the idle ones whose last request was the first to its origin (not recurring)
+        self._idle_first: dict[HttpConnection, None] = {}
+        # origin -> when its last request started, for the origins of the last ``idle_s``
+        self._last_request: dict[Origin, float] = {}
+        self._sweeper: asyncio.TimerHandle | None = None
+
+    def origin(self, target: Target) -> Origin:
+        return ("https", target.host, target.port, id(self._ssl_ctx))
+
+    async def acquire(self, target: Target, attempt: Attempt) -> HttpConnection:
+        """A connection for ``attempt``: a pooled one under the pool's rule, or a new one."""
+        if self.closed:
+            raise RuntimeError("the connector is closed")
+        now = asyncio.get_running_loop().time()
+        origin = self.origin(target)
+        recurring = self._note_request(origin, now)
+        conn = self._pooled(origin, attempt, now)
+        if conn is None:
+            conn = await self._open(target, attempt, origin)
+            self.opened += 1
+            attempt.reused = False
+        else:
+            self.reused += 1
+            attempt.reused = True
+        facts = self._facts[conn]
+        facts.requests += 1
+        facts.last_used = now
+        facts.recurring = recurring
+        attempt.facts = facts
+        attempt.connected_at = attempt.now()
+        attempt.peer = (facts.peer_text, facts.peer[1])
+        attempt.certificate = facts.certificate
+        return conn
+
+    def _pooled(self, origin: Origin, attempt: Attempt, now: float) -> HttpConnection | None:
+        stack = self._by_origin.get(origin)
+        while stack:
+            conn = stack.pop()
+            if not stack:
+                del self._by_origin[origin]
+            self._idle.pop(conn, None)
+            self._idle_first.pop(conn, None)
+            facts = self._facts.get(conn)
+            if facts is None or not conn.take():
+                self._forget(conn)
+                continue
+            reason = reuse_refusal(facts, origin, attempt.vetted, now, self.limits)
+            if reason is not None:
+                log.info(
+                    "egress_pooled_connection_closed",
+                    reason=reason,
+                    peer=facts.peer_text,
+                    requests=facts.requests,
+                )
+                conn.close()
+                self._forget(conn)
+                continue
+            return conn
+        return None
+
+    async def _open(self, target: Target, attempt: Attempt, origin: Origin) -> HttpConnection:
+        loop = asyncio.get_running_loop()
+        results = await self._resolver.resolve(target.host, target.port, socket.AF_UNSPEC)
+        async with asyncio.timeout(self._connect_timeout_s):
+            sock = await aiohappyeyeballs.start_connection(
+                addr_infos(results),
+                happy_eyeballs_delay=_HAPPY_EYEBALLS_DELAY,
+                interleave=_INTERLEAVE,
+                socket_factory=socket_factory,
+            )
+            conn = HttpConnection(self._ssl_ctx, target.host)
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                await loop.create_connection(lambda: conn, sock=sock)
+                conn.sock = sock
+            except BaseException:
+                sock.close()
+                raise
+            try:
+                await conn.handshake()
+            except BaseException:
+                conn.close()
+                raise
+        assert conn.transport is not None
+        peer = conn.transport.get_extra_info("peername")
+        try:
+            peer_pair = (ipaddress.ip_address(str(peer[0])), int(peer[1])) if peer else None
+        except ValueError:
+            peer_pair = None
+        if peer_pair is None or peer_pair not in attempt.vetted:
+            # unreachable while the socket guard works; kept as an independent check
+            conn.close()
+            refusal = Refusal(FailureCode.REFUSED_ADDRESS, "connected peer was not vetted")
+            attempt.refusal = attempt.refusal or refusal
+            log.error("egress_unvetted_peer", peer=str(peer))
+            raise refusal
+        der = conn.tls.getpeercert(binary_form=True)
+        now = loop.time()
+        self._facts[conn] = ConnectionFacts(
+            origin=origin,
+            peer=peer_pair,
+            peer_text=format_ip(peer_pair[0]),
+            certificate=describe_certificate(der) if der else None,
+            opened_at=now,
+            last_used=now,
+        )
+        conn.on_dead = self._died_idle
+        if peer_pair in self.allow_pairs:
+            log.warning(
+                "egress_allowance_used",
+                address=format_ip(peer_pair[0]),
+                port=peer_pair[1],
+                host=attempt.endpoint.host,
+            )
+        return conn
+
+    def release(self, conn: HttpConnection) -> None:
+        """Back to the pool if the exchange ended cleanly and the bounds allow; else closed.
+        At most ``limits.max_idle`` idle connections (:func:`.pool.over_idle_bound` chooses
+        which one goes), of which at most ``limits.max_idle_first`` not recurring."""
+        facts = self._facts.get(conn)
+        if (
+            self.closed
+            or facts is None
+            or not self.limits.enabled
+            or not conn.reusable()
+            or (not facts.recurring and not self._room_for_first())
+            or not conn.park()
+        ):
+            conn.close()
+            self._forget(conn)
+            return
+        origin = facts.origin
+        self._by_origin.setdefault(origin, []).append(conn)
+        self._idle[conn] = origin
+        if not facts.recurring:
+            self._idle_first[conn] = None
+        now = asyncio.get_running_loop().time()
+        while len(self._idle) > self.limits.max_idle:
+            old = next(iter(self._idle))
+            old_facts = self._facts.get(old)
+            used = old_facts.last_used if old_facts is not None else 0.0
+            if over_idle_bound(used, now, self.limits) == "released":
+                old = conn
+            self._drop_idle(old)
+            old.close()
+            self._forget(old)
+            log.debug("egress_pooled_connection_closed", reason="max_idle")
+        if self._sweeper is None and self._idle:
+            self._schedule_sweep()
+
+    def _room_for_first(self) -> bool:
+        """Whether one more non-recurring connection may stay idle (``max_idle_first``)."""
+        return len(self._idle_first) < self.limits.max_idle_first
+
+    def _drop_idle(self, conn: HttpConnection) -> None:
+        origin = self._idle.pop(conn, None)
+        self._idle_first.pop(conn, None)
+        if origin is None:
+            return
+        stack = self._by_origin.get(origin)
+        if stack is not None:
+            try:
+                stack.remove(conn)
+            except ValueError:
+                pass
+            if not stack:
+                del self._by_origin[origin]
+
+    def _forget(self, conn: HttpConnection) -> None:
+        self._facts.pop(conn, None)
+
+    def _died_idle(self, conn: HttpConnection) -> None:
+        """An idle connection closed itself: a byte or an EOF arrived while it was idle."""
+        facts = self._facts.get(conn)
+        self._drop_idle(conn)
+        self._forget(conn)
+        if conn.stale:
+            log.warning(
+                "egress_pooled_connection_closed",
+                reason="bytes_while_idle",
+                peer=facts.peer_text if facts is not None else None,
+                requests=facts.requests if facts is not None else None,
+            )
+
+    def _schedule_sweep(self) -> None:
+        interval = max(0.05, min(self.limits.idle_s, self.limits.max_age_s) / 2)
+        self._sweeper = asyncio.get_running_loop().call_later(interval, self._sweep)
+
+    def _sweep(self) -> None:
+        """Close idle connections past their idle or age bound (reuse would refuse them)."""
+        self._sweeper = None
+        now = asyncio.get_running_loop().time()
+        limits = self.limits
+        for conn in list(self._idle):
+            facts = self._facts.get(conn)
+            if (
+                facts is None
+                or now - facts.last_used > limits.idle_s
+                or now - facts.opened_at >= limits.max_age_s
+            ):
+                self._drop_idle(conn)
+                conn.close()
+                self._forget(conn)
+        if self._idle and not self.closed:
+            self._schedule_sweep()
+
+    def _note_request(self, origin: Origin, now: float) -> bool:
+        """Record a request to ``origin``; whether its site is recurring
+        (:func:`.pool.site_is_recurring`). Origins silent for ``idle_s`` are forgotten, so
+        ``_last_request`` holds the origins of the last ``idle_s``."""
+        last = self._last_request
+        previous = last.pop(origin, None)
+        last[origin] = now
+        idle_s = self.limits.idle_s
+        for _ in range(2):  # oldest first; at most two per request, so this stays O(1)
+            oldest = next(iter(last))
+            if now - last[oldest] <= idle_s:
+                break
+            del last[oldest]
+        return site_is_recurring(previous, now, len(last), self.limits)
+
+    async def close(self) -> None:
+        """Close every connection (idle or not). Idempotent."""
+        self.closed = True
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
+        conns = list(self._facts)
+        self._idle.clear()
+        self._idle_first.clear()
+        self._by_origin.clear()
+        self._facts.clear()
+        for conn in conns:
+            conn.close()
+        if conns:
+            await asyncio.sleep(0)  # let the transports run their close callbacks

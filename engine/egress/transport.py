@@ -43,7 +43,7 @@ from hookproof.errors import ValidationError
 
 from ..endpoint import DEFAULT_ALLOWED_PORTS, Endpoint, normalise_endpoint
 from ..memo import BoundedMemo
-from .adapter import Attempt, Wire, WireAdapter
+from .adapter import Attempt, WireAdapter
 from .addresses import IPAddress, format_ip
 from .dns import DnsFailure, HostResolver
 from .failures import FAILURE_CODES, FailureCode, Outcome, outcome_of
@@ -263,17 +263,18 @@ class EgressTransport:
         drift = self._drift(attempt, vetting, pin)
         if isinstance(vetting, Vetting) and vetting.refusal is None:
             if enforce_pin and drift is not None and drift.changed:
-                wire = Wire(FailureCode.PIN_MISMATCH, "resolved addresses differ from the pin")
-                return self._result(attempt, wire, vetting, drift)
+                attempt.code = FailureCode.PIN_MISMATCH
+                attempt.detail = "resolved addresses differ from the pin"
+                return self._result(attempt, vetting, drift)
             headers_out = self._headers(headers)
-            wire = await self.adapter.send(attempt, body, headers_out)
-            return self._result(attempt, wire, vetting, drift)
+            await self.adapter.send(attempt, body, headers_out)
+            return self._result(attempt, vetting, drift)
         if isinstance(vetting, Vetting):
             assert vetting.refusal is not None
-            wire = Wire(vetting.refusal, vetting.detail)
+            attempt.code, attempt.detail = vetting.refusal, vetting.detail
         else:
-            wire = Wire(FailureCode.DNS_FAILURE, vetting)
-        return self._result(attempt, wire, vetting if isinstance(vetting, Vetting) else None, drift)
+            attempt.code, attempt.detail = FailureCode.DNS_FAILURE, vetting
+        return self._result(attempt, vetting if isinstance(vetting, Vetting) else None, drift)
 
     # -- vetting -----------------------------------------------------------------------
 
@@ -350,12 +351,11 @@ class EgressTransport:
     def _result(
         self,
         attempt: Attempt,
-        wire: Wire,
         vetting: Vetting | None,
         drift: AddressDrift | None,
     ) -> EgressResult:
         started = attempt.headers_sent
-        outcome = outcome_of(status=wire.status, code=wire.code, started=started)
+        outcome = outcome_of(status=attempt.status, code=attempt.code, started=started)
         endpoint = attempt.endpoint
         facts = attempt.facts
         used_allowance = (facts is not None and facts.peer in self._pairs) or (
@@ -363,14 +363,14 @@ class EgressTransport:
         )
         result = EgressResult(
             outcome=outcome,
-            code=wire.code,
+            code=attempt.code,
             url=endpoint.url,
             host=endpoint.host,
             port=endpoint.port,
-            status=wire.status,
-            headers=wire.headers,
-            body=b"".join(wire.chunks),
-            location=wire.location,
+            status=attempt.status,
+            headers=attempt.headers,
+            body=b"".join(attempt.chunks),
+            location=attempt.location,
             resolved=tuple(format_ip(a) for a in attempt.resolved),
             peer_address=attempt.peer[0] if attempt.peer else None,
             peer_port=attempt.peer[1] if attempt.peer else None,
@@ -384,21 +384,21 @@ class EgressTransport:
                 resolved=attempt.resolved_at,
                 connected=attempt.connected_at,
                 request_written=attempt.written_at,
-                response_headers=wire.head_at,
+                response_headers=attempt.head_at,
                 total=attempt.now(),
             ),
-            detail=wire.detail,
-            body_truncated=wire.truncated,
-            response_bytes=wire.received,
+            detail=attempt.detail,
+            body_truncated=attempt.truncated,
+            response_bytes=attempt.received,
         )
         # a complete response is the common case and the attempt's own events record it
-        (log.debug if wire.code is None else log.info)(
+        (log.debug if attempt.code is None else log.info)(
             "egress_result",
             host=endpoint.host,
             port=endpoint.port,
             outcome=outcome.value,
-            code=wire.code.value if wire.code is not None else None,
-            status=wire.status,
+            code=attempt.code.value if attempt.code is not None else None,
+            status=attempt.status,
             peer=result.peer_address,
             written=result.request_written,
             reused=attempt.reused,
