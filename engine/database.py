@@ -66,7 +66,7 @@ def resolve_database(settings: Settings) -> DatabaseTarget:
             warnings.simplefilter("ignore")  # platformdirs: no XDG_RUNTIME_DIR on servers
             import pgserver
 
-        server = pgserver.get_server(str(pgdir), cleanup_mode="stop")
+        server = pgserver.get_server(str(pgdir), cleanup_mode="stop")  # type: ignore[attr-defined]
         url = server.get_uri()
     except Exception as exc:  # pgserver raises plain exceptions from its subprocesses
         raise StoreError(

@@ -16,8 +16,9 @@ import socket
 import ssl
 import tempfile
 import time
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import aiohttp
 import trustme
@@ -122,7 +123,11 @@ async def run_demo(events: int = 10) -> int:
         request_timeout_s=5.0,
     )
     print(f"[demo] embedded Postgres in {folder}/pg ...", flush=True)
-    server = await asyncio.to_thread(pgserver.get_server, str(folder / "pg"), cleanup_mode="delete")
+    server = await asyncio.to_thread(
+        pgserver.get_server,  # type: ignore[attr-defined]
+        str(folder / "pg"),
+        cleanup_mode="delete",
+    )
     pool = await connect_pool(server.get_uri())
     engine = await build_engine(settings, pool)
     runner = web.AppRunner(engine.app(), access_log=None)
@@ -130,7 +135,11 @@ async def run_demo(events: int = 10) -> int:
     await web.TCPSite(runner, "127.0.0.1", api_port).start()
     engine_url = f"http://127.0.0.1:{api_port}"
     stop = asyncio.Event()
-    workers = [asyncio.create_task(w(stop)) for name, w in engine.workers if name == "dispatcher"]
+    workers: list[asyncio.Task[None]] = [
+        asyncio.create_task(cast(Coroutine[Any, Any, None], w(stop)))
+        for name, w in engine.workers
+        if name == "dispatcher"
+    ]
     with_receipts = _Sub("ledger", ports[0], ca)
     plain = _Sub("mailer", ports[1], ca)
     customers = [_Sub("acme-corp", ports[2], ca), _Sub("globex", ports[3], ca)]
@@ -295,15 +304,15 @@ async def _consumers(
             "consumerId": c.name,
         }
         async with http.post(f"{engine_url}/v1/subscriptions", json=body) as r:
-            doc = await r.json()
+            doc: dict[str, Any] = await r.json()
             assert r.status == 201, doc
             subs[c.name] = doc["id"]
     await engine.drain()  # their challenges
     sent: dict[str, list[str]] = {c.name: [] for c in customers}
     for i in range(3):
-        for c in [*customers, None]:
-            event_id = f"inv-{c.name if c else 'nobody'}-{i}"
-            doc: dict[str, Any] = {
+        for who in [*customers, None]:
+            event_id = f"inv-{who.name if who else 'nobody'}-{i}"
+            doc = {
                 "eventId": event_id,
                 "topic": "invoice.paid",
                 "version": "1.0",
@@ -312,9 +321,9 @@ async def _consumers(
                 "occurredAt": "2026-11-30T12:00:00Z",
                 "payload": {"invoice": event_id, "amount": 100 + i},
             }
-            if c is not None:
-                doc["consumerId"] = c.name
-                sent[c.name].append(event_id)
+            if who is not None:
+                doc["consumerId"] = who.name
+                sent[who.name].append(event_id)
             async with http.post(f"{engine_url}/v1/events", json=doc) as r:
                 assert r.status == 202, await r.text()
     await settle()
@@ -373,8 +382,8 @@ async def _rollout(
     view = await svc.get(rid)
     print("\n".join(stage_table(view, await svc.figures(rid))))
     print(f"  {'stage':<28} what the mailer's SDK verified")
-    for label, seen in table:
-        print(f"  {label:<28} {seen}")
+    for label, verified in table:
+        print(f"  {label:<28} {verified}")
 
 
 async def _print_gates(pool: Any) -> None:

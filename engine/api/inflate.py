@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from aiohttp import web
@@ -52,7 +52,9 @@ def encoding_of(request: web.Request) -> str | None:
     raise UnsupportedEncoding("Content-Encoding must be gzip, deflate or identity")
 
 
-async def pieces(request: web.Request, piece: int, budget: BodyBudget) -> AsyncIterator[bytes]:
+async def pieces(
+    request: web.Request, piece: int, budget: BodyBudget
+) -> AsyncGenerator[bytes, None]:
     """The body as it arrives, inflated when it is encoded; each piece at most ``piece``
     bytes of work. Every raw byte read and every byte inflated is taken from ``budget``
     (which raises when the body is out of bounds). The caller stops iterating once it has

@@ -301,7 +301,7 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
     for (method, path), op in OPERATIONS.items():
         if (method, path) not in live:
             continue
-        params = [
+        params: list[dict[str, Any]] = [
             {
                 "name": name,
                 "in": "path",

@@ -45,7 +45,7 @@ from ..projections_runner import catch_up
 from ..registry import async_projections
 from .manifest import build_manifest, manifest_path, write_manifest
 from .repository import AnchorLockBusy, AnchorRequest, ArchiveRepository
-from .rule import DeliveryFacts, RetentionPolicy, delivery_verdict, event_verdict
+from .rule import DeliveryFacts, RetentionPolicy, Verdict, delivery_verdict, event_verdict
 from .segment import SegmentFile, write_segment
 from .throttle import Throttle, pause_after
 
@@ -310,7 +310,7 @@ class Archiver:
             stream = r["stream_id"]
             if stream not in planned:
                 continue
-            verdicts = []
+            verdicts: list[Verdict | None] = []
             closed: list[str] = []
             for d in planned[stream]:
                 if f"delivery-{d}" in gone:

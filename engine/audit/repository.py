@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.engine.repository import PoolRepository, Record
@@ -28,7 +28,7 @@ class AuditRepository(PoolRepository):
     async def event_streams(self, event_id: str, tenant_id: str | None) -> list[Record]:
         """``tenant_id`` and ``stream_id`` of each business event with this id (one tenant's if
         named), from the stored bodies and, for archived events, their tombstones."""
-        rows = await self.pool.fetch(SQL["event_streams_of_id"], event_id, tenant_id)
+        rows: list[Record] = await self.pool.fetch(SQL["event_streams_of_id"], event_id, tenant_id)
         rows += await self.pool.fetch(SQL["archived_event_streams_of_id"], event_id, tenant_id)
         return rows
 
@@ -39,7 +39,7 @@ class AuditRepository(PoolRepository):
 
     async def archive_segments(self) -> list[Record]:
         """Every archive segment's anchor row, oldest first."""
-        return await self.pool.fetch(SQL["archive_segments_list"])
+        return cast(list[Record], await self.pool.fetch(SQL["archive_segments_list"]))
 
     async def gate_report(self, since: datetime | None) -> list[GateResult]:
         """Every release gate over the hot log, from one snapshot (:func:`.gates.gate_report`)."""

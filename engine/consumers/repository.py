@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import cast
 
 import asyncpg
 
@@ -21,7 +22,9 @@ class ConsumerRepository(PoolRepository):
         self, tenant_id: str, after: tuple[datetime, str] | None, limit: int
     ) -> list[Record]:
         since, last = after if after is not None else (None, None)
-        return await self.pool.fetch(SQL["consumer_page"], tenant_id, since, last, limit)
+        return cast(
+            list[Record], await self.pool.fetch(SQL["consumer_page"], tenant_id, since, last, limit)
+        )
 
     @staticmethod
     async def lock_share(conn: asyncpg.Connection, streams: Sequence[str]) -> list[Record]:

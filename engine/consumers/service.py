@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import asyncpg
 import msgspec
@@ -106,7 +106,7 @@ class ConsumerService:
             raise UnknownConsumer("no consumer with this id", field=field)
         if state.disabled:
             raise ConsumerDisabledError("this consumer is disabled", field=field)
-        return consumer_id
+        return cast(str, consumer_id)
 
     async def page(
         self, tenant_id: str, limit: int, after: tuple[datetime, str] | None = None

@@ -13,7 +13,7 @@ import asyncpg
 import msgspec
 import structlog
 
-from hookproof.errors import ConcurrencyConflict, ConflictError, HookproofError, ValidationError
+from hookproof.errors import ConflictError, HookproofError, ValidationError
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
 from hookproof.events.canonical import canonical_json
 from hookproof.events.consumer_events import consumer_stream_id
@@ -286,8 +286,9 @@ class IngestService:
             if not todo:
                 break
         for item, _ in todo:
-            done[item.key] = ConcurrencyConflict(
-                "the event type changed while this event was judged: send it again"
+            done[item.key] = ConflictError(
+                "the event type changed while this event was judged: send it again",
+                code="concurrency_conflict",
             )
         return [done[item.key] for item, _ in pending]
 

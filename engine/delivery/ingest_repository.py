@@ -5,7 +5,7 @@ the database for them."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from ..queries import ENGINE_QUERIES
 from ..repository import PoolRepository, Record
@@ -34,8 +34,11 @@ class IngestRepository(PoolRepository):
         topics: Sequence[str],
     ) -> list[Record]:
         """Insert the bodies that are new; the rows returned are those this call created."""
-        return await conn.fetch(
-            SQL["ingest_bodies_insert"], tenants, event_ids, streams, digests, bodies, topics
+        return cast(
+            list[Record],
+            await conn.fetch(
+                SQL["ingest_bodies_insert"], tenants, event_ids, streams, digests, bodies, topics
+            ),
         )
 
     @staticmethod
@@ -43,16 +46,16 @@ class IngestRepository(PoolRepository):
         conn: Connection, tenants: Sequence[str], patterns: Sequence[str]
     ) -> list[Record]:
         """The subscriptions of these tenants whose topics could match these patterns."""
-        return await conn.fetch(SQL["ingest_candidates"], tenants, patterns)
+        return cast(list[Record], await conn.fetch(SQL["ingest_candidates"], tenants, patterns))
 
     @staticmethod
     async def bodies(
         conn: Connection, tenants: Sequence[str], event_ids: Sequence[str]
     ) -> list[Record]:
-        return await conn.fetch(SQL["ingest_bodies_get"], tenants, event_ids)
+        return cast(list[Record], await conn.fetch(SQL["ingest_bodies_get"], tenants, event_ids))
 
     @staticmethod
     async def deliveries_of_events(
         conn: Connection, tenants: Sequence[str], event_ids: Sequence[str]
     ) -> list[Record]:
-        return await conn.fetch(SQL["deliveries_of_events"], tenants, event_ids)
+        return cast(list[Record], await conn.fetch(SQL["deliveries_of_events"], tenants, event_ids))

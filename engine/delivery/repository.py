@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from ..queries import ENGINE_QUERIES
 from ..repository import PoolRepository, Record
@@ -64,15 +64,18 @@ class DeliveryRepository(PoolRepository):
 
     async def verified_generation(self, subscription_id: str) -> int | None:
         """The newest generation whose challenge passed (read from the subscription stream)."""
-        return await self.pool.fetchval(
-            SQL["verified_generation"], f"subscription-{subscription_id}"
+        return cast(
+            int | None,
+            await self.pool.fetchval(SQL["verified_generation"], f"subscription-{subscription_id}"),
         )
 
     async def body(self, tenant_id: str, event_id: str) -> Record | None:
         return await self.pool.fetchrow(SQL["ingest_body_get"], tenant_id, event_id)
 
     async def of_event(self, tenant_id: str, event_id: str) -> list[Record]:
-        return await self.pool.fetch(SQL["event_deliveries"], tenant_id, event_id)
+        return cast(
+            list[Record], await self.pool.fetch(SQL["event_deliveries"], tenant_id, event_id)
+        )
 
     async def newest(
         self,
@@ -83,8 +86,11 @@ class DeliveryRepository(PoolRepository):
         consumer_id: str | None = None,
     ) -> list[Record]:
         """Newest first; only of ``consumer_id``'s subscriptions when given."""
-        return await self.pool.fetch(
-            SQL["deliveries_list"], tenant_id, subscription_id, state, limit, consumer_id
+        return cast(
+            list[Record],
+            await self.pool.fetch(
+                SQL["deliveries_list"], tenant_id, subscription_id, state, limit, consumer_id
+            ),
         )
 
     async def dead_letters(
@@ -97,8 +103,9 @@ class DeliveryRepository(PoolRepository):
         """Newest first, up to ``limit`` rows, continuing before ``(updated_at, id)``; only of
         ``consumer_id``'s subscriptions when given."""
         since, last = before if before is not None else (None, None)
-        return await self.pool.fetch(
-            SQL["dead_letters"], tenant_id, limit, since, last, consumer_id
+        return cast(
+            list[Record],
+            await self.pool.fetch(SQL["dead_letters"], tenant_id, limit, since, last, consumer_id),
         )
 
     async def attempt_stats(
@@ -106,8 +113,11 @@ class DeliveryRepository(PoolRepository):
     ) -> list[Record]:
         """``(hour, outcome, attempts)`` of a subscription's attempts recorded since ``since``
         (from the attempt statistics: as far as the projector's last pass)."""
-        return await self.pool.fetch(
-            SQL["subscription_attempt_stats"], tenant_id, subscription_id, since
+        return cast(
+            list[Record],
+            await self.pool.fetch(
+                SQL["subscription_attempt_stats"], tenant_id, subscription_id, since
+            ),
         )
 
     async def attempt_stats_of(
@@ -115,8 +125,11 @@ class DeliveryRepository(PoolRepository):
     ) -> list[Record]:
         """``attempt_stats`` of several subscriptions: ``(subscription_id, hour, outcome,
         attempts)``."""
-        return await self.pool.fetch(
-            SQL["subscriptions_attempt_stats"], tenant_id, list(subscription_ids), since
+        return cast(
+            list[Record],
+            await self.pool.fetch(
+                SQL["subscriptions_attempt_stats"], tenant_id, list(subscription_ids), since
+            ),
         )
 
     async def recoverable(
@@ -130,8 +143,17 @@ class DeliveryRepository(PoolRepository):
     ) -> list[Record]:
         """A subscription's deliveries in ``states`` last changed in ``[since, until)``, oldest
         first (any tenant's when ``tenant_id`` is None: the operator)."""
-        return await self.pool.fetch(
-            SQL["recover_candidates"], tenant_id, subscription_id, list(states), since, until, limit
+        return cast(
+            list[Record],
+            await self.pool.fetch(
+                SQL["recover_candidates"],
+                tenant_id,
+                subscription_id,
+                list(states),
+                since,
+                until,
+                limit,
+            ),
         )
 
     # -- the dispatcher's transactions ----------------------------------------------------
@@ -173,22 +195,28 @@ class DeliveryRepository(PoolRepository):
             ]
             if not endpoints:
                 return []
-            return await conn.fetch(
-                SQL["dispatch_claim_endpoints"],
-                limit,
-                endpoints,
-                [named.get(e, room) for e in endpoints],
-                *share,
+            return cast(
+                list[Record],
+                await conn.fetch(
+                    SQL["dispatch_claim_endpoints"],
+                    limit,
+                    endpoints,
+                    [named.get(e, room) for e in endpoints],
+                    *share,
+                ),
             )
-        return await conn.fetch(
-            SQL["dispatch_claim"],
-            limit,
-            blocked,
-            *share,
-            scan if scan is not None else 4 * limit,
-            list(named),
-            list(named.values()),
-            room,
+        return cast(
+            list[Record],
+            await conn.fetch(
+                SQL["dispatch_claim"],
+                limit,
+                blocked,
+                *share,
+                scan if scan is not None else 4 * limit,
+                list(named),
+                list(named.values()),
+                room,
+            ),
         )
 
     async def bodies(
@@ -201,7 +229,7 @@ class DeliveryRepository(PoolRepository):
 
     async def expired_leases(self, conn: Connection, limit: int) -> list[Record]:
         """DISPATCHING deliveries whose lease ran out, locked (``dispatch_expired_leases``)."""
-        return await conn.fetch(SQL["dispatch_expired_leases"], limit)
+        return cast(list[Record], await conn.fetch(SQL["dispatch_expired_leases"], limit))
 
     async def lock(
         self, conn: Connection, delivery_ids: Sequence[str], *, dispatch: bool = False

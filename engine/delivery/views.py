@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -320,7 +321,7 @@ class DeliveryReader:
             "items": [_stats_view(sid, window, by_sub[sid]) for sid in subscription_ids],
         }
 
-    async def dead_letters(self, tenant_id: str, limit: int = 200) -> list[dict[str, Any]]:
+    async def dead_letters(self, tenant_id: str, limit: int = 200) -> builtins.list[dict[str, Any]]:
         return (await self.dead_letters_page(tenant_id, limit))[0]
 
     async def dead_letters_page(
@@ -329,7 +330,7 @@ class DeliveryReader:
         limit: int,
         before: tuple[datetime, str] | None = None,
         consumer_id: str | None = None,
-    ) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
+    ) -> tuple[builtins.list[dict[str, Any]], tuple[datetime, str] | None]:
         """Newest first, from the ledger projection; the key to continue before, if more
         (only of ``consumer_id``'s subscriptions when given)."""
         rows = await self.deliveries.dead_letters(tenant_id, limit + 1, before, consumer_id)

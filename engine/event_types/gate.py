@@ -130,9 +130,9 @@ class SchemaGate:
             if r["definition"] is None:  # the version this worker holds (captured above)
                 current[pair] = held[pair]
                 continue
-            entry = self._compile(pair, r["stream_version"], r["definition"])
-            self.memo.put(pair, entry)
-            current[pair] = entry
+            fresh = self._compile(pair, r["stream_version"], r["definition"])
+            self.memo.put(pair, fresh)
+            current[pair] = fresh
         refused = out.refused
         for it in items:
             entry = current.get((it.tenant_id, it.topic))

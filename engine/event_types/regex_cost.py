@@ -116,7 +116,8 @@ class _Parser:
         return _Node(positions, max_chars, all(b.anchored for b in branches))
 
     def sequence(self) -> _Node:
-        positions, max_chars = 0, 0
+        positions = 0
+        max_chars: int | None = 0
         anchored: bool | None = None  # what the first atom says
         while True:
             self.skip_verbose()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from ..queries import ENGINE_QUERIES
 from ..repository import PoolRepository, Record
@@ -25,7 +25,9 @@ class EventTypeRepository(PoolRepository):
         return int(await self.pool.fetchval(SQL["event_types_count"], tenant_id))
 
     async def page(self, tenant_id: str, after: str | None, limit: int) -> list[Record]:
-        return await self.pool.fetch(SQL["event_types_page"], tenant_id, after, limit)
+        return cast(
+            list[Record], await self.pool.fetch(SQL["event_types_page"], tenant_id, after, limit)
+        )
 
     @staticmethod
     async def judge_rows(
@@ -33,4 +35,6 @@ class EventTypeRepository(PoolRepository):
     ) -> list[Record]:
         """Rows of the typed pairs among ``(tenants[i], topics[i])``; ``definition`` is NULL
         where ``cached[i]`` is the row's stream version."""
-        return await conn.fetch(SQL["event_types_judge"], tenants, topics, cached)
+        return cast(
+            list[Record], await conn.fetch(SQL["event_types_judge"], tenants, topics, cached)
+        )

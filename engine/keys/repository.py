@@ -4,7 +4,7 @@ reaches the database besides the event store (its changes run under the ring's l
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import asyncpg
 
@@ -30,7 +30,10 @@ class KeyRepository:
 
     async def events(self, conn: asyncpg.Connection | None = None) -> list[Record]:
         """Every event of the key category, in log order (on ``conn`` when given)."""
-        return await (conn if conn is not None else self.pool).fetch(SQL["key_events_all"])
+        return cast(
+            list[Record],
+            await (conn if conn is not None else self.pool).fetch(SQL["key_events_all"]),
+        )
 
     async def material(self, box: MaterialBox, key_id: str) -> bytes:
         """The plaintext material of ``key_id`` (unsealed with ``box``)."""

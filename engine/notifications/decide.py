@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from hookproof.events import Event
 from hookproof.events.delivery_events import DeadLettered
@@ -78,9 +78,18 @@ def _at(value: Any) -> str:
 
 
 #: the log event types :func:`cause_of` may answer with a cause (the notifier decodes no other)
-CAUSE_TYPES: Final = frozenset(
-    cls.__struct_config__.tag
-    for cls in (SubscriptionStateChanged, DriftDetected, DeadLettered, KeyRevoked, RolloutPaused)
+CAUSE_TYPES: Final = cast(
+    frozenset[str],
+    frozenset(
+        cls.__struct_config__.tag
+        for cls in (
+            SubscriptionStateChanged,
+            DriftDetected,
+            DeadLettered,
+            KeyRevoked,
+            RolloutPaused,
+        )
+    ),
 )
 
 

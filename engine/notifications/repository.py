@@ -4,6 +4,7 @@ notifier reaches the database."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.engine.repository import PoolRepository, Record
@@ -30,12 +31,15 @@ class NotificationRepository(PoolRepository):
 
     async def key_tenants(self, subscription_id: str | None) -> list[Record]:
         """Tenants a key touches (one subscription's, or every tenant's for an engine key)."""
-        return await self.pool.fetch(SQL["notify_key_tenants"], subscription_id)
+        return cast(list[Record], await self.pool.fetch(SQL["notify_key_tenants"], subscription_id))
 
     async def rollout_tenants(self, subscription_ids: Sequence[str] | None) -> list[Record]:
         ids = list(subscription_ids) if subscription_ids is not None else None
-        return await self.pool.fetch(SQL["notify_rollout_tenants"], ids)
+        return cast(list[Record], await self.pool.fetch(SQL["notify_rollout_tenants"], ids))
 
     async def listeners(self, patterns: Sequence[str], tenant_ids: Sequence[str]) -> list[Record]:
         """Subscriptions of ``tenant_ids`` whose topics name one of ``patterns``."""
-        return await self.pool.fetch(SQL["notify_listeners"], list(patterns), list(tenant_ids))
+        return cast(
+            list[Record],
+            await self.pool.fetch(SQL["notify_listeners"], list(patterns), list(tenant_ids)),
+        )

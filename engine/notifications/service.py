@@ -96,7 +96,7 @@ class Notifier:
             if is_notification_topic(row["topic"]):
                 log.info("notification_loop_suppressed", delivery_id=cause.subject)
                 return {}
-            extra = {
+            extra: dict[str, Any] = {
                 "eventId": row["event_id"],
                 "subscriptionId": row["subscription_id"],
                 "topic": row["topic"],
@@ -105,7 +105,7 @@ class Notifier:
         if cause.topic == KEY_COMPROMISED:
             created = await self._first(f"key-{cause.subject}")
             only = None
-            extra: dict[str, Any] = {"purpose": "engine"}
+            extra = {"purpose": "engine"}
             if isinstance(created, KeyCreated):
                 extra = {"purpose": created.purpose, "algorithm": created.algorithm}
                 if created.purpose == PURPOSE_SUBSCRIPTION:

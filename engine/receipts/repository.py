@@ -3,6 +3,8 @@ services reach the database for them."""
 
 from __future__ import annotations
 
+from typing import cast
+
 from hookproof.engine.queries import RECEIPT_QUERIES
 from hookproof.engine.repository import PoolRepository, Record
 
@@ -22,4 +24,6 @@ class ReceiptRepository(PoolRepository):
 
     async def overdue(self, older_than_s: float, limit: int) -> list[Record]:
         """Receipt-contract deliveries accepted by a 2xx and unconfirmed for ``older_than_s``."""
-        return await self.pool.fetch(SQL["receipt_overdue"], float(older_than_s), limit)
+        return cast(
+            list[Record], await self.pool.fetch(SQL["receipt_overdue"], float(older_than_s), limit)
+        )

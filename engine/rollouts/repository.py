@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import asyncpg
 
@@ -32,18 +32,18 @@ SQL = ENGINE_QUERIES.named(
 class RolloutRepository(PoolRepository):
     async def all(self) -> list[Record]:
         """Every rollout's ``view`` (JSON) from the projection."""
-        return await self.pool.fetch(SQL["rollouts_list"])
+        return cast(list[Record], await self.pool.fetch(SQL["rollouts_list"]))
 
     async def page(self, after: tuple[datetime, str] | None, limit: int) -> list[Record]:
         """At most ``limit`` rollouts (``view``, ``created_at``), oldest first, after ``after``
         (the ``(created_at, rollout_id)`` of the last one of the previous page)."""
         at, last = after if after is not None else (None, None)
-        return await self.pool.fetch(SQL["rollouts_page"], at, last, limit)
+        return cast(list[Record], await self.pool.fetch(SQL["rollouts_page"], at, last, limit))
 
     async def live(self, conn: asyncpg.Connection) -> list[Record]:
         """The views of rollouts that decide signing, locked FOR SHARE in ``conn``'s
         transaction."""
-        return await conn.fetch(SQL["rollouts_live"])
+        return cast(list[Record], await conn.fetch(SQL["rollouts_live"]))
 
     async def save(self, conn: asyncpg.Connection, view: RolloutView, view_json: str) -> None:
         """Upsert the projection row of ``view`` (``view_json``: its serialised form)."""
@@ -66,9 +66,9 @@ class RolloutRepository(PoolRepository):
 
     async def figures(self, rollout_id: str, since: datetime) -> list[Record]:
         """Admitted attempts of the rollout by stage and signing mode (``rollout_figures``)."""
-        return await self.pool.fetch(SQL["rollout_figures"], rollout_id, since)
+        return cast(list[Record], await self.pool.fetch(SQL["rollout_figures"], rollout_id, since))
 
     async def candidates(self, subscription_ids: Sequence[str] | None) -> list[Record]:
         """Live subscriptions (id, profile, algorithm), among ``subscription_ids`` if given."""
         ids = list(subscription_ids) if subscription_ids is not None else None
-        return await self.pool.fetch(SQL["rollout_candidates"], ids)
+        return cast(list[Record], await self.pool.fetch(SQL["rollout_candidates"], ids))

@@ -313,7 +313,7 @@ class RolloutService:
     async def jwks(self) -> dict[str, object]:
         """The ring's JWKS, a rollout's target key published as ``ACTIVE``: it signs now
         (for the rollout's internal and switched subscriptions), so verifiers must accept it."""
-        doc = await self.ring.jwks()
+        doc: dict[str, object] = await self.ring.jwks()
         live = await self.signing_targets()
         keys = doc.get("keys")
         if live and isinstance(keys, list):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import cast
 
 from hookproof.engine.queries import ENGINE_QUERIES
 from hookproof.engine.repository import PoolRepository, Record
@@ -27,8 +28,11 @@ class SubscriptionRepository(PoolRepository):
         """Up to ``limit`` projection rows in creation order, after ``(created_at, id)``; only
         ``consumer_id``'s when given."""
         since, last = after if after is not None else (None, None)
-        return await self.pool.fetch(
-            SQL["subscription_page"], tenant_id, since, last, limit, consumer_id
+        return cast(
+            list[Record],
+            await self.pool.fetch(
+                SQL["subscription_page"], tenant_id, since, last, limit, consumer_id
+            ),
         )
 
     async def visible(
@@ -43,8 +47,8 @@ class SubscriptionRepository(PoolRepository):
 
     async def events_of_streams(self, streams: Sequence[str]) -> list[Record]:
         """Every (live) event of the given streams, in stream order."""
-        return await self.pool.fetch(SQL["events_of_streams"], list(streams))
+        return cast(list[Record], await self.pool.fetch(SQL["events_of_streams"], list(streams)))
 
     async def due_expiry(self, now: datetime) -> list[Record]:
         """Subscriptions whose expiry is at or before ``now``."""
-        return await self.pool.fetch(SQL["subscription_due_expiry"], now)
+        return cast(list[Record], await self.pool.fetch(SQL["subscription_due_expiry"], now))

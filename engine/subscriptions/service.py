@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import builtins
 import re
 import secrets
 from collections.abc import Callable, Sequence
@@ -114,7 +115,7 @@ class SubscriptionService:
         limit: int,
         after: tuple[datetime, str] | None = None,
         consumer_id: str | None = None,
-    ) -> tuple[list[SubscriptionState], tuple[datetime, str] | None]:
+    ) -> tuple[builtins.list[SubscriptionState], tuple[datetime, str] | None]:
         """One page from the projection, in creation order, with every stream of the page
         folded from one read; the key to continue after, when there is more. Only
         ``consumer_id``'s subscriptions when given."""
@@ -136,7 +137,7 @@ class SubscriptionService:
 
     async def history(
         self, tenant_id: str, subscription_id: str, *, after: int = 0, limit: int | None = None
-    ) -> list[RecordedEvent]:
+    ) -> builtins.list[RecordedEvent]:
         """The stream's events after version ``after``, at most ``limit`` of them."""
         await self.get(tenant_id, subscription_id)
         return await self.store.read_stream(
@@ -307,7 +308,7 @@ class SubscriptionService:
         assert result is not None
         return result
 
-    async def expire_due(self, *, actor: str = "scheduler") -> list[str]:
+    async def expire_due(self, *, actor: str = "scheduler") -> builtins.list[str]:
         """Expire every subscription whose expiry has passed (run by the daemon)."""
         now = self.clock()
         rows = await self.repository.due_expiry(now)

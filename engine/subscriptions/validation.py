@@ -186,7 +186,7 @@ def validate_imported_secret(body: SubscriptionCreate) -> bytes | None:
     if not body.secret.startswith("whsec_") or len(body.secret) > 6 + 88:
         raise problem
     try:
-        key = decode_whsec(body.secret)
+        key: bytes = decode_whsec(body.secret)
     except ValueError:
         raise problem from None
     if not MIN_IMPORTED_SECRET <= len(key) <= MAX_IMPORTED_SECRET:
