@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from hookproof.engine.archive import Archiver
+from hookproof.engine.composition import construct_archiver
 from hookproof.engine.daemon import Engine
 from hookproof.projections import rebuild
 from hookproof.projections.attempt_stats import AttemptStats
@@ -54,7 +54,7 @@ async def test_archived_deliveries_leave_the_counts_with_them(
         {"RETRYABLE": 2},
     ]
 
-    result = await Archiver(engine.pool, engine.settings).run(cutoff)
+    result = await construct_archiver(engine.pool, engine.settings).run(cutoff)
     assert result.streams > 0 and result.removed == result.events
 
     answers = [await reader.attempt_stats(tenant, s, at) for s in subs]
