@@ -130,10 +130,10 @@ class AmqpPublisher:
     ) -> None:
         self.net = net
         self.timeout_s = timeout_s
-        self.pool: BrokerPool[_AmqpConnection] = BrokerPool(limits)
+        self.brokers: BrokerPool[_AmqpConnection] = BrokerPool(limits)
 
     async def close(self) -> None:
-        await self.pool.close()
+        await self.brokers.close()
 
     async def publish(
         self,
@@ -260,15 +260,17 @@ class AmqpPublisher:
             probe = PoolKey(
                 "amqp", addr, dest.port, dest.tls, dest.host, dest.vhost, credentials_digest
             )
-            if self.pool.holds(probe):
+            if self.brokers.holds(probe):
                 key = probe
                 break
-        conn, reused = await self.pool.acquire(key, lambda: self._open(dest, credentials, vetting))
+        conn, reused = await self.brokers.acquire(
+            key, lambda: self._open(dest, credentials, vetting)
+        )
         state["conn"], state["reused"] = conn, reused
         try:
             channel = await conn.channel(dest.uri)
         except Exception as exc:
-            self.pool.discard(key, conn, "channel_failed")
+            self.brokers.discard(key, conn, "channel_failed")
             raise BrokerFailure(
                 "connect_failed", BrokerOutcome.NOT_SENT, f"channel: {type(exc).__name__}"
             ) from exc
@@ -306,7 +308,7 @@ class AmqpPublisher:
                 f"the broker closed the channel: {str(reply)[:200]}",
             ) from exc
         except TimeoutError as exc:
-            self.pool.discard(key, conn, "confirm_timeout")
+            self.brokers.discard(key, conn, "confirm_timeout")
             raise BrokerFailure(
                 BrokerCode.CONFIRM_TIMEOUT.value,
                 BrokerOutcome.UNKNOWN,
@@ -318,7 +320,7 @@ class AmqpPublisher:
             asyncio.IncompleteReadError,
             RuntimeError,
         ) as exc:
-            self.pool.discard(key, conn, "connection_lost")
+            self.brokers.discard(key, conn, "connection_lost")
             raise BrokerFailure(
                 BrokerCode.CONNECTION_LOST.value,
                 BrokerOutcome.UNKNOWN,

@@ -81,10 +81,10 @@ class NatsPublisher:
     ) -> None:
         self.net = net
         self.timeout_s = timeout_s
-        self.pool: BrokerPool[_NatsConnection] = BrokerPool(limits)
+        self.brokers: BrokerPool[_NatsConnection] = BrokerPool(limits)
 
     async def close(self) -> None:
-        await self.pool.close()
+        await self.brokers.close()
 
     async def publish(
         self,
@@ -170,8 +170,8 @@ class NatsPublisher:
             PoolKey("nats", a, dest.port, dest.tls, dest.host, None, credentials_digest)
             for a in addresses
         ]
-        key = next((k for k in keys if self.pool.holds(k)), keys[0])
-        conn, reused = await self.pool.acquire(
+        key = next((k for k in keys if self.brokers.holds(k)), keys[0])
+        conn, reused = await self.brokers.acquire(
             key, lambda: self._open(dest, credentials, addresses)
         )
         state["conn"], state["reused"] = conn, reused
@@ -304,14 +304,14 @@ class NatsPublisher:
                 f"JetStream: code={exc.code} err_code={exc.err_code} {str(exc.description)[:200]}",
             ) from exc
         except (nats.errors.TimeoutError, TimeoutError) as exc:
-            self.pool.discard(key, conn, "confirm_timeout")
+            self.brokers.discard(key, conn, "confirm_timeout")
             raise BrokerFailure(
                 BrokerCode.CONFIRM_TIMEOUT.value,
                 BrokerOutcome.UNKNOWN,
                 f"no PubAck within {self.timeout_s:g} s",
             ) from exc
         except (nats.errors.Error, OSError) as exc:
-            self.pool.discard(key, conn, "connection_lost")
+            self.brokers.discard(key, conn, "connection_lost")
             raise BrokerFailure(
                 BrokerCode.CONNECTION_LOST.value,
                 BrokerOutcome.UNKNOWN,

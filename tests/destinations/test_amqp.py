@@ -72,7 +72,7 @@ async def test_confirmed_deliveries_arrive_and_verify(
             assert ev.evidence()["amqp"]["confirmed"] is True
             assert ev.peer_address == rabbit.host and ev.peer_port == rabbit.port
             assert ev.published and ev.allowance_used and not ev.tls
-        assert pubs.amqp.pool.opened == 1  # one connection carried all twenty
+        assert pubs.amqp.brokers.opened == 1  # one connection carried all twenty
         received = await drain(queue, len(sent))
         by_id = {m.message_id: m for m in received}
         assert set(by_id) == {m.message_id for m in sent}
@@ -152,7 +152,7 @@ async def test_connections_never_shared_across_credentials(
     )
     assert bad.outcome is BrokerOutcome.REJECTED and bad.code == "broker_auth_failed"
     assert not bad.reused  # a new connection was tried for the other credentials
-    assert pubs.amqp.pool.opened == 1 and len(pubs.amqp.pool) == 1
+    assert pubs.amqp.brokers.opened == 1 and len(pubs.amqp.brokers) == 1
 
 
 def dataclass_replace(obj: Any, **kw: Any) -> Any:

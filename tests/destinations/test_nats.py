@@ -65,7 +65,7 @@ async def test_puback_stream_and_seq_recorded_and_verified(
             "domain": None,
         }
         assert ev["peerAddress"] == "127.0.0.1" and ev["peerPort"] == nats_server.port
-    assert pubs.nats.pool.opened == 1
+    assert pubs.nats.brokers.opened == 1
     for r, m in zip(results, sent, strict=True):
         stored = await js.get_msg(stream, r.jetstream.seq)
         assert stored.data == m.body and stored.headers["Nats-Msg-Id"] == m.message_id
