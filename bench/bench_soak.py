@@ -526,6 +526,12 @@ async def run(
         )
         procs.append(daemon)
         api_port = int(base.rsplit(":", 1)[1])
+        # /readyz answers once the first worker is up; the others bind the port after it
+        deadline = time.monotonic() + 180
+        while b'"workers_ready"' not in daemon_log_path.read_bytes():
+            if time.monotonic() > deadline or daemon.poll() is not None:
+                raise RuntimeError("the workers never all became ready")
+            await asyncio.sleep(0.2)
         tenant = json.loads(
             e2e.run_cli(["tenant", "create", "soak", "--json"], env, args.engine_python)
             .strip()
@@ -653,10 +659,11 @@ async def run(
 
             async def mapper() -> None:
                 while not stop_watch.is_set():
-                    procs_now = engine_processes(daemon.pid)
                     with contextlib.suppress(Exception):
                         port_worker.update(
-                            await asyncio.to_thread(worker_ports, procs_now, api_port)
+                            await asyncio.to_thread(
+                                lambda: worker_ports(engine_processes(daemon.pid), api_port)
+                            )
                         )
                     try:
                         await asyncio.wait_for(stop_watch.wait(), 1.0)
@@ -671,10 +678,11 @@ async def run(
             }
 
             async def sample(phase: str, t_from: float, t_to: float) -> dict[str, Any]:
-                cpu = meter.stop()
-                meter.start()
-                procs_now = engine_processes(daemon.pid)
-                per = {k: await asyncio.to_thread(process_sample, v) for k, v in procs_now.items()}
+                cpu = await asyncio.to_thread(meter.stop)
+                await asyncio.to_thread(meter.start)
+                per = await asyncio.to_thread(
+                    lambda: {k: process_sample(v) for k, v in engine_processes(daemon.pid).items()}
+                )
                 row = await pool.fetchrow(SAMPLE_SQL, OPEN_STATES)
                 data_bytes = await asyncio.to_thread(folder_bytes, pgdata) if pgdata else None
                 window = [x for x in reqs if t_from <= x[0] < t_to]

@@ -7,17 +7,25 @@ one pass every ``CATALOGUE_INTERVAL_S`` seconds, in pages of ``CATALOGUE_PAGE`` 
 delivery's three events (planned, admitted, outcome) then usually fall in one page and become
 one catalogue row written once, instead of an insert and two updates as separate commits
 (bench/README.md "Session 6"). A graceful stop still brings it to the committed head.
+
+A page is read, folded and merged by Postgres in one statement (``StreamCatalogue.advance``):
+the first worker's event loop, which also answers the API, only waits for it. Folding a
+minute's pages in Python held that loop for hundreds of milliseconds once a minute: the API's
+p99 spikes of issue 40 (bench/README.md "Session 8: soak"). Each pass logs
+``catalogue_pass`` (events, milliseconds).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Sequence
 
 import structlog
 
 from hookproof.events import EventStore
 from hookproof.projections import Projection, Projector
+from hookproof.projections.projector import run_woken
 
 __all__ = [
     "CATALOGUE_INTERVAL_S",
@@ -31,8 +39,9 @@ log = structlog.get_logger("hookproof.projections")
 
 #: the least time between two passes of the daemon's projector (seconds)
 CATALOGUE_INTERVAL_S = 60.0
-#: events per page (one transaction, one merge statement); headers only, ~100 bytes each
-CATALOGUE_PAGE = 20_000
+#: events per page: one transaction, one statement that reads, folds and merges them in the
+#: server (a minute of 40 events/s to five subscriptions is ~38,000 events: a few pages)
+CATALOGUE_PAGE = 10_000
 #: at a graceful stop, the projector waits at most this long to reach the committed head
 SETTLE_S = 5.0
 
@@ -52,8 +61,24 @@ def projector_role(
     still open elsewhere), so a daemon stopped right after a change leaves no lag behind."""
     projector = Projector(store, projections, batch=CATALOGUE_PAGE)
 
+    async def tick() -> int:
+        started = time.monotonic()
+        applied = await projector.run_once()
+        if applied:
+            ms = round((time.monotonic() - started) * 1000, 1)
+            log.info("catalogue_pass", events=applied, ms=ms, page=CATALOGUE_PAGE)
+        return applied
+
     async def run(stop: asyncio.Event) -> None:
-        await projector.run(stop, poll_interval=interval_s, min_interval=interval_s)
+        await run_woken(
+            store,
+            stop,
+            tick,
+            poll_interval=interval_s,
+            min_interval=interval_s,
+            tick_failed="projector_error",
+            listener_lost="projector_listener_lost",
+        )
 
     async def settle() -> None:
         try:

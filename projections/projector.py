@@ -30,8 +30,10 @@ from .base import Projection, Row
 __all__ = [
     "Lag",
     "PageHandler",
+    "PageStep",
     "Projector",
     "RebuildResult",
+    "advance",
     "apply_events",
     "consume",
     "fold_all",
@@ -133,6 +135,8 @@ async def _unlogged_rows_kept(
 
 
 PageHandler = Callable[[asyncpg.Connection, list[RecordedEvent]], Awaitable[int]]
+#: a page applied by the database itself: (connection, checkpoint, limit) -> (events, last)
+PageStep = Callable[[asyncpg.Connection, Position, int], Awaitable[tuple[int, Position]]]
 
 
 async def consume(
@@ -178,6 +182,33 @@ async def consume(
             total += await handle(conn, page)
             await _save_checkpoint(conn, checkpoint, page[-1].position)
         if len(page) < batch:
+            break
+    return total
+
+
+async def advance(
+    store: EventStore,
+    checkpoint: str,
+    step: PageStep,
+    *,
+    batch: int,
+    unlogged_table: str | None = None,
+) -> int:
+    """As :func:`consume`, for a projection whose pages the database reads, folds and writes
+    in one statement (``step``): each page in the transaction that moves the checkpoint past
+    it, nothing of it decoded in this process. Returns the events applied."""
+    total = 0
+    while True:
+        async with store.pool.acquire() as conn, conn.transaction():
+            pos = await read_checkpoint(conn, checkpoint, lock=True)
+            if unlogged_table is not None:
+                pos = await _unlogged_rows_kept(conn, checkpoint, unlogged_table, pos)
+            applied, last = await step(conn, pos, batch)
+            if not applied:
+                break
+            total += applied
+            await _save_checkpoint(conn, checkpoint, last)
+        if applied < batch:
             break
     return total
 
@@ -242,6 +273,26 @@ class Projector:
         """Apply everything currently readable; returns the number of events applied."""
         total = 0
         for projection in self.projections:
+            in_database = getattr(projection, "advance", None)
+            if in_database is not None:
+
+                async def step(
+                    conn: asyncpg.Connection,
+                    pos: Position,
+                    limit: int,
+                    p: Projection = projection,
+                    run: Any = in_database,
+                ) -> tuple[int, Position]:
+                    return await run(conn, p.table, pos, limit)  # type: ignore[no-any-return]
+
+                total += await advance(
+                    self.store,
+                    projection.name,
+                    step,
+                    batch=self.batch,
+                    unlogged_table=projection.table if projection.unlogged else None,
+                )
+                continue
 
             async def apply(
                 conn: asyncpg.Connection, page: list[RecordedEvent], p: Projection = projection
