@@ -802,6 +802,24 @@ async def run(
                     tenant_id,
                 )
             }
+            await pool.execute("SELECT pg_stat_force_next_flush()")
+            await asyncio.sleep(11)  # every backend flushes its table counters within 10 s
+            await pool.execute("SELECT pg_stat_clear_snapshot()")
+            written = {
+                r["relname"]: {
+                    "inserted": int(r["ins"]),
+                    "updated": int(r["upd"]),
+                    "hot_updated": int(r["hot"]),
+                    "rows_written_per_delivery": round(
+                        (r["ins"] + r["upd"]) / max(1, deliveries), 3
+                    ),
+                }
+                for r in await pool.fetch(
+                    "SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot"
+                    " FROM pg_stat_user_tables WHERE n_tup_ins + n_tup_upd > 0"
+                    " ORDER BY n_tup_ins + n_tup_upd DESC"
+                )
+            }
             auto = [
                 dict(r)
                 for r in await pool.fetch(
@@ -965,6 +983,11 @@ async def run(
                 "server: with --database-url, other databases' WAL too)",
             },
             "disk": disk,
+            "rows_written": {
+                "note": "pg_stat_user_tables since the database was made (set-up included), "
+                "read after every backend flushed; proj_stream_catalogue: the catalogue's writes",
+                "tables": written,
+            },
             "memory": rss_growth(load_samples, args.minutes * 60),
             "checks": checks,
             "daemon": {
