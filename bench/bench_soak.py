@@ -1090,6 +1090,25 @@ async def bytes_on_disk(pool: Any, deliveries: int) -> dict[str, Any]:
             " ON n.oid = t.relnamespace WHERE n.nspname = 'public' ORDER BY size DESC"
         )
     ]
+    # what an event row holds, by type: the whole row as stored, and its parts
+    by_type = [
+        {
+            "type": r["type"],
+            "rows": int(r["rows"]),
+            "rows_per_delivery": round(r["rows"] / n, 3),
+            "row_bytes": round(float(r["row_bytes"]), 1),
+            "data_bytes": round(float(r["data_bytes"]), 1),
+            "metadata_bytes": round(float(r["metadata_bytes"]), 1),
+            "stream_id_bytes": round(float(r["stream_id_bytes"]), 1),
+        }
+        for r in await pool.fetch(
+            "SELECT type, count(*) AS rows, avg(pg_column_size(e.*)) AS row_bytes,"
+            " avg(pg_column_size(data)) AS data_bytes,"
+            " avg(pg_column_size(metadata)) AS metadata_bytes,"
+            " avg(pg_column_size(stream_id)) AS stream_id_bytes"
+            " FROM events AS e GROUP BY type ORDER BY count(*) DESC"
+        )
+    ]
     total = sum(t["total_bytes"] for t in tables)
     db = await pool.fetchval("SELECT pg_database_size(current_database())")
     return {
@@ -1100,6 +1119,7 @@ async def bytes_on_disk(pool: Any, deliveries: int) -> dict[str, Any]:
         "database_bytes_per_delivery": round(db / n, 1),
         "tables": [t for t in tables if t["total_bytes"] >= 65536],
         "indexes": [i for i in indexes if i["bytes"] >= 65536],
+        "events_by_type": by_type,
     }
 
 
