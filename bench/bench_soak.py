@@ -1191,6 +1191,14 @@ def attribute(per_second: list[list[Any]], timeline: list[dict[str, Any]]) -> di
         "by_kind": {},
         "slow": [],
     }
+    # a stall of one process's event loop slows only the requests that worker answers
+    alone: Counter[str] = Counter()
+    for row in slow:
+        over = [w for w, ms in row[5].items() if ms > SLOW_SECOND_MS]
+        calm = [w for w, ms in row[5].items() if ms <= SLOW_SECOND_MS / 2]
+        if len(over) == 1 and calm:
+            alone[over[0]] += 1
+    out["slow_in_one_worker_only"] = dict(alone)
     for kind in kinds:
         hit = sum(1 for row in slow if near(row[0], kind))
         cover = sum(1 for row in seconds if near(row[0], kind))
