@@ -802,24 +802,6 @@ async def run(
                     tenant_id,
                 )
             }
-            await pool.execute("SELECT pg_stat_force_next_flush()")
-            await asyncio.sleep(11)  # every backend flushes its table counters within 10 s
-            await pool.execute("SELECT pg_stat_clear_snapshot()")
-            written = {
-                r["relname"]: {
-                    "inserted": int(r["ins"]),
-                    "updated": int(r["upd"]),
-                    "hot_updated": int(r["hot"]),
-                    "rows_written_per_delivery": round(
-                        (r["ins"] + r["upd"]) / max(1, deliveries), 3
-                    ),
-                }
-                for r in await pool.fetch(
-                    "SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot"
-                    " FROM pg_stat_user_tables WHERE n_tup_ins + n_tup_upd > 0"
-                    " ORDER BY n_tup_ins + n_tup_upd DESC"
-                )
-            }
             auto = [
                 dict(r)
                 for r in await pool.fetch(
@@ -859,6 +841,23 @@ async def run(
         e2e.stop_process(daemon, timeout=60)
         stop_s = time.monotonic() - t_stop
         dlog.read()
+        # the daemon's projector settled at its stop: the catalogue's writes are all in
+        await pool.execute("SELECT pg_stat_force_next_flush()")
+        await asyncio.sleep(11)  # every backend flushes its table counters within 10 s
+        await pool.execute("SELECT pg_stat_clear_snapshot()")
+        written = {
+            r["relname"]: {
+                "inserted": int(r["ins"]),
+                "updated": int(r["upd"]),
+                "hot_updated": int(r["hot"]),
+                "rows_written_per_delivery": round((r["ins"] + r["upd"]) / max(1, deliveries), 3),
+            }
+            for r in await pool.fetch(
+                "SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot"
+                " FROM pg_stat_user_tables WHERE n_tup_ins + n_tup_upd > 0"
+                " ORDER BY n_tup_ins + n_tup_upd DESC"
+            )
+        }
         dns_transport.close()
         checks = {}
         for name, cmd in (
