@@ -53,6 +53,7 @@ import re
 import secrets
 import signal
 import ssl
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -913,6 +914,8 @@ async def run(
         a["end"] = round(rel(a["end"]), 2)
     timeline.sort(key=lambda a: a["start"])
 
+    timeline += derived_passes(timeline)
+    timeline.sort(key=lambda a: a["start"])
     per_second = seconds_view(reqs, port_worker, lag_by_s)
     attribution = attribute(per_second, timeline)
     load_samples = [s for s in samples if s["phase"] == "load"]
@@ -1168,10 +1171,41 @@ def by_worker(reqs: list[tuple[float, float, int, int]], port_worker: dict[int, 
     }
 
 
+def derived_passes(timeline: list[dict[str, Any]], gap_s: float = 15.0) -> list[dict[str, Any]]:
+    """The catalogue's passes as seen from outside (any engine): its statements in
+    ``pg_stat_activity`` and its checkpoint's commits, clustered (a pass is a few pages, one
+    transaction each, within seconds); an engine that decodes pages in its own process does
+    so between them."""
+    acts = sorted(
+        (a for a in timeline if a["kind"] in ("catalogue_commit", "catalogue_statement")),
+        key=lambda a: a["start"],
+    )
+    out: list[dict[str, Any]] = []
+    for a in acts:
+        if out and a["start"] - out[-1]["end"] <= gap_s:
+            out[-1]["end"] = max(out[-1]["end"], a["end"])
+            out[-1]["detail"]["events"] += (a.get("detail") or {}).get("events", 0)
+        else:
+            out.append(
+                {
+                    "kind": "catalogue_pass_polled",
+                    "start": a["start"],
+                    "end": a["end"],
+                    "detail": {"events": (a.get("detail") or {}).get("events", 0)},
+                    "source": "derived: catalogue statements and commits",
+                }
+            )
+    return out
+
+
 def attribute(per_second: list[list[Any]], timeline: list[dict[str, Any]]) -> dict[str, Any]:
     """Which periodic work the slow seconds (slowest POST > ``SLOW_SECOND_MS``) overlap, and
     how much of the run that work covers at all (an activity that covers 30% of the seconds
-    overlaps 30% of the slow ones by chance alone)."""
+    overlaps 30% of the slow ones by chance alone). And, per kind of work, the slowest POST
+    of each second while it runs (within a second either side) against the other seconds:
+    overall, and ``worker-0`` minus the other workers (work that holds one process's event
+    loop slows only the requests that process answers; the projector and the ledger vacuum
+    run in worker-0, autovacuum and checkpoints are the server's)."""
     seconds = [row for row in per_second if row[1]]
     slow = [row for row in seconds if (row[4] or 0) > SLOW_SECOND_MS]
     kinds = sorted({a["kind"] for a in timeline})
@@ -1182,6 +1216,16 @@ def attribute(per_second: list[list[Any]], timeline: list[dict[str, Any]]) -> di
             for a in timeline
             if a["kind"] == kind and a["start"] - 1 <= s + 1 and a["end"] + 1 >= s
         ]
+
+    def w0_minus_others(row: list[Any]) -> float | None:
+        w = row[5]
+        others = [ms for k, ms in w.items() if k != "worker-0"]
+        if "worker-0" not in w or not others:
+            return None
+        return float(w["worker-0"] - max(others))
+
+    def med(values: list[float]) -> float | None:
+        return round(statistics.median(values), 1) if values else None
 
     out: dict[str, Any] = {
         "slow_second_ms": SLOW_SECOND_MS,
@@ -1199,12 +1243,21 @@ def attribute(per_second: list[list[Any]], timeline: list[dict[str, Any]]) -> di
             alone[over[0]] += 1
     out["slow_in_one_worker_only"] = dict(alone)
     for kind in kinds:
-        hit = sum(1 for row in slow if near(row[0], kind))
-        cover = sum(1 for row in seconds if near(row[0], kind))
+        inside = [row for row in seconds if near(row[0], kind)]
+        outside = [row for row in seconds if not near(row[0], kind)]
+        hit = sum(1 for row in inside if (row[4] or 0) > SLOW_SECOND_MS)
+        d_in = [d for d in map(w0_minus_others, inside) if d is not None]
+        d_out = [d for d in map(w0_minus_others, outside) if d is not None]
         out["by_kind"][kind] = {
+            "seconds_overlapping": len(inside),
             "slow_seconds_overlapping": hit,
             "share_of_slow": round(hit / len(slow), 3) if slow else None,
-            "share_of_all_seconds": round(cover / len(seconds), 3) if seconds else None,
+            "share_of_all_seconds": round(len(inside) / len(seconds), 3) if seconds else None,
+            "max_ms_median_inside": med([row[4] or 0.0 for row in inside]),
+            "max_ms_median_outside": med([row[4] or 0.0 for row in outside]),
+            "worker0_minus_others_ms_median_inside": med(d_in),
+            "worker0_minus_others_ms_median_outside": med(d_out),
+            "seconds_worker0_over_others_by_100ms_inside": sum(1 for d in d_in if d > 100),
         }
     for row in sorted(slow, key=lambda r: -(r[4] or 0))[:40]:
         out["slow"].append(
@@ -1286,6 +1339,19 @@ def _engine_commit(python: str) -> str | None:
 
 
 def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[1] == "--reanalyse":
+        # a saved result's timeline and seconds attributed again (this version's analysis)
+        path = Path(sys.argv[2])
+        saved = json.loads(path.read_text())
+        timeline = [a for a in saved["timeline"] if a["kind"] != "catalogue_pass_polled"]
+        timeline += derived_passes(timeline)
+        timeline.sort(key=lambda a: a["start"])
+        saved["timeline"] = timeline
+        saved["timeline_counts"] = dict(Counter(a["kind"] for a in timeline))
+        saved["attribution"] = attribute(saved["per_second"], timeline)
+        path.write_text(json.dumps(saved, indent=1, default=str) + "\n")
+        print(json.dumps(saved["attribution"]["by_kind"], indent=1))
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "--subscriber":
         a = sys.argv[2:]
         subscriber_main(int(a[0]), a[1], a[2], float(a[3]), float(a[4]), float(a[5]), int(a[6]))
