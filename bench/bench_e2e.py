@@ -206,12 +206,15 @@ def wait_tcp(port: int, proc: subprocess.Popen[bytes], timeout: float = 20) -> N
     raise RuntimeError(f"nothing listens on {port}")
 
 
-def start_daemon(env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_daemon(
+    env: dict[str, str], log_path: Path, python: str = sys.executable
+) -> tuple[subprocess.Popen[bytes], str]:
+    """``hookproof serve`` run by ``python`` (another checkout's venv runs its own code)."""
     port = free_port()
     full = {**os.environ, **env, "HOOKPROOF_LISTEN": f"127.0.0.1:{port}"}
     with log_path.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "hookproof.engine.cli", "serve"],
+            [python, "-m", "hookproof.engine.cli", "serve"],
             env=full,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -241,9 +244,9 @@ def stop_process(proc: subprocess.Popen[bytes], timeout: float = 20) -> None:
             proc.wait(5)
 
 
-def run_cli(args: list[str], env: dict[str, str]) -> str:
+def run_cli(args: list[str], env: dict[str, str], python: str = sys.executable) -> str:
     out = subprocess.run(
-        [sys.executable, "-m", "hookproof.engine.cli", *args],
+        [python, "-m", "hookproof.engine.cli", *args],
         env={**os.environ, **env},
         capture_output=True,
         text=True,

@@ -44,14 +44,18 @@ async def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
+    import asyncio
+
     import asyncpg
 
     from .database import resolve_database
     from .migrate import pending_migrations
     from .queries import ENGINE_QUERIES
+    from .storage import read_outlook, read_tables
 
     SQL = ENGINE_QUERIES.named("db_server_version", "db_events_exists", "audit_event_count")
     target = resolve_database(settings)
+    sampled = None
     try:
         conn = await asyncpg.connect(target.url)
         try:
@@ -60,6 +64,12 @@ async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
             events = 0
             if await conn.fetchval(SQL["db_events_exists"]):
                 events = await conn.fetchval(SQL["audit_event_count"])
+            seen = await read_outlook(conn, settings.retention_days)
+            if args.sample > 0:  # measured: the tables' bytes now and ``--sample`` s later
+                before = sum(t.total_bytes for t in seen.tables)
+                await asyncio.sleep(args.sample)
+                after = sum(t.total_bytes for t in await read_tables(conn))
+                sampled = {"seconds": args.sample, "bytesPerSecond": (after - before) / args.sample}
         finally:
             await conn.close()
     finally:
@@ -70,13 +80,68 @@ async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
         "serverVersion": version,
         "pendingMigrations": [f"{n:04d}_{name}" for n, name in pending],
         "events": events,
+        **seen.to_json(),
     }
+    if sampled is not None:
+        status["growth"]["sampled"] = sampled
     if args.json:
         print(json.dumps(status))
     else:
         print(f"database: {status['description']} (PostgreSQL {version})")
         print(f"pending migrations: {len(pending)}; events in the log: {events}")
+        _print_storage(seen, sampled)
     return 0
+
+
+def _print_storage(seen: Any, sampled: dict[str, float] | None, top: int = 12) -> None:
+    from .storage import WINDOW_EVENTS, human_bytes
+
+    print(f"size: {human_bytes(seen.table_bytes)} in {len(seen.tables)} tables")
+    for t in seen.tables[:top]:
+        print(
+            f"  {t.table:<32} {human_bytes(t.total_bytes):>11}   heap {human_bytes(t.heap_bytes)},"
+            f" indexes {human_bytes(t.index_bytes)}, other {human_bytes(t.other_bytes)}"
+            + (" (unlogged)" if t.unlogged else "")
+        )
+    rest = seen.tables[top:]
+    if rest:
+        together = human_bytes(sum(t.total_bytes for t in rest))
+        print(f"  ... {len(rest)} more tables, {together} together")
+    w = seen.window
+    if w is None or seen.events_per_s is None:
+        print("growth: unknown (the log is empty)")
+    else:
+        per_event = (
+            f"{human_bytes(seen.bytes_per_event)} per event"
+            if seen.bytes_per_event is not None
+            else "bytes per event unknown (too few events)"
+        )
+        window = min(w.events, WINDOW_EVENTS)
+        print(
+            f"growth: {seen.events_per_s:.2f} events/s (the log's last {window:,} events over"
+            f" the {w.seconds:,.0f} s since the first of them); {per_event}"
+            + (
+                f" -> {human_bytes(seen.growth_bytes_per_s)}/s,"
+                f" {human_bytes(seen.growth_bytes_per_day)}/day"
+                if seen.growth_bytes_per_s is not None
+                else ""
+            )
+        )
+    if sampled is not None:
+        print(
+            f"growth measured: {human_bytes(sampled['bytesPerSecond'])}/s over"
+            f" {sampled['seconds']:g} s (the tables' bytes, twice)"
+        )
+    if seen.retention_days is None:
+        print(
+            "retention: off (HOOKPROOF_RETENTION_DAYS unset): nothing leaves the database; set it"
+            " to archive closed deliveries (docs/retention.md)"
+        )
+    else:
+        print(
+            f"retention: {seen.retention_days:g} days: closed deliveries are archived; the hot"
+            f" tables level off near {human_bytes(seen.hot_bytes_at_retention)}"
+        )
 
 
 def _add_json(p: argparse.ArgumentParser) -> None:
@@ -111,8 +176,17 @@ def build_parser(*, serve_only: bool = False) -> argparse.ArgumentParser:
     p.set_defaults(handler=cmd_migrate)
 
     db = sub.add_parser("db", help="database commands").add_subparsers(dest="db_cmd", required=True)
-    p = db.add_parser("status", help="which Postgres is in use, and its schema state")
+    p = db.add_parser(
+        "status", help="which Postgres is in use, its schema state, size per table and growth"
+    )
     _add_json(p)
+    p.add_argument(
+        "--sample",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="also measure the growth: the tables' size now and SECONDS later",
+    )
     p.set_defaults(handler=cmd_db_status)
 
     from . import cli_commands

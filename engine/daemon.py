@@ -67,6 +67,12 @@ async def serve(
     await site.start()
     address = f"{settings.listen_host}:{settings.listen_port}"
     log.info("serve_started", listen=address)
+    if settings.worker_slot[0] == 0:  # once per daemon: retention, and the growth it implies
+        from .storage import log_outlook
+        from .storage_repository import StorageRepository
+
+        storage = StorageRepository.of(engine.store)
+        engine.spawn(log_outlook(storage, settings.retention_days), "storage-outlook")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

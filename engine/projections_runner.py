@@ -14,17 +14,25 @@ Two projections are asynchronous, both kept in batches, never per commit:
   attempts it folds (bench/README.md "Session 8").
 
 A graceful stop still brings them to the committed head.
+
+A stream-catalogue page is read, folded and merged by Postgres in one statement
+(``StreamCatalogue.advance``): the first worker's event loop, which also answers the API,
+only waits for it. Folding a minute's pages in Python held that loop for hundreds of
+milliseconds once a minute: the API's p99 spikes of issue 40 (bench/README.md "Session 8:
+soak"). Each pass that applied events logs ``catalogue_pass`` (events, milliseconds).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 import structlog
 
 from hookproof.events import EventStore
 from hookproof.projections import Projection, Projector
+from hookproof.projections.projector import run_woken
 
 __all__ = [
     "CATALOGUE_INTERVAL_S",
@@ -38,8 +46,9 @@ log = structlog.get_logger("hookproof.projections")
 
 #: the least time between two passes of the daemon's projector (seconds)
 CATALOGUE_INTERVAL_S = 60.0
-#: events per page (one transaction, one merge statement); headers only, ~100 bytes each
-CATALOGUE_PAGE = 20_000
+#: events per page: one transaction, one statement that reads, folds and merges them in the
+#: server (a minute of 40 events/s to five subscriptions is ~38,000 events: a few pages)
+CATALOGUE_PAGE = 10_000
 #: at a graceful stop, the projector waits at most this long to reach the committed head
 SETTLE_S = 5.0
 
@@ -74,7 +83,18 @@ class ProjectorRole:
 
     async def run(self, stop: asyncio.Event) -> None:
         await asyncio.gather(
-            *(p.run(stop, poll_interval=every, min_interval=every) for every, p in self.projectors)
+            *(
+                run_woken(
+                    p.store,
+                    stop,
+                    _timed(p),
+                    poll_interval=every,
+                    min_interval=every,
+                    tick_failed="projector_error",
+                    listener_lost="projector_listener_lost",
+                )
+                for every, p in self.projectors
+            )
         )
 
     async def settle(self) -> None:
@@ -95,3 +115,20 @@ async def catch_up(store: EventStore, projections: Sequence[Projection]) -> int:
     """Apply everything readable now to ``projections`` (events applied). Safe beside the
     daemon's projector: each page moves the checkpoint under its row lock."""
     return await Projector(store, projections, batch=CATALOGUE_PAGE).run_once()
+
+
+def _timed(projector: Projector) -> Callable[[], Awaitable[int]]:
+    """One pass of ``projector``, logged (events, ms) when it applied any: ``catalogue_pass``
+    for the stream catalogue's projector, ``projector_pass`` for the others."""
+    names = [p.name for p in projector.projections]
+    event = "catalogue_pass" if any("catalogue" in n for n in names) else "projector_pass"
+
+    async def tick() -> int:
+        started = time.monotonic()
+        applied = await projector.run_once()
+        if applied:
+            ms = round((time.monotonic() - started) * 1000, 1)
+            log.info(event, events=applied, ms=ms, page=CATALOGUE_PAGE, projections=names)
+        return applied
+
+    return tick

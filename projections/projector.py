@@ -30,8 +30,10 @@ from .base import Projection, Row
 __all__ = [
     "Lag",
     "PageHandler",
+    "PageStep",
     "Projector",
     "RebuildResult",
+    "advance",
     "apply_events",
     "consume",
     "consume_in_database",
@@ -134,6 +136,8 @@ async def _unlogged_rows_kept(
 
 
 PageHandler = Callable[[asyncpg.Connection, list[RecordedEvent]], Awaitable[int]]
+#: a page applied by the database itself: (connection, checkpoint, limit) -> (events, last)
+PageStep = Callable[[asyncpg.Connection, Position, int], Awaitable[tuple[int, Position]]]
 
 
 async def consume(
@@ -203,6 +207,33 @@ async def consume_in_database(store: EventStore, projection: Projection, *, batc
     return total
 
 
+async def advance(
+    store: EventStore,
+    checkpoint: str,
+    step: PageStep,
+    *,
+    batch: int,
+    unlogged_table: str | None = None,
+) -> int:
+    """As :func:`consume`, for a projection whose pages the database reads, folds and writes
+    in one statement (``step``): each page in the transaction that moves the checkpoint past
+    it, nothing of it decoded in this process. Returns the events applied."""
+    total = 0
+    while True:
+        async with store.pool.acquire() as conn, conn.transaction():
+            pos = await read_checkpoint(conn, checkpoint, lock=True)
+            if unlogged_table is not None:
+                pos = await _unlogged_rows_kept(conn, checkpoint, unlogged_table, pos)
+            applied, last = await step(conn, pos, batch)
+            if not applied:
+                break
+            total += applied
+            await _save_checkpoint(conn, checkpoint, last)
+        if applied < batch:
+            break
+    return total
+
+
 async def run_woken(
     store: EventStore,
     stop: asyncio.Event,
@@ -265,6 +296,25 @@ class Projector:
         for projection in self.projections:
             if getattr(projection, "apply_tail", None) is not None:
                 total += await consume_in_database(self.store, projection, batch=self.batch)
+                continue
+            if (in_database := getattr(projection, "advance", None)) is not None:
+
+                async def step(
+                    conn: asyncpg.Connection,
+                    pos: Position,
+                    limit: int,
+                    p: Projection = projection,
+                    run: Any = in_database,
+                ) -> tuple[int, Position]:
+                    return await run(conn, p.table, pos, limit)  # type: ignore[no-any-return]
+
+                total += await advance(
+                    self.store,
+                    projection.name,
+                    step,
+                    batch=self.batch,
+                    unlogged_table=projection.table if projection.unlogged else None,
+                )
                 continue
 
             async def apply(

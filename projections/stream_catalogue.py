@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hookproof.events import RecordedEvent
+from hookproof.events import Position, RecordedEvent
 from hookproof.events.sqlfiles import render
 
 from .base import Projection, Row
@@ -13,7 +13,7 @@ from .queries import PROJECTION_QUERIES
 
 __all__ = ["StreamCatalogue"]
 
-SQL = PROJECTION_QUERIES.named("stream_catalogue.merge")
+SQL = PROJECTION_QUERIES.named("stream_catalogue.merge", "stream_catalogue.advance")
 
 
 class StreamCatalogue(Projection):
@@ -68,6 +68,26 @@ class StreamCatalogue(Projection):
         columns = [list(c) for c in zip(*rows, strict=True)]
         await conn.execute(render(SQL["stream_catalogue.merge"], table=table), *columns)
         return len(rows)
+
+    async def advance(
+        self, conn: Any, table: str, after: Position, limit: int
+    ) -> tuple[int, Position]:
+        """The projector's page done by the server in one statement: the next ``limit`` row
+        headers after ``after`` read, folded and merged (``stream_catalogue.advance.sql``);
+        returns how many events it applied and the last one's position (``after`` if none).
+        Nothing of the page is decoded or folded in this process, whose event loop may be
+        answering the API meanwhile (bench/README.md "Session 8: soak"). The same fold as
+        :meth:`apply_incremental` and ``evolve``: tests/projections/test_stream_catalogue.py.
+        """
+        r = await conn.fetchrow(
+            render(SQL["stream_catalogue.advance"], table=table),
+            str(after.tx_id),
+            after.global_position,
+            limit,
+        )
+        if not r["events"]:
+            return 0, after
+        return int(r["events"]), Position(int(r["tx_id"]), int(r["global_position"]))
 
     def key(self, event: RecordedEvent) -> str:
         return event.stream_id
