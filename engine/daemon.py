@@ -72,7 +72,7 @@ async def serve(
         from .storage_repository import StorageRepository
 
         storage = StorageRepository.of(engine.store)
-        engine.spawn(log_outlook(storage, settings.retention_days), "storage-outlook")
+        engine.jobs.spawn(log_outlook(storage, settings.retention_days), "storage-outlook")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
