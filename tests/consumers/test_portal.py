@@ -119,7 +119,7 @@ async def test_session_answer_and_whoami(world: World, engine: Engine, base: str
     assert session["capabilities"] == ["read"]
     # only a digest is stored, and no event carries the token
     rows = await engine.pool.fetch("SELECT * FROM portal_sessions")
-    secret = session["token"].rsplit("_", 1)[1]
+    secret = session["token"].split("_", 2)[2]  # hpp_<24 hex>_<secret>
     assert all(secret.encode() not in bytes(r["secret_sha256"]) for r in rows)
     assert all(secret not in str(dict(r)) for r in rows)
     started = await engine.store.read_stream(portal_stream_id(session["sessionId"]))
