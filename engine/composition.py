@@ -25,6 +25,7 @@ from hookproof.projections.attempt_stats import AttemptStats
 
 from . import tracing
 from .api import ApiContext, create_app
+from .api.challenges import routes as challenge_routes
 from .api.delivery import routes as delivery_routes
 from .api.event_types import routes as event_type_routes
 from .api.jwks import jwks_handler
@@ -40,7 +41,8 @@ from .challenge.background import BackgroundChallenges
 from .challenge.drift import DriftGuard
 from .clock import Clock, system_clock
 from .consumers import ConsumerService
-from .delivery.destination import HTTPS, Destination, DestinationsByKind
+from .delivery.broker import BrokerDestination
+from .delivery.destination import AMQP, HTTPS, NATS, Destination, DestinationsByKind
 from .delivery.dispatcher import Dispatcher
 from .delivery.gates import EndpointGates
 from .delivery.https import HttpsDestination
@@ -48,13 +50,16 @@ from .delivery.ingest import IngestService
 from .delivery.recover import Recovery
 from .delivery.repository import DeliveryRepository
 from .delivery.views import DeliveryReader
-from .egress import EgressTransport
+from .destinations import BrokerPublishers
+from .destinations.credentials import DestinationCredentials
+from .egress import EgressPolicy, EgressTransport
 from .event_types.gate import SchemaGate
 from .event_types.offload import SchemaValidator
 from .event_types.repository import EventTypeRepository
 from .event_types.service import EventTypeService
 from .jobs import BackgroundJobs, Closer, Periodic, Worker
 from .keys import KeyRing
+from .keys.material import load_master_key
 from .keys.signers import AttemptSigningKeys, ChallengeSigningKeys
 from .metrics import EngineMetrics
 from .migrate import migrate
@@ -79,8 +84,10 @@ __all__ = [
     "build_engine",
     "construct_api",
     "construct_archiver",
+    "construct_brokers",
     "construct_challenger",
     "construct_consumers",
+    "construct_credentials",
     "construct_delivery",
     "construct_destination",
     "construct_egress",
@@ -212,10 +219,21 @@ def construct_subscriptions(
     keyring: KeyRing | None,
     consumers: ConsumerService | None,
     clock: Clock,
+    credentials: DestinationCredentials | None = None,
 ) -> SubscriptionService:
     return SubscriptionService(
-        store, settings, secrets_issuer=keyring, consumers=consumers, clock=clock
+        store,
+        settings,
+        secrets_issuer=keyring,
+        consumers=consumers,
+        clock=clock,
+        credentials=credentials,
     )
+
+
+def construct_credentials(pool: asyncpg.Pool, settings: Settings) -> DestinationCredentials:
+    """Broker destinations' write-only credentials, sealed under the master key."""
+    return DestinationCredentials(pool, load_master_key(settings))
 
 
 def construct_egress(settings: Settings) -> EgressTransport:
@@ -233,7 +251,10 @@ def construct_challenger(
     transport: EgressTransport,
     keyring: KeyRing,
     clock: Clock,
+    *,
+    brokers: BrokerDestination | None = None,
 ) -> Challenger:
+    """The challenger; a broker subscription's challenge is published through ``brokers``."""
     return Challenger(
         store,
         subscriptions,
@@ -242,6 +263,7 @@ def construct_challenger(
         signing_key_for=ChallengeSigningKeys(keyring),
         secret_for=keyring.secret_for,
         clock=clock,
+        brokers=brokers,
     )
 
 
@@ -266,16 +288,26 @@ def construct_rotation(
     return Rotation(keyring, challenger, subscriptions, RotationRepository(pool), rollouts=rollouts)
 
 
+def construct_brokers(settings: Settings) -> BrokerPublishers:
+    """The broker publishers (DESIGN.md 13): vetting and pools by the egress's rules."""
+    return BrokerPublishers.from_policy(EgressPolicy.from_settings(settings))
+
+
 def construct_destination(
     transport: EgressTransport,
     guard: DriftGuard,
     subscriptions: SubscriptionService,
     options: EngineOptions,
+    *,
+    brokers: BrokerDestination | None = None,
 ) -> Destination:
-    """Where the dispatcher's attempts go, by destination kind (HTTPS through the pinned
-    egress is the one kind today; a broker kind joins the mapping here), traced per attempt."""
+    """Where the dispatcher's attempts go, by destination kind: HTTPS through the pinned
+    egress, and the broker kinds (``amqp``, ``nats``) through ``brokers``; traced per attempt."""
     https = HttpsDestination(transport, guard, subscriptions)
-    destination: Destination = DestinationsByKind({HTTPS: https}, default=https)
+    kinds: dict[str, Destination] = {HTTPS: https}
+    if brokers is not None:
+        kinds.update({AMQP: brokers, NATS: brokers})
+    destination: Destination = DestinationsByKind(kinds, default=https)
     if options.wrap_destination is not None:
         destination = options.wrap_destination(destination)
     return tracing.TracedDestination(destination, options.attempt_tracer)
@@ -309,6 +341,7 @@ def construct_delivery(
     transport: EgressTransport,
     rollouts: RolloutService,
     options: EngineOptions,
+    brokers: BrokerDestination | None = None,
 ) -> Delivery:
     """Ingest, the ledger's reads, the destination, the dispatcher and its metrics, the
     engine's notifications and recovery."""
@@ -325,7 +358,7 @@ def construct_delivery(
     )
     deliveries = DeliveryRepository(pool)
     guard = DriftGuard(store, subscriptions, transport, clock=clock)
-    destination = construct_destination(transport, guard, subscriptions, options)
+    destination = construct_destination(transport, guard, subscriptions, options, brokers=brokers)
     gates = EndpointGates()  # the breakers the metrics report, built before both
     metrics = EngineMetrics(breaker_states=gates.states)
     dispatcher = Dispatcher(
@@ -435,6 +468,7 @@ def construct_routes(
         *recover_routes(services.recovery),
         *key_routes(services.rotation),
         *receipt_routes(services.receipts),
+        *challenge_routes(services.challenger),
         # the ring's JWKS, with rollout targets
         web.get(
             "/.well-known/hookproof/jwks.json", jwks_handler(services.rollouts), allow_head=False
@@ -497,11 +531,15 @@ async def build_engine(
     await keyring.ensure_active_engine_key(actor="system")
     tenants = construct_tenants(store, settings, clock)
     consumers, portal = construct_consumers(store, settings, clock)
+    credentials = construct_credentials(pool, settings)
     subscriptions = construct_subscriptions(
-        store, settings, keyring=keyring, consumers=consumers, clock=clock
+        store, settings, keyring=keyring, consumers=consumers, clock=clock, credentials=credentials
     )
     transport = construct_egress(settings)
-    challenger = construct_challenger(store, settings, subscriptions, transport, keyring, clock)
+    brokers = BrokerDestination(construct_brokers(settings), subscriptions, credentials)
+    challenger = construct_challenger(
+        store, settings, subscriptions, transport, keyring, clock, brokers=brokers
+    )
     rollouts = construct_rollouts(store, settings, keyring, subscriptions, clock)
     rotation = construct_rotation(pool, keyring, challenger, subscriptions, rollouts)
     delivery = construct_delivery(
@@ -513,6 +551,7 @@ async def build_engine(
         transport=transport,
         rollouts=rollouts,
         options=options,
+        brokers=brokers,
     )
     receipts, redeliverer = construct_receipts(store, settings, delivery.metrics, clock)
     archiver = (
@@ -552,7 +591,8 @@ async def build_engine(
     )
     workers, settlers = construct_workers(settings, roles, store, subscriptions, services)
     closers: list[Closer] = [] if stop_tracing is None else [stop_tracing]  # flushed last
-    closers += [transport.close, delivery.validator.close, delivery.ingest.groups.close]
+    closers += [transport.close, brokers.close, delivery.validator.close]
+    closers.append(delivery.ingest.groups.close)
     return Engine(
         settings=settings,
         pool=pool,

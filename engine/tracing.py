@@ -138,7 +138,7 @@ class TracedDestination:
 
 
 def _code(evidence: Evidence) -> str | None:
-    return None if evidence.code is None else str(evidence.code.value)
+    return None if evidence.code is None else str(evidence.code)
 
 
 def _finish(span: AttemptSpan | None, **kw: Any) -> None:

@@ -13,6 +13,7 @@ attempt with what was signed and where it went, every outcome, and how far the e
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from msgspec import UNSET, UnsetType
 
@@ -151,12 +152,15 @@ class EndpointAccepted(Event, frozen=True, kw_only=True, tag="delivery.endpoint_
 
     delivery_id: str
     attempt: int
-    status: int
+    status: int | None  # None for a broker: its confirmation is in ``broker``
     peer_address: str | None
     spki_sha256: str | None
     duration_ms: float
     at: str
     body_truncated: bool | UnsetType = UNSET
+    #: a broker destination's confirmation (DESIGN.md 13): AMQP confirmed/returned, NATS
+    #: stream/seq/duplicate, the peer; written only for a broker
+    broker: dict[str, Any] | UnsetType = UNSET
 
 
 class AttemptFailed(Event, frozen=True, kw_only=True, tag="delivery.attempt_failed"):
@@ -178,6 +182,8 @@ class AttemptFailed(Event, frozen=True, kw_only=True, tag="delivery.attempt_fail
     at: str
     #: as in :class:`EndpointAccepted`: the status stands, the body may be incomplete
     body_truncated: bool | UnsetType = UNSET
+    #: what the broker returned (nack, return, no ack), for a broker destination only
+    broker: dict[str, Any] | UnsetType = UNSET
 
 
 class AttemptLost(Event, frozen=True, kw_only=True, tag="delivery.attempt_lost"):

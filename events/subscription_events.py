@@ -16,6 +16,8 @@ __all__ = [
     "ChallengeFailed",
     "ChallengeIssued",
     "ChallengePassed",
+    "ChallengePublished",
+    "DestinationConfig",
     "DriftDetected",
     "ReceiptKey",
     "RetryPolicy",
@@ -46,6 +48,27 @@ class ReceiptKey(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     generation: int = 1
 
 
+class DestinationConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A broker destination as normalised (DESIGN.md section 13): every bound field, the
+    connection URL and the signed ``@destination`` URI. Never a credential: the sealed
+    credentials are referenced by ``credentials_id`` and bound by their keyed digest."""
+
+    type: str  # "amqp" | "nats" (a tagged union: a new type adds its own members)
+    scheme: str
+    host: str
+    port: int
+    url: str
+    uri: str
+    digest: str
+    vhost: str | None = None
+    exchange: str | None = None
+    routing_key: str | None = None
+    subject: str | None = None
+    stream: str | None = None
+    credentials_id: str | None = None
+    credentials_digest: str | None = None
+
+
 class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Everything a subscription binds, for one generation."""
 
@@ -66,6 +89,8 @@ class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     ordering: str = "none"  # or "aggregate": one aggregateId at a time, in aggregateVersion order
     ordering_gap_timeout_s: float = 60.0  # how long a missing version is waited for
     consumer_id: str | None = None  # the tenant's consumer it belongs to (immutable)
+    #: a broker instead of the HTTPS endpoint (``endpoint`` is then the destination URI)
+    destination: DestinationConfig | None = None
 
 
 class TenantCreated(Event, frozen=True, kw_only=True, tag="tenant.created"):
@@ -134,6 +159,20 @@ class ChallengePassed(Event, frozen=True, kw_only=True, tag="subscription.challe
     resolved_addresses: list[str]
     spki_sha256: str | None
     issuer: str | None = None
+    at: str
+
+
+class ChallengePublished(Event, frozen=True, kw_only=True, tag="subscription.challenge_published"):
+    """A broker challenge the broker confirmed (DESIGN.md 13): the consumer answers through
+    ``POST /v1/challenges/{id}/response``. ``broker``: what the broker returned (no secret)."""
+
+    subscription_id: str
+    challenge_id: str
+    generation: int
+    peer_address: str | None
+    resolved_addresses: list[str]
+    spki_sha256: str | None = None
+    broker: dict[str, Any]
     at: str
 
 

@@ -20,6 +20,7 @@ from hookproof.events.subscription_events import (
     ChallengeFailed,
     ChallengeIssued,
     ChallengePassed,
+    ChallengePublished,
     DriftDetected,
     SubscriptionConfig,
     SubscriptionRegistered,
@@ -41,6 +42,10 @@ class PendingChallenge:
     endpoint_digest: str
     key_id: str
     expires_at: str
+    #: a broker challenge the broker confirmed: the peer that carried it and the addresses
+    #: its host resolved to (what a valid answer pins), None until then
+    published: ChallengePublished | None = None
+    nonce_sha256: str = ""
 
 
 @dataclass(frozen=True)
@@ -113,10 +118,16 @@ def evolve(state: SubscriptionState | None, event: Event, version: int) -> Subsc
                 event.endpoint_digest,
                 event.key_id,
                 event.expires_at,
+                nonce_sha256=event.nonce_sha256,
             ),
             version=version,
             updated_at=event.at,
         )
+    if isinstance(event, ChallengePublished):
+        pending = state.pending
+        if pending is not None and pending.challenge_id == event.challenge_id:
+            pending = replace(pending, published=event)
+        return replace(state, pending=pending, version=version, updated_at=event.at)
     if isinstance(event, ChallengePassed):
         return replace(
             state,

@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from .destinations import DestinationIn
+
 __all__ = [
     "MAX_BATCH_EVENTS",
     "AttemptBucket",
@@ -55,7 +57,8 @@ class ReceiptKeyIn(_Strict, kw_only=True):
 
 
 class SubscriptionCreate(_Strict, kw_only=True):
-    endpoint: str
+    #: the HTTPS endpoint; absent exactly when ``destination`` names a broker (DESIGN.md 13)
+    endpoint: str | None = None
     topics: list[str]
     filter: dict[str, Any] | None = None
     event_versions: list[int]
@@ -73,6 +76,8 @@ class SubscriptionCreate(_Strict, kw_only=True):
     secret: str | None = None
     #: The tenant's consumer this subscription belongs to (immutable; None: consumer-less).
     consumer_id: str | None = None
+    #: A broker instead of an HTTPS endpoint (``amqp`` | ``nats``; credentials write-only).
+    destination: DestinationIn | None = None
 
 
 class SubscriptionPatch(_Strict, kw_only=True):
@@ -90,6 +95,8 @@ class SubscriptionPatch(_Strict, kw_only=True):
     ordering_gap_timeout_s: float | msgspec.UnsetType = msgspec.UNSET
     #: Immutable: accepted only when it names the consumer the subscription already has.
     consumer_id: str | msgspec.UnsetType | None = msgspec.UNSET
+    #: A new broker destination (a new generation; only on a broker subscription).
+    destination: DestinationIn | msgspec.UnsetType = msgspec.UNSET
 
 
 class SubscriptionTransition(_Strict, kw_only=True):

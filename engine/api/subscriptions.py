@@ -16,6 +16,7 @@ from hookproof_subscriber import STANDARD_WEBHOOKS_V1, encode_whsec
 
 from ..challenge.disclosure import redact_event_data, tenant_reason
 from ..consumers.service import check_consumer_id
+from ..destinations.binding import view_of
 from ..portal.auth import PortalScope
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import ApiContext, actor, portal_of, tenant_of
@@ -69,6 +70,8 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
         "createdAt": s.created_at,
         "updatedAt": s.updated_at,
     }
+    if c.destination is not None:  # a broker: never a credential, only its digest
+        view["destination"] = view_of(c.destination)
     if s.pending is not None:
         view["pendingChallenge"] = {
             "challengeId": s.pending.challenge_id,

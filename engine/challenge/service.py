@@ -8,35 +8,40 @@ generation change, a revoke or a second answer racing it cannot both win; every 
 from __future__ import annotations
 
 import base64
+import json
 import secrets
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 
 from hookproof.config import Settings
-from hookproof.errors import ConcurrencyConflict, ConflictError
+from hookproof.errors import ConcurrencyConflict, ConflictError, NotFound, ValidationError
 from hookproof.events import Event, EventStore, Metadata, StreamAppend
 from hookproof.events.command import execute
 from hookproof.events.subscription_events import (
     ChallengeFailed,
     ChallengeIssued,
+    DestinationConfig,
     SubscriptionStateChanged,
 )
 from hookproof.projections.subscriptions import SubscriptionState, fold
 from hookproof_subscriber import SigningKey
 
 from .. import tracing
+from ..destinations import BrokerEvidence, BrokerMessage, build_challenge_message
 from ..egress import EgressResult, EgressTransport
 from ..signing import Signer, sign_headers
 from ..subscriptions import SubscriptionService, stream_of
+from ..subscriptions.service import SUBSCRIPTION_ID
+from .broker import Answer, Published, answer_reason, decide_answer, decide_published
 from .decide import Complete, decide, needs_secret, state_reason, transport_reason, verdict
 from .disclosure import tenant_reason
 from .protocol import Challenge, build_challenge
 
-__all__ = ["ChallengeOutcome", "Challenger"]
+__all__ = ["BrokerChallenges", "ChallengeOutcome", "Challenger"]
 
 log = structlog.get_logger("hookproof.challenge")
 
@@ -48,6 +53,14 @@ _EACH_ATTEMPT = datetime.min.replace(tzinfo=UTC)
 def _decide(state: SubscriptionState | None, command: Complete) -> list[Event]:
     assert state is not None  # a challenge was issued on the stream
     return decide(state, command)
+
+
+class BrokerChallenges(Protocol):
+    """Publishes a broker subscription's challenge (``delivery.broker.BrokerDestination``)."""
+
+    async def publish_to(
+        self, cfg: DestinationConfig, message: BrokerMessage
+    ) -> BrokerEvidence: ...
 
 
 class ChallengeOutcome(dict[str, Any]):
@@ -69,7 +82,9 @@ class Challenger:
         signing_key_for: Callable[[SubscriptionState], Any],
         secret_for: Callable[[str], Any] | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        brokers: BrokerChallenges | None = None,
     ) -> None:
+        self.brokers = brokers
         self.store = store
         self.subscriptions = subscriptions
         self.transport = transport
@@ -165,6 +180,8 @@ class Challenger:
             )
         key = key or await self.signing_key_for(state)
         challenge, state = await self.issue(state, key, actor=actor)
+        if state.config.destination is not None:
+            return await self._publish(state, state.config.destination, challenge, key, actor)
         headers = self.sign(state, challenge, key)
         with tracing.span(
             "hookproof.challenge",
@@ -268,3 +285,135 @@ class Challenger:
                 secret = base64.b64decode(secret)
             return bytes(secret)
         return None
+
+    # -- broker subscriptions (DESIGN.md 13) ------------------------------------------------
+
+    async def _publish(
+        self,
+        state: SubscriptionState,
+        cfg: DestinationConfig,
+        challenge: Challenge,
+        key: SigningKey,
+        actor: str,
+    ) -> ChallengeOutcome:
+        """Publish the challenge to the destination and record the broker's answer; the
+        subscription stays PENDING_CHALLENGE until the consumer answers."""
+        if self.brokers is None:
+            raise ConflictError("broker destinations are not configured", code="no_brokers")
+        message = build_challenge_message(
+            cfg.uri,
+            challenge.body,
+            challenge_id=challenge.challenge_id,
+            subscription_id=state.subscription_id,
+            generation=state.generation,
+            signers=[Signer(state.config.signature_profile, key)],
+            created=int(self.clock().timestamp()),
+            lifetime=int(self.settings.signature_lifetime_s),
+            traceparent=traceparent(),
+        )
+        found = await self.brokers.publish_to(cfg, message)
+        cert = found.certificate
+        command = Published(
+            challenge.challenge_id,
+            challenge.generation,
+            found.ok,
+            tenant_reason(found.code) if found.code else None,
+            found.peer_address,
+            found.resolved,
+            cert.spki_sha256 if cert else None,
+            found.evidence(),
+            self.clock(),
+        )
+        if not found.ok:
+            log.warning(
+                "challenge_publish_failed",
+                subscription_id=state.subscription_id,
+                challenge_id=challenge.challenge_id,
+                code=found.code,
+                detail=found.detail[:200],
+            )
+        await execute(
+            self.store,
+            stream_of(state.subscription_id),
+            fold,
+            lambda s, c: decide_published(_present(s), c),
+            command,
+            metadata=Metadata(actor=actor),
+        )
+        out = ChallengeOutcome(
+            challengeId=challenge.challenge_id, passed=False, reason=command.code
+        )
+        if found.ok:
+            out["awaitingResponse"] = True
+        return out
+
+    async def answer(self, challenge_id: str, body: bytes, *, actor: str) -> ChallengeOutcome:
+        """A consumer's answer to a broker challenge: recorded (ACTIVE) only when valid;
+        otherwise nothing is written and the reason is raised as a problem."""
+        subscription_id = _subscription_of(body)
+        state = await self.subscriptions.load(subscription_id) if subscription_id else None
+        if (
+            subscription_id is None
+            or state is None
+            or state.pending is None
+            or state.pending.challenge_id != challenge_id
+        ):
+            if state is not None and challenge_id in state.consumed_challenges:
+                raise ConflictError("challenge already answered", code="response_replayed")
+            raise NotFound("no such pending challenge", code="challenge_not_found")
+        secret = None
+        if state.config.signature_algorithm == "hmac-sha256":
+            probe = Challenge(challenge_id, "", "", 0, "", "", state.pending.key_id, b"")
+            secret = await self._secret(probe, state)
+
+        async def judged(s: SubscriptionState | None, a: Answer) -> Answer:
+            return replace(a, at=self.clock())
+
+        answer = Answer(challenge_id, body, self.clock(), secret)
+        reason = answer_reason(state, answer)
+        if reason is None:
+            try:
+                done = await execute(
+                    self.store,
+                    stream_of(subscription_id),
+                    fold,
+                    lambda s, a: decide_answer(_present(s), a),
+                    answer,
+                    metadata=Metadata(actor=actor),
+                    prepare=judged,
+                )
+            except ConcurrencyConflict:
+                raise ConflictError("subscription kept changing", code="challenge_race") from None
+            if not done.recorded:  # the log moved under the answer: judge it again
+                latest = fold(done.history)
+                reason = answer_reason(latest, answer) if latest else "challenge_not_pending"
+                reason = reason or "challenge_not_pending"
+        log.info(
+            "challenge_answered",
+            subscription_id=subscription_id,
+            challenge_id=challenge_id,
+            passed=reason is None,
+            reason=reason,
+        )
+        if reason is not None:
+            raise ValidationError(
+                f"the answer does not activate the subscription ({reason})",
+                field="body",
+                code=reason,
+            )
+        return ChallengeOutcome(challengeId=challenge_id, passed=True, reason=None)
+
+
+def _present(state: SubscriptionState | None) -> SubscriptionState:
+    assert state is not None  # a challenge was issued on the stream
+    return state
+
+
+def _subscription_of(body: bytes) -> str | None:
+    """The answer's ``subscriptionId`` when it is a well-formed id (else None)."""
+    try:
+        doc = json.loads(body.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    sid = doc.get("subscriptionId") if isinstance(doc, dict) else None
+    return sid if isinstance(sid, str) and SUBSCRIPTION_ID.match(sid) else None

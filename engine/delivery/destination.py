@@ -16,16 +16,19 @@ they cost a tenth of a frozen dataclass (``bench/bench_destination_port.py``).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from typing import Final, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, Protocol
 
 import msgspec
 
 from ..egress.failures import FailureCode, Outcome, is_lost
+from ..signing import Signer
 from .ledger import ClaimRow
 
 __all__ = [
+    "AMQP",
     "HTTPS",
+    "NATS",
     "Completed",
     "Destination",
     "DestinationsByKind",
@@ -41,14 +44,27 @@ __all__ = [
 
 #: the destination kind of a subscription without a ``destination`` field (DESIGN.md 13)
 HTTPS: Final = "https"
+#: the broker kinds (DESIGN.md 13): a subscription's ``destination.type``
+AMQP: Final = "amqp"
+NATS: Final = "nats"
+#: the kind of an attempt by its endpoint's scheme (a broker subscription's endpoint is its
+#: destination URI, so a draining older generation keeps its own kind)
+_KIND_OF_SCHEME: Final = {"amqps": AMQP, "amqp": AMQP, "tls": NATS, "nats": NATS}
 
 
 class SignedMessage(msgspec.Struct, frozen=True):
     """One attempt's message as signed: the body and its headers. A destination sends both
-    as they are; it may add headers the signature does not cover (``traceparent``)."""
+    as they are; it may add headers the signature does not cover (``traceparent``).
+
+    ``signers``, ``created`` and ``lifetime``: what the admission recorded to sign with, for a
+    destination that signs its own form (a broker signs ``"@destination"``, DESIGN.md 13);
+    the HTTP headers of such a message carry no signature."""
 
     body: bytes
     headers: Mapping[str, str]
+    signers: Sequence[Signer] = ()
+    created: int = 0
+    lifetime: int = 300
 
 
 class Evidence(msgspec.Struct, frozen=True):
@@ -64,7 +80,7 @@ class Evidence(msgspec.Struct, frozen=True):
     """
 
     outcome: Outcome
-    code: FailureCode | None = None
+    code: FailureCode | str | None = None
     status: int | None = None
     retry_after: str | None = None
     location: str | None = None
@@ -72,16 +88,24 @@ class Evidence(msgspec.Struct, frozen=True):
     peer_address: str | None = None
     spki_sha256: str | None = None
     body_truncated: bool = False
+    #: a broker destination's answer (``BrokerEvidence.evidence()``: confirmed or returned,
+    #: stream and sequence, the peer); None for HTTPS
+    broker: Mapping[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
-        """Accepted: a complete 2xx answer within the bounds."""
-        return self.code is None and self.status is not None and 200 <= self.status < 300
+        """Accepted: a complete 2xx answer within the bounds, or a broker's confirmation."""
+        if self.code is not None:
+            return False
+        if self.broker is not None:
+            return self.outcome is Outcome.RESPONSE
+        return self.status is not None and 200 <= self.status < 300
 
     @property
     def lost(self) -> bool:
         """The destination may have applied the message and no complete answer came back."""
-        return is_lost(self.outcome, self.code)
+        code = self.code if isinstance(self.code, FailureCode) or self.code is None else None
+        return is_lost(self.outcome, code)
 
 
 class Destination(Protocol):
@@ -92,9 +116,10 @@ class Destination(Protocol):
 
 
 def kind_of(target: ClaimRow) -> str:
-    """The attempt's destination kind, as its admission recorded it. Every subscription is
-    HTTPS today; a subscription's ``destination.type`` (DESIGN.md 13) is read here."""
-    return HTTPS
+    """The attempt's destination kind, from the endpoint its delivery was planned for: a
+    broker subscription's endpoint is its destination URI (``amqps://...``, ``tls://...``)."""
+    scheme = target.endpoint.partition(":")[0].lower()
+    return _KIND_OF_SCHEME.get(scheme, HTTPS)
 
 
 class DestinationsByKind:

@@ -49,7 +49,15 @@ from .claim import (
     key_scope,
     plan_claim,
 )
-from .destination import Destination, Evidence, PendingAttempt, SignedMessage, send_attempt
+from .destination import (
+    HTTPS,
+    Destination,
+    Evidence,
+    PendingAttempt,
+    SignedMessage,
+    kind_of,
+    send_attempt,
+)
 from .gates import EndpointGates, Reservation
 from .ledger import ClaimRow
 from .outcome import breaker_success, outcome_events
@@ -353,6 +361,8 @@ class Dispatcher:
         """Signed exactly as the admission recorded (``job.signers``), never re-decided."""
         r = job.row
         headers = dict(base) if base is not None else self.base_headers(job)
+        if kind_of(r) != HTTPS:  # a broker signs its own form ("@destination")
+            return headers
         headers.update(
             sign_headers(
                 "POST",
@@ -368,7 +378,13 @@ class Dispatcher:
 
     def message_for(self, job: _Job, base: dict[str, str] | None = None) -> SignedMessage:
         """The attempt's message: its body and headers, signed as the admission recorded."""
-        return SignedMessage(job.body, self.headers_for(job, base))
+        return SignedMessage(
+            job.body,
+            self.headers_for(job, base),
+            tuple(job.signers or [Signer(job.row.signature_profile, job.key)]),
+            int(self.clock().timestamp()),
+            int(self.settings.signature_lifetime_s),
+        )
 
     async def check_shadow(self, job: _Job, base: dict[str, str]) -> None:
         """SHADOW: the target signature made and verified beside the live path, counted."""

@@ -73,8 +73,9 @@ def outcome_events(
     decides nothing here, may be incomplete, and the event says so (``body_truncated``)."""
     ms = round(duration_s * 1000, 3)
     at = now.isoformat()
+    broker = dict(result.broker) if result.broker is not None else UNSET
     if result.ok:
-        assert result.status is not None
+        assert result.status is not None or result.broker is not None
         accepted = EndpointAccepted(
             delivery_id=delivery_id,
             attempt=attempt,
@@ -84,6 +85,7 @@ def outcome_events(
             duration_ms=ms,
             at=at,
             body_truncated=result.body_truncated or UNSET,
+            broker=broker,
         )
         return Recorded([accepted], "endpoint_accepted")
     error = classify(result, now)
@@ -104,6 +106,7 @@ def outcome_events(
             duration_ms=ms,
             at=at,
             body_truncated=result.body_truncated or UNSET,
+            broker=broker,
         )
     ]
     if decision.retry:

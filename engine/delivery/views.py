@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from msgspec import UNSET
+
 from hookproof.errors import ConflictError, NotFound, StoreError
 from hookproof.events import Event, EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
@@ -26,6 +28,7 @@ from hookproof.projections.deliveries import evolve_delivery
 from hookproof.projections.ledger import LedgerState as S
 
 from ..challenge.disclosure import tenant_dead_letter_reason, tenant_reason
+from ..destinations.evidence import broker_view
 from ..repository import Record
 from .ledger import ledger_next
 from .repository import DeliveryRepository
@@ -138,6 +141,8 @@ class DeliveryReader:
                     completedAt=ev.at,
                     bodyTruncated=ev.body_truncated is True,
                 )
+                if ev.broker is not UNSET:
+                    attempts[ev.attempt]["broker"] = broker_view(ev.broker)
             elif isinstance(ev, AttemptFailed) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
                     outcome=ev.outcome,
@@ -151,6 +156,8 @@ class DeliveryReader:
                     completedAt=ev.at,
                     bodyTruncated=ev.body_truncated is True,
                 )
+                if ev.broker is not UNSET:
+                    attempts[ev.attempt]["broker"] = broker_view(ev.broker)
             elif isinstance(ev, AttemptLost) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
                     outcome=S.UNKNOWN_TRANSPORT.value, code="dispatcher_lost", completedAt=ev.at

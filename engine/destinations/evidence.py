@@ -44,7 +44,33 @@ __all__ = [
     "BrokerEvidence",
     "BrokerOutcome",
     "JetStreamAck",
+    "broker_view",
 ]
+
+#: the members of :meth:`BrokerEvidence.evidence` a tenant sees (GET /v1/deliveries/{id},
+#: the console): what the broker returned and the peer; not the resolver's answers nor the
+#: library's detail (the operator's log has those)
+_TENANT_MEMBERS: Final = (
+    "type",
+    "outcome",
+    "code",
+    "destination",
+    "messageId",
+    "amqp",
+    "jetstream",
+    "published",
+    "peerAddress",
+    "peerPort",
+    "tls",
+    "spkiSha256",
+    "connectionReused",
+    "credentialsDigest",
+)
+
+
+def broker_view(evidence: dict[str, Any]) -> dict[str, Any]:
+    """The tenant's view of a recorded broker answer."""
+    return {k: evidence.get(k) for k in _TENANT_MEMBERS}
 
 
 class BrokerOutcome(enum.StrEnum):

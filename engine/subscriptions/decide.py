@@ -34,7 +34,7 @@ __all__ = [
 
 #: Changing any of these creates a new generation and requires a new challenge.
 GENERATION_FIELDS = frozenset(
-    {"endpoint", "endpoint_digest", "topics", "filter", "event_versions", "owner"}
+    {"endpoint", "endpoint_digest", "topics", "filter", "event_versions", "owner", "destination"}
 )
 #: Fields a PATCH may change.
 MUTABLE_FIELDS = GENERATION_FIELDS | {

@@ -17,10 +17,13 @@ from hookproof.config import Settings
 from hookproof.errors import NotFound, ValidationError
 from hookproof.events import Event, EventStore, Metadata, RecordedEvent
 from hookproof.events.command import execute
-from hookproof.events.subscription_events import SubscriptionConfig
+from hookproof.events.subscription_events import DestinationConfig, SubscriptionConfig
 from hookproof.projections.subscriptions import SubscriptionState, fold
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch
+from hookproof.schemas.destinations import DestinationIn
 
+from ..destinations.binding import bound_view, config_of
+from ..destinations.spec import BrokerCredentials, Destination, parse_destination
 from .decide import Command, Register, Transition, Update, decide
 from .repository import SubscriptionRepository
 from .validation import (
@@ -58,6 +61,14 @@ class SecretIssuer(Protocol):
     async def import_subscription_secret(self, subscription_id: str, secret: bytes) -> str: ...
 
 
+class CredentialsSealer(Protocol):
+    """Broker credentials at rest (``engine.destinations.credentials``)."""
+
+    def digest(self, credentials: BrokerCredentials | None) -> str | None: ...
+
+    async def seal(self, subscription_id: str, credentials: BrokerCredentials) -> str: ...
+
+
 class ConsumerCheck(Protocol):
     """The consumers service, as registration uses it: an enabled consumer's id, or a 400."""
 
@@ -74,6 +85,7 @@ class SubscriptionService:
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         repository: SubscriptionRepository | None = None,
         consumers: ConsumerCheck | None = None,
+        credentials: CredentialsSealer | None = None,
     ) -> None:
         self.store = store
         self.repository = repository or SubscriptionRepository.of(store)
@@ -82,6 +94,8 @@ class SubscriptionService:
         self.clock = clock
         #: the consumer service (``require_enabled``) a ``consumerId`` is checked against
         self.consumers = consumers
+        #: where a broker destination's write-only credentials are sealed
+        self.credentials = credentials
 
     # -- reads --------------------------------------------------------------------------
 
@@ -154,7 +168,13 @@ class SubscriptionService:
         """Register; returns the state and, for hmac-sha256, the secret (shown once; an
         imported ``whsec_`` secret is never returned)."""
         now = self.clock()
-        endpoint = validate_endpoint(body.endpoint, self.settings)
+        parsed = self._parse_destination(body.destination, body.endpoint)
+        if parsed is None:
+            assert body.endpoint is not None
+            endpoint = validate_endpoint(body.endpoint, self.settings)
+            endpoint_url, endpoint_digest = endpoint.url, endpoint.digest
+        else:
+            endpoint_url, endpoint_digest = parsed[0].uri, parsed[0].digest
         consumer_id = None
         if body.consumer_id is not None:
             if self.consumers is None:
@@ -181,8 +201,8 @@ class SubscriptionService:
                 raw = issued[1]
                 secret = base64.b64decode(raw) if isinstance(raw, str) else raw
         config = SubscriptionConfig(
-            endpoint=endpoint.url,
-            endpoint_digest=endpoint.digest,
+            endpoint=endpoint_url,
+            endpoint_digest=endpoint_digest,
             topics=validate_topics(body.topics),
             filter=validate_filter_value(body.filter),
             event_versions=validate_event_versions(body.event_versions),
@@ -199,6 +219,9 @@ class SubscriptionService:
             ordering_gap_timeout_s=validate_gap_timeout(body.ordering_gap_timeout_s),
             consumer_id=consumer_id,
         )
+        if parsed is not None:  # every field checked: only now is anything stored
+            destination = await self._bind(subscription_id, parsed, None)
+            config = msgspec.structs.replace(config, destination=destination)
         state = await self.execute(
             subscription_id, Register(subscription_id, tenant_id, config), actor=actor
         )
@@ -215,10 +238,18 @@ class SubscriptionService:
                 field="consumerId",
                 code="immutable_field",
             )
-        if "endpoint" in present:
+        if "destination" in present:
+            parsed = self._parse_destination(present["destination"], present.get("endpoint"))
+            assert parsed is not None
+            dest = parsed[0]
+            changes["endpoint"] = dest.uri
+            changes["endpoint_digest"] = dest.digest
+            changes["destination"] = parsed  # sealed by ``update`` unless the binding holds
+        elif "endpoint" in present:
             ep = validate_endpoint(present["endpoint"], self.settings)
             changes["endpoint"] = ep.url
             changes["endpoint_digest"] = ep.digest
+            changes["destination"] = None  # an HTTPS endpoint replaces a broker destination
         if "topics" in present:
             changes["topics"] = validate_topics(present["topics"])
         if "filter" in present:
@@ -258,9 +289,69 @@ class SubscriptionService:
     ) -> SubscriptionState:
         state = await self.get(tenant_id, subscription_id)
         changes = self.patch_changes(state, body)
+        parsed = changes.get("destination")
+        if isinstance(parsed, tuple):
+            changes["destination"] = await self._bind(
+                subscription_id, parsed, state.config.destination
+            )
+        if changes.get("destination", 0) is None and state.config.destination is None:
+            del changes["destination"]
         return await self.execute(
             subscription_id, Update(expected_generation, changes), actor=actor
         )
+
+    # -- broker destinations (DESIGN.md 13) ---------------------------------------------
+
+    def _parse_destination(
+        self, value: DestinationIn | None, endpoint: str | None
+    ) -> tuple[Destination, BrokerCredentials | None, str | None] | None:
+        """The checked destination, its credentials and their digest; None for an HTTPS
+        subscription. ``endpoint`` and ``destination`` exclude each other."""
+        if value is None:
+            if endpoint is None:
+                raise ValidationError(
+                    "endpoint (HTTPS) or destination (a broker) is required",
+                    field="endpoint",
+                    code="endpoint_required",
+                )
+            return None
+        if endpoint is not None:
+            raise ValidationError(
+                "endpoint and destination exclude each other",
+                field="destination",
+                code="destination_with_endpoint",
+            )
+        dest, credentials = parse_destination(
+            value,
+            allowed_ports=self.settings.egress_ports,
+            allow_pairs=self.settings.egress_allow,
+        )
+        if self.credentials is None:
+            raise ValidationError(
+                "broker destinations are not configured",
+                field="destination",
+                code="destination_unavailable",
+            )
+        return dest, credentials, self.credentials.digest(credentials)
+
+    async def _bind(
+        self,
+        subscription_id: str,
+        parsed: tuple[Destination, BrokerCredentials | None, str | None],
+        current: DestinationConfig | None,
+    ) -> DestinationConfig:
+        """The destination's config: the current one when nothing bound changes (the same
+        credentials are not sealed again), else a new one with the credentials sealed."""
+        dest, credentials, digest = parsed
+        if current is not None:
+            same = config_of(dest, current.credentials_id, digest)
+            if bound_view(same) == bound_view(current):
+                return current
+        credentials_id = None
+        if credentials is not None:
+            assert self.credentials is not None
+            credentials_id = await self.credentials.seal(subscription_id, credentials)
+        return config_of(dest, credentials_id, digest)
 
     async def transition(
         self,

@@ -1,0 +1,3 @@
+SELECT nonce, ciphertext
+FROM destination_credentials
+WHERE credentials_id = $1
