@@ -240,6 +240,12 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "public": True,
         "rawBody": True,
     },
+    ("post", "/v1/challenges/{challengeId}/response"): {
+        "summary": "Answer a broker destination's challenge (hookproof.challenge-response.v1; "
+        "no token: the nonce and proof authenticate it; at most 8 KiB)",
+        "public": True,
+        "rawBody": True,
+    },
     ("post", "/v1/keys/rotate"): {"summary": "Rotate the engine signing key"},
     ("post", "/v1/rollouts"): {
         "summary": "Start a rollout of a signing change at SHADOW (operator token)",
