@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from msgspec import UNSET
+
 from hookproof.errors import NotFound, ValidationError
 from hookproof.events import Event, EventStore, RecordedEvent
 from hookproof.events.delivery_events import (
@@ -36,6 +38,7 @@ from hookproof.events.subscription_events import (
     ChallengeFailed,
     ChallengeIssued,
     ChallengePassed,
+    ChallengePublished,
     DriftDetected,
     SubscriptionRegistered,
     SubscriptionStateChanged,
@@ -52,6 +55,7 @@ from .repository import AuditRepository
 __all__ = [
     "Entry",
     "Timeline",
+    "broker_text",
     "delivery_timeline",
     "event_streams",
     "event_timeline",
@@ -180,10 +184,13 @@ def _delivery_outcome(ev: Event) -> tuple[int | None, str | None, str]:
         return ev.generation, ev.key_id, f"attempt {ev.attempt} admitted by {ev.dispatcher}{extra}"
     if isinstance(ev, EndpointAccepted):
         cut = _TRUNCATED if ev.body_truncated is True else ""
-        return None, None, f"attempt {ev.attempt}: ENDPOINT_ACCEPTED {ev.status}{cut}"
+        answer = broker_text(ev.broker) if ev.broker is not UNSET else str(ev.status)
+        return None, None, f"attempt {ev.attempt}: ENDPOINT_ACCEPTED {answer}{cut}"
     if isinstance(ev, AttemptFailed):
         status = f" {ev.status}" if ev.status is not None else ""
         cut = _TRUNCATED if ev.body_truncated is True else ""
+        if ev.broker is not UNSET:
+            status = f" ({broker_text(ev.broker)})"
         return None, None, f"attempt {ev.attempt}: {ev.outcome} {ev.code}{status}{cut}"
     if isinstance(ev, AttemptLost):
         return None, None, f"attempt {ev.attempt}: UNKNOWN_TRANSPORT dispatcher_lost"
@@ -303,6 +310,8 @@ def _subscription_outcome(ev: Event, before: SubscriptionState | None) -> tuple[
     if isinstance(ev, ChallengePassed):
         peer = f" from {ev.peer_address}" if ev.peer_address else ""
         return ev.key_id, f"challenge {ev.challenge_id} passed{peer}"
+    if isinstance(ev, ChallengePublished):
+        return None, f"challenge {ev.challenge_id} published: {broker_text(ev.broker)}"
     if isinstance(ev, ChallengeFailed):
         return None, f"challenge {ev.challenge_id} failed: {ev.reason}"
     if isinstance(ev, DriftDetected):
@@ -475,3 +484,23 @@ async def event_timeline(
         ],
     }
     return Timeline("event", event_id, as_of, entries, state, children)
+
+
+def broker_text(broker: dict[str, Any]) -> str:
+    """What a broker returned, in a line: AMQP confirmed/returned/nacked, JetStream stream,
+    sequence and duplicate, and the peer that carried it."""
+    parts: list[str] = [str(broker.get("type") or "broker")]
+    amqp, js = broker.get("amqp"), broker.get("jetstream")
+    if isinstance(amqp, dict):
+        flags = [k for k in ("confirmed", "returned", "nacked") if amqp.get(k)]
+        parts.append(",".join(flags) or "no confirmation")
+        if amqp.get("returned"):
+            parts.append(f"{amqp.get('replyCode')} {amqp.get('replyText')}")
+    if isinstance(js, dict):
+        dup = " duplicate" if js.get("duplicate") else ""
+        parts.append(f"stream {js.get('stream')} seq {js.get('seq')}{dup}")
+    if amqp is None and js is None:
+        parts.append("published, no confirmation" if broker.get("published") else "not published")
+    if broker.get("peerAddress"):
+        parts.append(f"via {broker.get('peerAddress')}:{broker.get('peerPort')}")
+    return " ".join(parts)

@@ -159,6 +159,13 @@ async def test_deliveries_arrive_verified_with_stream_and_seq(
                 "domain": None,
             }
             assert last["broker"]["peerAddress"] == "127.0.0.1"
+            status, doc = await api.call(
+                "GET", f"/v1/deliveries/{delivery_id}/timeline", token=token
+            )
+            assert status == 200, doc
+            assert f"ENDPOINT_ACCEPTED nats stream {stream} seq {seq} via 127.0.0.1" in json.dumps(
+                doc
+            )
 
 
 async def test_subject_outside_any_stream_is_never_accepted(
