@@ -116,7 +116,7 @@ async function loadSubscriptions() {
     el("td", {}, text(s.signatureAlgorithm)),
     el("td", {}, text(s.ordering || "none")),
     el("td", {}, (s.topics || []).join(", ")),
-    el("td", { class: "endpoint" }, text(s.endpoint)),
+    el("td", { class: "endpoint" }, destinationText(s)),
     el("td", { class: "challenge" }, challengeResult(s)),
     el("td", { class: "chart-cell" }, charts[i]),
     el("td", { class: "actions" }, s.signatureAlgorithm === "hmac-sha256" && s.state !== "REVOKED"
@@ -124,6 +124,31 @@ async function loadSubscriptions() {
       : null),
   )));
   await drawCharts(charts);
+}
+
+// A broker destination (DESIGN.md 13): where it publishes; never a credential (the API has
+// only their digest).
+function destinationText(s) {
+  const d = s.destination;
+  if (!d) return text(s.endpoint);
+  const where = d.type === "amqp"
+    ? `exchange ${text(d.exchange)} key ${text(d.routingKey)}`
+    : `subject ${text(d.subject)} stream ${text(d.stream)}`;
+  return `${d.type} ${text(d.url)} ${where}`;
+}
+
+// What a broker returned to one attempt: confirmed/returned, or stream and sequence.
+function brokerText(b) {
+  const parts = [text(b.type)];
+  if (b.amqp) {
+    const flags = ["confirmed", "returned", "nacked"].filter((k) => b.amqp[k]);
+    parts.push(flags.length ? flags.join(",") : "no confirmation");
+  }
+  if (b.jetstream) {
+    parts.push(`stream ${text(b.jetstream.stream)} seq ${text(b.jetstream.seq)}${b.jetstream.duplicate ? " duplicate" : ""}`);
+  }
+  if (!b.amqp && !b.jetstream) parts.push(b.published ? "published, no confirmation" : "not published");
+  return parts.join(" ");
 }
 
 function challengeResult(s) {
@@ -225,7 +250,7 @@ async function showDelivery(id) {
   fill($("#attempts tbody"), v.attempts.map((a) => el("tr", { "data-attempt": a.attempt },
     el("td", {}, a.attempt),
     el("td", {}, a.outcome),
-    el("td", {}, text(a.status), a.bodyTruncated ? truncatedMark() : null),
+    el("td", { class: "answer" }, a.broker ? brokerText(a.broker) : text(a.status), a.bodyTruncated ? truncatedMark() : null),
     el("td", {}, text(a.code)),
     el("td", {}, text(a.generation)),
     el("td", {}, text(a.keyId)),
