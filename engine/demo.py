@@ -28,6 +28,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hookproof.config import Settings
 from hookproof.projections.ledger import OPEN, LedgerState
 
+from .demo_broker import nats_destination_demo
+from .destinations.nats_server import EmbeddedNats
 from .queries import ENGINE_QUERIES
 
 __all__ = ["run_demo"]
@@ -113,10 +115,12 @@ async def run_demo(events: int = 10) -> int:
     ca.cert_pem.write_to_path(str(ca_file))
     ports = [_free_port() for _ in range(4)]
     api_port = _free_port()
+    broker = EmbeddedNats(folder / "nats")  # the package's nats-server: nothing to install
+    await asyncio.to_thread(broker.start)
     settings = Settings(
         data_dir=folder,
         listen_port=api_port,
-        egress_allow=tuple(("127.0.0.1", p) for p in ports),
+        egress_allow=(*(("127.0.0.1", p) for p in ports), (broker.host, broker.port)),
         egress_ca_file=str(ca_file),
         dns_servers=(("127.0.0.1", 9),),  # the demo never resolves names
         connect_timeout_s=2.0,
@@ -263,6 +267,8 @@ async def run_demo(events: int = 10) -> int:
             f"mailer applied {len(set(plain.applied))} (no receipts: UNOBSERVABLE)"
         )
         await _print_gates(pool)
+        async with aiohttp.ClientSession(headers=auth) as http:
+            await nats_destination_demo(engine, engine_url, http, broker, settle)
     finally:
         stop.set()
         for t in workers:
@@ -276,6 +282,7 @@ async def run_demo(events: int = 10) -> int:
         await engine.close()
         await pool.close()
         server.cleanup()
+        broker.cleanup()
         shutil.rmtree(folder, ignore_errors=True)
     print(f"\n[demo] finished in {time.perf_counter() - started:.1f}s; nothing left running")
     return 0

@@ -39,6 +39,10 @@ def test_demo_runs_end_to_end_and_leaves_nothing_running() -> None:
         assert f"[demo] consumer {name} received {own} (only its own)" in out, out[-2500:]
     assert "inv-nobody" not in out.split("== sending to your customers")[1].split("==")[0]
     assert "/console#portal=hpp_" in out
+    # the last part: a NATS JetStream destination (embedded nats-server from the package)
+    assert "-> ACTIVE (challenge read from nats://" in out, out[-2500:]
+    seqs = re.findall(r"ENDPOINT_ACCEPTED  stream DEMO_ORDERS seq (\d+)  \(verified", out)
+    assert len(seqs) == 3 and len(set(seqs)) == 3, out[-2500:]
     leftovers = [
         p
         for p in psutil.process_iter(["pid", "name", "status"])
