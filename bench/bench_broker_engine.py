@@ -1,0 +1,316 @@
+"""Broker destinations through the whole engine (issue 34): deliveries/s at 10 destinations
+beside a bare publisher of the same library in the same run, and WAL per delivery for a
+broker destination beside the same engine's HTTPS figure.
+
+An embedded Postgres (``pgserver``: its WAL is this run's alone), one engine in this process
+with its dispatcher worker running, 10 subscriptions of one kind, activated through their
+challenge (a broker's read from the destination and answered at ``POST
+/v1/challenges/{id}/response``; HTTPS answered by a trustme loopback site). ``--events``
+events are ingested (each planned for the 10 subscriptions), then the dispatcher is let go:
+the clock and the WAL position run from then until every delivery is ENDPOINT_ACCEPTED
+(``dispatch``: claim, admission, signing, the publish and its confirmation, the outcome).
+The bare publisher sends the same number of messages to the same 10 destinations, pipelined
+(256 in flight), each awaiting its own confirmation (aio-pika confirm mode + mandatory;
+nats-py ``js.publish`` with ``Nats-Msg-Id``). Not a test; the machine's load is recorded.
+
+    flock /tmp/bench.lock python bench/bench_broker_engine.py [--events 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import ssl
+import tempfile
+import time
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, cast
+
+import aio_pika
+import msgspec
+import nats
+import trustme
+from aiohttp import web
+
+from hookproof.config import Settings
+from hookproof.engine.daemon import build_engine
+from hookproof.engine.database import connect_pool
+from hookproof.engine.destinations.nats_server import EmbeddedNats
+from hookproof.schemas.api import EventIn, SubscriptionCreate
+from hookproof_subscriber import build_challenge_response
+
+RESULTS = Path(__file__).resolve().parent / "results"
+AMQP_URL = os.environ.get("HOOKPROOF_TEST_AMQP_URL", "amqp://guest:guest@127.0.0.1:5672/")
+DESTINATIONS = 10
+WINDOW = 256
+
+
+def _event(i: int) -> EventIn:
+    return msgspec.convert(
+        {
+            "eventId": f"evt-{i}",
+            "topic": "order.created",
+            "version": "1.0",
+            "aggregateId": f"order-{i % 97}",
+            "aggregateVersion": i + 1,
+            "occurredAt": "2026-12-01T10:00:00Z",
+            "payload": {"amount": i, "currency": "EUR", "lines": [{"sku": "A-1", "qty": 2}]},
+        },
+        EventIn,
+    )
+
+
+def _sub(**over: Any) -> SubscriptionCreate:
+    body: dict[str, Any] = {
+        "topics": ["order.created"],
+        "eventVersions": [1],
+        "region": "bench",
+        "signatureAlgorithm": "ed25519",
+        "owner": "bench",
+    }
+    body.update(over)
+    return msgspec.convert(body, SubscriptionCreate)
+
+
+async def _lsn(pool: Any) -> int:
+    text = await pool.fetchval("SELECT pg_current_wal_lsn()::text")
+    hi, lo = text.split("/")
+    return (int(hi, 16) << 32) + int(lo, 16)
+
+
+async def _site(ca: trustme.CA) -> tuple[web.AppRunner, int]:
+    async def handle(request: web.Request) -> web.Response:
+        body = await request.read()
+        if b'"type":"hookproof.challenge.v1"' in body:
+            return web.Response(
+                body=build_challenge_response(body), content_type="application/json"
+            )
+        return web.Response(status=204)
+
+    app = web.Application()
+    app.router.add_route("POST", "/{tail:.*}", handle)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1").configure_cert(ctx)
+    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=ctx)
+    await site.start()
+    port = runner.addresses[0][1]
+    return runner, port
+
+
+async def run_engine(
+    kind: str, events: int, folder: Path, nats_server: EmbeddedNats | None
+) -> dict[str, Any]:
+    import pgserver
+
+    pg = await asyncio.to_thread(
+        pgserver.get_server,
+        str(folder / f"pg-{kind}"),
+        cleanup_mode="delete",  # type: ignore[attr-defined]
+    )
+    pool = await connect_pool(pg.get_uri())
+    ca = trustme.CA()
+    ca_file = folder / "ca.pem"
+    ca.cert_pem.write_to_path(str(ca_file))
+    runner = None
+    pairs: list[tuple[str, int]] = []
+    if kind == "https":
+        runner, port = await _site(ca)
+        pairs.append(("127.0.0.1", port))
+    elif kind == "nats":
+        assert nats_server is not None
+        pairs.append((nats_server.host, nats_server.port))
+    else:
+        pairs.append(("127.0.0.1", 5672))
+    settings = Settings(
+        data_dir=folder / f"data-{kind}",
+        egress_allow=tuple(pairs),
+        egress_ca_file=str(ca_file),
+        dns_servers=(("127.0.0.1", 9),),
+        connect_timeout_s=3.0,
+        request_timeout_s=10.0,
+    )
+    engine = await build_engine(settings, pool)
+    tenant = (await engine.tenants.create("bench")).tenant_id
+    tag = secrets.token_hex(3)
+    nc = js = amqp = None
+    sids = []
+    try:
+        if kind == "nats":
+            nc = await nats.connect(nats_server.url)  # type: ignore[union-attr]
+            js = nc.jetstream()
+        if kind == "amqp":
+            amqp = await aio_pika.connect(AMQP_URL)
+            ch = await amqp.channel()
+            queues = []
+        for i in range(DESTINATIONS):
+            if kind == "https":
+                body = _sub(endpoint=f"https://127.0.0.1:{pairs[0][1]}/s{i}")
+            elif kind == "nats":
+                await js.add_stream(name=f"B{tag}{i}", subjects=[f"b{tag}.{i}"])  # type: ignore[union-attr]
+                body = _sub(
+                    destination={
+                        "type": "nats",
+                        "url": nats_server.url,
+                        "subject": f"b{tag}.{i}",
+                        "stream": f"B{tag}{i}",
+                    }
+                )  # type: ignore[union-attr]
+            else:
+                ex = await ch.declare_exchange(
+                    f"b{tag}{i}", aio_pika.ExchangeType.DIRECT, durable=True
+                )
+                q = await ch.declare_queue(f"b{tag}{i}.q", durable=True)
+                await q.bind(ex, "k")
+                queues.append(q)
+                body = _sub(
+                    destination={
+                        "type": "amqp",
+                        "url": "amqp://127.0.0.1:5672/%2F",
+                        "exchange": f"b{tag}{i}",
+                        "routingKey": "k",
+                        "credentials": {"username": "guest", "password": "guest"},
+                    }
+                )
+            state, _ = await engine.subscriptions.register(tenant, body, actor="bench")
+            out = await engine.services.challenger.run(state.subscription_id, actor="bench")
+            if kind == "nats":
+                msg = await js.get_last_msg(f"B{tag}{i}", f"b{tag}.{i}")  # type: ignore[union-attr]
+                await engine.services.challenger.answer(
+                    out["challengeId"], build_challenge_response(msg.data), actor="bench"
+                )
+            elif kind == "amqp":
+                msg = await queues[-1].get(no_ack=True)
+                await engine.services.challenger.answer(
+                    out["challengeId"], build_challenge_response(msg.body), actor="bench"
+                )
+            sids.append(state.subscription_id)
+        for i in range(events):
+            await engine.services.ingest.ingest(tenant, _event(i), actor="bench")
+        total = events * DESTINATIONS
+        stop = asyncio.Event()
+        lsn0, t0 = await _lsn(pool), time.perf_counter()
+        workers = [
+            asyncio.create_task(cast(Coroutine[Any, Any, None], w(stop)))
+            for name, w in engine.workers
+            if name == "dispatcher"
+        ]
+        while True:
+            n = await pool.fetchval(
+                "SELECT count(*) FROM deliveries WHERE state = 'ENDPOINT_ACCEPTED'"
+            )
+            if n >= total:
+                break
+            await asyncio.sleep(0.05)
+        wall, lsn1 = time.perf_counter() - t0, await _lsn(pool)
+        stop.set()
+        for t in workers:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(t, 10)
+        return {
+            "kind": kind,
+            "destinations": DESTINATIONS,
+            "deliveries": total,
+            "wall_s": round(wall, 3),
+            "deliveries_per_s": round(total / wall, 1),
+            "wal_bytes_per_delivery": round((lsn1 - lsn0) / total, 1),
+        }
+    finally:
+        if nc is not None:
+            await nc.close()
+        if amqp is not None:
+            await amqp.close()
+        await engine.close()
+        await pool.close()
+        if runner is not None:
+            await runner.cleanup()
+        pg.cleanup()
+
+
+async def bare(kind: str, n: int, nats_server: EmbeddedNats | None) -> dict[str, Any]:
+    """The same library's own confirmed publisher, same count, 10 destinations, pipelined."""
+    body = json.dumps({"payload": {"amount": 1, "lines": [{"sku": "A-1"}]}}).encode() * 2
+    sem = asyncio.Semaphore(WINDOW)
+    tag = secrets.token_hex(3)
+    if kind == "nats":
+        nc = await nats.connect(nats_server.url)  # type: ignore[union-attr]
+        js = nc.jetstream()
+        for i in range(DESTINATIONS):
+            await js.add_stream(name=f"R{tag}{i}", subjects=[f"r{tag}.{i}"])
+
+        async def one(i: int) -> None:
+            async with sem:
+                await js.publish(
+                    f"r{tag}.{i % DESTINATIONS}", body, headers={"Nats-Msg-Id": f"m{i}"}
+                )
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(one(i) for i in range(n)))
+        wall = time.perf_counter() - t0
+        await nc.close()
+    else:
+        conn = await aio_pika.connect(AMQP_URL)
+        ch = await conn.channel(publisher_confirms=True)
+        exs = []
+        for i in range(DESTINATIONS):
+            ex = await ch.declare_exchange(f"r{tag}{i}", aio_pika.ExchangeType.DIRECT, durable=True)
+            q = await ch.declare_queue(f"r{tag}{i}.q", durable=True)
+            await q.bind(ex, "k")
+            exs.append(ex)
+
+        async def one(i: int) -> None:
+            async with sem:
+                msg = aio_pika.Message(
+                    body, delivery_mode=aio_pika.DeliveryMode.PERSISTENT, message_id=f"m{i}"
+                )
+                await exs[i % DESTINATIONS].publish(msg, "k", mandatory=True)
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(one(i) for i in range(n)))
+        wall = time.perf_counter() - t0
+        for i in range(DESTINATIONS):
+            await ch.queue_delete(f"r{tag}{i}.q")
+            await ch.exchange_delete(f"r{tag}{i}")
+        await conn.close()
+    return {"messages": n, "wall_s": round(wall, 3), "msgs_per_s": round(n / wall, 1)}
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--events", type=int, default=300)
+    parser.add_argument("--kinds", default="https,nats,amqp")
+    parser.add_argument("--output", default=str(RESULTS / "s9_broker_engine.json"))
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="hp-bench-broker-"))
+    server = EmbeddedNats(folder / "nats")
+    server.start()
+    out: dict[str, Any] = {
+        "loadavg_before": Path("/proc/loadavg").read_text().split()[:3],
+        "cpus": os.cpu_count(),
+        "events": args.events,
+        "runs": {},
+    }
+    try:
+        for kind in args.kinds.split(","):
+            run = await run_engine(kind, args.events, folder, server)
+            if kind != "https":
+                run["bare"] = await bare(kind, run["deliveries"], server)
+                run["ratio_to_bare"] = round(run["deliveries_per_s"] / run["bare"]["msgs_per_s"], 3)
+            out["runs"][kind] = run
+            print(json.dumps(run), flush=True)
+    finally:
+        server.cleanup()
+        shutil.rmtree(folder, ignore_errors=True)
+    out["loadavg_after"] = Path("/proc/loadavg").read_text().split()[:3]
+    Path(args.output).write_text(json.dumps(out, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
