@@ -282,6 +282,14 @@ async def bare(kind: str, n: int, nats_server: EmbeddedNats | None) -> dict[str,
     return {"messages": n, "wall_s": round(wall, 3), "msgs_per_s": round(n / wall, 1)}
 
 
+def _loadavg() -> list[str]:
+    return Path("/proc/loadavg").read_text().split()[:3]
+
+
+def _write(path: str, doc: dict[str, Any]) -> None:
+    Path(path).write_text(json.dumps(doc, indent=2) + "\n")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=300)
@@ -292,7 +300,7 @@ async def main() -> None:
     server = EmbeddedNats(folder / "nats")
     server.start()
     out: dict[str, Any] = {
-        "loadavg_before": Path("/proc/loadavg").read_text().split()[:3],
+        "loadavg_before": _loadavg(),
         "cpus": os.cpu_count(),
         "events": args.events,
         "runs": {},
@@ -308,8 +316,8 @@ async def main() -> None:
     finally:
         server.cleanup()
         shutil.rmtree(folder, ignore_errors=True)
-    out["loadavg_after"] = Path("/proc/loadavg").read_text().split()[:3]
-    Path(args.output).write_text(json.dumps(out, indent=2) + "\n")
+    out["loadavg_after"] = _loadavg()
+    _write(args.output, out)
 
 
 if __name__ == "__main__":
