@@ -83,6 +83,18 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
     return view
 
 
+async def _decode(request: web.Request, typ: type[Any]) -> Any:
+    """The body, strictly decoded; a malformed ``destination`` (an unknown type, a member of
+    the wrong type or unknown) is ``destination_invalid`` naming the member (DESIGN.md 13)."""
+    try:
+        return await decode_body(request, typ)
+    except ValidationError as exc:
+        where = str(exc.extra.get("field") or "")
+        if exc.code == "invalid_request" and where.split(".")[0] == "destination":
+            raise ValidationError(exc.detail, field=where, code="destination_invalid") from exc
+        raise
+
+
 def _etag(s: SubscriptionState) -> dict[str, str]:
     return {"ETag": f'"{s.generation}"'}
 
@@ -127,7 +139,7 @@ def event_view(e: RecordedEvent) -> dict[str, Any]:
 async def create(request: web.Request) -> web.Response:
     ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
-    body = await decode_body(request, SubscriptionCreate)
+    body = await _decode(request, SubscriptionCreate)
     portal = portal_of(request)
     if portal is not None:  # a portal registers for its own consumer only
         if body.consumer_id not in (None, portal.consumer_id):
@@ -190,7 +202,7 @@ async def patch(request: web.Request) -> web.Response:
     sid = request.match_info["id"]
     await ctx.subscriptions.get(tenant, sid)
     expected = _if_match(request)
-    body = await decode_body(request, SubscriptionPatch)
+    body = await _decode(request, SubscriptionPatch)
     before = await ctx.subscriptions.get(tenant, sid)
     state = await ctx.subscriptions.update(
         tenant, sid, expected, body, actor=actor(request, tenant)

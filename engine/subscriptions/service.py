@@ -348,7 +348,9 @@ class SubscriptionService:
             if bound_view(same) == bound_view(current):
                 return current
         credentials_id = None
-        if credentials is not None:
+        if current is not None and digest is not None and current.credentials_digest == digest:
+            credentials_id = current.credentials_id  # the same credentials: sealed already
+        elif credentials is not None:
             assert self.credentials is not None
             credentials_id = await self.credentials.seal(subscription_id, credentials)
         return config_of(dest, credentials_id, digest)
