@@ -142,7 +142,7 @@ class DeliveryReader:
                     bodyTruncated=ev.body_truncated is True,
                 )
                 if ev.broker is not UNSET:
-                    attempts[ev.attempt]["broker"] = broker_view(ev.broker)
+                    attempts[ev.attempt]["broker"] = _broker(ev.broker)
             elif isinstance(ev, AttemptFailed) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
                     outcome=ev.outcome,
@@ -157,7 +157,7 @@ class DeliveryReader:
                     bodyTruncated=ev.body_truncated is True,
                 )
                 if ev.broker is not UNSET:
-                    attempts[ev.attempt]["broker"] = broker_view(ev.broker)
+                    attempts[ev.attempt]["broker"] = _broker(ev.broker)
             elif isinstance(ev, AttemptLost) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
                     outcome=S.UNKNOWN_TRANSPORT.value, code="dispatcher_lost", completedAt=ev.at
@@ -436,3 +436,10 @@ def _stats_view(subscription_id: str, hours: _Hours, rows: Sequence[Record]) -> 
         "since": hours.text[0],
         "buckets": [{"hour": h, "counts": c} for h, c in zip(hours.text, counts, strict=True)],
     }
+
+
+def _broker(recorded: dict[str, Any]) -> dict[str, Any]:
+    """A recorded broker answer as its tenant sees it (a denied address's code hidden)."""
+    view = broker_view(recorded)
+    view["code"] = tenant_reason(view["code"])
+    return view

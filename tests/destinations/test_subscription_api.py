@@ -113,3 +113,25 @@ async def test_destination_refusals_have_stable_codes(pool: asyncpg.Pool, tmp_pa
         )
         sealed = await engine.pool.fetchval("SELECT count(*) FROM destination_credentials")
         assert n == 0 and sealed == 0  # nothing half-written
+
+
+async def test_a_broker_name_resolving_to_a_private_address_is_refused(
+    pool: asyncpg.Pool, tmp_path: Path, dns: Any
+) -> None:
+    """The SSRF rules of section 5 through the broker path: the name is resolved when the
+    challenge is published, a private answer refuses it before any socket (the socket guard
+    would fail the test otherwise), and the tenant sees endpoint_ip_forbidden."""
+    dns.records["broker.example.test"] = ["10.20.30.40"]
+    settings = Settings(data_dir=tmp_path, dns_servers=(("127.0.0.1", dns.port),))
+    async with started(pool, settings) as (engine, api):
+        token = (await engine.tenants.create("acme")).token
+        doc = body(url="tls://broker.example.test:4222")
+        status, out = await api.call("POST", "/v1/subscriptions", token=token, json=doc)
+        assert status == 201, out
+        await engine.drain()
+        status, out = await api.call("GET", f"/v1/subscriptions/{out['id']}", token=token)
+        assert out["state"] == "PENDING_CHALLENGE" and "pendingChallenge" not in out
+        assert out["lastReason"] == "endpoint_ip_forbidden"
+        assert ("broker.example.test", "A", "udp") in dns.queries or any(
+            q[0] == "broker.example.test" for q in dns.queries
+        )
