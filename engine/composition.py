@@ -50,9 +50,8 @@ from .delivery.ingest import IngestService
 from .delivery.recover import Recovery
 from .delivery.repository import DeliveryRepository
 from .delivery.views import DeliveryReader
-from .destinations import BrokerPublishers
 from .destinations.credentials import DestinationCredentials
-from .egress import EgressPolicy, EgressTransport
+from .egress import EgressTransport
 from .event_types.gate import SchemaGate
 from .event_types.offload import SchemaValidator
 from .event_types.repository import EventTypeRepository
@@ -84,10 +83,8 @@ __all__ = [
     "build_engine",
     "construct_api",
     "construct_archiver",
-    "construct_brokers",
     "construct_challenger",
     "construct_consumers",
-    "construct_credentials",
     "construct_delivery",
     "construct_destination",
     "construct_egress",
@@ -231,11 +228,6 @@ def construct_subscriptions(
     )
 
 
-def construct_credentials(pool: asyncpg.Pool, settings: Settings) -> DestinationCredentials:
-    """Broker destinations' write-only credentials, sealed under the master key."""
-    return DestinationCredentials(pool, load_master_key(settings))
-
-
 def construct_egress(settings: Settings) -> EgressTransport:
     """The pinned, SSRF-safe transport every byte to a subscriber goes through."""
     transport = EgressTransport.from_settings(settings)
@@ -251,10 +243,8 @@ def construct_challenger(
     transport: EgressTransport,
     keyring: KeyRing,
     clock: Clock,
-    *,
     brokers: BrokerDestination | None = None,
 ) -> Challenger:
-    """The challenger; a broker subscription's challenge is published through ``brokers``."""
     return Challenger(
         store,
         subscriptions,
@@ -288,25 +278,17 @@ def construct_rotation(
     return Rotation(keyring, challenger, subscriptions, RotationRepository(pool), rollouts=rollouts)
 
 
-def construct_brokers(settings: Settings) -> BrokerPublishers:
-    """The broker publishers (DESIGN.md 13): vetting and pools by the egress's rules."""
-    return BrokerPublishers.from_policy(EgressPolicy.from_settings(settings))
-
-
 def construct_destination(
     transport: EgressTransport,
     guard: DriftGuard,
     subscriptions: SubscriptionService,
     options: EngineOptions,
-    *,
-    brokers: BrokerDestination | None = None,
+    brokers: BrokerDestination,
 ) -> Destination:
     """Where the dispatcher's attempts go, by destination kind: HTTPS through the pinned
     egress, and the broker kinds (``amqp``, ``nats``) through ``brokers``; traced per attempt."""
     https = HttpsDestination(transport, guard, subscriptions)
-    kinds: dict[str, Destination] = {HTTPS: https}
-    if brokers is not None:
-        kinds.update({AMQP: brokers, NATS: brokers})
+    kinds: dict[str, Destination] = {HTTPS: https, AMQP: brokers, NATS: brokers}
     destination: Destination = DestinationsByKind(kinds, default=https)
     if options.wrap_destination is not None:
         destination = options.wrap_destination(destination)
@@ -341,7 +323,7 @@ def construct_delivery(
     transport: EgressTransport,
     rollouts: RolloutService,
     options: EngineOptions,
-    brokers: BrokerDestination | None = None,
+    brokers: BrokerDestination,
 ) -> Delivery:
     """Ingest, the ledger's reads, the destination, the dispatcher and its metrics, the
     engine's notifications and recovery."""
@@ -531,14 +513,14 @@ async def build_engine(
     await keyring.ensure_active_engine_key(actor="system")
     tenants = construct_tenants(store, settings, clock)
     consumers, portal = construct_consumers(store, settings, clock)
-    credentials = construct_credentials(pool, settings)
+    credentials = DestinationCredentials(pool, load_master_key(settings))  # broker secrets
     subscriptions = construct_subscriptions(
         store, settings, keyring=keyring, consumers=consumers, clock=clock, credentials=credentials
     )
     transport = construct_egress(settings)
-    brokers = BrokerDestination(construct_brokers(settings), subscriptions, credentials)
+    broker = BrokerDestination.from_settings(settings, subscriptions, credentials)
     challenger = construct_challenger(
-        store, settings, subscriptions, transport, keyring, clock, brokers=brokers
+        store, settings, subscriptions, transport, keyring, clock, brokers=broker
     )
     rollouts = construct_rollouts(store, settings, keyring, subscriptions, clock)
     rotation = construct_rotation(pool, keyring, challenger, subscriptions, rollouts)
@@ -551,7 +533,7 @@ async def build_engine(
         transport=transport,
         rollouts=rollouts,
         options=options,
-        brokers=brokers,
+        brokers=broker,
     )
     receipts, redeliverer = construct_receipts(store, settings, delivery.metrics, clock)
     archiver = (
@@ -591,7 +573,7 @@ async def build_engine(
     )
     workers, settlers = construct_workers(settings, roles, store, subscriptions, services)
     closers: list[Closer] = [] if stop_tracing is None else [stop_tracing]  # flushed last
-    closers += [transport.close, brokers.close, delivery.validator.close]
+    closers += [transport.close, broker.close, delivery.validator.close]
     closers.append(delivery.ingest.groups.close)
     return Engine(
         settings=settings,

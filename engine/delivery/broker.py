@@ -16,6 +16,7 @@ from typing import Final
 
 import structlog
 
+from hookproof.config import Settings
 from hookproof.events.subscription_events import (
     DestinationConfig,
     SubscriptionRegistered,
@@ -34,6 +35,7 @@ from ..destinations.binding import destination_of
 from ..destinations.credentials import DestinationCredentials
 from ..destinations.spec import BrokerCredentials
 from ..egress.failures import FailureCode, Outcome
+from ..egress.transport import EgressPolicy
 from ..memo import BoundedMemo
 from ..subscriptions import SubscriptionService, stream_of
 from .destination import Evidence, SignedMessage
@@ -88,6 +90,17 @@ class BrokerDestination:
         self._bound: BoundedMemo[tuple[str, int], DestinationConfig] = BoundedMemo(_MEMO)
         self._states: BoundedMemo[str, SubscriptionState | None] = BoundedMemo(_MEMO)
         self._opened: BoundedMemo[str, BrokerCredentials] = BoundedMemo(_MEMO)
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        subscriptions: SubscriptionService,
+        credentials: DestinationCredentials,
+    ) -> BrokerDestination:
+        """Vetting and pools by the egress's rules (the composition root builds it once)."""
+        publishers = BrokerPublishers.from_policy(EgressPolicy.from_settings(settings))
+        return cls(publishers, subscriptions, credentials)
 
     async def close(self) -> None:
         await self.publishers.close()
