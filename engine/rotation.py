@@ -80,15 +80,26 @@ class Rotation:
                     reason=f"rotating to {nxt.key_id}",
                 )
             failed[s.subscription_id] = "not_challenged"
-        for attempt in range(tries):
+        awaiting: set[str] = set()  # broker subscriptions: their consumer answers later
+        for attempt in range(tries + 1):
             for sid in sorted(failed):
+                if sid in awaiting:  # answered meanwhile? (a new challenge would void it)
+                    state = await self.subs.load(sid)
+                    if state is not None and state.proven_key_id == key.key_id:
+                        proved.append(sid)
+                        del failed[sid]
+                    continue
+                if attempt == tries:
+                    continue
                 outcome = await self.challenger.run(sid, actor=actor, key=key)
                 if outcome["passed"]:
                     proved.append(sid)
                     del failed[sid]
                 else:
-                    failed[sid] = str(outcome.get("reason"))
-            if not failed or attempt == tries - 1:
+                    failed[sid] = str(outcome.get("reason") or "awaiting_response")
+                    if outcome.get("awaitingResponse"):
+                        awaiting.add(sid)
+            if not failed or attempt >= tries - (0 if awaiting else 1):
                 break
             await asyncio.sleep(pause_s)
         promoted = await self.ring.promote(nxt.key_id, actor=actor)

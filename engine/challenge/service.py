@@ -7,6 +7,7 @@ generation change, a revoke or a second answer racing it cannot both win; every 
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import secrets
@@ -46,6 +47,8 @@ __all__ = ["BrokerChallenges", "ChallengeOutcome", "Challenger"]
 log = structlog.get_logger("hookproof.challenge")
 
 KeyFor = Callable[[SubscriptionState], Any]
+#: how long an answer waits for its challenge's confirmation to be recorded (40 x 50 ms)
+_PUBLISH_WAITS, _PUBLISH_WAIT_S = 40, 0.05
 #: a completion's time before ``_prepare`` gives it the time of each attempt
 _EACH_ATTEMPT = datetime.min.replace(tzinfo=UTC)
 
@@ -371,6 +374,12 @@ class Challenger:
 
         answer = Answer(challenge_id, body, self.clock(), secret)
         reason = answer_reason(state, answer)
+        for _ in range(_PUBLISH_WAITS):  # a consumer may read it before the PubAck is recorded
+            if reason != "challenge_not_published":
+                break
+            await asyncio.sleep(_PUBLISH_WAIT_S)
+            latest = await self.subscriptions.load(subscription_id)
+            reason = answer_reason(latest, answer) if latest else "challenge_not_pending"
         if reason is None:
             try:
                 done = await execute(

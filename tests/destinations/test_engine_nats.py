@@ -7,6 +7,7 @@ restarted loses nothing recorded as accepted; old generations never reach a new 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from collections.abc import AsyncIterator
@@ -395,3 +396,45 @@ async def test_old_generations_never_reach_a_new_destination(
         assert {m.headers["hookproof-generation"] for m in new_msgs} == {"2"}
         old_msgs = [m for m in await messages(js, old_stream) if b"challenge.v1" not in m.data]
         assert {m.headers["hookproof-generation"] for m in old_msgs} <= {"1"}
+
+
+async def test_engine_key_rotation_waits_for_the_consumers_answer(
+    pool: asyncpg.Pool, tmp_path: Path, nats_server: EmbeddedNats, js: Any
+) -> None:
+    """A rotation challenges a broker subscription like any other; its consumer answers
+    asynchronously, and the round counts it proven instead of suspending it."""
+    tag = secrets.token_hex(3)
+    stream = await new_stream(js, f"r{tag}.>")
+    pair = (nats_server.host, nats_server.port)
+    async with started(pool, settings_for(tmp_path, pair)) as (engine, api):
+        token = (await engine.tenants.create("acme")).token
+        sid = await activate(
+            engine, api, token, js, sub_body(nats_server.url, f"r{tag}.in", stream)
+        )
+        answered: set[str] = set()
+        stop = asyncio.Event()
+
+        async def consumer() -> None:  # reads the stream, answers each new challenge once
+            status, sub = await api.call("GET", f"/v1/subscriptions/{sid}", token=token)
+            uri = sub["destination"]["uri"]
+            while not stop.is_set():
+                for m in await messages(js, stream):
+                    cid = m.headers.get("hookproof-delivery-id")
+                    if b"hookproof.challenge.v1" not in m.data or cid in answered:
+                        continue
+                    keys = await engine.services.keyring.resolver()
+                    answer = await answer_broker_challenge(m.headers, m.data, uri, keys=keys)
+                    answered.add(cid)
+                    if answer.ok:
+                        await api.call("POST", f"/v1/challenges/{cid}/response", data=answer.body)
+                await asyncio.sleep(0.05)
+
+        task = asyncio.create_task(consumer())
+        try:
+            report = await engine.services.rotation.rotate_engine_key(actor="test", pause_s=0.5)
+        finally:
+            stop.set()
+            await task
+        assert sid in report["proved"] and report["suspended"] == [], report
+        status, doc = await api.call("GET", f"/v1/subscriptions/{sid}", token=token)
+        assert doc["state"] == "ACTIVE"
