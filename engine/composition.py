@@ -32,6 +32,7 @@ from .api.keys import routes as key_routes
 from .api.metrics import metrics_route
 from .api.receipts import routes as receipt_routes
 from .api.recover import routes as recover_routes
+from .api.relay import routes as relay_routes
 from .api.rollouts import routes as rollout_routes
 from .archive import Archiver, SegmentArchive
 from .archive.repository import ArchiveRepository
@@ -40,7 +41,7 @@ from .challenge.background import BackgroundChallenges
 from .challenge.drift import DriftGuard
 from .clock import Clock, system_clock
 from .consumers import ConsumerService
-from .delivery.destination import HTTPS, Destination, DestinationsByKind
+from .delivery.destination import HTTPS, RELAY, Destination, DestinationsByKind
 from .delivery.dispatcher import Dispatcher
 from .delivery.gates import EndpointGates
 from .delivery.https import HttpsDestination
@@ -65,6 +66,9 @@ from .projections_runner import ProjectorRole
 from .receipts.redeliver import ReceiptRedeliverer
 from .receipts.service import ReceiptMetrics, ReceiptService
 from .registry import async_projections, inline_hooks
+from .relay.challenge import RelayChallenges
+from .relay.destination import RelayDestination
+from .relay.hub import RelayHub
 from .rollouts.service import RolloutService
 from .rotation import Rotation
 from .rotation_repository import RotationRepository
@@ -87,6 +91,7 @@ __all__ = [
     "construct_keyring",
     "construct_receipts",
     "construct_recovery",
+    "construct_relay",
     "construct_rollouts",
     "construct_rotation",
     "construct_routes",
@@ -226,6 +231,13 @@ def construct_egress(settings: Settings) -> EgressTransport:
     return transport
 
 
+def construct_relay(pool: asyncpg.Pool, settings: Settings) -> RelayHub:
+    """This worker's relay sessions (``hookproof listen``) and the exchanges through any
+    worker's, over Postgres (``engine/relay/hub.py``); a report is waited for as long as an
+    HTTPS answer would be."""
+    return RelayHub(pool, report_timeout_s=settings.connect_timeout_s + settings.request_timeout_s)
+
+
 def construct_challenger(
     store: EventStore,
     settings: Settings,
@@ -233,6 +245,7 @@ def construct_challenger(
     transport: EgressTransport,
     keyring: KeyRing,
     clock: Clock,
+    relay: RelayHub | None = None,
 ) -> Challenger:
     return Challenger(
         store,
@@ -242,6 +255,7 @@ def construct_challenger(
         signing_key_for=ChallengeSigningKeys(keyring),
         secret_for=keyring.secret_for,
         clock=clock,
+        relay=None if relay is None else RelayChallenges(relay),
     )
 
 
@@ -271,11 +285,16 @@ def construct_destination(
     guard: DriftGuard,
     subscriptions: SubscriptionService,
     options: EngineOptions,
+    relay: RelayHub | None = None,
 ) -> Destination:
     """Where the dispatcher's attempts go, by destination kind (HTTPS through the pinned
-    egress is the one kind today; a broker kind joins the mapping here), traced per attempt."""
+    egress; a relay subscription's through its ``hookproof listen`` session; a broker kind
+    joins the mapping here), traced per attempt."""
     https = HttpsDestination(transport, guard, subscriptions)
-    destination: Destination = DestinationsByKind({HTTPS: https}, default=https)
+    kinds: dict[str, Destination] = {HTTPS: https}
+    if relay is not None:
+        kinds[RELAY] = RelayDestination(relay)
+    destination: Destination = DestinationsByKind(kinds, default=https)
     if options.wrap_destination is not None:
         destination = options.wrap_destination(destination)
     return tracing.TracedDestination(destination, options.attempt_tracer)
@@ -309,6 +328,7 @@ def construct_delivery(
     transport: EgressTransport,
     rollouts: RolloutService,
     options: EngineOptions,
+    relay: RelayHub | None = None,
 ) -> Delivery:
     """Ingest, the ledger's reads, the destination, the dispatcher and its metrics, the
     engine's notifications and recovery."""
@@ -325,7 +345,7 @@ def construct_delivery(
     )
     deliveries = DeliveryRepository(pool)
     guard = DriftGuard(store, subscriptions, transport, clock=clock)
-    destination = construct_destination(transport, guard, subscriptions, options)
+    destination = construct_destination(transport, guard, subscriptions, options, relay)
     gates = EndpointGates()  # the breakers the metrics report, built before both
     metrics = EngineMetrics(breaker_states=gates.states)
     dispatcher = Dispatcher(
@@ -424,10 +444,11 @@ def construct_api(
 
 
 def construct_routes(
-    services: Services, deliveries: DeliveryRepository
+    services: Services, deliveries: DeliveryRepository, relay: RelayHub | None = None
 ) -> tuple[web.RouteDef, ...]:
     """The parts' routes beside the API's own (``create_app``), in this order."""
     return (
+        *(relay_routes(relay) if relay is not None else ()),
         *rollout_routes(services.rollouts),
         *event_type_routes(services.event_types),
         metrics_route(services.metrics, deliveries),
@@ -501,7 +522,10 @@ async def build_engine(
         store, settings, keyring=keyring, consumers=consumers, clock=clock
     )
     transport = construct_egress(settings)
-    challenger = construct_challenger(store, settings, subscriptions, transport, keyring, clock)
+    relay = construct_relay(pool, settings)
+    challenger = construct_challenger(
+        store, settings, subscriptions, transport, keyring, clock, relay
+    )
     rollouts = construct_rollouts(store, settings, keyring, subscriptions, clock)
     rotation = construct_rotation(pool, keyring, challenger, subscriptions, rollouts)
     delivery = construct_delivery(
@@ -513,6 +537,7 @@ async def build_engine(
         transport=transport,
         rollouts=rollouts,
         options=options,
+        relay=relay,
     )
     receipts, redeliverer = construct_receipts(store, settings, delivery.metrics, clock)
     archiver = (
@@ -553,6 +578,7 @@ async def build_engine(
     workers, settlers = construct_workers(settings, roles, store, subscriptions, services)
     closers: list[Closer] = [] if stop_tracing is None else [stop_tracing]  # flushed last
     closers += [transport.close, delivery.validator.close, delivery.ingest.groups.close]
+    closers.append(relay.close)  # closed first: its sessions end before the pool does
     return Engine(
         settings=settings,
         pool=pool,
@@ -562,7 +588,7 @@ async def build_engine(
         api=api,
         services=services,
         workers=workers,
-        extra_routes=construct_routes(services, delivery.deliveries),
+        extra_routes=construct_routes(services, delivery.deliveries, relay),
         closers=tuple(closers),
         settlers=settlers,
         roles=roles,

@@ -18,6 +18,7 @@ __all__ = [
     "ChallengePassed",
     "DriftDetected",
     "ReceiptKey",
+    "RelayBinding",
     "RetryPolicy",
     "SubscriptionConfig",
     "SubscriptionRegistered",
@@ -46,6 +47,14 @@ class ReceiptKey(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     generation: int = 1
 
 
+class RelayBinding(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag="relay"
+):
+    """``destination: {"type": "relay"}``: deliveries go over the relay session that
+    ``hookproof listen`` holds (``GET /v1/relay/{id}``), to ``endpoint`` (an ``http://``
+    loopback URL on the developer's machine). A bound field: it never changes."""
+
+
 class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Everything a subscription binds, for one generation."""
 
@@ -66,6 +75,8 @@ class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     ordering: str = "none"  # or "aggregate": one aggregateId at a time, in aggregateVersion order
     ordering_gap_timeout_s: float = 60.0  # how long a missing version is waited for
     consumer_id: str | None = None  # the tenant's consumer it belongs to (immutable)
+    #: where deliveries go instead of HTTPS at ``endpoint`` (None: HTTPS); immutable
+    destination: RelayBinding | None = None
 
 
 class TenantCreated(Event, frozen=True, kw_only=True, tag="tenant.created"):

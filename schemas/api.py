@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from .destinations import DestinationIn
+
 __all__ = [
     "MAX_BATCH_EVENTS",
     "AttemptBucket",
@@ -73,6 +75,8 @@ class SubscriptionCreate(_Strict, kw_only=True):
     secret: str | None = None
     #: The tenant's consumer this subscription belongs to (immutable; None: consumer-less).
     consumer_id: str | None = None
+    #: Where deliveries go instead of HTTPS at ``endpoint`` (DESIGN.md 13; ``relay``: 11).
+    destination: DestinationIn | None = None
 
 
 class SubscriptionPatch(_Strict, kw_only=True):

@@ -69,6 +69,8 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
         "createdAt": s.created_at,
         "updatedAt": s.updated_at,
     }
+    if c.destination is not None:
+        view["destination"] = {"type": "relay"}
     if s.pending is not None:
         view["pendingChallenge"] = {
             "challengeId": s.pending.challenge_id,
@@ -131,7 +133,8 @@ async def create(request: web.Request) -> web.Response:
             raise PortalScope("a portal session registers endpoints for its own consumer only")
         body = msgspec.structs.replace(body, consumer_id=portal.consumer_id)
     state, secret = await ctx.subscriptions.register(tenant, body, actor=actor(request, tenant))
-    if ctx.on_registered is not None:
+    # a relay subscription is challenged when its relay attaches (``GET /v1/relay/{id}``)
+    if ctx.on_registered is not None and state.config.destination is None:
         await ctx.on_registered(state)
         state = await ctx.subscriptions.get(tenant, state.subscription_id)
     view = subscription_view(state)

@@ -30,6 +30,7 @@ from hookproof_subscriber import SigningKey
 
 from .. import tracing
 from ..egress import EgressResult, EgressTransport
+from ..relay.challenge import RelayChallenges
 from ..signing import Signer, sign_headers
 from ..subscriptions import SubscriptionService, stream_of
 from .decide import Complete, decide, needs_secret, state_reason, transport_reason, verdict
@@ -69,8 +70,11 @@ class Challenger:
         signing_key_for: Callable[[SubscriptionState], Any],
         secret_for: Callable[[str], Any] | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        relay: RelayChallenges | None = None,
     ) -> None:
         self.store = store
+        #: a relay subscription's challenge goes through its ``hookproof listen`` session
+        self.relay = relay
         self.subscriptions = subscriptions
         self.transport = transport
         self.settings = settings
@@ -178,13 +182,22 @@ class Challenger:
             client=True,
         ) as span:
             headers["traceparent"] = span.traceparent() or headers["traceparent"]
-            result = await self.transport.post(state.config.endpoint, challenge.body, headers)
+            result = await self._post(state, challenge, headers)
             span.set("http.response.status_code", result.status)
             span.set("network.peer.address", result.peer_address)
             outcome = await self.complete(challenge, result, actor=actor)
             span.set("hookproof.passed", bool(outcome.get("passed")))
             span.set("hookproof.reason", outcome.get("reason"))
             return outcome
+
+    async def _post(
+        self, state: SubscriptionState, challenge: Challenge, headers: dict[str, str]
+    ) -> EgressResult:
+        """The challenge request: through the pinned egress, or for a relay subscription
+        through its relay session (the local receiver answers; nothing is dialled)."""
+        if state.config.destination is not None and self.relay is not None:
+            return await self.relay.post(state, challenge.challenge_id, challenge.body, headers)
+        return await self.transport.post(state.config.endpoint, challenge.body, headers)
 
     async def complete(
         self, challenge: Challenge, result: EgressResult, *, actor: str

@@ -22,10 +22,13 @@ from typing import Final, Protocol
 import msgspec
 
 from ..egress.failures import FailureCode, Outcome, is_lost
+from ..relay.codes import RelayCode
+from ..relay.endpoint import is_relay_endpoint
 from .ledger import ClaimRow
 
 __all__ = [
     "HTTPS",
+    "RELAY",
     "Completed",
     "Destination",
     "DestinationsByKind",
@@ -41,6 +44,8 @@ __all__ = [
 
 #: the destination kind of a subscription without a ``destination`` field (DESIGN.md 13)
 HTTPS: Final = "https"
+#: the kind of a relay subscription (``destination: {"type": "relay"}``, ``hookproof listen``)
+RELAY: Final = "relay"
 
 
 class SignedMessage(msgspec.Struct, frozen=True):
@@ -64,7 +69,7 @@ class Evidence(msgspec.Struct, frozen=True):
     """
 
     outcome: Outcome
-    code: FailureCode | None = None
+    code: FailureCode | RelayCode | None = None
     status: int | None = None
     retry_after: str | None = None
     location: str | None = None
@@ -81,7 +86,7 @@ class Evidence(msgspec.Struct, frozen=True):
     @property
     def lost(self) -> bool:
         """The destination may have applied the message and no complete answer came back."""
-        return is_lost(self.outcome, self.code)
+        return is_lost(self.outcome, self.code if isinstance(self.code, FailureCode) else None)
 
 
 class Destination(Protocol):
@@ -92,9 +97,10 @@ class Destination(Protocol):
 
 
 def kind_of(target: ClaimRow) -> str:
-    """The attempt's destination kind, as its admission recorded it. Every subscription is
-    HTTPS today; a subscription's ``destination.type`` (DESIGN.md 13) is read here."""
-    return HTTPS
+    """The attempt's destination kind, as its admission recorded it: a relay subscription's
+    endpoint is its local ``http://`` receiver (an HTTPS one is always ``https://``); a
+    broker's ``destination.type`` (DESIGN.md 13) is read here."""
+    return RELAY if is_relay_endpoint(target.endpoint) else HTTPS
 
 
 class DestinationsByKind:

@@ -17,10 +17,13 @@ from hookproof.config import Settings
 from hookproof.errors import NotFound, ValidationError
 from hookproof.events import Event, EventStore, Metadata, RecordedEvent
 from hookproof.events.command import execute
-from hookproof.events.subscription_events import SubscriptionConfig
+from hookproof.events.subscription_events import RelayBinding, SubscriptionConfig
 from hookproof.projections.subscriptions import SubscriptionState, fold
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch
+from hookproof.schemas.destinations import RelayDestinationIn
 
+from ..endpoint import Endpoint
+from ..relay.endpoint import normalise_relay_endpoint
 from .decide import Command, Register, Transition, Update, decide
 from .repository import SubscriptionRepository
 from .validation import (
@@ -62,6 +65,20 @@ class ConsumerCheck(Protocol):
     """The consumers service, as registration uses it: an enabled consumer's id, or a 400."""
 
     async def require_enabled(self, tenant_id: str, consumer_id: str, field: str) -> str: ...
+
+
+def _relay_binding(body: SubscriptionCreate) -> RelayBinding | None:
+    """The ``destination`` a registration asks for: a relay, or none (HTTPS). Broker
+    destinations (DESIGN.md 13) are refused until their publishers are wired to the port."""
+    if body.destination is None:
+        return None
+    if isinstance(body.destination, RelayDestinationIn):
+        return RelayBinding()
+    raise ValidationError(
+        f"destination type {body.destination.__struct_config__.tag!r} is not available here",
+        field="destination",
+        code="destination_invalid",
+    )
 
 
 class SubscriptionService:
@@ -154,7 +171,8 @@ class SubscriptionService:
         """Register; returns the state and, for hmac-sha256, the secret (shown once; an
         imported ``whsec_`` secret is never returned)."""
         now = self.clock()
-        endpoint = validate_endpoint(body.endpoint, self.settings)
+        relay = _relay_binding(body)
+        endpoint = self._endpoint(body.endpoint, relay)
         consumer_id = None
         if body.consumer_id is not None:
             if self.consumers is None:
@@ -198,11 +216,19 @@ class SubscriptionService:
             ordering=body.ordering,
             ordering_gap_timeout_s=validate_gap_timeout(body.ordering_gap_timeout_s),
             consumer_id=consumer_id,
+            destination=relay,
         )
         state = await self.execute(
             subscription_id, Register(subscription_id, tenant_id, config), actor=actor
         )
         return state, (None if imported is not None else secret)
+
+    def _endpoint(self, url: str, relay: RelayBinding | None) -> Endpoint:
+        """An HTTPS endpoint (vetted as section 5 says) or, for a relay, the local loopback
+        ``http://`` URL the listening CLI forwards to (nothing the engine dials)."""
+        if relay is not None:
+            return normalise_relay_endpoint(url)
+        return validate_endpoint(url, self.settings)
 
     def patch_changes(self, state: SubscriptionState, body: SubscriptionPatch) -> dict[str, Any]:
         now = self.clock()
@@ -216,7 +242,7 @@ class SubscriptionService:
                 code="immutable_field",
             )
         if "endpoint" in present:
-            ep = validate_endpoint(present["endpoint"], self.settings)
+            ep = self._endpoint(present["endpoint"], state.config.destination)
             changes["endpoint"] = ep.url
             changes["endpoint_digest"] = ep.digest
         if "topics" in present:
