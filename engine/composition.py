@@ -69,6 +69,7 @@ from .registry import async_projections, inline_hooks
 from .relay.challenge import RelayChallenges
 from .relay.destination import RelayDestination
 from .relay.hub import RelayHub
+from .relay.repository import RelayRepository
 from .rollouts.service import RolloutService
 from .rotation import Rotation
 from .rotation_repository import RotationRepository
@@ -235,7 +236,10 @@ def construct_relay(pool: asyncpg.Pool, settings: Settings) -> RelayHub:
     """This worker's relay sessions (``hookproof listen``) and the exchanges through any
     worker's, over Postgres (``engine/relay/hub.py``); a report is waited for as long as an
     HTTPS answer would be."""
-    return RelayHub(pool, report_timeout_s=settings.connect_timeout_s + settings.request_timeout_s)
+    return RelayHub(
+        RelayRepository(pool),
+        report_timeout_s=settings.connect_timeout_s + settings.request_timeout_s,
+    )
 
 
 def construct_challenger(

@@ -30,27 +30,16 @@ from typing import Final
 import asyncpg
 import structlog
 
-from ..queries import ENGINE_QUERIES
 from . import protocol
 from .codes import LOCAL_ERRORS, RelayCode
+from .repository import CHANNEL, RelayRepository
 
 __all__ = ["CHANNEL", "ExchangeResult", "LocalSession", "RelayHub", "new_session_id"]
 
 log = structlog.get_logger("hookproof.relay")
 
-CHANNEL: Final = "hookproof_relay"
 #: how often a waiter looks at its row beside the notification (seconds)
 POLL_S: Final = 1.0
-
-SQL = ENGINE_QUERIES.named(
-    "relay_session_attach",
-    "relay_session_detach",
-    "relay_exchange_open",
-    "relay_exchange_take",
-    "relay_exchange_report",
-    "relay_exchange_peek",
-    "relay_exchange_close",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +69,8 @@ class LocalSession:
 
 
 class RelayHub:
-    def __init__(self, pool: asyncpg.Pool, *, report_timeout_s: float) -> None:
-        self.pool = pool
+    def __init__(self, repository: RelayRepository, *, report_timeout_s: float) -> None:
+        self.repository = repository
         self.report_timeout_s = report_timeout_s
         self._listener: asyncpg.Connection | None = None
         self._pid: int | None = None
@@ -97,15 +86,7 @@ class RelayHub:
             if self._listener is not None and not self._listener.is_closed():
                 assert self._pid is not None
                 return self._pid
-            conn = await self.pool.acquire()
-            try:
-                await conn.add_listener(CHANNEL, self._on_notify)
-                conn.add_termination_listener(self._on_lost)
-            except BaseException:
-                await self.pool.release(conn)
-                raise
-            self._listener = conn
-            self._pid = conn.get_server_pid()
+            self._listener, self._pid = await self.repository.listen(self._on_notify, self._on_lost)
             return self._pid
 
     def _on_lost(self, conn: asyncpg.Connection) -> None:
@@ -144,8 +125,8 @@ class RelayHub:
         pid = await self._ensure()
         self._sessions[session.session_id] = session
         try:
-            replaced = await self.pool.fetchrow(
-                SQL["relay_session_attach"], subscription_id, session.session_id, tenant_id, pid
+            replaced = await self.repository.attach(
+                subscription_id, session.session_id, tenant_id, pid
             )
         except BaseException:
             self._sessions.pop(session.session_id, None)
@@ -154,20 +135,20 @@ class RelayHub:
             "relay_attached",
             subscription_id=subscription_id,
             session_id=session.session_id,
-            replaced=replaced["replaced"] if replaced is not None else None,
+            replaced=replaced,
         )
 
     async def detach(self, session_id: str) -> None:
         """The session ended: not attached any more; its waiting exchanges end now."""
         session = self._sessions.pop(session_id, None)
-        await self.pool.execute(SQL["relay_session_detach"], session_id)
+        await self.repository.detach(session_id)
         if session is not None:
             log.info(
                 "relay_detached", subscription_id=session.subscription_id, session_id=session_id
             )
 
     async def _forward(self, session: LocalSession, exchange_id: str) -> None:
-        row = await self.pool.fetchrow(SQL["relay_exchange_take"], exchange_id, session.session_id)
+        row = await self.repository.take(exchange_id, session.session_id)
         if row is None:  # taken already, or its waiter gave up
             return
         frame = protocol.Request(
@@ -205,8 +186,7 @@ class RelayHub:
                 body = protocol.unb64(rep.body)[: protocol.MAX_REPORT_BODY]
             except ValueError:
                 body = b""
-        row = await self.pool.fetchrow(
-            SQL["relay_exchange_report"],
+        landed = await self.repository.report(
             rep.exchange_id,
             session_id,
             rep.delivery_id,
@@ -216,7 +196,7 @@ class RelayHub:
             body,
             (rep.content_type or "")[:200] or None,
         )
-        if row is None:
+        if not landed:
             log.warning(
                 "relay_report_unmatched",
                 session_id=session_id,
@@ -248,15 +228,8 @@ class RelayHub:
         waiter: asyncio.Future[None] = loop.create_future()
         self._waiters[exchange_id] = waiter
         try:
-            opened = await self.pool.fetchrow(
-                SQL["relay_exchange_open"],
-                exchange_id,
-                subscription_id,
-                delivery_id,
-                attempt,
-                kind,
-                json.dumps(headers),
-                body,
+            opened = await self.repository.open(
+                exchange_id, subscription_id, delivery_id, attempt, kind, headers, body
             )
             if opened is None:
                 return ExchangeResult(attached=False)
@@ -265,13 +238,13 @@ class RelayHub:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(asyncio.shield(waiter), min(POLL_S, left))
                     break
-                if await self.pool.fetchval(SQL["relay_exchange_peek"], exchange_id):
+                if await self.repository.reported(exchange_id):
                     break
-            row = await self.pool.fetchrow(SQL["relay_exchange_close"], exchange_id)
+            row = await self.repository.close(exchange_id)
         finally:
             self._waiters.pop(exchange_id, None)
         if row is None:  # never happens: only this waiter removes its row
-            return ExchangeResult(attached=True, session_id=opened["session_id"])
+            return ExchangeResult(attached=True, session_id=opened)
         return ExchangeResult(
             attached=True,
             session_id=row["session_id"],
@@ -294,9 +267,7 @@ class RelayHub:
         conn, self._listener = self._listener, None
         if conn is not None:
             with contextlib.suppress(Exception):
-                await conn.remove_listener(CHANNEL, self._on_notify)
-            with contextlib.suppress(Exception):
-                await self.pool.release(conn)
+                await self.repository.unlisten(conn, self._on_notify)
 
 
 def new_session_id() -> str:

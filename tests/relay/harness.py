@@ -10,12 +10,10 @@ import os
 import signal
 import subprocess
 import sys
-
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 from aiohttp import web
 
 from hookproof_subscriber import (
@@ -127,7 +125,8 @@ class Listener:
     reader: asyncio.Task[None]
 
     @classmethod
-    async def start(cls, args: list[str], env: dict[str, str]) -> Listener:
+    def start(cls, args: list[str], env: dict[str, str]) -> Listener:
+        """Spawned from a running loop (what it prints is read on that loop)."""
         proc = subprocess.Popen(
             [sys.executable, "-m", "hookproof.engine.cli", "listen", *args],
             env={**os.environ, **env},
@@ -172,5 +171,3 @@ async def until(check: Any, timeout: float = 90) -> None:
             return
         await asyncio.sleep(0.1)
     raise AssertionError("condition not reached")
-
-

@@ -15,7 +15,7 @@ import aiohttp
 import asyncpg
 import pytest
 
-from .harness import Listener, Receiver, engine_env, start_engine, tenant, until
+from .harness import Listener, Receiver, engine_env, start_engine, tenant
 
 TOPIC = "order.created"
 
@@ -94,7 +94,7 @@ async def test_deliveries_reach_the_local_receiver_through_the_relay_and_survive
             assert sub["state"] == "PENDING_CHALLENGE"  # challenged when a relay attaches
             args = ["--to", receiver.url, "--topics", TOPIC, "--engine", base]
             cli_env = {"HOOKPROOF_TOKEN": token}
-            first = await Listener.start(args, cli_env)
+            first = Listener.start(args, cli_env)
             listeners.append(first)
             # the same --to and topics: the subscription is reused, not made again
             assert await first.first_line() == f"listening {sid} -> {receiver.url}"
@@ -107,9 +107,9 @@ async def test_deliveries_reach_the_local_receiver_through_the_relay_and_survive
                 if await state() == "ACTIVE":
                     break
                 await asyncio.sleep(0.1)
-            assert await state() == "ACTIVE"
             async with http.get(f"{base}/v1/subscriptions/{sid}/history") as r:
                 history = (await r.json())["items"]
+            assert await state() == "ACTIVE", (history, first.lines, daemon.log()[-3000:])
             [passed] = [e for e in history if e["type"] == "subscription.challenge_passed"]
             assert passed["data"]["peer_address"].startswith("relay:rs_")  # through the relay
 
@@ -146,7 +146,7 @@ async def test_deliveries_reach_the_local_receiver_through_the_relay_and_survive
                 await asyncio.sleep(0.1)
             assert "relay_not_attached" in await waiting_code()
 
-            second = await Listener.start(args, cli_env)
+            second = Listener.start(args, cli_env)
             listeners.append(second)
             assert await second.first_line() == f"listening {sid} -> {receiver.url}"
             for did in dids + later:
@@ -187,6 +187,13 @@ async def test_deliveries_reach_the_local_receiver_through_the_relay_and_survive
         assert peer.startswith("relay:rs_")
     # the SDK verified every request it answered 2xx: no signature was refused
     assert all(s != 401 for _, _, s in receiver.answers)
+    # the relay's session is held by one worker; the attempts it carried were claimed by both
+    # (``serve --workers 2``): the Postgres handoff carried them across
+    workers = await pool.fetch(
+        "SELECT DISTINCT convert_from(data, 'UTF8')::jsonb->>'dispatcher' AS d FROM events"
+        " WHERE type = 'delivery.attempt_admitted'"
+    )
+    assert len(workers) == 2, [r["d"] for r in workers]
 
 
 async def test_only_the_owner_attaches_and_a_second_attach_replaces_the_first(
@@ -199,7 +206,7 @@ async def test_only_the_owner_attaches_and_a_second_attach_replaces_the_first(
     try:
         owner = await tenant(env, "acme")
         other = await tenant(env, "globex")
-        cli = await Listener.start(
+        cli = Listener.start(
             ["--to", receiver.url, "--engine", base, "--token", owner, "--json"], {}
         )
         line = await cli.first_line()
@@ -239,9 +246,7 @@ async def test_a_non_loopback_target_is_refused_before_the_engine_is_asked(
     to: str, code: str
 ) -> None:
     # the engine URL is a closed port: the refusal must come first, with its own code
-    cli = await Listener.start(
-        ["--to", to, "--engine", "http://127.0.0.1:9", "--token", "hp_x"], {}
-    )
+    cli = Listener.start(["--to", to, "--engine", "http://127.0.0.1:9", "--token", "hp_x"], {})
     assert await cli.wait() == 2
     assert any(code in line for line in cli.lines), cli.lines
     assert any("loopback" in line or "http://" in line for line in cli.lines)
