@@ -58,14 +58,14 @@ def routes(hub: RelayHub) -> list[web.RouteDef]:
         async def close(reason: str) -> None:
             with contextlib.suppress(Exception):
                 if reason == "replaced":
-                    await ws.send_str(protocol.encode(protocol.Replaced()))
+                    await ws.send_str(protocol.encode(protocol.RelayReplaced()))
             code = CLOSE_REPLACED if reason == "replaced" else 1001
             await ws.close(code=code, message=reason.encode())
 
         sid = state.subscription_id
         await hub.attach(sid, tenant, LocalSession(session_id, sid, send, close))
         try:
-            attached = protocol.Attached(
+            attached = protocol.RelayAttached(
                 subscription_id=sid, session_id=session_id, endpoint=state.config.endpoint
             )
             await ws.send_str(protocol.encode(attached))

@@ -151,7 +151,7 @@ class RelayHub:
         row = await self.repository.take(exchange_id, session.session_id)
         if row is None:  # taken already, or its waiter gave up
             return
-        frame = protocol.Request(
+        frame = protocol.RelayRequest(
             exchange_id=exchange_id,
             kind=row["kind"],
             delivery_id=row["delivery_id"],

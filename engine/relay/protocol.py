@@ -26,10 +26,10 @@ import msgspec
 
 __all__ = [
     "MAX_REPORT_BODY",
-    "Attached",
-    "Replaced",
-    "Report",
-    "Request",
+    "RelayAttached",
+    "RelayReplaced",
+    "RelayReport",
+    "RelayRequest",
     "ToClient",
     "b64",
     "decode_report",
@@ -45,13 +45,13 @@ class _Frame(msgspec.Struct, kw_only=True, rename="camel", tag_field="type"):
     pass
 
 
-class Attached(_Frame, kw_only=True, tag="attached"):
+class RelayAttached(_Frame, kw_only=True, tag="attached"):
     subscription_id: str
     session_id: str
     endpoint: str
 
 
-class Request(_Frame, kw_only=True, tag="request"):
+class RelayRequest(_Frame, kw_only=True, tag="request"):
     exchange_id: str
     kind: Literal["delivery", "challenge"]
     delivery_id: str
@@ -60,11 +60,11 @@ class Request(_Frame, kw_only=True, tag="request"):
     body: str
 
 
-class Replaced(_Frame, kw_only=True, tag="replaced"):
+class RelayReplaced(_Frame, kw_only=True, tag="replaced"):
     pass
 
 
-class Report(_Frame, kw_only=True, tag="report", forbid_unknown_fields=True):
+class RelayReport(_Frame, kw_only=True, tag="report", forbid_unknown_fields=True):
     exchange_id: str
     delivery_id: str
     attempt: int
@@ -74,7 +74,7 @@ class Report(_Frame, kw_only=True, tag="report", forbid_unknown_fields=True):
     body: str | None = None
 
 
-ToClient = Attached | Request | Replaced
+ToClient = RelayAttached | RelayRequest | RelayReplaced
 
 
 def b64(data: bytes) -> str:
@@ -88,10 +88,10 @@ def unb64(text: str) -> bytes:
         raise ValueError("not standard base64") from exc
 
 
-def decode_report(raw: str | bytes) -> Report:
+def decode_report(raw: str | bytes) -> RelayReport:
     """A report frame, or :class:`ValueError` (anything else is not a report)."""
     try:
-        return msgspec.json.decode(raw, type=Report)
+        return msgspec.json.decode(raw, type=RelayReport)
     except msgspec.ValidationError as exc:
         raise ValueError(str(exc)) from exc
     except msgspec.DecodeError as exc:
