@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -44,14 +43,14 @@ async def cmd_listen(args: argparse.Namespace, settings: Settings) -> int:
     from .relay.endpoint import normalise_relay_endpoint
 
     normalise_relay_endpoint(args.to)  # refused before anything is asked of the engine
-    token = args.token or os.environ.get("HOOKPROOF_TOKEN")
+    token = args.token or settings.client_token
     if not token:
         raise ValidationError(
             "a token is needed: --token or HOOKPROOF_TOKEN (a tenant or portal token)",
             field="token",
             code="listen_args",
         )
-    engine = args.engine or os.environ.get("HOOKPROOF_URL") or DEFAULT_ENGINE
+    engine = args.engine or settings.client_url or DEFAULT_ENGINE
     opts = ListenOptions(
         to=args.to,
         topics=parse_topics(args.topics),
