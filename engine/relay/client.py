@@ -36,6 +36,8 @@ LOCAL_TIMEOUT_S: Final = 10.0
 BACKOFF_FIRST_S: Final = 0.5
 BACKOFF_MAX_S: Final = 15.0
 CLOSE_REPLACED: Final = 4409
+#: a request frame: the delivery's body (base64) and headers
+MAX_FRAME: Final = 64 * 1024 * 1024
 
 
 class ListenRefused(HookproofError):
@@ -134,7 +136,11 @@ class Relay:
         while True:
             try:
                 async with self.http.ws_connect(
-                    url, headers=_headers(self.opts.token), heartbeat=20.0, autoping=True
+                    url,
+                    headers=_headers(self.opts.token),
+                    heartbeat=20.0,
+                    autoping=True,
+                    max_msg_size=MAX_FRAME,
                 ) as ws:
                     delay = BACKOFF_FIRST_S
                     code = await self._session(ws)

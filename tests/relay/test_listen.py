@@ -250,3 +250,43 @@ async def test_a_non_loopback_target_is_refused_before_the_engine_is_asked(
     assert await cli.wait() == 2
     assert any(code in line for line in cli.lines), cli.lines
     assert any("loopback" in line or "http://" in line for line in cli.lines)
+
+
+async def test_a_consumers_portal_session_listens_and_another_consumers_cannot_attach(
+    db_url: str, tmp_path: Path
+) -> None:
+    env = engine_env(db_url, tmp_path)
+    daemon = await start_engine(env, tmp_path)
+    base = daemon.base_url
+    receiver = Receiver(base)
+    cli: Listener | None = None
+    try:
+        token = await tenant(env, "acme")
+        portal: dict[str, str] = {}
+        async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {token}"}) as http:
+            for cid in ("cust-1", "cust-2"):
+                async with http.post(f"{base}/v1/consumers", json={"id": cid, "name": cid}) as r:
+                    assert r.status == 201, await r.text()
+                async with http.post(f"{base}/v1/consumers/{cid}/portal-sessions", json={}) as r:
+                    assert r.status == 201, await r.text()
+                    portal[cid] = (await r.json())["token"]
+        cli = Listener.start(
+            ["--to", receiver.url, "--engine", base, "--json"],
+            {"HOOKPROOF_TOKEN": portal["cust-1"]},
+        )
+        sid = __import__("json").loads(await cli.first_line())["subscriptionId"]
+        async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {token}"}) as http:
+            async with http.get(f"{base}/v1/subscriptions/{sid}") as r:
+                view = await r.json()
+        assert view["consumerId"] == "cust-1" and view["destination"] == {"type": "relay"}
+        url = f"{base}/v1/relay/{sid}"
+        async with aiohttp.ClientSession() as http:
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(url, headers={"Authorization": f"Bearer {portal['cust-2']}"})
+            assert refused.value.status == 404
+        assert cli.proc.poll() is None  # still attached: the refused attempt replaced nothing
+        assert await cli.stop(signal.SIGINT) == 0
+    finally:
+        if cli is not None and cli.proc.poll() is None:
+            cli.proc.kill()
+        await asyncio.to_thread(daemon.stop)

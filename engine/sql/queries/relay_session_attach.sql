@@ -1,7 +1,10 @@
 -- A relay session attaches to its subscription, replacing any earlier one (whose holder is
 -- told by `x:<old session>` and closes it). $1 subscription, $2 session, $3 tenant,
--- $4 the holder's LISTEN backend pid. Returns the replaced session, if any.
-WITH old AS (
+-- $4 the holder's LISTEN backend pid. Returns the replaced session, if any. Exchanges an hour
+-- old are gone too (only a waiter's crash leaves one: its attempt is long reconciled).
+WITH stale AS (
+    DELETE FROM relay_exchanges WHERE created_at < now() - interval '1 hour'
+), old AS (
     SELECT session_id FROM relay_sessions WHERE subscription_id = $1 FOR UPDATE
 ), up AS (
     INSERT INTO relay_sessions (subscription_id, session_id, tenant_id, backend_pid)
