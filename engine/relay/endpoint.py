@@ -18,7 +18,13 @@ from hookproof.errors import ValidationError
 
 from ..endpoint import MAX_URL_LENGTH, Endpoint
 
-__all__ = ["RELAY_SCHEME", "is_loopback_host", "is_relay_endpoint", "normalise_relay_endpoint"]
+__all__ = [
+    "RELAY_SCHEME",
+    "is_loopback_host",
+    "is_relay_endpoint",
+    "is_relay_peer",
+    "normalise_relay_endpoint",
+]
 
 RELAY_SCHEME: Final = "http"
 _FIELD: Final = "endpoint"
@@ -31,6 +37,11 @@ def _reject(code: str, detail: str) -> ValidationError:
 def is_relay_endpoint(url: str) -> bool:
     """True for a relay subscription's endpoint (``http://``); never for an HTTPS one."""
     return url.startswith(f"{RELAY_SCHEME}://")
+
+
+def is_relay_peer(peer_address: str | None) -> bool:
+    """True for an attempt's peer that was a relay session (``relay:<sessionId>``)."""
+    return peer_address is not None and peer_address.startswith("relay:")
 
 
 def is_loopback_host(host: str) -> bool:

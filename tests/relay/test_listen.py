@@ -290,3 +290,68 @@ async def test_a_consumers_portal_session_listens_and_another_consumers_cannot_a
         if cli is not None and cli.proc.poll() is None:
             cli.proc.kill()
         await asyncio.to_thread(daemon.stop)
+
+
+async def test_the_cli_reconnects_after_the_engine_restarts_and_deliveries_resume(
+    db_url: str, tmp_path: Path
+) -> None:
+    from tests.daemon import free_port, start_daemon
+
+    env = engine_env(db_url, tmp_path)
+    port = free_port()
+    daemon = await asyncio.to_thread(start_daemon, env, tmp_path, port=port)
+    base = daemon.base_url
+    receiver = Receiver(base)
+    await receiver.start()
+    jwk = tmp_path / "receipt.jwk.json"
+    jwk.write_text(__import__("json").dumps(receiver.receipt_key()["publicKeyJwk"]))
+    cli: Listener | None = None
+    try:
+        token = await tenant(env, "acme")
+        cli = Listener.start(
+            [
+                "--to",
+                receiver.url,
+                "--engine",
+                base,
+                "--topics",
+                TOPIC,
+                "--receipt-key-id",
+                receiver.key.key_id,
+                "--receipt-key-jwk",
+                str(jwk),
+            ],
+            {"HOOKPROOF_TOKEN": token},
+        )
+        line = await cli.first_line()
+        sid = line.split()[1]
+        async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {token}"}) as http:
+
+            async def state() -> str:
+                async with http.get(f"{base}/v1/subscriptions/{sid}") as r:
+                    return str((await r.json())["state"])
+
+            for _ in range(600):
+                if await state() == "ACTIVE":
+                    break
+                await asyncio.sleep(0.1)
+            assert await state() == "ACTIVE"  # the receipt key's proof, through the relay
+        await asyncio.to_thread(daemon.stop)
+        daemon = await asyncio.to_thread(start_daemon, env, tmp_path, port=port)
+        async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {token}"}) as http:
+            [did] = await _publish(http, base, ["evt-after-restart"])
+            for _ in range(900):
+                view = await _view(http, base, did)
+                if view["evidence"]["endpoint"] == "RELAY_REPORTED":
+                    break
+                await asyncio.sleep(0.1)
+            assert view["evidence"]["endpoint"] == "RELAY_REPORTED", view
+        await receiver.sdk.drain()
+        assert "evt-after-restart" in receiver.effects
+        assert "reconnecting" in cli.lines and cli.proc.poll() is None  # the same process
+        assert await cli.stop(signal.SIGTERM) == 0
+    finally:
+        if cli is not None and cli.proc.poll() is None:
+            cli.proc.kill()
+        await receiver.stop()
+        await asyncio.to_thread(daemon.stop)
