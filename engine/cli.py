@@ -207,6 +207,9 @@ def build_parser(*, serve_only: bool = False) -> argparse.ArgumentParser:
     from . import cli_deliveries
 
     cli_deliveries.register(sub, _add_json)
+    from . import cli_listen
+
+    cli_listen.register(sub, _add_json)
     return parser
 
 

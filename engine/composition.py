@@ -33,6 +33,7 @@ from .api.keys import routes as key_routes
 from .api.metrics import metrics_route
 from .api.receipts import routes as receipt_routes
 from .api.recover import routes as recover_routes
+from .api.relay import routes as relay_routes
 from .api.rollouts import routes as rollout_routes
 from .archive import Archiver, SegmentArchive
 from .archive.repository import ArchiveRepository
@@ -42,7 +43,7 @@ from .challenge.drift import DriftGuard
 from .clock import Clock, system_clock
 from .consumers import ConsumerService
 from .delivery.broker import BrokerDestination
-from .delivery.destination import AMQP, HTTPS, NATS, Destination, DestinationsByKind
+from .delivery.destination import AMQP, HTTPS, NATS, RELAY, Destination, DestinationsByKind
 from .delivery.dispatcher import Dispatcher
 from .delivery.gates import EndpointGates
 from .delivery.https import HttpsDestination
@@ -69,6 +70,10 @@ from .projections_runner import ProjectorRole
 from .receipts.redeliver import ReceiptRedeliverer
 from .receipts.service import ReceiptMetrics, ReceiptService
 from .registry import async_projections, inline_hooks
+from .relay.challenge import RelayChallenges
+from .relay.destination import RelayDestination
+from .relay.hub import RelayHub
+from .relay.repository import RelayRepository
 from .rollouts.service import RolloutService
 from .rotation import Rotation
 from .rotation_repository import RotationRepository
@@ -91,6 +96,7 @@ __all__ = [
     "construct_keyring",
     "construct_receipts",
     "construct_recovery",
+    "construct_relay",
     "construct_rollouts",
     "construct_rotation",
     "construct_routes",
@@ -236,6 +242,16 @@ def construct_egress(settings: Settings) -> EgressTransport:
     return transport
 
 
+def construct_relay(pool: asyncpg.Pool, settings: Settings) -> RelayHub:
+    """This worker's relay sessions (``hookproof listen``) and the exchanges through any
+    worker's, over Postgres (``engine/relay/hub.py``); a report is waited for as long as an
+    HTTPS answer would be."""
+    return RelayHub(
+        RelayRepository(pool),
+        report_timeout_s=settings.connect_timeout_s + settings.request_timeout_s,
+    )
+
+
 def construct_challenger(
     store: EventStore,
     settings: Settings,
@@ -244,6 +260,7 @@ def construct_challenger(
     keyring: KeyRing,
     clock: Clock,
     brokers: BrokerDestination | None = None,
+    relay: RelayHub | None = None,
 ) -> Challenger:
     return Challenger(
         store,
@@ -254,6 +271,7 @@ def construct_challenger(
         secret_for=keyring.secret_for,
         clock=clock,
         brokers=brokers,
+        relay=None if relay is None else RelayChallenges(relay),
     )
 
 
@@ -284,11 +302,15 @@ def construct_destination(
     subscriptions: SubscriptionService,
     options: EngineOptions,
     brokers: BrokerDestination,
+    relay: RelayHub | None = None,
 ) -> Destination:
     """Where the dispatcher's attempts go, by destination kind: HTTPS through the pinned
-    egress, and the broker kinds (``amqp``, ``nats``) through ``brokers``; traced per attempt."""
+    egress, the broker kinds (``amqp``, ``nats``) through ``brokers``, and a relay
+    subscription's through its ``hookproof listen`` session; traced per attempt."""
     https = HttpsDestination(transport, guard, subscriptions)
     kinds: dict[str, Destination] = {HTTPS: https, AMQP: brokers, NATS: brokers}
+    if relay is not None:
+        kinds[RELAY] = RelayDestination(relay)
     destination: Destination = DestinationsByKind(kinds, default=https)
     if options.wrap_destination is not None:
         destination = options.wrap_destination(destination)
@@ -324,6 +346,7 @@ def construct_delivery(
     rollouts: RolloutService,
     options: EngineOptions,
     brokers: BrokerDestination,
+    relay: RelayHub | None = None,
 ) -> Delivery:
     """Ingest, the ledger's reads, the destination, the dispatcher and its metrics, the
     engine's notifications and recovery."""
@@ -340,7 +363,9 @@ def construct_delivery(
     )
     deliveries = DeliveryRepository(pool)
     guard = DriftGuard(store, subscriptions, transport, clock=clock)
-    destination = construct_destination(transport, guard, subscriptions, options, brokers=brokers)
+    destination = construct_destination(
+        transport, guard, subscriptions, options, brokers=brokers, relay=relay
+    )
     gates = EndpointGates()  # the breakers the metrics report, built before both
     metrics = EngineMetrics(breaker_states=gates.states)
     dispatcher = Dispatcher(
@@ -439,10 +464,11 @@ def construct_api(
 
 
 def construct_routes(
-    services: Services, deliveries: DeliveryRepository
+    services: Services, deliveries: DeliveryRepository, relay: RelayHub | None = None
 ) -> tuple[web.RouteDef, ...]:
     """The parts' routes beside the API's own (``create_app``), in this order."""
     return (
+        *(relay_routes(relay) if relay is not None else ()),
         *rollout_routes(services.rollouts),
         *event_type_routes(services.event_types),
         metrics_route(services.metrics, deliveries),
@@ -519,8 +545,9 @@ async def build_engine(
     )
     transport = construct_egress(settings)
     broker = BrokerDestination.from_settings(settings, subscriptions, credentials)
+    relay = construct_relay(pool, settings)
     challenger = construct_challenger(
-        store, settings, subscriptions, transport, keyring, clock, brokers=broker
+        store, settings, subscriptions, transport, keyring, clock, brokers=broker, relay=relay
     )
     rollouts = construct_rollouts(store, settings, keyring, subscriptions, clock)
     rotation = construct_rotation(pool, keyring, challenger, subscriptions, rollouts)
@@ -534,6 +561,7 @@ async def build_engine(
         rollouts=rollouts,
         options=options,
         brokers=broker,
+        relay=relay,
     )
     receipts, redeliverer = construct_receipts(store, settings, delivery.metrics, clock)
     archiver = (
@@ -575,6 +603,7 @@ async def build_engine(
     closers: list[Closer] = [] if stop_tracing is None else [stop_tracing]  # flushed last
     closers += [transport.close, broker.close, delivery.validator.close]
     closers.append(delivery.ingest.groups.close)
+    closers.append(relay.close)  # closed first: its sessions end before the pool does
     return Engine(
         settings=settings,
         pool=pool,
@@ -584,7 +613,7 @@ async def build_engine(
         api=api,
         services=services,
         workers=workers,
-        extra_routes=construct_routes(services, delivery.deliveries),
+        extra_routes=construct_routes(services, delivery.deliveries, relay),
         closers=tuple(closers),
         settlers=settlers,
         roles=roles,

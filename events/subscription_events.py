@@ -53,7 +53,10 @@ class DestinationConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
     connection URL and the signed ``@destination`` URI. Never a credential: the sealed
     credentials are referenced by ``credentials_id`` and bound by their keyed digest."""
 
-    type: str  # "amqp" | "nats" (a tagged union: a new type adds its own members)
+    #: "amqp" | "nats" | "relay" (a tagged union: a new type adds its own members). A relay
+    #: (``hookproof listen``, DESIGN.md 11) is scheme "http", ``url`` = ``uri`` = the local
+    #: loopback receiver the relay forwards to, and no credentials.
+    type: str
     scheme: str
     host: str
     port: int
@@ -67,6 +70,11 @@ class DestinationConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
     stream: str | None = None
     credentials_id: str | None = None
     credentials_digest: str | None = None
+
+    @property
+    def is_relay(self) -> bool:
+        """A development relay (``hookproof listen``), not a broker."""
+        return self.type == "relay"
 
 
 class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -89,7 +97,8 @@ class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     ordering: str = "none"  # or "aggregate": one aggregateId at a time, in aggregateVersion order
     ordering_gap_timeout_s: float = 60.0  # how long a missing version is waited for
     consumer_id: str | None = None  # the tenant's consumer it belongs to (immutable)
-    #: a broker instead of the HTTPS endpoint (``endpoint`` is then the destination URI)
+    #: a broker or a relay instead of the HTTPS endpoint (``endpoint`` is then the broker's
+    #: destination URI, or the relay's local receiver)
     destination: DestinationConfig | None = None
 
 

@@ -177,6 +177,16 @@ class Settings:
         return self.env.get("HOOKPROOF_METRICS_TOKEN") or None
 
     @property
+    def client_url(self) -> str | None:
+        """``HOOKPROOF_URL``: the engine a client command talks to (``hookproof listen``)."""
+        return self.env.get("HOOKPROOF_URL") or None
+
+    @property
+    def client_token(self) -> str | None:
+        """``HOOKPROOF_TOKEN``: the tenant or portal token of a client command."""
+        return self.env.get("HOOKPROOF_TOKEN") or None
+
+    @property
     def roles(self) -> frozenset[str]:
         """``HOOKPROOF_ROLES`` (comma-separated: api, dispatcher, projector, scheduler)."""
         raw = self.env.get("HOOKPROOF_ROLES", "api,dispatcher,projector,scheduler")

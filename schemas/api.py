@@ -76,7 +76,8 @@ class SubscriptionCreate(_Strict, kw_only=True):
     secret: str | None = None
     #: The tenant's consumer this subscription belongs to (immutable; None: consumer-less).
     consumer_id: str | None = None
-    #: A broker instead of an HTTPS endpoint (``amqp`` | ``nats``; credentials write-only).
+    #: A broker (``amqp`` | ``nats``; credentials write-only, DESIGN.md 13) or a development
+    #: relay (``relay``, ``hookproof listen``, DESIGN.md 11) instead of an HTTPS endpoint.
     destination: DestinationIn | None = None
 
 

@@ -20,13 +20,16 @@ __all__ = [
     "DESTINATION_TYPES",
     "NATS_DEFAULT_PORTS",
     "AmqpDestinationIn",
+    "BrokerDestinationIn",
     "CredentialsIn",
     "DestinationIn",
     "DestinationOut",
     "NatsDestinationIn",
+    "RelayDestinationIn",
+    "RelayDestinationOut",
 ]
 
-DESTINATION_TYPES: Final = ("amqp", "nats")
+DESTINATION_TYPES: Final = ("amqp", "nats", "relay")
 #: Scheme -> default port. ``amqps``/``tls`` are TLS; the plain ones need an exact allowance.
 AMQP_DEFAULT_PORTS: Final = {"amqps": 5671, "amqp": 5672}
 NATS_DEFAULT_PORTS: Final = {"tls": 4222, "nats": 4222}
@@ -96,7 +99,16 @@ class NatsDestinationIn(_DestinationBase, kw_only=True, tag="nats"):
     stream: Annotated[str, msgspec.Meta(max_length=255)]
 
 
-DestinationIn = AmqpDestinationIn | NatsDestinationIn
+class RelayDestinationIn(_Strict, kw_only=True, tag_field="type", tag="relay"):
+    """A development relay (``hookproof listen``, DESIGN.md section 11): no URL of its own;
+    deliveries go over the WebSocket ``GET /v1/relay/{subscriptionId}`` that the listening
+    CLI holds open, and the subscription's ``endpoint`` is the local ``http://`` loopback URL
+    the CLI forwards to (the signatures cover it, so the local receiver verifies as in
+    production). Nothing is dialled by the engine, so no address vetting applies."""
+
+
+BrokerDestinationIn = AmqpDestinationIn | NatsDestinationIn
+DestinationIn = AmqpDestinationIn | NatsDestinationIn | RelayDestinationIn
 
 
 class DestinationOut(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
@@ -112,3 +124,9 @@ class DestinationOut(msgspec.Struct, kw_only=True, rename="camel", omit_defaults
     subject: str | None = None
     stream: str | None = None
     credentials_digest: str | None = None
+
+
+class RelayDestinationOut(msgspec.Struct, kw_only=True, rename="camel"):
+    """How a relay destination is shown (``{"type": "relay"}``)."""
+
+    type: Literal["relay"] = "relay"

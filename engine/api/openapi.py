@@ -11,6 +11,8 @@ from aiohttp import web
 from hookproof.projections.deliveries import LEDGER_STATES
 from hookproof.schemas import api as api_schemas
 
+from ..relay import protocol as relay_protocol
+
 __all__ = ["OPERATIONS", "openapi_document"]
 
 _REQUEST_TYPES: list[Any] = [
@@ -35,6 +37,13 @@ _RESPONSE_TYPES: list[Any] = [
     api_schemas.AttemptStatsBatch,
     api_schemas.PortalSessionPage,
     api_schemas.PortalSessionsEnded,
+]
+#: the frames of a relay session (``GET /v1/relay/{id}``, ``schemas/relay.md``)
+_RELAY_FRAMES: list[Any] = [
+    relay_protocol.RelayAttached,
+    relay_protocol.RelayRequest,
+    relay_protocol.RelayReplaced,
+    relay_protocol.RelayReport,
 ]
 
 _PROBLEM = {
@@ -279,6 +288,13 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "public": True,
     },
     ("get", "/openapi.json"): {"summary": "This document", "public": True},
+    ("get", "/v1/relay/{id}"): {
+        "summary": "The relay session of a subscription with destination {type: relay}, as a "
+        "WebSocket (hookproof listen; the tenant's or its consumer's portal token; another "
+        "caller gets 404; a second attach replaces the first, closed with 4409)",
+        "status": 101,
+        "websocket": True,
+    },
     ("get", "/metrics"): {
         "summary": "Prometheus metrics (HOOKPROOF_METRICS_TOKEN or the operator token)",
         "text": True,
@@ -299,7 +315,8 @@ def _registered(app: web.Application) -> set[tuple[str, str]]:
 def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
     """Only operations the running app actually routes are described."""
     _, components = msgspec.json.schema_components(
-        _REQUEST_TYPES + _RESPONSE_TYPES, ref_template="#/components/schemas/{name}"
+        _REQUEST_TYPES + _RESPONSE_TYPES + _RELAY_FRAMES,
+        ref_template="#/components/schemas/{name}",
     )
     components["Problem"] = _PROBLEM
     live = _registered(app) if app is not None else set(OPERATIONS)
@@ -366,6 +383,17 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
         }
         if not op.get("public"):
             entry["security"] = [{"bearer": []}]
+        if op.get("websocket"):  # OpenAPI has no WebSocket: the frames, by reference
+            entry["responses"]["101"] = {"description": "Switching Protocols (WebSocket)"}
+            entry["x-websocket"] = {
+                "document": "schemas/relay.md",
+                "toClient": [
+                    {"$ref": f"#/components/schemas/{t.__name__}"}
+                    for t in _RELAY_FRAMES
+                    if t is not relay_protocol.RelayReport
+                ],
+                "toEngine": [{"$ref": "#/components/schemas/RelayReport"}],
+            }
         if "body" in op or op.get("rawBody"):  # a body read too slowly, or in another coding
             entry["responses"]["408"] = problem
             entry["responses"]["415"] = problem

@@ -70,7 +70,9 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
         "createdAt": s.created_at,
         "updatedAt": s.updated_at,
     }
-    if c.destination is not None:  # a broker: never a credential, only its digest
+    if c.destination is not None and c.destination.is_relay:
+        view["destination"] = {"type": "relay"}
+    elif c.destination is not None:  # a broker: never a credential, only its digest
         view["destination"] = view_of(c.destination)
     if s.pending is not None:
         view["pendingChallenge"] = {
@@ -146,7 +148,9 @@ async def create(request: web.Request) -> web.Response:
             raise PortalScope("a portal session registers endpoints for its own consumer only")
         body = msgspec.structs.replace(body, consumer_id=portal.consumer_id)
     state, secret = await ctx.subscriptions.register(tenant, body, actor=actor(request, tenant))
-    if ctx.on_registered is not None:
+    # a relay subscription is challenged when its relay attaches (``GET /v1/relay/{id}``)
+    relay = state.config.destination is not None and state.config.destination.is_relay
+    if ctx.on_registered is not None and not relay:
         await ctx.on_registered(state)
         state = await ctx.subscriptions.get(tenant, state.subscription_id)
     view = subscription_view(state)

@@ -160,7 +160,7 @@ def answer_reason(state: SubscriptionState, answer: Answer) -> str | None:
     pending = state.pending
     if pending is None or pending.challenge_id != answer.challenge_id:
         return "challenge_not_pending"
-    if state.config.destination is None:
+    if state.config.destination is None or state.config.destination.is_relay:
         return "not_a_broker"
     if pending.published is None:
         return "challenge_not_published"

@@ -34,6 +34,7 @@ from hookproof_subscriber import SigningKey
 from .. import tracing
 from ..destinations import BrokerEvidence, BrokerMessage, build_challenge_message
 from ..egress import EgressResult, EgressTransport
+from ..relay.challenge import RelayChallenges
 from ..signing import Signer, sign_headers
 from ..subscriptions import SubscriptionService, stream_of
 from ..subscriptions.service import SUBSCRIPTION_ID
@@ -86,9 +87,12 @@ class Challenger:
         secret_for: Callable[[str], Any] | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         brokers: BrokerChallenges | None = None,
+        relay: RelayChallenges | None = None,
     ) -> None:
         self.brokers = brokers
         self.store = store
+        #: a relay subscription's challenge goes through its ``hookproof listen`` session
+        self.relay = relay
         self.subscriptions = subscriptions
         self.transport = transport
         self.settings = settings
@@ -183,7 +187,7 @@ class Challenger:
             )
         key = key or await self.signing_key_for(state)
         challenge, state = await self.issue(state, key, actor=actor)
-        if state.config.destination is not None:
+        if state.config.destination is not None and not state.config.destination.is_relay:
             return await self._publish(state, state.config.destination, challenge, key, actor)
         headers = self.sign(state, challenge, key)
         with tracing.span(
@@ -198,13 +202,23 @@ class Challenger:
             client=True,
         ) as span:
             headers["traceparent"] = span.traceparent() or headers["traceparent"]
-            result = await self.transport.post(state.config.endpoint, challenge.body, headers)
+            result = await self._post(state, challenge, headers)
             span.set("http.response.status_code", result.status)
             span.set("network.peer.address", result.peer_address)
             outcome = await self.complete(challenge, result, actor=actor)
             span.set("hookproof.passed", bool(outcome.get("passed")))
             span.set("hookproof.reason", outcome.get("reason"))
             return outcome
+
+    async def _post(
+        self, state: SubscriptionState, challenge: Challenge, headers: dict[str, str]
+    ) -> EgressResult:
+        """The challenge request: through the pinned egress, or for a relay subscription
+        through its relay session (the local receiver answers; nothing is dialled)."""
+        relay = state.config.destination is not None and state.config.destination.is_relay
+        if relay and self.relay is not None:
+            return await self.relay.post(state, challenge.challenge_id, challenge.body, headers)
+        return await self.transport.post(state.config.endpoint, challenge.body, headers)
 
     async def complete(
         self, challenge: Challenge, result: EgressResult, *, actor: str

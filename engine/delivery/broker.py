@@ -127,7 +127,7 @@ class BrokerDestination:
             ):
                 found = ev.config.destination
         # only the destination whose URI the delivery was planned for may carry it
-        if found is not None and found.uri != row.endpoint:
+        if found is not None and (found.is_relay or found.uri != row.endpoint):
             found = None
         if found is not None:
             self._bound.put(key, found)

@@ -22,13 +22,17 @@ from typing import Any, Final, Protocol
 import msgspec
 
 from ..egress.failures import FailureCode, Outcome, is_lost
+from ..relay.codes import RelayCode
+from ..relay.endpoint import is_relay_endpoint
 from ..signing import Signer
 from .ledger import ClaimRow
 
 __all__ = [
     "AMQP",
+    "BROKER_KINDS",
     "HTTPS",
     "NATS",
+    "RELAY",
     "Completed",
     "Destination",
     "DestinationsByKind",
@@ -50,6 +54,10 @@ NATS: Final = "nats"
 #: the kind of an attempt by its endpoint's scheme (a broker subscription's endpoint is its
 #: destination URI, so a draining older generation keeps its own kind)
 _KIND_OF_SCHEME: Final = {"amqps": AMQP, "amqp": AMQP, "tls": NATS, "nats": NATS}
+#: the kinds that sign their own message form (``"@destination"``), not the HTTP one
+BROKER_KINDS: Final = frozenset({AMQP, NATS})
+#: the kind of a relay subscription (``destination: {"type": "relay"}``, ``hookproof listen``)
+RELAY: Final = "relay"
 
 
 class SignedMessage(msgspec.Struct, frozen=True):
@@ -80,7 +88,7 @@ class Evidence(msgspec.Struct, frozen=True):
     """
 
     outcome: Outcome
-    code: FailureCode | str | None = None
+    code: FailureCode | RelayCode | str | None = None
     status: int | None = None
     retry_after: str | None = None
     location: str | None = None
@@ -117,7 +125,10 @@ class Destination(Protocol):
 
 def kind_of(target: ClaimRow) -> str:
     """The attempt's destination kind, from the endpoint its delivery was planned for: a
-    broker subscription's endpoint is its destination URI (``amqps://...``, ``tls://...``)."""
+    broker subscription's endpoint is its destination URI (``amqps://...``, ``tls://...``), a
+    relay subscription's its local ``http://`` receiver (an HTTPS one is always ``https://``)."""
+    if is_relay_endpoint(target.endpoint):
+        return RELAY
     scheme = target.endpoint.partition(":")[0].lower()
     return _KIND_OF_SCHEME.get(scheme, HTTPS)
 

@@ -50,7 +50,7 @@ from .claim import (
     plan_claim,
 )
 from .destination import (
-    HTTPS,
+    BROKER_KINDS,
     Destination,
     Evidence,
     PendingAttempt,
@@ -361,7 +361,7 @@ class Dispatcher:
         """Signed exactly as the admission recorded (``job.signers``), never re-decided."""
         r = job.row
         headers = dict(base) if base is not None else self.base_headers(job)
-        if kind_of(r) != HTTPS:  # a broker signs its own form ("@destination")
+        if kind_of(r) in BROKER_KINDS:  # a broker signs its own form ("@destination")
             return headers
         headers.update(
             sign_headers(

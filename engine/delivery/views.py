@@ -29,6 +29,8 @@ from hookproof.projections.ledger import LedgerState as S
 
 from ..challenge.disclosure import tenant_dead_letter_reason, tenant_reason
 from ..destinations.evidence import broker_view
+from ..relay.codes import RELAY_REPORTED
+from ..relay.endpoint import is_relay_endpoint
 from ..repository import Record
 from .ledger import ledger_next
 from .repository import DeliveryRepository
@@ -38,8 +40,14 @@ __all__ = ["DeliveryReader", "evidence_of"]
 
 
 def evidence_of(row: dict[str, Any], verified_generation: int | None = None) -> dict[str, Any]:
-    """The evidence ladder: endpoint and application facts, never inferred from each other."""
+    """The evidence ladder: endpoint and application facts, never inferred from each other.
+    A relay subscription's acceptance is what its relay reported (``RELAY_REPORTED``, with
+    the status it saw): the engine did not see that answer itself."""
     accepted = row["accepted_at"] is not None
+    if accepted and is_relay_endpoint(row["endpoint"]):
+        relayed = _application(row)
+        relayed["reportedStatus"] = row.get("last_status")
+        return {"endpoint": RELAY_REPORTED, **relayed}
     endpoint = (
         S.ENDPOINT_ACCEPTED.value
         if accepted
@@ -49,6 +57,10 @@ def evidence_of(row: dict[str, Any], verified_generation: int | None = None) -> 
             else "NONE"
         )
     )
+    return {"endpoint": endpoint, **_application(row)}
+
+
+def _application(row: dict[str, Any]) -> dict[str, Any]:
     application = row["application"]
     if application == "CONFIRMED":
         app = "CONFIRMED"
@@ -56,7 +68,7 @@ def evidence_of(row: dict[str, Any], verified_generation: int | None = None) -> 
         app = "UNOBSERVABLE"
     else:
         app = "PENDING"
-    return {"endpoint": endpoint, "application": app}
+    return {"application": app}
 
 
 def _command(delivery_id: str, row: Any, event: Event, actor: str) -> StreamAppend:
@@ -132,8 +144,9 @@ class DeliveryReader:
                     "outcome": S.DISPATCHING.value,
                 }
             elif isinstance(ev, EndpointAccepted) and ev.attempt in attempts:
+                relayed = is_relay_endpoint(attempts[ev.attempt]["endpoint"])
                 attempts[ev.attempt].update(
-                    outcome=S.ENDPOINT_ACCEPTED.value,
+                    outcome=RELAY_REPORTED if relayed else S.ENDPOINT_ACCEPTED.value,
                     status=ev.status,
                     peerAddress=ev.peer_address,
                     spkiSha256=ev.spki_sha256,

@@ -49,8 +49,8 @@ from hookproof.schemas.destinations import (
     BROKER_PORTS,
     NATS_DEFAULT_PORTS,
     AmqpDestinationIn,
+    BrokerDestinationIn,
     CredentialsIn,
-    DestinationIn,
     DestinationOut,
     NatsDestinationIn,
 )
@@ -165,13 +165,13 @@ class Destination:
         return out
 
 
-def decode_destination(value: Any) -> DestinationIn:
+def decode_destination(value: Any) -> BrokerDestinationIn:
     """The API's ``destination`` object (already JSON-decoded) as a typed struct; raises
     :class:`ValidationError` ``destination_invalid`` naming the offending member."""
     if isinstance(value, AmqpDestinationIn | NatsDestinationIn):
         return value
     try:
-        out: DestinationIn = msgspec.convert(value, DestinationIn)
+        out: BrokerDestinationIn = msgspec.convert(value, BrokerDestinationIn)
     except msgspec.ValidationError as exc:
         # msgspec names the member ("... - at `$.routingKey`"); never echoes a value
         raise ValidationError(

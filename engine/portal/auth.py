@@ -92,6 +92,7 @@ PORTAL_SCOPE: dict[tuple[str, str], Scope] = {
     ("POST", "/v1/deliveries/{id}/replay"): Scope("replay", "delivery"),
     ("POST", "/v1/deliveries/{id}/skip"): Scope("replay", "delivery"),
     ("POST", "/v1/subscriptions/{id}/recover"): Scope("replay", "subscription"),
+    ("GET", "/v1/relay/{id}"): Scope("manage", "subscription"),  # hookproof listen
 }
 
 #: routes that take no token at all: a portal token sent along changes nothing there

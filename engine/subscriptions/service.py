@@ -20,10 +20,11 @@ from hookproof.events.command import execute
 from hookproof.events.subscription_events import DestinationConfig, SubscriptionConfig
 from hookproof.projections.subscriptions import SubscriptionState, fold
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch
-from hookproof.schemas.destinations import DestinationIn
+from hookproof.schemas.destinations import DestinationIn, RelayDestinationIn
 
 from ..destinations.binding import bound_view, config_of
 from ..destinations.spec import BrokerCredentials, Destination, parse_destination
+from ..relay.endpoint import normalise_relay_endpoint, relay_config
 from .decide import Command, Register, Transition, Update, decide
 from .repository import SubscriptionRepository
 from .validation import (
@@ -168,13 +169,19 @@ class SubscriptionService:
         """Register; returns the state and, for hmac-sha256, the secret (shown once; an
         imported ``whsec_`` secret is never returned)."""
         now = self.clock()
-        parsed = self._parse_destination(body.destination, body.endpoint)
-        if parsed is None:
-            assert body.endpoint is not None
-            endpoint = validate_endpoint(body.endpoint, self.settings)
-            endpoint_url, endpoint_digest = endpoint.url, endpoint.digest
+        relay = None
+        if isinstance(body.destination, RelayDestinationIn):  # ``hookproof listen``
+            relay = self._relay(body.endpoint)
+            endpoint_url, endpoint_digest = relay.url, relay.digest
+            parsed = None
         else:
-            endpoint_url, endpoint_digest = parsed[0].uri, parsed[0].digest
+            parsed = self._parse_destination(body.destination, body.endpoint)
+            if parsed is None:
+                assert body.endpoint is not None
+                endpoint = validate_endpoint(body.endpoint, self.settings)
+                endpoint_url, endpoint_digest = endpoint.url, endpoint.digest
+            else:
+                endpoint_url, endpoint_digest = parsed[0].uri, parsed[0].digest
         consumer_id = None
         if body.consumer_id is not None:
             if self.consumers is None:
@@ -218,6 +225,7 @@ class SubscriptionService:
             ordering=body.ordering,
             ordering_gap_timeout_s=validate_gap_timeout(body.ordering_gap_timeout_s),
             consumer_id=consumer_id,
+            destination=relay,
         )
         if parsed is not None:  # every field checked: only now is anything stored
             destination = await self._bind(subscription_id, parsed, None)
@@ -226,6 +234,18 @@ class SubscriptionService:
             subscription_id, Register(subscription_id, tenant_id, config), actor=actor
         )
         return state, (None if imported is not None else secret)
+
+    @staticmethod
+    def _relay(url: str | None) -> DestinationConfig:
+        """A relay's binding: the local loopback ``http://`` URL the listening CLI forwards
+        to (nothing the engine dials, so no vetting beyond loopback)."""
+        if url is None:
+            raise ValidationError(
+                "a relay destination needs the local endpoint it forwards to",
+                field="endpoint",
+                code="endpoint_required",
+            )
+        return relay_config(normalise_relay_endpoint(url))
 
     def patch_changes(self, state: SubscriptionState, body: SubscriptionPatch) -> dict[str, Any]:
         now = self.clock()
@@ -238,13 +258,25 @@ class SubscriptionService:
                 field="consumerId",
                 code="immutable_field",
             )
+        relay = state.config.destination is not None and state.config.destination.is_relay
         if "destination" in present:
+            if relay or isinstance(present["destination"], RelayDestinationIn):
+                raise ValidationError(
+                    "a relay destination is set at registration and never changes",
+                    field="destination",
+                    code="immutable_field",
+                )
             parsed = self._parse_destination(present["destination"], present.get("endpoint"))
             assert parsed is not None
             dest = parsed[0]
             changes["endpoint"] = dest.uri
             changes["endpoint_digest"] = dest.digest
             changes["destination"] = parsed  # sealed by ``update`` unless the binding holds
+        elif "endpoint" in present and relay:
+            moved = self._relay(present["endpoint"])
+            changes["endpoint"] = moved.url
+            changes["endpoint_digest"] = moved.digest
+            changes["destination"] = moved
         elif "endpoint" in present:
             ep = validate_endpoint(present["endpoint"], self.settings)
             changes["endpoint"] = ep.url

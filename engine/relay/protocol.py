@@ -1,0 +1,102 @@
+"""The frames of a relay session (``GET /v1/relay/{subscriptionId}``, JSON text frames; pure).
+
+Engine -> CLI:
+
+- ``{"type": "attached", "subscriptionId", "sessionId", "endpoint"}`` once, first;
+- ``{"type": "request", "exchangeId", "kind": "delivery"|"challenge", "deliveryId",
+  "attempt", "headers": {...}, "body": "<standard base64 of the exact bytes>"}``: POST these
+  bytes with these headers to the local receiver (a challenge's ``deliveryId`` is the
+  challenge id, ``attempt`` 1);
+- ``{"type": "replaced"}`` before the engine closes a session another attach replaced.
+
+CLI -> engine: ``{"type": "report", "exchangeId", "deliveryId", "attempt", "status": <int> |
+null, "error": null | "relay_local_unreachable" | "relay_local_failed", "contentType"?,
+"body"?}``: what the local receiver answered (``body``, base64, only for a challenge: the
+engine verifies the proof in it). A report is credited only to the exchange whose id, delivery
+id and attempt it names, on the session that sent it; anything else is dropped and logged.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Final, Literal
+
+import msgspec
+
+__all__ = [
+    "MAX_REPORT_BODY",
+    "RelayAttached",
+    "RelayReplaced",
+    "RelayReport",
+    "RelayRequest",
+    "ToClient",
+    "b64",
+    "decode_report",
+    "encode",
+    "unb64",
+]
+
+#: a challenge answer's body the engine keeps (the proof is a few hundred bytes)
+MAX_REPORT_BODY: Final = 65_536
+
+
+class _Frame(msgspec.Struct, kw_only=True, rename="camel", tag_field="type"):
+    pass
+
+
+class RelayAttached(_Frame, kw_only=True, tag="attached"):
+    subscription_id: str
+    session_id: str
+    endpoint: str
+
+
+class RelayRequest(_Frame, kw_only=True, tag="request"):
+    exchange_id: str
+    kind: Literal["delivery", "challenge"]
+    delivery_id: str
+    attempt: int
+    headers: dict[str, str]
+    body: str
+
+
+class RelayReplaced(_Frame, kw_only=True, tag="replaced"):
+    pass
+
+
+class RelayReport(_Frame, kw_only=True, tag="report", forbid_unknown_fields=True):
+    exchange_id: str
+    delivery_id: str
+    attempt: int
+    status: int | None = None
+    error: str | None = None
+    content_type: str | None = None
+    body: str | None = None
+
+
+ToClient = RelayAttached | RelayRequest | RelayReplaced
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def unb64(text: str) -> bytes:
+    try:
+        return base64.b64decode(text.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError, ValueError) as exc:
+        raise ValueError("not standard base64") from exc
+
+
+def decode_report(raw: str | bytes) -> RelayReport:
+    """A report frame, or :class:`ValueError` (anything else is not a report)."""
+    try:
+        return msgspec.json.decode(raw, type=RelayReport)
+    except msgspec.ValidationError as exc:
+        raise ValueError(str(exc)) from exc
+    except msgspec.DecodeError as exc:
+        raise ValueError("not JSON") from exc
+
+
+def encode(frame: ToClient) -> str:
+    return msgspec.json.encode(frame).decode("utf-8")

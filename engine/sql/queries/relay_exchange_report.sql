@@ -1,0 +1,12 @@
+-- The relay's report lands on the one exchange it answers: the same session, delivery id and
+-- attempt, sent and not yet reported or taken away; its waiter is woken by `r:<exchange>`.
+-- $1 exchange, $2 session, $3 delivery id, $4 attempt, $5 status, $6 error, $7 response body,
+-- $8 response content type.
+WITH hit AS (
+    UPDATE relay_exchanges
+    SET status = $5, error = $6, response = $7, response_type = $8, reported_at = now()
+    WHERE exchange_id = $1 AND session_id = $2 AND delivery_id = $3 AND attempt = $4
+      AND sent_at IS NOT NULL AND reported_at IS NULL
+    RETURNING exchange_id
+)
+SELECT exchange_id, pg_notify('hookproof_relay', 'r:' || exchange_id) FROM hit
