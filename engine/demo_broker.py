@@ -15,11 +15,9 @@ import nats
 from hookproof_subscriber import answer_broker_challenge, verify_broker_message
 
 from .destinations.nats_server import EmbeddedNats
-from .queries import ENGINE_QUERIES
 
 __all__ = ["nats_destination_demo"]
 
-SQL = ENGINE_QUERIES.named("demo_broker_accepted")
 STREAM = "DEMO_ORDERS"
 SUBJECT = "demo.orders.created"
 
@@ -84,13 +82,15 @@ async def nats_destination_demo(
             ) as r:
                 assert r.status == 202, await r.text()
         await settle()
+        listing = f"{engine_url}/v1/deliveries?subscriptionId={sid}&state=ENDPOINT_ACCEPTED"
         for _ in range(100):
-            rows = await engine.pool.fetch(SQL["demo_broker_accepted"], sid)
+            async with http.get(listing) as r:
+                rows = sorted((await r.json())["items"], key=lambda d: str(d["deliveryId"]))
             if len(rows) == events:
                 break
             await asyncio.sleep(0.1)
         for row in rows:
-            async with http.get(f"{engine_url}/v1/deliveries/{row['delivery_id']}") as r:
+            async with http.get(f"{engine_url}/v1/deliveries/{row['deliveryId']}") as r:
                 d = await r.json()
             ack = d["attempts"][-1]["broker"]["jetstream"]
             stored = await js.get_msg(STREAM, ack["seq"])

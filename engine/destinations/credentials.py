@@ -16,13 +16,12 @@ import msgspec
 
 from ..keys.errors import KeyMaterialUnavailable
 from ..keys.material import MaterialBox
-from ..queries import ENGINE_QUERIES
+from .repository import CredentialsRepository
 from .spec import BrokerCredentials, credentials_digest, digest_key
 
 __all__ = ["CREDENTIALS_ID_PREFIX", "DestinationCredentials"]
 
 CREDENTIALS_ID_PREFIX: Final = "dcr_"
-SQL = ENGINE_QUERIES.named("destination_credentials_insert", "destination_credentials_select")
 
 
 class _Sealed(msgspec.Struct, omit_defaults=True):
@@ -36,7 +35,7 @@ class DestinationCredentials:
     """Seal, digest and open broker credentials (one per engine)."""
 
     def __init__(self, pool: asyncpg.Pool, master_key: bytes) -> None:
-        self.pool = pool
+        self.rows = CredentialsRepository(pool)
         self._box = MaterialBox(master_key)
         self._digest_key = digest_key(master_key)
 
@@ -59,23 +58,17 @@ class DestinationCredentials:
             )
         )
         nonce, ciphertext = self._box.seal(credentials_id, plaintext)
-        await self.pool.execute(
-            SQL["destination_credentials_insert"],
-            credentials_id,
-            subscription_id,
-            nonce,
-            ciphertext,
-        )
+        await self.rows.insert(credentials_id, subscription_id, nonce, ciphertext)
         return credentials_id
 
     async def open(self, credentials_id: str) -> BrokerCredentials:
         """The plaintext credentials of *credentials_id* (KeyMaterialUnavailable if none)."""
-        row = await self.pool.fetchrow(SQL["destination_credentials_select"], credentials_id)
-        if row is None:
+        sealed = await self.rows.sealed(credentials_id)
+        if sealed is None:
             raise KeyMaterialUnavailable(
                 f"credentials {credentials_id}: not stored", code="credentials_missing"
             )
-        raw = self._box.open(credentials_id, bytes(row["nonce"]), bytes(row["ciphertext"]))
+        raw = self._box.open(credentials_id, *sealed)
         doc = msgspec.json.decode(raw, type=_Sealed)
         return BrokerCredentials(
             username=doc.username, password=doc.password, token=doc.token, creds=doc.creds

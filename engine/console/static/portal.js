@@ -102,6 +102,21 @@ function showSecretOnce(secret, sid) {
   $("#secret-once").hidden = false;
 }
 
+// A broker destination (DESIGN.md 13) from the URL's scheme and the target field
+// ("exchange routingKey" or "subject stream"); null for an HTTPS endpoint. The API checks it.
+function brokerDestination(url) {
+  const type = { amqps: "amqp", amqp: "amqp", tls: "nats", nats: "nats" }[url.split(":")[0].toLowerCase()];
+  if (!type) return null;
+  const [a, b] = $("#add-endpoint-target").value.trim().split(/\s+/);
+  const d = type === "amqp"
+    ? { type, url, exchange: a || "", routingKey: b || "" }
+    : { type, url, subject: a || "", stream: b || "" };
+  const username = $("#add-endpoint-user").value.trim();
+  const password = $("#add-endpoint-password").value;
+  if (username || password) d.credentials = { username, password };
+  return d;
+}
+
 async function addEndpoint() {
   const out = $("#add-endpoint-result");
   const url = $("#add-endpoint-url").value.trim();
@@ -114,9 +129,12 @@ async function addEndpoint() {
     return;
   }
   const body = {
-    endpoint: url, topics, eventVersions: [1], region: "default",
+    topics, eventVersions: [1], region: "default",
     signatureAlgorithm: alg, owner: "consumer:" + (who.consumerId || "tenant"),
   };
+  const destination = brokerDestination(url);
+  if (destination) body.destination = destination; else body.endpoint = url;
+  $("#add-endpoint-password").value = "";  // write-only: never kept in the page
   const r = await api("POST", "/v1/subscriptions", body);
   if (r.status !== 201) {
     out.className = "error";
