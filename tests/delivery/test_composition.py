@@ -155,7 +155,7 @@ async def test_the_parts_are_frozen_and_the_destination_is_chosen_at_constructio
         assert destination is services.destination
         assert isinstance(destination, TracedDestination)
         assert isinstance(destination.inner, DestinationsByKind)
-        assert destination.inner.kinds == {"https"}
+        assert destination.inner.kinds == {"https", "relay"}  # the relay: hookproof listen
         https = destination.inner.default
         assert isinstance(https, HttpsDestination)
         assert https.transport is services.transport and https.guard is services.drift_guard
