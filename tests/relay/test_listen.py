@@ -222,6 +222,14 @@ async def test_only_the_owner_attaches_and_a_second_attach_replaces_the_first(
             with pytest.raises(aiohttp.WSServerHandshakeError) as anonymous:
                 await http.ws_connect(url)
             assert anonymous.value.status == 401
+            # a plain GET (no upgrade) and a malformed id are refused with a 4xx problem
+            async with http.get(url, headers={"Authorization": f"Bearer {owner}"}) as r:
+                assert 400 <= r.status < 500, r.status
+            async with http.get(
+                f"{base}/v1/relay/nope", headers={"Authorization": f"Bearer {owner}"}
+            ) as r:
+                assert r.status == 404
+                assert (await r.json())["code"] == "subscription_not_found"
             # the owner attaching again replaces the CLI's session, which ends (exit 3)
             async with http.ws_connect(url, headers={"Authorization": f"Bearer {owner}"}) as ws:
                 hello = await ws.receive_json()
