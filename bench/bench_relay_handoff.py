@@ -50,6 +50,8 @@ async def run(server: str, exchanges: int) -> dict[str, Any]:
         holder = RelayHub(RelayRepository(holder_pool), report_timeout_s=30)
         claimer = RelayHub(RelayRepository(claim_pool), report_timeout_s=30)
 
+        pending: set[asyncio.Future[bool]] = set()
+
         async def send(text: str) -> None:  # the relay answers at once
             frame = json.loads(text)
             report = {
@@ -59,7 +61,9 @@ async def run(server: str, exchanges: int) -> dict[str, Any]:
                 "attempt": frame["attempt"],
                 "status": 200,
             }
-            asyncio.ensure_future(holder.report("rs_bench", json.dumps(report)))
+            task = asyncio.ensure_future(holder.report("rs_bench", json.dumps(report)))
+            pending.add(task)
+            task.add_done_callback(pending.discard)
 
         async def close(reason: str) -> None:
             pass
