@@ -155,8 +155,9 @@ async def test_the_parts_are_frozen_and_the_destination_is_chosen_at_constructio
         assert destination is services.destination
         assert isinstance(destination, TracedDestination)
         assert isinstance(destination.inner, DestinationsByKind)
-        # the broker kinds (DESIGN.md 13) share one broker destination beside HTTPS
-        assert destination.inner.kinds == {"https", "amqp", "nats"}
+        # the broker kinds (DESIGN.md 13) share one broker destination beside HTTPS; the
+        # relay is hookproof listen's
+        assert destination.inner.kinds == {"https", "amqp", "nats", "relay"}
         https = destination.inner.default
         assert isinstance(https, HttpsDestination)
         assert https.transport is services.transport and https.guard is services.drift_guard

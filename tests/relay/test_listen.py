@@ -222,6 +222,33 @@ async def test_only_the_owner_attaches_and_a_second_attach_replaces_the_first(
             with pytest.raises(aiohttp.WSServerHandshakeError) as anonymous:
                 await http.ws_connect(url)
             assert anonymous.value.status == 401
+            # registration: a relay's endpoint is loopback http only; brokers are not wired here
+            auth = {"Authorization": f"Bearer {owner}"}
+            base_body = {
+                "topics": ["t"],
+                "eventVersions": [1],
+                "region": "local",
+                "signatureAlgorithm": "ed25519",
+                "owner": "dev",
+            }
+            for endpoint, destination, code in (
+                ("http://192.0.2.9/x", {"type": "relay"}, "endpoint_relay_not_loopback"),
+                ("https://localhost/x", {"type": "relay"}, "endpoint_relay_scheme"),
+                ("http://localhost/x", None, "endpoint_scheme_not_https"),
+                ("http://localhost/x", {"type": "relay", "url": "x"}, "invalid_request"),
+            ):
+                body = {**base_body, "endpoint": endpoint, "destination": destination}
+                async with http.post(f"{base}/v1/subscriptions", json=body, headers=auth) as r:
+                    assert r.status == 400, (endpoint, await r.text())
+                    assert (await r.json())["code"] == code, (endpoint, await r.text())
+            # a plain GET (no upgrade) and a malformed id are refused with a 4xx problem
+            async with http.get(url, headers={"Authorization": f"Bearer {owner}"}) as r:
+                assert 400 <= r.status < 500, r.status
+            async with http.get(
+                f"{base}/v1/relay/nope", headers={"Authorization": f"Bearer {owner}"}
+            ) as r:
+                assert r.status == 404
+                assert (await r.json())["code"] == "subscription_not_found"
             # the owner attaching again replaces the CLI's session, which ends (exit 3)
             async with http.ws_connect(url, headers={"Authorization": f"Bearer {owner}"}) as ws:
                 hello = await ws.receive_json()
