@@ -222,7 +222,7 @@ async def test_only_the_owner_attaches_and_a_second_attach_replaces_the_first(
             with pytest.raises(aiohttp.WSServerHandshakeError) as anonymous:
                 await http.ws_connect(url)
             assert anonymous.value.status == 401
-            # registration: a relay's endpoint is loopback http only; brokers are not wired here
+            # registration: a relay's endpoint is loopback http only, and a relay has no url
             auth = {"Authorization": f"Bearer {owner}"}
             base_body = {
                 "topics": ["t"],
@@ -235,7 +235,7 @@ async def test_only_the_owner_attaches_and_a_second_attach_replaces_the_first(
                 ("http://192.0.2.9/x", {"type": "relay"}, "endpoint_relay_not_loopback"),
                 ("https://localhost/x", {"type": "relay"}, "endpoint_relay_scheme"),
                 ("http://localhost/x", None, "endpoint_scheme_not_https"),
-                ("http://localhost/x", {"type": "relay", "url": "x"}, "invalid_request"),
+                ("http://localhost/x", {"type": "relay", "url": "x"}, "destination_invalid"),
             ):
                 body = {**base_body, "endpoint": endpoint, "destination": destination}
                 async with http.post(f"{base}/v1/subscriptions", json=body, headers=auth) as r:
