@@ -49,12 +49,14 @@ from .delivery.recover import Recovery
 from .delivery.repository import DeliveryRepository
 from .delivery.views import DeliveryReader
 from .egress import EgressTransport
+from .endpoint_auth import AuthMaterials, EndpointAuth, auth_digest_key
 from .event_types.gate import SchemaGate
 from .event_types.offload import SchemaValidator
 from .event_types.repository import EventTypeRepository
 from .event_types.service import EventTypeService
 from .jobs import BackgroundJobs, Closer, Periodic, Worker
 from .keys import KeyRing
+from .keys.material import MaterialBox, load_master_key
 from .keys.signers import AttemptSigningKeys, ChallengeSigningKeys
 from .metrics import EngineMetrics
 from .migrate import migrate
@@ -79,11 +81,13 @@ __all__ = [
     "build_engine",
     "construct_api",
     "construct_archiver",
+    "construct_auth_materials",
     "construct_challenger",
     "construct_consumers",
     "construct_delivery",
     "construct_destination",
     "construct_egress",
+    "construct_endpoint_auth",
     "construct_keyring",
     "construct_receipts",
     "construct_recovery",
@@ -212,10 +216,27 @@ def construct_subscriptions(
     keyring: KeyRing | None,
     consumers: ConsumerService | None,
     clock: Clock,
+    auth_materials: AuthMaterials | None = None,
 ) -> SubscriptionService:
     return SubscriptionService(
-        store, settings, secrets_issuer=keyring, consumers=consumers, clock=clock
+        store,
+        settings,
+        secrets_issuer=keyring,
+        consumers=consumers,
+        clock=clock,
+        auth_materials=auth_materials,
     )
+
+
+def construct_auth_materials(pool: asyncpg.Pool, settings: Settings) -> AuthMaterials:
+    """Where a subscription's ``auth`` is sealed under the master key (DESIGN.md section 14)."""
+    master = load_master_key(settings)
+    return AuthMaterials(pool, MaterialBox(master), auth_digest_key(master))
+
+
+def construct_endpoint_auth(materials: AuthMaterials, transport: EgressTransport) -> EndpointAuth:
+    """Applies a subscription's ``auth`` to its challenges and deliveries (tokens cached)."""
+    return EndpointAuth(materials, transport)
 
 
 def construct_egress(settings: Settings) -> EgressTransport:
@@ -233,6 +254,7 @@ def construct_challenger(
     transport: EgressTransport,
     keyring: KeyRing,
     clock: Clock,
+    endpoint_auth: EndpointAuth | None = None,
 ) -> Challenger:
     return Challenger(
         store,
@@ -242,6 +264,7 @@ def construct_challenger(
         signing_key_for=ChallengeSigningKeys(keyring),
         secret_for=keyring.secret_for,
         clock=clock,
+        auth=endpoint_auth,
     )
 
 
@@ -271,10 +294,11 @@ def construct_destination(
     guard: DriftGuard,
     subscriptions: SubscriptionService,
     options: EngineOptions,
+    endpoint_auth: EndpointAuth | None = None,
 ) -> Destination:
     """Where the dispatcher's attempts go, by destination kind (HTTPS through the pinned
     egress is the one kind today; a broker kind joins the mapping here), traced per attempt."""
-    https = HttpsDestination(transport, guard, subscriptions)
+    https = HttpsDestination(transport, guard, subscriptions, auth=endpoint_auth)
     destination: Destination = DestinationsByKind({HTTPS: https}, default=https)
     if options.wrap_destination is not None:
         destination = options.wrap_destination(destination)
@@ -309,6 +333,7 @@ def construct_delivery(
     transport: EgressTransport,
     rollouts: RolloutService,
     options: EngineOptions,
+    endpoint_auth: EndpointAuth | None = None,
 ) -> Delivery:
     """Ingest, the ledger's reads, the destination, the dispatcher and its metrics, the
     engine's notifications and recovery."""
@@ -325,7 +350,7 @@ def construct_delivery(
     )
     deliveries = DeliveryRepository(pool)
     guard = DriftGuard(store, subscriptions, transport, clock=clock)
-    destination = construct_destination(transport, guard, subscriptions, options)
+    destination = construct_destination(transport, guard, subscriptions, options, endpoint_auth)
     gates = EndpointGates()  # the breakers the metrics report, built before both
     metrics = EngineMetrics(breaker_states=gates.states)
     dispatcher = Dispatcher(
@@ -497,11 +522,20 @@ async def build_engine(
     await keyring.ensure_active_engine_key(actor="system")
     tenants = construct_tenants(store, settings, clock)
     consumers, portal = construct_consumers(store, settings, clock)
+    auth_materials = construct_auth_materials(pool, settings)
     subscriptions = construct_subscriptions(
-        store, settings, keyring=keyring, consumers=consumers, clock=clock
+        store,
+        settings,
+        keyring=keyring,
+        consumers=consumers,
+        clock=clock,
+        auth_materials=auth_materials,
     )
     transport = construct_egress(settings)
-    challenger = construct_challenger(store, settings, subscriptions, transport, keyring, clock)
+    endpoint_auth = construct_endpoint_auth(auth_materials, transport)
+    challenger = construct_challenger(
+        store, settings, subscriptions, transport, keyring, clock, endpoint_auth
+    )
     rollouts = construct_rollouts(store, settings, keyring, subscriptions, clock)
     rotation = construct_rotation(pool, keyring, challenger, subscriptions, rollouts)
     delivery = construct_delivery(
@@ -513,6 +547,7 @@ async def build_engine(
         transport=transport,
         rollouts=rollouts,
         options=options,
+        endpoint_auth=endpoint_auth,
     )
     receipts, redeliverer = construct_receipts(store, settings, delivery.metrics, clock)
     archiver = (

@@ -17,8 +17,10 @@ __all__ = [
     "ChallengeIssued",
     "ChallengePassed",
     "DriftDetected",
+    "EndpointAuthRef",
     "ReceiptKey",
     "RetryPolicy",
+    "SubscriptionAuthChanged",
     "SubscriptionConfig",
     "SubscriptionRegistered",
     "SubscriptionStateChanged",
@@ -46,6 +48,24 @@ class ReceiptKey(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     generation: int = 1
 
 
+class EndpointAuthRef(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """How the engine authenticates to the endpoint (DESIGN.md section 14), without a secret.
+
+    ``type``: ``mtls``, ``oauth2`` or ``header``. ``digest``: ``hmac-sha256:<hex>`` keyed under
+    the master key over the whole credential; ``material_id``: the row of
+    ``endpoint_auth_material`` holding it, encrypted. The rest is not secret: the header's
+    name, the token URL and client id, the client certificate's SHA-256 (its identity).
+    """
+
+    type: str
+    digest: str
+    material_id: str
+    name: str | None = None
+    token_url: str | None = None
+    client_id: str | None = None
+    certificate_sha256: str | None = None
+
+
 class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Everything a subscription binds, for one generation."""
 
@@ -66,6 +86,7 @@ class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     ordering: str = "none"  # or "aggregate": one aggregateId at a time, in aggregateVersion order
     ordering_gap_timeout_s: float = 60.0  # how long a missing version is waited for
     consumer_id: str | None = None  # the tenant's consumer it belongs to (immutable)
+    auth: EndpointAuthRef | None = None  # changed by subscription.auth_changed, no new generation
 
 
 class TenantCreated(Event, frozen=True, kw_only=True, tag="tenant.created"):
@@ -99,6 +120,15 @@ class SubscriptionUpdated(Event, frozen=True, kw_only=True, tag="subscription.up
     previous_generation: int
     changed: list[str]
     config: SubscriptionConfig
+    at: str
+
+
+class SubscriptionAuthChanged(Event, frozen=True, kw_only=True, tag="subscription.auth_changed"):
+    """The endpoint authentication changed (``auth`` None: removed); the generation stays."""
+
+    subscription_id: str
+    generation: int
+    auth: EndpointAuthRef | None
     at: str
 
 

@@ -21,6 +21,7 @@ from hookproof.events.subscription_events import (
     ChallengeIssued,
     ChallengePassed,
     DriftDetected,
+    SubscriptionAuthChanged,
     SubscriptionConfig,
     SubscriptionRegistered,
     SubscriptionStateChanged,
@@ -91,6 +92,13 @@ def evolve(state: SubscriptionState | None, event: Event, version: int) -> Subsc
             pending=None if regenerated else state.pending,
             pinned_addresses=() if regenerated else state.pinned_addresses,
             spki_sha256=None if regenerated else state.spki_sha256,
+            version=version,
+            updated_at=event.at,
+        )
+    if isinstance(event, SubscriptionAuthChanged):
+        return replace(
+            state,
+            config=msgspec.structs.replace(state.config, auth=event.auth),
             version=version,
             updated_at=event.at,
         )

@@ -15,10 +15,14 @@ __all__ = [
     "ConsumerCreate",
     "ConsumerDisable",
     "ConsumerPatch",
+    "EndpointAuthIn",
     "EventBatchIn",
     "EventIn",
     "EventTypeIn",
     "EventTypeVersionIn",
+    "HeaderAuthIn",
+    "MtlsAuthIn",
+    "OAuth2AuthIn",
     "PortalSessionCreate",
     "PortalSessionItem",
     "PortalSessionPage",
@@ -54,6 +58,41 @@ class ReceiptKeyIn(_Strict, kw_only=True):
     public_key_jwk: dict[str, Any]
 
 
+class _AuthIn(_Strict, kw_only=True, tag_field="type"):
+    def __repr__(self) -> str:  # write-only secrets: never printed
+        return f"{type(self).__name__}(<redacted>)"
+
+    __str__ = __repr__
+
+
+class MtlsAuthIn(_AuthIn, kw_only=True, tag="mtls"):
+    """A client certificate (PEM, with its chain) and its private key (PEM, unencrypted)."""
+
+    certificate_pem: Annotated[str, msgspec.Meta(min_length=1, max_length=65536)]
+    private_key_pem: Annotated[str, msgspec.Meta(min_length=1, max_length=16384)]
+
+
+class OAuth2AuthIn(_AuthIn, kw_only=True, tag="oauth2"):
+    """OAuth 2.0 client credentials (RFC 6749 section 4.4) against an HTTPS token URL."""
+
+    token_url: Annotated[str, msgspec.Meta(min_length=1, max_length=2048)]
+    client_id: Annotated[str, msgspec.Meta(min_length=1, max_length=1024)]
+    client_secret: Annotated[str, msgspec.Meta(min_length=1, max_length=4096)]
+    scope: Annotated[str, msgspec.Meta(min_length=1, max_length=1024)] | None = None
+    audience: Annotated[str, msgspec.Meta(min_length=1, max_length=2048)] | None = None
+
+
+class HeaderAuthIn(_AuthIn, kw_only=True, tag="header"):
+    """One static header sent with every request to the endpoint (reserved names refused)."""
+
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+    value: Annotated[str, msgspec.Meta(min_length=1, max_length=8192)]
+
+
+#: A subscription's ``auth`` (DESIGN.md section 14): write-only, never echoed.
+EndpointAuthIn = MtlsAuthIn | OAuth2AuthIn | HeaderAuthIn
+
+
 class SubscriptionCreate(_Strict, kw_only=True):
     endpoint: str
     topics: list[str]
@@ -73,6 +112,8 @@ class SubscriptionCreate(_Strict, kw_only=True):
     secret: str | None = None
     #: The tenant's consumer this subscription belongs to (immutable; None: consumer-less).
     consumer_id: str | None = None
+    #: How the engine authenticates to the endpoint (write-only).
+    auth: EndpointAuthIn | None = None
 
 
 class SubscriptionPatch(_Strict, kw_only=True):
@@ -90,6 +131,9 @@ class SubscriptionPatch(_Strict, kw_only=True):
     ordering_gap_timeout_s: float | msgspec.UnsetType = msgspec.UNSET
     #: Immutable: accepted only when it names the consumer the subscription already has.
     consumer_id: str | msgspec.UnsetType | None = msgspec.UNSET
+    #: Replaces (or with null removes) the endpoint authentication: its own event, no new
+    #: generation.
+    auth: EndpointAuthIn | msgspec.UnsetType | None = msgspec.UNSET
 
 
 class SubscriptionTransition(_Strict, kw_only=True):

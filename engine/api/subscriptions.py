@@ -10,6 +10,7 @@ from aiohttp import web
 
 from hookproof.errors import PreconditionFailed, ValidationError
 from hookproof.events import RecordedEvent
+from hookproof.events.subscription_events import EndpointAuthRef
 from hookproof.projections.subscriptions import SubscriptionState
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch, SubscriptionTransition
 from hookproof_subscriber import STANDARD_WEBHOOKS_V1, encode_whsec
@@ -63,6 +64,7 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
         ),
         "oldGenerationPolicy": c.old_generation_policy,
         "consumerId": c.consumer_id,
+        "auth": _auth_view(c.auth),
         "verifiedGeneration": s.verified_generation,
         "applicationEvidence": "RECEIPTS" if c.receipt_key else "UNOBSERVABLE",
         "version": s.version,
@@ -77,6 +79,22 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
         }
     if s.last_reason:
         view["lastReason"] = tenant_reason(s.last_reason)
+    return view
+
+
+def _auth_view(ref: EndpointAuthRef | None) -> dict[str, Any] | None:
+    """What a reader may see of ``auth``: its kind and public parts, never a secret."""
+    if ref is None:
+        return None
+    view: dict[str, Any] = {"type": ref.type, "digest": ref.digest}
+    if ref.name is not None:
+        view["name"] = ref.name
+    if ref.token_url is not None:
+        view["tokenUrl"] = ref.token_url
+    if ref.client_id is not None:
+        view["clientId"] = ref.client_id
+    if ref.certificate_sha256 is not None:
+        view["certificateSha256"] = ref.certificate_sha256
     return view
 
 

@@ -30,6 +30,8 @@ from hookproof_subscriber import SigningKey
 
 from .. import tracing
 from ..egress import EgressResult, EgressTransport
+from ..egress.identity import ClientIdentity
+from ..endpoint_auth import EndpointAuth
 from ..signing import Signer, sign_headers
 from ..subscriptions import SubscriptionService, stream_of
 from .decide import Complete, decide, needs_secret, state_reason, transport_reason, verdict
@@ -69,8 +71,11 @@ class Challenger:
         signing_key_for: Callable[[SubscriptionState], Any],
         secret_for: Callable[[str], Any] | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        auth: EndpointAuth | None = None,
     ) -> None:
         self.store = store
+        #: the subscription's ``auth`` applied to the challenge too (DESIGN.md section 14)
+        self.auth = auth
         self.subscriptions = subscriptions
         self.transport = transport
         self.settings = settings
@@ -178,13 +183,29 @@ class Challenger:
             client=True,
         ) as span:
             headers["traceparent"] = span.traceparent() or headers["traceparent"]
-            result = await self.transport.post(state.config.endpoint, challenge.body, headers)
+            result = await self._post(state, challenge.body, headers)
             span.set("http.response.status_code", result.status)
             span.set("network.peer.address", result.peer_address)
             outcome = await self.complete(challenge, result, actor=actor)
             span.set("hookproof.passed", bool(outcome.get("passed")))
             span.set("hookproof.reason", outcome.get("reason"))
             return outcome
+
+    async def _post(
+        self, state: SubscriptionState, body: bytes, headers: dict[str, str]
+    ) -> EgressResult:
+        url = state.config.endpoint
+
+        async def send(
+            extra: list[tuple[str, str]], identity: ClientIdentity | None
+        ) -> EgressResult:
+            return await self.transport.post(
+                url, body, [*headers.items(), *extra], identity=identity
+            )
+
+        if self.auth is None or state.config.auth is None:
+            return await send([], None)
+        return await self.auth.send(state, url, send)
 
     async def complete(
         self, challenge: Challenge, result: EgressResult, *, actor: str

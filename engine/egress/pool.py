@@ -37,6 +37,7 @@ from .wire import HttpConnection
 if TYPE_CHECKING:
     from .context import Attempt
     from .head import Target
+    from .identity import ClientIdentity
 
 __all__ = [
     "ConnectionFacts",
@@ -54,8 +55,10 @@ log = structlog.get_logger("hookproof.egress")
 _HAPPY_EYEBALLS_DELAY: Final = 0.25
 _INTERLEAVE: Final = 1
 
-#: (scheme, host, port, TLS settings id): what a connection may be reused for.
-Origin = tuple[str, str, int, int]
+#: (scheme, host, port, TLS settings id, client identity digest or ""): what a connection may
+#: be reused for (a connection made with one client certificate never carries a request made
+#: with another, or with none: DESIGN.md section 14).
+Origin = tuple[str, str, int, int, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,15 +175,17 @@ class Connector:
         self._last_request: dict[Origin, float] = {}
         self._sweeper: asyncio.TimerHandle | None = None
 
-    def origin(self, target: Target) -> Origin:
-        return ("https", target.host, target.port, id(self._ssl_ctx))
+    def origin(self, target: Target, identity: ClientIdentity | None = None) -> Origin:
+        if identity is None:
+            return ("https", target.host, target.port, id(self._ssl_ctx), "")
+        return ("https", target.host, target.port, id(identity.ssl_ctx), identity.digest)
 
     async def acquire(self, target: Target, attempt: Attempt) -> HttpConnection:
         """A connection for ``attempt``: a pooled one under the pool's rule, or a new one."""
         if self.closed:
             raise RuntimeError("the connector is closed")
         now = asyncio.get_running_loop().time()
-        origin = self.origin(target)
+        origin = self.origin(target, attempt.identity)
         recurring = self._note_request(origin, now)
         conn = self._pooled(origin, attempt, now)
         if conn is None:
@@ -236,7 +241,9 @@ class Connector:
                 interleave=_INTERLEAVE,
                 socket_factory=socket_factory,
             )
-            conn = HttpConnection(self._ssl_ctx, target.host)
+            identity = attempt.identity
+            ctx = identity.ssl_ctx if identity is not None else self._ssl_ctx
+            conn = HttpConnection(ctx, target.host)
             try:
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 await loop.create_connection(lambda: conn, sock=sock)

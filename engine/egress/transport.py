@@ -31,6 +31,7 @@ endpoint.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import ssl
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -47,6 +48,7 @@ from .adapter import Attempt, WireAdapter
 from .addresses import IPAddress, format_ip
 from .dns import DnsFailure, HostResolver
 from .failures import FAILURE_CODES, FailureCode, Outcome, outcome_of
+from .identity import ClientIdentity, load_client_chain
 from .policy import AddressDrift, AddressPolicy, Vetting
 from .pool import PoolLimits
 from .result import EgressResult, EgressTimings, PeerCertificate
@@ -77,6 +79,8 @@ _TRANSPORT_HEADERS: Final = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "expect", "upgrade", "te"}
 )
 _ENDPOINT_MEMO: Final = 10_000
+#: client identities (one TLS context each, ~ a few KiB) kept per transport
+_IDENTITY_MEMO: Final = 1_024
 #: The transport's own fields, sent unless the caller gives them (in this order).
 _DEFAULT_NAMES: Final = ("user-agent", "accept-encoding")
 
@@ -166,6 +170,7 @@ class EgressTransport:
             ("Accept-Encoding", "identity"),
         )
         self._endpoints: BoundedMemo[str, Endpoint] = BoundedMemo(_ENDPOINT_MEMO)
+        self._identities: BoundedMemo[bytes, ClientIdentity] = BoundedMemo(_IDENTITY_MEMO)
         self._closed = False
         if self._pairs:
             log.warning(
@@ -201,6 +206,18 @@ class EgressTransport:
         ctx.verify_mode = ssl.CERT_REQUIRED
         return ctx
 
+    def client_identity(self, certificate_pem: str, private_key_pem: str) -> ClientIdentity:
+        """A context like this transport's (same trust, same TLS floor) that also presents
+        the certificate (memoised per certificate and key, in memory only)."""
+        key = hashlib.sha256(
+            certificate_pem.encode("utf-8") + b"\x00" + private_key_pem.encode("utf-8")
+        ).digest()
+        identity = self._identities.get(key)
+        if identity is None:
+            identity = load_client_chain(self._make_ssl_context, certificate_pem, private_key_pem)
+            self._identities.put(key, identity)
+        return identity
+
     def _ensure_started(self) -> None:
         if self._closed:
             raise RuntimeError("EgressTransport is closed")
@@ -231,12 +248,14 @@ class EgressTransport:
         *,
         pin: Iterable[str] | None = None,
         enforce_pin: bool = False,
+        identity: ClientIdentity | None = None,
     ) -> EgressResult:
         """POST ``body`` to ``url`` under the egress policy; never raises for network outcomes.
 
         ``pin`` is the address set expected for the host (recorded when the challenge passed);
         the result's ``drift`` compares it with this resolution. With ``enforce_pin`` a
-        changed set is refused (``egress_pin_mismatch``) before any connect.
+        changed set is refused (``egress_pin_mismatch``) before any connect. ``identity``: the
+        client certificate presented in the handshake (:meth:`client_identity`).
         """
         self._ensure_started()
         loop = asyncio.get_running_loop()
@@ -257,7 +276,11 @@ class EgressTransport:
             )
 
         attempt = Attempt(
-            endpoint=endpoint, body_len=len(body), t0=t0, deadline=t0 + self.policy.total_timeout_s
+            endpoint=endpoint,
+            body_len=len(body),
+            t0=t0,
+            deadline=t0 + self.policy.total_timeout_s,
+            identity=identity,
         )
         vetting = await self._vet(attempt)
         drift = self._drift(attempt, vetting, pin)

@@ -21,7 +21,8 @@ from hookproof.events.subscription_events import SubscriptionConfig
 from hookproof.projections.subscriptions import SubscriptionState, fold
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch
 
-from .decide import Command, Register, Transition, Update, decide
+from ..endpoint_auth import AuthMaterials, AuthSecret, parse_auth
+from .decide import AUTH_FIELD, Command, Register, Transition, Update, decide
 from .repository import SubscriptionRepository
 from .validation import (
     validate_endpoint,
@@ -74,6 +75,7 @@ class SubscriptionService:
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         repository: SubscriptionRepository | None = None,
         consumers: ConsumerCheck | None = None,
+        auth_materials: AuthMaterials | None = None,
     ) -> None:
         self.store = store
         self.repository = repository or SubscriptionRepository.of(store)
@@ -82,6 +84,8 @@ class SubscriptionService:
         self.clock = clock
         #: the consumer service (``require_enabled``) a ``consumerId`` is checked against
         self.consumers = consumers
+        #: where a subscription's ``auth`` is sealed (None: ``auth`` is refused)
+        self.auth_materials = auth_materials
 
     # -- reads --------------------------------------------------------------------------
 
@@ -162,6 +166,7 @@ class SubscriptionService:
             consumer_id = await self.consumers.require_enabled(
                 tenant_id, body.consumer_id, "consumerId"
             )
+        auth = self._parse_auth(body.auth)
         subscription_id = "sub_" + secrets.token_hex(12)
         secret: bytes | None = None
         secret_key_id: str | None = None
@@ -199,16 +204,53 @@ class SubscriptionService:
             ordering_gap_timeout_s=validate_gap_timeout(body.ordering_gap_timeout_s),
             consumer_id=consumer_id,
         )
-        state = await self.execute(
-            subscription_id, Register(subscription_id, tenant_id, config), actor=actor
-        )
+        if auth is None:
+            state = await self.execute(
+                subscription_id, Register(subscription_id, tenant_id, config), actor=actor
+            )
+        else:
+            state = await self._sealed(
+                subscription_id,
+                auth,
+                lambda ref: Register(
+                    subscription_id, tenant_id, msgspec.structs.replace(config, auth=ref)
+                ),
+                actor=actor,
+            )
         return state, (None if imported is not None else secret)
+
+    def _parse_auth(self, body: Any) -> AuthSecret | None:
+        """The checked ``auth`` (None: none given); refused when nothing can seal it."""
+        if body is None:
+            return None
+        if self.auth_materials is None:
+            raise ValidationError(
+                "endpoint authentication is not available here",
+                field="auth",
+                code="auth_unsupported",
+            )
+        return parse_auth(body, self.settings)
+
+    async def _sealed(
+        self,
+        subscription_id: str,
+        auth: AuthSecret,
+        command: Callable[[Any], Command],
+        *,
+        actor: str,
+    ) -> SubscriptionState:
+        """Seal ``auth`` and append ``command(ref)``'s events in one transaction."""
+        assert self.auth_materials is not None
+        async with self.store.pool.acquire() as conn, conn.transaction():
+            ref = await self.auth_materials.seal(conn, subscription_id, auth)
+            return await self.execute(subscription_id, command(ref), actor=actor, conn=conn)
 
     def patch_changes(self, state: SubscriptionState, body: SubscriptionPatch) -> dict[str, Any]:
         now = self.clock()
         changes: dict[str, Any] = {}
         raw = {f: getattr(body, f) for f in body.__struct_fields__}
         present = {k: v for k, v in raw.items() if v is not msgspec.UNSET}
+        present.pop("auth", None)  # its own event, sealed by ``update``
         if present.pop("consumer_id", state.config.consumer_id) != state.config.consumer_id:
             raise ValidationError(
                 "consumerId is set at registration and never changes",
@@ -258,8 +300,22 @@ class SubscriptionService:
     ) -> SubscriptionState:
         state = await self.get(tenant_id, subscription_id)
         changes = self.patch_changes(state, body)
-        return await self.execute(
-            subscription_id, Update(expected_generation, changes), actor=actor
+        if body.auth is msgspec.UNSET:
+            return await self.execute(
+                subscription_id, Update(expected_generation, changes), actor=actor
+            )
+        auth = self._parse_auth(body.auth)
+        if auth is None:  # removed
+            return await self.execute(
+                subscription_id,
+                Update(expected_generation, {**changes, AUTH_FIELD: None}),
+                actor=actor,
+            )
+        return await self._sealed(
+            subscription_id,
+            auth,
+            lambda ref: Update(expected_generation, {**changes, AUTH_FIELD: ref}),
+            actor=actor,
         )
 
     async def transition(
