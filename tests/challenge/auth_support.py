@@ -27,7 +27,9 @@ def answer_each(h: Harness, views: list[dict[str, Any]]) -> None:
     h.endpoint.raw = raw
 
 
-async def publish(h: Harness, prefix: str, n: int = 1) -> None:
+async def publish(h: Harness, prefix: str, n: int = 1) -> list[dict[str, Any]]:
+    """Publish ``n`` events; the deliveries they planned."""
+    planned: list[dict[str, Any]] = []
     for i in range(n):
         status, _, body = await h.api.call(
             "POST",
@@ -44,6 +46,8 @@ async def publish(h: Harness, prefix: str, n: int = 1) -> None:
             },
         )
         assert status == 202, body
+        planned.extend(body["deliveries"])
+    return planned
 
 
 async def dispatch(h: Harness) -> int:

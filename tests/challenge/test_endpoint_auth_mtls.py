@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 
 import trustme
-
 from aiohttp import web
 
 from .auth_support import answer_each, client_auth, dispatch, mtls_endpoint_ctx, publish
