@@ -157,6 +157,8 @@ class EndpointAccepted(Event, frozen=True, kw_only=True, tag="delivery.endpoint_
     duration_ms: float
     at: str
     body_truncated: bool | UnsetType = UNSET
+    #: the forward proxy it went through (``HOOKPROOF_EGRESS_PROXY``); written only then
+    proxy: str | UnsetType = UNSET
 
 
 class AttemptFailed(Event, frozen=True, kw_only=True, tag="delivery.attempt_failed"):
@@ -178,6 +180,8 @@ class AttemptFailed(Event, frozen=True, kw_only=True, tag="delivery.attempt_fail
     at: str
     #: as in :class:`EndpointAccepted`: the status stands, the body may be incomplete
     body_truncated: bool | UnsetType = UNSET
+    #: as in :class:`EndpointAccepted`
+    proxy: str | UnsetType = UNSET
 
 
 class AttemptLost(Event, frozen=True, kw_only=True, tag="delivery.attempt_lost"):

@@ -72,6 +72,9 @@ class Evidence(msgspec.Struct, frozen=True):
     peer_address: str | None = None
     spki_sha256: str | None = None
     body_truncated: bool = False
+    #: the forward proxy the attempt went through (``host:port``; ``peer_address`` is then
+    #: the vetted address the tunnel reached)
+    proxy: str | None = None
 
     @property
     def ok(self) -> bool:

@@ -42,6 +42,7 @@ def evidence_of(result: EgressResult) -> Evidence:
         peer_address=result.peer_address,
         spki_sha256=result.spki_sha256,
         body_truncated=result.body_truncated,
+        proxy=result.proxy,
     )
 
 

@@ -138,6 +138,8 @@ class DeliveryReader:
                     completedAt=ev.at,
                     bodyTruncated=ev.body_truncated is True,
                 )
+                if isinstance(ev.proxy, str):
+                    attempts[ev.attempt]["proxy"] = ev.proxy
             elif isinstance(ev, AttemptFailed) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
                     outcome=ev.outcome,
@@ -151,6 +153,8 @@ class DeliveryReader:
                     completedAt=ev.at,
                     bodyTruncated=ev.body_truncated is True,
                 )
+                if isinstance(ev.proxy, str):
+                    attempts[ev.attempt]["proxy"] = ev.proxy
             elif isinstance(ev, AttemptLost) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
                     outcome=S.UNKNOWN_TRANSPORT.value, code="dispatcher_lost", completedAt=ev.at

@@ -41,6 +41,8 @@ class Attempt:
     guard_refusals: int = 0
     socket_opened: int = 0
     peer: tuple[str, int] | None = None
+    #: the forward proxy the connection went through (``host:port``), if any
+    proxy: str | None = None
     certificate: PeerCertificate | None = None
     facts: ConnectionFacts | None = None
     reused: bool = False

@@ -51,6 +51,7 @@ from .failures import FAILURE_CODES, FailureCode, Outcome, outcome_of
 from .identity import ClientIdentity, load_client_chain
 from .policy import AddressDrift, AddressPolicy, Vetting
 from .pool import PoolLimits
+from .proxy import EgressProxy, parse_proxy
 from .result import EgressResult, EgressTimings, PeerCertificate
 
 __all__ = [
@@ -111,6 +112,8 @@ class EgressPolicy:
     pool_max_idle: int = 512
     pool_keep_recent_s: float = 5.0
     dns_cache_s: float = 30.0
+    #: the operator's forward proxy (``HOOKPROOF_EGRESS_PROXY``), None: direct
+    proxy: EgressProxy | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> EgressPolicy:
@@ -127,6 +130,7 @@ class EgressPolicy:
             pool_max_requests=settings.pool_max_requests,
             pool_max_idle=settings.pool_max_idle,
             dns_cache_s=settings.dns_cache_s,
+            proxy=parse_proxy(settings.egress_proxy) if settings.egress_proxy else None,
         )
         return replace(base, **overrides) if overrides else base
 
@@ -163,6 +167,7 @@ class EgressTransport:
             connect_timeout_s=self.policy.connect_timeout_s,
             max_response_bytes=self.policy.max_response_bytes,
             allow_pairs=self._pairs,
+            proxy=self.policy.proxy,
         )
         self._dns: HostResolver | None = None
         self._default_headers = (
@@ -172,6 +177,8 @@ class EgressTransport:
         self._endpoints: BoundedMemo[str, Endpoint] = BoundedMemo(_ENDPOINT_MEMO)
         self._identities: BoundedMemo[bytes, ClientIdentity] = BoundedMemo(_IDENTITY_MEMO)
         self._closed = False
+        if self.policy.proxy is not None:
+            log.warning("egress_proxy_configured", proxy=self.policy.proxy.text)
         if self._pairs:
             log.warning(
                 "egress_allowances_configured",
@@ -397,6 +404,7 @@ class EgressTransport:
             resolved=tuple(format_ip(a) for a in attempt.resolved),
             peer_address=attempt.peer[0] if attempt.peer else None,
             peer_port=attempt.peer[1] if attempt.peer else None,
+            proxy=attempt.proxy,
             certificate=attempt.certificate,
             request_started=started,
             request_written=attempt.request_written,
