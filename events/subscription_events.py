@@ -18,6 +18,7 @@ __all__ = [
     "ChallengePassed",
     "DriftDetected",
     "EndpointAuthRef",
+    "RateLimit",
     "ReceiptKey",
     "RetryPolicy",
     "SubscriptionAuthChanged",
@@ -46,6 +47,14 @@ class ReceiptKey(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     key_id: str
     public_key_jwk: dict[str, Any]
     generation: int = 1
+
+
+class RateLimit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """At most ``burst + per_second * t`` requests in any window of ``t`` seconds, across all
+    workers and daemons (the bucket lives in Postgres, taken inside the claim)."""
+
+    per_second: float
+    burst: int
 
 
 class EndpointAuthRef(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -87,6 +96,7 @@ class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     ordering_gap_timeout_s: float = 60.0  # how long a missing version is waited for
     consumer_id: str | None = None  # the tenant's consumer it belongs to (immutable)
     auth: EndpointAuthRef | None = None  # changed by subscription.auth_changed, no new generation
+    rate_limit: RateLimit | None = None  # a PATCH changes it in the same generation
 
 
 class TenantCreated(Event, frozen=True, kw_only=True, tag="tenant.created"):

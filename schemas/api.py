@@ -27,6 +27,7 @@ __all__ = [
     "PortalSessionItem",
     "PortalSessionPage",
     "PortalSessionsEnded",
+    "RateLimitIn",
     "ReceiptKeyIn",
     "RecoverIn",
     "RetryPolicyIn",
@@ -89,6 +90,13 @@ class HeaderAuthIn(_AuthIn, kw_only=True, tag="header"):
     value: Annotated[str, msgspec.Meta(min_length=1, max_length=8192)]
 
 
+class RateLimitIn(_Strict, kw_only=True):
+    """At most ``burst + perSecond * t`` requests in any ``t`` seconds (DESIGN.md section 14)."""
+
+    per_second: Annotated[float, msgspec.Meta(gt=0, le=100_000)]
+    burst: Annotated[int, msgspec.Meta(ge=1, le=100_000)]
+
+
 #: A subscription's ``auth`` (DESIGN.md section 14): write-only, never echoed.
 EndpointAuthIn = MtlsAuthIn | OAuth2AuthIn | HeaderAuthIn
 
@@ -114,6 +122,8 @@ class SubscriptionCreate(_Strict, kw_only=True):
     consumer_id: str | None = None
     #: How the engine authenticates to the endpoint (write-only).
     auth: EndpointAuthIn | None = None
+    #: A token bucket over all workers and daemons (None: no limit but the endpoint gate's).
+    rate_limit: RateLimitIn | None = None
 
 
 class SubscriptionPatch(_Strict, kw_only=True):
@@ -134,6 +144,8 @@ class SubscriptionPatch(_Strict, kw_only=True):
     #: Replaces (or with null removes) the endpoint authentication: its own event, no new
     #: generation.
     auth: EndpointAuthIn | msgspec.UnsetType | None = msgspec.UNSET
+    #: Replaces (null removes) the rate limit: same generation.
+    rate_limit: RateLimitIn | msgspec.UnsetType | None = msgspec.UNSET
 
 
 class SubscriptionTransition(_Strict, kw_only=True):

@@ -65,6 +65,11 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
         "oldGenerationPolicy": c.old_generation_policy,
         "consumerId": c.consumer_id,
         "auth": _auth_view(c.auth),
+        "rateLimit": (
+            {"perSecond": c.rate_limit.per_second, "burst": c.rate_limit.burst}
+            if c.rate_limit is not None
+            else None
+        ),
         "verifiedGeneration": s.verified_generation,
         "applicationEvidence": "RECEIPTS" if c.receipt_key else "UNOBSERVABLE",
         "version": s.version,

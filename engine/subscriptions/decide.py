@@ -46,6 +46,7 @@ MUTABLE_FIELDS = GENERATION_FIELDS | {
     "region",
     "ordering",
     "ordering_gap_timeout_s",
+    "rate_limit",
 }
 #: Changed by a PATCH as an event of its own (``subscription.auth_changed``), never a new
 #: generation: the endpoint's authentication is not part of what a challenge binds.

@@ -17,9 +17,9 @@ from hookproof.config import Settings
 from hookproof.errors import NotFound, ValidationError
 from hookproof.events import Event, EventStore, Metadata, RecordedEvent
 from hookproof.events.command import execute
-from hookproof.events.subscription_events import SubscriptionConfig
+from hookproof.events.subscription_events import RateLimit, SubscriptionConfig
 from hookproof.projections.subscriptions import SubscriptionState, fold
-from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch
+from hookproof.schemas.api import RateLimitIn, SubscriptionCreate, SubscriptionPatch
 
 from ..endpoint_auth import AuthMaterials, AuthSecret, parse_auth
 from .decide import AUTH_FIELD, Command, Register, Transition, Update, decide
@@ -47,6 +47,10 @@ __all__ = [
 
 #: the format of every id ``register`` makes
 SUBSCRIPTION_ID = re.compile(r"^sub_[0-9a-f]{24}$")
+
+
+def rate_limit_of(body: RateLimitIn | None) -> RateLimit | None:
+    return None if body is None else RateLimit(per_second=body.per_second, burst=body.burst)
 
 
 def stream_of(subscription_id: str) -> str:
@@ -203,6 +207,7 @@ class SubscriptionService:
             ordering=body.ordering,
             ordering_gap_timeout_s=validate_gap_timeout(body.ordering_gap_timeout_s),
             consumer_id=consumer_id,
+            rate_limit=rate_limit_of(body.rate_limit),
         )
         if auth is None:
             state = await self.execute(
@@ -283,6 +288,8 @@ class SubscriptionService:
             changes["old_generation_policy"] = present["old_generation_policy"]
         if "ordering" in present:
             changes["ordering"] = present["ordering"]
+        if "rate_limit" in present:
+            changes["rate_limit"] = rate_limit_of(present["rate_limit"])
         if "ordering_gap_timeout_s" in present:
             changes["ordering_gap_timeout_s"] = validate_gap_timeout(
                 present["ordering_gap_timeout_s"]
