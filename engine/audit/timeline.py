@@ -37,6 +37,7 @@ from hookproof.events.subscription_events import (
     ChallengeIssued,
     ChallengePassed,
     DriftDetected,
+    SubscriptionAuthChanged,
     SubscriptionRegistered,
     SubscriptionStateChanged,
     SubscriptionUpdated,
@@ -307,6 +308,9 @@ def _subscription_outcome(ev: Event, before: SubscriptionState | None) -> tuple[
         return None, f"challenge {ev.challenge_id} failed: {ev.reason}"
     if isinstance(ev, DriftDetected):
         return None, f"drift: {ev.reason}"
+    if isinstance(ev, SubscriptionAuthChanged):  # the digest only, never the credential
+        auth = ev.auth
+        return None, "auth removed" if auth is None else f"auth {auth.type} ({auth.digest})"
     if isinstance(ev, DeliveriesRecovered):
         until = f" until {ev.until}" if ev.until else ""
         states = ", ".join(ev.states)
