@@ -49,14 +49,13 @@ from .delivery.recover import Recovery
 from .delivery.repository import DeliveryRepository
 from .delivery.views import DeliveryReader
 from .egress import EgressTransport
-from .endpoint_auth import AuthMaterials, EndpointAuth, auth_digest_key
+from .endpoint_auth import AuthMaterials, EndpointAuth
 from .event_types.gate import SchemaGate
 from .event_types.offload import SchemaValidator
 from .event_types.repository import EventTypeRepository
 from .event_types.service import EventTypeService
 from .jobs import BackgroundJobs, Closer, Periodic, Worker
 from .keys import KeyRing
-from .keys.material import MaterialBox, load_master_key
 from .keys.signers import AttemptSigningKeys, ChallengeSigningKeys
 from .metrics import EngineMetrics
 from .migrate import migrate
@@ -230,8 +229,7 @@ def construct_subscriptions(
 
 def construct_auth_materials(pool: asyncpg.Pool, settings: Settings) -> AuthMaterials:
     """Where a subscription's ``auth`` is sealed under the master key (DESIGN.md section 14)."""
-    master = load_master_key(settings)
-    return AuthMaterials(pool, MaterialBox(master), auth_digest_key(master))
+    return AuthMaterials.from_settings(pool, settings)
 
 
 def construct_endpoint_auth(materials: AuthMaterials, transport: EgressTransport) -> EndpointAuth:
@@ -522,19 +520,14 @@ async def build_engine(
     await keyring.ensure_active_engine_key(actor="system")
     tenants = construct_tenants(store, settings, clock)
     consumers, portal = construct_consumers(store, settings, clock)
-    auth_materials = construct_auth_materials(pool, settings)
+    sealed = construct_auth_materials(pool, settings)
     subscriptions = construct_subscriptions(
-        store,
-        settings,
-        keyring=keyring,
-        consumers=consumers,
-        clock=clock,
-        auth_materials=auth_materials,
+        store, settings, keyring=keyring, consumers=consumers, clock=clock, auth_materials=sealed
     )
     transport = construct_egress(settings)
-    endpoint_auth = construct_endpoint_auth(auth_materials, transport)
+    auth = construct_endpoint_auth(sealed, transport)
     challenger = construct_challenger(
-        store, settings, subscriptions, transport, keyring, clock, endpoint_auth
+        store, settings, subscriptions, transport, keyring, clock, auth
     )
     rollouts = construct_rollouts(store, settings, keyring, subscriptions, clock)
     rotation = construct_rotation(pool, keyring, challenger, subscriptions, rollouts)
@@ -547,7 +540,7 @@ async def build_engine(
         transport=transport,
         rollouts=rollouts,
         options=options,
-        endpoint_auth=endpoint_auth,
+        endpoint_auth=auth,
     )
     receipts, redeliverer = construct_receipts(store, settings, delivery.metrics, clock)
     archiver = (

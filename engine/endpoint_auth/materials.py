@@ -13,13 +13,14 @@ from typing import Final
 
 import asyncpg
 
+from hookproof.config import Settings
 from hookproof.errors import HookproofError
 from hookproof.events.subscription_events import EndpointAuthRef
 
-from ..keys.material import MaterialBox
+from ..keys.material import MaterialBox, load_master_key
 from ..memo import BoundedMemo
 from ..queries import ENGINE_QUERIES
-from .spec import AuthSecret, auth_digest, certificate_of
+from .spec import AuthSecret, auth_digest, auth_digest_key, certificate_of
 
 __all__ = ["AuthMaterialUnavailable", "AuthMaterials"]
 
@@ -45,6 +46,12 @@ class AuthMaterials:
         self._box = box
         self._digest_key = digest_key
         self._opened: BoundedMemo[str, AuthSecret] = BoundedMemo(_MEMO)
+
+    @classmethod
+    def from_settings(cls, pool: asyncpg.Pool, settings: Settings) -> AuthMaterials:
+        """Under the master key of ``settings`` (``HOOKPROOF_MASTER_KEY`` or the key file)."""
+        master = load_master_key(settings)
+        return cls(pool, MaterialBox(master), auth_digest_key(master))
 
     def __repr__(self) -> str:
         return "AuthMaterials(<sealed>)"
