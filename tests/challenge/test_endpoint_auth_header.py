@@ -122,3 +122,35 @@ def _body(h: object, auth: dict[str, str]) -> dict[str, object]:
     from tests.subscriptions.conftest import sub_body
 
     return {**sub_body(endpoint=h.endpoint.url), "auth": auth}  # type: ignore[attr-defined]
+
+
+async def test_rate_limit_is_set_changed_and_removed_in_the_same_generation(
+    make_harness: MakeHarness,
+) -> None:
+    h = await make_harness()
+    for bad in ({"perSecond": 0, "burst": 1}, {"perSecond": 5, "burst": 0}, {"perSecond": 5}):
+        status, _, body = await h.api.call(
+            "POST",
+            "/v1/subscriptions",
+            token=h.token,
+            json={**_body(h, {"type": "header", "name": "X-K", "value": "v"}), "rateLimit": bad},
+        )
+        assert status == 400 and body["field"].startswith("rateLimit"), body
+    view = await h.register(rateLimit={"perSecond": 20, "burst": 5})
+    assert view["rateLimit"] == {"perSecond": 20.0, "burst": 5}
+    for change, expected in (
+        ({"perSecond": 2.5, "burst": 1}, {"perSecond": 2.5, "burst": 1}),
+        (None, None),
+    ):
+        status, _, patched = await h.api.call(
+            "PATCH",
+            f"/v1/subscriptions/{view['id']}",
+            token=h.token,
+            json={"rateLimit": change},
+            headers={"If-Match": f'"{view["generation"]}"'},
+        )
+        assert status == 200, patched
+        assert patched["rateLimit"] == expected
+        assert patched["generation"] == view["generation"]
+    updates = await h.events(view["id"], "subscription.updated")
+    assert [u["changed"] for u in updates] == [["rate_limit"], ["rate_limit"]]
