@@ -53,6 +53,7 @@ from .delivery.repository import DeliveryRepository
 from .delivery.views import DeliveryReader
 from .destinations.credentials import DestinationCredentials
 from .egress import EgressTransport
+from .endpoint_auth import AuthMaterials, EndpointAuth
 from .event_types.gate import SchemaGate
 from .event_types.offload import SchemaValidator
 from .event_types.repository import EventTypeRepository
@@ -88,11 +89,13 @@ __all__ = [
     "build_engine",
     "construct_api",
     "construct_archiver",
+    "construct_auth_materials",
     "construct_challenger",
     "construct_consumers",
     "construct_delivery",
     "construct_destination",
     "construct_egress",
+    "construct_endpoint_auth",
     "construct_keyring",
     "construct_receipts",
     "construct_recovery",
@@ -223,6 +226,7 @@ def construct_subscriptions(
     consumers: ConsumerService | None,
     clock: Clock,
     credentials: DestinationCredentials | None = None,
+    auth_materials: AuthMaterials | None = None,
 ) -> SubscriptionService:
     return SubscriptionService(
         store,
@@ -231,7 +235,18 @@ def construct_subscriptions(
         consumers=consumers,
         clock=clock,
         credentials=credentials,
+        auth_materials=auth_materials,
     )
+
+
+def construct_auth_materials(pool: asyncpg.Pool, settings: Settings) -> AuthMaterials:
+    """Where a subscription's ``auth`` is sealed under the master key (DESIGN.md section 14)."""
+    return AuthMaterials.from_settings(pool, settings)
+
+
+def construct_endpoint_auth(materials: AuthMaterials, transport: EgressTransport) -> EndpointAuth:
+    """Applies a subscription's ``auth`` to its challenges and deliveries (tokens cached)."""
+    return EndpointAuth(materials, transport)
 
 
 def construct_egress(settings: Settings) -> EgressTransport:
@@ -261,6 +276,7 @@ def construct_challenger(
     clock: Clock,
     brokers: BrokerDestination | None = None,
     relay: RelayHub | None = None,
+    endpoint_auth: EndpointAuth | None = None,
 ) -> Challenger:
     return Challenger(
         store,
@@ -272,6 +288,7 @@ def construct_challenger(
         clock=clock,
         brokers=brokers,
         relay=None if relay is None else RelayChallenges(relay),
+        auth=endpoint_auth,
     )
 
 
@@ -303,11 +320,13 @@ def construct_destination(
     options: EngineOptions,
     brokers: BrokerDestination,
     relay: RelayHub | None = None,
+    endpoint_auth: EndpointAuth | None = None,
 ) -> Destination:
     """Where the dispatcher's attempts go, by destination kind: HTTPS through the pinned
-    egress, the broker kinds (``amqp``, ``nats``) through ``brokers``, and a relay
-    subscription's through its ``hookproof listen`` session; traced per attempt."""
-    https = HttpsDestination(transport, guard, subscriptions)
+    egress (with the subscription's ``auth``, DESIGN.md 14), the broker kinds (``amqp``,
+    ``nats``) through ``brokers``, and a relay subscription's through its ``hookproof listen``
+    session; traced per attempt."""
+    https = HttpsDestination(transport, guard, subscriptions, auth=endpoint_auth)
     kinds: dict[str, Destination] = {HTTPS: https, AMQP: brokers, NATS: brokers}
     if relay is not None:
         kinds[RELAY] = RelayDestination(relay)
@@ -347,6 +366,7 @@ def construct_delivery(
     options: EngineOptions,
     brokers: BrokerDestination,
     relay: RelayHub | None = None,
+    endpoint_auth: EndpointAuth | None = None,
 ) -> Delivery:
     """Ingest, the ledger's reads, the destination, the dispatcher and its metrics, the
     engine's notifications and recovery."""
@@ -364,7 +384,13 @@ def construct_delivery(
     deliveries = DeliveryRepository(pool)
     guard = DriftGuard(store, subscriptions, transport, clock=clock)
     destination = construct_destination(
-        transport, guard, subscriptions, options, brokers=brokers, relay=relay
+        transport,
+        guard,
+        subscriptions,
+        options,
+        brokers=brokers,
+        relay=relay,
+        endpoint_auth=endpoint_auth,
     )
     gates = EndpointGates()  # the breakers the metrics report, built before both
     metrics = EngineMetrics(breaker_states=gates.states)
@@ -540,14 +566,30 @@ async def build_engine(
     tenants = construct_tenants(store, settings, clock)
     consumers, portal = construct_consumers(store, settings, clock)
     credentials = DestinationCredentials(pool, load_master_key(settings))  # broker secrets
+    sealed = construct_auth_materials(pool, settings)  # endpoint auth secrets
     subscriptions = construct_subscriptions(
-        store, settings, keyring=keyring, consumers=consumers, clock=clock, credentials=credentials
+        store,
+        settings,
+        keyring=keyring,
+        consumers=consumers,
+        clock=clock,
+        credentials=credentials,
+        auth_materials=sealed,
     )
     transport = construct_egress(settings)
+    auth = construct_endpoint_auth(sealed, transport)
     broker = BrokerDestination.from_settings(settings, subscriptions, credentials)
     relay = construct_relay(pool, settings)
     challenger = construct_challenger(
-        store, settings, subscriptions, transport, keyring, clock, brokers=broker, relay=relay
+        store,
+        settings,
+        subscriptions,
+        transport,
+        keyring,
+        clock,
+        brokers=broker,
+        relay=relay,
+        endpoint_auth=auth,
     )
     rollouts = construct_rollouts(store, settings, keyring, subscriptions, clock)
     rotation = construct_rotation(pool, keyring, challenger, subscriptions, rollouts)
@@ -562,6 +604,7 @@ async def build_engine(
         options=options,
         brokers=broker,
         relay=relay,
+        endpoint_auth=auth,
     )
     receipts, redeliverer = construct_receipts(store, settings, delivery.metrics, clock)
     archiver = (

@@ -161,6 +161,8 @@ class EndpointAccepted(Event, frozen=True, kw_only=True, tag="delivery.endpoint_
     #: a broker destination's confirmation (DESIGN.md 13): AMQP confirmed/returned, NATS
     #: stream/seq/duplicate, the peer; written only for a broker
     broker: dict[str, Any] | UnsetType = UNSET
+    #: the forward proxy it went through (``HOOKPROOF_EGRESS_PROXY``); written only then
+    proxy: str | UnsetType = UNSET
 
 
 class AttemptFailed(Event, frozen=True, kw_only=True, tag="delivery.attempt_failed"):
@@ -184,6 +186,8 @@ class AttemptFailed(Event, frozen=True, kw_only=True, tag="delivery.attempt_fail
     body_truncated: bool | UnsetType = UNSET
     #: what the broker returned (nack, return, no ack), for a broker destination only
     broker: dict[str, Any] | UnsetType = UNSET
+    #: as in :class:`EndpointAccepted`
+    proxy: str | UnsetType = UNSET
 
 
 class AttemptLost(Event, frozen=True, kw_only=True, tag="delivery.attempt_lost"):

@@ -19,8 +19,11 @@ __all__ = [
     "ChallengePublished",
     "DestinationConfig",
     "DriftDetected",
+    "EndpointAuthRef",
+    "RateLimit",
     "ReceiptKey",
     "RetryPolicy",
+    "SubscriptionAuthChanged",
     "SubscriptionConfig",
     "SubscriptionRegistered",
     "SubscriptionStateChanged",
@@ -77,6 +80,32 @@ class DestinationConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
         return self.type == "relay"
 
 
+class RateLimit(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """At most ``burst + per_second * t`` requests in any window of ``t`` seconds, across all
+    workers and daemons (the bucket lives in Postgres, taken inside the claim)."""
+
+    per_second: float
+    burst: int
+
+
+class EndpointAuthRef(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """How the engine authenticates to the endpoint (DESIGN.md section 14), without a secret.
+
+    ``type``: ``mtls``, ``oauth2`` or ``header``. ``digest``: ``hmac-sha256:<hex>`` keyed under
+    the master key over the whole credential; ``material_id``: the row of
+    ``endpoint_auth_material`` holding it, encrypted. The rest is not secret: the header's
+    name, the token URL and client id, the client certificate's SHA-256 (its identity).
+    """
+
+    type: str
+    digest: str
+    material_id: str
+    name: str | None = None
+    token_url: str | None = None
+    client_id: str | None = None
+    certificate_sha256: str | None = None
+
+
 class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Everything a subscription binds, for one generation."""
 
@@ -100,6 +129,8 @@ class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     #: a broker or a relay instead of the HTTPS endpoint (``endpoint`` is then the broker's
     #: destination URI, or the relay's local receiver)
     destination: DestinationConfig | None = None
+    auth: EndpointAuthRef | None = None  # changed by subscription.auth_changed, no new generation
+    rate_limit: RateLimit | None = None  # a PATCH changes it in the same generation
 
 
 class TenantCreated(Event, frozen=True, kw_only=True, tag="tenant.created"):
@@ -133,6 +164,15 @@ class SubscriptionUpdated(Event, frozen=True, kw_only=True, tag="subscription.up
     previous_generation: int
     changed: list[str]
     config: SubscriptionConfig
+    at: str
+
+
+class SubscriptionAuthChanged(Event, frozen=True, kw_only=True, tag="subscription.auth_changed"):
+    """The endpoint authentication changed (``auth`` None: removed); the generation stays."""
+
+    subscription_id: str
+    generation: int
+    auth: EndpointAuthRef | None
     at: str
 
 

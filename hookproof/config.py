@@ -96,6 +96,10 @@ class Settings:
     listen_port: int = 8080
     master_key_b64: str | None = field(default=None, repr=False)
     egress_allow: tuple[tuple[str, int], ...] = ()
+    #: ``HOOKPROOF_EGRESS_PROXY``: ``http://host:port`` of the operator's forward proxy; every
+    #: HTTPS connection to a subscriber is then ``CONNECT <vetted address>:<port>`` through it
+    #: (DESIGN.md section 14). None: direct.
+    egress_proxy: str | None = None
     egress_ca_file: str | None = None
     dns_servers: tuple[tuple[str, int], ...] = ()
     data_dir: Path = Path(".hookproof")
@@ -254,6 +258,7 @@ class Settings:
                 env.get("HOOKPROOF_EGRESS_ALLOW"), name="HOOKPROOF_EGRESS_ALLOW"
             ),
             egress_ca_file=env.get("HOOKPROOF_EGRESS_CA_FILE") or None,
+            egress_proxy=_proxy(env.get("HOOKPROOF_EGRESS_PROXY") or None),
             dns_servers=parse_addr_port_list(
                 env.get("HOOKPROOF_DNS_SERVERS"), name="HOOKPROOF_DNS_SERVERS"
             ),
@@ -306,3 +311,25 @@ class Settings:
     def verify_only_window_s(self) -> float:
         """How long a superseded key must stay VERIFY_ONLY (DESIGN.md section 6)."""
         return self.max_queue_delay_s + self.max_retry_window_s + self.clock_skew_s
+
+
+def _proxy(value: str | None) -> str | None:
+    """``HOOKPROOF_EGRESS_PROXY`` as given, when it is ``http://host:port`` (no user, path,
+    query or fragment)."""
+    if value is None:
+        return None
+    scheme, sep, rest = value.partition("://")
+    host, _, port = rest.rstrip("/").rpartition(":")
+    if (
+        scheme != "http"
+        or not sep
+        or not host
+        or not port.isdigit()
+        or not 0 < int(port) < 65536
+        or any(c in rest.rstrip("/") for c in "/@?#")
+    ):
+        raise ValidationError(
+            f"HOOKPROOF_EGRESS_PROXY: expected http://host:port, got {value!r}",
+            field="HOOKPROOF_EGRESS_PROXY",
+        )
+    return value

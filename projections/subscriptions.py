@@ -22,6 +22,7 @@ from hookproof.events.subscription_events import (
     ChallengePassed,
     ChallengePublished,
     DriftDetected,
+    SubscriptionAuthChanged,
     SubscriptionConfig,
     SubscriptionRegistered,
     SubscriptionStateChanged,
@@ -96,6 +97,13 @@ def evolve(state: SubscriptionState | None, event: Event, version: int) -> Subsc
             pending=None if regenerated else state.pending,
             pinned_addresses=() if regenerated else state.pinned_addresses,
             spki_sha256=None if regenerated else state.spki_sha256,
+            version=version,
+            updated_at=event.at,
+        )
+    if isinstance(event, SubscriptionAuthChanged):
+        return replace(
+            state,
+            config=msgspec.structs.replace(state.config, auth=event.auth),
             version=version,
             updated_at=event.at,
         )

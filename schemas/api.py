@@ -17,14 +17,19 @@ __all__ = [
     "ConsumerCreate",
     "ConsumerDisable",
     "ConsumerPatch",
+    "EndpointAuthIn",
     "EventBatchIn",
     "EventIn",
     "EventTypeIn",
     "EventTypeVersionIn",
+    "HeaderAuthIn",
+    "MtlsAuthIn",
+    "OAuth2AuthIn",
     "PortalSessionCreate",
     "PortalSessionItem",
     "PortalSessionPage",
     "PortalSessionsEnded",
+    "RateLimitIn",
     "ReceiptKeyIn",
     "RecoverIn",
     "RetryPolicyIn",
@@ -56,6 +61,48 @@ class ReceiptKeyIn(_Strict, kw_only=True):
     public_key_jwk: dict[str, Any]
 
 
+class _AuthIn(_Strict, kw_only=True, tag_field="type"):
+    def __repr__(self) -> str:  # write-only secrets: never printed
+        return f"{type(self).__name__}(<redacted>)"
+
+    __str__ = __repr__
+
+
+class MtlsAuthIn(_AuthIn, kw_only=True, tag="mtls"):
+    """A client certificate (PEM, with its chain) and its private key (PEM, unencrypted)."""
+
+    certificate_pem: Annotated[str, msgspec.Meta(min_length=1, max_length=65536)]
+    private_key_pem: Annotated[str, msgspec.Meta(min_length=1, max_length=16384)]
+
+
+class OAuth2AuthIn(_AuthIn, kw_only=True, tag="oauth2"):
+    """OAuth 2.0 client credentials (RFC 6749 section 4.4) against an HTTPS token URL."""
+
+    token_url: Annotated[str, msgspec.Meta(min_length=1, max_length=2048)]
+    client_id: Annotated[str, msgspec.Meta(min_length=1, max_length=1024)]
+    client_secret: Annotated[str, msgspec.Meta(min_length=1, max_length=4096)]
+    scope: Annotated[str, msgspec.Meta(min_length=1, max_length=1024)] | None = None
+    audience: Annotated[str, msgspec.Meta(min_length=1, max_length=2048)] | None = None
+
+
+class HeaderAuthIn(_AuthIn, kw_only=True, tag="header"):
+    """One static header sent with every request to the endpoint (reserved names refused)."""
+
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+    value: Annotated[str, msgspec.Meta(min_length=1, max_length=8192)]
+
+
+class RateLimitIn(_Strict, kw_only=True):
+    """At most ``burst + perSecond * t`` requests in any ``t`` seconds (DESIGN.md section 14)."""
+
+    per_second: Annotated[float, msgspec.Meta(gt=0, le=100_000)]
+    burst: Annotated[int, msgspec.Meta(ge=1, le=100_000)]
+
+
+#: A subscription's ``auth`` (DESIGN.md section 14): write-only, never echoed.
+EndpointAuthIn = MtlsAuthIn | OAuth2AuthIn | HeaderAuthIn
+
+
 class SubscriptionCreate(_Strict, kw_only=True):
     #: the HTTPS endpoint; absent exactly when ``destination`` names a broker (DESIGN.md 13)
     endpoint: str | None = None
@@ -79,6 +126,10 @@ class SubscriptionCreate(_Strict, kw_only=True):
     #: A broker (``amqp`` | ``nats``; credentials write-only, DESIGN.md 13) or a development
     #: relay (``relay``, ``hookproof listen``, DESIGN.md 11) instead of an HTTPS endpoint.
     destination: DestinationIn | None = None
+    #: How the engine authenticates to the endpoint (write-only).
+    auth: EndpointAuthIn | None = None
+    #: A token bucket over all workers and daemons (None: no limit but the endpoint gate's).
+    rate_limit: RateLimitIn | None = None
 
 
 class SubscriptionPatch(_Strict, kw_only=True):
@@ -98,6 +149,11 @@ class SubscriptionPatch(_Strict, kw_only=True):
     consumer_id: str | msgspec.UnsetType | None = msgspec.UNSET
     #: A new broker destination (a new generation; only on a broker subscription).
     destination: DestinationIn | msgspec.UnsetType = msgspec.UNSET
+    #: Replaces (or with null removes) the endpoint authentication: its own event, no new
+    #: generation.
+    auth: EndpointAuthIn | msgspec.UnsetType | None = msgspec.UNSET
+    #: Replaces (null removes) the rate limit: same generation.
+    rate_limit: RateLimitIn | msgspec.UnsetType | None = msgspec.UNSET
 
 
 class SubscriptionTransition(_Strict, kw_only=True):

@@ -10,6 +10,7 @@ from aiohttp import web
 
 from hookproof.errors import PreconditionFailed, ValidationError
 from hookproof.events import RecordedEvent
+from hookproof.events.subscription_events import EndpointAuthRef
 from hookproof.projections.subscriptions import SubscriptionState
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch, SubscriptionTransition
 from hookproof_subscriber import STANDARD_WEBHOOKS_V1, encode_whsec
@@ -64,6 +65,12 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
         ),
         "oldGenerationPolicy": c.old_generation_policy,
         "consumerId": c.consumer_id,
+        "auth": _auth_view(c.auth),
+        "rateLimit": (
+            {"perSecond": c.rate_limit.per_second, "burst": c.rate_limit.burst}
+            if c.rate_limit is not None
+            else None
+        ),
         "verifiedGeneration": s.verified_generation,
         "applicationEvidence": "RECEIPTS" if c.receipt_key else "UNOBSERVABLE",
         "version": s.version,
@@ -95,6 +102,20 @@ async def _decode(request: web.Request, typ: type[Any]) -> Any:
         if exc.code == "invalid_request" and where.split(".")[0] == "destination":
             raise ValidationError(exc.detail, field=where, code="destination_invalid") from exc
         raise
+def _auth_view(ref: EndpointAuthRef | None) -> dict[str, Any] | None:
+    """What a reader may see of ``auth``: its kind and public parts, never a secret."""
+    if ref is None:
+        return None
+    view: dict[str, Any] = {"type": ref.type, "digest": ref.digest}
+    if ref.name is not None:
+        view["name"] = ref.name
+    if ref.token_url is not None:
+        view["tokenUrl"] = ref.token_url
+    if ref.client_id is not None:
+        view["clientId"] = ref.client_id
+    if ref.certificate_sha256 is not None:
+        view["certificateSha256"] = ref.certificate_sha256
+    return view
 
 
 def _etag(s: SubscriptionState) -> dict[str, str]:

@@ -40,6 +40,7 @@ from hookproof.events.subscription_events import (
     ChallengePassed,
     ChallengePublished,
     DriftDetected,
+    SubscriptionAuthChanged,
     SubscriptionRegistered,
     SubscriptionStateChanged,
     SubscriptionUpdated,
@@ -324,6 +325,9 @@ def _subscription_outcome(ev: Event, before: SubscriptionState | None) -> tuple[
         return None, f"challenge {ev.challenge_id} failed: {ev.reason}"
     if isinstance(ev, DriftDetected):
         return None, f"drift: {ev.reason}"
+    if isinstance(ev, SubscriptionAuthChanged):  # the digest only, never the credential
+        auth = ev.auth
+        return None, "auth removed" if auth is None else f"auth {auth.type} ({auth.digest})"
     if isinstance(ev, DeliveriesRecovered):
         until = f" until {ev.until}" if ev.until else ""
         states = ", ".join(ev.states)

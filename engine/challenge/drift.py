@@ -41,6 +41,7 @@ from hookproof.projections.subscriptions import SubscriptionState, fold
 
 from ..clock import system_clock
 from ..egress import EgressResult, EgressTransport, FailureCode, address_set
+from ..egress.identity import ClientIdentity
 from ..subscriptions import SubscriptionService, Transition, stream_of
 
 __all__ = [
@@ -196,6 +197,8 @@ class DriftGuard:
         url: str,
         body: bytes,
         headers: Mapping[str, str] | Iterable[tuple[str, str]] | None = None,
+        *,
+        identity: ClientIdentity | None = None,
     ) -> EgressResult:
         """POST with the challenge's pinned address set; suspend or record on drift.
 
@@ -203,7 +206,7 @@ class DriftGuard:
         means no socket was opened; the ledger decides what the attempt becomes.
         """
         pin = state.pinned_addresses or None
-        result = await self.transport.post(url, body, headers, pin=pin)
+        result = await self.transport.post(url, body, headers, pin=pin, identity=identity)
         verdict = assess(state, result, self.policy_for(state))
         if verdict.suspend is not None:
             await self._suspend(state, result, verdict.suspend)

@@ -34,6 +34,8 @@ from hookproof_subscriber import SigningKey
 from .. import tracing
 from ..destinations import BrokerEvidence, BrokerMessage, build_challenge_message
 from ..egress import EgressResult, EgressTransport
+from ..egress.identity import ClientIdentity
+from ..endpoint_auth import EndpointAuth
 from ..relay.challenge import RelayChallenges
 from ..signing import Signer, sign_headers
 from ..subscriptions import SubscriptionService, stream_of
@@ -88,11 +90,14 @@ class Challenger:
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         brokers: BrokerChallenges | None = None,
         relay: RelayChallenges | None = None,
+        auth: EndpointAuth | None = None,
     ) -> None:
         self.brokers = brokers
         self.store = store
         #: a relay subscription's challenge goes through its ``hookproof listen`` session
         self.relay = relay
+        #: the subscription's ``auth`` applied to the challenge too (DESIGN.md section 14)
+        self.auth = auth
         self.subscriptions = subscriptions
         self.transport = transport
         self.settings = settings
@@ -213,12 +218,25 @@ class Challenger:
     async def _post(
         self, state: SubscriptionState, challenge: Challenge, headers: dict[str, str]
     ) -> EgressResult:
-        """The challenge request: through the pinned egress, or for a relay subscription
-        through its relay session (the local receiver answers; nothing is dialled)."""
+        """The challenge request: through the pinned egress with the subscription's ``auth``
+        (DESIGN.md 14), or for a relay subscription through its relay session (the local
+        receiver answers; nothing is dialled)."""
         relay = state.config.destination is not None and state.config.destination.is_relay
         if relay and self.relay is not None:
             return await self.relay.post(state, challenge.challenge_id, challenge.body, headers)
-        return await self.transport.post(state.config.endpoint, challenge.body, headers)
+        url = state.config.endpoint
+        body = challenge.body
+
+        async def send(
+            extra: list[tuple[str, str]], identity: ClientIdentity | None
+        ) -> EgressResult:
+            return await self.transport.post(
+                url, body, [*headers.items(), *extra], identity=identity
+            )
+
+        if self.auth is None or state.config.auth is None:
+            return await send([], None)
+        return await self.auth.send(state, url, send)
 
     async def complete(
         self, challenge: Challenge, result: EgressResult, *, actor: str

@@ -99,6 +99,9 @@ class Evidence(msgspec.Struct, frozen=True):
     #: a broker destination's answer (``BrokerEvidence.evidence()``: confirmed or returned,
     #: stream and sequence, the peer); None for HTTPS
     broker: Mapping[str, Any] | None = None
+    #: the forward proxy the attempt went through (``host:port``; ``peer_address`` is then
+    #: the vetted address the tunnel reached)
+    proxy: str | None = None
 
     @property
     def ok(self) -> bool:

@@ -3,7 +3,9 @@
 An attempt of the subscription's current generation goes through the drift guard with the
 address set its challenge pinned (a drift suspends or is recorded, as the policy says); an
 attempt draining an older generation goes to its own endpoint with no newer pin. The egress
-result becomes the attempt's :class:`~.destination.Evidence` here, at the boundary.
+result becomes the attempt's :class:`~.destination.Evidence` here, at the boundary. The
+subscription's ``auth`` (DESIGN.md section 14) is applied to every send by
+:class:`~hookproof.engine.endpoint_auth.EndpointAuth` (header, client certificate, token).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from hookproof.projections.subscriptions import SubscriptionState
 
 from ..challenge.drift import DriftGuard
 from ..egress import EgressResult, EgressTransport
+from ..egress.identity import ClientIdentity
+from ..endpoint_auth import EndpointAuth
 from ..memo import BoundedMemo
 from ..subscriptions import SubscriptionService
 from .destination import Evidence, SignedMessage
@@ -38,6 +42,7 @@ def evidence_of(result: EgressResult) -> Evidence:
         peer_address=result.peer_address,
         spki_sha256=result.spki_sha256,
         body_truncated=result.body_truncated,
+        proxy=result.proxy,
     )
 
 
@@ -50,11 +55,13 @@ class HttpsDestination:
         guard: DriftGuard,
         subscriptions: SubscriptionService,
         *,
+        auth: EndpointAuth | None = None,
         memo: int = STATE_MEMO,
     ) -> None:
         self.transport = transport
         self.guard = guard
         self.subscriptions = subscriptions
+        self.auth = auth
         self._states: BoundedMemo[str, SubscriptionState | None] = BoundedMemo(memo)
 
     async def _current(self, row: ClaimRow) -> SubscriptionState | None:
@@ -67,13 +74,27 @@ class HttpsDestination:
         return state
 
     async def deliver(self, message: SignedMessage, target: ClaimRow) -> Evidence:
-        if target.generation == target.sub_generation:
-            state = await self._current(target)
-            if state is not None and state.generation == target.generation:
-                return evidence_of(
-                    await self.guard.post(state, target.endpoint, message.body, message.headers)
-                )
-        # draining an older generation: its own endpoint, no newer pin applies
-        return evidence_of(
-            await self.transport.post(target.endpoint, message.body, message.headers)
+        state = await self._current(target)
+        current = (
+            target.generation == target.sub_generation
+            and state is not None
+            and state.generation == target.generation
         )
+
+        async def send(
+            extra: list[tuple[str, str]], identity: ClientIdentity | None
+        ) -> EgressResult:
+            headers = [*message.headers.items(), *extra] if extra else message.headers
+            if current:
+                assert state is not None
+                return await self.guard.post(
+                    state, target.endpoint, message.body, headers, identity=identity
+                )
+            # draining an older generation: its own endpoint, no newer pin applies
+            return await self.transport.post(
+                target.endpoint, message.body, headers, identity=identity
+            )
+
+        if self.auth is None or state is None or state.config.auth is None:
+            return evidence_of(await send([], None))
+        return evidence_of(await self.auth.send(state, target.endpoint, send))

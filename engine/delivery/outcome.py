@@ -86,6 +86,7 @@ def outcome_events(
             at=at,
             body_truncated=result.body_truncated or UNSET,
             broker=broker,
+            proxy=result.proxy or UNSET,
         )
         return Recorded([accepted], "endpoint_accepted")
     error = classify(result, now)
@@ -107,6 +108,7 @@ def outcome_events(
             at=at,
             body_truncated=result.body_truncated or UNSET,
             broker=broker,
+            proxy=result.proxy or UNSET,
         )
     ]
     if decision.retry:

@@ -156,6 +156,8 @@ class DeliveryReader:
                 )
                 if ev.broker is not UNSET:
                     attempts[ev.attempt]["broker"] = _broker(ev.broker)
+                if isinstance(ev.proxy, str):
+                    attempts[ev.attempt]["proxy"] = ev.proxy
             elif isinstance(ev, AttemptFailed) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
                     outcome=ev.outcome,
@@ -171,6 +173,8 @@ class DeliveryReader:
                 )
                 if ev.broker is not UNSET:
                     attempts[ev.attempt]["broker"] = _broker(ev.broker)
+                if isinstance(ev.proxy, str):
+                    attempts[ev.attempt]["proxy"] = ev.proxy
             elif isinstance(ev, AttemptLost) and ev.attempt in attempts:
                 attempts[ev.attempt].update(
                     outcome=S.UNKNOWN_TRANSPORT.value, code="dispatcher_lost", completedAt=ev.at

@@ -28,6 +28,7 @@ from .failures import FailureCode
 from .guard import VettedResolver, guarded_socket
 from .head import Target, request_head
 from .pool import Connector, PoolLimits
+from .proxy import EgressProxy
 from .wire import Response
 
 __all__ = [
@@ -67,8 +68,10 @@ class WireAdapter:
         connect_timeout_s: float,
         max_response_bytes: int,
         allow_pairs: frozenset[tuple[IPAddress, int]] = frozenset(),
+        proxy: EgressProxy | None = None,
     ) -> None:
         self._ssl = ssl_ctx
+        self.proxy = proxy
         self.allow_pairs = allow_pairs
         self.limits = limits
         self.max_connections = max_connections
@@ -86,6 +89,7 @@ class WireAdapter:
             ssl_ctx=self._ssl,
             connect_timeout_s=self._connect_timeout_s,
             allow_pairs=self.allow_pairs,
+            proxy=self.proxy,
         )
         self._slots = asyncio.Semaphore(self.max_connections)
 

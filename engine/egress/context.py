@@ -17,6 +17,7 @@ from .failures import FailureCode
 if TYPE_CHECKING:
     from ..endpoint import Endpoint
     from .errors import Refusal
+    from .identity import ClientIdentity
     from .pool import ConnectionFacts
     from .result import PeerCertificate
 
@@ -33,11 +34,15 @@ class Attempt:
     t0: float
     deadline: float
     vetted: frozenset[tuple[IPAddress, int]] = frozenset()
+    #: the client certificate presented in the handshake (mtls), part of the pool's origin
+    identity: ClientIdentity | None = None
     resolved: Sequence[IPAddress] = ()
     refusal: Refusal | None = None
     guard_refusals: int = 0
     socket_opened: int = 0
     peer: tuple[str, int] | None = None
+    #: the forward proxy the connection went through (``host:port``), if any
+    proxy: str | None = None
     certificate: PeerCertificate | None = None
     facts: ConnectionFacts | None = None
     reused: bool = False

@@ -31,6 +31,10 @@ class FailureCode(enum.StrEnum):
     PROTOCOL_ERROR = "protocol_error"
     RESPONSE_TOO_LARGE = "response_too_large"
     REDIRECT = "redirect"
+    #: no credential could be had for the endpoint (an OAuth2 token; DESIGN.md section 14)
+    AUTH_UNAVAILABLE = "auth_unavailable"
+    #: the operator's forward proxy refused or failed the CONNECT (not the endpoint's fault)
+    PROXY_FAILED = "egress_proxy_failed"
 
     @property
     def is_policy_refusal(self) -> bool:

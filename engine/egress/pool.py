@@ -31,12 +31,14 @@ from .addresses import IPAddress, format_ip
 from .errors import Refusal
 from .failures import FailureCode
 from .guard import VettedResolver, addr_infos, socket_factory
+from .proxy import EgressProxy, open_tunnel
 from .result import PeerCertificate, describe_certificate
 from .wire import HttpConnection
 
 if TYPE_CHECKING:
     from .context import Attempt
     from .head import Target
+    from .identity import ClientIdentity
 
 __all__ = [
     "ConnectionFacts",
@@ -54,8 +56,10 @@ log = structlog.get_logger("hookproof.egress")
 _HAPPY_EYEBALLS_DELAY: Final = 0.25
 _INTERLEAVE: Final = 1
 
-#: (scheme, host, port, TLS settings id): what a connection may be reused for.
-Origin = tuple[str, str, int, int]
+#: (scheme, host, port, TLS settings id, client identity digest or ""): what a connection may
+#: be reused for (a connection made with one client certificate never carries a request made
+#: with another, or with none: DESIGN.md section 14).
+Origin = tuple[str, str, int, int, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +98,8 @@ class ConnectionFacts:
     last_used: float
     requests: int = 0
     recurring: bool = True  # its last request had an earlier one to its origin (site_is_recurring)
+    #: the forward proxy the connection was tunnelled through (``host:port``), if any
+    proxy: str | None = None
 
 
 def reuse_refusal(
@@ -154,9 +160,12 @@ class Connector:
         ssl_ctx: ssl.SSLContext,
         connect_timeout_s: float,
         allow_pairs: frozenset[tuple[IPAddress, int]] = frozenset(),
+        proxy: EgressProxy | None = None,
     ) -> None:
         self.limits = limits
         self.allow_pairs = allow_pairs
+        #: the operator's forward proxy: every new connection is a tunnel through it
+        self.proxy = proxy
         self._ssl_ctx = ssl_ctx
         self._connect_timeout_s = connect_timeout_s
         self._resolver = VettedResolver()
@@ -172,15 +181,17 @@ class Connector:
         self._last_request: dict[Origin, float] = {}
         self._sweeper: asyncio.TimerHandle | None = None
 
-    def origin(self, target: Target) -> Origin:
-        return ("https", target.host, target.port, id(self._ssl_ctx))
+    def origin(self, target: Target, identity: ClientIdentity | None = None) -> Origin:
+        if identity is None:
+            return ("https", target.host, target.port, id(self._ssl_ctx), "")
+        return ("https", target.host, target.port, id(identity.ssl_ctx), identity.digest)
 
     async def acquire(self, target: Target, attempt: Attempt) -> HttpConnection:
         """A connection for ``attempt``: a pooled one under the pool's rule, or a new one."""
         if self.closed:
             raise RuntimeError("the connector is closed")
         now = asyncio.get_running_loop().time()
-        origin = self.origin(target)
+        origin = self.origin(target, attempt.identity)
         recurring = self._note_request(origin, now)
         conn = self._pooled(origin, attempt, now)
         if conn is None:
@@ -197,6 +208,7 @@ class Connector:
         attempt.facts = facts
         attempt.connected_at = attempt.now()
         attempt.peer = (facts.peer_text, facts.peer[1])
+        attempt.proxy = facts.proxy
         attempt.certificate = facts.certificate
         return conn
 
@@ -226,17 +238,49 @@ class Connector:
             return conn
         return None
 
+    async def _tunnel(
+        self, proxy: EgressProxy, target: Target
+    ) -> tuple[socket.socket, tuple[IPAddress, int]]:
+        """A tunnel through the proxy to the first vetted address that gets one (in the
+        answer's order): ``CONNECT <address>:<port>``, never the host name."""
+        results = await self._resolver.resolve(target.host, target.port, socket.AF_UNSPEC)
+        last: Refusal | None = None
+        for r in results:
+            addr = ipaddress.ip_address(r["host"])
+            try:
+                return await open_tunnel(proxy, addr, r["port"]), (addr, r["port"])
+            except Refusal as refusal:
+                last = refusal
+        assert last is not None
+        raise last
+
     async def _open(self, target: Target, attempt: Attempt, origin: Origin) -> HttpConnection:
         loop = asyncio.get_running_loop()
-        results = await self._resolver.resolve(target.host, target.port, socket.AF_UNSPEC)
+        tunnel_to: tuple[IPAddress, int] | None = None
+        if self.proxy is not None:
+            # the tunnel has its own bound: a proxy that hangs is the proxy's failure
+            try:
+                async with asyncio.timeout(self._connect_timeout_s):
+                    sock, tunnel_to = await self._tunnel(self.proxy, target)
+            except TimeoutError as exc:
+                refusal = Refusal(FailureCode.PROXY_FAILED, "the proxy did not answer in time")
+                attempt.refusal = attempt.refusal or refusal
+                raise refusal from exc
+            except Refusal as failed:
+                attempt.refusal = attempt.refusal or failed
+                raise
         async with asyncio.timeout(self._connect_timeout_s):
-            sock = await aiohappyeyeballs.start_connection(
-                addr_infos(results),
-                happy_eyeballs_delay=_HAPPY_EYEBALLS_DELAY,
-                interleave=_INTERLEAVE,
-                socket_factory=socket_factory,
-            )
-            conn = HttpConnection(self._ssl_ctx, target.host)
+            if tunnel_to is None:
+                results = await self._resolver.resolve(target.host, target.port, socket.AF_UNSPEC)
+                sock = await aiohappyeyeballs.start_connection(
+                    addr_infos(results),
+                    happy_eyeballs_delay=_HAPPY_EYEBALLS_DELAY,
+                    interleave=_INTERLEAVE,
+                    socket_factory=socket_factory,
+                )
+            identity = attempt.identity
+            ctx = identity.ssl_ctx if identity is not None else self._ssl_ctx
+            conn = HttpConnection(ctx, target.host)
             try:
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 await loop.create_connection(lambda: conn, sock=sock)
@@ -255,6 +299,8 @@ class Connector:
             peer_pair = (ipaddress.ip_address(str(peer[0])), int(peer[1])) if peer else None
         except ValueError:
             peer_pair = None
+        if tunnel_to is not None:  # the socket's peer is the proxy; the tunnel's is vetted
+            peer_pair = tunnel_to
         if peer_pair is None or peer_pair not in attempt.vetted:
             # unreachable while the socket guard works; kept as an independent check
             conn.close()
@@ -271,6 +317,7 @@ class Connector:
             certificate=describe_certificate(der) if der else None,
             opened_at=now,
             last_used=now,
+            proxy=self.proxy.text if self.proxy is not None else None,
         )
         conn.on_dead = self._died_idle
         if peer_pair in self.allow_pairs:

@@ -64,6 +64,9 @@ class EgressResult:
     resolved: tuple[str, ...] = ()
     peer_address: str | None = None
     peer_port: int | None = None
+    #: the forward proxy the connection was tunnelled through (``host:port``); the peer above
+    #: is then the vetted address the tunnel went to
+    proxy: str | None = None
     certificate: PeerCertificate | None = None
     request_started: bool = False
     request_written: bool = False
@@ -116,6 +119,7 @@ class EgressResult:
             "denied": [list(d) for d in self.denied],
             "peerAddress": self.peer_address,
             "peerPort": self.peer_port,
+            "proxy": self.proxy,
             "spkiSha256": cert.spki_sha256 if cert else None,
             "certIssuer": cert.issuer if cert else None,
             "certAuthorityKeyId": cert.authority_key_id if cert else None,

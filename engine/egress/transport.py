@@ -31,6 +31,7 @@ endpoint.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import ssl
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -47,8 +48,10 @@ from .adapter import Attempt, WireAdapter
 from .addresses import IPAddress, format_ip
 from .dns import DnsFailure, HostResolver
 from .failures import FAILURE_CODES, FailureCode, Outcome, outcome_of
+from .identity import ClientIdentity, load_client_chain
 from .policy import AddressDrift, AddressPolicy, Vetting
 from .pool import PoolLimits
+from .proxy import EgressProxy, parse_proxy
 from .result import EgressResult, EgressTimings, PeerCertificate
 
 __all__ = [
@@ -77,6 +80,8 @@ _TRANSPORT_HEADERS: Final = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "expect", "upgrade", "te"}
 )
 _ENDPOINT_MEMO: Final = 10_000
+#: client identities (one TLS context each, ~ a few KiB) kept per transport
+_IDENTITY_MEMO: Final = 1_024
 #: The transport's own fields, sent unless the caller gives them (in this order).
 _DEFAULT_NAMES: Final = ("user-agent", "accept-encoding")
 
@@ -107,6 +112,8 @@ class EgressPolicy:
     pool_max_idle: int = 512
     pool_keep_recent_s: float = 5.0
     dns_cache_s: float = 30.0
+    #: the operator's forward proxy (``HOOKPROOF_EGRESS_PROXY``), None: direct
+    proxy: EgressProxy | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: Any) -> EgressPolicy:
@@ -123,6 +130,7 @@ class EgressPolicy:
             pool_max_requests=settings.pool_max_requests,
             pool_max_idle=settings.pool_max_idle,
             dns_cache_s=settings.dns_cache_s,
+            proxy=parse_proxy(settings.egress_proxy) if settings.egress_proxy else None,
         )
         return replace(base, **overrides) if overrides else base
 
@@ -159,6 +167,7 @@ class EgressTransport:
             connect_timeout_s=self.policy.connect_timeout_s,
             max_response_bytes=self.policy.max_response_bytes,
             allow_pairs=self._pairs,
+            proxy=self.policy.proxy,
         )
         self._dns: HostResolver | None = None
         self._default_headers = (
@@ -166,7 +175,10 @@ class EgressTransport:
             ("Accept-Encoding", "identity"),
         )
         self._endpoints: BoundedMemo[str, Endpoint] = BoundedMemo(_ENDPOINT_MEMO)
+        self._identities: BoundedMemo[bytes, ClientIdentity] = BoundedMemo(_IDENTITY_MEMO)
         self._closed = False
+        if self.policy.proxy is not None:
+            log.warning("egress_proxy_configured", proxy=self.policy.proxy.text)
         if self._pairs:
             log.warning(
                 "egress_allowances_configured",
@@ -201,6 +213,18 @@ class EgressTransport:
         ctx.verify_mode = ssl.CERT_REQUIRED
         return ctx
 
+    def client_identity(self, certificate_pem: str, private_key_pem: str) -> ClientIdentity:
+        """A context like this transport's (same trust, same TLS floor) that also presents
+        the certificate (memoised per certificate and key, in memory only)."""
+        key = hashlib.sha256(
+            certificate_pem.encode("utf-8") + b"\x00" + private_key_pem.encode("utf-8")
+        ).digest()
+        identity = self._identities.get(key)
+        if identity is None:
+            identity = load_client_chain(self._make_ssl_context, certificate_pem, private_key_pem)
+            self._identities.put(key, identity)
+        return identity
+
     def _ensure_started(self) -> None:
         if self._closed:
             raise RuntimeError("EgressTransport is closed")
@@ -231,12 +255,14 @@ class EgressTransport:
         *,
         pin: Iterable[str] | None = None,
         enforce_pin: bool = False,
+        identity: ClientIdentity | None = None,
     ) -> EgressResult:
         """POST ``body`` to ``url`` under the egress policy; never raises for network outcomes.
 
         ``pin`` is the address set expected for the host (recorded when the challenge passed);
         the result's ``drift`` compares it with this resolution. With ``enforce_pin`` a
-        changed set is refused (``egress_pin_mismatch``) before any connect.
+        changed set is refused (``egress_pin_mismatch``) before any connect. ``identity``: the
+        client certificate presented in the handshake (:meth:`client_identity`).
         """
         self._ensure_started()
         loop = asyncio.get_running_loop()
@@ -257,7 +283,11 @@ class EgressTransport:
             )
 
         attempt = Attempt(
-            endpoint=endpoint, body_len=len(body), t0=t0, deadline=t0 + self.policy.total_timeout_s
+            endpoint=endpoint,
+            body_len=len(body),
+            t0=t0,
+            deadline=t0 + self.policy.total_timeout_s,
+            identity=identity,
         )
         vetting = await self._vet(attempt)
         drift = self._drift(attempt, vetting, pin)
@@ -374,6 +404,7 @@ class EgressTransport:
             resolved=tuple(format_ip(a) for a in attempt.resolved),
             peer_address=attempt.peer[0] if attempt.peer else None,
             peer_port=attempt.peer[1] if attempt.peer else None,
+            proxy=attempt.proxy,
             certificate=attempt.certificate,
             request_started=started,
             request_written=attempt.request_written,

@@ -15,6 +15,7 @@ import msgspec
 from hookproof.errors import ConflictError, HookproofError, PreconditionFailed
 from hookproof.events import Event
 from hookproof.events.subscription_events import (
+    SubscriptionAuthChanged,
     SubscriptionConfig,
     SubscriptionRegistered,
     SubscriptionStateChanged,
@@ -45,7 +46,11 @@ MUTABLE_FIELDS = GENERATION_FIELDS | {
     "region",
     "ordering",
     "ordering_gap_timeout_s",
+    "rate_limit",
 }
+#: Changed by a PATCH as an event of its own (``subscription.auth_changed``), never a new
+#: generation: the endpoint's authentication is not part of what a challenge binds.
+AUTH_FIELD = "auth"
 #: Changed only by the engine itself: a completed (or rolled back) rollout of a signing change.
 ROLLOUT_FIELDS = frozenset({"signature_profile"})
 
@@ -112,13 +117,27 @@ def decide(state: SubscriptionState | None, command: Command, now: datetime) -> 
 
     if isinstance(command, Update):
         _check_generation(state, command.expected_generation)
-        unknown = set(command.changes) - MUTABLE_FIELDS - ROLLOUT_FIELDS
+        unknown = set(command.changes) - MUTABLE_FIELDS - ROLLOUT_FIELDS - {AUTH_FIELD}
         if unknown:
             raise TransitionForbidden(f"fields not changeable: {sorted(unknown)}")
         current = msgspec.structs.asdict(state.config)
-        changed = sorted(k for k, v in command.changes.items() if current.get(k) != v)
+        changed = sorted(
+            k for k, v in command.changes.items() if k != AUTH_FIELD and current.get(k) != v
+        )
+        auth_events: list[Event] = []
+        if AUTH_FIELD in command.changes and command.changes[AUTH_FIELD] != state.config.auth:
+            auth_events.append(
+                SubscriptionAuthChanged(
+                    subscription_id=state.subscription_id,
+                    generation=state.generation,
+                    auth=command.changes[AUTH_FIELD],
+                    at=at,
+                )
+            )
         if not changed:
-            return []
+            if auth_events and next_state(state.state, "update") is None:
+                raise TransitionForbidden(f"update not allowed in {state.state}")
+            return auth_events
         config = msgspec.structs.replace(state.config, **{k: command.changes[k] for k in changed})
         regenerate = bool(GENERATION_FIELDS & set(changed))
         cmd = "regenerate" if regenerate else "update"
@@ -133,7 +152,8 @@ def decide(state: SubscriptionState | None, command: Command, now: datetime) -> 
                 changed=changed,
                 config=config,
                 at=at,
-            )
+            ),
+            *auth_events,
         ]
 
     _check_generation(state, command.expected_generation)

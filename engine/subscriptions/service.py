@@ -17,15 +17,16 @@ from hookproof.config import Settings
 from hookproof.errors import NotFound, ValidationError
 from hookproof.events import Event, EventStore, Metadata, RecordedEvent
 from hookproof.events.command import execute
-from hookproof.events.subscription_events import DestinationConfig, SubscriptionConfig
+from hookproof.events.subscription_events import DestinationConfig, RateLimit, SubscriptionConfig
 from hookproof.projections.subscriptions import SubscriptionState, fold
-from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch
+from hookproof.schemas.api import RateLimitIn, SubscriptionCreate, SubscriptionPatch
 from hookproof.schemas.destinations import DestinationIn, RelayDestinationIn
 
 from ..destinations.binding import bound_view, config_of
 from ..destinations.spec import BrokerCredentials, Destination, parse_destination
+from ..endpoint_auth import AuthMaterials, AuthSecret, parse_auth
 from ..relay.endpoint import normalise_relay_endpoint, relay_config
-from .decide import Command, Register, Transition, Update, decide
+from .decide import AUTH_FIELD, Command, Register, Transition, Update, decide
 from .repository import SubscriptionRepository
 from .validation import (
     validate_endpoint,
@@ -50,6 +51,10 @@ __all__ = [
 
 #: the format of every id ``register`` makes
 SUBSCRIPTION_ID = re.compile(r"^sub_[0-9a-f]{24}$")
+
+
+def rate_limit_of(body: RateLimitIn | None) -> RateLimit | None:
+    return None if body is None else RateLimit(per_second=body.per_second, burst=body.burst)
 
 
 def stream_of(subscription_id: str) -> str:
@@ -87,6 +92,7 @@ class SubscriptionService:
         repository: SubscriptionRepository | None = None,
         consumers: ConsumerCheck | None = None,
         credentials: CredentialsSealer | None = None,
+        auth_materials: AuthMaterials | None = None,
     ) -> None:
         self.store = store
         self.repository = repository or SubscriptionRepository.of(store)
@@ -97,6 +103,8 @@ class SubscriptionService:
         self.consumers = consumers
         #: where a broker destination's write-only credentials are sealed
         self.credentials = credentials
+        #: where a subscription's ``auth`` is sealed (None: ``auth`` is refused)
+        self.auth_materials = auth_materials
 
     # -- reads --------------------------------------------------------------------------
 
@@ -189,6 +197,7 @@ class SubscriptionService:
             consumer_id = await self.consumers.require_enabled(
                 tenant_id, body.consumer_id, "consumerId"
             )
+        auth = self._parse_auth(body.auth)
         subscription_id = "sub_" + secrets.token_hex(12)
         secret: bytes | None = None
         secret_key_id: str | None = None
@@ -226,13 +235,24 @@ class SubscriptionService:
             ordering_gap_timeout_s=validate_gap_timeout(body.ordering_gap_timeout_s),
             consumer_id=consumer_id,
             destination=relay,
+            rate_limit=rate_limit_of(body.rate_limit),
         )
         if parsed is not None:  # every field checked: only now is anything stored
             destination = await self._bind(subscription_id, parsed, None)
             config = msgspec.structs.replace(config, destination=destination)
-        state = await self.execute(
-            subscription_id, Register(subscription_id, tenant_id, config), actor=actor
-        )
+        if auth is None:
+            state = await self.execute(
+                subscription_id, Register(subscription_id, tenant_id, config), actor=actor
+            )
+        else:
+            state = await self._sealed(
+                subscription_id,
+                auth,
+                lambda ref: Register(
+                    subscription_id, tenant_id, msgspec.structs.replace(config, auth=ref)
+                ),
+                actor=actor,
+            )
         return state, (None if imported is not None else secret)
 
     @staticmethod
@@ -247,11 +267,38 @@ class SubscriptionService:
             )
         return relay_config(normalise_relay_endpoint(url))
 
+    def _parse_auth(self, body: Any) -> AuthSecret | None:
+        """The checked ``auth`` (None: none given); refused when nothing can seal it."""
+        if body is None:
+            return None
+        if self.auth_materials is None:
+            raise ValidationError(
+                "endpoint authentication is not available here",
+                field="auth",
+                code="auth_unsupported",
+            )
+        return parse_auth(body, self.settings)
+
+    async def _sealed(
+        self,
+        subscription_id: str,
+        auth: AuthSecret,
+        command: Callable[[Any], Command],
+        *,
+        actor: str,
+    ) -> SubscriptionState:
+        """Seal ``auth`` and append ``command(ref)``'s events in one transaction."""
+        assert self.auth_materials is not None
+        async with self.store.pool.acquire() as conn, conn.transaction():
+            ref = await self.auth_materials.seal(conn, subscription_id, auth)
+            return await self.execute(subscription_id, command(ref), actor=actor, conn=conn)
+
     def patch_changes(self, state: SubscriptionState, body: SubscriptionPatch) -> dict[str, Any]:
         now = self.clock()
         changes: dict[str, Any] = {}
         raw = {f: getattr(body, f) for f in body.__struct_fields__}
         present = {k: v for k, v in raw.items() if v is not msgspec.UNSET}
+        present.pop("auth", None)  # its own event, sealed by ``update``
         if present.pop("consumer_id", state.config.consumer_id) != state.config.consumer_id:
             raise ValidationError(
                 "consumerId is set at registration and never changes",
@@ -304,6 +351,8 @@ class SubscriptionService:
             changes["old_generation_policy"] = present["old_generation_policy"]
         if "ordering" in present:
             changes["ordering"] = present["ordering"]
+        if "rate_limit" in present:
+            changes["rate_limit"] = rate_limit_of(present["rate_limit"])
         if "ordering_gap_timeout_s" in present:
             changes["ordering_gap_timeout_s"] = validate_gap_timeout(
                 present["ordering_gap_timeout_s"]
@@ -328,8 +377,22 @@ class SubscriptionService:
             )
         if changes.get("destination", 0) is None and state.config.destination is None:
             del changes["destination"]
-        return await self.execute(
-            subscription_id, Update(expected_generation, changes), actor=actor
+        if body.auth is msgspec.UNSET:
+            return await self.execute(
+                subscription_id, Update(expected_generation, changes), actor=actor
+            )
+        auth = self._parse_auth(body.auth)
+        if auth is None:  # removed
+            return await self.execute(
+                subscription_id,
+                Update(expected_generation, {**changes, AUTH_FIELD: None}),
+                actor=actor,
+            )
+        return await self._sealed(
+            subscription_id,
+            auth,
+            lambda ref: Update(expected_generation, {**changes, AUTH_FIELD: ref}),
+            actor=actor,
         )
 
     # -- broker destinations (DESIGN.md 13) ---------------------------------------------

@@ -52,6 +52,10 @@ class Seen:
     headers: list[tuple[str, str]]
     body: bytes
     request: Any = None
+    #: the client certificate the TLS connection presented (``getpeercert()``), if any
+    peer_cert: Any = None
+    #: the client's (address, port): which connection carried the request
+    peer: Any = None
 
     def header(self, name: str) -> str | None:
         return next((v for k, v in self.headers if k.lower() == name.lower()), None)
@@ -125,7 +129,14 @@ class SubscriberEndpoint:
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.read()
-        seen = Seen(list(request.headers.items()), body, request)
+        transport = request.transport
+        seen = Seen(
+            list(request.headers.items()),
+            body,
+            request,
+            peer_cert=transport.get_extra_info("peercert") if transport else None,
+            peer=transport.get_extra_info("peername") if transport else None,
+        )
         self.requests.append(seen)
         if self.before is not None:
             await self.before(seen)
@@ -238,9 +249,10 @@ async def make_harness(
         ca_file: Path | None = None,
         extra_allow: tuple[tuple[str, int], ...] = (),
         answers: tuple[str, ...] = ("127.0.0.1",),
+        endpoint_ctx: Any = None,
         **overrides: Any,
     ) -> Harness:
-        endpoint = await SubscriberEndpoint(pki.server_context()).start()
+        endpoint = await SubscriberEndpoint(endpoint_ctx or pki.server_context()).start()
         cleanups.append(endpoint.close)
         dns.records[HOST] = list(answers)  # each answer is allowed on the endpoint's port
         values: dict[str, Any] = {

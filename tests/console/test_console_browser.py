@@ -71,7 +71,9 @@ async def test_console_token_subscription_ladder_and_replay(
         async with aiohttp.ClientSession() as http:
             acme = Client(http, daemon.base_url, token)
             other = Client(http, daemon.base_url, other_token)
-            ok_sid = await acme.subscribe(subscriber.url("ok-console"), ["t"])
+            ok_sid = await acme.subscribe(
+                subscriber.url("ok-console"), ["t"], rateLimit={"perSecond": 50, "burst": 10}
+            )
             dead_sid = await acme.subscribe(
                 subscriber.url("fail500-console"),
                 ["t"],
@@ -110,6 +112,7 @@ async def test_console_token_subscription_ladder_and_replay(
                     assert await row.locator("td.state").inner_text() == "ACTIVE"
                     assert await row.locator("td.generation").inner_text() == "1"
                     assert await row.locator("td.profile").inner_text() == "hookproof.sig.v1"
+                    assert await row.locator("td.rate-limit").inner_text() == "50/s, burst 10"
                     assert (
                         await page.locator("#who").inner_text()
                         == "tenant " + (await acme.call("GET", "/v1/whoami"))[1]["tenantId"]

@@ -6,6 +6,7 @@ import asyncio
 import json
 import socket
 import ssl
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,8 @@ class Received:
     path: str
     headers: dict[str, str]
     body: bytes
+    #: when it arrived (``time.monotonic``): the subscriber's own clock
+    at: float = field(default_factory=time.monotonic)
 
 
 @dataclass

@@ -30,6 +30,8 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+// a subscription's rateLimit (DESIGN.md section 14), as text: "20/s, burst 5" or "-"
+function rateLimitText(r) { return r ? `${r.perSecond}/s, burst ${r.burst}` : "-"; }
 function text(v) { return v === null || v === undefined || v === "" ? "-" : String(v); }
 function short(iso) { return iso ? String(iso).replace("T", " ").replace(/\.\d+/, "").replace("+00:00", "Z") : "-"; }
 
@@ -115,6 +117,7 @@ async function loadSubscriptions() {
     el("td", { class: "profile" }, text(s.signatureProfile || "hookproof.sig.v1")),
     el("td", {}, text(s.signatureAlgorithm)),
     el("td", {}, text(s.ordering || "none")),
+    el("td", { class: "rate-limit" }, rateLimitText(s.rateLimit)),
     el("td", {}, (s.topics || []).join(", ")),
     el("td", { class: "endpoint" }, destinationText(s)),
     el("td", { class: "challenge" }, challengeResult(s)),

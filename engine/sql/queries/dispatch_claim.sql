@@ -53,6 +53,7 @@ WITH due AS MATERIALIZED (
     LEFT JOIN unnest($8::text[], $9::int[]) AS room(endpoint_digest, n) USING (endpoint_digest)
     WHERE r.k <= coalesce(room.n, $10::int)
 )
+, locked AS (  -- the rows this claim locks; dispatch_claim_rate.sql keeps what the rate allows
 SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, d.endpoint,
        d.endpoint_digest, d.payload_digest, d.owner, d.state, d.attempt, d.max_attempts,
        d.last_code, d.stream_version, d.created_at,
@@ -65,7 +66,8 @@ SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, 
        (SELECT e.hash FROM events AS e
         WHERE e.stream_id = 'delivery-' || d.delivery_id
           AND e.stream_version = d.stream_version) AS head_hash,
-       set_config('hookproof.notify', 'dispatch', true) AS tag
+       set_config('hookproof.notify', 'dispatch', true) AS tag,
+       d.next_attempt_at AS due_at
 FROM deliveries d
 JOIN subscriptions s ON s.subscription_id = d.subscription_id
 WHERE d.delivery_id IN (SELECT c.delivery_id FROM chosen AS c)
@@ -83,3 +85,5 @@ ORDER BY d.next_attempt_at
 LIMIT $1
 FOR UPDATE OF d SKIP LOCKED
 FOR SHARE OF s
+)
+-- include: dispatch_claim_rate

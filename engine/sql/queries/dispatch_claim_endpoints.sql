@@ -33,6 +33,7 @@ WITH due AS MATERIALIZED (
         LIMIT room.n
     ) AS c
 )
+, locked AS (  -- the rows this claim locks; dispatch_claim_rate.sql keeps what the rate allows
 SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, d.endpoint,
        d.endpoint_digest, d.payload_digest, d.owner, d.state, d.attempt, d.max_attempts,
        d.last_code, d.stream_version, d.created_at,
@@ -45,7 +46,8 @@ SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, 
        (SELECT e.hash FROM events AS e
         WHERE e.stream_id = 'delivery-' || d.delivery_id
           AND e.stream_version = d.stream_version) AS head_hash,
-       set_config('hookproof.notify', 'dispatch', true) AS tag
+       set_config('hookproof.notify', 'dispatch', true) AS tag,
+       d.next_attempt_at AS due_at
 FROM deliveries d
 JOIN subscriptions s ON s.subscription_id = d.subscription_id
 WHERE d.delivery_id = ANY (ARRAY(SELECT u.delivery_id FROM due AS u))  -- by primary key
@@ -65,3 +67,5 @@ ORDER BY d.next_attempt_at
 LIMIT $1
 FOR UPDATE OF d SKIP LOCKED
 FOR SHARE OF s
+)
+-- include: dispatch_claim_rate

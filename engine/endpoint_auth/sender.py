@@ -1,0 +1,195 @@
+"""Authentication to the endpoint on every request (DESIGN.md section 14).
+
+:class:`EndpointAuth` wraps one send to a subscription's endpoint (a challenge or a delivery):
+no ``auth``, nothing added; ``header``, the static header; ``mtls``, the client identity the
+handshake presents (the pinned pool keys connections by it); ``oauth2``, ``Authorization:
+Bearer`` with a token from :class:`TokenCache`, and on a ``401`` one fresh token and one
+resend. When no credential can be had the send is not made: the result is ``auth_unavailable``
+(nothing sent, retried by the policy).
+
+No secret, key, token or token response goes into a log line, a result's detail or an event:
+the logs name the subscription, the token URL's host and a reason code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import time
+from collections.abc import Awaitable, Callable
+from typing import Final
+from urllib.parse import quote, urlencode
+
+import msgspec
+import structlog
+
+from hookproof.events.subscription_events import EndpointAuthRef
+from hookproof.projections.subscriptions import SubscriptionState
+
+from ..egress import EgressResult, EgressTransport, FailureCode, Outcome
+from ..egress.identity import ClientIdentity
+from ..memo import BoundedMemo
+from .materials import AuthMaterials, AuthMaterialUnavailable
+from .spec import AuthSecret
+
+__all__ = ["EndpointAuth", "Send", "TokenCache", "token_lifetime"]
+
+log = structlog.get_logger("hookproof.endpoint_auth")
+
+#: One send with the auth's extra headers and client identity.
+Send = Callable[[list[tuple[str, str]], ClientIdentity | None], Awaitable[EgressResult]]
+
+#: A token is dropped this long before it expires (at most a tenth of its lifetime).
+EXPIRY_MARGIN_S: Final = 30.0
+#: Lifetime assumed when the token response gives no ``expires_in``.
+DEFAULT_LIFETIME_S: Final = 300.0
+_TOKENS_MEMO: Final = 4_096
+
+
+class _TokenAnswer(msgspec.Struct, kw_only=True):
+    access_token: str
+    token_type: str = "Bearer"
+    expires_in: float | None = None
+
+
+def token_lifetime(expires_in: float | None) -> float:
+    """How long a token is used: its lifetime less a margin (pure)."""
+    life = DEFAULT_LIFETIME_S if expires_in is None or expires_in <= 0 else float(expires_in)
+    return max(0.0, life - min(EXPIRY_MARGIN_S, life / 10))
+
+
+class TokenCache:
+    """OAuth2 client-credentials tokens per credential (material id), fetched through the
+    egress transport (the token URL is vetted like an endpoint), one fetch at a time each."""
+
+    def __init__(
+        self, transport: EgressTransport, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.transport = transport
+        self.clock = clock
+        self.fetches = 0
+        self._tokens: BoundedMemo[str, tuple[str, float]] = BoundedMemo(_TOKENS_MEMO)
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def drop(self, material_id: str, token: str) -> None:
+        """Forget ``token`` (the endpoint refused it) unless a newer one replaced it."""
+        held = self._tokens.get(material_id)
+        if held is not None and held[0] == token:
+            self._tokens.put(material_id, ("", 0.0))
+
+    async def token(self, subscription_id: str, ref: EndpointAuthRef, secret: AuthSecret) -> str:
+        """A valid token, or raises :class:`_NoToken` with a reason code."""
+        held = self._tokens.get(ref.material_id)
+        if held is not None and held[0] and held[1] > self.clock():
+            return held[0]
+        lock = self._locks.setdefault(ref.material_id, asyncio.Lock())
+        async with lock:
+            held = self._tokens.get(ref.material_id)
+            if held is not None and held[0] and held[1] > self.clock():
+                return held[0]
+            token, lifetime = await self._fetch(subscription_id, secret)
+            self._tokens.put(ref.material_id, (token, self.clock() + lifetime))
+            return token
+
+    async def _fetch(self, subscription_id: str, secret: AuthSecret) -> tuple[str, float]:
+        assert secret.token_url and secret.client_id is not None
+        form = {"grant_type": "client_credentials"}
+        if secret.scope:
+            form["scope"] = secret.scope
+        if secret.audience:
+            form["audience"] = secret.audience
+        # RFC 6749 section 2.3.1: each form-urlencoded, then HTTP Basic
+        pair = f"{quote(secret.client_id, safe='')}:{quote(secret.client_secret or '', safe='')}"
+        basic = base64.b64encode(pair.encode()).decode("ascii")
+        self.fetches += 1
+        result = await self.transport.post(
+            secret.token_url,
+            urlencode(form).encode("ascii"),
+            [
+                ("Content-Type", "application/x-www-form-urlencoded"),
+                ("Accept", "application/json"),
+                ("Authorization", f"Basic {basic}"),
+            ],
+        )
+        if not result.ok:
+            reason = result.code.value if result.code is not None else f"status_{result.status}"
+            raise _NoToken(reason)
+        try:
+            answer = msgspec.json.decode(result.body, type=_TokenAnswer)
+        except msgspec.DecodeError:
+            raise _NoToken("token_response_invalid") from None
+        if answer.token_type.lower() != "bearer" or not _header_safe(answer.access_token):
+            raise _NoToken("token_response_invalid")
+        log.info(
+            "endpoint_auth_token_fetched",
+            subscription_id=subscription_id,
+            token_host=result.host,
+            expires_in=answer.expires_in,
+        )
+        return answer.access_token, token_lifetime(answer.expires_in)
+
+
+class _NoToken(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _header_safe(token: str) -> bool:
+    return bool(token) and token.isascii() and token.isprintable() and " " not in token
+
+
+class EndpointAuth:
+    """Applies a subscription's ``auth`` to one send (see the module docstring)."""
+
+    def __init__(self, materials: AuthMaterials, transport: EgressTransport) -> None:
+        self.materials = materials
+        self.transport = transport
+        self.tokens = TokenCache(transport)
+
+    async def send(self, state: SubscriptionState, url: str, send: Send) -> EgressResult:
+        """``send`` with the subscription's credential (``url``: for an unavailable result)."""
+        ref = state.config.auth
+        if ref is None:
+            return await send([], None)
+        sid = state.subscription_id
+        try:
+            secret = await self.materials.open(sid, ref)
+        except AuthMaterialUnavailable:
+            return _unavailable(url, sid, "material_unavailable")
+        if secret.type == "header":
+            assert secret.name is not None and secret.value is not None
+            return await send([(secret.name, secret.value)], None)
+        if secret.type == "mtls":
+            assert secret.certificate_pem is not None and secret.private_key_pem is not None
+            identity = self.transport.client_identity(
+                secret.certificate_pem, secret.private_key_pem
+            )
+            return await send([], identity)
+        try:
+            token = await self.tokens.token(sid, ref, secret)
+        except _NoToken as no:
+            return _unavailable(url, sid, no.reason)
+        result = await send([("Authorization", f"Bearer {token}")], None)
+        if result.status != 401:
+            return result
+        # refused: one fresh token and one resend (the 401's request was not applied)
+        self.tokens.drop(ref.material_id, token)
+        log.info("endpoint_auth_token_refused", subscription_id=sid)
+        try:
+            token = await self.tokens.token(sid, ref, secret)
+        except _NoToken as no:
+            return _unavailable(url, sid, no.reason)
+        return await send([("Authorization", f"Bearer {token}")], None)
+
+
+def _unavailable(url: str, subscription_id: str, reason: str) -> EgressResult:
+    log.warning("endpoint_auth_unavailable", subscription_id=subscription_id, reason=reason)
+    return EgressResult(
+        outcome=Outcome.NOT_SENT,
+        code=FailureCode.AUTH_UNAVAILABLE,
+        url=url,
+        host="",
+        port=0,
+        detail=f"no credential for the endpoint ({reason})",
+    )
