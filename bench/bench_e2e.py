@@ -1470,7 +1470,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 )
                 procs.append(p)
                 sub_procs.append(p)
-            for port, p in zip(ports, sub_procs, strict=True):
+            for port, p in zip(ports if sub_procs else [], sub_procs, strict=True):
                 wait_tcp(port, p)
 
             env = {

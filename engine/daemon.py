@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import signal
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -21,7 +20,7 @@ from hookproof.config import Settings
 
 from .composition import Engine, EngineOptions, build_engine
 
-__all__ = ["Engine", "EngineOptions", "build_engine", "freeze_startup_heap", "serve", "supervised"]
+__all__ = ["Engine", "EngineOptions", "build_engine", "serve", "supervised"]
 
 log = structlog.get_logger("hookproof.daemon")
 
@@ -46,15 +45,6 @@ async def supervised(
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), delay)
         delay = min(delay * 2, WORKER_BACKOFF_MAX_S)
-
-
-def freeze_startup_heap() -> None:
-    """Move everything start-up made (modules, the engine, its caches) out of the cyclic
-    collector's reach: it lives as long as the process, and every full collection would walk
-    it again (``gc.freeze``; bench/README.md "Session 9" measures it per delivery)."""
-    gc.collect()
-    gc.freeze()
-    log.info("startup_heap_frozen", objects=gc.get_freeze_count())
 
 
 async def serve(
@@ -90,8 +80,6 @@ async def serve(
     tasks = [
         asyncio.create_task(supervised(name, w, stop), name=name) for name, w in engine.workers
     ]
-    if settings.env.get("HOOKPROOF_GC_FREEZE", "1") != "0":  # "0": a measurement's baseline
-        freeze_startup_heap()
     if ready is not None:
         ready(address)
     try:
