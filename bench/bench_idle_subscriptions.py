@@ -86,10 +86,22 @@ def key_ring_estimate(n: int) -> dict[str, Any]:
 
 
 async def phase(
-    name: str, args: argparse.Namespace, http: Any, base: str, pool: Any, daemon: Any, tenant: str
+    name: str,
+    args: argparse.Namespace,
+    http: Any,
+    base: str,
+    pool: Any,
+    daemon: Any,
+    tenant: str,
+    pgdata: str,
 ) -> dict[str, Any]:
     loader = e2e.Loader(http, base, f"{name}-{secrets.token_hex(3)}")
-    meter = e2e.CpuMeter({"engine": lambda: e2e.engine_pids(daemon.pid), "postgres": lambda: []})
+    meter = e2e.CpuMeter(
+        {
+            "engine": lambda: e2e.engine_pids(daemon.pid),
+            "postgres": lambda: e2e.postgres_pids(pgdata),
+        }
+    )
     load0 = os.getloadavg()
     meter.start()
     t0 = time.monotonic()
@@ -107,6 +119,9 @@ async def phase(
         "ingest_events_per_s": round(args.events / sent["ingest_wall_s"], 1),
         "deliveries_per_s": round(n / wall, 1),
         "engine_cpu_ms_per_delivery": round(cpu["engine"] * cpu["wall_s"] * 1000 / max(n, 1), 3),
+        "postgres_cpu_ms_per_delivery": round(
+            cpu["postgres"] * cpu["wall_s"] * 1000 / max(n, 1), 3
+        ),
         "engine_rss_mb": round(rss / 2**20, 1),
         "cpu_cores": cpu,
         "loadavg_before": load0,
@@ -123,7 +138,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     result["key_ring_estimate"] = key_ring_estimate(args.idle)
     tmp = Path(tempfile.mkdtemp(prefix="hp-idle-"))
     runners = []
-    with e2e.postgres_server(None) as (db_url, _pgdata):
+    with e2e.postgres_server(None) as (db_url, pgdata):
         try:
             ca = trustme.CA()
             cert = ca.issue_cert("127.0.0.1", f"*.{e2e.SITE_ZONE}")
@@ -179,7 +194,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 w = await warm.open_loop(50, TOPIC, "warm", args.concurrency)
                 await e2e.wait_accepted(pool, w["ids"], w["planned"], 120, tenant["tenantId"])
                 result["subs_10"] = await phase(
-                    "subs_10", args, http, base, pool, daemon, tenant["tenantId"]
+                    "subs_10", args, http, base, pool, daemon, tenant["tenantId"], pgdata
                 )
                 print(json.dumps({"subs_10": result["subs_10"]}), flush=True)
                 t0 = time.monotonic()
@@ -188,7 +203,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 result["seed_s"] = round(time.monotonic() - t0, 1)
                 result["subscriptions"] = await pool.fetchval("SELECT count(*) FROM subscriptions")
                 result["subs_100k"] = await phase(
-                    "subs_100k", args, http, base, pool, daemon, tenant["tenantId"]
+                    "subs_100k", args, http, base, pool, daemon, tenant["tenantId"], pgdata
                 )
                 print(json.dumps({"subs_100k": result["subs_100k"]}), flush=True)
             await pool.close()
