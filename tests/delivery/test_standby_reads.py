@@ -168,7 +168,7 @@ async def _read_sessions(url: str) -> list[str]:
 
 
 async def _until_more_reads(url: str, before: int) -> int:
-    for _ in range(300):  # statistics reach the shared view within about a second
+    for _ in range(600):  # an idle backend flushes its statistics within 10 s
         now = await _standby_reads(url)
         if now > before:
             return now
