@@ -82,13 +82,12 @@ _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 # -- the subscriber process ---------------------------------------------------------------
 
 
-def subscriber_main(port: int, cert_file: str, stats_file: str) -> None:
-    """An HTTPS subscriber: answers challenges, 204 to deliveries; counts both."""
+async def start_subscriber(port: int, cert_file: str, counts: dict[str, int]) -> Any:
+    """An HTTPS subscriber site on ``port`` in the running loop: answers challenges, 204 to
+    deliveries, counting both in ``counts``; returns its runner (``cleanup`` stops it)."""
     from aiohttp import web
 
     from hookproof_subscriber import build_challenge_response
-
-    counts = {"deliveries": 0, "challenges": 0}
 
     async def handle(request: web.Request) -> web.Response:
         body = await request.read()
@@ -100,15 +99,23 @@ def subscriber_main(port: int, cert_file: str, stats_file: str) -> None:
         counts["deliveries"] += 1
         return web.Response(status=204)
 
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ctx.load_cert_chain(cert_file)
+    app = web.Application(client_max_size=1024 * 1024)
+    app.router.add_route("*", "/{tail:.*}", handle)
+    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", port, ssl_context=ctx, backlog=1024)
+    await site.start()
+    return runner
+
+
+def subscriber_main(port: int, cert_file: str, stats_file: str) -> None:
+    """An HTTPS subscriber process (:func:`start_subscriber`) until SIGTERM; writes its counts."""
+    counts = {"deliveries": 0, "challenges": 0}
+
     async def main() -> None:
-        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        ctx.load_cert_chain(cert_file)
-        app = web.Application(client_max_size=1024 * 1024)
-        app.router.add_route("*", "/{tail:.*}", handle)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", port, ssl_context=ctx, backlog=1024)
-        await site.start()
+        runner = await start_subscriber(port, cert_file, counts)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -1436,7 +1443,19 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             cert.private_key_and_cert_chain_pem.write_to_path(str(cert_file))
             ports = [free_port() for _ in range(args.subscribers)]
             sub_procs = []
-            for i, port in enumerate(ports):
+            # --one-process: the subscriber sites in this process, beside the load generator
+            # (as an outside harness runs them); else a process each
+            in_process = [{"deliveries": 0, "challenges": 0} for _ in ports]
+            sub_runners = (
+                [
+                    await start_subscriber(port, str(cert_file), in_process[i])
+                    for i, port in enumerate(ports)
+                ]
+                if args.one_process
+                else []
+            )
+            result["harness"] = "one-process" if args.one_process else "subscriber-processes"
+            for i, port in enumerate(ports if not args.one_process else []):
                 p = subprocess.Popen(  # noqa: ASYNC220 (setup, before anything is measured)
                     [
                         sys.executable,
@@ -1451,7 +1470,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 )
                 procs.append(p)
                 sub_procs.append(p)
-            for port, p in zip(ports, sub_procs, strict=True):
+            for port, p in zip(ports if sub_procs else [], sub_procs, strict=True):
                 wait_tcp(port, p)
 
             env = {
@@ -1466,6 +1485,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "HOOKPROOF_METRICS_TOKEN": "bench-metrics",
             }
             daemon_env = {**env, "HOOKPROOF_WORKERS": str(args.workers)}
+            daemon_env.update(kv.split("=", 1) for kv in args.daemon_env)  # type: ignore[misc]
+            result["daemon_env"] = args.daemon_env
             if args.what_if_unlogged:
                 # A what-if, not a supported configuration: how much WAL would the named
                 # tables cost if they wrote none (the schema as migrated, then SET UNLOGGED)?
@@ -1810,12 +1831,18 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             stop_process(daemon)
             for p in sub_procs:
                 stop_process(p)
-            result["subscriber_counts"] = [
-                json.loads((tmp / f"sub-{i}.json").read_text())
-                if (tmp / f"sub-{i}.json").exists()
-                else None
-                for i in range(len(sub_procs))
-            ]
+            for runner in sub_runners:
+                await runner.cleanup()
+            result["subscriber_counts"] = (
+                in_process
+                if args.one_process
+                else [
+                    json.loads((tmp / f"sub-{i}.json").read_text())
+                    if (tmp / f"sub-{i}.json").exists()
+                    else None
+                    for i in range(len(sub_procs))
+                ]
+            )
             log_text = (tmp / "daemon.log").read_text(errors="replace")
             warned: Counter[str] = Counter()
             for ln in log_text.splitlines():
@@ -1978,6 +2005,18 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--subscribers", type=int, default=2, help="subscriber processes (2)")
+    ap.add_argument(
+        "--daemon-env",
+        action="append",
+        default=[],
+        help="NAME=VALUE for the daemon only (repeatable; e.g. HOOKPROOF_GC_FREEZE=0)",
+    )
+    ap.add_argument(
+        "--one-process",
+        action="store_true",
+        help="the subscriber sites run in this process beside the load generator (the outside "
+        "harness's layout; their CPU counts as bench_loadgen's), not in processes of their own",
+    )
     ap.add_argument(
         "--workers",
         type=int,

@@ -83,7 +83,7 @@ def render_timeline(t: Timeline, indent: str = "") -> list[str]:
 async def _timeline(args: argparse.Namespace, settings: Settings, kind: str) -> int:
 
     as_of = parse_as_of(args.as_of, "--as-of")
-    async with Context(settings) as ctx:
+    async with Context(settings, reading=True) as ctx:
         store = ctx.store  # it reads archived streams back too
         if kind == "delivery":
             t = await delivery_timeline(store, args.id, as_of=as_of)
@@ -120,7 +120,7 @@ async def cmd_audit_event(args: argparse.Namespace, settings: Settings) -> int:
 
 async def cmd_audit_verify(args: argparse.Namespace, settings: Settings) -> int:
 
-    async with Context(settings) as ctx:
+    async with Context(settings, reading=True) as ctx:
         audit = ctx.repository(AuditRepository)
         async with audit.reading() as conn:
             total = await audit.event_count(conn)

@@ -52,7 +52,10 @@ class Progress:
 
 
 async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) -> int:
-
+    """Rebuild (or ``--verify``) projections. ``--verify`` with ``HOOKPROOF_READ_DATABASE_URL``
+    reads the hot standby, read-only: nothing is caught up first (a projector behind is a lag),
+    and an unlogged projection (the stream catalogue: a standby holds none of its rows) is
+    verified on the primary."""
     registry = projections_by_name()
     names = args.names or sorted(registry)
     unknown = [n for n in names if n not in registry]
@@ -60,68 +63,82 @@ async def cmd_projections_rebuild(args: argparse.Namespace, settings: Settings) 
         print(f"unknown projection(s): {', '.join(unknown)}; known: {', '.join(sorted(registry))}")
         return 2
     failed = False
-    async with Context(settings) as ctx:
-        store = ctx.store
-        total = await ctx.repository(AuditRepository).event_count()
+    on_primary: list[str] = []
+    async with Context(settings, reading=args.verify) as ctx:
         for name in names:
-            caught_up: int | None = None
-            if args.verify and not registry[name].inline:
-                # kept in batches by the daemon: compare it caught up, not a moment of its lag
-                # (what it had not applied yet is reported, never counted as a difference)
-                caught_up = await catch_up(store, [registry[name]])
-            progress = Progress(f"rebuild {name}", total)
-            result = await rebuild(
-                store,
-                registry[name],
-                verify=args.verify,
-                progress=progress,
-                inline=registry[name].inline,
-            )
-            progress.finish()
-            line: dict[str, Any] = {
-                "projection": name,
-                "events": result.events,
-                "rows": result.rows,
-                "seconds": round(result.seconds, 3),
-                "eventsPerSecond": round(result.rate),
-            }
-            lag = result.lag
-            if args.verify:
-                line["differences"] = result.differences
-                line["caughtUp"] = caught_up
-                # a projector behind the log is a lag, never a difference: exit 0
-                line["lag"] = (
-                    None
-                    if lag is None
-                    else {
-                        "events": lag.events,
-                        "checkpoint": _position(lag.checkpoint),
-                        "head": _position(lag.head),
-                    }
-                )
-                failed = failed or bool(result.differences)
-            if args.json:
-                print(json.dumps(line))
-            else:
-                verb = "verified" if args.verify else "rebuilt"
-                print(
-                    f"{verb} {name}: {result.events} events -> {result.rows} rows in "
-                    f"{result.seconds:.2f}s ({result.rate:,.0f} events/s)"
-                )
-                if caught_up:
-                    print(
-                        f"  LAG the live projection was {caught_up} event(s) behind the log: "
-                        "applied them before comparing"
-                    )
-                if lag is not None and lag.events:
-                    print(
-                        f"  LAG the live projection is {lag.events} event(s) behind the log "
-                        f"head ({_position(lag.head)}): compared at its checkpoint "
-                        f"{_position(lag.checkpoint)}; the projector applies the rest"
-                    )
-                for d in result.differences or []:
-                    print(f"  DIFF {d}")
+            if ctx.on_standby and registry[name].unlogged:
+                on_primary.append(name)
+                continue
+            failed = await _rebuild_one(ctx, name, args, writable=not ctx.on_standby) or failed
+    if on_primary:
+        async with Context(settings) as ctx:
+            for name in on_primary:
+                failed = await _rebuild_one(ctx, name, args, writable=True) or failed
     return 1 if failed else 0
+
+
+async def _rebuild_one(
+    ctx: Context, name: str, args: argparse.Namespace, *, writable: bool
+) -> bool:
+    """Rebuild or verify one projection and print its line; True when it differs."""
+    projection = projections_by_name()[name]
+    store = ctx.store
+    total = await ctx.repository(AuditRepository).event_count()
+    caught_up: int | None = None
+    if args.verify and not projection.inline and writable:
+        # kept in batches by the daemon: compare it caught up, not a moment of its lag
+        # (what it had not applied yet is reported, never counted as a difference)
+        caught_up = await catch_up(store, [projection])
+    progress = Progress(f"rebuild {name}", total)
+    result = await rebuild(
+        store, projection, verify=args.verify, progress=progress, inline=projection.inline
+    )
+    progress.finish()
+    line: dict[str, Any] = {
+        "projection": name,
+        "events": result.events,
+        "rows": result.rows,
+        "seconds": round(result.seconds, 3),
+        "eventsPerSecond": round(result.rate),
+    }
+    lag = result.lag
+    if args.verify:
+        line["differences"] = result.differences
+        line["caughtUp"] = caught_up
+        line["database"] = "standby" if ctx.on_standby else "primary"
+        # a projector behind the log is a lag, never a difference: exit 0
+        line["lag"] = (
+            None
+            if lag is None
+            else {
+                "events": lag.events,
+                "checkpoint": _position(lag.checkpoint),
+                "head": _position(lag.head),
+            }
+        )
+    if args.json:
+        print(json.dumps(line))
+    else:
+        verb = "verified" if args.verify else "rebuilt"
+        where = " on the standby" if ctx.on_standby else ""
+        print(
+            f"{verb} {name}{where}: {result.events} events -> {result.rows} rows in "
+            f"{result.seconds:.2f}s ({result.rate:,.0f} events/s)"
+        )
+        if caught_up:
+            print(
+                f"  LAG the live projection was {caught_up} event(s) behind the log: "
+                "applied them before comparing"
+            )
+        if lag is not None and lag.events:
+            print(
+                f"  LAG the live projection is {lag.events} event(s) behind the log "
+                f"head ({_position(lag.head)}): compared at its checkpoint "
+                f"{_position(lag.checkpoint)}; the projector applies the rest"
+            )
+        for d in result.differences or []:
+            print(f"  DIFF {d}")
+    return bool(args.verify and result.differences)
 
 
 def _position(p: Position) -> str:

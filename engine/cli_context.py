@@ -10,8 +10,10 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import asyncpg
+import structlog
 
 from hookproof.config import Settings
+from hookproof.errors import StoreError
 from hookproof.events import EventStore
 
 from .clock import Clock, system_clock
@@ -29,16 +31,30 @@ if TYPE_CHECKING:
 
 __all__ = ["Context"]
 
+log = structlog.get_logger("hookproof.cli")
+
 R = TypeVar("R", bound=PoolRepository)
 
 
 class Context:
-    """A database target plus a pool, opened for one command and closed after it."""
+    """A database target plus a pool, opened for one command and closed after it.
+
+    ``reading``: a command that only reads (``audit``, ``projections rebuild --verify``) reads
+    the hot standby of ``HOOKPROOF_READ_DATABASE_URL`` when one is configured, through
+    read-only sessions and without migrating (``on_standby``); a standby that cannot be
+    reached is logged (``standby_unavailable``) and the primary is read instead."""
 
     def __init__(
-        self, settings: Settings, *, max_size: int = 10, clock: Clock = system_clock
+        self,
+        settings: Settings,
+        *,
+        max_size: int = 10,
+        clock: Clock = system_clock,
+        reading: bool = False,
     ) -> None:
         self.settings = settings
+        self.reading = reading
+        self.on_standby = False
         self.max_size = max_size
         self.clock = clock
         self.target: DatabaseTarget | None = None
@@ -48,6 +64,15 @@ class Context:
     async def __aenter__(self) -> Context:
         from .composition import construct_schema
 
+        url = self.settings.read_database_url if self.reading else None
+        if url:
+            try:
+                self._pool = await connect_pool(url, max_size=self.max_size, read_only=True)
+                self.target = DatabaseTarget(url=url, embedded=False)
+                self.on_standby = True
+                return self  # the primary's schema reaches the standby through its WAL
+            except StoreError as exc:
+                log.warning("standby_unavailable", error=exc.code, fallback="primary")
         self.target = resolve_database(self.settings)
         self._pool = await connect_pool(self.target.url, max_size=self.max_size)
         await construct_schema(self._pool)

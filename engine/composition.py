@@ -42,6 +42,7 @@ from .challenge.background import BackgroundChallenges
 from .challenge.drift import DriftGuard
 from .clock import Clock, system_clock
 from .consumers import ConsumerService
+from .database import connect_pool
 from .delivery.broker import BrokerDestination
 from .delivery.destination import AMQP, HTTPS, NATS, RELAY, Destination, DestinationsByKind
 from .delivery.dispatcher import Dispatcher
@@ -79,6 +80,7 @@ from .rollouts.service import RolloutService
 from .rotation import Rotation
 from .rotation_repository import RotationRepository
 from .services import Services
+from .standby import ReadRouter, ReadSide
 from .subscriptions import SubscriptionService
 from .subscriptions.gone import SuspendOnGone
 from .tenants import TenantService
@@ -97,6 +99,7 @@ __all__ = [
     "construct_egress",
     "construct_endpoint_auth",
     "construct_keyring",
+    "construct_reads",
     "construct_receipts",
     "construct_recovery",
     "construct_relay",
@@ -463,6 +466,23 @@ def construct_archiver(
     )
 
 
+async def construct_reads(
+    settings: Settings,
+    pool: asyncpg.Pool,
+    primary: ReadSide,
+    clock: Clock,
+) -> tuple[ReadRouter, Closer | None]:
+    """Who answers the read routes (``engine/standby``); with ``HOOKPROOF_READ_DATABASE_URL``
+    a read-only pool on the standby, connected when first used, and its close."""
+    if not settings.read_database_url:
+        return ReadRouter(primary), None
+    read_pool = await connect_pool(
+        settings.read_database_url, min_size=0, max_size=4, read_only=True
+    )
+    router = ReadRouter.with_standby(primary, pool, read_pool, settings, clock)
+    return router, read_pool.close
+
+
 def construct_api(
     settings: Settings,
     store: EventStore,
@@ -474,6 +494,7 @@ def construct_api(
     challenger: Challenger,
     rotation: Rotation,
     jobs: BackgroundJobs,
+    reads: ReadRouter,
 ) -> ApiContext:
     """What request handlers share; a registration schedules its challenge in the background,
     ``POST .../challenge`` runs one now (through rotation: it proves a pending secret)."""
@@ -486,6 +507,7 @@ def construct_api(
         on_challenge=rotation.challenge_subscription,
         consumers=consumers,
         portal=portal,
+        reads=reads,
     )
 
 
@@ -631,6 +653,8 @@ async def build_engine(
         receipt_redeliverer=redeliverer,
         archiver=archiver,
     )
+    primary = ReadSide("primary", store, subscriptions, delivery.reader)
+    reads, close_reads = await construct_reads(settings, pool, primary, clock)
     api = construct_api(
         settings,
         store,
@@ -641,11 +665,13 @@ async def build_engine(
         challenger=challenger,
         rotation=rotation,
         jobs=jobs,
+        reads=reads,
     )
     workers, settlers = construct_workers(settings, roles, store, subscriptions, services)
     closers: list[Closer] = [] if stop_tracing is None else [stop_tracing]  # flushed last
     closers += [transport.close, broker.close, delivery.validator.close]
     closers.append(delivery.ingest.groups.close)
+    closers += [] if close_reads is None else [close_reads]
     closers.append(relay.close)  # closed first: its sessions end before the pool does
     return Engine(
         settings=settings,

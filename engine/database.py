@@ -15,13 +15,22 @@ from hookproof.errors import StoreError
 if TYPE_CHECKING:
     import asyncpg
 
-__all__ = ["DatabaseTarget", "connect_pool", "resolve_database"]
+__all__ = ["READ_SERVER_SETTINGS", "DatabaseTarget", "connect_pool", "resolve_database"]
 
 SERVER_SETTINGS = {
     "application_name": "hookproof",
     # An abandoned transaction must not hold back every reader of the log (pg_snapshot_xmin).
     "idle_in_transaction_session_timeout": "60000",
 }
+#: the read pool's sessions (``HOOKPROOF_READ_DATABASE_URL``): named apart, and read-only even
+#: when the URL names a primary
+READ_SERVER_SETTINGS = {
+    **SERVER_SETTINGS,
+    "application_name": "hookproof-read",
+    "default_transaction_read_only": "on",
+}
+#: seconds a read pool waits for a connection to a standby before the primary answers instead
+READ_CONNECT_TIMEOUT_S = 2.0
 
 
 @dataclass
@@ -85,8 +94,13 @@ async def _reset_on_release(conn: asyncpg.Connection) -> None:
         await conn.reset()
 
 
-async def connect_pool(url: str, *, min_size: int = 1, max_size: int = 10) -> asyncpg.Pool:
-    """An asyncpg pool with hookproof's session settings; errors become StoreError."""
+async def connect_pool(
+    url: str, *, min_size: int = 1, max_size: int = 10, read_only: bool = False
+) -> asyncpg.Pool:
+    """An asyncpg pool with hookproof's session settings; errors become StoreError.
+
+    ``read_only``: a pool of :data:`READ_SERVER_SETTINGS` sessions with a short connect
+    timeout (a hot standby's: ``HOOKPROOF_READ_DATABASE_URL``)."""
     import asyncpg  # here, not at the top: the supervisor of ``serve --workers N`` resolves
     # the database with this module and never talks to it
 
@@ -95,8 +109,9 @@ async def connect_pool(url: str, *, min_size: int = 1, max_size: int = 10) -> as
             url,
             min_size=min_size,
             max_size=max_size,
-            server_settings=SERVER_SETTINGS,
+            server_settings=READ_SERVER_SETTINGS if read_only else SERVER_SETTINGS,
             reset=_reset_on_release,
+            **({"timeout": READ_CONNECT_TIMEOUT_S} if read_only else {}),
         )
     except (OSError, asyncpg.PostgresError) as exc:
         raise StoreError(

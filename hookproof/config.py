@@ -2,7 +2,8 @@
 
 ``HOOKPROOF_DATABASE_URL``, ``HOOKPROOF_LISTEN``, ``HOOKPROOF_MASTER_KEY``,
 ``HOOKPROOF_EGRESS_ALLOW``, ``HOOKPROOF_EGRESS_CA_FILE``, ``HOOKPROOF_DNS_SERVERS``, plus
-``HOOKPROOF_DATA_DIR`` (embedded Postgres and the master key file) and tuning knobs.
+``HOOKPROOF_DATA_DIR`` (embedded Postgres and the master key file), the optional read
+replica ``HOOKPROOF_READ_DATABASE_URL`` (a hot standby of the primary) and tuning knobs.
 """
 
 from __future__ import annotations
@@ -92,6 +93,13 @@ class Settings:
     """Everything a command needs to know about its environment."""
 
     database_url: str | None = None
+    #: ``HOOKPROOF_READ_DATABASE_URL``: a hot standby of the primary (streaming replication)
+    #: the read routes, ``audit`` and ``projections rebuild --verify`` read from (None: the
+    #: primary serves every read). docs/standby.md
+    read_database_url: str | None = None
+    #: ``HOOKPROOF_READ_WAIT_MS``: how long a read that must see the caller's own last write
+    #: waits for the standby to replay past it before it reads the primary instead
+    read_wait_s: float = 0.25
     listen_host: str = "127.0.0.1"
     listen_port: int = 8080
     master_key_b64: str | None = field(default=None, repr=False)
@@ -251,6 +259,8 @@ class Settings:
         ports = env.get("HOOKPROOF_EGRESS_PORTS")
         return cls(
             database_url=env.get("HOOKPROOF_DATABASE_URL") or None,
+            read_database_url=env.get("HOOKPROOF_READ_DATABASE_URL") or None,
+            read_wait_s=_clamped(env, "HOOKPROOF_READ_WAIT_MS", 250.0, 0.0, 10_000.0) / 1000,
             listen_host=lhost,
             listen_port=int(lport),
             master_key_b64=env.get("HOOKPROOF_MASTER_KEY") or None,

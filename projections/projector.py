@@ -579,7 +579,7 @@ async def _verify_at_checkpoint(
     behind the commit-safe fence), so the fold sees exactly what the live table saw."""
     async with store.pool.acquire() as conn:
         async with conn.transaction(isolation="repeatable_read"):
-            checkpoint = await read_checkpoint(conn, projection.name)
+            checkpoint = await _checkpoint_seen(conn, projection.name)
             if projection.unlogged and not await conn.fetchval(
                 SQL["unlogged_mark_exists"], projection.name
             ):  # a crash emptied it: its rows are the origin's, however far the checkpoint
@@ -599,6 +599,13 @@ async def _verify_at_checkpoint(
         _diff(projection, live, state),
         Lag(behind, checkpoint, max(head, checkpoint)),
     )
+
+
+async def _checkpoint_seen(conn: asyncpg.Connection, name: str) -> Position:
+    """A projection's checkpoint, read without writing (a hot standby is read-only): the
+    origin when the projection has none yet."""
+    r = await conn.fetchrow(SQL["checkpoint_select"], name)
+    return Position() if r is None else Position(int(r["tx_id"]), r["global_position"])
 
 
 async def _fold_log(

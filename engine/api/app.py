@@ -10,6 +10,7 @@ from . import audit, console, consumers, health, portal, subscriptions
 from .body import BODY_TIMEOUT_KEY
 from .context import CONTEXT_KEY, ApiContext
 from .problems import MAX_BODY, error_middleware
+from .reads import write_position_middleware
 
 __all__ = ["create_app"]
 
@@ -19,7 +20,7 @@ def create_app(ctx: ApiContext, extra_routes: Iterable[web.RouteDef] = ()) -> we
     # what a route leaves unread is discarded within a bound by the error middleware, not by
     # aiohttp's lingering read (unbounded in bytes for 10 s): engine/api/body.py
     app = web.Application(
-        middlewares=[error_middleware, portal.portal_middleware],
+        middlewares=[error_middleware, portal.portal_middleware, write_position_middleware],
         client_max_size=MAX_BODY,
         handler_args={"auto_decompress": False, "lingering_time": 0},
     )

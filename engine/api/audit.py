@@ -19,12 +19,15 @@ from ..audit import (
     subscription_timeline,
 )
 from ..audit.repository import AuditRepository
+from ..audit.timeline import Timeline
 from ..challenge.disclosure import redact_timeline
 from ..delivery.repository import DeliveryRepository
+from ..standby import ReadSide
 from .auth import principal, require_operator
 from .context import ApiContext, portal_of, tenant_of
 from .pages import decode_cursor, encode_cursor, page_params
 from .problems import json_response
+from .reads import read_side
 
 __all__ = ["routes"]
 
@@ -49,26 +52,31 @@ async def whoami(request: web.Request) -> web.Response:
 
 
 async def subscription_timeline_view(request: web.Request) -> web.Response:
-    ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
     sid = request.match_info["id"]
     as_of = parse_as_of(request.query.get("asOf"))
     limit, after = timeline_page(request)
-    await ctx.subscriptions.get(tenant, sid)  # 404 unless it is this tenant's
-    timeline = await subscription_timeline(ctx.store, sid, as_of=as_of)
+
+    async def read(side: ReadSide) -> Timeline:
+        await side.subscriptions.get(tenant, sid)  # 404 unless it is this tenant's
+        return await subscription_timeline(side.store, sid, as_of=as_of)
+
+    timeline = await read_side(request, tenant, read)
     return json_response(paged(redact_timeline(timeline.to_json()), limit, after))
 
 
 async def delivery_timeline_view(request: web.Request) -> web.Response:
-    ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
     did = request.match_info["id"]
     as_of = parse_as_of(request.query.get("asOf"))
     limit, after = timeline_page(request)
-    row = await DeliveryRepository.of(ctx.store).get(tenant, did)
-    if row is None:
-        raise NotFound("no such delivery", code="delivery_not_found")
-    timeline = await delivery_timeline(ctx.store, did, as_of=as_of)
+
+    async def read(side: ReadSide) -> Timeline:
+        if await DeliveryRepository.of(side.store).get(tenant, did) is None:
+            raise NotFound("no such delivery", code="delivery_not_found")
+        return await delivery_timeline(side.store, did, as_of=as_of)
+
+    timeline = await read_side(request, tenant, read)
     return json_response(paged(redact_timeline(timeline.to_json()), limit, after))
 
 

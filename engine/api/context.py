@@ -16,12 +16,14 @@ from hookproof.events import EventStore
 from hookproof.projections.subscriptions import SubscriptionState
 
 from ..portal.auth import PortalAuth
+from ..standby import ReadRouter
 from ..subscriptions import SubscriptionService
 from ..tenants import TenantService
 
 __all__ = [
     "CONTEXT_KEY",
     "PORTAL_KEY",
+    "TENANT_KEY",
     "ApiContext",
     "actor",
     "bearer_of",
@@ -45,6 +47,8 @@ class ApiContext:
     consumers: Any = None
     #: portal sessions (``engine.portal.PortalService``); None: portal tokens are refused
     portal: Any = None
+    #: which database answers the read routes (``engine.standby``; None: the primary only)
+    reads: ReadRouter | None = None
 
     @staticmethod
     def of(request: web.Request) -> ApiContext:
@@ -54,6 +58,8 @@ class ApiContext:
 CONTEXT_KEY: web.AppKey[ApiContext] = web.AppKey("hookproof_context", ApiContext)
 #: the portal session a request's token speaks for (set by ``portal_middleware``)
 PORTAL_KEY: web.RequestKey[PortalAuth] = web.RequestKey("hookproof_portal", PortalAuth)
+#: the tenant a request acts for, once ``tenant_of`` found it (the write-position middleware)
+TENANT_KEY: web.RequestKey[str] = web.RequestKey("hookproof_tenant", str)
 
 
 def portal_of(request: web.Request) -> PortalAuth | None:
@@ -90,8 +96,11 @@ async def tenant_of(request: web.Request) -> str:
     routes ``PORTAL_SCOPE`` opens to it; the middleware refuses the others)."""
     portal = portal_of(request)
     if portal is not None:
-        return portal.tenant_id
-    return await ApiContext.of(request).tenants.authenticate(bearer_of(request))
+        tenant = portal.tenant_id
+    else:
+        tenant = await ApiContext.of(request).tenants.authenticate(bearer_of(request))
+    request[TENANT_KEY] = tenant
+    return tenant
 
 
 def actor(request: web.Request, tenant: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from aiohttp import web
 
@@ -13,10 +14,12 @@ from hookproof.schemas.api import EventIn
 from ..delivery.batch import decode_batch, result_entry
 from ..delivery.ingest import IngestService
 from ..delivery.views import DeliveryReader
+from ..standby import ReadSide
 from ..subscriptions.service import SUBSCRIPTION_ID
-from .context import ApiContext, actor, portal_of, tenant_of
+from .context import actor, portal_of, tenant_of
 from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .problems import decode_body, json_response
+from .reads import read_side
 
 __all__ = ["STATS_IDS_MAX", "routes", "stats_ids"]
 
@@ -72,11 +75,17 @@ def routes(
 
     async def get_event(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
-        return json_response(await reader.event(tenant, request.match_info["eventId"]))
+        eid = request.match_info["eventId"]
+        return json_response(
+            await read_side(request, tenant, lambda s: s.reader.event(tenant, eid))
+        )
 
     async def get_delivery(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
-        return json_response(await reader.delivery(tenant, request.match_info["id"]))
+        did = request.match_info["id"]
+        return json_response(
+            await read_side(request, tenant, lambda s: s.reader.delivery(tenant, did))
+        )
 
     async def replay(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
@@ -98,12 +107,16 @@ def routes(
         if not raw.isdigit() or not 1 <= int(raw) <= 1000:
             raise ValidationError("limit must be an integer 1..1000", field="limit")
         portal = portal_of(request)
-        items = await reader.list(
+        items = await read_side(
+            request,
             tenant,
-            subscription_id=q.get("subscriptionId"),
-            state=state,
-            limit=int(raw),
-            consumer_id=portal.consumer_id if portal is not None else None,
+            lambda s: s.reader.list(
+                tenant,
+                subscription_id=q.get("subscriptionId"),
+                state=state,
+                limit=int(raw),
+                consumer_id=portal.consumer_id if portal is not None else None,
+            ),
         )
         return json_response({"items": items})
 
@@ -123,8 +136,9 @@ def routes(
             at, last = decode_cursor(cursor, 2)
             before = (cursor_time(at), str(last))
         portal = portal_of(request)
-        items, nxt = await reader.dead_letters_page(
-            tenant, limit, before, portal.consumer_id if portal is not None else None
+        consumer = portal.consumer_id if portal is not None else None
+        items, nxt = await read_side(
+            request, tenant, lambda s: s.reader.dead_letters_page(tenant, limit, before, consumer)
         )
         return json_response(
             {
@@ -136,8 +150,12 @@ def routes(
     async def attempt_stats(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
         sid = request.match_info["id"]
-        await ApiContext.of(request).subscriptions.get(tenant, sid)  # 404 unless the tenant's
-        return json_response(await reader.attempt_stats(tenant, sid, datetime.now(UTC)))
+
+        async def stats(side: ReadSide) -> dict[str, Any]:
+            await side.subscriptions.get(tenant, sid)  # 404 unless the tenant's
+            return await side.reader.attempt_stats(tenant, sid, datetime.now(UTC))
+
+        return json_response(await read_side(request, tenant, stats))
 
     async def attempt_stats_of(request: web.Request) -> web.Response:
         """``GET /v1/attempt-stats?subscriptionId=..&subscriptionId=..``: the console's one
@@ -146,10 +164,13 @@ def routes(
         tenant = await tenant_of(request)
         ids = stats_ids(request.query.getall("subscriptionId", []))
         portal = portal_of(request)
-        await ApiContext.of(request).subscriptions.require_visible(
-            tenant, ids, portal.consumer_id if portal is not None else None
-        )
-        return json_response(await reader.attempt_stats_of(tenant, ids, datetime.now(UTC)))
+        consumer = portal.consumer_id if portal is not None else None
+
+        async def stats(side: ReadSide) -> Any:
+            await side.subscriptions.require_visible(tenant, ids, consumer)
+            return await side.reader.attempt_stats_of(tenant, ids, datetime.now(UTC))
+
+        return json_response(await read_side(request, tenant, stats))
 
     return [
         web.get("/v1/subscriptions/{id}/attempt-stats", attempt_stats, allow_head=False),

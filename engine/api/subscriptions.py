@@ -23,6 +23,7 @@ from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import ApiContext, actor, portal_of, tenant_of
 from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .problems import decode_body, json_response
+from .reads import read_side
 
 __all__ = ["routes", "subscription_view"]
 
@@ -186,7 +187,6 @@ async def create(request: web.Request) -> web.Response:
 
 
 async def list_(request: web.Request) -> web.Response:
-    ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
     limit, cursor = page_params(request)
     after = None
@@ -199,7 +199,9 @@ async def list_(request: web.Request) -> web.Response:
         consumer = portal.consumer_id  # a portal lists its own consumer's only
     elif consumer is not None:
         check_consumer_id(consumer, "consumerId")
-    items, nxt = await ctx.subscriptions.page(tenant, limit, after, consumer)
+    items, nxt = await read_side(
+        request, tenant, lambda side: side.subscriptions.page(tenant, limit, after, consumer)
+    )
     return json_response(
         {
             "items": [subscription_view(s) for s in items],
@@ -215,9 +217,9 @@ def _cursor_id(value: Any) -> str:
 
 
 async def get(request: web.Request) -> web.Response:
-    ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
-    state = await ctx.subscriptions.get(tenant, request.match_info["id"])
+    sid = request.match_info["id"]
+    state = await read_side(request, tenant, lambda side: side.subscriptions.get(tenant, sid))
     return json_response(subscription_view(state), headers=_etag(state))
 
 
@@ -279,7 +281,6 @@ async def challenge(request: web.Request) -> web.Response:
 
 
 async def history(request: web.Request) -> web.Response:
-    ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
     limit, cursor = page_params(request, default=200, maximum=1000)
     after = 0
@@ -287,8 +288,11 @@ async def history(request: web.Request) -> web.Response:
         [after] = decode_cursor(cursor, 1)
         if not isinstance(after, int) or isinstance(after, bool) or not 0 <= after < 2**62:
             raise ValidationError("cursor is not a nextCursor we gave", code="invalid_cursor")
-    events = await ctx.subscriptions.history(
-        tenant, request.match_info["id"], after=after, limit=limit
+    sid = request.match_info["id"]
+    events = await read_side(
+        request,
+        tenant,
+        lambda side: side.subscriptions.history(tenant, sid, after=after, limit=limit),
     )
     nxt = encode_cursor(events[-1].stream_version) if len(events) == limit else None
     return json_response({"items": [event_view(e) for e in events], "nextCursor": nxt})

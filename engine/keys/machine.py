@@ -38,6 +38,7 @@ __all__ = [
     "Step",
     "Supersede",
     "Windows",
+    "active_by_scope",
     "apply_steps",
     "decide",
     "docs",
@@ -310,6 +311,17 @@ def _step(view: KeyView | None, key_id: str, command: Command) -> Step:
 def active_in(ring: Mapping[str, KeyView], scope: str) -> KeyView | None:
     found = [v for v in ring.values() if v.scope == scope and v.state is KeyState.ACTIVE]
     return max(found, key=lambda v: v.generation) if found else None
+
+
+def active_by_scope(ring: Mapping[str, KeyView]) -> dict[str, KeyView]:
+    """Per scope, what :func:`active_in` answers for it (one pass over the ring)."""
+    out: dict[str, KeyView] = {}
+    for v in ring.values():
+        if v.state is KeyState.ACTIVE:
+            cur = out.get(v.scope)
+            if cur is None or v.generation > cur.generation:
+                out[v.scope] = v
+    return out
 
 
 def next_generation(ring: Mapping[str, KeyView], scope: str) -> int:

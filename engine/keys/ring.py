@@ -177,6 +177,10 @@ class KeyRing:
         self.windows = machine.Windows.from_settings(settings)
         self._box = MaterialBox(master_key if master_key is not None else load_master_key(settings))
         self._ring: dict[str, KeyView] = {}
+        #: per scope, its ACTIVE key of the newest generation (``machine.active_in`` of the ring,
+        #: made once per fold: a claim asks per scope, and the ring holds a secret per
+        #: subscription, so scanning it per question cost in proportion to the subscriptions)
+        self._active: dict[str, KeyView] = {}
         self._head: tuple[int, int] | None = None
         self._signers: dict[str, SigningKey] = {}
 
@@ -212,6 +216,7 @@ class KeyRing:
     def _set(self, ring: dict[str, KeyView], head: tuple[int, int] | None) -> None:
         self._ring = ring
         self._head = head
+        self._active = machine.active_by_scope(ring)
         for kid in list(self._signers):
             view = ring.get(kid)
             if view is None or view.state is not KeyState.ACTIVE:
@@ -236,7 +241,8 @@ class KeyRing:
         return view
 
     async def active(self, scope: str = PURPOSE_ENGINE) -> KeyView | None:
-        return machine.active_in(await self.refresh(), scope)
+        await self.refresh()
+        return self._active.get(scope)
 
     # -- writing -------------------------------------------------------------------------
 

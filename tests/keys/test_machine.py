@@ -290,3 +290,38 @@ def test_decide_only_moves_along_the_table(seq: list[tuple[str, str]]) -> None:
             view = evolve(view, e)
         assert view is not None
         assert (src, cmd) in m.TRANSITIONS and view.state == m.TRANSITIONS[(src, cmd)]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([s for s in STATES if s != m.ABSENT]),
+            st.sampled_from([None, "sub_a", "sub_b"]),
+            st.integers(min_value=1, max_value=4),
+        ),
+        max_size=12,
+    )
+)
+def test_the_active_key_per_scope_is_what_active_in_answers(
+    keys: list[tuple[str, str | None, int]],
+) -> None:
+    """The ring's index of ACTIVE keys (made once per fold) answers every scope as a scan of
+    the whole ring does: the newest ACTIVE generation, or none."""
+    import dataclasses
+
+    ring = {}
+    for i, (state, sub, gen) in enumerate(keys):
+        v = view_in(state)
+        assert v is not None
+        ring[f"k_{i}"] = dataclasses.replace(
+            v,
+            key_id=f"k_{i}",
+            purpose="engine" if sub is None else "subscription",
+            subscription_id=sub,
+            generation=gen,
+        )
+    index = m.active_by_scope(ring)
+    scopes = {v.scope for v in ring.values()} | {"engine"}
+    for scope in scopes:
+        assert index.get(scope) == m.active_in(ring, scope)
