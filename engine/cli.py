@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from hookproof.config import Settings
-from hookproof.errors import HookproofError
+from hookproof.errors import ConfigurationError, HookproofError
 
 __all__ = ["main"]
 
@@ -46,9 +46,7 @@ async def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
 async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
     import asyncio
 
-    import asyncpg
-
-    from .database import resolve_database
+    from .database import connect_one, resolve_database
     from .migrate import pending_migrations
     from .queries import ENGINE_QUERIES
     from .storage import read_outlook, read_tables
@@ -57,7 +55,7 @@ async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
     target = resolve_database(settings)
     sampled = None
     try:
-        conn = await asyncpg.connect(target.url)
+        conn = await connect_one(target.url)
         try:
             pending = await pending_migrations(conn)
             version = await conn.fetchval(SQL["db_server_version"])
@@ -234,8 +232,8 @@ def main(argv: list[str] | None = None) -> int:
         outcome = handler(args, settings)
         return outcome if isinstance(outcome, int) else run(outcome)
     except HookproofError as exc:
-        print(f"error [{exc.code}]: {exc.detail}", file=sys.stderr)
-        return 2
+        print(f"error [{exc.code}]: {exc.detail}", file=sys.stderr, flush=True)
+        return exc.exit_code if isinstance(exc, ConfigurationError) else 2
     except KeyboardInterrupt:
         return 130
 

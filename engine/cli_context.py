@@ -5,6 +5,7 @@ builds them."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -15,7 +16,7 @@ from hookproof.config import Settings
 from hookproof.events import EventStore
 
 from .clock import Clock, system_clock
-from .database import SERVER_SETTINGS, DatabaseTarget, connect_pool, resolve_database
+from .database import DatabaseTarget, connect_one, connect_pool, resolve_database
 from .repository import PoolRepository
 
 if TYPE_CHECKING:
@@ -36,9 +37,15 @@ class Context:
     """A database target plus a pool, opened for one command and closed after it."""
 
     def __init__(
-        self, settings: Settings, *, max_size: int = 10, clock: Clock = system_clock
+        self,
+        settings: Settings,
+        *,
+        max_size: int = 10,
+        clock: Clock = system_clock,
+        announce: bool = True,
     ) -> None:
         self.settings = settings
+        self.announce = announce
         self.max_size = max_size
         self.clock = clock
         self.target: DatabaseTarget | None = None
@@ -49,6 +56,16 @@ class Context:
         from .composition import construct_schema
 
         self.target = resolve_database(self.settings)
+        if self.announce:  # on stderr: stdout stays the command's answer
+            print(f"hookproof: database: {self.target.describe()}", file=sys.stderr, flush=True)
+            if self.target.created:
+                print(
+                    "hookproof: a new embedded database was created here; to use the one of a"
+                    " running serve, set HOOKPROOF_DATA_DIR to its data dir (or"
+                    " HOOKPROOF_DATABASE_URL to its Postgres)",
+                    file=sys.stderr,
+                    flush=True,
+                )
         self._pool = await connect_pool(self.target.url, max_size=self.max_size)
         await construct_schema(self._pool)
         return self
@@ -84,7 +101,7 @@ class Context:
         """A connection of its own, outside the pool (what it creates in temporary tables
         goes with it)."""
         assert self.target is not None, "the context is not open"
-        conn = await asyncpg.connect(self.target.url, server_settings=SERVER_SETTINGS)
+        conn = await connect_one(self.target.url)
         try:
             yield conn
         finally:

@@ -52,15 +52,15 @@ def routes(
         tenant = await tenant_of(request)
         body = await decode_body(request, EventIn)
         result = await ingest.ingest(tenant, body, actor=actor(request, tenant))
-        return json_response(
-            {
-                "eventId": result.event_id,
-                "payloadDigest": result.payload_digest,
-                "deliveries": result.deliveries,
-                "created": result.created,
-            },
-            status=202,
-        )
+        answer: dict[str, object] = {
+            "eventId": result.event_id,
+            "payloadDigest": result.payload_digest,
+            "deliveries": result.deliveries,
+            "created": result.created,
+        }
+        if not result.deliveries:  # accepted, delivered nowhere: say why
+            answer["reasons"] = [c.to_json() for c in await ingest.unplanned(tenant, body)]
+        return json_response(answer, status=202)
 
     async def post_batch(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)

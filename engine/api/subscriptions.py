@@ -14,7 +14,7 @@ from hookproof.projections.subscriptions import SubscriptionState
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch, SubscriptionTransition
 from hookproof_subscriber import STANDARD_WEBHOOKS_V1, encode_whsec
 
-from ..challenge.disclosure import redact_event_data, tenant_reason
+from ..challenge.disclosure import reason_hint, redact_event_data, tenant_reason
 from ..consumers.service import check_consumer_id
 from ..portal.auth import PortalScope
 from ..subscriptions.service import SUBSCRIPTION_ID
@@ -76,7 +76,12 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
             "expiresAt": s.pending.expires_at,
         }
     if s.last_reason:
-        view["lastReason"] = tenant_reason(s.last_reason)
+        view["lastReason"] = shown = tenant_reason(s.last_reason)
+        if shown == "bad_status" and s.last_status is not None:
+            view["lastStatus"] = s.last_status
+        hint = reason_hint(shown, s.last_status if shown == "bad_status" else None)
+        if hint is not None:
+            view["lastReasonDetail"] = hint
     return view
 
 
