@@ -205,6 +205,9 @@ def build_parser(*, serve_only: bool = False) -> argparse.ArgumentParser:
     from . import cli_deliveries
 
     cli_deliveries.register(sub, _add_json)
+    from . import dev_endpoint
+
+    dev_endpoint.register(sub)
     return parser
 
 

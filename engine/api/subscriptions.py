@@ -197,7 +197,8 @@ async def patch(request: web.Request) -> web.Response:
     state = await ctx.subscriptions.update(
         tenant, sid, expected, body, actor=actor(request, tenant)
     )
-    if state.generation != before.generation and ctx.on_registered is not None:
+    proof_changed = state.config.receipt_key != before.config.receipt_key  # PROOF_FIELDS
+    if (state.generation != before.generation or proof_changed) and ctx.on_registered is not None:
         await ctx.on_registered(state)
         state = await ctx.subscriptions.get(tenant, sid)
     return json_response(subscription_view(state), headers=_etag(state))
