@@ -193,15 +193,28 @@ async def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pgserver's platformdirs notice on servers
         import pgserver  # noqa: F401
-    return await run_demo(events=args.events)
+    return await run_demo(events=args.events, keep=args.keep)
 
 
 def register(
     sub: argparse._SubParsersAction,  # type: ignore[type-arg]
     add_json: Callable[[argparse.ArgumentParser], None],
 ) -> None:
-    p = sub.add_parser("demo", help="the whole evidence ladder on this machine, in a minute")
-    p.add_argument("--events", type=int, default=10)
+    p = sub.add_parser(
+        "demo",
+        help="the whole evidence ladder on this machine, in a minute",
+        description="Embedded Postgres, the engine and local HTTPS subscribers on the SDK:"
+        " registration and challenge, deliveries, a key rotation, a rollout, two consumers,"
+        " the evidence ladder and the release gates; then everything stops (or, with --keep,"
+        " stays up to explore).",
+    )
+    p.add_argument("--events", type=int, default=10, help="events per phase (default 10)")
+    p.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the daemon running afterwards, printing the console address, the tenant"
+        " token and the whole portal link; Ctrl-C stops it",
+    )
     p.set_defaults(handler=cmd_demo)
 
     from .cli_serve import register as register_serve
