@@ -11,6 +11,8 @@ from typing import Any
 from hookproof.config import Settings
 from hookproof.errors import ConfigurationError, HookproofError
 
+from .cli_help import add_command
+
 __all__ = ["main"]
 
 #: A command: a coroutine for ``main`` to run, or (the supervisor of ``serve --workers N``,
@@ -161,7 +163,12 @@ def installed_version() -> str:
 def build_parser(*, serve_only: bool = False) -> argparse.ArgumentParser:
     """The whole CLI; ``serve_only``: just ``serve`` (its supervisor stays light, see
     :mod:`.cli_serve`)."""
-    parser = argparse.ArgumentParser(prog="hookproof", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="hookproof",
+        description="hookproof, a webhook delivery engine that records evidence. Every command"
+        " honours the HOOKPROOF_* configuration (README, Configuration) and says on stderr"
+        " which database it uses.",
+    )
     parser.add_argument("--version", action="version", version=f"hookproof {installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     if serve_only:
@@ -170,12 +177,14 @@ def build_parser(*, serve_only: bool = False) -> argparse.ArgumentParser:
         register_serve(sub)
         return parser
 
-    p = sub.add_parser("migrate", help="apply the SQL migrations (idempotent)")
+    p = add_command(sub, "migrate", help="apply the SQL migrations (idempotent)")
     p.set_defaults(handler=cmd_migrate)
 
-    db = sub.add_parser("db", help="database commands").add_subparsers(dest="db_cmd", required=True)
-    p = db.add_parser(
-        "status", help="which Postgres is in use, its schema state, size per table and growth"
+    db = add_command(sub, "db", help="database commands").add_subparsers(
+        dest="db_cmd", required=True
+    )
+    p = add_command(
+        db, "status", help="which Postgres is in use, its schema state, size per table and growth"
     )
     _add_json(p)
     p.add_argument(

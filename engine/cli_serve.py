@@ -16,6 +16,8 @@ from typing import Any
 from hookproof.config import Settings, default_workers
 from hookproof.errors import ConfigurationError
 
+from .cli_help import add_command
+
 __all__ = ["cmd_serve", "register"]
 
 #: structlog imports asyncio, and asyncio loads the TLS libraries when it can (~4 MB): the
@@ -112,7 +114,7 @@ async def _serve_worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("serve", help="run the daemon (API and workers)")
+    p = add_command(sub, "serve", help="run the daemon (API and workers)")
     p.add_argument(
         "--workers",
         type=int,

@@ -441,9 +441,7 @@ async def _print_gates(pool: Any) -> None:
         results = await gate_report(conn)
     print("\n== release gates (from the log alone) ==")
     for g in results:
-        value = "-" if g.value is None else g.value
-        if isinstance(g.value, float):
-            value = f"{g.value:.4%}"
+        value = g.shown()
         print(f"  {g.status.upper():<12} {g.name:<40} {value!s:>10}  (needs {g.threshold})")
         if g.status not in ("pass",):
             print(f"               {g.title}; {json.dumps(g.detail, default=str)}")

@@ -28,6 +28,8 @@ from typing import Any
 from hookproof.config import Settings, parse_addr_port_list
 from hookproof.errors import ValidationError
 
+from .cli_help import add_command
+
 __all__ = ["DevEndpoint", "cmd_dev_endpoint", "make_dev_endpoint", "register"]
 
 RECEIPT_KEY_ID = "rk_dev"
@@ -144,12 +146,18 @@ def cmd_dev_endpoint(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "dev-endpoint",
         help="make a local HTTPS receiver's certificate and receipt key; print the engine's"
         " settings that reach it",
-        description=__doc__.split("\n\n")[0] + " Prints the HOOKPROOF_EGRESS_ALLOW and"
-        " HOOKPROOF_EGRESS_CA_FILE settings as export lines on stdout.",
+        description="Writes what a local HTTPS receiver needs into one directory: a development"
+        " CA (ca.pem), a certificate for 127.0.0.1 and localhost (cert.pem, key.pem) and an"
+        " Ed25519 receipt key (receipt-key.pem; receipt-key.json is the subscription's"
+        " receiptKey). Files already there are kept. Prints, as export lines on stdout, the"
+        " engine settings that reach the receiver: HOOKPROOF_EGRESS_ALLOW with"
+        " 127.0.0.1:PORT added and HOOKPROOF_EGRESS_CA_FILE. Use:"
+        ' eval "$(hookproof dev-endpoint --port 9443)".',
     )
     p.add_argument(
         "--port",
