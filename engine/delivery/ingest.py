@@ -211,9 +211,10 @@ class IngestService:
             span.set("hookproof.created", result.created)
             return result
 
-    async def unplanned(self, tenant_id: str, e: EventIn) -> list[Unplanned]:
-        """Why ``e`` was planned for no subscription (one cause each; logged once)."""
-        return await explain_unplanned(self.repo, tenant_id, e, major=validate_event(e))
+    async def unplanned(self, tenant_id: str, events: Sequence[EventIn]) -> list[list[Unplanned]]:
+        """Why each of ``events`` was planned for no subscription (one cause each; logged)."""
+        pairs = [(e, validate_event(e)) for e in events]
+        return await explain_unplanned(self.repo, tenant_id, pairs)
 
     async def ingest_batch(
         self, tenant_id: str, events: Sequence[EventIn | HookproofError], *, actor: str

@@ -117,6 +117,18 @@ async def test_each_cause_of_no_delivery_is_named(
     status, answer = await _post(base, token, "/v1/events", _event("e3"))
     assert status == 202 and len(answer["deliveries"]) == 1 and "reasons" not in answer
 
+    # in a batch, each entry answers for itself
+    status, batch = await _post(
+        base,
+        token,
+        "/v1/events/batch",
+        {"events": [_event("e4"), _event("e5", topic="nothing.here")]},
+    )
+    assert status == 200, batch
+    delivered, nowhere = batch["results"]
+    assert delivered["status"] == 202 and delivered["deliveries"] and "reasons" not in delivered
+    assert nowhere["status"] == 202 and _reasons(nowhere) == {"topic_unmatched": 6}
+
 
 def test_the_judgement_admits_what_planning_admits() -> None:
     facts = [SubscriptionFacts("sub_1", "ACTIVE", ("order.*",), (1,), None, None)]

@@ -99,3 +99,8 @@ def test_the_readme_quick_start_ends_in_application_confirmed(folder: Path) -> N
     assert re.search(r"^subscription sub_[0-9a-f]+: ACTIVE$", out, re.M), out + logs
     assert re.search(r"^delivery dlv_[0-9a-f]+: APPLICATION_CONFIRMED$", out, re.M), out + logs
     assert 'applied order-1 order.created {"total": 42}' in (folder / "receiver.log").read_text()
+    # serve said at start which database it uses (the folder's embedded one)
+    engine_log = (folder / "engine.log").read_text()
+    assert f"hookproof: database: embedded Postgres (pgserver) in {folder}/.hookproof/pg" in (
+        engine_log
+    )
