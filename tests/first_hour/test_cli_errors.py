@@ -66,12 +66,24 @@ UNREACHABLE = (
 )
 
 
-@pytest.mark.parametrize("command", [["db", "status"], ["migrate"], ["tenant", "create", "x"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["db", "status"],
+        ["migrate"],
+        ["tenant", "create", "x"],
+        ["serve", "--workers", "1"],
+        ["serve", "--workers", "2"],
+    ],
+)
 @pytest.mark.parametrize("url", UNREACHABLE)
 def test_an_unreachable_database_is_one_clear_line(
     command: list[str], url: str, tmp_path: Path
 ) -> None:
-    env = {"HOOKPROOF_DATABASE_URL": url.format(port=free_port())}
+    env = {
+        "HOOKPROOF_DATABASE_URL": url.format(port=free_port()),
+        "HOOKPROOF_LISTEN": f"127.0.0.1:{free_port()}",
+    }
     done = run_cli(command, env, timeout=30)
     assert done.returncode == 2
     errors = [line for line in done.stderr.splitlines() if line.startswith("error ")]
