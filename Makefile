@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SDK := $(wildcard subscriber/pyproject.toml)
 
-.PHONY: install test demo serve lint bench faults dist clean
+.PHONY: install test demo serve lint bench faults dist clean config-table
 
 $(STAMP): pyproject.toml $(SDK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,8 +19,9 @@ install: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# make demo KEEP=1: the daemon stays up afterwards (console, token, portal link; Ctrl-C stops it)
 demo: $(STAMP)
-	$(BIN)/hookproof demo
+	$(BIN)/hookproof demo $(if $(KEEP),--keep)
 
 serve: $(STAMP)
 	$(BIN)/hookproof serve
@@ -31,6 +32,10 @@ serve: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	MYPYPATH=typecheck $(BIN)/mypy -p hookproof
+
+# The README's configuration table, made from hookproof/config.py (VARIABLES); a test checks it.
+config-table: $(STAMP)
+	$(BIN)/python scripts/config_table.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_event_store.py

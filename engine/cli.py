@@ -9,7 +9,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from hookproof.config import Settings
-from hookproof.errors import HookproofError
+from hookproof.errors import ConfigurationError, HookproofError
+
+from .cli_help import add_command
 
 __all__ = ["main"]
 
@@ -46,9 +48,7 @@ async def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
 async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
     import asyncio
 
-    import asyncpg
-
-    from .database import resolve_database
+    from .database import connect_one, resolve_database
     from .migrate import pending_migrations
     from .queries import ENGINE_QUERIES
     from .storage import read_outlook, read_tables
@@ -57,7 +57,7 @@ async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
     target = resolve_database(settings)
     sampled = None
     try:
-        conn = await asyncpg.connect(target.url)
+        conn = await connect_one(target.url)
         try:
             pending = await pending_migrations(conn)
             version = await conn.fetchval(SQL["db_server_version"])
@@ -163,7 +163,12 @@ def installed_version() -> str:
 def build_parser(*, serve_only: bool = False) -> argparse.ArgumentParser:
     """The whole CLI; ``serve_only``: just ``serve`` (its supervisor stays light, see
     :mod:`.cli_serve`)."""
-    parser = argparse.ArgumentParser(prog="hookproof", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="hookproof",
+        description="hookproof, a webhook delivery engine that records evidence. Every command"
+        " honours the HOOKPROOF_* configuration (README, Configuration) and says on stderr"
+        " which database it uses.",
+    )
     parser.add_argument("--version", action="version", version=f"hookproof {installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     if serve_only:
@@ -172,12 +177,14 @@ def build_parser(*, serve_only: bool = False) -> argparse.ArgumentParser:
         register_serve(sub)
         return parser
 
-    p = sub.add_parser("migrate", help="apply the SQL migrations (idempotent)")
+    p = add_command(sub, "migrate", help="apply the SQL migrations (idempotent)")
     p.set_defaults(handler=cmd_migrate)
 
-    db = sub.add_parser("db", help="database commands").add_subparsers(dest="db_cmd", required=True)
-    p = db.add_parser(
-        "status", help="which Postgres is in use, its schema state, size per table and growth"
+    db = add_command(sub, "db", help="database commands").add_subparsers(
+        dest="db_cmd", required=True
+    )
+    p = add_command(
+        db, "status", help="which Postgres is in use, its schema state, size per table and growth"
     )
     _add_json(p)
     p.add_argument(
@@ -210,6 +217,10 @@ def build_parser(*, serve_only: bool = False) -> argparse.ArgumentParser:
     from . import cli_listen
 
     cli_listen.register(sub, _add_json)
+
+    from . import dev_endpoint
+
+    dev_endpoint.register(sub)
     return parser
 
 
@@ -237,8 +248,8 @@ def main(argv: list[str] | None = None) -> int:
         outcome = handler(args, settings)
         return outcome if isinstance(outcome, int) else run(outcome)
     except HookproofError as exc:
-        print(f"error [{exc.code}]: {exc.detail}", file=sys.stderr)
-        return 2
+        print(f"error [{exc.code}]: {exc.detail}", file=sys.stderr, flush=True)
+        return exc.exit_code if isinstance(exc, ConfigurationError) else 2
     except KeyboardInterrupt:
         return 130
 

@@ -13,6 +13,7 @@ from hookproof.config import Settings
 from .audit import parse_as_of
 from .audit.repository import AuditRepository
 from .cli_context import Context
+from .cli_help import add_command
 
 __all__ = ["register"]
 
@@ -99,9 +100,9 @@ def register(
     sub: argparse._SubParsersAction,  # type: ignore[type-arg]
     add_json: Callable[[argparse.ArgumentParser], None],
 ) -> None:
-    archive = sub.add_parser("archive", help="retention: move closed streams to segment files")
+    archive = add_command(sub, "archive", help="retention: move closed streams to segment files")
     asub = archive.add_subparsers(dest="archive_cmd", required=True)
-    p = asub.add_parser("run", help="archive closed streams last changed before TIME")
+    p = add_command(asub, "run", help="archive closed streams last changed before TIME")
     p.add_argument(
         "--before",
         metavar="TIME",
@@ -109,6 +110,6 @@ def register(
     )
     add_json(p)
     p.set_defaults(handler=cmd_archive_run)
-    p = asub.add_parser("list", help="the archived segments")
+    p = add_command(asub, "list", help="the archived segments")
     add_json(p)
     p.set_defaults(handler=cmd_archive_list)

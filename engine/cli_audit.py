@@ -23,6 +23,7 @@ from .audit.repository import AuditRepository
 from .audit.timeline import Timeline
 from .cli_commands import Progress
 from .cli_context import Context
+from .cli_help import add_command
 
 __all__ = ["register", "render_timeline"]
 
@@ -172,9 +173,7 @@ async def cmd_gates(args: argparse.Namespace, settings: Settings) -> int:
         scope = f"since {since.isoformat()}" if since else "whole log"
         print(f"release gates ({scope})")
         for g in results:
-            value = "-" if g.value is None else g.value
-            if isinstance(g.value, float):
-                value = f"{g.value:.4%}"
+            value = g.shown()
             print(f"  {g.status.upper():<12} {g.name:<40} {value!s:>10}  (needs {g.threshold})")
             print(f"               {g.title}; {json.dumps(g.detail, default=str)}")
             for ex in g.examples[:5]:
@@ -187,9 +186,11 @@ def register(
     sub: argparse._SubParsersAction,  # type: ignore[type-arg]
     add_json: Callable[[argparse.ArgumentParser], None],
 ) -> None:
-    audit = sub.add_parser("audit", help="event-replay auditing")
+    audit = add_command(sub, "audit", help="event-replay auditing")
     asub = audit.add_subparsers(dest="audit_cmd", required=True)
-    p = asub.add_parser("verify", help="check every stream's hash chain and the append-only guards")
+    p = add_command(
+        asub, "verify", help="check every stream's hash chain and the append-only guards"
+    )
     add_json(p)
     p.set_defaults(handler=cmd_audit_verify)
     for kind, handler in (
@@ -198,7 +199,7 @@ def register(
         ("event", cmd_audit_event),
         ("rollout", cmd_audit_rollout),
     ):
-        p = asub.add_parser(kind, help=f"a {kind}'s timeline from the log")
+        p = add_command(asub, kind, help=f"a {kind}'s timeline from the log")
         p.add_argument("id", help=f"{kind} id")
         p.add_argument(
             "--as-of",
@@ -214,7 +215,7 @@ def register(
         add_json(p)
         p.set_defaults(handler=handler)
 
-    p = sub.add_parser("gates", help="release gates computed from the log")
+    p = add_command(sub, "gates", help="release gates computed from the log")
     p.add_argument("--since", metavar="TIME", help="only facts recorded since (ISO 8601)")
     add_json(p)
     p.set_defaults(handler=cmd_gates)

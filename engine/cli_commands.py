@@ -15,6 +15,7 @@ from hookproof.projections import rebuild
 
 from .audit.repository import AuditRepository
 from .cli_context import Context
+from .cli_help import add_command
 from .projections_runner import catch_up
 from .registry import projections_by_name
 
@@ -146,6 +147,35 @@ def _position(p: Position) -> str:
     return f"{p.tx_id}/{p.global_position}"
 
 
+async def cmd_tenant_list(args: argparse.Namespace, settings: Settings) -> int:
+    from .tenant_repository import TenantRepository
+
+    async with Context(settings) as ctx:
+        rows = await ctx.repository(TenantRepository).list_tenants()
+    items = [
+        {
+            "tenantId": r["tenant_id"],
+            "name": r["name"],
+            "createdAt": r["created_at"].isoformat(),
+            "activeTokens": list(r["tokens"]),
+            "subscriptions": r["subscriptions"],
+        }
+        for r in rows
+    ]
+    if args.json:
+        print(json.dumps({"items": items}))
+        return 0
+    if not items:
+        print("no tenants yet: hookproof tenant create NAME")
+    for t in items:
+        tokens = ", ".join(t["activeTokens"]) or "none active"
+        print(
+            f"{t['tenantId']}  {t['name']}  created {t['createdAt'][:19]}Z"
+            f"  subscriptions {t['subscriptions']}  tokens: {tokens}"
+        )
+    return 0
+
+
 async def cmd_tenant_create(args: argparse.Namespace, settings: Settings) -> int:
     async with Context(settings) as ctx:
         issued = await ctx.tenants().create(args.name, actor="cli")
@@ -210,32 +240,52 @@ async def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pgserver's platformdirs notice on servers
         import pgserver  # noqa: F401
-    return await run_demo(events=args.events)
+    return await run_demo(events=args.events, keep=args.keep)
 
 
 def register(
     sub: argparse._SubParsersAction,  # type: ignore[type-arg]
     add_json: Callable[[argparse.ArgumentParser], None],
 ) -> None:
-    p = sub.add_parser("demo", help="the whole evidence ladder on this machine, in a minute")
-    p.add_argument("--events", type=int, default=10)
+    p = add_command(
+        sub,
+        "demo",
+        help="the whole evidence ladder on this machine, in a minute",
+        description="Embedded Postgres, the engine and local HTTPS subscribers on the SDK:"
+        " registration and challenge, deliveries, a key rotation, a rollout, two consumers,"
+        " the evidence ladder and the release gates; then everything stops (or, with --keep,"
+        " stays up to explore).",
+    )
+    p.add_argument("--events", type=int, default=10, help="events per phase (default 10)")
+    p.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the daemon running afterwards, printing the console address, the tenant"
+        " token and the whole portal link; Ctrl-C stops it",
+    )
     p.set_defaults(handler=cmd_demo)
 
     from .cli_serve import register as register_serve
 
     register_serve(sub)
 
-    tenant = sub.add_parser("tenant", help="tenants and API tokens")
+    tenant = add_command(sub, "tenant", help="tenants and API tokens")
     tsub = tenant.add_subparsers(dest="tenant_cmd", required=True)
-    p = tsub.add_parser("create", help="create a tenant; prints its API token once")
+    p = add_command(
+        tsub, "list", help="the tenants: id, name, active token ids (never a secret), subscriptions"
+    )
+    add_json(p)
+    p.set_defaults(handler=cmd_tenant_list)
+    p = add_command(tsub, "create", help="create a tenant; prints its API token once")
     p.add_argument("name")
     add_json(p)
     p.set_defaults(handler=cmd_tenant_create)
-    p = tsub.add_parser("revoke-token", help="revoke an API token by its id")
+    p = add_command(tsub, "revoke-token", help="revoke an API token by its id")
     p.add_argument("token_id")
     add_json(p)
     p.set_defaults(handler=cmd_tenant_revoke)
-    p = tsub.add_parser(
+    p = add_command(
+        tsub,
         "portal-session",
         help="start a portal session for a tenant's consumer as the operator; prints its link",
     )
@@ -246,9 +296,9 @@ def register(
     add_json(p)
     p.set_defaults(handler=cmd_tenant_portal_session)
 
-    proj = sub.add_parser("projections", help="projection maintenance")
+    proj = add_command(sub, "projections", help="projection maintenance")
     psub = proj.add_subparsers(dest="proj_cmd", required=True)
-    p = psub.add_parser("rebuild", help="rebuild projections from the log")
+    p = add_command(psub, "rebuild", help="rebuild projections from the log")
     p.add_argument("names", nargs="*", help="projection names (default: all)")
     p.add_argument("--verify", action="store_true", help="compare with the live tables, no swap")
     add_json(p)

@@ -5,6 +5,7 @@ builds them."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -17,7 +18,7 @@ from hookproof.errors import StoreError
 from hookproof.events import EventStore
 
 from .clock import Clock, system_clock
-from .database import SERVER_SETTINGS, DatabaseTarget, connect_pool, resolve_database
+from .database import DatabaseTarget, connect_one, connect_pool, resolve_database
 from .repository import PoolRepository
 
 if TYPE_CHECKING:
@@ -51,10 +52,12 @@ class Context:
         max_size: int = 10,
         clock: Clock = system_clock,
         reading: bool = False,
+        announce: bool = True,
     ) -> None:
         self.settings = settings
         self.reading = reading
         self.on_standby = False
+        self.announce = announce
         self.max_size = max_size
         self.clock = clock
         self.target: DatabaseTarget | None = None
@@ -74,6 +77,16 @@ class Context:
             except StoreError as exc:
                 log.warning("standby_unavailable", error=exc.code, fallback="primary")
         self.target = resolve_database(self.settings)
+        if self.announce:  # on stderr: stdout stays the command's answer
+            print(f"hookproof: database: {self.target.describe()}", file=sys.stderr, flush=True)
+            if self.target.created:
+                print(
+                    "hookproof: a new embedded database was created here; to use the one of a"
+                    " running serve, set HOOKPROOF_DATA_DIR to its data dir (or"
+                    " HOOKPROOF_DATABASE_URL to its Postgres)",
+                    file=sys.stderr,
+                    flush=True,
+                )
         self._pool = await connect_pool(self.target.url, max_size=self.max_size)
         await construct_schema(self._pool)
         return self
@@ -109,7 +122,7 @@ class Context:
         """A connection of its own, outside the pool (what it creates in temporary tables
         goes with it)."""
         assert self.target is not None, "the context is not open"
-        conn = await asyncpg.connect(self.target.url, server_settings=SERVER_SETTINGS)
+        conn = await connect_one(self.target.url)
         try:
             yield conn
         finally:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from hookproof.config import Settings
 
 from .cli_context import Context
+from .cli_help import add_command
 
 __all__ = ["register"]
 
@@ -39,10 +40,10 @@ def register(
     sub: argparse._SubParsersAction,  # type: ignore[type-arg]
     add_json: Callable[[argparse.ArgumentParser], None],
 ) -> None:
-    deliveries = sub.add_parser("deliveries", help="delivery operations")
+    deliveries = add_command(sub, "deliveries", help="delivery operations")
     dsub = deliveries.add_subparsers(dest="deliveries_cmd", required=True)
-    p = dsub.add_parser(
-        "recover", help="send a subscription's failed deliveries in a time range again"
+    p = add_command(
+        dsub, "recover", help="send a subscription's failed deliveries in a time range again"
     )
     p.add_argument("--subscription", required=True, help="subscription id")
     p.add_argument("--since", required=True, help="RFC 3339 time (inclusive)")

@@ -17,6 +17,7 @@ from hookproof.config import Settings
 from hookproof.projections.key_ring import KeyView
 
 from .cli_context import Context
+from .cli_help import add_command
 from .keys import KeyRing, docs
 from .keys.ring import default_actor
 
@@ -177,13 +178,13 @@ async def _print_states(args: argparse.Namespace, settings: Settings) -> int:
 
 def register(subparsers: Any, add_json: Callable[[argparse.ArgumentParser], None]) -> None:
     """Add ``keys ...`` to the ``hookproof`` parser."""
-    keys = subparsers.add_parser("keys", help="signing keys: list, rotate, compromise, ...")
+    keys = add_command(subparsers, "keys", help="signing keys: list, rotate, compromise, ...")
     sub = keys.add_subparsers(dest="keys_cmd", required=True)
 
     def cmd(
         name: str, help_: str, action: Action, key_id: str | None = None
     ) -> argparse.ArgumentParser:
-        p: argparse.ArgumentParser = sub.add_parser(name, help=help_)
+        p: argparse.ArgumentParser = add_command(sub, name, help=help_)
         if key_id == "required":
             p.add_argument("key_id", metavar="KEYID")
         elif key_id == "optional":
@@ -227,5 +228,5 @@ def register(subparsers: Any, add_json: Callable[[argparse.ArgumentParser], None
     p.set_defaults(handler=cmd_compromise)
     cmd("rollback", "back to a VERIFY_ONLY key never revoked", _rollback, "required")
     cmd("destroy", "erase a REVOKED key's material (crypto-shredding)", _destroy, "required")
-    p = sub.add_parser("states", help="the key state machine (mermaid + table)")
+    p = add_command(sub, "states", help="the key state machine (mermaid + table)")
     p.set_defaults(handler=_print_states)

@@ -12,6 +12,7 @@ from typing import Any
 from hookproof.config import Settings
 
 from .cli_context import Context
+from .cli_help import add_command
 from .rollouts.machine import KEY_TARGET, PROFILE_TARGET, RolloutView
 from .rollouts.service import RolloutService
 
@@ -114,11 +115,11 @@ def _handler(action: Action) -> Callable[[argparse.Namespace, Settings], Awaitab
 
 
 def register(subparsers: Any, add_json: Callable[[argparse.ArgumentParser], None]) -> None:
-    ro = subparsers.add_parser("rollout", help="rollouts of a signing change, stage by stage")
+    ro = add_command(subparsers, "rollout", help="rollouts of a signing change, stage by stage")
     sub = ro.add_subparsers(dest="rollout_cmd", required=True)
 
     def cmd(name: str, help_: str, action: Action, with_id: bool = True) -> argparse.ArgumentParser:
-        p: argparse.ArgumentParser = sub.add_parser(name, help=help_)
+        p: argparse.ArgumentParser = add_command(sub, name, help=help_)
         if with_id:
             p.add_argument("id", metavar="ROLLOUT_ID")
         p.add_argument("--actor", default=None, help="recorded in the events (default cli:USER)")
@@ -149,7 +150,7 @@ def register(subparsers: Any, add_json: Callable[[argparse.ArgumentParser], None
         "back to the previous profile/key while its key is ACTIVE or VERIFY_ONLY",
         _rollback,
     )
-    p = sub.add_parser("status", help="stage, state and figures per stage")
+    p = add_command(sub, "status", help="stage, state and figures per stage")
     p.add_argument("id", metavar="ROLLOUT_ID", nargs="?")
     p.add_argument("--actor", default=None)
     add_json(p)

@@ -14,6 +14,9 @@ from collections.abc import Coroutine
 from typing import Any
 
 from hookproof.config import Settings, default_workers
+from hookproof.errors import ConfigurationError
+
+from .cli_help import add_command
 
 __all__ = ["cmd_serve", "register"]
 
@@ -25,8 +28,19 @@ _NOT_IN_SUPERVISOR = ("ssl",)
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int | Coroutine[Any, Any, int]:
     """The supervisor of ``--workers N`` runs here, synchronously (no event loop: see
     :mod:`.workers`); a single daemon or a worker is a coroutine for ``main`` to run."""
-    workers = default_workers(args.workers or settings.workers)
+    if args.workers is not None and args.workers < 1:
+        raise ConfigurationError(
+            f"--workers {args.workers}: must be at least 1 (leave it and HOOKPROOF_WORKERS unset"
+            " for one per core)",
+            code="workers_invalid",
+            field="--workers",
+        )
+    workers = default_workers(args.workers if args.workers is not None else settings.workers)
     supervisor = args.worker_index is None and workers > 1
+    if args.worker_index is None:  # the children share the port (SO_REUSEPORT): not them
+        from .listen_check import check_listen_free
+
+        check_listen_free(settings.listen_host, settings.listen_port)
     if supervisor:
         for name in _NOT_IN_SUPERVISOR:
             sys.modules.setdefault(name, None)  # type: ignore[arg-type]
@@ -45,6 +59,7 @@ def _supervise(settings: Settings, workers: int) -> int:
     from .workers import migrate_in_child, supervise
 
     target = resolve_database(settings)  # the embedded server lives as long as this process
+    print(f"hookproof: database: {target.describe()}", file=sys.stderr, flush=True)
     try:
         code = migrate_in_child(target.url)  # once, before any child starts
         if code != 0:
@@ -87,7 +102,7 @@ async def _serve_worker(args: argparse.Namespace, settings: Settings) -> int:
     from .cli_context import Context
 
     structlog.contextvars.bind_contextvars(worker=args.worker_index, pid=os.getpid())
-    async with Context(settings, max_size=args.pool_size or 30) as ctx:
+    async with Context(settings, max_size=args.pool_size or 30, announce=False) as ctx:
 
         def ready(_address: str) -> None:
             if args.ready_fd is not None:
@@ -99,7 +114,7 @@ async def _serve_worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("serve", help="run the daemon (API and workers)")
+    p = add_command(sub, "serve", help="run the daemon (API and workers)")
     p.add_argument(
         "--workers",
         type=int,

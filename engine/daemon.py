@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import signal
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -64,7 +65,16 @@ async def serve(
         shutdown_timeout=5,
         reuse_port=reuse_port or None,  # ``serve --workers N``: the children share the port
     )
-    await site.start()
+    try:
+        await site.start()
+    except OSError as exc:  # taken since ``serve`` checked it (a race): the same one line
+        await runner.cleanup()
+        await engine.close()
+        if exc.errno != errno.EADDRINUSE:
+            raise
+        from .listen_check import listen_in_use
+
+        raise listen_in_use(settings.listen_host, settings.listen_port) from exc
     address = f"{settings.listen_host}:{settings.listen_port}"
     log.info("serve_started", listen=address)
     if settings.worker_slot[0] == 0:  # once per daemon: retention, and the growth it implies

@@ -15,7 +15,14 @@ from hookproof.errors import StoreError
 if TYPE_CHECKING:
     import asyncpg
 
-__all__ = ["READ_SERVER_SETTINGS", "DatabaseTarget", "connect_pool", "resolve_database"]
+__all__ = [
+    "READ_SERVER_SETTINGS",
+    "DatabaseTarget",
+    "connect_one",
+    "connect_pool",
+    "redact_url",
+    "resolve_database",
+]
 
 SERVER_SETTINGS = {
     "application_name": "hookproof",
@@ -41,11 +48,15 @@ class DatabaseTarget:
     embedded: bool
     data_dir: Path | None = None
     handle: Any = None
+    #: the embedded server's directory was made by this command (a first run, or the wrong
+    #: directory: another ``serve`` would be using another database)
+    created: bool = False
 
     def describe(self) -> str:
         if self.embedded:
-            return f"embedded Postgres (pgserver) in {self.data_dir}"
-        return f"external Postgres at {_redact(self.url)}"
+            made = " (new: created by this command)" if self.created else ""
+            return f"embedded Postgres (pgserver) in {self.data_dir}{made}"
+        return f"external Postgres at {redact_url(self.url)} (HOOKPROOF_DATABASE_URL)"
 
     def close(self) -> None:
         if self.handle is not None:
@@ -54,14 +65,24 @@ class DatabaseTarget:
             self.handle = None
 
 
-def _redact(url: str) -> str:
-    """Drop any password from a libpq URL before showing it."""
-    if "://" not in url or "@" not in url:
-        return url
+def redact_url(url: str) -> str:
+    """A libpq URL fit to show: any password (in the authority or the query) replaced by
+    ``***``; a string that is not a URL is not shown at all (a keyword DSN may hold one)."""
+    if "://" not in url:
+        return "(a value that is not a postgresql:// URL)"
     scheme, rest = url.split("://", 1)
-    creds, host = rest.rsplit("@", 1)
-    user = creds.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}" if ":" in creds else f"{scheme}://{user}@{host}"
+    rest, sep, query = rest.partition("?")
+    if "@" in rest:
+        creds, host = rest.rsplit("@", 1)
+        user = creds.split(":", 1)[0]
+        rest = f"{user}:***@{host}" if ":" in creds else f"{user}@{host}"
+    if sep:
+        params = [
+            f"{k}=***" if k.lower() in ("password", "passfile", "sslpassword") else f"{k}={v}"
+            for k, _, v in (p.partition("=") for p in query.split("&") if p)
+        ]
+        rest += "?" + "&".join(params)
+    return f"{scheme}://{rest}"
 
 
 def resolve_database(settings: Settings) -> DatabaseTarget:
@@ -69,6 +90,7 @@ def resolve_database(settings: Settings) -> DatabaseTarget:
     if settings.database_url:
         return DatabaseTarget(url=settings.database_url, embedded=False)
     pgdir = (settings.data_dir / "pg").resolve()
+    created = not pgdir.is_dir() or not any(pgdir.iterdir())
     pgdir.mkdir(parents=True, exist_ok=True)
     try:
         with warnings.catch_warnings():
@@ -79,10 +101,13 @@ def resolve_database(settings: Settings) -> DatabaseTarget:
         url = server.get_uri()
     except Exception as exc:  # pgserver raises plain exceptions from its subprocesses
         raise StoreError(
-            f"could not start the embedded Postgres in {pgdir}", code="embedded_postgres_failed"
+            f"could not start the embedded Postgres in {pgdir} ({type(exc).__name__}: {exc});"
+            " set HOOKPROOF_DATA_DIR to another directory, or HOOKPROOF_DATABASE_URL to a"
+            " running Postgres",
+            code="embedded_postgres_failed",
         ) from exc
     (settings.data_dir / "embedded.json").write_text(json.dumps({"url": url}))
-    return DatabaseTarget(url=url, embedded=True, data_dir=pgdir, handle=server)
+    return DatabaseTarget(url=url, embedded=True, data_dir=pgdir, handle=server, created=created)
 
 
 async def _reset_on_release(conn: asyncpg.Connection) -> None:
@@ -113,9 +138,30 @@ async def connect_pool(
             reset=_reset_on_release,
             **({"timeout": READ_CONNECT_TIMEOUT_S} if read_only else {}),
         )
-    except (OSError, asyncpg.PostgresError) as exc:
-        raise StoreError(
-            f"cannot connect to Postgres: {type(exc).__name__}", code="database_unavailable"
-        ) from exc
+    except (OSError, ValueError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        raise _unreachable(url, exc) from exc
     assert pool is not None
     return pool
+
+
+async def connect_one(url: str) -> asyncpg.Connection:
+    """One connection with hookproof's session settings; errors become one clear StoreError."""
+    import asyncpg
+
+    try:
+        return await asyncpg.connect(url, server_settings=SERVER_SETTINGS)
+    except (OSError, ValueError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        raise _unreachable(url, exc) from exc
+
+
+def _unreachable(url: str, exc: BaseException) -> StoreError:
+    """One line: which database, what went wrong, which setting to look at (no password:
+    the URL is redacted, and the driver's messages do not carry it)."""
+    reason = str(exc).splitlines()[0] if str(exc) else ""
+    what = f"{type(exc).__name__}: {reason}" if reason else type(exc).__name__
+    return StoreError(
+        f"cannot connect to Postgres at {redact_url(url)} ({what}); check that it is running"
+        " and that HOOKPROOF_DATABASE_URL is right (unset: an embedded Postgres in"
+        " HOOKPROOF_DATA_DIR)",
+        code="database_unavailable",
+    )

@@ -102,7 +102,9 @@ def _row(cols: list[str], widths: list[int]) -> str:
     return "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=False))
 
 
-async def run_demo(events: int = 10) -> int:
+async def run_demo(events: int = 10, *, keep: bool = False) -> int:
+    """The demo; ``keep``: afterwards the daemon stays up (every worker), with the console,
+    the tenant token and the real portal link printed, until SIGINT or SIGTERM."""
     import pgserver
 
     from .daemon import build_engine
@@ -238,7 +240,10 @@ async def run_demo(events: int = 10) -> int:
             await publish(2 * events, events)
             await settle()
             await _rollout(engine, plain, subs["mailer"], publish, settle, 3 * events)
-            subs.update(await _consumers(engine, engine_url, http, customers, settle))
+            consumers, portal_url = await _consumers(
+                engine, engine_url, http, customers, settle, keep=keep
+            )
+            subs.update(consumers)
 
             print("\n== evidence ladder ==")
             widths = [32, 8, 22, 18, 12, 6]
@@ -269,6 +274,13 @@ async def run_demo(events: int = 10) -> int:
         await _print_gates(pool)
         async with aiohttp.ClientSession(headers=auth) as http:
             await nats_destination_demo(engine, engine_url, http, broker, settle)
+        if keep:
+            workers += [
+                asyncio.create_task(cast(Coroutine[Any, Any, None], w(stop)))
+                for name, w in engine.workers
+                if name != "dispatcher"
+            ]
+            await _kept(engine_url, issued.token, portal_url)
     finally:
         stop.set()
         for t in workers:
@@ -288,11 +300,40 @@ async def run_demo(events: int = 10) -> int:
     return 0
 
 
+async def _kept(engine_url: str, token: str, portal_url: str) -> None:
+    """Print where to look, then wait for SIGINT or SIGTERM."""
+    import signal
+
+    print(
+        f"\n[demo] kept running (--keep): console {engine_url}/console (tenant token below)\n"
+        f"[demo] tenant token: {token}\n"
+        f"[demo] portal link: {portal_url}\n"
+        "[demo] Ctrl-C stops it",
+        flush=True,
+    )
+    done = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, done.set)
+    try:
+        await done.wait()
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+
+
 async def _consumers(
-    engine: Any, engine_url: str, http: aiohttp.ClientSession, customers: list[_Sub], settle: Any
-) -> dict[str, str]:
+    engine: Any,
+    engine_url: str,
+    http: aiohttp.ClientSession,
+    customers: list[_Sub],
+    settle: Any,
+    *,
+    keep: bool = False,
+) -> tuple[dict[str, str], str]:
     """Two consumers, each with its own endpoint; events published for one reach only its
-    endpoint (an event without a consumer reaches neither). Prints a portal link for one."""
+    endpoint (an event without a consumer reaches neither). Prints a portal link for one
+    (whole with ``keep``: the daemon outlives the demo's story); returns it too."""
     print("\n== sending to your customers: two consumers ==")
     subs: dict[str, str] = {}
     for c in customers:
@@ -341,12 +382,17 @@ async def _consumers(
     async with http.post(f"{engine_url}/v1/consumers/{customers[0].name}/portal-sessions") as r:
         link = await r.json()
         assert r.status == 201, link
+    shown = (
+        link["url"]
+        if keep
+        else f"{link['url'][: link['url'].index('#') + 12]}... (hookproof demo --keep keeps the"
+        " daemon running and shows it whole)"
+    )
     print(
-        f"[demo] portal link for {customers[0].name} (valid until {link['expiresAt']}; the "
-        f"demo stops its daemon at the end): {link['url'][: link['url'].index('#') + 12]}...",
+        f"[demo] portal link for {customers[0].name} (valid until {link['expiresAt']}): {shown}",
         flush=True,
     )
-    return subs
+    return subs, str(link["url"])
 
 
 async def _rollout(
@@ -402,9 +448,7 @@ async def _print_gates(pool: Any) -> None:
         results = await gate_report(conn)
     print("\n== release gates (from the log alone) ==")
     for g in results:
-        value = "-" if g.value is None else g.value
-        if isinstance(g.value, float):
-            value = f"{g.value:.4%}"
+        value = g.shown()
         print(f"  {g.status.upper():<12} {g.name:<40} {value!s:>10}  (needs {g.threshold})")
         if g.status not in ("pass",):
             print(f"               {g.title}; {json.dumps(g.detail, default=str)}")

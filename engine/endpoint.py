@@ -133,12 +133,17 @@ def normalise_endpoint(
     if ip is not None:
         exact = (ip, port) in pairs
         reason = classify(ip)
+        shown = f"[{ip}]:{port}" if ip.version == 6 else f"{ip}:{port}"
         if reason is not None and not exact:
-            raise _reject("endpoint_ip_forbidden", f"address not permitted ({reason})")
+            raise _reject(
+                "endpoint_ip_forbidden",
+                f"address not permitted ({reason}); the engine's HOOKPROOF_EGRESS_ALLOW"
+                f"={shown} permits exactly this address and port (a development receiver)",
+            )
         if port not in ports and not exact:
-            raise _reject("endpoint_port_not_allowed", f"port {port} not allowed")
+            raise _reject("endpoint_port_not_allowed", _port_refusal(port, ports, shown))
     elif port not in ports and port not in {p for _, p in pairs}:
-        raise _reject("endpoint_port_not_allowed", f"port {port} not allowed")
+        raise _reject("endpoint_port_not_allowed", _port_refusal(port, ports, None))
 
     path, query = _normalise_tail(tail)
     host_text = f"[{host}]" if ":" in host else host
@@ -148,6 +153,15 @@ def normalise_endpoint(
         canonical += f"?{query}"
     digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
     return Endpoint(canonical, host, port, path, query, digest, ip)
+
+
+def _port_refusal(port: int, ports: frozenset[int], shown: str | None) -> str:
+    allowed = ",".join(str(p) for p in sorted(ports)) or "none"
+    exact = shown or "<address>:" + str(port)
+    return (
+        f"port {port} not allowed (the engine's HOOKPROOF_EGRESS_PORTS: {allowed});"
+        f" HOOKPROOF_EGRESS_ALLOW={exact} permits one exact address and port"
+    )
 
 
 def _pair(address: str, port: int) -> tuple[IPAddress, int]:
@@ -219,7 +233,12 @@ def _normalise_host(raw: str) -> tuple[str, IPAddress | None]:
         raise _reject("endpoint_numeric_host", "non-canonical numeric host")
 
     if labels[-1] == "localhost":
-        raise _reject("endpoint_ip_forbidden", "localhost names always mean loopback")
+        raise _reject(
+            "endpoint_ip_forbidden",
+            "localhost names always mean loopback: register https://127.0.0.1:<port>/... and"
+            " set HOOKPROOF_EGRESS_ALLOW=127.0.0.1:<port> where the engine runs"
+            " (hookproof dev-endpoint prints the settings)",
+        )
     for label in labels:
         if len(label) > 63:
             raise _reject("endpoint_host_too_long", "host label longer than 63 characters")

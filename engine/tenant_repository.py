@@ -12,7 +12,12 @@ from hookproof.engine.repository import PoolRepository, Record
 __all__ = ["TenantRepository"]
 
 SQL = ENGINE_QUERIES.named(
-    "token_insert", "token_lookup", "tenant_insert", "token_revoke", "token_lock_active"
+    "token_insert",
+    "token_lookup",
+    "tenant_insert",
+    "token_revoke",
+    "token_lock_active",
+    "tenant_list",
 )
 
 
@@ -40,3 +45,7 @@ class TenantRepository(PoolRepository):
         revocation of it waits for that commit. None when no active token has that id."""
         tenant_id = await conn.fetchval(SQL["token_lock_active"], token_id)
         return None if tenant_id is None else str(tenant_id)
+
+    async def list_tenants(self) -> list[Record]:
+        """Every tenant, oldest first: id, name, creation, active token ids, subscriptions."""
+        return list(await self.pool.fetch(SQL["tenant_list"]))

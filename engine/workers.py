@@ -53,6 +53,9 @@ _STABLE_S: Final = 30.0  # a child that lived this long resets the back-off
 #: embedded server allows 100 clients, and the CLI and operators need some too.
 _POOL_BUDGET: Final = 60
 _STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGINT)
+#: a child's exit code when its configuration cannot work (``ConfigurationError``): the
+#: supervisor stops instead of restarting it
+EX_CONFIG: Final = 78
 
 
 def pool_size(n: int) -> int:
@@ -79,6 +82,12 @@ def migrate_in_child(database_url: str) -> int:
     if done.returncode != 0:
         log.error("migrations_failed", code=done.returncode)
     return done.returncode
+
+
+def _config_error(child: _Child) -> bool:
+    """The child exited with EX_CONFIG: its configuration cannot work (e.g. the port)."""
+    proc = child.exited or child.proc
+    return proc is not None and proc.poll() == EX_CONFIG
 
 
 def _die_with_parent() -> None:  # runs in the child between fork and exec
@@ -196,6 +205,8 @@ def _watch(
         now = time.monotonic()
         for child in children:
             proc = child.proc
+            if _config_error(child):
+                return
             if child.restart_at is None and proc is not None and proc.poll() is not None:
                 lived = now - child.started
                 log.error(
@@ -266,11 +277,18 @@ def supervise(n: int, database_url: str, *, ready: Callable[[], None] | None = N
                 break
             if not _spawn(child, env, pool_size(n), n, sigs) and not sigs.stopping:
                 log.error("worker_not_ready", worker=child.index)
+                if child.proc is not None:  # it closed the pipe: give it a moment to exit
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        child.proc.wait(2)
+                if _config_error(child):  # it said why on stderr; restarting cannot help
+                    return EX_CONFIG
         if not sigs.stopping:
             log.info("workers_ready", workers=n, pids=[c.proc.pid for c in children if c.proc])
             if ready is not None:
                 ready()
         _watch(children, env, pool_size(n), n, sigs)
+        if any(_config_error(c) for c in children):
+            return EX_CONFIG
     finally:
         sigs.stopping = True
         log.info("workers_stopping", workers=n)

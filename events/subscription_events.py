@@ -232,6 +232,8 @@ class ChallengeFailed(Event, frozen=True, kw_only=True, tag="subscription.challe
     reason: str
     detail: str | None = None
     location: str | None = None
+    #: ``bad_status``: the HTTP status the endpoint answered the challenge with
+    status: int | None = None
     at: str
 
 

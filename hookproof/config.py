@@ -16,7 +16,15 @@ from pathlib import Path
 
 from hookproof.errors import ValidationError
 
-__all__ = ["Settings", "default_workers", "parse_addr_port", "parse_addr_port_list"]
+__all__ = [
+    "VARIABLES",
+    "Settings",
+    "Variable",
+    "config_table",
+    "default_workers",
+    "parse_addr_port",
+    "parse_addr_port_list",
+]
 
 #: ``HOOKPROOF_TOKEN_CACHE_S`` is capped here: a revoked API token stops working within a minute
 TOKEN_CACHE_MAX_S = 60.0
@@ -343,3 +351,193 @@ def _proxy(value: str | None) -> str | None:
             field="HOOKPROOF_EGRESS_PROXY",
         )
     return value
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One environment variable the engine reads: its default as shown, and what it does."""
+
+    name: str
+    default: str
+    meaning: str
+
+
+#: Every variable :class:`Settings` reads, in the README's order (``make config-table``
+#: writes the README's table from it; ``tests/docs/test_config_table.py`` checks both ways).
+VARIABLES: tuple[Variable, ...] = (
+    Variable(
+        "HOOKPROOF_DATABASE_URL",
+        "unset",
+        "libpq URL of the Postgres to use (TCP or Unix socket); unset: an embedded Postgres"
+        " in `HOOKPROOF_DATA_DIR`",
+    ),
+    Variable(
+        "HOOKPROOF_READ_DATABASE_URL",
+        "unset",
+        "a hot standby of that Postgres for the read routes, `audit` and"
+        " `projections rebuild --verify` ([docs/standby.md](docs/standby.md))",
+    ),
+    Variable(
+        "HOOKPROOF_READ_WAIT_MS",
+        "250",
+        "how long a read waits for the standby to replay the caller's own write, else the primary",
+    ),
+    Variable(
+        "HOOKPROOF_DATA_DIR",
+        "`.hookproof`",
+        "the embedded Postgres (`pg/`), the master key file, `dev-endpoint` files, the archive",
+    ),
+    Variable("HOOKPROOF_LISTEN", "`127.0.0.1:8080`", "the API's address (`[::1]:8080` for IPv6)"),
+    Variable(
+        "HOOKPROOF_WORKERS",
+        "cores",
+        "processes of `serve` sharing the port and the queue (`--workers`)",
+    ),
+    Variable(
+        "HOOKPROOF_ROLES", "`api,dispatcher,projector,scheduler`", "the roles this daemon runs"
+    ),
+    Variable(
+        "HOOKPROOF_MASTER_KEY",
+        "unset",
+        "base64url of 32 random bytes; unset: a 0600 key file created in the data dir",
+    ),
+    Variable(
+        "HOOKPROOF_ADMIN_TOKEN",
+        "unset",
+        "the operator token (operator routes answer 403 `admin_disabled` without it)",
+    ),
+    Variable(
+        "HOOKPROOF_METRICS_TOKEN",
+        "unset",
+        "bearer token for `GET /metrics` (the operator token works too)",
+    ),
+    Variable(
+        "HOOKPROOF_PUBLIC_URL",
+        "unset",
+        "the engine's public base URL (portal links; receipts at `/v1/receipts`)",
+    ),
+    Variable(
+        "HOOKPROOF_RECEIPTS_URL",
+        "`<public URL>/v1/receipts`",
+        "the receipts URL subscribers sign (`@target-uri`)",
+    ),
+    Variable(
+        "HOOKPROOF_EGRESS_ALLOW",
+        "unset",
+        "exact `address:port` pairs allowed despite the deny list and the port list"
+        " (`[::1]:8443`); each applies to every tenant",
+    ),
+    Variable("HOOKPROOF_EGRESS_CA_FILE", "unset", "extra trusted CA bundle (PEM) for endpoints"),
+    Variable("HOOKPROOF_EGRESS_PORTS", "`443,8443`", "the ports endpoints may use"),
+    Variable(
+        "HOOKPROOF_EGRESS_PROXY",
+        "unset",
+        "`http://host:port` of the operator's forward proxy (a fixed source address):"
+        " `CONNECT <vetted address>:<port>`, TLS end to end; unset: direct",
+    ),
+    Variable(
+        "HOOKPROOF_DNS_SERVERS", "system", "`address:port` list of the resolvers for endpoint names"
+    ),
+    Variable("HOOKPROOF_DNS_CACHE_S", "30", "an answer is kept at most min(TTL, this) seconds"),
+    Variable("HOOKPROOF_CONNECT_TIMEOUT", "5", "seconds to connect to an endpoint"),
+    Variable("HOOKPROOF_REQUEST_TIMEOUT", "10", "seconds for an endpoint's answer"),
+    Variable(
+        "HOOKPROOF_BODY_TIMEOUT",
+        "30",
+        "seconds a request body to the API may take to arrive (408 past it)",
+    ),
+    Variable(
+        "HOOKPROOF_SCHEMA_DEADLINE_MS",
+        "1000",
+        "one payload's schema validation at most (`payload_too_complex`)",
+    ),
+    Variable("HOOKPROOF_CHALLENGE_TTL", "300", "seconds a challenge stays answerable"),
+    Variable(
+        "HOOKPROOF_MAX_QUEUE_DELAY",
+        "3600",
+        "seconds; with the next two, the VERIFY_ONLY window of a superseded key",
+    ),
+    Variable("HOOKPROOF_MAX_RETRY_WINDOW", "86400", "seconds of retries at most"),
+    Variable("HOOKPROOF_CLOCK_SKEW", "300", "seconds of clock skew tolerated"),
+    Variable("HOOKPROOF_LEASE_MARGIN", "30", "seconds added to a claimed attempt's lease"),
+    Variable(
+        "HOOKPROOF_RECEIPT_TIMEOUT",
+        "900",
+        "seconds before a delivery awaiting its receipt is sent again",
+    ),
+    Variable("HOOKPROOF_RECEIPT_REDELIVERIES", "3", "how many times at most"),
+    Variable(
+        "HOOKPROOF_RECEIPT_REFUSAL_INTERVAL",
+        "300",
+        "seconds between the aggregated records of refused receipts (0: off)",
+    ),
+    Variable(
+        "HOOKPROOF_RECEIPT_WINDOW", "86400", "seconds an accepted delivery may still take a receipt"
+    ),
+    Variable("HOOKPROOF_REPLAY_WINDOW", "604800", "seconds a dead letter may still be replayed"),
+    Variable(
+        "HOOKPROOF_TOKEN_CACHE_S",
+        "1",
+        "seconds a worker trusts an API token it verified (0..60; a revoked token stops within it)",
+    ),
+    Variable(
+        "HOOKPROOF_STATS_INTERVAL_S",
+        "5",
+        "least seconds between projector passes over the attempt statistics (0.05..3600)",
+    ),
+    Variable(
+        "HOOKPROOF_INGEST_GROUP_WINDOW_MS",
+        "1",
+        "how long an ingest waits for others to share its transaction",
+    ),
+    Variable("HOOKPROOF_INGEST_GROUP_MAX", "500", "events one ingest transaction takes at most"),
+    Variable("HOOKPROOF_INGEST_GROUP_INFLIGHT", "2", "ingest transactions at once"),
+    Variable("HOOKPROOF_POOL_IDLE_S", "15", "seconds a pooled endpoint connection may idle"),
+    Variable("HOOKPROOF_POOL_MAX_AGE_S", "60", "seconds a pooled connection lives at most"),
+    Variable(
+        "HOOKPROOF_POOL_MAX_REQUESTS", "1000", "requests one pooled connection carries at most"
+    ),
+    Variable("HOOKPROOF_POOL_MAX_IDLE", "512", "idle connections per worker over all sites"),
+    Variable(
+        "HOOKPROOF_RETENTION_DAYS",
+        "unset (off)",
+        "archive closed deliveries older than this (docs/retention.md)",
+    ),
+    Variable("HOOKPROOF_ARCHIVE_DIR", "`<data dir>/archive`", "where archive segments go"),
+    Variable("HOOKPROOF_ARCHIVE_INTERVAL", "60", "seconds between archive runs of `serve`"),
+    Variable("HOOKPROOF_ARCHIVE_BATCH", "500", "streams removed per archive transaction"),
+    Variable("HOOKPROOF_ARCHIVE_PAUSE", "0.02", "seconds between archive batches"),
+    Variable("HOOKPROOF_ARCHIVE_DUTY", "0.5", "share of wall time an archive run may work"),
+    Variable("HOOKPROOF_ARCHIVE_MIN_DUTY", "0.5", "its share while delivery lags (lower to yield)"),
+    Variable("HOOKPROOF_ARCHIVE_MAX_LAG", "2", "seconds of delivery lag that lower the duty"),
+    Variable(
+        "HOOKPROOF_ARCHIVE_MAX_BEHIND",
+        "120",
+        "seconds archival may be late before the duty stays up",
+    ),
+    Variable(
+        "HOOKPROOF_ARCHIVE_LOCK_WAIT_MS", "100", "how long the anchor waits for the log's lock"
+    ),
+    Variable(
+        "HOOKPROOF_ARCHIVE_CRASH_AT", "unset", "a crash point of the archive run (fault tests only)"
+    ),
+    Variable(
+        "HOOKPROOF_OTEL_EXPORTER",
+        "unset",
+        "`otlp` or `console`: spans per ingest, attempt and challenge"
+        " (`OTEL_EXPORTER_OTLP_*` configure it)",
+    ),
+    Variable(
+        "HOOKPROOF_URL",
+        "`http://127.0.0.1:8080`",
+        "the engine `hookproof listen` connects to (`--engine`)",
+    ),
+    Variable("HOOKPROOF_TOKEN", "unset", "the tenant or portal token of `hookproof listen`"),
+)
+
+
+def config_table(variables: tuple[Variable, ...] = VARIABLES) -> str:
+    """The README's configuration table (Markdown)."""
+    rows = ["| variable | default | what it does |", "| --- | --- | --- |"]
+    rows += [f"| `{v.name}` | {v.default} | {v.meaning} |" for v in variables]
+    return "\n".join(rows) + "\n"

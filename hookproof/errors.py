@@ -10,6 +10,7 @@ from typing import Any
 
 __all__ = [
     "ConcurrencyConflict",
+    "ConfigurationError",
     "ConflictError",
     "DatabaseUnavailable",
     "EgressRefused",
@@ -146,3 +147,12 @@ class EgressRefused(HookproofError):
     code = "egress_refused"
     status = 422
     title = "Egress refused"
+
+
+class ConfigurationError(ValidationError):
+    """The configuration cannot work as given (a listen port in use, a bad ``--workers``): the
+    command exits with ``exit_code`` (EX_CONFIG) and one line naming what to change."""
+
+    code = "configuration_invalid"
+    title = "Configuration invalid"
+    exit_code = 78

@@ -69,6 +69,8 @@ class SubscriptionState:
     spki_sha256: str | None = None
     issuer: str | None = None
     last_reason: str | None = None
+    #: the status of the last challenge answered with a status other than 200 (``bad_status``)
+    last_status: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -160,6 +162,7 @@ def evolve(state: SubscriptionState | None, event: Event, version: int) -> Subsc
             pending=pending,
             consumed_challenges=consumed,
             last_reason=event.reason,
+            last_status=event.status,
             version=version,
             updated_at=event.at,
         )

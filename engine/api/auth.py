@@ -12,6 +12,7 @@ from hookproof.errors import HookproofError, Unauthorized
 from .context import ApiContext, portal_of, require_bearer, tenant_of
 
 __all__ = [
+    "AdminDisabled",
     "OperatorOnly",
     "Principal",
     "is_operator",
@@ -25,6 +26,14 @@ class OperatorOnly(HookproofError):
     code = "operator_only"
     status = 403
     title = "Forbidden"
+
+
+class AdminDisabled(HookproofError):
+    """An operator route while ``HOOKPROOF_ADMIN_TOKEN`` is unset: switched off, not broken."""
+
+    code = "admin_disabled"
+    status = 403
+    title = "Operator routes disabled"
 
 
 @dataclass(frozen=True)
@@ -69,7 +78,8 @@ def operator_route(request: web.Request, what: str) -> None:
     (``what`` names the route in the message), 401 unless the request carries it."""
     admin = ApiContext.of(request).settings.admin_token
     if not admin:
-        err = HookproofError(f"{what} needs HOOKPROOF_ADMIN_TOKEN", code="admin_disabled")
-        err.status = 403
-        raise err
+        raise AdminDisabled(
+            f"{what} needs the operator token, and this engine has none: set"
+            " HOOKPROOF_ADMIN_TOKEN where hookproof serve runs"
+        )
     require_bearer(request, admin)

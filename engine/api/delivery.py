@@ -55,23 +55,32 @@ def routes(
         tenant = await tenant_of(request)
         body = await decode_body(request, EventIn)
         result = await ingest.ingest(tenant, body, actor=actor(request, tenant))
-        return json_response(
-            {
-                "eventId": result.event_id,
-                "payloadDigest": result.payload_digest,
-                "deliveries": result.deliveries,
-                "created": result.created,
-            },
-            status=202,
-        )
+        answer: dict[str, object] = {
+            "eventId": result.event_id,
+            "payloadDigest": result.payload_digest,
+            "deliveries": result.deliveries,
+            "created": result.created,
+        }
+        if not result.deliveries:  # accepted, delivered nowhere: say why
+            [causes] = await ingest.unplanned(tenant, [body])
+            answer["reasons"] = [c.to_json() for c in causes]
+        return json_response(answer, status=202)
 
     async def post_batch(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
         events = await decode_batch(request)
         answers = await ingest.ingest_batch(tenant, events, actor=actor(request, tenant))
-        return json_response(
-            {"results": [result_entry(e, a) for e, a in zip(events, answers, strict=True)]}
-        )
+        results = [result_entry(e, a) for e, a in zip(events, answers, strict=True)]
+        unplanned = [
+            (entry, e)
+            for entry, e in zip(results, events, strict=True)
+            if entry["status"] == 202 and not entry["deliveries"] and isinstance(e, EventIn)
+        ]
+        if unplanned:  # accepted, delivered nowhere: say why (one read for the batch)
+            causes = await ingest.unplanned(tenant, [e for _, e in unplanned])
+            for (entry, _), found in zip(unplanned, causes, strict=True):
+                entry["reasons"] = [c.to_json() for c in found]
+        return json_response({"results": results})
 
     async def get_event(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)

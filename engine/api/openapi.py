@@ -125,7 +125,8 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "response": "AttemptStatsBatch",
     },
     ("post", "/v1/events"): {
-        "summary": "Ingest a business event",
+        "summary": "Ingest a business event (planned for no subscription: deliveries [] and"
+        " reasons, one per cause: reason, detail, subscriptions)",
         "body": "EventIn",
         "status": 202,
     },

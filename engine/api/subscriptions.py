@@ -15,7 +15,7 @@ from hookproof.projections.subscriptions import SubscriptionState
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch, SubscriptionTransition
 from hookproof_subscriber import STANDARD_WEBHOOKS_V1, encode_whsec
 
-from ..challenge.disclosure import redact_event_data, tenant_reason
+from ..challenge.disclosure import reason_hint, redact_event_data, tenant_reason
 from ..consumers.service import check_consumer_id
 from ..destinations.binding import view_of
 from ..portal.auth import PortalScope
@@ -89,7 +89,12 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
             "expiresAt": s.pending.expires_at,
         }
     if s.last_reason:
-        view["lastReason"] = tenant_reason(s.last_reason)
+        view["lastReason"] = shown = tenant_reason(s.last_reason)
+        if shown == "bad_status" and s.last_status is not None:
+            view["lastStatus"] = s.last_status
+        hint = reason_hint(shown, s.last_status if shown == "bad_status" else None)
+        if hint is not None:
+            view["lastReasonDetail"] = hint
     return view
 
 
@@ -234,7 +239,8 @@ async def patch(request: web.Request) -> web.Response:
     state = await ctx.subscriptions.update(
         tenant, sid, expected, body, actor=actor(request, tenant)
     )
-    if state.generation != before.generation and ctx.on_registered is not None:
+    proof_changed = state.config.receipt_key != before.config.receipt_key  # PROOF_FIELDS
+    if (state.generation != before.generation or proof_changed) and ctx.on_registered is not None:
         await ctx.on_registered(state)
         state = await ctx.subscriptions.get(tenant, sid)
     return json_response(subscription_view(state), headers=_etag(state))

@@ -99,12 +99,14 @@ async def _rotation_acceptance(conn: asyncpg.Connection, since: datetime | None)
     inside = r["in_accepted"] / r["in_admitted"] if r["in_admitted"] else None
     outside = r["out_accepted"] / r["out_admitted"] if r["out_admitted"] else None
     detail.update(insideRate=inside, baselineRate=outside)
-    threshold = f">= {ROTATION_RATIO_MIN:.2%}"
+    threshold = f">= {ROTATION_RATIO_MIN:g}"  # a ratio of two rates (it may pass 1)
     if inside is None or not outside:
-        return GateResult("rotation_acceptance", title, NA, None, threshold, detail)
+        return GateResult("rotation_acceptance", title, NA, None, threshold, detail, unit="ratio")
     ratio = inside / outside
     status = PASS if ratio >= ROTATION_RATIO_MIN else FAIL
-    return GateResult("rotation_acceptance", title, status, round(ratio, 6), threshold, detail)
+    return GateResult(
+        "rotation_acceptance", title, status, round(ratio, 6), threshold, detail, unit="ratio"
+    )
 
 
 async def _unknown_reconciled(conn: asyncpg.Connection, since: datetime | None) -> GateResult:

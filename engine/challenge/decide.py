@@ -138,6 +138,7 @@ def decide(state: SubscriptionState, command: Complete) -> list[Event]:
                 generation=challenge.generation,
                 reason=reason or "state_not_challengeable",
                 location=command.location,
+                status=result.status if reason == "bad_status" else None,
                 at=at,
             )
         ]

@@ -12,6 +12,7 @@ from typing import Any
 
 __all__ = [
     "ENDPOINT_IP_FORBIDDEN",
+    "reason_hint",
     "redact_event_data",
     "redact_timeline",
     "tenant_addresses",
@@ -82,3 +83,55 @@ def redact_timeline(doc: dict[str, Any]) -> dict[str, Any]:
     if "deliveries" in doc:
         out["deliveries"] = [redact_timeline(d) for d in doc["deliveries"]]
     return out
+
+
+#: what to do about a challenge's (tenant-visible) reason: shown beside ``lastReason``
+_HINTS = {
+    ENDPOINT_IP_FORBIDDEN: (
+        "the endpoint's host name did not resolve to an address the engine may reach: check"
+        " it for a typo (a name that does not resolve is reported the same way, so tenants"
+        " cannot probe the engine's DNS; the operator log has the specifics). A private or"
+        " loopback receiver (development) needs HOOKPROOF_EGRESS_ALLOW=<address:port> where"
+        " the engine runs, and HOOKPROOF_EGRESS_CA_FILE for its certificate"
+        " (hookproof dev-endpoint prints both)"
+    ),
+    "egress_refused_port": (
+        "the endpoint's port is not one the engine sends to (HOOKPROOF_EGRESS_PORTS, default"
+        " 443,8443); HOOKPROOF_EGRESS_ALLOW=<address:port> permits one exact address and port"
+    ),
+    "connect_failed": "nothing accepted the connection: is the receiver running on that port?",
+    "connect_timeout": "the connection was not accepted in time (HOOKPROOF_CONNECT_TIMEOUT)",
+    "tls_error": (
+        "the TLS handshake failed: the receiver's certificate must be valid for the host name;"
+        " a private CA (development) needs HOOKPROOF_EGRESS_CA_FILE where the engine runs"
+    ),
+    "response_timeout": "no answer in time (HOOKPROOF_REQUEST_TIMEOUT)",
+    "redirect": "the endpoint redirected; redirects are never followed: register the final URL",
+    "bad_content_type": "the challenge answer must be Content-Type: application/json",
+    "unexpected_proof": (
+        "the answer carries a proof this subscription does not expect: a receiver that signs"
+        " with a receipt key needs receiptKey in the subscription (PATCH it to add one: the"
+        " endpoint is challenged again)"
+    ),
+    "missing_proof": (
+        "the answer has no proof: an hmac-sha256 subscription needs the HMAC of the challenge"
+        " body, one with a receiptKey the Ed25519 signature (schemas/challenge.md)"
+    ),
+    "bad_proof": "the proof does not verify: wrong secret or receipt key (schemas/challenge.md)",
+    "expired": "the answer came after the challenge expired (HOOKPROOF_CHALLENGE_TTL)",
+    "no_response": "the endpoint gave no answer",
+}
+
+
+def reason_hint(reason: str | None, status: int | None = None) -> str | None:
+    """One sentence on what to do about a tenant-visible challenge reason (None: no hint)."""
+    if reason == "bad_status":
+        answered = f"HTTP {status}" if status is not None else "a status other than 200"
+        more = " (is the path right?)" if status == 404 else ""
+        return (
+            f"the endpoint answered the challenge with {answered}{more}; it must answer 200"
+            " with the challenge response (schemas/challenge.md; the SDKs do it)"
+        )
+    if reason is not None and reason.endswith("_mismatch"):
+        return "the answer must echo the challenge's fields unchanged (schemas/challenge.md)"
+    return _HINTS.get(reason) if reason is not None else None

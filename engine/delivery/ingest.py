@@ -33,8 +33,10 @@ from ..event_types.gate import Deferred, Judged, SchemaGate, Verdict
 from ..notifications.decide import is_notification_topic, names_notifications
 from ..subscriptions.matching import filter_matches, topic_matches
 from ..subscriptions.validation import parse_time, printable
+from .eligibility import Unplanned
 from .group_commit import GroupCommit
 from .ingest_repository import IngestRepository
+from .unplanned import explain_unplanned
 
 __all__ = ["IngestResult", "IngestService", "delivery_id_for"]
 
@@ -208,6 +210,11 @@ class IngestService:
             span.set("hookproof.planned_deliveries", len(result.deliveries))
             span.set("hookproof.created", result.created)
             return result
+
+    async def unplanned(self, tenant_id: str, events: Sequence[EventIn]) -> list[list[Unplanned]]:
+        """Why each of ``events`` was planned for no subscription (one cause each; logged)."""
+        pairs = [(e, validate_event(e)) for e in events]
+        return await explain_unplanned(self.repo, tenant_id, pairs)
 
     async def ingest_batch(
         self, tenant_id: str, events: Sequence[EventIn | HookproofError], *, actor: str

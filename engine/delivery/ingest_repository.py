@@ -17,6 +17,7 @@ SQL = ENGINE_QUERIES.named(
     "ingest_bodies_get",
     "ingest_bodies_insert",
     "deliveries_of_events",
+    "ingest_tenant_subscriptions",
 )
 
 Connection = Any  # asyncpg.Connection in this repository's transaction()
@@ -59,3 +60,9 @@ class IngestRepository(PoolRepository):
         conn: Connection, tenants: Sequence[str], event_ids: Sequence[str]
     ) -> list[Record]:
         return cast(list[Record], await conn.fetch(SQL["deliveries_of_events"], tenants, event_ids))
+
+    async def tenant_subscriptions(self, tenant_id: str) -> list[Record]:
+        """The tenant's subscriptions in every state (why an event was planned for none)."""
+        return cast(
+            list[Record], await self.pool.fetch(SQL["ingest_tenant_subscriptions"], tenant_id)
+        )

@@ -318,19 +318,26 @@ def _split_url(
     tls = scheme in TLS_SCHEMES
     if ip is not None:
         exact = (ip, port) in pairs
+        shown = f"[{ip}]:{port}" if ip.version == 6 else f"{ip}:{port}"
+        allow = f"; the engine's HOOKPROOF_EGRESS_ALLOW={shown} permits exactly this address"
         if not tls and not exact:
-            raise _reject("destination_plain_not_allowed", f"{scheme}:// needs TLS or an allowance")
+            raise _reject(
+                "destination_plain_not_allowed", f"{scheme}:// needs TLS or an allowance{allow}"
+            )
         reason = classify(ip)
         if reason is not None and not exact:
-            raise _reject("destination_ip_forbidden", f"address not permitted ({reason})")
+            raise _reject("destination_ip_forbidden", f"address not permitted ({reason}){allow}")
         if port not in ports and not exact:
-            raise _reject("destination_port_not_allowed", f"port {port} not allowed")
+            raise _reject("destination_port_not_allowed", f"port {port} not allowed{allow}")
     else:
         pair_ports = {p for _, p in pairs}
+        allow = "; the engine's HOOKPROOF_EGRESS_ALLOW=<address>:<port> permits one exact pair"
         if not tls and port not in pair_ports:
-            raise _reject("destination_plain_not_allowed", f"{scheme}:// needs TLS or an allowance")
+            raise _reject(
+                "destination_plain_not_allowed", f"{scheme}:// needs TLS or an allowance{allow}"
+            )
         if port not in ports and port not in pair_ports:
-            raise _reject("destination_port_not_allowed", f"port {port} not allowed")
+            raise _reject("destination_port_not_allowed", f"port {port} not allowed{allow}")
     return scheme, host, ip, port, path
 
 

@@ -97,7 +97,10 @@ async def rollout_gates(
             base = cut["baselineAcceptance"] or 1.0
             ratio = round(cut["acceptance"] / base, 6)
             if ratio < AUTO_PAUSE_RATIO and view.state not in ("PAUSED", "ROLLED_BACK"):
-                violations.append(f"acceptance {ratio:.4%} of baseline and not paused")
+                violations.append(
+                    f"acceptance {ratio:.3f} of the baseline's (below {AUTO_PAUSE_RATIO:g})"
+                    " and not paused"
+                )
         if violations:
             status = FAIL
         elif ratio is not None or view.state in ("COMPLETE", "ROLLED_BACK"):
@@ -119,9 +122,10 @@ async def rollout_gates(
                 "live key, dual signing within its window, acceptance >= 99.95% of baseline",
                 status,
                 ratio,
-                f">= {AUTO_PAUSE_RATIO:.2%}",
+                f">= {AUTO_PAUSE_RATIO:g}",
                 detail,
                 violations,
+                unit="ratio",  # acceptance over the baseline's
             )
         )
     return out

@@ -27,6 +27,7 @@ from .machine import TERMINAL, next_state
 
 __all__ = [
     "GENERATION_FIELDS",
+    "PROOF_FIELDS",
     "Register",
     "Transition",
     "Update",
@@ -37,6 +38,9 @@ __all__ = [
 GENERATION_FIELDS = frozenset(
     {"endpoint", "endpoint_digest", "topics", "filter", "event_versions", "owner", "destination"}
 )
+#: Changing any of these changes what the challenge proves (the proof is signed under the
+#: receipt key): the endpoint is challenged again, in the same generation.
+PROOF_FIELDS = frozenset({"receipt_key"})
 #: Fields a PATCH may change.
 MUTABLE_FIELDS = GENERATION_FIELDS | {
     "retry_policy",

@@ -65,6 +65,11 @@ async def test_clean_history_passes(pool: asyncpg.Pool) -> None:
     assert results["rotation_acceptance"].detail["in_admitted"] == 1
     assert results["rotation_acceptance"].detail["out_admitted"] == 5
     assert results["unknown_reconciled"].value == 1.0
+    # a ratio of two rates is printed as a ratio, a share as a percentage (issue 36)
+    rotation = results["rotation_acceptance"]
+    assert rotation.unit == "ratio" and rotation.threshold == ">= 0.9995"
+    assert rotation.shown() == f"{rotation.value:.3f}" and "%" not in rotation.shown()
+    assert results["unknown_reconciled"].shown() == "100.0000%"
     assert results["second_applied_effect_without_receipts"].detail == {"deliveries": 4}
     assert not gates_failed(list(results.values()))
 

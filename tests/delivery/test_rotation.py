@@ -136,7 +136,10 @@ async def test_rotation_through_the_api_and_the_cli(
         url = str(server.make_url("/v1/keys/rotate"))
         async with aiohttp.ClientSession() as http:
             async with http.post(url) as r:  # no operator token configured: refused
-                assert r.status == 403 and (await r.json())["code"] == "admin_disabled"
+                problem = await r.json()
+                assert r.status == 403 and problem["code"] == "admin_disabled"
+                assert problem["title"] == "Operator routes disabled"
+                assert "HOOKPROOF_ADMIN_TOKEN" in problem["detail"]
             monkeypatch.setenv("HOOKPROOF_ADMIN_TOKEN", "op-secret")
             async with http.post(url, headers={"Authorization": "Bearer nope"}) as r:
                 assert r.status == 401
