@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 from aiohttp import web
 
 from hookproof.errors import ValidationError
-from hookproof.projections.deliveries import LEDGER_STATES
 from hookproof.schemas.api import EventIn
 
 from ..delivery.batch import decode_batch, result_entry
@@ -88,21 +87,14 @@ def routes(
 
     async def list_deliveries(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
-        q = request.query
-        state = q.get("state")
-        if state is not None and state not in LEDGER_STATES:
-            raise ValidationError(
-                f"state must be one of {', '.join(sorted(LEDGER_STATES))}", field="state"
-            )
-        raw = q.get("limit", "100")
-        if not raw.isdigit() or not 1 <= int(raw) <= 1000:
-            raise ValidationError("limit must be an integer 1..1000", field="limit")
+        q = request.query  # each checked against params.QUERY before this handler ran
+        limit, _ = page_params(request)
         portal = portal_of(request)
         items = await reader.list(
             tenant,
             subscription_id=q.get("subscriptionId"),
-            state=state,
-            limit=int(raw),
+            state=q.get("state"),
+            limit=limit,
             consumer_id=portal.consumer_id if portal is not None else None,
         )
         return json_response({"items": items})

@@ -82,7 +82,7 @@ def routes(service: EventTypeService) -> list[web.RouteDef]:
 
     async def list_(request: web.Request) -> web.Response:
         tenant = await catalogue_reader(request)
-        limit, cursor = page_params(request, default=50, maximum=100)
+        limit, cursor = page_params(request)
         after = None
         if cursor is not None:
             [after] = decode_cursor(cursor, 1)
