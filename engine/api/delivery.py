@@ -15,6 +15,7 @@ from ..delivery.views import DeliveryReader
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import ApiContext, actor, portal_of, tenant_of
 from .pages import cursor_time, decode_cursor, encode_cursor, page_params
+from .params import only
 from .problems import decode_body, json_response
 
 __all__ = ["STATS_IDS_MAX", "routes", "stats_ids"]
@@ -148,6 +149,7 @@ def routes(
         web.get("/v1/attempt-stats", attempt_stats_of, allow_head=False),
         web.post("/v1/events", post_event),
         web.post("/v1/events/batch", post_batch),
+        only("/v1/events/batch", "POST"),
         web.get("/v1/events/{eventId}", get_event, allow_head=False),
         web.get("/v1/deliveries", list_deliveries, allow_head=False),
         web.get("/v1/deliveries/{id}", get_delivery, allow_head=False),

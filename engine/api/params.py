@@ -31,6 +31,7 @@ __all__ = [
     "Param",
     "check_params",
     "limit_bounds",
+    "only",
     "path_format",
     "route_of",
 ]
@@ -184,6 +185,17 @@ def check_params(method: str, route: str, request: web.Request) -> None:
         if len(values) > 1:
             raise _refuse(name, param, "is given more than once")
         _check_value(name, param, param.schema, values[0])
+
+
+def only(path: str, *methods: str) -> web.RouteDef:
+    """A catch-all for ``path``: any method but ``methods`` is 405 with ``Allow: methods``
+    (a static path that a ``{param}`` route also matches, e.g. ``/v1/events/batch`` and
+    ``/v1/events/{eventId}``, would otherwise advertise that route's methods too)."""
+
+    async def refuse(request: web.Request) -> web.StreamResponse:
+        raise web.HTTPMethodNotAllowed(request.method, list(methods))
+
+    return web.route("*", path, refuse)
 
 
 def route_of(request: web.Request) -> str | None:

@@ -78,6 +78,8 @@ def _unavailable(request: web.Request, exc: BaseException) -> web.Response | Non
 
 def _field_from_msgspec(message: str) -> str | None:
     # msgspec: "Expected `int`, got `str` - at `$.eventVersions[0]`"
+    if "in `$." in message:  # a dict key: "... - at `key` in `$.versions`"
+        return message.rsplit("in `$.", 1)[1].rstrip("`")
     if "at `$." in message:
         return message.rsplit("at `$.", 1)[1].rstrip("`")
     if "unknown field `" in message:

@@ -229,6 +229,8 @@ async def test_openapi_matches_routes(api: Api, engine: Engine) -> None:
     routed = set()
     for route in app.router.routes():
         info = route.resource.get_info()
+        if route.method == "*":  # params.only: the 405 of a path another route shadows
+            continue
         routed.add((route.method.lower(), info.get("path") or info.get("formatter")))
     documented = {(m, p) for p, ops in doc["paths"].items() for m in ops}
     assert documented == routed
