@@ -219,8 +219,9 @@ def _run(d: Daemon, ids: dict[str, Any], token: str, tmp: Path, *select: str) ->
         "SCHEMATHESIS_HOOKS": "tests.subscriptions.schemathesis_hooks",
         "PYTHONPATH": str(root),
     }
+    # run in tmp: schemathesis keeps its cache (.schemathesis/) in the working folder
     done = subprocess.run(
-        cmd, capture_output=True, text=True, timeout=600, env=env, check=False, cwd=root
+        cmd, capture_output=True, text=True, timeout=600, env=env, check=False, cwd=tmp
     )
     out = done.stdout + done.stderr
     assert done.returncode == 0, out[:8000] + "\n...\n" + out[-8000:]
