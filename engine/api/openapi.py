@@ -17,7 +17,6 @@ from aiohttp import web
 from hookproof.schemas import api as api_in
 from hookproof.schemas import api_out
 
-from ..receipts.decide import REASONS as RECEIPT_REASONS
 from .operations import EXAMPLES, OPERATIONS
 from .params import QUERY, path_format
 
@@ -54,6 +53,17 @@ _PROBLEM_CODES: dict[int, str] = {
 
 def operation_id(method: str, path: str) -> str:
     return method + "_" + re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_")
+
+
+def _tag(path: str) -> str:
+    """The resource an operation belongs to (a generated client's module): ``subscriptions``,
+    ``events``, ``deliveries``..., ``engine`` for the rest."""
+    parts = path.strip("/").split("/")
+    if parts[0] == "v1" and len(parts) > 1:
+        return {"dead-letters": "deliveries", "attempt-stats": "subscriptions"}.get(
+            parts[1], parts[1]
+        )
+    return "console" if parts[0] == "console" else "engine"
 
 
 def _registered(app: web.Application) -> set[tuple[str, str]]:
@@ -140,8 +150,7 @@ def _operation(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
         statuses |= {408, 413, 415}
     if op.get("ifMatch"):
         statuses |= {412, 428}
-    if op.get("rawBody"):  # the receipt refusals, each with its status (one table)
-        statuses |= set(RECEIPT_REASONS.values())
+    statuses |= set(op.get("refusals", ()))
     responses: dict[str, Any] = {str(op.get("status", 200)): _success(op)}
     for also in op.get("also", ()):  # another success (a receipt sent again: 200)
         responses[str(also)] = _success(op)
@@ -151,6 +160,7 @@ def _operation(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "summary": op["summary"],
         "operationId": operation_id(method, path),
+        "tags": [_tag(path)],
         "parameters": params,
         "responses": responses,
     }

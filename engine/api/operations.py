@@ -267,6 +267,9 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "rawBody": True,
         "status": 201,
         "also": [200],
+        # receipts.decide.REASONS' statuses (compared by tests/subscriptions/
+        # test_openapi_contract.py; importing it here would close an import circle)
+        "refusals": [400, 401, 404, 409, 413, 422],
     },
     ("post", "/v1/keys/rotate"): {"summary": "Rotate the engine signing key"},
     ("post", "/v1/rollouts"): {

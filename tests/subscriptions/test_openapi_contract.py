@@ -13,6 +13,7 @@ from hookproof.engine.daemon import Engine
 from hookproof.engine.delivery.ingest import DELIVERY_ID, EVENT_ID
 from hookproof.engine.event_types.definition import TOPIC
 from hookproof.engine.portal.service import SESSION_ID
+from hookproof.engine.receipts.decide import REASONS as RECEIPT_REASONS
 from hookproof.engine.rollouts.service import ROLLOUT_ID
 from hookproof.engine.subscriptions.service import SUBSCRIPTION_ID
 from hookproof.engine.subscriptions.validation import printable
@@ -98,6 +99,9 @@ def test_text_pattern_refuses_what_printable_refuses() -> None:
 
 def test_statuses_bodies_and_media_types() -> None:
     paths = DOC["paths"]
+    receipts = paths["/v1/receipts"]["post"]["responses"]
+    assert {str(s) for s in RECEIPT_REASONS.values()} <= receipts.keys()
+    assert {"200", "201"} <= receipts.keys()
     ended = paths["/v1/portal-sessions/{id}"]["delete"]["responses"]["204"]
     assert "content" not in ended
     jwks = paths["/.well-known/hookproof/jwks.json"]["get"]["responses"]["200"]
