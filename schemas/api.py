@@ -10,7 +10,9 @@ import msgspec
 from .destinations import DestinationIn
 
 __all__ = [
+    "CONSUMER_ID_PATTERN",
     "MAX_BATCH_EVENTS",
+    "TEXT_PATTERN",
     "AttemptBucket",
     "AttemptStats",
     "AttemptStatsBatch",
@@ -41,6 +43,27 @@ __all__ = [
     "SubscriptionTransition",
     "TenantCreate",
 ]
+
+
+#: what ``validate_text`` accepts, as JSON Schema says it for the document: not blank, no
+#: C0/C1 control characters (the API's rule is ``str.isprintable``, a superset of this ban;
+#: tests/subscriptions/test_openapi_contract.py compares the two)
+TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+
+
+def _text(max_length: int) -> Any:
+    return msgspec.Meta(
+        extra_json_schema={"minLength": 1, "maxLength": max_length, "pattern": TEXT_PATTERN}
+    )
+
+
+#: what a consumer id may be (chosen by the tenant): ``engine.consumers.CONSUMER_ID`` is this
+CONSUMER_ID_PATTERN = r"^[A-Za-z0-9._:\-]{1,64}$"
+#: a consumer id in a body, as the document shows it (the service checks it: ``invalid_id``)
+ConsumerId = Annotated[str, msgspec.Meta(extra_json_schema={"pattern": CONSUMER_ID_PATTERN})]
+
+Text200 = Annotated[str, _text(200)]
+Text500 = Annotated[str, _text(500)]
 
 
 class _Strict(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="camel"):
@@ -109,11 +132,11 @@ class SubscriptionCreate(_Strict, kw_only=True):
     topics: list[str]
     filter: dict[str, Any] | None = None
     event_versions: list[int]
-    region: str
+    region: Text200
     signature_algorithm: Literal["ed25519", "hmac-sha256"]
     retry_policy: RetryPolicyIn | None = None
     expires_at: str | None = None
-    owner: str
+    owner: Text200
     receipt_key: ReceiptKeyIn | None = None
     old_generation_policy: Literal["drain", "quarantine"] = "drain"
     signature_profile: Literal["hookproof.sig.v1", "standard-webhooks.v1"] = "hookproof.sig.v1"
@@ -122,7 +145,7 @@ class SubscriptionCreate(_Strict, kw_only=True):
     #: Import only: ``whsec_...`` of an hmac-sha256 ``standard-webhooks.v1`` subscription.
     secret: str | None = None
     #: The tenant's consumer this subscription belongs to (immutable; None: consumer-less).
-    consumer_id: str | None = None
+    consumer_id: ConsumerId | None = None
     #: A broker (``amqp`` | ``nats``; credentials write-only, DESIGN.md 13) or a development
     #: relay (``relay``, ``hookproof listen``, DESIGN.md 11) instead of an HTTPS endpoint.
     destination: DestinationIn | None = None
@@ -137,16 +160,16 @@ class SubscriptionPatch(_Strict, kw_only=True):
     topics: list[str] | msgspec.UnsetType = msgspec.UNSET
     filter: dict[str, Any] | msgspec.UnsetType | None = msgspec.UNSET
     event_versions: list[int] | msgspec.UnsetType = msgspec.UNSET
-    region: str | msgspec.UnsetType = msgspec.UNSET
+    region: Text200 | msgspec.UnsetType = msgspec.UNSET
     retry_policy: RetryPolicyIn | msgspec.UnsetType = msgspec.UNSET
     expires_at: str | msgspec.UnsetType | None = msgspec.UNSET
-    owner: str | msgspec.UnsetType = msgspec.UNSET
+    owner: Text200 | msgspec.UnsetType = msgspec.UNSET
     receipt_key: ReceiptKeyIn | msgspec.UnsetType | None = msgspec.UNSET
     old_generation_policy: Literal["drain", "quarantine"] | msgspec.UnsetType = msgspec.UNSET
     ordering: Literal["none", "aggregate"] | msgspec.UnsetType = msgspec.UNSET
     ordering_gap_timeout_s: float | msgspec.UnsetType = msgspec.UNSET
     #: Immutable: accepted only when it names the consumer the subscription already has.
-    consumer_id: str | msgspec.UnsetType | None = msgspec.UNSET
+    consumer_id: ConsumerId | msgspec.UnsetType | None = msgspec.UNSET
     #: A new broker destination (a new generation; only on a broker subscription).
     destination: DestinationIn | msgspec.UnsetType = msgspec.UNSET
     #: Replaces (or with null removes) the endpoint authentication: its own event, no new
@@ -169,10 +192,12 @@ class EventIn(_Strict, kw_only=True):
     occurred_at: str
     payload: Any
     #: Planned only for this consumer's subscriptions (None: only consumer-less ones).
-    consumer_id: str | None = None
+    consumer_id: ConsumerId | None = None
 
 
 MAX_BATCH_EVENTS = 1000
+#: the most deliveries one ``POST /v1/subscriptions/{id}/recover`` moves
+MAX_RECOVER = 10_000
 
 
 class EventTypeVersionIn(_Strict, kw_only=True):
@@ -187,14 +212,25 @@ class EventTypeIn(_Strict, kw_only=True):
     """``PUT /v1/event-types/{topic}``: the whole definition (it replaces the one before)."""
 
     description: str
-    versions: dict[str, EventTypeVersionIn]
+    versions: dict[
+        Annotated[str, msgspec.Meta(pattern=r"^(0|[1-9][0-9]{0,4})$")], EventTypeVersionIn
+    ]
     deprecated: bool = False
 
 
 class EventBatchIn(_Strict, kw_only=True):
-    """``POST /v1/events/batch``: up to 1,000 events, each answered on its own, in order."""
+    """``POST /v1/events/batch``: up to 1,000 events, each answered on its own, in order:
+    each is decoded as an :class:`EventIn` by itself, so any JSON value is a place in the
+    batch (one that is not an EventIn gets its own 400 result)."""
 
-    events: Annotated[list[EventIn], msgspec.Meta(min_length=1, max_length=MAX_BATCH_EVENTS)]
+    events: Annotated[
+        list[msgspec.Raw],
+        msgspec.Meta(
+            min_length=1,
+            max_length=MAX_BATCH_EVENTS,
+            description="each an EventIn, answered on its own (a bad one: its own 400 result)",
+        ),
+    ]
 
 
 class RolloutTarget(_Strict, kw_only=True):
@@ -224,24 +260,24 @@ class RecoverIn(_Strict, kw_only=True):
     since: str
     until: str | None = None
     states: list[str] | None = None
-    limit: int | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=MAX_RECOVER)] | None = None
 
 
 class ConsumerCreate(_Strict, kw_only=True):
     """``POST /v1/consumers``: ``id`` chosen by the tenant (1..64 of ``[A-Za-z0-9._:-]``)."""
 
-    id: str
-    name: str
+    id: ConsumerId
+    name: Text200
     metadata: dict[str, Any] = {}
 
 
 class ConsumerPatch(_Strict, kw_only=True):
-    name: str | msgspec.UnsetType = msgspec.UNSET
+    name: Text200 | msgspec.UnsetType = msgspec.UNSET
     metadata: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
 
 
 class ConsumerDisable(_Strict, kw_only=True):
-    reason: str | None = None
+    reason: Text500 | None = None
 
 
 class PortalSessionCreate(_Strict, kw_only=True):
@@ -283,7 +319,7 @@ class PortalSessionsEnded(_Strict, kw_only=True):
 class TenantCreate(_Strict, kw_only=True):
     """``POST /v1/tenants`` (operator token)."""
 
-    name: str
+    name: Text200
 
 
 # -- responses --------------------------------------------------------------------------------

@@ -82,7 +82,7 @@ async def delivery_timeline_view(request: web.Request) -> web.Response:
 
 def timeline_page(request: web.Request) -> tuple[int, int]:
     """``limit`` (1..1000, default 200) and the stream version a ``cursor`` resumes after."""
-    limit, cursor = page_params(request, default=200, maximum=1000)
+    limit, cursor = page_params(request)
     if cursor is None:
         return limit, 0
     [after] = decode_cursor(cursor, 1)

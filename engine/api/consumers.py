@@ -86,7 +86,7 @@ async def disable(request: web.Request) -> web.Response:
 
 async def create_tenant(request: web.Request) -> web.Response:
     """Operator provisioning: the new tenant's token is in this answer only."""
-    operator_route(request, "tenant provisioning over the API")
+    await operator_route(request, "tenant provisioning over the API")
     ctx = ApiContext.of(request)
     body = await decode_body(request, TenantCreate)
     issued = await ctx.tenants.create(validate_text(body.name, "name"), actor="operator:api")

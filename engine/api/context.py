@@ -11,7 +11,7 @@ from typing import Any
 from aiohttp import web
 
 from hookproof.config import Settings
-from hookproof.errors import Unauthorized
+from hookproof.errors import HookproofError, Unauthorized
 from hookproof.events import EventStore
 from hookproof.projections.subscriptions import SubscriptionState
 
@@ -19,16 +19,18 @@ from ..portal.auth import PortalAuth
 from ..standby import ReadRouter
 from ..subscriptions import SubscriptionService
 from ..tenants import TenantService
+from .params import check_params, route_of
 
 __all__ = [
     "CONTEXT_KEY",
     "PORTAL_KEY",
     "TENANT_KEY",
     "ApiContext",
+    "WrongKind",
     "actor",
+    "authorize",
     "bearer_of",
     "portal_of",
-    "require_bearer",
     "tenant_of",
 ]
 
@@ -84,21 +86,95 @@ def bearer_of(request: web.Request) -> str | None:
     return raw.strip() if raw.isascii() else "?"
 
 
-def require_bearer(request: web.Request, token: str) -> None:
-    """The request carries ``Bearer <token>`` (the operator's), compared in constant time."""
+def _carries(request: web.Request, token: str | None) -> bool:
+    """The request carries ``Bearer <token>`` (compared in constant time; None: never)."""
+    if not token:
+        return False
     given = bearer_of(request) or ""
-    if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
-        raise Unauthorized("operator token required", code="invalid_token")
+    return hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
+
+
+class WrongKind(HookproofError):
+    """A valid token of the wrong kind for the route (``operator_only``, ``tenant_only``)."""
+
+    status = 403
+    title = "Forbidden"
+
+
+async def authorize(
+    request: web.Request,
+    want: str,
+    *,
+    also: str | None = None,
+    what: str = "this route",
+    disabled: str = "admin_disabled",
+) -> str | None:
+    """:func:`_authenticate`, then every path and query parameter against ``params.QUERY``
+    (``check_params``): who asks first (401/403), then the parameters (400), before any
+    handler reads one or makes a query with it."""
+    tenant = await _authenticate(request, want, also=also, what=what, disabled=disabled)
+    route = route_of(request)
+    if route is not None:
+        check_params(request.method, route, request)
+    return tenant
+
+
+async def _authenticate(
+    request: web.Request,
+    want: str,
+    *,
+    also: str | None = None,
+    what: str = "this route",
+    disabled: str = "admin_disabled",
+) -> str | None:
+    """THE rule of authentication, for every route that needs a token:
+
+    - no valid token: 401 (``missing_token`` or ``invalid_token``);
+    - a valid token of the wrong kind: 403 (``operator_only`` for a tenant token on an
+      operator route, ``tenant_only`` for the operator token on a tenant route; a portal token
+      outside its scope is refused with ``portal_scope`` by the portal middleware first);
+    - an operator route while no operator token is configured: 403 ``disabled``
+      (``admin_disabled``; ``/metrics``: ``metrics_disabled``): no token can be valid for it.
+
+    ``want`` is ``"tenant"`` (returns the tenant id; a portal session acts as its tenant),
+    ``"operator"`` (``HOOKPROOF_ADMIN_TOKEN``, or ``also``: the metrics token) or ``"any"``
+    (returns the tenant id, None for the operator)."""
+    ctx = ApiContext.of(request)
+    portal = portal_of(request)
+    if portal is not None:
+        if want == "operator":  # the middleware keeps portals off these routes; kept closed
+            raise WrongKind("a portal session cannot do this", code="portal_scope")
+        return portal.tenant_id
+    admin = ctx.settings.admin_token
+    if want == "operator":
+        if not admin and not also:
+            err = HookproofError(
+                f"{what} needs the operator token, and this engine has none: set"
+                " HOOKPROOF_ADMIN_TOKEN where hookproof serve runs",
+                code=disabled,
+            )
+            err.status = 403
+            err.title = (
+                "Operator routes disabled" if disabled == "admin_disabled" else "Metrics disabled"
+            )
+            raise err
+        if _carries(request, admin) or _carries(request, also):
+            return None
+        await ctx.tenants.authenticate(bearer_of(request))  # 401 unless a tenant's
+        raise WrongKind(f"{what} is engine-wide: it needs the operator token", code="operator_only")
+    if _carries(request, admin):
+        if want == "any":
+            return None
+        raise WrongKind("this route acts for a tenant: it needs a tenant token", code="tenant_only")
+    return await ctx.tenants.authenticate(bearer_of(request))
 
 
 async def tenant_of(request: web.Request) -> str:
     """The tenant the caller acts for: a tenant token's, or a portal session's (only on the
-    routes ``PORTAL_SCOPE`` opens to it; the middleware refuses the others)."""
-    portal = portal_of(request)
-    if portal is not None:
-        tenant = portal.tenant_id
-    else:
-        tenant = await ApiContext.of(request).tenants.authenticate(bearer_of(request))
+    routes ``PORTAL_SCOPE`` opens to it; the middleware refuses the others). :func:`authorize`
+    says what a missing or wrong token gets."""
+    tenant = await authorize(request, "tenant")
+    assert tenant is not None
     request[TENANT_KEY] = tenant
     return tenant
 

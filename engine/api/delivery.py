@@ -8,7 +8,6 @@ from typing import Any
 from aiohttp import web
 
 from hookproof.errors import ValidationError
-from hookproof.projections.deliveries import LEDGER_STATES
 from hookproof.schemas.api import EventIn
 
 from ..delivery.batch import decode_batch, result_entry
@@ -18,6 +17,7 @@ from ..standby import ReadSide
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import actor, portal_of, tenant_of
 from .pages import cursor_time, decode_cursor, encode_cursor, page_params
+from .params import only
 from .problems import decode_body, json_response
 from .reads import read_side
 
@@ -106,15 +106,8 @@ def routes(
 
     async def list_deliveries(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
-        q = request.query
-        state = q.get("state")
-        if state is not None and state not in LEDGER_STATES:
-            raise ValidationError(
-                f"state must be one of {', '.join(sorted(LEDGER_STATES))}", field="state"
-            )
-        raw = q.get("limit", "100")
-        if not raw.isdigit() or not 1 <= int(raw) <= 1000:
-            raise ValidationError("limit must be an integer 1..1000", field="limit")
+        q = request.query  # each checked against params.QUERY before this handler ran
+        limit, _ = page_params(request)
         portal = portal_of(request)
         items = await read_side(
             request,
@@ -122,8 +115,8 @@ def routes(
             lambda s: s.reader.list(
                 tenant,
                 subscription_id=q.get("subscriptionId"),
-                state=state,
-                limit=int(raw),
+                state=q.get("state"),
+                limit=limit,
                 consumer_id=portal.consumer_id if portal is not None else None,
             ),
         )
@@ -186,6 +179,7 @@ def routes(
         web.get("/v1/attempt-stats", attempt_stats_of, allow_head=False),
         web.post("/v1/events", post_event),
         web.post("/v1/events/batch", post_batch),
+        only("/v1/events/batch", "POST"),
         web.get("/v1/events/{eventId}", get_event, allow_head=False),
         web.get("/v1/deliveries", list_deliveries, allow_head=False),
         web.get("/v1/deliveries/{id}", get_delivery, allow_head=False),

@@ -20,6 +20,7 @@ from ..event_types.openapi import catalogue_document
 from ..event_types.service import EventTypeService, EventTypeView
 from .context import actor, tenant_of
 from .pages import decode_cursor, encode_cursor, page_params
+from .params import only
 from .problems import decode_body, json_response
 
 __all__ = ["catalogue_reader", "catalogue_writer", "event_type_json", "routes"]
@@ -82,7 +83,7 @@ def routes(service: EventTypeService) -> list[web.RouteDef]:
 
     async def list_(request: web.Request) -> web.Response:
         tenant = await catalogue_reader(request)
-        limit, cursor = page_params(request, default=50, maximum=100)
+        limit, cursor = page_params(request)
         after = None
         if cursor is not None:
             [after] = decode_cursor(cursor, 1)
@@ -106,6 +107,7 @@ def routes(service: EventTypeService) -> list[web.RouteDef]:
     return [
         # before "{topic}": a GET of openapi.json is the export (PUT refuses that topic)
         web.get("/v1/event-types/openapi.json", openapi, allow_head=False),
+        only("/v1/event-types/openapi.json", "GET"),
         web.get("/v1/event-types", list_, allow_head=False),
         web.get("/v1/event-types/{topic}", get, allow_head=False),
         web.put("/v1/event-types/{topic}", put),

@@ -18,7 +18,7 @@ __all__ = ["routes"]
 
 def routes(rotation: Rotation) -> list[web.RouteDef]:
     async def rotate_engine_key(request: web.Request) -> web.Response:
-        operator_route(request, "engine key rotation over the API")
+        await operator_route(request, "engine key rotation over the API")
         return json_response(await rotation.rotate_engine_key(actor="operator:api"))
 
     async def rotate_secret(request: web.Request) -> web.Response:

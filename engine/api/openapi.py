@@ -1,43 +1,57 @@
-"""The OpenAPI 3.1 document, from the msgspec request types and one table of operations."""
+"""The OpenAPI 3.1 document, generated: request and response schemas from the msgspec types
+the handlers decode and encode (``msgspec.json.schema_components``), parameters from the table
+the API checks them with (``params.QUERY``, ``params.path_format``), operations from
+``operations.OPERATIONS``. A field added to a type, or a parameter to the table, is in the
+document with nothing else to change."""
 
 from __future__ import annotations
 
+import json
 import re
+from importlib import resources
 from typing import Any
 
 import msgspec
 from aiohttp import web
 
-from hookproof.projections.deliveries import LEDGER_STATES
-from hookproof.schemas import api as api_schemas
+from hookproof.schemas import api as api_in
+from hookproof.schemas import api_out
 
 from ..relay import protocol as relay_protocol
+from .operations import EXAMPLES, OPERATIONS
+from .params import QUERY, path_format
 
-__all__ = ["OPERATIONS", "openapi_document"]
+__all__ = ["OPERATIONS", "openapi_document", "operation_id"]
 
-_REQUEST_TYPES: list[Any] = [
-    api_schemas.SubscriptionCreate,
-    api_schemas.SubscriptionPatch,
-    api_schemas.SubscriptionTransition,
-    api_schemas.EventIn,
-    api_schemas.EventBatchIn,
-    api_schemas.RolloutCreate,
-    api_schemas.RolloutAdvance,
-    api_schemas.RecoverIn,
-    api_schemas.EventTypeIn,
-    api_schemas.ConsumerCreate,
-    api_schemas.ConsumerPatch,
-    api_schemas.ConsumerDisable,
-    api_schemas.PortalSessionCreate,
-    api_schemas.TenantCreate,
-]
-#: response bodies described by a msgspec type (the others: ``{"type": "object"}``)
-_RESPONSE_TYPES: list[Any] = [
-    api_schemas.AttemptStats,
-    api_schemas.AttemptStatsBatch,
-    api_schemas.PortalSessionPage,
-    api_schemas.PortalSessionsEnded,
-]
+#: every type named by the table, by its schema name
+_TYPES: dict[str, Any] = {
+    name: getattr(module, name)
+    for module in (api_in, api_out)
+    for name in module.__all__
+    if isinstance(getattr(module, name), type) and issubclass(getattr(module, name), msgspec.Struct)
+}
+
+_PROBLEM_CODES: dict[int, str] = {
+    400: "invalid_request, invalid_json, invalid_id, invalid_limit, invalid_cursor, "
+    "invalid_state, invalid_time, invalid_query, invalid_data, json_too_deep, ...",
+    401: "missing_token, invalid_token, portal_session_expired",
+    403: "operator_only (a tenant token on an operator route), tenant_only (the operator "
+    "token on a tenant route), portal_scope (a portal token outside its scope), "
+    "admin_disabled, metrics_disabled",
+    404: "not_found, subscription_not_found, delivery_not_found, event_not_found, "
+    "consumer_not_found, rollout_not_found, portal_session_not_found, ...",
+    405: "method_not_allowed (the Allow header lists the methods the path takes)",
+    408: "body_timeout (the body came too slowly)",
+    409: "conflicts: event_payload_conflict, version_conflict, consumer_exists, ...",
+    412: "precondition_failed (If-Match is not the current generation or version)",
+    413: "body_too_large",
+    415: "unsupported_encoding (a Content-Encoding the API does not take), unsupported_media_type",
+    422: "the request is well-formed but refused as a whole (e.g. a rollout that cannot start)",
+    428: "if_match_required",
+    503: "database_unavailable (Retry-After says when to come back)",
+}
+
+
 #: the frames of a relay session (``GET /v1/relay/{id}``, ``schemas/relay.md``)
 _RELAY_FRAMES: list[Any] = [
     relay_protocol.RelayAttached,
@@ -46,261 +60,19 @@ _RELAY_FRAMES: list[Any] = [
     relay_protocol.RelayReport,
 ]
 
-_PROBLEM = {
-    "type": "object",
-    "required": ["type", "title", "status", "code"],
-    "properties": {
-        "type": {"type": "string"},
-        "title": {"type": "string"},
-        "status": {"type": "integer"},
-        "detail": {"type": "string"},
-        "code": {"type": "string"},
-        "field": {"type": "string"},
-    },
-}
+def operation_id(method: str, path: str) -> str:
+    return method + "_" + re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_")
 
-# (method, path) -> (summary, request schema name or None, success status, authenticated, extra)
-OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
-    ("post", "/v1/subscriptions"): {
-        "summary": "Register a subscription",
-        "body": "SubscriptionCreate",
-        "status": 201,
-    },
-    ("get", "/v1/subscriptions"): {
-        "summary": "List subscriptions (paged; one consumer's with consumerId)",
-        "paged": True,
-        "query": {"consumerId": {"type": "string", "maxLength": 64}},
-    },
-    ("get", "/v1/subscriptions/{id}"): {"summary": "Read a subscription (ETag: generation)"},
-    ("patch", "/v1/subscriptions/{id}"): {
-        "summary": "Change a subscription (If-Match)",
-        "body": "SubscriptionPatch",
-        "ifMatch": True,
-    },
-    ("post", "/v1/subscriptions/{id}/revoke"): {
-        "summary": "Revoke (raises the generation)",
-        "body": "SubscriptionTransition",
-        "optionalBody": True,
-    },
-    ("post", "/v1/subscriptions/{id}/suspend"): {
-        "summary": "Suspend",
-        "body": "SubscriptionTransition",
-        "optionalBody": True,
-    },
-    ("post", "/v1/subscriptions/{id}/resume"): {
-        "summary": "Resume (through a new challenge)",
-        "body": "SubscriptionTransition",
-        "optionalBody": True,
-    },
-    ("post", "/v1/subscriptions/{id}/challenge"): {"summary": "Challenge the endpoint now"},
-    ("get", "/v1/subscriptions/{id}/history"): {
-        "summary": "The subscription's events, in order (paged)",
-        "paged": True,
-    },
-    ("post", "/v1/subscriptions/{id}/secret/rotate"): {
-        "summary": "Rotate the shared secret (shown once)"
-    },
-    ("post", "/v1/subscriptions/{id}/recover"): {
-        "summary": "Recover deliveries by time range (back to RETRYABLE, same ids)",
-        "body": "RecoverIn",
-        "status": 202,
-    },
-    ("get", "/v1/subscriptions/{id}/attempt-stats"): {
-        "summary": "Attempts of the last 24 hours by hour and outcome (the console's chart; "
-        "kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)",
-        "response": "AttemptStats",
-    },
-    ("get", "/v1/attempt-stats"): {
-        "summary": "attempt-stats of up to 100 of the caller's subscriptions in one call "
-        "(subscriptionId repeated; any id not the caller's: 404 subscription_not_found)",
-        "query": {
-            "subscriptionId": {
-                "type": "array",
-                "items": {"type": "string", "pattern": "^sub_[0-9a-f]{24}$"},
-                "minItems": 1,
-                "maxItems": 100,
-            }
-        },
-        "requiredQuery": ["subscriptionId"],
-        "response": "AttemptStatsBatch",
-    },
-    ("post", "/v1/events"): {
-        "summary": "Ingest a business event (planned for no subscription: deliveries [] and"
-        " reasons, one per cause: reason, detail, subscriptions)",
-        "body": "EventIn",
-        "status": 202,
-    },
-    ("post", "/v1/events/batch"): {
-        "summary": "Ingest up to 1,000 events; one result per event, in order (202, 409 or 400)",
-        "body": "EventBatchIn",
-        "status": 200,
-    },
-    ("get", "/v1/events/{eventId}"): {"summary": "An event and its deliveries"},
-    ("put", "/v1/event-types/{topic}"): {
-        "summary": "Define an event type: JSON Schema 2020-12 and an example per major version "
-        "(If-Match: version, optional)",
-        "body": "EventTypeIn",
-    },
-    ("get", "/v1/event-types/{topic}"): {"summary": "An event type (ETag: version)"},
-    ("get", "/v1/event-types"): {"summary": "The event catalogue, by topic (paged)", "paged": True},
-    ("get", "/v1/event-types/openapi.json"): {
-        "summary": "The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)"
-    },
-    ("get", "/v1/deliveries/{id}"): {
-        "summary": "A delivery: state, evidence, attempts (each with its outcome, status, code "
-        "and bodyTruncated: the answer's body ended with the connection, without TLS "
-        "close_notify)"
-    },
-    ("post", "/v1/deliveries/{id}/replay"): {
-        "summary": "Replay a delivery (new attempt, same identity)",
-        "status": 202,
-    },
-    ("post", "/v1/deliveries/{id}/skip"): {
-        "summary": "Give a dead letter up: it releases its aggregate (ordered delivery)"
-    },
-    ("get", "/v1/dead-letters"): {
-        "summary": "Dead letters with their owners (paged)",
-        "paged": True,
-    },
-    ("get", "/v1/deliveries"): {
-        "summary": "The tenant's deliveries, newest first",
-        "query": {
-            "subscriptionId": {"type": "string", "maxLength": 100},
-            "state": {"type": "string", "enum": sorted(LEDGER_STATES)},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 1000},
-        },
-    },
-    ("get", "/v1/deliveries/{id}/timeline"): {
-        "summary": "A delivery's timeline from the log (optionally as of a time; paged)",
-        "query": {"asOf": {"type": "string", "format": "date-time"}},
-        "paged": True,
-    },
-    ("get", "/v1/subscriptions/{id}/timeline"): {
-        "summary": "A subscription's timeline from the log (optionally as of a time; paged)",
-        "query": {"asOf": {"type": "string", "format": "date-time"}},
-        "paged": True,
-    },
-    ("get", "/v1/whoami"): {
-        "summary": "Whose token this is: a tenant, the operator or a portal session"
-    },
-    ("post", "/v1/consumers"): {
-        "summary": "Create a consumer (one of the tenant's own customers)",
-        "body": "ConsumerCreate",
-        "status": 201,
-    },
-    ("get", "/v1/consumers"): {"summary": "List consumers (paged)", "paged": True},
-    ("get", "/v1/consumers/{id}"): {"summary": "Read a consumer"},
-    ("patch", "/v1/consumers/{id}"): {
-        "summary": "Change a consumer's name or metadata",
-        "body": "ConsumerPatch",
-    },
-    ("post", "/v1/consumers/{id}/disable"): {
-        "summary": "Disable a consumer: nothing new is planned for it; its portal sessions end",
-        "body": "ConsumerDisable",
-        "optionalBody": True,
-    },
-    ("post", "/v1/consumers/{id}/portal-sessions"): {
-        "summary": "Start a portal session for a consumer (token and console link, once)",
-        "body": "PortalSessionCreate",
-        "optionalBody": True,
-        "status": 201,
-    },
-    ("get", "/v1/consumers/{id}/portal-sessions"): {
-        "summary": "A consumer's live portal sessions, oldest first (paged; id, capabilities, "
-        "creator, createdAt, expiresAt; never a token)",
-        "paged": True,
-        "response": "PortalSessionPage",
-    },
-    ("delete", "/v1/consumers/{id}/portal-sessions"): {
-        "summary": "End every live portal session of a consumer (how many ended)",
-        "response": "PortalSessionsEnded",
-    },
-    ("delete", "/v1/portal-sessions/{id}"): {"summary": "End a portal session", "status": 204},
-    ("post", "/v1/tenants"): {
-        "summary": "Provision a tenant (operator token); its token is shown once",
-        "body": "TenantCreate",
-        "status": 201,
-    },
-    ("get", "/v1/gates"): {
-        "summary": "Release gates from the log (operator token)",
-        "query": {"since": {"type": "string", "format": "date-time"}},
-    },
-    ("get", "/console"): {
-        "summary": "The console (HTML page)",
-        "public": True,
-        "mime": "text/html",
-    },
-    ("get", "/console/console.js"): {
-        "summary": "The console's script",
-        "public": True,
-        "mime": "text/javascript",
-    },
-    ("get", "/console/portal.js"): {
-        "summary": "The console's portal view (script)",
-        "public": True,
-        "mime": "text/javascript",
-    },
-    ("get", "/console/console.css"): {
-        "summary": "The console's style sheet",
-        "public": True,
-        "mime": "text/css",
-    },
-    ("post", "/v1/receipts"): {
-        "summary": "Submit a signed applicationReceipt.v1",
-        "public": True,
-        "rawBody": True,
-    },
-    ("post", "/v1/challenges/{challengeId}/response"): {
-        "summary": "Answer a broker destination's challenge (hookproof.challenge-response.v1; "
-        "no token: the nonce and proof authenticate it; at most 8 KiB)",
-        "public": True,
-        "rawBody": True,
-    },
-    ("post", "/v1/keys/rotate"): {"summary": "Rotate the engine signing key"},
-    ("post", "/v1/rollouts"): {
-        "summary": "Start a rollout of a signing change at SHADOW (operator token)",
-        "body": "RolloutCreate",
-        "status": 201,
-    },
-    ("get", "/v1/rollouts"): {
-        "summary": "Rollouts, oldest first (operator token; paged)",
-        "paged": True,
-    },
-    ("get", "/v1/rollouts/{id}"): {
-        "summary": "A rollout: stage, percent, state, figures per stage (operator token)"
-    },
-    ("post", "/v1/rollouts/{id}/advance"): {
-        "summary": "Advance: INTERNAL, CUTOVER with a growing percent, COMPLETE (operator token)",
-        "body": "RolloutAdvance",
-    },
-    ("post", "/v1/rollouts/{id}/pause"): {"summary": "Pause a rollout (operator token)"},
-    ("post", "/v1/rollouts/{id}/resume"): {"summary": "Resume a paused rollout (operator token)"},
-    ("post", "/v1/rollouts/{id}/rollback"): {
-        "summary": "Roll back while the previous key is ACTIVE or VERIFY_ONLY, else "
-        "rollback_refused and PAUSED (operator token)"
-    },
-    ("get", "/.well-known/hookproof/jwks.json"): {
-        "summary": "Public signing keys (JWKS)",
-        "public": True,
-    },
-    ("get", "/healthz"): {"summary": "Liveness", "public": True},
-    ("get", "/readyz"): {
-        "summary": "Readiness (database reachable, schema current)",
-        "public": True,
-    },
-    ("get", "/openapi.json"): {"summary": "This document", "public": True},
-    ("get", "/v1/relay/{id}"): {
-        "summary": "The relay session of a subscription with destination {type: relay}, as a "
-        "WebSocket (hookproof listen; the tenant's or its consumer's portal token; another "
-        "caller gets 404; a second attach replaces the first, closed with 4409)",
-        "status": 101,
-        "websocket": True,
-    },
-    ("get", "/metrics"): {
-        "summary": "Prometheus metrics (HOOKPROOF_METRICS_TOKEN or the operator token)",
-        "text": True,
-    },
-}
+
+def _tag(path: str) -> str:
+    """The resource an operation belongs to (a generated client's module): ``subscriptions``,
+    ``events``, ``deliveries``..., ``engine`` for the rest."""
+    parts = path.strip("/").split("/")
+    if parts[0] == "v1" and len(parts) > 1:
+        return {"dead-letters": "deliveries", "attempt-stats": "subscriptions"}.get(
+            parts[1], parts[1]
+        )
+    return "console" if parts[0] == "console" else "engine"
 
 
 def _registered(app: web.Application) -> set[tuple[str, str]]:
@@ -313,110 +85,185 @@ def _registered(app: web.Application) -> set[tuple[str, str]]:
     return out
 
 
-def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
-    """Only operations the running app actually routes are described."""
-    _, components = msgspec.json.schema_components(
-        _REQUEST_TYPES + _RESPONSE_TYPES + _RELAY_FRAMES,
+def _problem(status: int) -> dict[str, Any]:
+    return {"$ref": f"#/components/responses/Problem{status}"}
+
+
+def _parameters(method: str, path: str, op: dict[str, Any]) -> list[dict[str, Any]]:
+    params: list[dict[str, Any]] = [
+        {
+            "name": name,
+            "in": "path",
+            "required": True,
+            "schema": {"type": "string", "pattern": path_format(path).pattern},
+        }
+        for name in re.findall(r"\{([^}]+)\}", path)
+    ]
+    for name, param in QUERY.get((method.upper(), path), {}).items():
+        entry: dict[str, Any] = {
+            "name": name,
+            "in": "query",
+            "required": param.required,
+            "schema": param.schema,
+            "description": f"outside its schema: 400 {param.code}",
+        }
+        if param.schema.get("type") == "array":
+            entry.update(style="form", explode=True)
+        params.append(entry)
+    if op.get("ifMatch"):
+        params.append(
+            {
+                "name": "If-Match",
+                "in": "header",
+                "required": True,
+                "description": 'the generation read, "<n>" (its ETag); absent: 428',
+                "schema": {"type": "string", "pattern": '^(W/)?"?[0-9]{1,9}"?$'},
+            }
+        )
+    return params
+
+
+def _success(op: dict[str, Any]) -> dict[str, Any]:
+    status = op.get("status", 200)
+    if status == 204:
+        return {"description": "Done (no body)"}
+    mime = op.get("mime") or ("text/plain" if op.get("text") else None)
+    if mime and mime != "application/jwk-set+json":
+        return {"description": "Success", "content": {mime: {"schema": {"type": "string"}}}}
+    schema = (
+        {"$ref": f"#/components/schemas/{op['response']}"}
+        if "response" in op
+        else {"type": "object"}
+    )
+    out: dict[str, Any] = {
+        "description": "Success",
+        "content": {mime or "application/json": {"schema": schema}},
+    }
+    if "links" in op:
+        out["links"] = op["links"]
+    return out
+
+
+def _operation(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
+    params = _parameters(method, path, op)
+    statuses = {405, 503}
+    if not op.get("public"):
+        statuses |= {401, 403}
+    if params or "body" in op or op.get("rawBody"):
+        statuses.add(400)
+    if "{" in path or not op.get("public"):
+        statuses.add(404)
+    if method in ("post", "put", "patch", "delete") and not op.get("public"):
+        statuses |= {409, 412, 422}
+    if "body" in op or op.get("rawBody") or method in ("post", "put", "patch"):
+        statuses |= {408, 413, 415}
+    if op.get("ifMatch"):
+        statuses |= {412, 428}
+    statuses |= set(op.get("refusals", ()))
+    responses: dict[str, Any] = {str(op.get("status", 200)): _success(op)}
+    for also in op.get("also", ()):  # another success (a receipt sent again: 200)
+        responses[str(also)] = _success(op)
+    if op.get("mime") == "application/jwk-set+json":
+        responses["304"] = {"description": "Not modified (If-None-Match matched the ETag)"}
+    responses.update({str(s): _problem(s) for s in sorted(statuses)})
+    entry: dict[str, Any] = {
+        "summary": op["summary"],
+        "operationId": operation_id(method, path),
+        "tags": [_tag(path)],
+        "parameters": params,
+        "responses": responses,
+    }
+    if not op.get("public"):
+        entry["security"] = [{"bearer": []}]
+    if "body" in op:
+        media: dict[str, Any] = {"schema": {"$ref": f"#/components/schemas/{op['body']}"}}
+        if op["body"] in EXAMPLES:
+            media["example"] = EXAMPLES[op["body"]]
+        entry["requestBody"] = {
+            "required": not op.get("optionalBody"),
+            "content": {"application/json": media},
+        }
+    elif isinstance(op.get("rawBody"), str):  # a body checked against a schema file
+        entry["requestBody"] = {
+            "required": True,
+            "content": {"application/json": {"schema": _schema_file(op["rawBody"])}},
+        }
+    elif op.get("rawBody"):
+        entry["requestBody"] = {
+            "required": True,
+            "description": "signed under hookproof.receipt.v1 (Content-Digest, Signature-Input "
+            "and Signature headers; schemas/receipt.md)",
+            "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/ApplicationReceipt"}}
+            },
+        }
+    if op.get("websocket"):  # OpenAPI has no WebSocket: the frames, by reference
+        entry["responses"]["101"] = {"description": "Switching Protocols (WebSocket)"}
+        entry["x-websocket"] = {
+            "document": "schemas/relay.md",
+            "toClient": [
+                {"$ref": f"#/components/schemas/{t.__name__}"}
+                for t in _RELAY_FRAMES
+                if t is not relay_protocol.RelayReport
+            ],
+            "toEngine": [{"$ref": "#/components/schemas/RelayReport"}],
+        }
+    return entry
+
+
+def _schema_file(name: str) -> dict[str, Any]:
+    """A JSON Schema shipped in ``schemas/`` (without its ``$schema`` and ``$id``)."""
+    text = resources.files("hookproof.schemas").joinpath(name)
+    schema: dict[str, Any] = json.loads(text.read_text())
+    return {k: v for k, v in schema.items() if k not in ("$schema", "$id")}
+
+
+def _receipt_schema() -> dict[str, Any]:
+    """The receipt body's JSON Schema, as the receipt service validates it (one file)."""
+    text = resources.files("hookproof.schemas").joinpath("application-receipt.v1.schema.json")
+    schema: dict[str, Any] = json.loads(text.read_text())
+    return {k: v for k, v in schema.items() if k not in ("$schema", "$id")}
+
+
+def _components() -> dict[str, Any]:
+    named = sorted({op[k] for op in OPERATIONS.values() for k in ("body", "response") if k in op})
+    _, schemas = msgspec.json.schema_components(
+        [_TYPES[n] for n in named] + [api_out.Problem] + _RELAY_FRAMES,
         ref_template="#/components/schemas/{name}",
     )
-    components["Problem"] = _PROBLEM
-    live = _registered(app) if app is not None else set(OPERATIONS)
-    paths: dict[str, Any] = {}
-    for (method, path), op in OPERATIONS.items():
-        if (method, path) not in live:
-            continue
-        params: list[dict[str, Any]] = [
-            {
-                "name": name,
-                "in": "path",
-                "required": True,
-                "schema": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,100}$"},
-            }
-            for name in ("id", "eventId", "topic")
-            if "{" + name + "}" in path
-        ]
-        required = set(op.get("requiredQuery", ()))
-        params += [
-            {"name": name, "in": "query", "required": name in required, "schema": schema}
-            for name, schema in op.get("query", {}).items()
-        ]
-        if op.get("paged"):
-            params += [
-                {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1}},
-                {"name": "cursor", "in": "query", "schema": {"type": "string"}},
-            ]
-        if op.get("ifMatch"):
-            params.append(
-                {"name": "If-Match", "in": "header", "required": True, "schema": {"type": "string"}}
-            )
-        problem = {
-            "description": "Problem",
+    schemas["ApplicationReceipt"] = _receipt_schema()
+    responses = {}
+    for status, codes in _PROBLEM_CODES.items():
+        response: dict[str, Any] = {
+            "description": f"Problem (RFC 9457); code: {codes}",
             "content": {
                 "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
             },
         }
-        mime = op.get("mime") or ("text/plain" if op.get("text") else None)
-        ok_schema = (
-            {"$ref": f"#/components/schemas/{op['response']}"}
-            if "response" in op
-            else {"type": "object"}
-        )
-        ok_content = (
-            {mime: {"schema": {"type": "string"}}}
-            if mime
-            else {"application/json": {"schema": ok_schema}}
-        )
-        entry: dict[str, Any] = {
-            "summary": op["summary"],
-            "operationId": method + "_" + re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_"),
-            "parameters": params,
-            "responses": {
-                str(op.get("status", 200)): {"description": "Success", "content": ok_content},
-                "400": problem,
-                "401": problem,
-                "404": problem,
-                "409": problem,
-                "403": problem,
-                "412": problem,
-                "413": problem,
-                "422": problem,
-            },
-        }
-        if not op.get("public"):
-            entry["security"] = [{"bearer": []}]
-        if op.get("websocket"):  # OpenAPI has no WebSocket: the frames, by reference
-            entry["responses"]["101"] = {"description": "Switching Protocols (WebSocket)"}
-            entry["x-websocket"] = {
-                "document": "schemas/relay.md",
-                "toClient": [
-                    {"$ref": f"#/components/schemas/{t.__name__}"}
-                    for t in _RELAY_FRAMES
-                    if t is not relay_protocol.RelayReport
-                ],
-                "toEngine": [{"$ref": "#/components/schemas/RelayReport"}],
+        if status == 405:
+            response["headers"] = {
+                "Allow": {"required": True, "schema": {"type": "string"}},
             }
-        if "body" in op or op.get("rawBody"):  # a body read too slowly, or in another coding
-            entry["responses"]["408"] = problem
-            entry["responses"]["415"] = problem
-        if "body" in op:
-            entry["requestBody"] = {
-                "required": not op.get("optionalBody"),
-                "content": {
-                    "application/json": {"schema": {"$ref": f"#/components/schemas/{op['body']}"}}
-                },
-            }
-        elif op.get("rawBody"):
-            entry["requestBody"] = {
-                "required": True,
-                "content": {"application/json": {"schema": {"type": "object"}}},
-            }
-        paths.setdefault(path, {})[method] = entry
+        if status == 503:
+            response["headers"] = {"Retry-After": {"schema": {"type": "string"}}}
+        responses[f"Problem{status}"] = response
+    return {
+        "schemas": schemas,
+        "responses": responses,
+        "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+    }
+
+
+def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
+    """Only operations the running app actually routes are described."""
+    live = _registered(app) if app is not None else set(OPERATIONS)
+    paths: dict[str, Any] = {}
+    for (method, path), op in OPERATIONS.items():
+        if (method, path) in live:
+            paths.setdefault(path, {})[method] = _operation(method, path, op)
     return {
         "openapi": "3.1.0",
         "info": {"title": "hookproof", "version": "0.1.0"},
         "paths": paths,
-        "components": {
-            "schemas": components,
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-        },
+        "components": _components(),
     }

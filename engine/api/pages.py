@@ -16,6 +16,8 @@ from aiohttp import web
 
 from hookproof.errors import ValidationError
 
+from .params import limit_bounds, route_of
+
 __all__ = ["cursor_time", "decode_cursor", "encode_cursor", "page_params"]
 
 
@@ -54,10 +56,11 @@ def cursor_time(value: Any) -> datetime:
         ) from None
 
 
-def page_params(
-    request: web.Request, *, default: int = 100, maximum: int = 500
-) -> tuple[int, str | None]:
-    """``limit`` (1..maximum, default ``default``) and the raw ``cursor``, if any."""
+def page_params(request: web.Request) -> tuple[int, str | None]:
+    """``limit`` (1..maximum, default ``default``: the route's in ``params.QUERY``, which the
+    middleware has checked already) and the raw ``cursor``, if any."""
+    route = route_of(request)
+    default, maximum = limit_bounds(request.method, route) if route else (100, 500)
     raw = request.query.get("limit")
     if raw is None:
         limit = default

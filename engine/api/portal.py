@@ -4,7 +4,6 @@ ones, end them all; ``DELETE /v1/portal-sessions/{id}``: end one)."""
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 
 from aiohttp import web
@@ -13,6 +12,7 @@ from hookproof.errors import NotFound, Unauthorized, ValidationError
 from hookproof.schemas.api import PortalSessionCreate
 
 from ..consumers.service import check_consumer_id
+from ..delivery.ingest import DELIVERY_ID
 from ..portal.auth import (
     PORTAL_SCOPE,
     PORTAL_TOKEN_PREFIX,
@@ -25,16 +25,12 @@ from ..portal.sessions import token_creator
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import PORTAL_KEY, ApiContext, actor, bearer_of, tenant_of
 from .pages import cursor_time, decode_cursor, encode_cursor, page_params
+from .params import route_of
 from .problems import Handler, decode_body, json_response
 
 __all__ = ["portal_middleware", "routes"]
 
-_DELIVERY_ID = re.compile(r"^dlv_[0-9a-f]{28}$")
-
-
-def _route_path(request: web.Request) -> str | None:
-    resource = request.match_info.route.resource
-    return None if resource is None else resource.canonical
+_DELIVERY_ID = DELIVERY_ID
 
 
 @web.middleware
@@ -45,7 +41,7 @@ async def portal_middleware(request: web.Request, handler: Handler) -> web.Strea
     raw = request.headers.get("Authorization", "")
     if not raw.startswith("Bearer " + PORTAL_TOKEN_PREFIX):
         return await handler(request)
-    path = _route_path(request)
+    path = route_of(request)
     if path is None or path in PUBLIC_ROUTES:  # no such route (404/405), or no token needed
         return await handler(request)
     ctx = ApiContext.of(request)
@@ -85,6 +81,7 @@ async def _check_owned(ctx: ApiContext, auth: PortalAuth, kind: str, value: str)
 async def start_session(request: web.Request) -> web.Response:
     ctx = ApiContext.of(request)
     # a tenant token only (the middleware refuses portal tokens here); the session is its
+    await tenant_of(request)  # the one rule: 401, or 403 tenant_only for the operator token
     caller = await ctx.tenants.caller(bearer_of(request))
     tenant = caller.tenant_id
     consumer_id = check_consumer_id(request.match_info["id"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -15,8 +14,10 @@ from aiohttp import web
 from hookproof.errors import HookproofError, ValidationError
 
 from ..db_errors import database_unavailable
+from ..portal.auth import PUBLIC_ROUTES
 from .body import MAX_BODY, BodyTooLarge, read_body, settle_unread
 from .jsonscan import JsonScan, TooDeep
+from .params import check_params, route_of
 
 __all__ = [
     "MAX_BODY",
@@ -34,9 +35,9 @@ __all__ = [
 log = structlog.get_logger("hookproof.api")
 #: deepest JSON nesting any body may have (objects and arrays); deeper is a 400
 MAX_DEPTH = 64
-#: what every path parameter must look like before it reaches a query
-_PATH_PARAM = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
 _ENC = msgspec.json.Encoder()
+#: headers of an aiohttp HTTP error that its problem+json answer keeps
+_KEPT_HEADERS = ("Allow",)
 
 
 def json_response(
@@ -47,13 +48,17 @@ def json_response(
     )
 
 
-def problem(err: HookproofError) -> web.Response:
+def problem(err: HookproofError, headers: dict[str, str] | None = None) -> web.Response:
+    """The problem+json answer; ``headers`` kept (a 405's ``Allow``, RFC 9110 15.5.6)."""
+    out = dict(headers or {})
     retry_after = getattr(err, "retry_after_s", None)  # a 503 says when to come back
+    if retry_after is not None:
+        out["Retry-After"] = str(retry_after)
     return web.Response(
         body=json.dumps(err.to_problem()).encode(),
         status=err.status,
         content_type="application/problem+json",
-        headers={"Retry-After": str(retry_after)} if retry_after is not None else None,
+        headers=out or None,
     )
 
 
@@ -73,6 +78,8 @@ def _unavailable(request: web.Request, exc: BaseException) -> web.Response | Non
 
 def _field_from_msgspec(message: str) -> str | None:
     # msgspec: "Expected `int`, got `str` - at `$.eventVersions[0]`"
+    if "in `$." in message:  # a dict key: "... - at `key` in `$.versions`"
+        return message.rsplit("in `$.", 1)[1].rstrip("`")
     if "at `$." in message:
         return message.rsplit("at `$.", 1)[1].rstrip("`")
     if "unknown field `" in message:
@@ -103,12 +110,12 @@ async def decode_body(request: web.Request, typ: type[Any]) -> Any:
         raise ValidationError(f"malformed JSON: {exc}", code="invalid_json") from exc
 
 
-def _check_path(request: web.Request) -> None:
-    for name, value in request.match_info.items():
-        if not _PATH_PARAM.match(value):
-            raise ValidationError(
-                f"{name} must be 1..200 of [A-Za-z0-9._:-]", field=name, code="invalid_id"
-            )
+def _check_params(request: web.Request) -> None:
+    """A public route's path and query parameters, before its handler; the others are checked
+    right after authentication (``context.authorize``: 401 before 400)."""
+    route = route_of(request)
+    if route is not None and route in PUBLIC_ROUTES:
+        check_params(request.method, route, request)
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -125,7 +132,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
 
 async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
-        _check_path(request)
+        _check_params(request)
         return await handler(request)
     except HookproofError as err:
         if err.status >= 500:
@@ -144,7 +151,8 @@ async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
         http_err = HookproofError(exc.reason, code=code)
         http_err.status = exc.status
         http_err.title = exc.reason
-        return problem(http_err)
+        kept = {k: v for k in _KEPT_HEADERS if (v := exc.headers.get(k)) is not None}
+        return problem(http_err, kept)
     except asyncpg.DataError as exc:  # the database refused a value: the input's fault
         log.info("api_data_error", path=request.path, error=type(exc).__name__)
         return problem(ValidationError("a value cannot be stored as given", code="invalid_data"))

@@ -21,9 +21,9 @@ __all__ = ["operator_only", "rollout_json", "routes"]
 ACTOR = "operator:api"
 
 
-def operator_only(request: web.Request) -> None:
+async def operator_only(request: web.Request) -> None:
     """The operator token ``HOOKPROOF_ADMIN_TOKEN`` (a tenant token is never enough)."""
-    operator_route(request, "rollouts over the API")
+    await operator_route(request, "rollouts over the API")
 
 
 def rollout_json(view: RolloutView, figures: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -59,7 +59,7 @@ def routes(service: RolloutService) -> list[web.RouteDef]:
         return json_response(rollout_json(view, figures), status=status)
 
     async def create(request: web.Request) -> web.Response:
-        operator_only(request)
+        await operator_only(request)
         body: RolloutCreate = await decode_body(request, RolloutCreate)
         t = body.target
         if (t.signature_profile is None) == (t.signing_key is None):
@@ -84,11 +84,11 @@ def routes(service: RolloutService) -> list[web.RouteDef]:
         return await answer(view, 201)
 
     async def get(request: web.Request) -> web.Response:
-        operator_only(request)
+        await operator_only(request)
         return await answer(await service.get(request.match_info["id"]))
 
     async def list_(request: web.Request) -> web.Response:
-        operator_only(request)
+        await operator_only(request)
         limit, cursor = page_params(request)
         after = None
         if cursor is not None:
@@ -107,7 +107,7 @@ def routes(service: RolloutService) -> list[web.RouteDef]:
         )
 
     async def advance(request: web.Request) -> web.Response:
-        operator_only(request)
+        await operator_only(request)
         body: RolloutAdvance = await decode_body(request, RolloutAdvance)
         view = await service.advance(
             request.match_info["id"], body.stage, body.percent, actor=ACTOR
@@ -118,7 +118,7 @@ def routes(service: RolloutService) -> list[web.RouteDef]:
         action: Callable[[str], Awaitable[RolloutView]],
     ) -> Callable[[web.Request], Awaitable[web.Response]]:
         async def handler(request: web.Request) -> web.Response:
-            operator_only(request)
+            await operator_only(request)
             return await answer(await action(request.match_info["id"]))
 
         return handler

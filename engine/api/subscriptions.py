@@ -288,7 +288,7 @@ async def challenge(request: web.Request) -> web.Response:
 
 async def history(request: web.Request) -> web.Response:
     tenant = await tenant_of(request)
-    limit, cursor = page_params(request, default=200, maximum=1000)
+    limit, cursor = page_params(request)
     after = 0
     if cursor is not None:
         [after] = decode_cursor(cursor, 1)

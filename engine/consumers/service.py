@@ -16,7 +16,7 @@ from hookproof.events.canonical import canonical_json
 from hookproof.events.command import execute
 from hookproof.events.consumer_events import consumer_stream_id
 from hookproof.projections.consumers import ConsumerState, fold_consumer
-from hookproof.schemas.api import ConsumerCreate, ConsumerPatch
+from hookproof.schemas.api import CONSUMER_ID_PATTERN, ConsumerCreate, ConsumerPatch
 
 from ..subscriptions.validation import validate_text
 from .decide import Command, ConsumerNotFound, Create, Disable, Update, decide
@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 #: what a consumer id may be (chosen by the tenant)
-CONSUMER_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,64}$")
+CONSUMER_ID = re.compile(CONSUMER_ID_PATTERN)
 #: the largest ``metadata`` object, as canonical JSON
 MAX_METADATA = 4096
 

@@ -14,7 +14,7 @@ import asyncpg
 import msgspec
 
 from hookproof.errors import HookproofError, ValidationError
-from hookproof.schemas.api import MAX_BATCH_EVENTS, EventIn
+from hookproof.schemas.api import MAX_BATCH_EVENTS, EventBatchIn, EventIn
 
 from ..api.jsonscan import JsonScan, TooManyEntries
 from ..api.problems import MAX_BODY, MAX_DEPTH, read_body
@@ -24,10 +24,6 @@ __all__ = ["MAX_BATCH_BODY", "decode_batch", "result_entry"]
 
 #: a whole batch body (each event inside it is still held to the single-event limit)
 MAX_BATCH_BODY = 16 * 1024 * 1024
-
-
-class _RawBatch(msgspec.Struct, forbid_unknown_fields=True):
-    events: list[msgspec.Raw]
 
 
 async def decode_batch(request: Any) -> list[EventIn | HookproofError]:
@@ -42,7 +38,7 @@ async def decode_batch(request: Any) -> list[EventIn | HookproofError]:
     if not body:
         raise ValidationError("empty body: a JSON object is required", code="invalid_json")
     try:
-        raw = msgspec.json.decode(body, type=_RawBatch)
+        raw = msgspec.json.decode(body, type=EventBatchIn)
     except msgspec.ValidationError as exc:
         raise ValidationError(f'a batch is {{"events": [...]}}: {exc}', field="events") from exc
     except msgspec.DecodeError as exc:

@@ -38,10 +38,14 @@ from .group_commit import GroupCommit
 from .ingest_repository import IngestRepository
 from .unplanned import explain_unplanned
 
-__all__ = ["IngestResult", "IngestService", "delivery_id_for"]
+__all__ = ["DELIVERY_ID", "EVENT_ID", "IngestResult", "IngestService", "delivery_id_for"]
 
 log = structlog.get_logger("hookproof.ingest")
-_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
+#: what an event id (chosen by the tenant) may be
+EVENT_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
+_ID = EVENT_ID
+#: the format of every id :func:`delivery_id_for` makes
+DELIVERY_ID = re.compile(r"^dlv_[0-9a-f]{28}$")
 _VERSION = re.compile(r"^(0|[1-9][0-9]{0,4})\.(0|[1-9][0-9]{0,4})$")
 
 

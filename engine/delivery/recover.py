@@ -24,6 +24,7 @@ from hookproof.errors import ConcurrencyConflict, ConflictError, NotFound, Valid
 from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import DeliveriesRecovered, DeliveryReplayRequested
 from hookproof.projections.ledger import LEDGER_STATES, LedgerState, ledger_next
+from hookproof.schemas.api import MAX_RECOVER
 
 from ..subscriptions import SubscriptionService, stream_of
 from ..subscriptions.validation import parse_time
@@ -34,7 +35,6 @@ __all__ = ["MAX_RECOVER", "RecoverResult", "Recovery", "recoverable_states"]
 
 log = structlog.get_logger("hookproof.recover")
 #: at most this many deliveries per call (``nextSince`` says where to go on)
-MAX_RECOVER = 10_000
 _CHUNK = 500  # deliveries per append (one transaction each)
 
 

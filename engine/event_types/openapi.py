@@ -17,6 +17,8 @@ from typing import Any
 
 from hookproof.events.canonical import canonical_json
 
+from ..delivery.ingest import EVENT_ID
+
 __all__ = ["SIGNATURE_PROFILES", "catalogue_document", "webhook_name"]
 
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -151,9 +153,10 @@ def _envelope(topic: str, major: str, schema: Any) -> dict[str, Any]:
         ],
         "properties": {
             "type": {"const": topic},
-            "eventId": {"type": "string"},
-            "version": {"type": "string", "pattern": f"^{major}\\.(0|[1-9][0-9]*)$"},
-            "aggregateId": {"type": "string"},
+            # what POST /v1/events accepted (the same patterns and lengths it checks)
+            "eventId": {"type": "string", "pattern": EVENT_ID.pattern},
+            "version": {"type": "string", "pattern": f"^{major}\\.(0|[1-9][0-9]{{0,4}})$"},
+            "aggregateId": {"type": "string", "minLength": 1, "maxLength": 200},
             "aggregateVersion": {"type": "integer", "minimum": 0},
             "occurredAt": {"type": "string", "format": "date-time"},
             "payload": schema,

@@ -8,6 +8,7 @@ the rollout, its stage and the signing mode; the outcomes follow in the same str
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import asdict
@@ -31,12 +32,15 @@ from .repository import RolloutRepository
 __all__ = [
     "AUTO_PAUSE_MIN_ATTEMPTS",
     "AUTO_PAUSE_RATIO",
+    "ROLLOUT_ID",
     "RolloutService",
     "since_of",
     "stream_of",
 ]
 
 log = structlog.get_logger("hookproof.rollouts")
+#: the format of every id ``create`` makes
+ROLLOUT_ID = re.compile(r"^ro_[0-9a-f]{20}$")
 AUTO_PAUSE_RATIO = 0.9995  # switched acceptance below 99.95% of the unswitched baseline
 AUTO_PAUSE_MIN_ATTEMPTS = 200  # decided attempts on switched subscriptions before judging
 

@@ -95,7 +95,8 @@ async def test_tenant_sees_only_its_own_timelines_and_deliveries(
         }
         assert gates["ok"] is True
         # the operator token is not a tenant's: tenant data stays closed to it
-        assert (await op.call("GET", "/v1/subscriptions"))[0] == 401
+        status, problem = await op.call("GET", "/v1/subscriptions")
+        assert status == 403 and problem["code"] == "tenant_only"
 
 
 async def test_console_files_are_served_with_a_strict_policy(base: str) -> None:

@@ -260,7 +260,7 @@ async def test_operator_provisions_tenants(
     )
     acme = await new_tenant(engine, http, base, "acme")
     status, problem = await acme.call("POST", "/v1/tenants", {"name": "x"})
-    assert status == 401 and problem["code"] == "invalid_token"
+    assert status == 403 and problem["code"] == "operator_only"  # valid, of the wrong kind
     status, problem = await op.call("POST", "/v1/tenants", {"name": ""})
     assert status == 400 and problem["field"] == "name"
     events = await engine.store.read_stream(f"tenant-{out['tenantId']}")

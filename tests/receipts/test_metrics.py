@@ -55,7 +55,10 @@ async def test_metrics_are_engine_wide_with_no_endpoint_detail(
     await dispatch_all(engine)
     monkeypatch.setenv("HOOKPROOF_METRICS_TOKEN", "scrape-token")
     status, text = await api.call("GET", "/metrics", token=token)
-    assert status == 401, "a tenant token does not read the engine's metrics"
+    assert status == 403, "a tenant token does not read the engine's metrics"
+    assert text["code"] == "operator_only"
+    status, text = await api.call("GET", "/metrics", token="hp_nope_nope")
+    assert status == 401
     status, text = await api.call("GET", "/metrics", token="scrape-token")
     assert status == 200
     families = {f.name: f for f in text_string_to_metric_families(text)}  # parseable

@@ -39,7 +39,8 @@ async def test_rollout_lifecycle_over_the_api(
         "internal": [subs[0]],
     }
     status, problem = await api.call("POST", "/v1/rollouts", token=token, json=body)
-    assert status == 401 and problem["code"] == "invalid_token"  # a tenant token is not enough
+    # a valid tenant token is of the wrong kind: 403, not 401 (one rule for every route)
+    assert status == 403 and problem["code"] == "operator_only"
     status, ro = await api.call("POST", "/v1/rollouts", token=OP, json=body)
     assert status == 201, ro
     assert ro["id"].startswith("ro_") and ro["stage"] == "SHADOW" and ro["state"] == "RUNNING"
@@ -112,8 +113,11 @@ async def test_bad_rollout_requests_are_problems(
         if code:
             assert p["code"] == code
     status, p = await api.call("GET", "/v1/rollouts/ro_missing", token=OP)
+    assert status == 400 and p["code"] == "invalid_id"  # the id's format, before any query
+    missing = "ro_" + "0" * 20
+    status, p = await api.call("GET", f"/v1/rollouts/{missing}", token=OP)
     assert status == 404 and p["code"] == "rollout_not_found"
-    status, p = await api.call("POST", "/v1/rollouts/ro_missing/pause", token=OP)
+    status, p = await api.call("POST", f"/v1/rollouts/{missing}/pause", token=OP)
     assert status == 404
     assert await engine.pool.fetchval("SELECT count(*) FROM events WHERE category = 'rollout'") == 0
 

@@ -208,6 +208,9 @@ async def test_malformed_and_oversized_bodies(api: Api, token: str) -> None:
     status, _, body = await api.call("GET", "/v1/nowhere", token=token)
     assert status == 404 and body["code"] == "not_found"
     status, _, body = await api.call("PATCH", "/v1/subscriptions/sub_x", token=token, json={})
+    assert status == 400 and body["code"] == "invalid_id"  # the id's format, before any query
+    missing = "/v1/subscriptions/sub_" + "0" * 24
+    status, _, body = await api.call("PATCH", missing, token=token, json={})
     assert status == 404
 
 
@@ -226,6 +229,8 @@ async def test_openapi_matches_routes(api: Api, engine: Engine) -> None:
     routed = set()
     for route in app.router.routes():
         info = route.resource.get_info()
+        if route.method == "*":  # params.only: the 405 of a path another route shadows
+            continue
         routed.add((route.method.lower(), info.get("path") or info.get("formatter")))
     documented = {(m, p) for p, ops in doc["paths"].items() for m in ops}
     assert documented == routed

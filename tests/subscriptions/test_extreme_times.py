@@ -106,7 +106,10 @@ async def test_query_times_and_cursors(
     api: Api, token: str, value: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, _, sub = await api.call("POST", "/v1/subscriptions", token=token, json=sub_body())
-    for path in (f"/v1/subscriptions/{sub['id']}/timeline", "/v1/deliveries/del_x/timeline"):
+    for path in (
+        f"/v1/subscriptions/{sub['id']}/timeline",
+        "/v1/deliveries/dlv_" + "0" * 28 + "/timeline",
+    ):
         status, doc = await call_query(api, path, token, {"asOf": value})
         problem_names(status, doc, "asOf")
     monkeypatch.setenv("HOOKPROOF_ADMIN_TOKEN", "operator-token")

@@ -1,0 +1,329 @@
+"""The API's operations: one table (summary, request and response types, success status,
+media types, links), read by ``openapi.py``. Parameters are ``params.QUERY``'s; request and
+response schemas are the msgspec types' (``schemas.api``, ``schemas.api_out``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["DELIVERY_LINKS", "EXAMPLES", "OPERATIONS", "SUBSCRIPTION_LINKS"]
+
+#: a created subscription's id, to the operations on it (OpenAPI links)
+SUBSCRIPTION_LINKS = {
+    name: {"operationId": op, "parameters": {"id": "$response.body#/id"}}
+    for name, op in (
+        ("GetSubscription", "get_v1_subscriptions_id"),
+        ("PatchSubscription", "patch_v1_subscriptions_id"),
+        ("ChallengeSubscription", "post_v1_subscriptions_id_challenge"),
+        ("SubscriptionHistory", "get_v1_subscriptions_id_history"),
+    )
+}
+#: an accepted event's first delivery, to its read and its replay
+DELIVERY_LINKS = {
+    name: {"operationId": op, "parameters": {"id": "$response.body#/deliveries/0/deliveryId"}}
+    for name, op in (
+        ("GetDelivery", "get_v1_deliveries_id"),
+        ("ReplayDelivery", "post_v1_deliveries_id_replay"),
+    )
+}
+
+#: one request example per operation with a body (the others have no body to show)
+EXAMPLES: dict[str, Any] = {
+    "SubscriptionCreate": {
+        "endpoint": "https://hooks.example.com/hookproof",
+        "topics": ["invoice.paid"],
+        "eventVersions": [1],
+        "region": "eu",
+        "signatureAlgorithm": "ed25519",
+        "owner": "billing-team",
+    },
+    "SubscriptionPatch": {"topics": ["invoice.paid", "invoice.voided"]},
+    "SubscriptionTransition": {"reason": "maintenance window"},
+    "EventIn": {
+        "eventId": "evt-2026-0001",
+        "topic": "invoice.paid",
+        "version": "1.0",
+        "aggregateId": "inv-42",
+        "aggregateVersion": 1,
+        "occurredAt": "2026-12-02T06:00:00Z",
+        "payload": {"invoiceId": "inv-42", "amount": 1200},
+    },
+    "EventTypeIn": {
+        "description": "An invoice was paid",
+        "versions": {"1": {"schema": {"type": "object"}, "example": {"invoiceId": "inv-42"}}},
+    },
+    "RecoverIn": {"since": "2026-12-01T00:00:00Z"},
+    "ConsumerCreate": {"id": "acme-corp", "name": "Acme Corp"},
+    "ConsumerPatch": {"name": "Acme Corporation"},
+    "ConsumerDisable": {"reason": "contract ended"},
+    "PortalSessionCreate": {"ttlSeconds": 900, "capabilities": ["read"]},
+    "TenantCreate": {"name": "acme"},
+    "RolloutCreate": {
+        "target": {"signatureProfile": "standard-webhooks.v1"},
+        "subscriptions": "all",
+    },
+    "RolloutAdvance": {"stage": "INTERNAL"},
+}
+EXAMPLES["EventBatchIn"] = {"events": [EXAMPLES["EventIn"]]}
+
+#: (method, path) -> summary, body (request type), response (type), status, ifMatch, public,
+#: mime (a success that is not JSON), links
+OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
+    ("post", "/v1/subscriptions"): {
+        "summary": "Register a subscription",
+        "body": "SubscriptionCreate",
+        "status": 201,
+        "response": "SubscriptionCreated",
+        "links": SUBSCRIPTION_LINKS,
+    },
+    ("get", "/v1/subscriptions"): {
+        "summary": "List subscriptions (paged; one consumer's with consumerId)",
+        "response": "SubscriptionPage",
+    },
+    ("get", "/v1/subscriptions/{id}"): {
+        "summary": "Read a subscription (ETag: generation)",
+        "response": "Subscription",
+    },
+    ("patch", "/v1/subscriptions/{id}"): {
+        "summary": "Change a subscription (If-Match)",
+        "body": "SubscriptionPatch",
+        "ifMatch": True,
+        "response": "Subscription",
+    },
+    ("post", "/v1/subscriptions/{id}/revoke"): {
+        "summary": "Revoke (raises the generation)",
+        "body": "SubscriptionTransition",
+        "optionalBody": True,
+        "response": "Subscription",
+    },
+    ("post", "/v1/subscriptions/{id}/suspend"): {
+        "summary": "Suspend",
+        "body": "SubscriptionTransition",
+        "optionalBody": True,
+        "response": "Subscription",
+    },
+    ("post", "/v1/subscriptions/{id}/resume"): {
+        "summary": "Resume (through a new challenge)",
+        "body": "SubscriptionTransition",
+        "optionalBody": True,
+        "response": "Subscription",
+    },
+    ("post", "/v1/subscriptions/{id}/challenge"): {
+        "summary": "Challenge the endpoint now",
+        "response": "Subscription",
+    },
+    ("get", "/v1/subscriptions/{id}/history"): {
+        "summary": "The subscription's events, in order (paged)",
+        "response": "Page",
+    },
+    ("post", "/v1/subscriptions/{id}/secret/rotate"): {
+        "summary": "Rotate the shared secret (shown once)",
+        "status": 201,
+    },
+    ("post", "/v1/subscriptions/{id}/recover"): {
+        "summary": "Recover deliveries by time range (back to RETRYABLE, same ids)",
+        "body": "RecoverIn",
+        "status": 202,
+        "response": "Recovered",
+    },
+    ("get", "/v1/subscriptions/{id}/attempt-stats"): {
+        "summary": "Attempts of the last 24 hours by hour and outcome (the console's chart; "
+        "kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)",
+        "response": "AttemptStats",
+    },
+    ("get", "/v1/attempt-stats"): {
+        "summary": "attempt-stats of up to 100 of the caller's subscriptions in one call "
+        "(subscriptionId repeated; any id not the caller's: 404 subscription_not_found)",
+        "response": "AttemptStatsBatch",
+    },
+    ("post", "/v1/challenges/{challengeId}/response"): {
+        "summary": "Answer a broker destination's challenge (hookproof.challenge-response.v1; "
+        "no token: the nonce and proof authenticate it; at most 8 KiB)",
+        "public": True,
+        "rawBody": "challenge-response.v1.schema.json",
+        "status": 200,
+        "refusals": (409,),
+    },
+    ("get", "/v1/relay/{id}"): {
+        "summary": "The relay session of a subscription with destination {type: relay}, as a "
+        "WebSocket (hookproof listen; the tenant's or its consumer's portal token; another "
+        "caller gets 404; a second attach replaces the first, closed with 4409)",
+        "status": 101,
+        "websocket": True,
+    },
+    ("post", "/v1/events"): {
+        "summary": "Ingest a business event (planned for no subscription: deliveries [] and"
+        " reasons, one per cause: reason, detail, subscriptions)",
+        "body": "EventIn",
+        "status": 202,
+        "response": "EventAccepted",
+        "links": DELIVERY_LINKS,
+    },
+    ("post", "/v1/events/batch"): {
+        "summary": "Ingest up to 1,000 events; one result per event, in order (202, 409 or 400)",
+        "body": "EventBatchIn",
+        "status": 200,
+        "response": "EventBatchResults",
+    },
+    ("get", "/v1/events/{eventId}"): {"summary": "An event and its deliveries"},
+    ("put", "/v1/event-types/{topic}"): {
+        "summary": "Define an event type: JSON Schema 2020-12 and an example per major version "
+        "(If-Match: version, optional)",
+        "body": "EventTypeIn",
+    },
+    ("get", "/v1/event-types/{topic}"): {"summary": "An event type (ETag: version)"},
+    ("get", "/v1/event-types"): {
+        "summary": "The event catalogue, by topic (paged)",
+        "response": "Page",
+    },
+    ("get", "/v1/event-types/openapi.json"): {
+        "summary": "The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)"
+    },
+    ("get", "/v1/deliveries/{id}"): {
+        "summary": "A delivery: state, evidence, attempts (each with its outcome, status, code "
+        "and bodyTruncated: the answer's body ended with the connection, without TLS "
+        "close_notify)",
+        "response": "Delivery",
+    },
+    ("post", "/v1/deliveries/{id}/replay"): {
+        "summary": "Replay a delivery (new attempt, same identity)",
+        "status": 202,
+        "response": "Delivery",
+    },
+    ("post", "/v1/deliveries/{id}/skip"): {
+        "summary": "Give a dead letter up: it releases its aggregate (ordered delivery)",
+        "response": "Delivery",
+    },
+    ("get", "/v1/dead-letters"): {
+        "summary": "Dead letters with their owners (paged)",
+        "response": "Page",
+    },
+    ("get", "/v1/deliveries"): {
+        "summary": "The tenant's deliveries, newest first",
+        "response": "DeliveryList",
+    },
+    ("get", "/v1/deliveries/{id}/timeline"): {
+        "summary": "A delivery's timeline from the log (optionally as of a time; paged)",
+    },
+    ("get", "/v1/subscriptions/{id}/timeline"): {
+        "summary": "A subscription's timeline from the log (optionally as of a time; paged)",
+    },
+    ("get", "/v1/whoami"): {
+        "summary": "Whose token this is: a tenant, the operator or a portal session",
+        "response": "Whoami",
+    },
+    ("post", "/v1/consumers"): {
+        "summary": "Create a consumer (one of the tenant's own customers)",
+        "body": "ConsumerCreate",
+        "status": 201,
+        "response": "Consumer",
+    },
+    ("get", "/v1/consumers"): {"summary": "List consumers (paged)", "response": "ConsumerPage"},
+    ("get", "/v1/consumers/{id}"): {"summary": "Read a consumer", "response": "Consumer"},
+    ("patch", "/v1/consumers/{id}"): {
+        "summary": "Change a consumer's name or metadata",
+        "body": "ConsumerPatch",
+        "response": "Consumer",
+    },
+    ("post", "/v1/consumers/{id}/disable"): {
+        "summary": "Disable a consumer: nothing new is planned for it; its portal sessions end",
+        "body": "ConsumerDisable",
+        "optionalBody": True,
+        "response": "Consumer",
+    },
+    ("post", "/v1/consumers/{id}/portal-sessions"): {
+        "summary": "Start a portal session for a consumer (token and console link, once)",
+        "body": "PortalSessionCreate",
+        "optionalBody": True,
+        "status": 201,
+        "response": "PortalSessionStarted",
+    },
+    ("get", "/v1/consumers/{id}/portal-sessions"): {
+        "summary": "A consumer's live portal sessions, oldest first (paged; id, capabilities, "
+        "creator, createdAt, expiresAt; never a token)",
+        "response": "PortalSessionPage",
+    },
+    ("delete", "/v1/consumers/{id}/portal-sessions"): {
+        "summary": "End every live portal session of a consumer (how many ended)",
+        "response": "PortalSessionsEnded",
+    },
+    ("delete", "/v1/portal-sessions/{id}"): {"summary": "End a portal session", "status": 204},
+    ("post", "/v1/tenants"): {
+        "summary": "Provision a tenant (operator token); its token is shown once",
+        "body": "TenantCreate",
+        "status": 201,
+        "response": "TenantCreated",
+    },
+    ("get", "/v1/gates"): {
+        "summary": "Release gates from the log (operator token)",
+    },
+    ("get", "/console"): {
+        "summary": "The console (HTML page)",
+        "public": True,
+        "mime": "text/html",
+    },
+    ("get", "/console/console.js"): {
+        "summary": "The console's script",
+        "public": True,
+        "mime": "text/javascript",
+    },
+    ("get", "/console/portal.js"): {
+        "summary": "The console's portal view (script)",
+        "public": True,
+        "mime": "text/javascript",
+    },
+    ("get", "/console/console.css"): {
+        "summary": "The console's style sheet",
+        "public": True,
+        "mime": "text/css",
+    },
+    ("post", "/v1/receipts"): {
+        "summary": "Submit a signed applicationReceipt.v1",
+        "public": True,
+        "rawBody": True,
+        "status": 201,
+        "also": [200],
+        # receipts.decide.REASONS' statuses (compared by tests/subscriptions/
+        # test_openapi_contract.py; importing it here would close an import circle)
+        "refusals": [400, 401, 404, 409, 413, 422],
+    },
+    ("post", "/v1/keys/rotate"): {"summary": "Rotate the engine signing key"},
+    ("post", "/v1/rollouts"): {
+        "summary": "Start a rollout of a signing change at SHADOW (operator token)",
+        "body": "RolloutCreate",
+        "status": 201,
+    },
+    ("get", "/v1/rollouts"): {
+        "summary": "Rollouts, oldest first (operator token; paged)",
+        "response": "Page",
+    },
+    ("get", "/v1/rollouts/{id}"): {
+        "summary": "A rollout: stage, percent, state, figures per stage (operator token)"
+    },
+    ("post", "/v1/rollouts/{id}/advance"): {
+        "summary": "Advance: INTERNAL, CUTOVER with a growing percent, COMPLETE (operator token)",
+        "body": "RolloutAdvance",
+    },
+    ("post", "/v1/rollouts/{id}/pause"): {"summary": "Pause a rollout (operator token)"},
+    ("post", "/v1/rollouts/{id}/resume"): {"summary": "Resume a paused rollout (operator token)"},
+    ("post", "/v1/rollouts/{id}/rollback"): {
+        "summary": "Roll back while the previous key is ACTIVE or VERIFY_ONLY, else "
+        "rollback_refused and PAUSED (operator token)"
+    },
+    ("get", "/.well-known/hookproof/jwks.json"): {
+        "summary": "Public signing keys (JWKS)",
+        "public": True,
+        "response": "Jwks",
+        "mime": "application/jwk-set+json",
+    },
+    ("get", "/healthz"): {"summary": "Liveness", "public": True},
+    ("get", "/readyz"): {
+        "summary": "Readiness (database reachable, schema current)",
+        "public": True,
+    },
+    ("get", "/openapi.json"): {"summary": "This document", "public": True},
+    ("get", "/metrics"): {
+        "summary": "Prometheus metrics (HOOKPROOF_METRICS_TOKEN or the operator token)",
+        "text": True,
+    },
+}

@@ -1,0 +1,158 @@
+"""The document equals the API (issue 38): its id patterns and limits are the ones the
+handlers enforce (one source, and checked live at the bounds), success bodies and media types
+are the served ones, and a created object links to the operations on it."""
+
+from __future__ import annotations
+
+import re
+
+from hookproof.engine.api import params
+from hookproof.engine.api.openapi import openapi_document
+from hookproof.engine.consumers.service import CONSUMER_ID
+from hookproof.engine.daemon import Engine
+from hookproof.engine.delivery.ingest import DELIVERY_ID, EVENT_ID
+from hookproof.engine.event_types.definition import TOPIC
+from hookproof.engine.portal.service import SESSION_ID
+from hookproof.engine.receipts.decide import REASONS as RECEIPT_REASONS
+from hookproof.engine.rollouts.service import ROLLOUT_ID
+from hookproof.engine.subscriptions.service import SUBSCRIPTION_ID
+from hookproof.engine.subscriptions.validation import printable
+from hookproof.schemas.api import CONSUMER_ID_PATTERN, TEXT_PATTERN
+
+from .conftest import Api, sub_body
+
+DOC = openapi_document()
+#: the regex each kind's handlers and services check ids with (their own modules)
+SOURCES = {
+    "/v1/subscriptions/": SUBSCRIPTION_ID,
+    "/v1/deliveries/": DELIVERY_ID,
+    "/v1/consumers/": CONSUMER_ID,
+    "/v1/portal-sessions/": SESSION_ID,
+    "/v1/rollouts/": ROLLOUT_ID,
+    "/v1/events/": EVENT_ID,
+    "/v1/event-types/": TOPIC,
+}
+
+
+def _ops() -> list[tuple[str, str, dict]]:  # type: ignore[type-arg]
+    return [(m, p, op) for p, ops in DOC["paths"].items() for m, op in ops.items()]
+
+
+def test_path_ids_are_the_handlers_patterns() -> None:
+    seen = set()
+    for _, path, op in _ops():
+        for p in op["parameters"]:
+            if p["in"] != "path":
+                continue
+            prefix = next(k for k in SOURCES if path.startswith(k))
+            assert p["schema"]["pattern"] == SOURCES[prefix].pattern, (path, p)
+            assert params.path_format(path) is SOURCES[prefix]  # the very object they use
+            seen.add(prefix)
+    assert seen == set(SOURCES)
+    assert CONSUMER_ID.pattern == CONSUMER_ID_PATTERN
+
+
+def test_query_parameters_are_the_checked_table() -> None:
+    for method, path, op in _ops():
+        table = params.QUERY.get((method.upper(), path), {})
+        documented = {p["name"]: p for p in op["parameters"] if p["in"] == "query"}
+        assert documented.keys() == table.keys(), (method, path)
+        for name, p in documented.items():
+            assert p["schema"] == table[name].schema
+            assert p["required"] == table[name].required
+    # every route that reads a page has both, with the route's own bounds
+    limits = {
+        (m, p): (q["limit"].schema["default"], q["limit"].schema["maximum"])
+        for (m, p), q in params.QUERY.items()
+        if "limit" in q
+    }
+    assert limits[("GET", "/v1/deliveries")] == (100, 1000)
+    assert limits[("GET", "/v1/event-types")] == (50, 100)
+    assert limits[("GET", "/v1/subscriptions/{id}/history")] == (200, 1000)
+    assert params.CURSOR.pattern == "^[A-Za-z0-9_\\-]{1,512}$"
+
+
+async def test_limits_hold_at_their_bounds(api: Api, token: str, engine: Engine) -> None:
+    """Each documented maximum is accepted and one more is refused, by the running API."""
+    _, _, sub = await api.call("POST", "/v1/subscriptions", token=token, json=sub_body())
+    for (method, route), table in params.QUERY.items():
+        if "limit" not in table or "operator" in route or route in ("/v1/rollouts", "/v1/gates"):
+            continue
+        path = route.replace("{id}", sub["id"])
+        if path.startswith("/v1/deliveries/") or "portal-sessions" in path:
+            continue
+        top = table["limit"].schema["maximum"]
+        status, _, doc = await api.call(method, f"{path}?limit={top}", token=token)
+        assert status == 200, (path, doc)
+        status, _, doc = await api.call(method, f"{path}?limit={top + 1}", token=token)
+        assert status == 400 and doc["code"] == "invalid_limit", (path, doc)
+
+
+def test_text_pattern_refuses_what_printable_refuses() -> None:
+    """The document's text pattern bans C0/C1 controls and blank text; the API's rule
+    (``printable`` plus not blank) refuses all of those too."""
+    text = re.compile(TEXT_PATTERN)
+    for ch in [chr(c) for c in range(0x20)] + [chr(c) for c in range(0x7F, 0xA0)]:
+        assert not text.fullmatch("a" + ch) and not printable("a" + ch)
+    assert not text.fullmatch("   ") and text.fullmatch(" a ") and text.fullmatch("Acme Corp")
+
+
+def test_statuses_bodies_and_media_types() -> None:
+    paths = DOC["paths"]
+    receipts = paths["/v1/receipts"]["post"]["responses"]
+    assert {str(s) for s in RECEIPT_REASONS.values()} <= receipts.keys()
+    assert {"200", "201"} <= receipts.keys()
+    ended = paths["/v1/portal-sessions/{id}"]["delete"]["responses"]["204"]
+    assert "content" not in ended
+    jwks = paths["/.well-known/hookproof/jwks.json"]["get"]["responses"]["200"]
+    assert list(jwks["content"]) == ["application/jwk-set+json"]
+    patch = paths["/v1/subscriptions/{id}"]["patch"]
+    assert {"412", "428"} <= patch["responses"].keys()
+    assert any(p["name"] == "If-Match" and p["required"] for p in patch["parameters"])
+    for method, path, op in _ops():
+        assert {"405", "503"} <= op["responses"].keys(), (method, path)
+        if "requestBody" in op:
+            assert {"400", "413", "415"} <= op["responses"].keys(), (method, path)
+        if "security" in op:
+            assert {"401", "403"} <= op["responses"].keys(), (method, path)
+    allow = DOC["components"]["responses"]["Problem405"]["headers"]["Allow"]
+    assert allow["required"] is True
+    created = paths["/v1/subscriptions"]["post"]["responses"]["201"]
+    assert created["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/SubscriptionCreated"
+    }
+    assert set(created["links"]) == {
+        "GetSubscription",
+        "PatchSubscription",
+        "ChallengeSubscription",
+        "SubscriptionHistory",
+    }
+    ids = {op["operationId"] for _, _, op in _ops()}
+    for _, _, op in _ops():
+        for response in op["responses"].values():
+            for link in response.get("links", {}).values():
+                assert link["operationId"] in ids
+    accepted = paths["/v1/events"]["post"]["responses"]["202"]
+    assert set(accepted["links"]) == {"GetDelivery", "ReplayDelivery"}
+    # every success body that is JSON has a schema with properties (no bare object) but the
+    # few free-form ones
+    bare = [
+        (m, p)
+        for m, p, op in _ops()
+        for s, r in op["responses"].items()
+        if s.startswith("2")
+        and r.get("content", {}).get("application/json", {}).get("schema") == {"type": "object"}
+    ]
+    assert len(bare) < 25, bare
+
+
+async def test_served_success_bodies_match_their_schemas(api: Api, token: str) -> None:
+    """A created subscription as served has every field its schema requires."""
+    components = DOC["components"]["schemas"]
+    status, headers, sub = await api.call("POST", "/v1/subscriptions", token=token, json=sub_body())
+    assert status == 201
+    assert set(components["SubscriptionCreated"]["required"]) <= sub.keys()
+    status, _, page = await api.call("GET", "/v1/subscriptions", token=token)
+    assert set(components["SubscriptionPage"]["required"]) <= page.keys()
+    status, _, who = await api.call("GET", "/v1/whoami", token=token)
+    assert who["kind"] in components["Whoami"]["properties"]["kind"]["enum"]
