@@ -17,6 +17,7 @@ from aiohttp import web
 from hookproof.errors import ValidationError
 from hookproof.projections.deliveries import LEDGER_STATES
 
+from ..challenge.protocol import CHALLENGE_ID
 from ..consumers.service import CONSUMER_ID
 from ..delivery.ingest import DELIVERY_ID, EVENT_ID
 from ..event_types.definition import TOPIC
@@ -38,8 +39,6 @@ __all__ = [
 
 #: a cursor: opaque, base64url without padding, at most 512 characters (``pages.py``)
 CURSOR = re.compile(r"^[A-Za-z0-9_\-]{1,512}$")
-#: a challenge's id (``chl_`` + 24 hex, :func:`hookproof.engine.challenge.protocol.build_challenge`)
-CHALLENGE_ID = re.compile(r"^chl_[0-9a-f]{24}$")
 #: any other path parameter (before a handler looks at it)
 _ANY_PATH = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
 

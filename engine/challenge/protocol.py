@@ -11,6 +11,7 @@ import base64
 import hashlib
 import hmac
 import json
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -23,12 +24,16 @@ from hookproof_subscriber.challenge import CHALLENGE_FIELDS, CHALLENGE_RESPONSE_
 
 __all__ = [
     "BOUND_FIELDS",
+    "CHALLENGE_ID",
     "CHECK_ORDER",
     "REASON_CODES",
     "Challenge",
     "build_challenge",
     "check_response",
 ]
+
+#: a challenge's id as :func:`build_challenge` makes it (``chl_`` + 24 hex)
+CHALLENGE_ID = re.compile(r"^chl_[0-9a-f]{24}$")
 
 #: the wire names are the SDK's (``hookproof_subscriber.challenge``): one definition of the
 #: contract for the side that asks and the side that answers

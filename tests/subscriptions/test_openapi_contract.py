@@ -8,6 +8,7 @@ import re
 
 from hookproof.engine.api import params
 from hookproof.engine.api.openapi import openapi_document
+from hookproof.engine.challenge.protocol import CHALLENGE_ID
 from hookproof.engine.consumers.service import CONSUMER_ID
 from hookproof.engine.daemon import Engine
 from hookproof.engine.delivery.ingest import DELIVERY_ID, EVENT_ID
@@ -31,6 +32,8 @@ SOURCES = {
     "/v1/rollouts/": ROLLOUT_ID,
     "/v1/events/": EVENT_ID,
     "/v1/event-types/": TOPIC,
+    "/v1/relay/": SUBSCRIPTION_ID,
+    "/v1/challenges/": CHALLENGE_ID,
 }
 
 
