@@ -45,6 +45,7 @@ from .delivery.dispatcher import Dispatcher
 from .delivery.gates import EndpointGates
 from .delivery.https import HttpsDestination
 from .delivery.ingest import IngestService
+from .delivery.log import DeliveryLog
 from .delivery.recover import Recovery
 from .delivery.repository import DeliveryRepository
 from .delivery.views import DeliveryReader
@@ -431,7 +432,7 @@ def construct_routes(
         *rollout_routes(services.rollouts),
         *event_type_routes(services.event_types),
         metrics_route(services.metrics, deliveries),
-        *delivery_routes(services.ingest, services.reader),
+        *delivery_routes(services.ingest, services.reader, DeliveryLog(deliveries.pool)),
         *recover_routes(services.recovery),
         *key_routes(services.rotation),
         *receipt_routes(services.receipts),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 
+import msgspec
 from msgspec import UNSET, UnsetType
 
 from .catalogue import Event
@@ -27,6 +28,7 @@ __all__ = [
     "AttemptAdmitted",
     "AttemptFailed",
     "AttemptLost",
+    "AttemptResponse",
     "DeadLettered",
     "DeliveriesRecovered",
     "DeliveryPlanned",
@@ -141,6 +143,19 @@ class AttemptAdmitted(Event, frozen=True, kw_only=True, tag="delivery.attempt_ad
     signed_with: list[str] | None = None
 
 
+class AttemptResponse(msgspec.Struct, frozen=True, kw_only=True):
+    """What came back to one attempt, bounded and redacted at the engine's edge
+    (``engine/delivery/response_excerpt.py`` states the limits): the answer's headers
+    (secrets replaced by ``[redacted]``), the first bytes of its body as text, and how many
+    body bytes there were. Stored in the delivery's stream, so retention archives it with it."""
+
+    headers: list[tuple[str, str]]
+    excerpt: str
+    body_bytes: int
+    excerpt_truncated: bool = False
+    headers_truncated: bool = False
+
+
 class EndpointAccepted(Event, frozen=True, kw_only=True, tag="delivery.endpoint_accepted"):
     """A 2xx: the endpoint accepted the bytes. Nothing more is inferred.
 
@@ -157,6 +172,8 @@ class EndpointAccepted(Event, frozen=True, kw_only=True, tag="delivery.endpoint_
     duration_ms: float
     at: str
     body_truncated: bool | UnsetType = UNSET
+    #: the answer's headers and body excerpt (absent: recorded before issue 39)
+    response: AttemptResponse | UnsetType = UNSET
 
 
 class AttemptFailed(Event, frozen=True, kw_only=True, tag="delivery.attempt_failed"):
@@ -178,6 +195,8 @@ class AttemptFailed(Event, frozen=True, kw_only=True, tag="delivery.attempt_fail
     at: str
     #: as in :class:`EndpointAccepted`: the status stands, the body may be incomplete
     body_truncated: bool | UnsetType = UNSET
+    #: as in :class:`EndpointAccepted` (only when a response came back)
+    response: AttemptResponse | UnsetType = UNSET
 
 
 class AttemptLost(Event, frozen=True, kw_only=True, tag="delivery.attempt_lost"):

@@ -252,3 +252,59 @@ class AttemptStatsBatch(msgspec.Struct, kw_only=True, rename="camel"):
 
     since: str
     items: list[AttemptStats]
+
+
+class DeliveryEvidence(msgspec.Struct, kw_only=True, rename="camel"):
+    """How far a delivery's evidence got: ``endpoint`` (``ENDPOINT_ACCEPTED``,
+    ``VERIFIED_ENDPOINT`` or ``NONE``) and ``application`` (``CONFIRMED``, ``PENDING`` or
+    ``UNOBSERVABLE``), never inferred from each other."""
+
+    endpoint: str
+    application: str
+
+
+class DeliveryLogItem(msgspec.Struct, kw_only=True, rename="camel"):
+    """One delivery in the log (its full view, attempts included, is ``GET
+    /v1/deliveries/{id}``)."""
+
+    delivery_id: str
+    event_id: str
+    subscription_id: str
+    generation: int
+    topic: str
+    state: str
+    attempt: int
+    evidence: DeliveryEvidence
+    created_at: str
+    updated_at: str
+
+
+class DeliveryLogPage(msgspec.Struct, kw_only=True, rename="camel"):
+    """``GET /v1/deliveries``: the log, newest first (``createdAt``, then ``deliveryId``).
+    Filters (each optional, combined with AND): ``subscriptionId``, ``eventType`` (a topic),
+    ``state`` (a ledger state), ``evidence`` (``ENDPOINT_ACCEPTED``: the endpoint accepted it;
+    ``APPLICATION_CONFIRMED``: a signed receipt confirmed it; ``NONE``: no acceptance yet),
+    ``since``/``until`` (RFC 3339, on ``createdAt``, since inclusive, until exclusive),
+    ``eventId``, ``deliveryId``; ``limit`` 1..1000 (default 100) and ``cursor`` (a
+    ``nextCursor``). A bad value is a 400 with a code (``invalid_state``,
+    ``invalid_evidence``, ``invalid_time``, ``invalid_time_range``, ``invalid_id``,
+    ``invalid_event_type``, ``invalid_limit``, ``invalid_cursor``, ``unknown_parameter``).
+    A portal session sees only its consumer's deliveries."""
+
+    items: list[DeliveryLogItem]
+    next_cursor: str | None
+
+
+class AttemptResponseView(msgspec.Struct, kw_only=True, rename="camel"):
+    """An attempt's ``response`` in ``GET /v1/deliveries/{id}``: what came back, bounded and
+    redacted when recorded: at most 32 ``headers`` (``[name, value]``, values cut to 256
+    characters; credentials, cookies and signatures ``[redacted]``), ``excerpt``: the first
+    2,048 bytes of the body as UTF-8 text (any echo of a signature the engine sent is
+    ``[redacted]``), ``bodyBytes`` the whole body's size. Absent for attempts recorded before
+    it existed and for attempts without an answer."""
+
+    headers: list[tuple[str, str]]
+    excerpt: str
+    body_bytes: int
+    excerpt_truncated: bool
+    headers_truncated: bool

@@ -7,14 +7,15 @@ from datetime import UTC, datetime
 from aiohttp import web
 
 from hookproof.errors import ValidationError
-from hookproof.projections.deliveries import LEDGER_STATES
 from hookproof.schemas.api import EventIn
 
 from ..delivery.batch import decode_batch, result_entry
 from ..delivery.ingest import IngestService
+from ..delivery.log import DeliveryLog
 from ..delivery.views import DeliveryReader
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import ApiContext, actor, portal_of, tenant_of
+from .delivery_log import log_query
 from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .problems import decode_body, json_response
 
@@ -47,6 +48,7 @@ def stats_ids(values: list[str]) -> list[str]:
 def routes(
     ingest: IngestService,
     reader: DeliveryReader,
+    log: DeliveryLog,
 ) -> list[web.RouteDef]:
     async def post_event(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
@@ -88,24 +90,20 @@ def routes(
 
     async def list_deliveries(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
-        q = request.query
-        state = q.get("state")
-        if state is not None and state not in LEDGER_STATES:
-            raise ValidationError(
-                f"state must be one of {', '.join(sorted(LEDGER_STATES))}", field="state"
-            )
-        raw = q.get("limit", "100")
-        if not raw.isdigit() or not 1 <= int(raw) <= 1000:
-            raise ValidationError("limit must be an integer 1..1000", field="limit")
         portal = portal_of(request)
-        items = await reader.list(
+        q = log_query(
             tenant,
-            subscription_id=q.get("subscriptionId"),
-            state=state,
-            limit=int(raw),
-            consumer_id=portal.consumer_id if portal is not None else None,
+            request.query,
+            [k for k, _ in request.query.items()],
+            portal.consumer_id if portal is not None else None,
         )
-        return json_response({"items": items})
+        items, nxt = await log.page(q)
+        return json_response(
+            {
+                "items": items,
+                "nextCursor": encode_cursor(nxt[0].isoformat(), nxt[1]) if nxt else None,
+            }
+        )
 
     async def skip(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)

@@ -11,6 +11,8 @@ from aiohttp import web
 from hookproof.projections.deliveries import LEDGER_STATES
 from hookproof.schemas import api as api_schemas
 
+from ..delivery.log import EVIDENCE_FILTERS
+
 __all__ = ["OPERATIONS", "openapi_document"]
 
 _REQUEST_TYPES: list[Any] = [
@@ -35,6 +37,8 @@ _RESPONSE_TYPES: list[Any] = [
     api_schemas.AttemptStatsBatch,
     api_schemas.PortalSessionPage,
     api_schemas.PortalSessionsEnded,
+    api_schemas.DeliveryLogPage,
+    api_schemas.AttemptResponseView,
 ]
 
 _PROBLEM = {
@@ -153,11 +157,19 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "paged": True,
     },
     ("get", "/v1/deliveries"): {
-        "summary": "The tenant's deliveries, newest first",
+        "summary": "The delivery log, newest first: filtered, searched, paged",
+        "response": "DeliveryLogPage",
         "query": {
-            "subscriptionId": {"type": "string", "maxLength": 100},
+            "subscriptionId": {"type": "string", "pattern": "^sub_[0-9a-f]{24}$"},
+            "eventType": {"type": "string", "maxLength": 200},
             "state": {"type": "string", "enum": sorted(LEDGER_STATES)},
+            "evidence": {"type": "string", "enum": sorted(EVIDENCE_FILTERS)},
+            "since": {"type": "string", "format": "date-time"},
+            "until": {"type": "string", "format": "date-time"},
+            "eventId": {"type": "string", "maxLength": 200},
+            "deliveryId": {"type": "string", "pattern": "^dlv_[0-9a-f]{28}$"},
             "limit": {"type": "integer", "minimum": 1, "maximum": 1000},
+            "cursor": {"type": "string"},
         },
     },
     ("get", "/v1/deliveries/{id}/timeline"): {

@@ -21,6 +21,8 @@ from typing import Final, Protocol
 
 import msgspec
 
+from hookproof.events.delivery_events import AttemptResponse
+
 from ..egress.failures import FailureCode, Outcome, is_lost
 from .ledger import ClaimRow
 
@@ -60,7 +62,8 @@ class Evidence(msgspec.Struct, frozen=True):
     The rest is recorded with the attempt: the redirect's ``location``, whether the whole
     request was handed over (``request_written``), the peer that answered and its key digest,
     and whether the answer's body was cut (``body_truncated``: framed by the connection's end
-    with no TLS close_notify).
+    with no TLS close_notify), and what came back (``response``: headers and a bounded body
+    excerpt, redacted; :mod:`.response_excerpt`).
     """
 
     outcome: Outcome
@@ -72,6 +75,7 @@ class Evidence(msgspec.Struct, frozen=True):
     peer_address: str | None = None
     spki_sha256: str | None = None
     body_truncated: bool = False
+    response: AttemptResponse | None = None
 
     @property
     def ok(self) -> bool:

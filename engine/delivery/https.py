@@ -8,6 +8,7 @@ result becomes the attempt's :class:`~.destination.Evidence` here, at the bounda
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 from hookproof.projections.subscriptions import SubscriptionState
@@ -18,6 +19,7 @@ from ..memo import BoundedMemo
 from ..subscriptions import SubscriptionService
 from .destination import Evidence, SignedMessage
 from .ledger import ClaimRow
+from .response_excerpt import response_of
 
 __all__ = ["STATE_MEMO", "HttpsDestination", "evidence_of"]
 
@@ -26,8 +28,10 @@ __all__ = ["STATE_MEMO", "HttpsDestination", "evidence_of"]
 STATE_MEMO: Final = 2_048
 
 
-def evidence_of(result: EgressResult) -> Evidence:
-    """What the ledger records of one egress result (no body, no headers but Retry-After)."""
+def evidence_of(result: EgressResult, sent: Mapping[str, str] | None = None) -> Evidence:
+    """What the ledger records of one egress result: the outcome, Retry-After, and the answer's
+    headers and body excerpt bounded and redacted (``sent``: the request's headers, whose
+    secret values are scrubbed from what is kept)."""
     return Evidence(
         outcome=result.outcome,
         code=result.code,
@@ -38,6 +42,7 @@ def evidence_of(result: EgressResult) -> Evidence:
         peer_address=result.peer_address,
         spki_sha256=result.spki_sha256,
         body_truncated=result.body_truncated,
+        response=response_of(result.status, result.headers, result.body, sent or {}),
     )
 
 
@@ -71,9 +76,11 @@ class HttpsDestination:
             state = await self._current(target)
             if state is not None and state.generation == target.generation:
                 return evidence_of(
-                    await self.guard.post(state, target.endpoint, message.body, message.headers)
+                    await self.guard.post(state, target.endpoint, message.body, message.headers),
+                    message.headers,
                 )
         # draining an older generation: its own endpoint, no newer pin applies
         return evidence_of(
-            await self.transport.post(target.endpoint, message.body, message.headers)
+            await self.transport.post(target.endpoint, message.body, message.headers),
+            message.headers,
         )

@@ -84,6 +84,7 @@ def outcome_events(
             duration_ms=ms,
             at=at,
             body_truncated=result.body_truncated or UNSET,
+            response=result.response or UNSET,
         )
         return Recorded([accepted], "endpoint_accepted")
     error = classify(result, now)
@@ -104,6 +105,7 @@ def outcome_events(
             duration_ms=ms,
             at=at,
             body_truncated=result.body_truncated or UNSET,
+            response=result.response or UNSET,
         )
     ]
     if decision.retry:
