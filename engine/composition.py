@@ -33,6 +33,7 @@ from .api.metrics import metrics_route
 from .api.receipts import routes as receipt_routes
 from .api.recover import routes as recover_routes
 from .api.rollouts import routes as rollout_routes
+from .api.test_events import routes as test_event_routes
 from .archive import Archiver, SegmentArchive
 from .archive.repository import ArchiveRepository
 from .challenge import Challenger
@@ -48,6 +49,7 @@ from .delivery.ingest import IngestService
 from .delivery.log import DeliveryLog
 from .delivery.recover import Recovery
 from .delivery.repository import DeliveryRepository
+from .delivery.test_events import TestEventSender
 from .delivery.views import DeliveryReader
 from .egress import EgressTransport
 from .event_types.gate import SchemaGate
@@ -434,6 +436,7 @@ def construct_routes(
         metrics_route(services.metrics, deliveries),
         *delivery_routes(services.ingest, services.reader, DeliveryLog(deliveries.pool)),
         *recover_routes(services.recovery),
+        *test_event_routes(TestEventSender(services.ingest, services.event_types)),
         *key_routes(services.rotation),
         *receipt_routes(services.receipts),
         # the ring's JWKS, with rollout targets

@@ -82,6 +82,8 @@ class EventIngested(Event, frozen=True, kw_only=True, tag="event.ingested"):
     at: str
     #: the consumer it was published for (None: only consumer-less subscriptions)
     consumer_id: str | None = None
+    #: a test event sent to one endpoint from the catalogue's example (absent: a real one)
+    test: bool | UnsetType = UNSET
 
 
 class EventPayloadConflict(Event, frozen=True, kw_only=True, tag="event.payload_conflict"):

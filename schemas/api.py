@@ -275,6 +275,8 @@ class DeliveryLogItem(msgspec.Struct, kw_only=True, rename="camel"):
     state: str
     attempt: int
     evidence: DeliveryEvidence
+    #: a test event's delivery (``POST /v1/subscriptions/{id}/test-events``)
+    test: bool
     created_at: str
     updated_at: str
 
@@ -308,3 +310,17 @@ class AttemptResponseView(msgspec.Struct, kw_only=True, rename="camel"):
     body_bytes: int
     excerpt_truncated: bool
     headers_truncated: bool
+
+
+class TestEventIn(_Strict, kw_only=True):
+    """``POST /v1/subscriptions/{id}/test-events``: send the event catalogue's example of
+    ``topic`` (one the subscription takes; default: its only exact topic) at major
+    ``version`` (default: the newest the subscription accepts with an example) to this one
+    endpoint, through the normal delivery path. The event's id is ``hookproof-test-<hex>``
+    (a reserved space) and its ``event.ingested`` says ``test: true``; the log marks its
+    delivery ``test``. 202 with the ingest answer."""
+
+    __test__ = False  # not a pytest class
+
+    topic: str | None = None
+    version: int | None = None

@@ -30,6 +30,7 @@ _REQUEST_TYPES: list[Any] = [
     api_schemas.ConsumerDisable,
     api_schemas.PortalSessionCreate,
     api_schemas.TenantCreate,
+    api_schemas.TestEventIn,
 ]
 #: response bodies described by a msgspec type (the others: ``{"type": "object"}``)
 _RESPONSE_TYPES: list[Any] = [
@@ -155,6 +156,11 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("get", "/v1/dead-letters"): {
         "summary": "Dead letters with their owners (paged)",
         "paged": True,
+    },
+    ("post", "/v1/subscriptions/{id}/test-events"): {
+        "summary": "Send the catalogue's example to this endpoint as a test event",
+        "body": "TestEventIn",
+        "status": 202,
     },
     ("get", "/v1/deliveries"): {
         "summary": "The delivery log, newest first: filtered, searched, paged",

@@ -17,6 +17,7 @@ from hookproof.projections.ledger import LedgerState as S
 
 from ..queries import ENGINE_QUERIES
 from ..repository import PoolRepository, Record
+from .test_event_ids import is_test_event
 from .views import evidence_of
 
 __all__ = [
@@ -86,6 +87,7 @@ def item_of(r: Record) -> dict[str, Any]:
         "state": r["state"],
         "attempt": r["attempt"],
         "evidence": evidence_of(dict(r)),
+        "test": is_test_event(r["event_id"]),
         "createdAt": _iso(r["created_at"]),
         "updatedAt": _iso(r["updated_at"]),
     }

@@ -33,6 +33,7 @@ from ..repository import Record
 from .ledger import ledger_next
 from .repository import DeliveryRepository
 from .streams import append_to_deliveries
+from .test_event_ids import is_test_event
 
 __all__ = ["DeliveryReader", "evidence_of", "response_view"]
 
@@ -194,6 +195,7 @@ class DeliveryReader:
         view = {
             "deliveryId": row["delivery_id"],
             "eventId": row["event_id"],
+            "test": is_test_event(row["event_id"]),
             "subscriptionId": row["subscription_id"],
             "generation": row["generation"],
             "endpoint": row["endpoint"],

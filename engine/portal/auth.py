@@ -89,6 +89,7 @@ PORTAL_SCOPE: dict[tuple[str, str], Scope] = {
     ("POST", "/v1/subscriptions/{id}/revoke"): Scope("manage", "subscription"),
     ("POST", "/v1/subscriptions/{id}/challenge"): Scope("manage", "subscription"),
     ("POST", "/v1/subscriptions/{id}/secret/rotate"): Scope("manage", "subscription"),
+    ("POST", "/v1/subscriptions/{id}/test-events"): Scope("manage", "subscription"),
     ("POST", "/v1/deliveries/{id}/replay"): Scope("replay", "delivery"),
     ("POST", "/v1/deliveries/{id}/skip"): Scope("replay", "delivery"),
     ("POST", "/v1/subscriptions/{id}/recover"): Scope("replay", "subscription"),
