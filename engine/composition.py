@@ -25,6 +25,7 @@ from hookproof.projections.attempt_stats import AttemptStats
 
 from . import tracing
 from .api import ApiContext, create_app
+from .api.branding import routes as branding_routes
 from .api.delivery import routes as delivery_routes
 from .api.event_types import routes as event_type_routes
 from .api.jwks import jwks_handler
@@ -62,6 +63,7 @@ from .keys.signers import AttemptSigningKeys, ChallengeSigningKeys
 from .metrics import EngineMetrics
 from .migrate import migrate
 from .notifications import Notifier
+from .portal.branding import BrandingRepository
 from .portal.repository import PortalRepository
 from .portal.service import PortalService, PortalSessionEnds
 from .projections_runner import ProjectorRole
@@ -437,6 +439,7 @@ def construct_routes(
         *delivery_routes(services.ingest, services.reader, DeliveryLog(deliveries.pool)),
         *recover_routes(services.recovery),
         *test_event_routes(TestEventSender(services.ingest, services.event_types)),
+        *branding_routes(BrandingRepository(deliveries.pool)),
         *key_routes(services.rotation),
         *receipt_routes(services.receipts),
         # the ring's JWKS, with rollout targets

@@ -324,3 +324,28 @@ class TestEventIn(_Strict, kw_only=True):
 
     topic: str | None = None
     version: int | None = None
+
+
+class PortalBrandingIn(_Strict, kw_only=True):
+    """``PUT /v1/portal/branding`` (a tenant token): how the tenant's customers see the portal,
+    replaced whole. ``displayName`` 1..80 printable characters; ``logoUrl`` an ``https://`` URL
+    (no credentials, at most 500 characters); ``accentColour`` ``#rrggbb``, dark enough for
+    white text on it (contrast at least 4.5:1); ``frameAncestors``: at most 10 origins
+    (``https://host[:port]``) allowed to embed ``/portal/{tenantId}`` in a frame (default none:
+    the portal cannot be framed). Refusals: ``invalid_display_name``, ``invalid_logo_url``,
+    ``invalid_accent_colour``, ``low_contrast_accent``, ``invalid_frame_ancestor``."""
+
+    display_name: str | None = None
+    logo_url: str | None = None
+    accent_colour: str | None = None
+    frame_ancestors: list[str] = msgspec.field(default_factory=list)
+
+
+class PortalBranding(msgspec.Struct, kw_only=True, rename="camel"):
+    """``GET /v1/portal/branding`` (the tenant, or a portal session of one of its consumers):
+    the branding as set, ``null`` fields where none is."""
+
+    display_name: str | None
+    logo_url: str | None
+    accent_colour: str | None
+    frame_ancestors: list[str]

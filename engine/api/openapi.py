@@ -31,6 +31,7 @@ _REQUEST_TYPES: list[Any] = [
     api_schemas.PortalSessionCreate,
     api_schemas.TenantCreate,
     api_schemas.TestEventIn,
+    api_schemas.PortalBrandingIn,
 ]
 #: response bodies described by a msgspec type (the others: ``{"type": "object"}``)
 _RESPONSE_TYPES: list[Any] = [
@@ -40,6 +41,7 @@ _RESPONSE_TYPES: list[Any] = [
     api_schemas.PortalSessionsEnded,
     api_schemas.DeliveryLogPage,
     api_schemas.AttemptResponseView,
+    api_schemas.PortalBranding,
 ]
 
 _PROBLEM = {
@@ -161,6 +163,15 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "Send the catalogue's example to this endpoint as a test event",
         "body": "TestEventIn",
         "status": 202,
+    },
+    ("put", "/v1/portal/branding"): {
+        "summary": "Set the portal's branding and frame-ancestors (replaced whole)",
+        "body": "PortalBrandingIn",
+        "response": "PortalBranding",
+    },
+    ("get", "/v1/portal/branding"): {
+        "summary": "The portal's branding (the tenant or its consumers' portal sessions)",
+        "response": "PortalBranding",
     },
     ("get", "/v1/deliveries"): {
         "summary": "The delivery log, newest first: filtered, searched, paged",

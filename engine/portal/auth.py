@@ -84,6 +84,7 @@ PORTAL_SCOPE: dict[tuple[str, str], Scope] = {
     ("GET", "/v1/event-types"): Scope("read"),
     ("GET", "/v1/event-types/{topic}"): Scope("read"),
     ("GET", "/v1/event-types/openapi.json"): Scope("read"),
+    ("GET", "/v1/portal/branding"): Scope("read"),  # the session's tenant's
     ("POST", "/v1/subscriptions"): Scope("manage"),  # the handler sets the consumer
     ("PATCH", "/v1/subscriptions/{id}"): Scope("manage", "subscription"),
     ("POST", "/v1/subscriptions/{id}/revoke"): Scope("manage", "subscription"),
@@ -105,6 +106,7 @@ PUBLIC_ROUTES = frozenset(
         "/console/console.js",
         "/console/portal.js",
         "/console/console.css",
+        "/portal/{tenantId}",
         "/.well-known/hookproof/jwks.json",
         "/v1/receipts",
     }
