@@ -22,6 +22,7 @@ _FILES = {
     "/console": ("index.html", "text/html"),
     "/console/console.js": ("console.js", "text/javascript"),
     "/console/portal.js": ("portal.js", "text/javascript"),
+    "/console/views.js": ("views.js", "text/javascript"),
     "/console/console.css": ("console.css", "text/css"),
 }
 

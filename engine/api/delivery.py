@@ -19,7 +19,18 @@ from .delivery_log import log_query
 from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .problems import decode_body, json_response
 
-__all__ = ["STATS_IDS_MAX", "routes", "stats_ids"]
+__all__ = ["STATS_IDS_MAX", "STATS_WINDOWS", "routes", "stats_hours", "stats_ids"]
+
+#: ``window`` of ``GET /v1/attempt-stats``: hours of buckets (the 7 days: 168 hourly buckets,
+#: read from the same rollup; a chart folds them into days)
+STATS_WINDOWS = {"24h": 24, "7d": 168}
+
+
+def stats_hours(window: str) -> int:
+    if window not in STATS_WINDOWS:
+        raise ValidationError("window must be 24h or 7d", field="window", code="invalid_window")
+    return STATS_WINDOWS[window]
+
 
 #: subscriptions one ``GET /v1/attempt-stats`` may name (a page of ``GET /v1/subscriptions``)
 STATS_IDS_MAX = 100
@@ -143,11 +154,14 @@ def routes(
         else 404 ``subscription_not_found``, as the single route answers."""
         tenant = await tenant_of(request)
         ids = stats_ids(request.query.getall("subscriptionId", []))
+        hours = stats_hours(request.query.get("window", "24h"))
         portal = portal_of(request)
         await ApiContext.of(request).subscriptions.require_visible(
             tenant, ids, portal.consumer_id if portal is not None else None
         )
-        return json_response(await reader.attempt_stats_of(tenant, ids, datetime.now(UTC)))
+        return json_response(
+            await reader.attempt_stats_of(tenant, ids, datetime.now(UTC), hours=hours)
+        )
 
     return [
         web.get("/v1/subscriptions/{id}/attempt-stats", attempt_stats, allow_head=False),

@@ -117,7 +117,8 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                 "items": {"type": "string", "pattern": "^sub_[0-9a-f]{24}$"},
                 "minItems": 1,
                 "maxItems": 100,
-            }
+            },
+            "window": {"type": "string", "enum": ["24h", "7d"]},
         },
         "requiredQuery": ["subscriptionId"],
         "response": "AttemptStatsBatch",

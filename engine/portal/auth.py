@@ -105,6 +105,7 @@ PUBLIC_ROUTES = frozenset(
         "/console",
         "/console/console.js",
         "/console/portal.js",
+        "/console/views.js",
         "/console/console.css",
         "/portal/{tenantId}",
         "/.well-known/hookproof/jwks.json",
