@@ -104,6 +104,7 @@ async def test_console_files_are_served_with_a_strict_policy(base: str) -> None:
             ("/console", "text/html"),
             ("/console/console.js", "text/javascript"),
             ("/console/portal.js", "text/javascript"),
+            ("/console/views.js", "text/javascript"),
             ("/console/console.css", "text/css"),
         ):
             async with http.get(base + path) as r:

@@ -127,9 +127,22 @@ async def test_the_log_is_filtered_searched_and_paged_by_the_api(
             assert status == 400, query
             assert (problem["code"], problem["field"]) == (code, field), query
 
+        # the charts' windows: 24 hourly buckets, or 168 for the 7 days; nothing else
+        for window, n in (("", 24), ("&window=24h", 24), ("&window=7d", 168)):
+            status, stats = await a.call("GET", f"/v1/attempt-stats?subscriptionId={ok}{window}")
+            assert status == 200 and len(stats["items"][0]["buckets"]) == n
+            assert sum(sum(b["counts"].values()) for b in stats["items"][0]["buckets"]) <= 2
+        status, problem = await a.call("GET", f"/v1/attempt-stats?subscriptionId={ok}&window=1y")
+        assert (status, problem["code"]) == (400, "invalid_window")
+
         # another tenant: nothing of acme's, whatever it searches for
         o = Client(http, base, other.token)
-        for query in ("", "?eventId=evt-1", f"?subscriptionId={ok}", f"?deliveryId={by['evt-1', ok]}"):
+        for query in (
+            "",
+            "?eventId=evt-1",
+            f"?subscriptionId={ok}",
+            f"?deliveryId={by['evt-1', ok]}",
+        ):
             status, page = await o.call("GET", "/v1/deliveries" + query)
             assert (status, page) == (200, {"items": [], "nextCursor": None}), query
 

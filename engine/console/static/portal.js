@@ -25,7 +25,8 @@ const SUBSCRIPTION_WORDS = {
   ACTIVE: "Active", PENDING_CHALLENGE: "Checking the address", SUSPENDED: "Paused",
   REVOKED: "Removed", EXPIRED: "Expired",
 };
-const VERIFY_DOCS = "https://hookproof.dev/docs/verifying-signatures";
+// Where a customer's code checks a signature: the public keys served by this daemon.
+const PUBLIC_KEYS = "/.well-known/hookproof/jwks.json";
 
 function stateWord(state) {
   if (!who || who.kind !== "portal") return text(state);
@@ -73,8 +74,10 @@ async function portalEnter(w) {
 function signingNote(s) {
   const scheme = s.signatureProfile || "hookproof.sig.v1";
   const how = s.signatureAlgorithm === "hmac-sha256" ? "a shared secret" : "a public key (Ed25519)";
-  return [`Every request is signed (${scheme}, with ${how}). `,
-    el("a", { href: VERIFY_DOCS, rel: "noreferrer" }, "How to verify a signature")];
+  const keys = s.signatureAlgorithm === "hmac-sha256" ? "the secret shown when the endpoint was added"
+    : el("a", { href: PUBLIC_KEYS }, "the public keys");
+  return [`Every request is signed (${scheme}, with ${how}). How to verify a signature: `,
+    "the hookproof-subscriber library (Python or Node.js) checks it with ", keys, "."];
 }
 
 // -- charts: attempts per hour (24 h) or per day (7 d), stacked by outcome, with axes ---------
@@ -220,7 +223,7 @@ async function addEndpoint() {
   }
   out.className = "";
   out.dataset.id = r.body.id;
-  out.textContent = `added ${r.body.endpoint}: we are checking the address now`;
+  out.textContent = `added ${r.body.id} (${r.body.endpoint}): we are checking the address now`;
   if (r.body.secret) showSecretOnce(r.body.secret, r.body.id);
   $("#add-endpoint-url").value = "";
   await loadSubscriptions();
