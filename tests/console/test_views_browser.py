@@ -318,6 +318,7 @@ async def test_portal_speaks_the_customers_language_and_sends_test_events(
             assert "#portal=" not in page.url and page.url.endswith("#/endpoints")
             await expect(page.locator("#title")).to_have_text("Acme Shop webhooks")
             assert await row.locator("td.state").inner_text() == "Active"
+            await expect(row.locator("td.last-delivery a")).to_contain_text("Delivered")
             header = await page.locator("#subscriptions thead").inner_text()
             assert "generation" not in header and "profile" not in header
             await expect(page.locator('#nav a[data-view="dead-letters"]')).to_have_text(

@@ -60,6 +60,8 @@ function note(section, msg) { $(`#${section} .note`).textContent = msg || ""; }
 
 function fill(tbody, rows) { tbody.replaceChildren(...rows); }
 
+function replayLabel() { return who && who.kind === "portal" ? "Retry" : "Replay"; }
+
 function stateBadge(state) {
   return el("span", { class: "badge s-" + String(state).toLowerCase(), "data-state": state }, stateWord(state));
 }
@@ -201,7 +203,7 @@ async function showDelivery(id) {
   $("#attempt-details").replaceChildren(...v.attempts.map(attemptDetail));
   const actions = [];
   if (REPLAYABLE.has(v.state)) {
-    actions.push(el("button", { type: "button", "data-replay": id, onclick: () => replay(id) }, "Replay"));
+    actions.push(el("button", { type: "button", "data-replay": id, onclick: () => replay(id) }, replayLabel()));
   }
   if (SKIPPABLE.has(v.state)) {
     actions.push(el("button", { type: "button", "data-skip": id, onclick: () => skip(id) }, "Skip"));
@@ -258,7 +260,7 @@ async function loadDeadLetters() {
     el("td", {}, text(d.reason)),
     el("td", {}, text(d.attempt)),
     el("td", {}, short(d.deadSince)),
-    el("td", {}, el("button", { type: "button", "data-replay": d.deliveryId, onclick: () => replay(d.deliveryId) }, "Replay")),
+    el("td", {}, el("button", { type: "button", "data-replay": d.deliveryId, onclick: () => replay(d.deliveryId) }, replayLabel())),
   )));
 }
 

@@ -68,7 +68,7 @@ async function fetchEndpoints() {
 
 function endpointColumns() {
   return who.kind === "portal"
-    ? ["Endpoint", "Status", "Event types", "Last 24 hours", ""]
+    ? ["Endpoint", "Status", "Event types", "Last delivery", "Last 24 hours", ""]
     : ["id", "state", "generation", "verified", "profile", "algorithm", "ordering", "topics", "endpoint", "challenge", "last 24 h", ""];
 }
 
@@ -93,6 +93,7 @@ async function loadSubscriptions() {
       el("td", { class: "endpoint" }, link(s)),
       el("td", { class: "state" }, stateBadge(s.state)),
       el("td", {}, (s.topics || []).join(", ")),
+      el("td", { class: "last-delivery", "data-last": s.id }, "-"),
       el("td", { class: "chart-cell" }, charts[i]),
       el("td", { class: "actions" }, rotate(s)))
     : el("tr", { "data-id": s.id },
@@ -108,7 +109,19 @@ async function loadSubscriptions() {
       el("td", { class: "challenge" }, challengeResult(s)),
       el("td", { class: "chart-cell" }, charts[i]),
       el("td", { class: "actions" }, rotate(s)))));
-  await drawCharts(charts);
+  await Promise.all([drawCharts(charts), who.kind === "portal" ? lastDeliveries() : null]);
+}
+
+// The newest delivery of each endpoint (the portal's "Last delivery": one indexed read each).
+async function lastDeliveries() {
+  await Promise.all(endpoints.map(async (s) => {
+    const r = await api("GET", "/v1/deliveries?limit=1&subscriptionId=" + encodeURIComponent(s.id));
+    const cell = document.querySelector(`td[data-last="${CSS.escape(s.id)}"]`);
+    if (!cell || r.status !== 200) return;
+    const d = r.body.items[0];
+    cell.replaceChildren(d ? el("a", { href: "#/delivery/" + encodeURIComponent(d.deliveryId) },
+      short(d.createdAt), " ", stateBadge(d.state)) : "none yet");
+  }));
 }
 
 function challengeResult(s) {
