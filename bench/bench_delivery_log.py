@@ -148,7 +148,8 @@ async def measure(conn: Any, log: Any, q: Any, runs: int) -> dict[str, Any]:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     import asyncpg
 
-    from hookproof.engine.delivery.log import DeliveryLog, LogQuery
+    from hookproof.engine.delivery.log import LogQuery
+    from hookproof.engine.delivery.log_repository import DeliveryLog
     from hookproof.engine.migrate import migrate
 
     out: dict[str, Any] = {

@@ -47,7 +47,7 @@ from .delivery.dispatcher import Dispatcher
 from .delivery.gates import EndpointGates
 from .delivery.https import HttpsDestination
 from .delivery.ingest import IngestService
-from .delivery.log import DeliveryLog
+from .delivery.log_repository import DeliveryLog
 from .delivery.recover import Recovery
 from .delivery.repository import DeliveryRepository
 from .delivery.test_events import TestEventSender
@@ -63,7 +63,7 @@ from .keys.signers import AttemptSigningKeys, ChallengeSigningKeys
 from .metrics import EngineMetrics
 from .migrate import migrate
 from .notifications import Notifier
-from .portal.branding import BrandingRepository
+from .portal.branding_repository import BrandingRepository
 from .portal.repository import PortalRepository
 from .portal.service import PortalService, PortalSessionEnds
 from .projections_runner import ProjectorRole
@@ -429,17 +429,17 @@ def construct_api(
 
 
 def construct_routes(
-    services: Services, deliveries: DeliveryRepository
+    services: Services, deliveries: DeliveryRepository, store: EventStore
 ) -> tuple[web.RouteDef, ...]:
     """The parts' routes beside the API's own (``create_app``), in this order."""
     return (
         *rollout_routes(services.rollouts),
         *event_type_routes(services.event_types),
         metrics_route(services.metrics, deliveries),
-        *delivery_routes(services.ingest, services.reader, DeliveryLog(deliveries.pool)),
+        *delivery_routes(services.ingest, services.reader, DeliveryLog.of(store)),
         *recover_routes(services.recovery),
         *test_event_routes(TestEventSender(services.ingest, services.event_types)),
-        *branding_routes(BrandingRepository(deliveries.pool)),
+        *branding_routes(BrandingRepository.of(store)),
         *key_routes(services.rotation),
         *receipt_routes(services.receipts),
         # the ring's JWKS, with rollout targets
@@ -569,7 +569,7 @@ async def build_engine(
         api=api,
         services=services,
         workers=workers,
-        extra_routes=construct_routes(services, delivery.deliveries),
+        extra_routes=construct_routes(services, delivery.deliveries, store),
         closers=tuple(closers),
         settlers=settlers,
         roles=roles,

@@ -11,7 +11,7 @@ from hookproof.schemas.api import EventIn
 
 from ..delivery.batch import decode_batch, result_entry
 from ..delivery.ingest import IngestService
-from ..delivery.log import DeliveryLog
+from ..delivery.log_repository import DeliveryLog
 from ..delivery.views import DeliveryReader
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import ApiContext, actor, portal_of, tenant_of

@@ -2,29 +2,29 @@
 
 :class:`LogQuery` is what a caller asked, already checked; :func:`query_name` picks the named
 query whose leading filter is the most selective one given (each has an index in that order,
-``engine/sql/migrations/0960_delivery_log.sql``); :class:`DeliveryLog` runs it and shapes the
-page. The checking of raw query parameters is the API's (``engine/api/delivery_log.py``).
+``engine/sql/migrations/0960_delivery_log.sql``); :class:`~.log_repository.DeliveryLog` runs it and
+shapes the page. The checking of raw query parameters is the API's (``engine/api/delivery_log.py``).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import msgspec
 
 from hookproof.projections.ledger import LedgerState as S
 
 from ..queries import ENGINE_QUERIES
-from ..repository import PoolRepository, Record
+from ..repository import Record
 from .test_event_ids import is_test_event
 from .views import evidence_of
 
 __all__ = [
     "EVIDENCE_FILTERS",
     "LOG_QUERIES",
-    "DeliveryLog",
     "LogQuery",
+    "item_of",
     "query_name",
 ]
 
@@ -42,7 +42,9 @@ LOG_QUERIES: Final = (
     ("topic", "deliveries_log_by_topic"),
 )
 
-SQL = ENGINE_QUERIES.named("deliveries_log", *(name for _, name in LOG_QUERIES))
+SQL = ENGINE_QUERIES.named(
+    "deliveries_log", "deliveries_log_custom_plan", *(name for _, name in LOG_QUERIES)
+)
 
 
 class LogQuery(msgspec.Struct, frozen=True, kw_only=True):
@@ -91,38 +93,3 @@ def item_of(r: Record) -> dict[str, Any]:
         "createdAt": _iso(r["created_at"]),
         "updatedAt": _iso(r["updated_at"]),
     }
-
-
-class DeliveryLog(PoolRepository):
-    """Pages of the delivery log, read with one indexed query each."""
-
-    async def rows(self, q: LogQuery) -> list[Record]:
-        """Up to ``q.limit + 1`` rows (one more tells whether a next page exists)."""
-        at, last = q.before if q.before is not None else (None, None)
-        return cast(
-            list[Record],
-            await self.pool.fetch(
-                SQL[query_name(q)],
-                q.tenant_id,
-                q.subscription_id,
-                q.topic,
-                q.state,
-                q.evidence,
-                q.since,
-                q.until,
-                q.event_id,
-                q.delivery_id,
-                q.consumer_id,
-                at,
-                last,
-                q.limit + 1,
-            ),
-        )
-
-    async def page(self, q: LogQuery) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:
-        """The page's items, and the key to continue before when there are more."""
-        rows = await self.rows(q)
-        more = len(rows) > q.limit
-        rows = rows[: q.limit]
-        nxt = (rows[-1]["created_at"], rows[-1]["delivery_id"]) if more and rows else None
-        return [item_of(r) for r in rows], nxt

@@ -1,29 +1,22 @@
-"""A tenant's portal branding: checked (pure), stored (``portal_branding``), and the portal
-page's Content-Security-Policy made from it (the tenant's ``frame-ancestors``, its logo's
-origin as the one image source besides the daemon)."""
+"""A tenant's portal branding, checked (pure; stored by :mod:`.branding_repository`), and the
+portal page's Content-Security-Policy made from it (the tenant's ``frame-ancestors``, its
+logo's origin as the one image source besides the daemon)."""
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from typing import Any, Final
 from urllib.parse import urlsplit
 
 from hookproof.errors import ValidationError
 from hookproof.schemas.api import PortalBrandingIn
 
-from ..queries import ENGINE_QUERIES
-from ..repository import PoolRepository
-
 __all__ = [
     "FRAME_ANCESTORS_MAX",
-    "BrandingRepository",
     "check_branding",
     "contrast_on_white_text",
     "portal_csp",
 ]
-
-SQL = ENGINE_QUERIES.named("portal_branding_get", "portal_branding_put")
 
 FRAME_ANCESTORS_MAX: Final = 10
 _COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
@@ -127,27 +120,3 @@ def portal_csp(base: str, branding: dict[str, Any] | None) -> str:
         origin = _origin(logo, "logoUrl", "invalid_logo_url", path_ok=True)
         policy = policy.replace("img-src 'self'", f"img-src 'self' {origin}")
     return policy
-
-
-class BrandingRepository(PoolRepository):
-    async def get(self, tenant_id: str) -> dict[str, Any] | None:
-        row = await self.pool.fetchrow(SQL["portal_branding_get"], tenant_id)
-        if row is None:
-            return None
-        return {
-            "displayName": row["display_name"],
-            "logoUrl": row["logo_url"],
-            "accentColour": row["accent_colour"],
-            "frameAncestors": list(row["frame_ancestors"]),
-        }
-
-    async def put(self, tenant_id: str, branding: dict[str, Any]) -> None:
-        await self.pool.execute(
-            SQL["portal_branding_put"],
-            tenant_id,
-            branding["displayName"],
-            branding["logoUrl"],
-            branding["accentColour"],
-            branding["frameAncestors"],
-            datetime.now(UTC),
-        )
