@@ -134,7 +134,7 @@ async def test_portal_link_shows_only_its_consumer(
                     await page.go_back()
 
                     # a delivery's evidence ladder and attempts
-                    await row.locator("a").click()
+                    await row.locator("td.endpoint a").click()
                     await page.click("#endpoint-deliveries")
                     await page.locator(
                         f'#deliveries tr[data-id="{ok_did}"] a[href^="#/delivery"]'
