@@ -260,6 +260,16 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "public": True,
         "mime": "text/javascript",
     },
+    ("get", "/console/views.js"): {
+        "summary": "The console's views and their addresses (script)",
+        "public": True,
+        "mime": "text/javascript",
+    },
+    ("get", "/portal/{tenantId}"): {
+        "summary": "The portal page under the tenant's policy (frame-ancestors, logo origin)",
+        "public": True,
+        "mime": "text/html",
+    },
     ("get", "/console/console.css"): {
         "summary": "The console's style sheet",
         "public": True,
