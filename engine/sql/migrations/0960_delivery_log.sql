@@ -12,6 +12,9 @@
 CREATE INDEX IF NOT EXISTS deliveries_log ON deliveries (tenant_id, created_at, delivery_id);
 CREATE INDEX IF NOT EXISTS deliveries_log_subscription
     ON deliveries (subscription_id, created_at, delivery_id);
+-- deliveries_subscription (subscription_id) is a prefix of it: recovery's reads by
+-- subscription walk the new one, and every ledger write carries one index entry fewer.
+DROP INDEX IF EXISTS deliveries_subscription;
 CREATE INDEX IF NOT EXISTS deliveries_log_state
     ON deliveries (tenant_id, state, created_at, delivery_id);
 CREATE INDEX IF NOT EXISTS deliveries_log_topic
