@@ -25,6 +25,7 @@ from hookproof.projections.attempt_stats import AttemptStats
 
 from . import tracing
 from .api import ApiContext, create_app
+from .api.branding import routes as branding_routes
 from .api.challenges import routes as challenge_routes
 from .api.delivery import routes as delivery_routes
 from .api.event_types import routes as event_type_routes
@@ -35,6 +36,7 @@ from .api.receipts import routes as receipt_routes
 from .api.recover import routes as recover_routes
 from .api.relay import routes as relay_routes
 from .api.rollouts import routes as rollout_routes
+from .api.test_events import routes as test_event_routes
 from .archive import Archiver, SegmentArchive
 from .archive.repository import ArchiveRepository
 from .challenge import Challenger
@@ -49,8 +51,10 @@ from .delivery.dispatcher import Dispatcher
 from .delivery.gates import EndpointGates
 from .delivery.https import HttpsDestination
 from .delivery.ingest import IngestService
+from .delivery.log_repository import DeliveryLog
 from .delivery.recover import Recovery
 from .delivery.repository import DeliveryRepository
+from .delivery.test_events import TestEventSender
 from .delivery.views import DeliveryReader
 from .destinations.credentials import DestinationCredentials
 from .egress import EgressTransport
@@ -66,6 +70,7 @@ from .keys.signers import AttemptSigningKeys, ChallengeSigningKeys
 from .metrics import EngineMetrics
 from .migrate import migrate
 from .notifications import Notifier
+from .portal.branding_repository import BrandingRepository
 from .portal.repository import PortalRepository
 from .portal.service import PortalService, PortalSessionEnds
 from .projections_runner import ProjectorRole
@@ -512,7 +517,10 @@ def construct_api(
 
 
 def construct_routes(
-    services: Services, deliveries: DeliveryRepository, relay: RelayHub | None = None
+    services: Services,
+    deliveries: DeliveryRepository,
+    store: EventStore,
+    relay: RelayHub | None = None,
 ) -> tuple[web.RouteDef, ...]:
     """The parts' routes beside the API's own (``create_app``), in this order."""
     return (
@@ -520,8 +528,10 @@ def construct_routes(
         *rollout_routes(services.rollouts),
         *event_type_routes(services.event_types),
         metrics_route(services.metrics, deliveries),
-        *delivery_routes(services.ingest, services.reader),
+        *delivery_routes(services.ingest, services.reader, DeliveryLog.of(store)),
         *recover_routes(services.recovery),
+        *test_event_routes(TestEventSender(services.ingest, services.event_types)),
+        *branding_routes(BrandingRepository.of(store)),
         *key_routes(services.rotation),
         *receipt_routes(services.receipts),
         *challenge_routes(services.challenger),
@@ -653,7 +663,7 @@ async def build_engine(
         receipt_redeliverer=redeliverer,
         archiver=archiver,
     )
-    primary = ReadSide("primary", store, subscriptions, delivery.reader)
+    primary = ReadSide("primary", store, subscriptions, delivery.reader, DeliveryLog.of(store))
     reads, close_reads = await construct_reads(settings, pool, primary, clock)
     api = construct_api(
         settings,
@@ -682,7 +692,7 @@ async def build_engine(
         api=api,
         services=services,
         workers=workers,
-        extra_routes=construct_routes(services, delivery.deliveries, relay),
+        extra_routes=construct_routes(services, delivery.deliveries, store, relay),
         closers=tuple(closers),
         settlers=settlers,
         roles=roles,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import hashlib
 import hmac
 import secrets
@@ -18,7 +20,16 @@ from hookproof.errors import NotFound, Unauthorized
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
 from hookproof.events.subscription_events import TenantCreated, TokenIssued, TokenRevoked
 
-__all__ = ["Caller", "IssuedToken", "RevokedToken", "TenantService"]
+__all__ = [
+    "TENANT_ID",
+    "Caller",
+    "IssuedToken",
+    "RevokedToken",
+    "TenantService",
+]
+
+#: a tenant's id as :meth:`create` makes it (``ten_`` + 16 hex)
+TENANT_ID = re.compile(r"^ten_[0-9a-f]{16}$")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+import msgspec
 from msgspec import UNSET, UnsetType
 
 from .catalogue import Event
@@ -28,6 +29,7 @@ __all__ = [
     "AttemptAdmitted",
     "AttemptFailed",
     "AttemptLost",
+    "AttemptResponse",
     "DeadLettered",
     "DeliveriesRecovered",
     "DeliveryPlanned",
@@ -81,6 +83,8 @@ class EventIngested(Event, frozen=True, kw_only=True, tag="event.ingested"):
     at: str
     #: the consumer it was published for (None: only consumer-less subscriptions)
     consumer_id: str | None = None
+    #: a test event sent to one endpoint from the catalogue's example (absent: a real one)
+    test: bool | UnsetType = UNSET
 
 
 class EventPayloadConflict(Event, frozen=True, kw_only=True, tag="event.payload_conflict"):
@@ -142,6 +146,19 @@ class AttemptAdmitted(Event, frozen=True, kw_only=True, tag="delivery.attempt_ad
     signed_with: list[str] | None = None
 
 
+class AttemptResponse(msgspec.Struct, frozen=True, kw_only=True):
+    """What came back to one attempt, bounded and redacted at the engine's edge
+    (``engine/delivery/response_excerpt.py`` states the limits): the answer's headers
+    (secrets replaced by ``[redacted]``), the first bytes of its body as text, and how many
+    body bytes there were. Stored in the delivery's stream, so retention archives it with it."""
+
+    headers: list[tuple[str, str]]
+    excerpt: str
+    body_bytes: int
+    excerpt_truncated: bool = False
+    headers_truncated: bool = False
+
+
 class EndpointAccepted(Event, frozen=True, kw_only=True, tag="delivery.endpoint_accepted"):
     """A 2xx: the endpoint accepted the bytes. Nothing more is inferred.
 
@@ -163,6 +180,8 @@ class EndpointAccepted(Event, frozen=True, kw_only=True, tag="delivery.endpoint_
     broker: dict[str, Any] | UnsetType = UNSET
     #: the forward proxy it went through (``HOOKPROOF_EGRESS_PROXY``); written only then
     proxy: str | UnsetType = UNSET
+    #: the answer's headers and body excerpt (absent: recorded before issue 39)
+    response: AttemptResponse | UnsetType = UNSET
 
 
 class AttemptFailed(Event, frozen=True, kw_only=True, tag="delivery.attempt_failed"):
@@ -188,6 +207,8 @@ class AttemptFailed(Event, frozen=True, kw_only=True, tag="delivery.attempt_fail
     broker: dict[str, Any] | UnsetType = UNSET
     #: as in :class:`EndpointAccepted`
     proxy: str | UnsetType = UNSET
+    #: as in :class:`EndpointAccepted` (only when a response came back)
+    response: AttemptResponse | UnsetType = UNSET
 
 
 class AttemptLost(Event, frozen=True, kw_only=True, tag="delivery.attempt_lost"):

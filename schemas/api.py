@@ -10,23 +10,27 @@ import msgspec
 from .destinations import DestinationIn
 
 __all__ = [
-    "CONSUMER_ID_PATTERN",
-    "MAX_BATCH_EVENTS",
-    "TEXT_PATTERN",
     "AttemptBucket",
+    "AttemptResponseView",
     "AttemptStats",
     "AttemptStatsBatch",
+    "CONSUMER_ID_PATTERN",
     "ConsumerCreate",
     "ConsumerDisable",
     "ConsumerPatch",
+    "DeliveryLogItem",
+    "DeliveryLogPage",
     "EndpointAuthIn",
     "EventBatchIn",
     "EventIn",
     "EventTypeIn",
     "EventTypeVersionIn",
     "HeaderAuthIn",
+    "MAX_BATCH_EVENTS",
     "MtlsAuthIn",
     "OAuth2AuthIn",
+    "PortalBranding",
+    "PortalBrandingIn",
     "PortalSessionCreate",
     "PortalSessionItem",
     "PortalSessionPage",
@@ -41,7 +45,9 @@ __all__ = [
     "SubscriptionCreate",
     "SubscriptionPatch",
     "SubscriptionTransition",
+    "TEXT_PATTERN",
     "TenantCreate",
+    "TestEventIn",
 ]
 
 
@@ -352,3 +358,100 @@ class AttemptStatsBatch(msgspec.Struct, kw_only=True, rename="camel"):
 
     since: str
     items: list[AttemptStats]
+
+
+class DeliveryEvidence(msgspec.Struct, kw_only=True, rename="camel"):
+    """How far a delivery's evidence got: ``endpoint`` (``ENDPOINT_ACCEPTED``,
+    ``VERIFIED_ENDPOINT`` or ``NONE``) and ``application`` (``CONFIRMED``, ``PENDING`` or
+    ``UNOBSERVABLE``), never inferred from each other."""
+
+    endpoint: str
+    application: str
+
+
+class DeliveryLogItem(msgspec.Struct, kw_only=True, rename="camel"):
+    """One delivery in the log (its full view, attempts included, is ``GET
+    /v1/deliveries/{id}``)."""
+
+    delivery_id: str
+    event_id: str
+    subscription_id: str
+    generation: int
+    topic: str
+    state: str
+    attempt: int
+    evidence: DeliveryEvidence
+    #: a test event's delivery (``POST /v1/subscriptions/{id}/test-events``)
+    test: bool
+    created_at: str
+    updated_at: str
+
+
+class DeliveryLogPage(msgspec.Struct, kw_only=True, rename="camel"):
+    """``GET /v1/deliveries``: the log, newest first (``createdAt``, then ``deliveryId``).
+    Filters (each optional, combined with AND): ``subscriptionId``, ``eventType`` (a topic),
+    ``state`` (a ledger state), ``evidence`` (``ENDPOINT_ACCEPTED``: the endpoint accepted it;
+    ``APPLICATION_CONFIRMED``: a signed receipt confirmed it; ``NONE``: no acceptance yet),
+    ``since``/``until`` (RFC 3339, on ``createdAt``, since inclusive, until exclusive),
+    ``eventId``, ``deliveryId``; ``limit`` 1..1000 (default 100) and ``cursor`` (a
+    ``nextCursor``). A bad value is a 400 with a code (``invalid_state``,
+    ``invalid_evidence``, ``invalid_time``, ``invalid_time_range``, ``invalid_id``,
+    ``invalid_event_type``, ``invalid_limit``, ``invalid_cursor``, ``unknown_parameter``).
+    A portal session sees only its consumer's deliveries."""
+
+    items: list[DeliveryLogItem]
+    next_cursor: str | None
+
+
+class AttemptResponseView(msgspec.Struct, kw_only=True, rename="camel"):
+    """An attempt's ``response`` in ``GET /v1/deliveries/{id}``: what came back, bounded and
+    redacted when recorded: at most 32 ``headers`` (``[name, value]``, values cut to 256
+    characters; credentials, cookies and signatures ``[redacted]``), ``excerpt``: the first
+    2,048 bytes of the body as UTF-8 text (any echo of a signature the engine sent is
+    ``[redacted]``), ``bodyBytes`` the whole body's size. Absent for attempts recorded before
+    it existed and for attempts without an answer."""
+
+    headers: list[tuple[str, str]]
+    excerpt: str
+    body_bytes: int
+    excerpt_truncated: bool
+    headers_truncated: bool
+
+
+class TestEventIn(_Strict, kw_only=True):
+    """``POST /v1/subscriptions/{id}/test-events``: send the event catalogue's example of
+    ``topic`` (one the subscription takes; default: its only exact topic) at major
+    ``version`` (default: the newest the subscription accepts with an example) to this one
+    endpoint, through the normal delivery path. The event's id is ``hookproof-test-<hex>``
+    (a reserved space) and its ``event.ingested`` says ``test: true``; the log marks its
+    delivery ``test``. 202 with the ingest answer."""
+
+    __test__ = False  # not a pytest class
+
+    topic: str | None = None
+    version: int | None = None
+
+
+class PortalBrandingIn(_Strict, kw_only=True):
+    """``PUT /v1/portal/branding`` (a tenant token): how the tenant's customers see the portal,
+    replaced whole. ``displayName`` 1..80 printable characters; ``logoUrl`` an ``https://`` URL
+    (no credentials, at most 500 characters); ``accentColour`` ``#rrggbb``, dark enough for
+    white text on it (contrast at least 4.5:1); ``frameAncestors``: at most 10 origins
+    (``https://host[:port]``) allowed to embed ``/portal/{tenantId}`` in a frame (default none:
+    the portal cannot be framed). Refusals: ``invalid_display_name``, ``invalid_logo_url``,
+    ``invalid_accent_colour``, ``low_contrast_accent``, ``invalid_frame_ancestor``."""
+
+    display_name: str | None = None
+    logo_url: str | None = None
+    accent_colour: str | None = None
+    frame_ancestors: list[str] = msgspec.field(default_factory=list)
+
+
+class PortalBranding(msgspec.Struct, kw_only=True, rename="camel"):
+    """``GET /v1/portal/branding`` (the tenant, or a portal session of one of its consumers):
+    the branding as set, ``null`` fields where none is."""
+
+    display_name: str | None
+    logo_url: str | None
+    accent_colour: str | None
+    frame_ancestors: list[str]

@@ -12,16 +12,29 @@ from hookproof.schemas.api import EventIn
 
 from ..delivery.batch import decode_batch, result_entry
 from ..delivery.ingest import IngestService
+from ..delivery.log_repository import DeliveryLog
 from ..delivery.views import DeliveryReader
 from ..standby import ReadSide
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import actor, portal_of, tenant_of
+from .delivery_log import log_query
 from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .params import only
 from .problems import decode_body, json_response
 from .reads import read_side
 
-__all__ = ["STATS_IDS_MAX", "routes", "stats_ids"]
+__all__ = ["STATS_IDS_MAX", "STATS_WINDOWS", "routes", "stats_hours", "stats_ids"]
+
+#: ``window`` of ``GET /v1/attempt-stats``: hours of buckets (the 7 days: 168 hourly buckets,
+#: read from the same rollup; a chart folds them into days)
+STATS_WINDOWS = {"24h": 24, "7d": 168}
+
+
+def stats_hours(window: str) -> int:
+    if window not in STATS_WINDOWS:
+        raise ValidationError("window must be 24h or 7d", field="window", code="invalid_window")
+    return STATS_WINDOWS[window]
+
 
 #: subscriptions one ``GET /v1/attempt-stats`` may name (a page of ``GET /v1/subscriptions``)
 STATS_IDS_MAX = 100
@@ -50,6 +63,7 @@ def stats_ids(values: list[str]) -> list[str]:
 def routes(
     ingest: IngestService,
     reader: DeliveryReader,
+    log: DeliveryLog,
 ) -> list[web.RouteDef]:
     async def post_event(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
@@ -106,21 +120,20 @@ def routes(
 
     async def list_deliveries(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
-        q = request.query  # each checked against params.QUERY before this handler ran
-        limit, _ = page_params(request)
         portal = portal_of(request)
-        items = await read_side(
-            request,
+        q = log_query(
             tenant,
-            lambda s: s.reader.list(
-                tenant,
-                subscription_id=q.get("subscriptionId"),
-                state=q.get("state"),
-                limit=limit,
-                consumer_id=portal.consumer_id if portal is not None else None,
-            ),
+            request.query,
+            [k for k, _ in request.query.items()],
+            portal.consumer_id if portal is not None else None,
         )
-        return json_response({"items": items})
+        items, nxt = await read_side(request, tenant, lambda s: s.log.page(q))
+        return json_response(
+            {
+                "items": items,
+                "nextCursor": encode_cursor(nxt[0].isoformat(), nxt[1]) if nxt else None,
+            }
+        )
 
     async def skip(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
@@ -165,12 +178,13 @@ def routes(
         else 404 ``subscription_not_found``, as the single route answers."""
         tenant = await tenant_of(request)
         ids = stats_ids(request.query.getall("subscriptionId", []))
+        hours = stats_hours(request.query.get("window", "24h"))
         portal = portal_of(request)
         consumer = portal.consumer_id if portal is not None else None
 
         async def stats(side: ReadSide) -> Any:
             await side.subscriptions.require_visible(tenant, ids, consumer)
-            return await side.reader.attempt_stats_of(tenant, ids, datetime.now(UTC))
+            return await side.reader.attempt_stats_of(tenant, ids, datetime.now(UTC), hours=hours)
 
         return json_response(await read_side(request, tenant, stats))
 

@@ -199,8 +199,22 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "response": "Page",
     },
     ("get", "/v1/deliveries"): {
-        "summary": "The tenant's deliveries, newest first",
-        "response": "DeliveryList",
+        "summary": "The delivery log, newest first: filtered, searched, paged",
+        "response": "DeliveryLogPage",
+    },
+    ("post", "/v1/subscriptions/{id}/test-events"): {
+        "summary": "Send the catalogue's example to this endpoint as a test event",
+        "body": "TestEventIn",
+        "status": 202,
+    },
+    ("put", "/v1/portal/branding"): {
+        "summary": "Set the portal's branding and frame-ancestors (replaced whole)",
+        "body": "PortalBrandingIn",
+        "response": "PortalBranding",
+    },
+    ("get", "/v1/portal/branding"): {
+        "summary": "The portal's branding (the tenant or its consumers' portal sessions)",
+        "response": "PortalBranding",
     },
     ("get", "/v1/deliveries/{id}/timeline"): {
         "summary": "A delivery's timeline from the log (optionally as of a time; paged)",
@@ -259,6 +273,16 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("get", "/console"): {
         "summary": "The console (HTML page)",
+        "public": True,
+        "mime": "text/html",
+    },
+    ("get", "/console/views.js"): {
+        "summary": "The console's views and their addresses (script)",
+        "public": True,
+        "mime": "text/javascript",
+    },
+    ("get", "/portal/{tenantId}"): {
+        "summary": "The portal page under the tenant's policy (frame-ancestors, logo origin)",
         "public": True,
         "mime": "text/html",
     },

@@ -20,6 +20,8 @@ from hookproof.projections.deliveries import LEDGER_STATES
 from ..challenge.protocol import CHALLENGE_ID
 from ..consumers.service import CONSUMER_ID
 from ..delivery.ingest import DELIVERY_ID, EVENT_ID
+from ..delivery.log import EVIDENCE_FILTERS
+from ..tenants import TENANT_ID
 from ..event_types.definition import TOPIC
 from ..portal.service import SESSION_ID
 from ..rollouts.service import ROLLOUT_ID
@@ -59,6 +61,8 @@ ID_FORMATS: dict[str, re.Pattern[str]] = {
 def path_format(path: str) -> re.Pattern[str]:
     """The format of the ``{...}`` parameter of the route ``path`` (its resource's kind)."""
     parts = path.split("/")
+    if len(parts) > 2 and parts[1] == "portal":  # the portal page under a tenant's policy
+        return TENANT_ID
     kind = parts[2] if len(parts) > 2 and parts[1] == "v1" else ""
     return ID_FORMATS.get(kind, _ANY_PATH)
 
@@ -105,15 +109,29 @@ QUERY: dict[tuple[str, str], dict[str, Param]] = {
             {"type": "array", "items": _id(SUBSCRIPTION_ID), "minItems": 1, "maxItems": 100},
             code="invalid_subscription_ids",
             required=True,
-        )
+        ),
+        "window": Param({"type": "string", "enum": ["24h", "7d"]}, code="invalid_window"),
     },
     ("GET", "/v1/event-types"): _paged(50, 100),
     ("GET", "/v1/dead-letters"): _paged(),
-    ("GET", "/v1/deliveries"): {
-        "subscriptionId": Param(_id(SUBSCRIPTION_ID), code="invalid_id"),
-        "state": Param({"type": "string", "enum": sorted(LEDGER_STATES)}, code="invalid_state"),
-        "limit": _limit(100, 1000),
-    },
+    # the delivery log (``engine/api/delivery_log.py`` checks the combination: the range, the
+    # cursor's own key, no parameter twice, none unknown)
+    ("GET", "/v1/deliveries"): _paged(
+        100,
+        1000,
+        subscriptionId=Param(_id(SUBSCRIPTION_ID), code="invalid_id"),
+        eventType=Param(
+            {"type": "string", "minLength": 1, "maxLength": 200}, code="invalid_event_type"
+        ),
+        state=Param({"type": "string", "enum": sorted(LEDGER_STATES)}, code="invalid_state"),
+        evidence=Param(
+            {"type": "string", "enum": sorted(EVIDENCE_FILTERS)}, code="invalid_evidence"
+        ),
+        since=Param(_TIME, code="invalid_time"),
+        until=Param(_TIME, code="invalid_time"),
+        eventId=Param(_id(EVENT_ID), code="invalid_id"),
+        deliveryId=Param(_id(DELIVERY_ID), code="invalid_id"),
+    ),
     ("GET", "/v1/deliveries/{id}/timeline"): _paged(
         200, 1000, asOf=Param(_TIME, code="invalid_time")
     ),

@@ -21,6 +21,8 @@ from typing import Any, Final, Protocol
 
 import msgspec
 
+from hookproof.events.delivery_events import AttemptResponse
+
 from ..egress.failures import FailureCode, Outcome, is_lost
 from ..relay.codes import RelayCode
 from ..relay.endpoint import is_relay_endpoint
@@ -84,7 +86,8 @@ class Evidence(msgspec.Struct, frozen=True):
     The rest is recorded with the attempt: the redirect's ``location``, whether the whole
     request was handed over (``request_written``), the peer that answered and its key digest,
     and whether the answer's body was cut (``body_truncated``: framed by the connection's end
-    with no TLS close_notify).
+    with no TLS close_notify), and what came back (``response``: headers and a bounded body
+    excerpt, redacted; :mod:`.response_excerpt`).
     """
 
     outcome: Outcome
@@ -102,6 +105,7 @@ class Evidence(msgspec.Struct, frozen=True):
     #: the forward proxy the attempt went through (``host:port``; ``peer_address`` is then
     #: the vetted address the tunnel reached)
     proxy: str | None = None
+    response: AttemptResponse | None = None
 
     @property
     def ok(self) -> bool:

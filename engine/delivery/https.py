@@ -10,6 +10,7 @@ subscription's ``auth`` (DESIGN.md section 14) is applied to every send by
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 from hookproof.projections.subscriptions import SubscriptionState
@@ -22,6 +23,7 @@ from ..memo import BoundedMemo
 from ..subscriptions import SubscriptionService
 from .destination import Evidence, SignedMessage
 from .ledger import ClaimRow
+from .response_excerpt import response_of
 
 __all__ = ["STATE_MEMO", "HttpsDestination", "evidence_of"]
 
@@ -30,8 +32,10 @@ __all__ = ["STATE_MEMO", "HttpsDestination", "evidence_of"]
 STATE_MEMO: Final = 2_048
 
 
-def evidence_of(result: EgressResult) -> Evidence:
-    """What the ledger records of one egress result (no body, no headers but Retry-After)."""
+def evidence_of(result: EgressResult, sent: Mapping[str, str] | None = None) -> Evidence:
+    """What the ledger records of one egress result: the outcome, Retry-After, and the answer's
+    headers and body excerpt bounded and redacted (``sent``: the request's headers, whose
+    secret values are scrubbed from what is kept)."""
     return Evidence(
         outcome=result.outcome,
         code=result.code,
@@ -43,6 +47,7 @@ def evidence_of(result: EgressResult) -> Evidence:
         spki_sha256=result.spki_sha256,
         body_truncated=result.body_truncated,
         proxy=result.proxy,
+        response=response_of(result.status, result.headers, result.body, sent or {}),
     )
 
 
@@ -81,9 +86,13 @@ class HttpsDestination:
             and state.generation == target.generation
         )
 
+        #: every header value sent (the auth's too): scrubbed from the answer's excerpt
+        sent: dict[str, str] = dict(message.headers)
+
         async def send(
             extra: list[tuple[str, str]], identity: ClientIdentity | None
         ) -> EgressResult:
+            sent.update(extra)
             headers = [*message.headers.items(), *extra] if extra else message.headers
             if current:
                 assert state is not None
@@ -96,5 +105,5 @@ class HttpsDestination:
             )
 
         if self.auth is None or state is None or state.config.auth is None:
-            return evidence_of(await send([], None))
-        return evidence_of(await self.auth.send(state, target.endpoint, send))
+            return evidence_of(await send([], None), sent)
+        return evidence_of(await self.auth.send(state, target.endpoint, send), sent)

@@ -12,6 +12,7 @@ from typing import Any
 import asyncpg
 import msgspec
 import structlog
+from msgspec import UNSET
 
 from hookproof.errors import ConflictError, HookproofError, ValidationError
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
@@ -36,6 +37,7 @@ from ..subscriptions.validation import parse_time, printable
 from .eligibility import Unplanned
 from .group_commit import GroupCommit
 from .ingest_repository import IngestRepository
+from .test_event_ids import check_event_id_space
 from .unplanned import explain_unplanned
 
 __all__ = ["DELIVERY_ID", "EVENT_ID", "IngestResult", "IngestService", "delivery_id_for"]
@@ -112,6 +114,8 @@ class _Item:
     body: bytes
     digest: str
     stream_id: str
+    #: a test event: planned for this one subscription only (and marked ``test``)
+    only: str | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -169,10 +173,20 @@ class IngestService:
             max_inflight=max_inflight,
         )
 
-    def prepare(self, tenant_id: str, e: EventIn, *, actor: str, internal: bool = False) -> _Item:
+    def prepare(
+        self,
+        tenant_id: str,
+        e: EventIn,
+        *,
+        actor: str,
+        internal: bool = False,
+        only: str | None = None,
+    ) -> _Item:
         """Validation and the canonical body (no I/O). ``internal``: the engine's own
-        notifications, the only events allowed under the reserved ``hookproof.`` prefix."""
+        notifications, the only events allowed under the reserved ``hookproof.`` prefix;
+        ``only``: a test event, for that subscription alone (``test_event_ids``)."""
         major = validate_event(e)
+        check_event_id_space(e.event_id, only is not None)
         if not internal and is_notification_topic(e.topic):
             raise ValidationError(
                 "topics under 'hookproof.' are reserved for the engine's own notifications",
@@ -188,13 +202,20 @@ class IngestService:
             body,
             content_digest(body),
             event_stream_id(tenant_id, e.event_id),
+            only,
         )
 
     async def ingest(
-        self, tenant_id: str, e: EventIn, *, actor: str, internal: bool = False
+        self,
+        tenant_id: str,
+        e: EventIn,
+        *,
+        actor: str,
+        internal: bool = False,
+        only: str | None = None,
     ) -> IngestResult:
         """One event, committed with whatever other events arrive at the same moment."""
-        item = self.prepare(tenant_id, e, actor=actor, internal=internal)
+        item = self.prepare(tenant_id, e, actor=actor, internal=internal, only=only)
         with tracing.span(
             "hookproof.ingest",
             {
@@ -415,6 +436,8 @@ class IngestService:
             for c in by_tenant.get(it.tenant_id, ()):
                 if c.tenant_id != it.tenant_id:  # never trust one filter with tenancy
                     continue
+                if it.only is not None and c.subscription_id != it.only:
+                    continue
                 if c.consumer_id != e.consumer_id:  # a consumer's events reach only its own
                     continue
                 if it.major not in c.event_versions or not topic_matches(c.topics, e.topic):
@@ -468,6 +491,7 @@ class IngestService:
                             consumer_id=e.consumer_id,
                             deliveries=[d["deliveryId"] for d in deliveries],
                             at=at,
+                            test=it.only is not None or UNSET,
                         )
                     ],
                     NO_STREAM,

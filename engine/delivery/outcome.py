@@ -87,6 +87,7 @@ def outcome_events(
             body_truncated=result.body_truncated or UNSET,
             broker=broker,
             proxy=result.proxy or UNSET,
+            response=result.response or UNSET,
         )
         return Recorded([accepted], "endpoint_accepted")
     error = classify(result, now)
@@ -109,6 +110,7 @@ def outcome_events(
             body_truncated=result.body_truncated or UNSET,
             broker=broker,
             proxy=result.proxy or UNSET,
+            response=result.response or UNSET,
         )
     ]
     if decision.retry:

@@ -18,7 +18,6 @@ SQL = ENGINE_QUERIES.named(
     "archived_delivery_owner",
     "ingest_body_get",
     "event_deliveries",
-    "deliveries_list",
     "dead_letters",
     "verified_generation",
     "recover_candidates",
@@ -75,22 +74,6 @@ class DeliveryRepository(PoolRepository):
     async def of_event(self, tenant_id: str, event_id: str) -> list[Record]:
         return cast(
             list[Record], await self.pool.fetch(SQL["event_deliveries"], tenant_id, event_id)
-        )
-
-    async def newest(
-        self,
-        tenant_id: str,
-        subscription_id: str | None,
-        state: str | None,
-        limit: int,
-        consumer_id: str | None = None,
-    ) -> list[Record]:
-        """Newest first; only of ``consumer_id``'s subscriptions when given."""
-        return cast(
-            list[Record],
-            await self.pool.fetch(
-                SQL["deliveries_list"], tenant_id, subscription_id, state, limit, consumer_id
-            ),
         )
 
     async def dead_letters(

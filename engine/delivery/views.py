@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from msgspec import UNSET
+from msgspec import UNSET, UnsetType
 
 from hookproof.errors import ConflictError, NotFound, StoreError
 from hookproof.events import Event, EventStore, Metadata, StreamAppend
@@ -16,6 +16,7 @@ from hookproof.events.delivery_events import (
     AttemptAdmitted,
     AttemptFailed,
     AttemptLost,
+    AttemptResponse,
     DeliveryReplayRequested,
     DeliverySkipped,
     EndpointAccepted,
@@ -35,8 +36,23 @@ from ..repository import Record
 from .ledger import ledger_next
 from .repository import DeliveryRepository
 from .streams import append_to_deliveries
+from .test_event_ids import is_test_event
 
-__all__ = ["DeliveryReader", "evidence_of"]
+__all__ = ["DeliveryReader", "evidence_of", "response_view"]
+
+
+def response_view(response: AttemptResponse | UnsetType) -> dict[str, Any] | None:
+    """An attempt's ``response`` in the API: ``{"headers": [[name, value]...], "excerpt",
+    "bodyBytes", "excerptTruncated", "headersTruncated"}``; ``None`` when none was recorded."""
+    if isinstance(response, UnsetType):
+        return None
+    return {
+        "headers": [list(h) for h in response.headers],
+        "excerpt": response.excerpt,
+        "bodyBytes": response.body_bytes,
+        "excerptTruncated": response.excerpt_truncated,
+        "headersTruncated": response.headers_truncated,
+    }
 
 
 def evidence_of(row: dict[str, Any], verified_generation: int | None = None) -> dict[str, Any]:
@@ -153,6 +169,7 @@ class DeliveryReader:
                     durationMs=ev.duration_ms,
                     completedAt=ev.at,
                     bodyTruncated=ev.body_truncated is True,
+                    response=response_view(ev.response),
                 )
                 if ev.broker is not UNSET:
                     attempts[ev.attempt]["broker"] = _broker(ev.broker)
@@ -170,6 +187,7 @@ class DeliveryReader:
                     durationMs=ev.duration_ms,
                     completedAt=ev.at,
                     bodyTruncated=ev.body_truncated is True,
+                    response=response_view(ev.response),
                 )
                 if ev.broker is not UNSET:
                     attempts[ev.attempt]["broker"] = _broker(ev.broker)
@@ -199,6 +217,7 @@ class DeliveryReader:
         view = {
             "deliveryId": row["delivery_id"],
             "eventId": row["event_id"],
+            "test": is_test_event(row["event_id"]),
             "subscriptionId": row["subscription_id"],
             "generation": row["generation"],
             "endpoint": row["endpoint"],
@@ -291,34 +310,6 @@ class DeliveryReader:
         events = await self.store.read_stream(stream, to_version=1)
         first = events[0].decode() if events else None
         return first if isinstance(first, EventIngested) else None
-
-    async def list(
-        self,
-        tenant_id: str,
-        *,
-        subscription_id: str | None = None,
-        state: str | None = None,
-        limit: int = 100,
-        consumer_id: str | None = None,
-    ) -> list[dict[str, Any]]:
-        """A tenant's deliveries, newest first (a summary each; the full view is one GET);
-        only of ``consumer_id``'s subscriptions when given."""
-        rows = await self.deliveries.newest(tenant_id, subscription_id, state, limit, consumer_id)
-        return [
-            {
-                "deliveryId": r["delivery_id"],
-                "eventId": r["event_id"],
-                "subscriptionId": r["subscription_id"],
-                "generation": r["generation"],
-                "topic": r["topic"],
-                "state": r["state"],
-                "attempt": r["attempt"],
-                "evidence": evidence_of(dict(r)),
-                "createdAt": _iso(r["created_at"]),
-                "updatedAt": _iso(r["updated_at"]),
-            }
-            for r in rows
-        ]
 
     async def attempt_stats(
         self, tenant_id: str, subscription_id: str, now: datetime, hours: int = 24

@@ -84,11 +84,13 @@ PORTAL_SCOPE: dict[tuple[str, str], Scope] = {
     ("GET", "/v1/event-types"): Scope("read"),
     ("GET", "/v1/event-types/{topic}"): Scope("read"),
     ("GET", "/v1/event-types/openapi.json"): Scope("read"),
+    ("GET", "/v1/portal/branding"): Scope("read"),  # the session's tenant's
     ("POST", "/v1/subscriptions"): Scope("manage"),  # the handler sets the consumer
     ("PATCH", "/v1/subscriptions/{id}"): Scope("manage", "subscription"),
     ("POST", "/v1/subscriptions/{id}/revoke"): Scope("manage", "subscription"),
     ("POST", "/v1/subscriptions/{id}/challenge"): Scope("manage", "subscription"),
     ("POST", "/v1/subscriptions/{id}/secret/rotate"): Scope("manage", "subscription"),
+    ("POST", "/v1/subscriptions/{id}/test-events"): Scope("manage", "subscription"),
     ("POST", "/v1/deliveries/{id}/replay"): Scope("replay", "delivery"),
     ("POST", "/v1/deliveries/{id}/skip"): Scope("replay", "delivery"),
     ("POST", "/v1/subscriptions/{id}/recover"): Scope("replay", "subscription"),
@@ -104,7 +106,9 @@ PUBLIC_ROUTES = frozenset(
         "/console",
         "/console/console.js",
         "/console/portal.js",
+        "/console/views.js",
         "/console/console.css",
+        "/portal/{tenantId}",
         "/.well-known/hookproof/jwks.json",
         "/v1/receipts",
     }

@@ -199,6 +199,8 @@ class PortalService:
             "capabilities": caps,
             "token": token,
             "url": self.console_url(token),
+            # the same page under the tenant's branding policy (frame-ancestors): to embed
+            "embedUrl": self.console_url(token).replace("/console#", f"/portal/{tenant_id}#", 1),
             "expiresAt": expires.isoformat(),
         }
 

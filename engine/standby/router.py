@@ -27,6 +27,7 @@ from hookproof.events import EventStore
 from ..archive import SegmentArchive
 from ..clock import Clock
 from ..db_errors import database_unavailable
+from ..delivery.log_repository import DeliveryLog
 from ..delivery.repository import DeliveryRepository
 from ..delivery.views import DeliveryReader
 from ..subscriptions import SubscriptionService
@@ -56,6 +57,8 @@ class ReadSide:
     store: EventStore
     subscriptions: SubscriptionService
     reader: DeliveryReader
+    #: the delivery log's pages (``GET /v1/deliveries``)
+    log: DeliveryLog
 
 
 class ReadRouter:
@@ -98,6 +101,7 @@ class ReadRouter:
             store=store,
             subscriptions=SubscriptionService(store, settings, clock=clock),
             reader=DeliveryReader(store, DeliveryRepository(standby_pool)),
+            log=DeliveryLog(standby_pool),
         )
         log.info("standby_reads_configured", wait_ms=round(settings.read_wait_s * 1000))
         return cls(

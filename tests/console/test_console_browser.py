@@ -123,9 +123,10 @@ async def test_console_token_subscription_ladder_and_replay(
                     await page.reload()
                     await row.wait_for()
 
-                    # a delivery's evidence ladder and attempts
+                    # a delivery's evidence ladder and attempts: endpoint -> its deliveries
                     await row.locator("a").click()
-                    link = page.locator(f'#deliveries tr[data-id="{ok_did}"] a')
+                    await page.click("#endpoint-deliveries")
+                    link = page.locator(f'#deliveries tr[data-id="{ok_did}"] a[href^="#/delivery"]')
                     await link.click()
                     await expect(page.locator("#delivery-state")).to_have_text("ENDPOINT_ACCEPTED")
                     ladder = page.locator("#ladder")
@@ -153,6 +154,7 @@ async def test_console_token_subscription_ladder_and_replay(
                     )
 
                     # the dead letter, replayed from the page; the endpoint works again now
+                    await page.click('#nav a[data-view="dead-letters"]')
                     dead_row = page.locator(f'#dead-letters tbody tr[data-id="{dead_did}"]')
                     await dead_row.wait_for()
                     subscriber.modes["fail500-console"] = "ok"
@@ -241,6 +243,7 @@ async def test_console_recover_range_takes_back_exactly_the_dead_letters_inside_
                     await page.goto(daemon.base_url + "/console")
                     await page.fill("#token", token)
                     await page.click("#use-token")
+                    await page.click('#nav a[data-view="dead-letters"]')
                     for did in inside + outside:
                         await page.locator(f'#dead-letters tbody tr[data-id="{did}"]').wait_for()
                     result = page.locator("#recover-result")

@@ -103,14 +103,11 @@ async def test_portal_link_shows_only_its_consumer(
                         lambda r: stats_calls.append(r.url) if "attempt-stats" in r.url else None,
                     )
                     await page.goto(link_a["url"])
-                    await expect(page.locator("#who")).to_have_text("consumer cust-a (portal)")
+                    await expect(page.locator("#portal-consumer")).to_have_text("cust-a")
                     assert "#portal=" not in page.url  # the token left the address bar
                     row = page.locator(f'#subscriptions tbody tr[data-id="{ok_a}"]')
                     await row.wait_for()
-                    assert await row.locator("td.state").inner_text() == "ACTIVE"
-                    assert await row.locator("td.challenge").inner_text() == (
-                        "passed (generation 1)"
-                    )
+                    assert await row.locator("td.state").inner_text() == "Active"
                     await expect(page.locator("#subscriptions tbody tr")).to_have_count(2)
                     for foreign in (ok_b, none):
                         assert await page.locator(f'tr[data-id="{foreign}"]').count() == 0
@@ -128,16 +125,21 @@ async def test_portal_link_shows_only_its_consumer(
                     assert "/v1/attempt-stats?subscriptionId=" in stats_calls[0], stats_calls
                     assert ok_a in stats_calls[0] and dead_a in stats_calls[0], stats_calls
                     # engine-wide sections are not there; the catalogue is empty here
-                    for hidden in ("#gates", "#rollouts", "#lookup"):
+                    for hidden in ("#gates", '#nav a[data-view="gates"]', "#rollouts"):
                         assert not await page.locator(hidden).is_visible()
+                    await page.click('#nav a[data-view="event-types"]')
                     await expect(page.locator("#catalogue .note")).to_have_text(
                         "No event types are declared yet."
                     )
+                    await page.go_back()
 
                     # a delivery's evidence ladder and attempts
-                    await row.locator("a").click()
-                    await page.locator(f'#deliveries tr[data-id="{ok_did}"] a').click()
-                    await expect(page.locator("#delivery-state")).to_have_text("ENDPOINT_ACCEPTED")
+                    await row.locator("td.endpoint a").click()
+                    await page.click("#endpoint-deliveries")
+                    await page.locator(
+                        f'#deliveries tr[data-id="{ok_did}"] a[href^="#/delivery"]'
+                    ).click()
+                    await expect(page.locator("#delivery-state")).to_have_text("Delivered")
                     ladder = page.locator("#ladder")
                     assert (
                         await ladder.locator('[data-rung="accepted"]').get_attribute("data-value")
@@ -146,17 +148,19 @@ async def test_portal_link_shows_only_its_consumer(
                     await expect(page.locator("#attempts tbody tr")).to_have_count(1)
 
                     # the dead letter, replayed from the portal
+                    await page.click('#nav a[data-view="dead-letters"]')
                     dead_row = page.locator(f'#dead-letters tbody tr[data-id="{dead_did}"]')
                     await dead_row.wait_for()
                     await expect(page.locator("#dead-letters tbody tr")).to_have_count(1)
                     subscriber.modes["fail500-pa"] = "ok"
                     await dead_row.locator("button[data-replay]").click()
                     await expect(page.locator("#delivery-state")).to_have_text(
-                        "ENDPOINT_ACCEPTED", timeout=60_000
+                        "Delivered", timeout=60_000
                     )
                     await dead_row.wait_for(state="detached")
 
                     # Add endpoint: egress rules apply; an hmac secret is shown once
+                    await page.click('#nav a[data-view="endpoints"]')
                     await page.fill("#add-endpoint-url", "http://127.0.0.1:1/plain")
                     await page.fill("#add-endpoint-topics", "t")
                     await page.click("#add-endpoint")
@@ -193,9 +197,10 @@ async def test_portal_link_shows_only_its_consumer(
                     other.on("console", lambda m: _keep_error(errors, m))
                     other.on("pageerror", lambda e: errors.append(str(e)))
                     await other.goto(link_b["url"])
-                    await expect(other.locator("#who")).to_have_text("consumer cust-b (portal)")
+                    await expect(other.locator("#portal-consumer")).to_have_text("cust-b")
                     await other.locator(f'#subscriptions tbody tr[data-id="{ok_b}"]').wait_for()
                     await expect(other.locator("#subscriptions tbody tr")).to_have_count(1)
+                    await other.click('#nav a[data-view="dead-letters"]')
                     await expect(other.locator("#dead-letters .note")).to_have_text(
                         "No dead letters."
                     )
@@ -212,10 +217,9 @@ async def test_portal_link_shows_only_its_consumer(
                     )
                     assert status == 204
                     await other.reload()
-                    await expect(other.locator("#login-error")).to_contain_text(
-                        "portal_session_expired"
-                    )
+                    await expect(other.locator("#link-ended")).to_be_visible()
                     assert not await other.locator("#main").is_visible()
+                    assert not await other.locator("#token").is_visible()
                 finally:
                     await browser.close()
     finally:
@@ -255,6 +259,8 @@ async def test_portal_catalogue_shows_each_version_with_its_example(
                 page.on("console", lambda m: _keep_error(errors, m))
                 page.on("pageerror", lambda e: errors.append(str(e)))
                 await page.goto(acme.base + "/console#portal=" + link["token"])
+                await expect(page.locator("#subscriptions .note")).to_have_text("No endpoints yet.")
+                await page.click('#nav a[data-view="event-types"]')
                 item = page.locator('#catalogue-items .event-type[data-topic="invoice.paid"]')
                 await item.wait_for()
                 assert "An invoice was paid in full" in await item.inner_text()
@@ -263,9 +269,6 @@ async def test_portal_catalogue_shows_each_version_with_its_example(
                 assert json.loads(await item.locator('[data-version="2"] pre').inner_text()) == {
                     "v": 2
                 }
-                await expect(page.locator("#subscriptions .note")).to_have_text(
-                    "No subscriptions yet."
-                )
             finally:
                 await browser.close()
     finally:

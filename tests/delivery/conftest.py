@@ -37,7 +37,7 @@ class Received:
 @dataclass
 class Subscriber:
     """Behaviour by path: ok | fail500 | gone | redirect | hang | drop | slow | busy |
-    superscript | cut | cut500."""
+    superscript | cut | cut500 | echo."""
 
     port: int = 0
     received: list[Received] = field(default_factory=list)
@@ -75,6 +75,13 @@ class Subscriber:
             return web.Response(status=204)
         if mode == "fail500":
             return web.Response(status=500)
+        if mode == "echo":  # a refusal that tells all: a cookie, and the request echoed back
+            echoed = json.dumps(dict(request.headers), sort_keys=True)
+            return web.Response(
+                status=503,
+                text="refused; you sent " + echoed,
+                headers={"Set-Cookie": "sid=s3cr3t-cookie", "X-Trace": "trace-7"},
+            )
         if mode == "gone":
             return web.Response(status=410)
         if mode == "busy":
@@ -215,4 +222,3 @@ async def delivery(engine: Engine, tenant: str, delivery_id: str) -> dict[str, A
     return await engine.services.reader.delivery(tenant, delivery_id)
 
 
-_ = json

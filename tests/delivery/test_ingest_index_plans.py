@@ -24,7 +24,7 @@ CASES: list[tuple[str, str, tuple[Any, ...]]] = [
     ("events_category_position", SQL["key_ring_head"], ()),
     ("events_category_position", SQL["archive_candidate_events"], (0, 10**9, 100)),
     (
-        "deliveries_subscription",
+        "deliveries_log_subscription",  # (subscription_id, ...): 0960 replaced (subscription_id)
         SQL["recover_candidates"],
         (None, "sub_x", ["ENDPOINT_ACCEPTED"], datetime(2026, 1, 1, tzinfo=UTC), None, 100),
     ),
@@ -55,6 +55,9 @@ async def test_delivery_rows_leave_the_category_index(pool: asyncpg.Pool) -> Non
     )
     assert definition.endswith("WHERE (category <> 'delivery'::text)")
     columns = await pool.fetchval(
-        "SELECT indexdef FROM pg_indexes WHERE indexname = 'deliveries_subscription'"
+        "SELECT indexdef FROM pg_indexes WHERE indexname = 'deliveries_log_subscription'"
     )
-    assert columns.endswith("(subscription_id)")
+    assert columns.endswith("(subscription_id, created_at, delivery_id)")
+    assert not await pool.fetchval(
+        "SELECT count(*) FROM pg_indexes WHERE indexname = 'deliveries_subscription'"
+    )

@@ -18,6 +18,7 @@ from hookproof.engine.receipts.decide import REASONS as RECEIPT_REASONS
 from hookproof.engine.rollouts.service import ROLLOUT_ID
 from hookproof.engine.subscriptions.service import SUBSCRIPTION_ID
 from hookproof.engine.subscriptions.validation import printable
+from hookproof.engine.tenants import TENANT_ID
 from hookproof.schemas.api import CONSUMER_ID_PATTERN, TEXT_PATTERN
 
 from .conftest import Api, sub_body
@@ -34,6 +35,7 @@ SOURCES = {
     "/v1/event-types/": TOPIC,
     "/v1/relay/": SUBSCRIPTION_ID,
     "/v1/challenges/": CHALLENGE_ID,
+    "/portal/": TENANT_ID,
 }
 
 

@@ -30,8 +30,6 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
-// a subscription's rateLimit (DESIGN.md section 14), as text: "20/s, burst 5" or "-"
-function rateLimitText(r) { return r ? `${r.perSecond}/s, burst ${r.burst}` : "-"; }
 function text(v) { return v === null || v === undefined || v === "" ? "-" : String(v); }
 function short(iso) { return iso ? String(iso).replace("T", " ").replace(/\.\d+/, "").replace("+00:00", "Z") : "-"; }
 
@@ -62,17 +60,39 @@ function note(section, msg) { $(`#${section} .note`).textContent = msg || ""; }
 
 function fill(tbody, rows) { tbody.replaceChildren(...rows); }
 
-function stateBadge(state) { return el("span", { class: "badge s-" + String(state).toLowerCase() }, text(state)); }
+function replayLabel() { return who && who.kind === "portal" ? "Retry" : "Replay"; }
+
+function stateBadge(state) {
+  return el("span", { class: "badge s-" + String(state).toLowerCase(), "data-state": state }, stateWord(state));
+}
 
 // -- login -----------------------------------------------------------------------------------
+
+const LINK_KEY = "hookproof.portal-link";
+
+// A portal link that does not (or no longer) work: the customer's page, never the token form.
+function linkEnded() {
+  sessionStorage.removeItem(TOKEN_KEY);
+  for (const id of ["login", "main", "nav", "forget"]) $("#" + id).hidden = true;
+  $("#link-ended").hidden = false;
+  $("#title").textContent = "Webhook endpoints";
+  document.title = "This link has ended";
+}
+
+// Opened as a portal page (a #portal= link, now or earlier in this tab, or /portal/{tenant}).
+function portalPage() {
+  return sessionStorage.getItem(LINK_KEY) === "1" || location.pathname.startsWith("/portal/");
+}
 
 async function login() {
   const r = await api("GET", "/v1/whoami");
   if (r.status !== 200) {
+    if (portalPage()) { linkEnded(); return; }
     sessionStorage.removeItem(TOKEN_KEY);
     $("#login-error").textContent = "Token refused: " + problemText(r);
     $("#login").hidden = false;
     $("#main").hidden = true;
+    $("#nav").hidden = true;
     $("#forget").hidden = true;
     return;
   }
@@ -80,111 +100,12 @@ async function login() {
   $("#login-error").textContent = "";
   $("#login").hidden = true;
   $("#main").hidden = false;
+  $("#nav").hidden = false;
   $("#forget").hidden = false;
   $("#who").textContent = who.kind === "operator" ? "operator" : "tenant " + who.tenantId;
-  if (who.kind === "portal") portalEnter(who);  // portal.js: the consumer's own view
-  await refreshAll();
-}
-
-async function refreshAll() {
-  setStatus("loading...");
-  const parts = [loadSubscriptions(), loadDeadLetters()];
-  if (who.kind === "portal") parts.push(loadCatalogue());
-  else parts.push(loadGates(), loadRollouts());
-  await Promise.all(parts);
-  setStatus("updated " + new Date().toISOString().replace(/\.\d+Z$/, "Z"));
-}
-
-// -- subscriptions ---------------------------------------------------------------------------
-
-async function loadSubscriptions() {
-  const tbody = $("#subscriptions tbody");
-  if (who.kind === "operator") {
-    note("subscriptions", "Subscriptions belong to tenants: enter a tenant token to see them.");
-    fill(tbody, []);
-    return;
-  }
-  const r = await api("GET", "/v1/subscriptions");
-  if (r.status !== 200) { note("subscriptions", problemText(r)); return; }
-  note("subscriptions", r.body.items.length ? "" : "No subscriptions yet.");
-  $("#recover-subscriptions").replaceChildren(...r.body.items.map((s) => el("option", { value: s.id })));
-  const charts = r.body.items.map((s) => attemptChart(s.id));  // portal.js: drawn below at once
-  fill(tbody, r.body.items.map((s, i) => el("tr", { "data-id": s.id },
-    el("td", {}, el("a", { href: "#", onclick: (e) => { e.preventDefault(); showSubscription(s.id); } }, s.id)),
-    el("td", { class: "state" }, stateBadge(s.state)),
-    el("td", { class: "generation" }, text(s.generation)),
-    el("td", {}, text(s.verifiedGeneration)),
-    el("td", { class: "profile" }, text(s.signatureProfile || "hookproof.sig.v1")),
-    el("td", {}, text(s.signatureAlgorithm)),
-    el("td", {}, text(s.ordering || "none")),
-    el("td", { class: "rate-limit" }, rateLimitText(s.rateLimit)),
-    el("td", {}, (s.topics || []).join(", ")),
-    el("td", { class: "endpoint" }, destinationText(s)),
-    el("td", { class: "challenge" }, challengeResult(s)),
-    el("td", { class: "chart-cell" }, charts[i]),
-    el("td", { class: "actions" }, s.signatureAlgorithm === "hmac-sha256" && s.state !== "REVOKED"
-      ? el("button", { type: "button", "data-rotate": s.id, onclick: () => rotateSecret(s.id) }, "Rotate secret")
-      : null),
-  )));
-  await drawCharts(charts);
-}
-
-// A broker destination (DESIGN.md 13): where it publishes; never a credential (the API has
-// only their digest).
-function destinationText(s) {
-  const d = s.destination;
-  if (!d) return text(s.endpoint);
-  const where = d.type === "amqp"
-    ? `exchange ${text(d.exchange)} key ${text(d.routingKey)}`
-    : `subject ${text(d.subject)} stream ${text(d.stream)}`;
-  return `${d.type} ${text(d.url)} ${where}`;
-}
-
-// What a broker returned to one attempt: confirmed/returned, or stream and sequence.
-function brokerText(b) {
-  const parts = [text(b.type)];
-  if (b.amqp) {
-    const flags = ["confirmed", "returned", "nacked"].filter((k) => b.amqp[k]);
-    parts.push(flags.length ? flags.join(",") : "no confirmation");
-  }
-  if (b.jetstream) {
-    parts.push(`stream ${text(b.jetstream.stream)} seq ${text(b.jetstream.seq)}${b.jetstream.duplicate ? " duplicate" : ""}`);
-  }
-  if (!b.amqp && !b.jetstream) parts.push(b.published ? "published, no confirmation" : "not published");
-  return parts.join(" ");
-}
-
-function challengeResult(s) {
-  if (s.verifiedGeneration !== null && s.verifiedGeneration >= s.generation) return "passed (generation " + s.generation + ")";
-  if (s.pendingChallenge) return "pending";
-  if (s.lastReason) return "failed: " + s.lastReason;
-  return "not yet";
-}
-
-async function showSubscription(id) {
-  const section = $("#subscription");
-  section.hidden = false;
-  $("#subscription .sid").textContent = id;
-  const [list, tl] = await Promise.all([
-    api("GET", "/v1/deliveries?subscriptionId=" + encodeURIComponent(id) + "&limit=100"),
-    api("GET", "/v1/subscriptions/" + encodeURIComponent(id) + "/timeline"),
-  ]);
-  const tbody = $("#deliveries tbody");
-  if (list.status === 200) {
-    fill(tbody, list.body.items.map((d) => el("tr", { "data-id": d.deliveryId },
-      el("td", {}, el("a", { href: "#", onclick: (e) => { e.preventDefault(); showDelivery(d.deliveryId); } }, d.deliveryId)),
-      el("td", {}, d.eventId),
-      el("td", {}, d.topic),
-      el("td", { class: "state" }, stateBadge(d.state)),
-      el("td", {}, text(d.attempt)),
-      el("td", {}, d.evidence.endpoint),
-      el("td", {}, d.evidence.application),
-      el("td", {}, short(d.createdAt)),
-    )));
-  } else {
-    fill(tbody, [el("tr", {}, el("td", { colspan: "8" }, problemText(list)))]);
-  }
-  renderTimeline($("#subscription-timeline"), tl);
+  for (const li of document.querySelectorAll("[data-operator]")) li.hidden = who.kind !== "operator";
+  if (who.kind === "portal") await portalEnter(who);  // portal.js: the consumer's own view
+  await route();  // views.js: the view the address names
 }
 
 function renderTimeline(ol, r) {
@@ -224,16 +145,31 @@ function truncatedMark() {
   }, "body truncated");
 }
 
+// What one attempt sent and got back: the answer's status, headers and the stored excerpt
+// of its body (bounded and redacted by the engine when it was recorded).
+function attemptDetail(a) {
+  const r = a.response;
+  const rows = r ? r.headers.map(([k, v]) => el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, v))) : [];
+  return el("details", { class: "attempt-detail", "data-attempt": a.attempt },
+    el("summary", {}, `Attempt ${a.attempt}: ${text(a.outcome)}${a.status ? ", HTTP " + a.status : ""}`),
+    el("p", { class: "muted" }, `sent to ${text(a.endpoint)} signed with key ${text(a.keyId)} (${text(a.signatureAlgorithm)})`),
+    r ? el("div", {},
+      el("h4", {}, "Response headers"),
+      el("table", { class: "kv" }, el("tbody", {}, ...rows)),
+      el("h4", {}, `Response body (${r.bodyBytes} bytes${r.excerptTruncated ? ", first 2 KiB shown" : ""})`),
+      el("pre", { class: "excerpt" }, r.excerpt || "(empty)"))
+      : el("p", { class: "muted" }, "No response was recorded for this attempt."));
+}
+
 async function showDelivery(id) {
   shownDelivery = id;
   const r = await api("GET", "/v1/deliveries/" + encodeURIComponent(id));
-  const section = $("#delivery");
-  section.hidden = false;
   if (r.status !== 200) {
     $("#delivery .did").textContent = id;
     $("#delivery-state").textContent = problemText(r);
     $("#ladder").replaceChildren();
     fill($("#attempts tbody"), []);
+    $("#attempt-details").replaceChildren();
     $("#delivery-actions").replaceChildren();
     $("#delivery-timeline").replaceChildren();
     return null;
@@ -245,9 +181,12 @@ async function showDelivery(id) {
   ]);
   if (shownDelivery !== id) return v;
   $("#delivery .did").textContent = id;
-  $("#delivery-state").textContent = v.state;
+  $("#delivery-state").textContent = stateWord(v.state);
+  $("#delivery-state").dataset.state = v.state;
+  $("#delivery-test").hidden = !v.test;
   $("#delivery-event").textContent = v.eventId;
-  $("#delivery-generation").textContent = text(v.generation);
+  $("#delivery-endpoint").textContent = v.endpoint;
+  $("#delivery-endpoint").href = "#/endpoint/" + encodeURIComponent(v.subscriptionId);
   $("#delivery-owner").textContent = text(v.owner);
   $("#ladder").replaceChildren(...ladder(v, sub.status === 200 ? sub.body : null));
   fill($("#attempts tbody"), v.attempts.map((a) => el("tr", { "data-attempt": a.attempt },
@@ -261,9 +200,10 @@ async function showDelivery(id) {
     el("td", {}, text(a.durationMs)),
     el("td", {}, short(a.admittedAt)),
   )));
+  $("#attempt-details").replaceChildren(...v.attempts.map(attemptDetail));
   const actions = [];
   if (REPLAYABLE.has(v.state)) {
-    actions.push(el("button", { type: "button", "data-replay": id, onclick: () => replay(id) }, "Replay"));
+    actions.push(el("button", { type: "button", "data-replay": id, onclick: () => replay(id) }, replayLabel()));
   }
   if (SKIPPABLE.has(v.state)) {
     actions.push(el("button", { type: "button", "data-skip": id, onclick: () => skip(id) }, "Skip"));
@@ -282,6 +222,8 @@ async function replay(id) {
   if (r.status !== 202) { setStatus("replay refused: " + problemText(r)); return; }
   setStatus("replay requested for " + id);
   await loadDeadLetters();
+  const target = "#/delivery/" + encodeURIComponent(id);
+  if (location.hash !== target) { location.hash = target; await new Promise((ok) => setTimeout(ok, 0)); }
   let v = await showDelivery(id);
   // follow it until the dispatcher has taken it somewhere (or give up after ~30 s)
   for (let i = 0; i < 60 && v && OPEN.has(v.state) && shownDelivery === id; i++) {
@@ -289,7 +231,6 @@ async function replay(id) {
     v = await showDelivery(id);
   }
   await loadDeadLetters();
-  if (!$("#subscription").hidden) await showSubscription($("#subscription .sid").textContent);
 }
 
 async function skip(id) {
@@ -313,13 +254,13 @@ async function loadDeadLetters() {
   if (r.status !== 200) { note("dead-letters", problemText(r)); return; }
   note("dead-letters", r.body.items.length ? "" : "No dead letters.");
   fill(tbody, r.body.items.map((d) => el("tr", { "data-id": d.deliveryId },
-    el("td", {}, el("a", { href: "#", onclick: (e) => { e.preventDefault(); showDelivery(d.deliveryId); } }, d.deliveryId)),
-    el("td", {}, d.subscriptionId),
+    el("td", {}, el("a", { href: "#/delivery/" + encodeURIComponent(d.deliveryId) }, d.deliveryId)),
+    el("td", {}, el("a", { href: "#/endpoint/" + encodeURIComponent(d.subscriptionId) }, d.subscriptionId)),
     el("td", {}, text(d.owner)),
     el("td", {}, text(d.reason)),
     el("td", {}, text(d.attempt)),
     el("td", {}, short(d.deadSince)),
-    el("td", {}, el("button", { type: "button", "data-replay": d.deliveryId, onclick: () => replay(d.deliveryId) }, "Replay")),
+    el("td", {}, el("button", { type: "button", "data-replay": d.deliveryId, onclick: () => replay(d.deliveryId) }, replayLabel())),
   )));
 }
 
@@ -366,7 +307,6 @@ async function recoverRange() {
   } finally {
     button.disabled = false;
     await loadDeadLetters();
-    if (!$("#subscription").hidden) await showSubscription($("#subscription .sid").textContent);
   }
 }
 
@@ -435,11 +375,9 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#token").addEventListener("keydown", (e) => { if (e.key === "Enter") $("#use-token").click(); });
   $("#forget").addEventListener("click", () => {
     sessionStorage.removeItem(TOKEN_KEY);
+    if (portalPage()) { linkEnded(); return; }
+    location.hash = "";
     location.reload();
-  });
-  $("#show-delivery").addEventListener("click", () => {
-    const id = $("#delivery-id").value.trim();
-    if (id) showDelivery(id);
   });
   $("#recover").addEventListener("click", () => { recoverRange(); });
   $("#show-rollout").addEventListener("click", () => {
@@ -448,10 +386,29 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   // A portal link carries its token in the fragment (never sent to a server): take it into
   // this tab's session storage and drop it from the address bar and history.
-  const link = location.hash.match(/^#portal=([A-Za-z0-9_-]{1,200})$/);
-  if (link) {
+  // A link that is not one (cut, mangled) is an ended link to its customer.
+  if (location.hash.startsWith("#portal=")) {
+    const link = location.hash.match(/^#portal=([A-Za-z0-9_-]{1,200})$/);
+    sessionStorage.setItem(LINK_KEY, "1");
+    history.replaceState(null, "", location.pathname + location.search + "#/endpoints");
+    if (!link) { linkEnded(); return; }
     sessionStorage.setItem(TOKEN_KEY, link[1]);
-    history.replaceState(null, "", location.pathname + location.search);
   }
   if (token()) login();
+  else if (portalPage()) linkEnded();
+  else $("#login").hidden = false;
 });
+
+// What a broker returned to one attempt: confirmed/returned, or stream and sequence.
+function brokerText(b) {
+  const parts = [text(b.type)];
+  if (b.amqp) {
+    const flags = ["confirmed", "returned", "nacked"].filter((k) => b.amqp[k]);
+    parts.push(flags.length ? flags.join(",") : "no confirmation");
+  }
+  if (b.jetstream) {
+    parts.push(`stream ${text(b.jetstream.stream)} seq ${text(b.jetstream.seq)}${b.jetstream.duplicate ? " duplicate" : ""}`);
+  }
+  if (!b.amqp && !b.jetstream) parts.push(b.published ? "published, no confirmation" : "not published");
+  return parts.join(" ");
+}

@@ -1,37 +1,88 @@
-// hookproof console, the portal view: what a consumer opened from a portal link sees (its own
-// endpoints, their deliveries and dead letters, Add endpoint, secret rotation, the event
-// catalogue), plus the per-endpoint chart of the last 24 hours that every view shows.
-// Uses console.js's helpers; data goes into the page with textContent only.
+// hookproof console, the portal side: what a consumer opened from a portal link sees, in its
+// own words (its endpoints, their deliveries and failures, Add endpoint, secret rotation, the
+// event catalogue, test events, the tenant's branding), and the per-endpoint charts that
+// every view shows (inline SVG built with DOM calls). Uses console.js's helpers; data goes into
+// the page with textContent only.
 "use strict";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
-// outcome -> colour, stacked bottom-up in this order
+// outcome -> label and colour, stacked bottom-up in this order (colours keep 3:1 on white)
 const OUTCOMES = [
-  ["ENDPOINT_ACCEPTED", "#1a7f37"],
-  ["RETRYABLE", "#d4a72c"],
-  ["UNKNOWN_TRANSPORT", "#6a737d"],
-  ["DEAD_LETTER", "#cf222e"],
+  ["ENDPOINT_ACCEPTED", "accepted", "#1a7f37"],
+  ["RETRYABLE", "failed, retried", "#9a6700"],
+  ["UNKNOWN_TRANSPORT", "no answer", "#57606a"],
+  ["DEAD_LETTER", "failed for good", "#cf222e"],
 ];
+const OTHER_COLOUR = "#8250df";
+// The words a customer reads for the engine's states (the engine's own stay in the console).
+const STATE_WORDS = {
+  PLANNED: "Queued", DISPATCHING: "Sending", ENDPOINT_ACCEPTED: "Delivered",
+  APPLICATION_CONFIRMED: "Delivered and confirmed", RETRYABLE: "Retrying",
+  UNKNOWN_TRANSPORT: "No answer, retrying", DEAD_LETTER: "Failed", QUARANTINED: "Held",
+  SKIPPED: "Skipped",
+};
+const SUBSCRIPTION_WORDS = {
+  ACTIVE: "Active", PENDING_CHALLENGE: "Checking the address", SUSPENDED: "Paused",
+  REVOKED: "Removed", EXPIRED: "Expired",
+};
+// Where a customer's code checks a signature: the public keys served by this daemon.
+const PUBLIC_KEYS = "/.well-known/hookproof/jwks.json";
 
-function svg(tag, attrs) {
+function stateWord(state) {
+  if (!who || who.kind !== "portal") return text(state);
+  return STATE_WORDS[state] || SUBSCRIPTION_WORDS[state] || text(state);
+}
+
+function svg(tag, attrs, label) {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+  if (label !== undefined) node.textContent = label;
   return node;
 }
 
-function portalEnter(w) {
-  $("#who").textContent = "consumer " + w.consumerId + " (portal)";
+// -- entering the portal: the customer's words and the tenant's branding -----------------------
+
+async function portalEnter(w) {
+  $("#who").textContent = "";
   $("#portal").hidden = false;
-  $("#catalogue").hidden = false;
   $("#portal-consumer").textContent = w.consumerId;
   $("#portal-expires").textContent = short(w.expiresAt);
-  for (const id of ["gates", "rollouts", "lookup"]) $("#" + id).hidden = true;
   $("#forget").textContent = "Close";
+  $("#title").textContent = "Webhook endpoints";
+  $("#h-dead-letters").textContent = "Failed deliveries";
+  $("#h-recover").textContent = "Retry failed deliveries";
+  for (const a of document.querySelectorAll("#nav a[data-label-portal]")) a.textContent = a.dataset.labelPortal;
+  for (const p of document.querySelectorAll("[data-engine-only]")) p.hidden = true;
+  for (const o of document.querySelectorAll("#f-state option")) if (o.value) o.textContent = stateWord(o.value);
+  const r = await api("GET", "/v1/portal/branding");
+  if (r.status !== 200) return;
+  const b = r.body;
+  if (b.displayName) {
+    $("#title").textContent = b.displayName + " webhooks";
+    document.title = b.displayName + " webhooks";
+  }
+  if (b.logoUrl) {
+    const logo = $("#brand-logo");
+    logo.src = b.logoUrl;
+    logo.alt = (b.displayName || "") + " logo";
+    logo.hidden = false;
+  }
+  // CSSOM, not a style attribute: allowed under style-src 'self'
+  if (b.accentColour) document.documentElement.style.setProperty("--accent", b.accentColour);
 }
 
-// -- the chart: attempts of the last 24 hours, one stacked bar per hour ----------------------
+function signingNote(s) {
+  const scheme = s.signatureProfile || "hookproof.sig.v1";
+  const how = s.signatureAlgorithm === "hmac-sha256" ? "a shared secret" : "a public key (Ed25519)";
+  const keys = s.signatureAlgorithm === "hmac-sha256" ? "the secret shown when the endpoint was added"
+    : el("a", { href: PUBLIC_KEYS }, "the public keys");
+  return [`Every request is signed (${scheme}, with ${how}). How to verify a signature: `,
+    "the hookproof-subscriber library (Python or Node.js) checks it with ", keys, "."];
+}
 
-// A chart's place in a row; drawCharts fills every chart of the view with one request.
+// -- charts: attempts per hour (24 h) or per day (7 d), stacked by outcome, with axes ---------
+
+// A small chart's place in a row; drawCharts fills every chart of the view with one request.
 function attemptChart(sid) {
   return el("div", { class: "chart", "data-chart": sid });
 }
@@ -52,49 +103,96 @@ async function drawCharts(holders) {
     const stats = new Map(r.body.items.map((s) => [s.subscriptionId, s]));
     for (const h of part) {
       const s = stats.get(h.dataset.chart);
-      if (s) drawChart(s.buckets, h); else h.textContent = "-";
+      if (s) drawChart(s.buckets, h, { width: 240, height: 60, every: 6, unit: "hour" }); else h.textContent = "-";
     }
   }
 }
 
-function drawChart(buckets, holder) {
-  const barW = 6, gap = 1, height = 32;
+async function drawBigCharts(sid) {
+  for (const [window, id, opts] of [
+    ["24h", "#chart-24h", { width: 560, height: 160, every: 3, unit: "hour" }],
+    ["7d", "#chart-7d", { width: 560, height: 160, every: 1, unit: "day" }],
+  ]) {
+    const holder = $(id + " .holder");
+    holder.dataset.chart = sid;
+    const r = await api("GET", "/v1/attempt-stats?window=" + window + "&subscriptionId=" + encodeURIComponent(sid));
+    if (r.status !== 200) { holder.textContent = problemText(r); continue; }
+    const buckets = r.body.items[0].buckets;
+    drawChart(opts.unit === "day" ? byDay(buckets) : buckets, holder, opts);
+  }
+}
+
+function byDay(hours) {  // 168 hourly buckets -> 7 daily ones (UTC days)
+  const days = new Map();
+  for (const b of hours) {
+    const day = b.hour.slice(0, 10);
+    const into = days.get(day) || { hour: day + "T00:00:00+00:00", counts: {} };
+    for (const [o, n] of Object.entries(b.counts)) into.counts[o] = (into.counts[o] || 0) + n;
+    days.set(day, into);
+  }
+  return [...days.values()].slice(-7);
+}
+
+function tickLabel(iso, unit) {
+  return unit === "day" ? iso.slice(5, 10) : iso.slice(11, 16);
+}
+
+function drawChart(buckets, holder, opts) {
+  const { width, height, every, unit } = opts;
+  const left = 34, bottom = 18, top = 6, right = 4;
+  const plotW = width - left - right, plotH = height - top - bottom;
   const totals = buckets.map((b) => Object.values(b.counts).reduce((a, n) => a + n, 0));
   const max = Math.max(1, ...totals);
+  const step = plotW / Math.max(1, buckets.length);
+  const barW = Math.max(2, step - 2);
   const sum = {};
-  const chart = svg("svg", {
-    class: "chart", width: buckets.length * (barW + gap), height: height + 1,
-    viewBox: `0 0 ${buckets.length * (barW + gap)} ${height + 1}`, role: "img",
-  });
-  chart.append(svg("line", { x1: 0, y1: height + 0.5, x2: buckets.length * (barW + gap), y2: height + 0.5, stroke: "#d0d7de" }));
+  const chart = svg("svg", { class: "chart", width, height, viewBox: `0 0 ${width} ${height}`, role: "img" });
+  // axes: y with 0 and the maximum, x with a tick label every `every` buckets
+  chart.append(svg("line", { x1: left, y1: top + plotH + 0.5, x2: width - right, y2: top + plotH + 0.5, stroke: "#57606a" }));
+  chart.append(svg("line", { x1: left - 0.5, y1: top, x2: left - 0.5, y2: top + plotH, stroke: "#57606a" }));
+  for (const [value, y] of [[0, top + plotH], [max, top + 4]]) {
+    chart.append(svg("text", { x: left - 4, y: y + 3, "text-anchor": "end", class: "axis", "data-axis": "y" }, String(value)));
+  }
   buckets.forEach((b, i) => {
-    let y = height;
+    const x = left + i * step + (step - barW) / 2;
+    if (i % every === 0) {
+      chart.append(svg("text", { x: x + barW / 2, y: height - 4, "text-anchor": "middle", class: "axis", "data-axis": "x" }, tickLabel(b.hour, unit)));
+    }
+    let y = top + plotH;
     const known = new Set(OUTCOMES.map(([o]) => o));
-    const stack = OUTCOMES.map(([o, colour]) => [o, colour, b.counts[o] || 0]);
+    const stack = OUTCOMES.map(([o, , colour]) => [o, colour, b.counts[o] || 0]);
     const other = Object.entries(b.counts).filter(([o]) => !known.has(o)).reduce((a, [, n]) => a + n, 0);
-    if (other) stack.push(["OTHER", "#8250df", other]);
+    if (other) stack.push(["OTHER", OTHER_COLOUR, other]);
     for (const [outcome, colour, n] of stack) {
       sum[outcome] = (sum[outcome] || 0) + n;
       if (!n) continue;
-      const h = Math.max(1, Math.round((n / max) * height));
+      const h = Math.max(1, Math.round((n / max) * plotH));
       y -= h;
-      const rect = svg("rect", { x: i * (barW + gap), y, width: barW, height: h, fill: colour, "data-outcome": outcome, "data-n": n });
-      const title = svg("title");
-      title.textContent = `${short(b.hour)}: ${n} ${outcome}`;
-      rect.append(title);
+      const rect = svg("rect", { x, y, width: barW, height: h, fill: colour, "data-outcome": outcome, "data-n": n });
+      rect.append(svg("title", {}, `${short(b.hour)}: ${n} ${outcome.toLowerCase()}`));
       chart.append(rect);
     }
   });
   const total = totals.reduce((a, n) => a + n, 0);
-  chart.setAttribute("aria-label", `attempts in the last 24 hours: ${total}`);
+  const ok = sum.ENDPOINT_ACCEPTED || 0;
+  const rate = total ? Math.round((ok / total) * 1000) / 10 : null;
+  const span = unit === "day" ? "the last 7 days" : "the last 24 hours";
+  chart.setAttribute("aria-label", `attempts in ${span}: ${total}` + (rate === null ? "" : `, ${rate}% accepted`));
   holder.dataset.total = String(total);
+  holder.dataset.successRate = rate === null ? "" : String(rate);
   for (const [o] of OUTCOMES) holder.dataset[o.toLowerCase().replace(/_(.)/g, (_, c) => c.toUpperCase())] = String(sum[o] || 0);
-  const legend = el("div", { class: "chart-legend" },
-    total ? OUTCOMES.filter(([o]) => sum[o]).map(([o]) => `${sum[o]} ${o.toLowerCase()}`).join(", ") : "no attempts");
-  holder.replaceChildren(chart, legend);
+  const legend = el("ul", { class: "chart-legend" },
+    ...OUTCOMES.map(([o, label, colour]) => {
+      const swatch = svg("svg", { width: 10, height: 10, "aria-hidden": "true" });
+      swatch.append(svg("rect", { width: 10, height: 10, fill: colour }));
+      return el("li", { "data-outcome": o }, swatch, ` ${label}: ${sum[o] || 0}`);
+    }));
+  const summary = el("p", { class: "chart-summary" },
+    total ? `${total} attempt${total === 1 ? "" : "s"}, ${rate}% accepted` : "no attempts");
+  holder.replaceChildren(chart, summary, legend);
 }
 
-// -- Add endpoint, rotate secret -------------------------------------------------------------
+// -- Add endpoint, rotate secret, test events -------------------------------------------------
 
 function showSecretOnce(secret, sid) {
   $("#secret-value").textContent = secret;
@@ -125,7 +223,7 @@ async function addEndpoint() {
   $("#secret-once").hidden = true;
   if (!url || !topics.length) {
     out.className = "error";
-    out.textContent = "An endpoint URL and at least one topic are needed.";
+    out.textContent = "An endpoint URL and at least one event type are needed.";
     return;
   }
   const body = {
@@ -143,7 +241,7 @@ async function addEndpoint() {
   }
   out.className = "";
   out.dataset.id = r.body.id;
-  out.textContent = `added ${r.body.id}: ${r.body.state}; the challenge runs now`;
+  out.textContent = `added ${r.body.id} (${r.body.endpoint}): we are checking the address now`;
   if (r.body.secret) showSecretOnce(r.body.secret, r.body.id);
   $("#add-endpoint-url").value = "";
   await loadSubscriptions();
@@ -153,8 +251,33 @@ async function rotateSecret(sid) {
   const r = await api("POST", "/v1/subscriptions/" + encodeURIComponent(sid) + "/secret/rotate");
   if (r.status !== 201) { setStatus("rotation refused: " + problemText(r)); return; }
   showSecretOnce(r.body.secret, sid);
-  setStatus(`next secret issued for ${sid}: install it, then the challenge promotes it`);
+  setStatus(`next secret issued for ${sid}: install it, then the check promotes it`);
   await loadSubscriptions();
+}
+
+async function sendTest() {
+  const sid = $("#send-test").dataset.sid;
+  const out = $("#test-result");
+  const r = await api("POST", "/v1/subscriptions/" + encodeURIComponent(sid) + "/test-events", { topic: $("#test-topic").value });
+  if (r.status !== 202) { out.className = "error"; out.textContent = "not sent: " + problemText(r); return; }
+  out.className = "";
+  const did = r.body.deliveries.length ? r.body.deliveries[0].deliveryId : null;
+  out.dataset.eventId = r.body.eventId;
+  out.replaceChildren(`Test event ${r.body.eventId} sent. `,
+    did ? el("a", { href: "#/delivery/" + encodeURIComponent(did), "data-delivery": did }, "See its delivery") : "");
+}
+
+async function recoverOne() {
+  const sid = $("#recover-one").dataset.sid;
+  const out = $("#recover-one-result");
+  const since = $("#recover-one-since").value;
+  if (!since) { out.className = "error"; out.textContent = "Choose the date and time to retry from."; return; }
+  const r = await api("POST", "/v1/subscriptions/" + encodeURIComponent(sid) + "/recover", { since: since + ":00Z" });
+  if (r.status !== 202) { out.className = "error"; out.textContent = "not retried: " + problemText(r); return; }
+  out.className = "";
+  out.dataset.recovered = String(r.body.recovered);
+  out.textContent = `${r.body.recovered} failed deliver${r.body.recovered === 1 ? "y" : "ies"} will be sent again` +
+    (r.body.nextSince ? "; more remain: retry again" : "");
 }
 
 // -- the event catalogue (GET /v1/event-types; a daemon without it shows an empty one) -------
@@ -166,6 +289,7 @@ function versionsOf(t) {
 
 async function loadCatalogue() {
   const holder = $("#catalogue-items");
+  if (who.kind === "operator") { note("catalogue", "Event types belong to tenants."); holder.replaceChildren(); return; }
   const r = await api("GET", "/v1/event-types");
   if (r.status === 404 || r.status === 405) {
     note("catalogue", "No event catalogue is published here yet.");
@@ -178,6 +302,7 @@ async function loadCatalogue() {
   holder.replaceChildren(...items.map((t) => el("div", { class: "event-type", "data-topic": t.topic },
     el("h3", {}, el("code", {}, text(t.topic)), t.deprecated ? " (deprecated)" : ""),
     el("p", { class: "muted" }, text(t.description)),
+    el("p", {}, el("a", { href: "#/deliveries?eventType=" + encodeURIComponent(t.topic) }, "Deliveries of this type")),
     ...versionsOf(t).map(([major, v]) => el("div", { "data-version": major },
       el("span", {}, "version " + major + " example:"),
       el("pre", {}, v && v.example !== undefined ? JSON.stringify(v.example, null, 2) : "-"))),
@@ -186,4 +311,6 @@ async function loadCatalogue() {
 
 document.addEventListener("DOMContentLoaded", () => {
   $("#add-endpoint").addEventListener("click", () => { addEndpoint(); });
+  $("#send-test").addEventListener("click", () => { sendTest(); });
+  $("#recover-one").addEventListener("click", () => { recoverOne(); });
 });

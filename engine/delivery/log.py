@@ -1,0 +1,95 @@
+"""The delivery log: one filtered, keyset-paged read of the ledger (``GET /v1/deliveries``).
+
+:class:`LogQuery` is what a caller asked, already checked; :func:`query_name` picks the named
+query whose leading filter is the most selective one given (each has an index in that order,
+``engine/sql/migrations/0960_delivery_log.sql``); :class:`~.log_repository.DeliveryLog` runs it and
+shapes the page. The checking of raw query parameters is the API's (``engine/api/delivery_log.py``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Final
+
+import msgspec
+
+from hookproof.projections.ledger import LedgerState as S
+
+from ..queries import ENGINE_QUERIES
+from ..repository import Record
+from .test_event_ids import is_test_event
+from .views import evidence_of
+
+__all__ = [
+    "EVIDENCE_FILTERS",
+    "LOG_QUERIES",
+    "LogQuery",
+    "item_of",
+    "query_name",
+]
+
+#: ``evidence`` filter values: how far the stored evidence got
+EVIDENCE_FILTERS: Final = frozenset(
+    {"NONE", S.ENDPOINT_ACCEPTED.value, S.APPLICATION_CONFIRMED.value}
+)
+
+#: leading filter -> named query, most selective first
+LOG_QUERIES: Final = (
+    ("delivery_id", "deliveries_log_by_id"),
+    ("event_id", "deliveries_log_by_event"),
+    ("subscription_id", "deliveries_log_by_subscription"),
+    ("state", "deliveries_log_by_state"),
+    ("topic", "deliveries_log_by_topic"),
+)
+
+SQL = ENGINE_QUERIES.named(
+    "deliveries_log", "deliveries_log_custom_plan", *(name for _, name in LOG_QUERIES)
+)
+
+
+class LogQuery(msgspec.Struct, frozen=True, kw_only=True):
+    """A checked request for one page of a tenant's log (``None``: that filter not given).
+    ``consumer_id``: a portal session's consumer, whose subscriptions alone are visible.
+    ``before``: the last ``(created_at, delivery_id)`` of the previous page."""
+
+    tenant_id: str
+    limit: int = 100
+    subscription_id: str | None = None
+    topic: str | None = None
+    state: str | None = None
+    evidence: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    event_id: str | None = None
+    delivery_id: str | None = None
+    consumer_id: str | None = None
+    before: tuple[datetime, str] | None = None
+
+
+def query_name(q: LogQuery) -> str:
+    """The named query for ``q``: its most selective filter leads (an index walks it)."""
+    for attr, name in LOG_QUERIES:
+        if getattr(q, attr) is not None:
+            return name
+    return "deliveries_log"
+
+
+def _iso(v: Any) -> Any:
+    return v.isoformat() if hasattr(v, "isoformat") else v
+
+
+def item_of(r: Record) -> dict[str, Any]:
+    """One row as a log item (``DeliveryLogItem`` in ``schemas/api.py``)."""
+    return {
+        "deliveryId": r["delivery_id"],
+        "eventId": r["event_id"],
+        "subscriptionId": r["subscription_id"],
+        "generation": r["generation"],
+        "topic": r["topic"],
+        "state": r["state"],
+        "attempt": r["attempt"],
+        "evidence": evidence_of(dict(r)),
+        "test": is_test_event(r["event_id"]),
+        "createdAt": _iso(r["created_at"]),
+        "updatedAt": _iso(r["updated_at"]),
+    }

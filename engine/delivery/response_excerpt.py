@@ -1,0 +1,100 @@
+"""What an attempt keeps of the answer it got: bounded, with secrets redacted (pure).
+
+Limits (stated once, here): at most :data:`EXCERPT_BYTES` (2 KiB) of the response body, decoded
+as UTF-8 (undecodable bytes replaced), at most :data:`HEADERS_MAX` (32) response headers, each
+value cut to :data:`HEADER_VALUE_MAX` (256) characters; about 10 KiB per attempt at worst. It
+is stored in the attempt's event in the delivery stream, so ``hookproof archive run`` moves it
+to the archive with the rest of the delivery (retention covers it).
+
+Redacted: the values of headers that carry credentials or signatures (:func:`is_secret_header`),
+and, in headers and body alike, any echo of a value the engine itself sent in a secret-bearing
+request header (an echo endpoint would otherwise store the attempt's signature back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Final
+
+from hookproof.events.delivery_events import AttemptResponse
+
+__all__ = [
+    "EXCERPT_BYTES",
+    "HEADERS_MAX",
+    "HEADER_VALUE_MAX",
+    "REDACTED",
+    "is_secret_header",
+    "response_of",
+]
+
+EXCERPT_BYTES: Final = 2_048
+HEADERS_MAX: Final = 32
+HEADER_VALUE_MAX: Final = 256
+REDACTED: Final = "[redacted]"
+#: body bytes read past the limit before redaction (longer than any header value we send)
+_SCRUB_MARGIN: Final = 1_024
+
+_SECRET_NAMES: Final = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "set-cookie",
+        "www-authenticate",
+        "proxy-authenticate",
+    }
+)
+_SECRET_PARTS: Final = ("signature", "secret", "token", "api-key", "apikey", "password")
+
+
+def is_secret_header(name: str) -> bool:
+    """A header whose value is a credential or a signature (never stored, never shown)."""
+    low = name.lower()
+    return low in _SECRET_NAMES or any(part in low for part in _SECRET_PARTS)
+
+
+def _scrub(text: str, sent: Iterable[str]) -> str:
+    for value in sent:
+        if value and value in text:
+            text = text.replace(value, REDACTED)
+    return text
+
+
+def response_of(
+    status: int | None,
+    headers: Iterable[tuple[str, str]],
+    body: bytes,
+    sent: Mapping[str, str],
+) -> AttemptResponse | None:
+    """The bounded, redacted record of an answer; ``None`` when no response came back.
+    ``sent`` is the request's headers: the values of its secret ones are scrubbed from what
+    is kept (each value and each space-separated part of it, signatures come as lists)."""
+    if status is None:
+        return None
+    secrets = sorted(
+        {
+            part
+            for name, value in sent.items()
+            if is_secret_header(name)
+            for part in (value, *value.split(" "), *value.split(","))
+            if len(part) >= 16
+        },
+        key=len,
+        reverse=True,
+    )
+    items = list(headers)
+    kept: list[tuple[str, str]] = []
+    for name, value in items[:HEADERS_MAX]:
+        shown = REDACTED if is_secret_header(name) else _scrub(value, secrets)
+        kept.append((name.lower(), shown[:HEADER_VALUE_MAX]))
+    # scrubbed before the cut, so no secret's beginning is left at the excerpt's end
+    head = body[: EXCERPT_BYTES + _SCRUB_MARGIN]
+    for value in secrets:
+        head = head.replace(value.encode(), REDACTED.encode())
+    return AttemptResponse(
+        headers=kept,
+        excerpt=head[:EXCERPT_BYTES].decode("utf-8", errors="replace"),
+        body_bytes=len(body),
+        excerpt_truncated=len(body) > EXCERPT_BYTES,
+        headers_truncated=len(items) > HEADERS_MAX,
+    )

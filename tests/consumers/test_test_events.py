@@ -1,0 +1,104 @@
+"""``POST /v1/subscriptions/{id}/test-events``: the catalogue's example reaches one real HTTPS
+endpoint through the normal delivery path, marked as a test in the log and in its event; the
+reserved id space; refusals with codes; tenants and consumers isolated."""
+
+from __future__ import annotations
+
+import json
+
+import aiohttp
+
+from hookproof.engine.daemon import Engine
+from hookproof.events.delivery_events import EventIngested, event_stream_id
+
+from ..delivery.conftest import Subscriber, dispatch_all
+from ..live import Client
+from .conftest import event, new_tenant
+from .test_portal import start_session
+
+ORDER_TYPE = {
+    "description": "An order was placed",
+    "versions": {
+        "1": {
+            "schema": {"type": "object", "properties": {"order": {"type": "string"}}},
+            "example": {"order": "ord_example"},
+        }
+    },
+}
+
+
+async def test_a_test_event_reaches_one_endpoint_and_says_it_is_a_test(
+    engine: Engine, base: str, http: aiohttp.ClientSession, subscriber: Subscriber
+) -> None:
+    acme = await new_tenant(engine, http, base, "acme")
+    other = await new_tenant(engine, http, base, "other")
+    await acme.consumer("cust-a")
+    await acme.consumer("cust-b")
+    target = await acme.subscribe(subscriber.url("ok-target"), "cust-a")
+    sibling = await acme.subscribe(subscriber.url("ok-sibling"), "cust-a")
+    foreign = await acme.subscribe(subscriber.url("ok-foreign"), "cust-b")
+    path = f"/v1/subscriptions/{target}/test-events"
+
+    status, problem = await acme.call("POST", path, {})
+    assert (status, problem["code"]) == (404, "event_type_not_found")  # nothing in the catalogue
+    assert (await acme.call("PUT", "/v1/event-types/order.created", ORDER_TYPE))[0] == 200
+
+    status, sent = await acme.call("POST", path, {})
+    assert status == 202, sent
+    assert sent["eventId"].startswith("hookproof-test-") and sent["test"] is True
+    assert [d["subscriptionId"] for d in sent["deliveries"]] == [target]
+    while await dispatch_all(engine):
+        pass
+    [got] = subscriber.deliveries("ok-target")
+    body = json.loads(got.body)
+    assert body["eventId"] == sent["eventId"] and body["payload"] == {"order": "ord_example"}
+    assert subscriber.deliveries("ok-sibling") == [] and subscriber.deliveries("ok-foreign") == []
+
+    status, page = await acme.call("GET", f"/v1/deliveries?eventId={sent['eventId']}")
+    [item] = page["items"]
+    assert item["test"] is True and item["state"] == "ENDPOINT_ACCEPTED"
+    _, real = await acme.call("POST", "/v1/events", event("evt-real", "cust-a"))
+    status, page = await acme.call("GET", "/v1/deliveries?eventId=evt-real")
+    assert {i["test"] for i in page["items"]} == {False}
+    status, view = await acme.call("GET", f"/v1/deliveries/{item['deliveryId']}")
+    assert view["test"] is True
+    [first] = await engine.store.read_stream(
+        event_stream_id(acme.tenant_id, sent["eventId"]), to_version=1
+    )
+    ingested = first.decode()
+    assert isinstance(ingested, EventIngested) and ingested.test is True
+
+    # the consumer's own portal session may test its endpoint, not another consumer's
+    session = await start_session(acme, "cust-a")
+    portal = Client(http, base, session["token"])
+    status, out = await portal.call("POST", path, {"topic": "order.created", "version": 1})
+    assert status == 202 and out["deliveries"][0]["subscriptionId"] == target
+    status, _ = await portal.call("POST", f"/v1/subscriptions/{foreign}/test-events", {})
+    assert status == 404
+    # another tenant: the subscription does not exist for it
+    status, problem = await other.call("POST", path, {})
+    assert (status, problem["code"]) == (404, "subscription_not_found")
+    assert sibling  # untouched above
+
+    # refusals, each with its code; nothing is ingested by any of them
+    before = len(subscriber.deliveries())
+    for body_in, code in (
+        ({"topic": "invoice.paid"}, "topic_not_subscribed"),
+        ({"version": 7}, "no_example"),
+        ({"colour": "red"}, "invalid_request"),
+    ):
+        status, problem = await acme.call("POST", path, body_in)
+        assert status in (400, 409, 422) and problem["code"] == code, (body_in, problem)
+    status, problem = await acme.call(
+        "POST", "/v1/events", event("hookproof-test-0123", "cust-a")
+    )
+    assert (status, problem["code"]) == (400, "reserved_event_id")
+    status, problem = await acme.call("POST", "/v1/subscriptions/sub_nope/test-events", {})
+    assert (status, problem["code"]) == (400, "invalid_id")
+    await acme.call("POST", f"/v1/subscriptions/{target}/revoke", {})
+    status, problem = await acme.call("POST", path, {})
+    assert (status, problem["code"]) == (409, "subscription_not_active")
+    while await dispatch_all(engine):
+        pass
+    assert len(subscriber.deliveries()) == before + 1  # evt-real's one delivery only
+    assert real["deliveries"]
