@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 import hashlib
 import hmac
+import re
 import secrets
 import time
 from collections.abc import Callable

@@ -10,11 +10,13 @@ import msgspec
 from .destinations import DestinationIn
 
 __all__ = [
+    "CONSUMER_ID_PATTERN",
+    "MAX_BATCH_EVENTS",
+    "TEXT_PATTERN",
     "AttemptBucket",
     "AttemptResponseView",
     "AttemptStats",
     "AttemptStatsBatch",
-    "CONSUMER_ID_PATTERN",
     "ConsumerCreate",
     "ConsumerDisable",
     "ConsumerPatch",
@@ -26,7 +28,6 @@ __all__ = [
     "EventTypeIn",
     "EventTypeVersionIn",
     "HeaderAuthIn",
-    "MAX_BATCH_EVENTS",
     "MtlsAuthIn",
     "OAuth2AuthIn",
     "PortalBranding",
@@ -45,7 +46,6 @@ __all__ = [
     "SubscriptionCreate",
     "SubscriptionPatch",
     "SubscriptionTransition",
-    "TEXT_PATTERN",
     "TenantCreate",
     "TestEventIn",
 ]

@@ -4,8 +4,6 @@ Content-Security-Policy (what a tenant embeds in its own app)."""
 
 from __future__ import annotations
 
-import re
-
 import structlog
 from aiohttp import web
 

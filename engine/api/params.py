@@ -21,11 +21,11 @@ from ..challenge.protocol import CHALLENGE_ID
 from ..consumers.service import CONSUMER_ID
 from ..delivery.ingest import DELIVERY_ID, EVENT_ID
 from ..delivery.log import EVIDENCE_FILTERS
-from ..tenants import TENANT_ID
 from ..event_types.definition import TOPIC
 from ..portal.service import SESSION_ID
 from ..rollouts.service import ROLLOUT_ID
 from ..subscriptions.service import SUBSCRIPTION_ID
+from ..tenants import TENANT_ID
 
 __all__ = [
     "CURSOR",
@@ -204,7 +204,9 @@ def check_params(method: str, route: str, request: web.Request) -> None:
                 _check_value(name, each, items, value)
             continue
         if len(values) > 1:
-            raise _refuse(name, param, "is given more than once")
+            raise ValidationError(
+                f"{name} may be given once", field=name, code="repeated_parameter"
+            )
         _check_value(name, param, param.schema, values[0])
 
 

@@ -121,7 +121,7 @@ async def test_the_log_is_filtered_searched_and_paged_by_the_api(
             ("?limit=1001", "limit", "invalid_limit"),
             ("?cursor=bm9wZQ", "cursor", "invalid_cursor"),
             ("?colour=red", "colour", "unknown_parameter"),
-            ("?state=RETRYABLE&state=DEAD_LETTER", "query", "repeated_parameter"),
+            ("?state=RETRYABLE&state=DEAD_LETTER", "state", "repeated_parameter"),
         ):
             status, problem = await a.call("GET", "/v1/deliveries" + query)
             assert status == 400, query

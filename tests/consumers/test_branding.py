@@ -87,7 +87,7 @@ async def test_branding_is_checked_scoped_and_applied_to_the_portal_page(
     assert "X-Frame-Options" not in r.headers
     r = await page(other.tenant_id)
     assert "frame-ancestors 'none'" in r.headers["Content-Security-Policy"]
-    assert "frame-ancestors 'none'" in (await page("ten_nope")).headers["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in (await page("ten_" + "0" * 16)).headers["Content-Security-Policy"]
 
     # a portal session reads its tenant's branding, and cannot change it
     await acme.consumer("cust-a")
