@@ -34,7 +34,7 @@ from hookproof.engine.delivery.https import evidence_of
 from hookproof.engine.delivery.ledger import ClaimRow
 from hookproof.engine.delivery.outcome import breaker_success
 from hookproof.engine.egress import EgressResult, Outcome
-from hookproof.engine.tracing import TracedDestination
+from hookproof.engine.observe.tracing import TracedDestination
 from hookproof.events.subscription_events import RetryPolicy
 
 OUT = Path(__file__).parent / "results" / "s8_destination_port.json"

@@ -160,7 +160,7 @@ SWITCHES: list[tuple[str, str, list[Edit], list[str]]] = [
     (
         "same event id, other payload",
         "the payload digest of a known event id is not compared",
-        [("engine/delivery/ingest.py", 'if row["payload_digest"] != digest:', "if False:")],
+        [("engine/ingest/ingest.py", 'if row["payload_digest"] != digest:', "if False:")],
         [
             "tests/delivery/test_ledger.py::"
             "test_same_event_id_other_payload_is_409_and_nothing_planned_twice"

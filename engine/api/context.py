@@ -16,8 +16,8 @@ from hookproof.events import EventStore
 from hookproof.projections.subscriptions import SubscriptionState
 
 from ..portal.auth import PortalAuth
+from ..portal.tenants import TenantService
 from ..subscriptions import SubscriptionService
-from ..tenants import TenantService
 
 __all__ = [
     "CONTEXT_KEY",

@@ -10,10 +10,10 @@ from hookproof.errors import ValidationError
 from hookproof.projections.deliveries import LEDGER_STATES
 from hookproof.schemas.api import EventIn
 
-from ..delivery.batch import decode_batch, result_entry
-from ..delivery.ingest import IngestService
 from ..delivery.views import DeliveryReader
+from ..ingest.ingest import IngestService
 from ..subscriptions.service import SUBSCRIPTION_ID
+from .batch import decode_batch, result_entry
 from .context import ApiContext, actor, portal_of, tenant_of
 from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .problems import decode_body, json_response

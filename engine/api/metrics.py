@@ -9,7 +9,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from hookproof.errors import HookproofError
 
 from ..delivery.repository import DeliveryRepository
-from ..metrics import COUNT_CAP, EngineMetrics
+from ..observe.metrics import COUNT_CAP, EngineMetrics
 from .context import ApiContext, require_bearer
 
 __all__ = ["metrics_route"]

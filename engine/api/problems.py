@@ -14,7 +14,7 @@ from aiohttp import web
 
 from hookproof.errors import HookproofError, ValidationError
 
-from ..db_errors import database_unavailable
+from ..db.db_errors import database_unavailable
 from .body import MAX_BODY, BodyTooLarge, read_body, settle_unread
 from .jsonscan import JsonScan, TooDeep
 

@@ -16,8 +16,8 @@ from uuid import UUID
 
 import asyncpg
 
-from hookproof.engine.queries import ENGINE_QUERIES
-from hookproof.engine.repository import PoolRepository
+from hookproof.engine.db.queries import ENGINE_QUERIES
+from hookproof.engine.db.repository import PoolRepository
 from hookproof.events import Position
 from hookproof.projections import read_checkpoint
 from hookproof.projections.attempt_stats import AttemptStats

@@ -40,9 +40,9 @@ from hookproof.events.canonical import canonical_json
 from hookproof.events.delivery_events import EventIngested
 from hookproof_subscriber import SigningKey
 
-from ..clock import system_clock
-from ..projections_runner import catch_up
-from ..registry import async_projections
+from ..common.clock import system_clock
+from ..recording.projections_runner import catch_up
+from ..recording.registry import async_projections
 from .manifest import build_manifest, manifest_path, write_manifest
 from .repository import AnchorLockBusy, AnchorRequest, ArchiveRepository
 from .rule import DeliveryFacts, RetentionPolicy, Verdict, delivery_verdict, event_verdict
@@ -202,7 +202,7 @@ class Archiver:
                 return result
             await self._resume(result)
             await self._remove_orphans(result)
-            # the stream catalogue is kept in batches (engine/projections_runner.py): where a
+            # the stream catalogue is kept in batches (engine/recording/projections_runner.py): where a
             # projector keeps it (it has a checkpoint), bring it up to the log first, so the
             # streams chosen do not depend on when its last batch ran
             if await self._checkpoint() is not None:

@@ -28,9 +28,9 @@ from hookproof.events.subscription_events import (
 from hookproof.projections.subscriptions import SubscriptionState, fold
 from hookproof_subscriber import SigningKey
 
-from .. import tracing
 from ..egress import EgressResult, EgressTransport
-from ..signing import Signer, sign_headers
+from ..keys.signing import Signer, sign_headers
+from ..observe import tracing
 from ..subscriptions import SubscriptionService, stream_of
 from .decide import Complete, decide, needs_secret, state_reason, transport_reason, verdict
 from .disclosure import tenant_reason

@@ -25,7 +25,7 @@ from hookproof.events.delivery_events import (
 from hookproof.events.subscription_events import RetryPolicy
 from hookproof.projections.ledger import LedgerState
 
-from ..signing import DEFAULT_PROFILE
+from ..keys.signing import DEFAULT_PROFILE
 from .ledger import ClaimRow, Exhausted, Refuse, admission, claimable
 from .ordering import gap_to_skip
 

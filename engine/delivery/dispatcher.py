@@ -35,10 +35,10 @@ from hookproof.events.listening import Listening
 from hookproof.events.subscription_events import RetryPolicy
 from hookproof_subscriber import SigningKey
 
-from ..db_errors import database_unavailable
+from ..db.db_errors import database_unavailable
+from ..keys.signing import Signer, sign_headers
 from ..rollouts.dispatch import ShadowCounter, admission_fields, resolve_signers, shadow_check
 from ..rollouts.machine import plan_signing
-from ..signing import Signer, sign_headers
 from .batcher import OutcomeBatcher
 from .claim import (
     STEAL_AFTER_S,

@@ -13,8 +13,8 @@ from typing import Final
 from hookproof.projections.subscriptions import SubscriptionState
 
 from ..challenge.drift import DriftGuard
+from ..common.memo import BoundedMemo
 from ..egress import EgressResult, EgressTransport
-from ..memo import BoundedMemo
 from ..subscriptions import SubscriptionService
 from .destination import Evidence, SignedMessage
 from .ledger import ClaimRow

@@ -8,8 +8,8 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple, cast
 
-from ..queries import ENGINE_QUERIES
-from ..repository import PoolRepository, Record
+from ..db.queries import ENGINE_QUERIES
+from ..db.repository import PoolRepository, Record
 
 __all__ = ["Backlog", "DeliveryRepository"]
 

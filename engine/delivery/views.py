@@ -26,7 +26,7 @@ from hookproof.projections.deliveries import evolve_delivery
 from hookproof.projections.ledger import LedgerState as S
 
 from ..challenge.disclosure import tenant_dead_letter_reason, tenant_reason
-from ..repository import Record
+from ..db.repository import Record
 from .ledger import ledger_next
 from .repository import DeliveryRepository
 from .streams import append_to_deliveries

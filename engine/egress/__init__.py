@@ -11,7 +11,7 @@
   public interfaces only; :mod:`.errors` classifies what went wrong.
 
 :mod:`.failures` holds the failure codes and the one outcome rule; :mod:`.transport` composes
-the pieces. The transport names are loaded lazily so that :mod:`hookproof.engine.endpoint`
+the pieces. The transport names are loaded lazily so that :mod:`hookproof.engine.egress.endpoint`
 can import :mod:`.addresses` without importing the transport (which imports the endpoint).
 """
 

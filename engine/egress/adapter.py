@@ -20,7 +20,7 @@ import asyncio
 import ssl
 from typing import Final
 
-from ..memo import BoundedMemo
+from ..common.memo import BoundedMemo
 from .addresses import IPAddress
 from .context import CURRENT, Attempt
 from .errors import Refusal, classify_exception

@@ -9,7 +9,7 @@ from typing import Final
 
 import yarl
 
-from ..memo import BoundedMemo
+from ..common.memo import BoundedMemo
 
 __all__ = ["Target", "request_head"]
 

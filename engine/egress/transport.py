@@ -41,11 +41,11 @@ import structlog
 from hookproof.config import Settings
 from hookproof.errors import ValidationError
 
-from ..endpoint import DEFAULT_ALLOWED_PORTS, Endpoint, normalise_endpoint
-from ..memo import BoundedMemo
+from ..common.memo import BoundedMemo
 from .adapter import Attempt, WireAdapter
 from .addresses import IPAddress, format_ip
 from .dns import DnsFailure, HostResolver
+from .endpoint import DEFAULT_ALLOWED_PORTS, Endpoint, normalise_endpoint
 from .failures import FAILURE_CODES, FailureCode, Outcome, outcome_of
 from .policy import AddressDrift, AddressPolicy, Vetting
 from .pool import PoolLimits

@@ -50,7 +50,7 @@ from .decide import (
 from .repository import NotificationRepository
 
 if TYPE_CHECKING:
-    from ..delivery.ingest import IngestService
+    from ..ingest.ingest import IngestService
 
 __all__ = ["Notifier", "listener_patterns"]
 

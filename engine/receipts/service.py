@@ -39,7 +39,7 @@ from ..api.problems import TooDeep, check_depth
 from ..delivery.ledger import ledger_next
 from ..delivery.streams import append_to_deliveries
 from ..delivery.views import evidence_of
-from ..metrics import EngineMetrics
+from ..observe.metrics import EngineMetrics
 from .decide import ACCEPTED_STATUS, DUPLICATE_STATUS, REASONS
 from .decide import verify_receipt_signature as _verify
 from .repository import ReceiptRepository
