@@ -202,8 +202,8 @@ class Archiver:
                 return result
             await self._resume(result)
             await self._remove_orphans(result)
-            # the stream catalogue is kept in batches (engine/recording/projections_runner.py): where a
-            # projector keeps it (it has a checkpoint), bring it up to the log first, so the
+            # the stream catalogue is kept in batches (engine/recording/projections_runner.py):
+            # where a projector keeps it (it has a checkpoint), bring it up to the log first, so the
             # streams chosen do not depend on when its last batch ran
             if await self._checkpoint() is not None:
                 t0 = loop.time()

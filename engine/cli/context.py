@@ -1,7 +1,7 @@
 """The CLI's per-command context: a database target and a pool, migrated, closed after.
 Commands get ports from it (the event store, repositories, the key ring, an engine), never the
-pool; each is built by the composition root's steps (``engine/runtime/composition.py``), as ``serve``
-builds them."""
+pool; each is built by the composition root's steps (``engine/runtime/composition.py``), as
+``serve`` builds them."""
 
 from __future__ import annotations
 
