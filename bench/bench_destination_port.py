@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hookproof.engine.delivery.admission import ClaimRow
 from hookproof.engine.delivery.destination import (
     HTTPS,
     DestinationsByKind,
@@ -31,7 +32,6 @@ from hookproof.engine.delivery.destination import (
     send_attempt,
 )
 from hookproof.engine.delivery.https import evidence_of
-from hookproof.engine.delivery.ledger import ClaimRow
 from hookproof.engine.delivery.outcome import breaker_success
 from hookproof.engine.egress import EgressResult, Outcome
 from hookproof.engine.observe.tracing import TracedDestination

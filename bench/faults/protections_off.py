@@ -97,7 +97,7 @@ SWITCHES: list[tuple[str, str, list[Edit], list[str]]] = [
                 'endpoint=config.get("endpoint", record["endpoint"]),',
             ),
             (
-                "engine/delivery/ledger.py",
+                "engine/delivery/admission.py",
                 "if row.generation != row.sub_generation and not (",
                 "if False and not (",
             ),
@@ -179,9 +179,9 @@ SWITCHES: list[tuple[str, str, list[Edit], list[str]]] = [
         "revoke races the dispatchers",
         "admission ignores a closed subscription and a changed generation",
         [
-            ("engine/delivery/ledger.py", "    if row.sub_state in TERMINAL:\n", "    if False:\n"),
+            ("engine/delivery/admission.py", "    if row.sub_state in TERMINAL:\n", "    if False:\n"),
             (
-                "engine/delivery/ledger.py",
+                "engine/delivery/admission.py",
                 "if row.generation != row.sub_generation and not (",
                 "if False and not (",
             ),

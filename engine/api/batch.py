@@ -16,8 +16,8 @@ import msgspec
 from hookproof.errors import HookproofError, ValidationError
 from hookproof.schemas.api import MAX_BATCH_EVENTS, EventIn
 
+from ..common.jsonscan import JsonScan, TooManyEntries
 from ..ingest.ingest import IngestResult
-from .jsonscan import JsonScan, TooManyEntries
 from .problems import MAX_BODY, MAX_DEPTH, read_body
 
 __all__ = ["MAX_BATCH_BODY", "decode_batch", "result_entry"]

@@ -14,9 +14,9 @@ from aiohttp import web
 
 from hookproof.errors import HookproofError, ValidationError
 
+from ..common.jsonscan import JsonScan, TooDeep
 from ..db.db_errors import database_unavailable
 from .body import MAX_BODY, BodyTooLarge, read_body, settle_unread
-from .jsonscan import JsonScan, TooDeep
 
 __all__ = [
     "MAX_BODY",

@@ -26,7 +26,7 @@ from hookproof.events.subscription_events import RetryPolicy
 from hookproof.projections.ledger import LedgerState
 
 from ..keys.signing import DEFAULT_PROFILE
-from .ledger import ClaimRow, Exhausted, Refuse, admission, claimable
+from .admission import ClaimRow, Exhausted, Refuse, admission, claimable
 from .ordering import gap_to_skip
 
 __all__ = [

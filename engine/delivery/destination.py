@@ -22,7 +22,7 @@ from typing import Final, Protocol
 import msgspec
 
 from ..egress.failures import FailureCode, Outcome, is_lost
-from .ledger import ClaimRow
+from .admission import ClaimRow
 
 __all__ = [
     "HTTPS",

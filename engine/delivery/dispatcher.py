@@ -39,6 +39,7 @@ from ..db.db_errors import database_unavailable
 from ..keys.signing import Signer, sign_headers
 from ..rollouts.dispatch import ShadowCounter, admission_fields, resolve_signers, shadow_check
 from ..rollouts.machine import plan_signing
+from .admission import ClaimRow
 from .batcher import OutcomeBatcher
 from .claim import (
     STEAL_AFTER_S,
@@ -51,7 +52,6 @@ from .claim import (
 )
 from .destination import Destination, Evidence, PendingAttempt, SignedMessage, send_attempt
 from .gates import EndpointGates, Reservation
-from .ledger import ClaimRow
 from .outcome import breaker_success, outcome_events
 from .repository import DeliveryRepository
 from .streams import append_to_deliveries

@@ -16,8 +16,8 @@ from ..challenge.drift import DriftGuard
 from ..common.memo import BoundedMemo
 from ..egress import EgressResult, EgressTransport
 from ..subscriptions import SubscriptionService
+from .admission import ClaimRow
 from .destination import Evidence, SignedMessage
-from .ledger import ClaimRow
 
 __all__ = ["STATE_MEMO", "HttpsDestination", "evidence_of"]
 

@@ -27,7 +27,7 @@ from hookproof.projections.ledger import LedgerState as S
 
 from ..challenge.disclosure import tenant_dead_letter_reason, tenant_reason
 from ..db.repository import Record
-from .ledger import ledger_next
+from .admission import ledger_next
 from .repository import DeliveryRepository
 from .streams import append_to_deliveries
 

@@ -48,8 +48,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from ..delivery.admission import ClaimRow
     from ..delivery.destination import Destination, Evidence, SignedMessage
-    from ..delivery.ledger import ClaimRow
 
 log = structlog.get_logger("hookproof.tracing")
 

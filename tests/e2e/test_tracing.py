@@ -12,8 +12,8 @@ import pytest
 from aiohttp import web
 
 from hookproof.config import Settings
+from hookproof.engine.delivery.admission import ClaimRow
 from hookproof.engine.delivery.destination import Destination, Evidence, SignedMessage
-from hookproof.engine.delivery.ledger import ClaimRow
 from hookproof.engine.observe import tracing
 from hookproof.engine.runtime.composition import EngineOptions
 from hookproof.engine.runtime.daemon import Engine
