@@ -14,7 +14,7 @@ from aiohttp import web
 
 from hookproof.errors import HookproofError, ValidationError
 
-from ..common.jsonscan import JsonScan, TooDeep
+from ..common.jsonscan import MAX_DEPTH, JsonScan, TooDeep, check_depth
 from ..db.db_errors import database_unavailable
 from .body import MAX_BODY, BodyTooLarge, read_body, settle_unread
 
@@ -32,8 +32,6 @@ __all__ = [
 ]
 
 log = structlog.get_logger("hookproof.api")
-#: deepest JSON nesting any body may have (objects and arrays); deeper is a 400
-MAX_DEPTH = 64
 #: what every path parameter must look like before it reaches a query
 _PATH_PARAM = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
 _ENC = msgspec.json.Encoder()
@@ -80,13 +78,6 @@ def _field_from_msgspec(message: str) -> str | None:
     if "missing required field `" in message:
         return message.split("missing required field `", 1)[1].split("`", 1)[0]
     return None
-
-
-def check_depth(body: bytes, limit: int = MAX_DEPTH) -> None:
-    """Refuse JSON nested deeper than ``limit`` before any recursive decoder sees it."""
-    if body.count(b"[") + body.count(b"{") <= limit:
-        return
-    JsonScan(limit).feed(body)
 
 
 async def decode_body(request: web.Request, typ: type[Any]) -> Any:

@@ -20,7 +20,7 @@ Handler = Callable[[argparse.Namespace, Settings], Awaitable[int] | int]
 
 # The database modules are imported by the commands that use them, not here: the
 # supervisor of ``serve --workers N`` runs this module for the daemon's whole life and
-# must stay light (:mod:`.cli_serve`).
+# must stay light (:mod:`.serve`).
 
 
 async def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
@@ -162,7 +162,7 @@ def installed_version() -> str:
 
 def build_parser(*, serve_only: bool = False) -> argparse.ArgumentParser:
     """The whole CLI; ``serve_only``: just ``serve`` (its supervisor stays light, see
-    :mod:`.cli_serve`)."""
+    :mod:`.serve`)."""
     parser = argparse.ArgumentParser(prog="hookproof", description=__doc__)
     parser.add_argument("--version", action="version", version=f"hookproof {installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True)

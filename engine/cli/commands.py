@@ -1,4 +1,4 @@
-"""Sub-commands beyond migrate/db: serve, tenant, projections (audit: ``cli_audit``)."""
+"""Sub-commands beyond migrate/db: serve, tenant, projections (audit: ``cli.audit``)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,10 @@ import re
 
 from hookproof.errors import ValidationError
 
-__all__ = ["JsonScan", "TooDeep", "TooManyEntries"]
+__all__ = ["MAX_DEPTH", "JsonScan", "TooDeep", "TooManyEntries", "check_depth"]
+
+#: deepest JSON nesting any body may have (objects and arrays); deeper is a 400
+MAX_DEPTH = 64
 
 #: ``{``/``}`` read as ``[``/``]``; everything else but brackets (and commas) deleted
 _NORMALISE = bytes.maketrans(b"{}", b"[]")
@@ -131,3 +134,10 @@ class JsonScan:
                 if self.commas >= self.max_entries and self.too_many is not None:
                     raise self.too_many
         self.depth = depth
+
+
+def check_depth(body: bytes, limit: int = MAX_DEPTH) -> None:
+    """Refuse JSON nested deeper than ``limit`` before any recursive decoder sees it."""
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return
+    JsonScan(limit).feed(body)

@@ -11,11 +11,13 @@ neither configured it is refused.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import generate_latest
 
-from ..delivery.repository import Backlog
+if TYPE_CHECKING:  # an annotation only: observe/ sits below delivery/
+    from ..delivery.repository import Backlog
 
 __all__ = ["ATTEMPT_OUTCOMES", "COUNT_CAP", "EngineMetrics"]
 

@@ -35,7 +35,7 @@ from hookproof.projections.deliveries import evolve_delivery
 from hookproof_subscriber import content_digest, parse_receipt
 from hookproof_subscriber.receipts import ReceiptError
 
-from ..api.problems import TooDeep, check_depth
+from ..common.jsonscan import TooDeep, check_depth
 from ..delivery.admission import ledger_next
 from ..delivery.streams import append_to_deliveries
 from ..delivery.views import evidence_of

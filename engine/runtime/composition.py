@@ -5,7 +5,7 @@
 from the settings and the parts built before it, hands every dependency to a constructor and
 sets nothing on a part afterwards. A cycle is broken by a small port built first (the portal's
 session ends, the endpoint gates the metrics read). ``serve`` (:mod:`.daemon`), the CLI
-(:class:`.cli_context.Context`) and the archive (:func:`construct_archiver`) use these steps
+(:class:`..cli.context.Context`) and the archive (:func:`construct_archiver`) use these steps
 alike. The order and what each step takes: ``docs/composition.md``.
 """
 
