@@ -37,7 +37,7 @@ from hookproof.events import (
 )
 from hookproof.events.archive_events import SegmentWritten
 from hookproof.events.canonical import canonical_json
-from hookproof.events.delivery_events import EventIngested
+from hookproof.events.delivery_events import EventIngested, delivery_id_of, delivery_stream_id
 from hookproof_subscriber import SigningKey
 
 from ..common.clock import system_clock
@@ -304,7 +304,7 @@ class Archiver:
             r["delivery_id"]: DeliveryFacts(r["state"], r["receipts"], r["updated_at"])
             for r in await self.repo.delivery_facts(ids)
         }
-        gone = await self.repo.tombstoned([f"delivery-{d}" for d in ids])
+        gone = await self.repo.tombstoned([delivery_stream_id(d) for d in ids])
         groups: list[list[str]] = []
         for r in page:
             stream = r["stream_id"]
@@ -313,13 +313,13 @@ class Archiver:
             verdicts: list[Verdict | None] = []
             closed: list[str] = []
             for d in planned[stream]:
-                if f"delivery-{d}" in gone:
+                if delivery_stream_id(d) in gone:
                     verdicts.append(None)
                     continue
                 v = delivery_verdict(facts[d], policy) if d in facts else _MISSING
                 verdicts.append(v)
                 if v.closed:
-                    closed.append(f"delivery-{d}")
+                    closed.append(delivery_stream_id(d))
                 else:
                     result.skipped[v.reason] = result.skipped.get(v.reason, 0) + 1
             # later events of the stream (payload conflicts) are checked on its rows as well
@@ -469,7 +469,7 @@ class Archiver:
         removed = 0
         for start in range(0, len(ids), self.remove_batch):
             batch = ids[start : start + self.remove_batch]
-            deliveries = [s[9:] for s in batch if s.startswith("delivery-")]
+            deliveries = [d for s in batch if (d := delivery_id_of(s)) is not None]
             removed += await self.repo.remove(segment_id, batch, deliveries)
             if start == 0:
                 _crash_point("mid_delete")

@@ -21,6 +21,7 @@ from hookproof.events.delivery_events import (
     DeadLettered,
     DeliveryQuarantined,
     OrderingGapSkipped,
+    delivery_stream_id,
 )
 from hookproof.events.subscription_events import RetryPolicy
 from hookproof.projections.ledger import LedgerState
@@ -190,7 +191,7 @@ def claim_appends(
         meta = Metadata(actor=f"dispatcher:{dispatcher}", correlation_id=row.event_id)
         appends.append(
             StreamAppend(
-                f"delivery-{row.delivery_id}",
+                delivery_stream_id(row.delivery_id),
                 list(events),
                 row.stream_version,
                 meta,

@@ -30,6 +30,7 @@ from hookproof.errors import ConcurrencyConflict, HookproofError, StoreError
 from hookproof.events import Event, EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
     AttemptLost,
+    delivery_stream_id,
 )
 from hookproof.events.listening import Listening
 from hookproof.events.subscription_events import RetryPolicy
@@ -262,7 +263,7 @@ class Dispatcher:
                     signers,
                     shadow,
                     fields.get("rollout_id"),
-                    heads.get(f"delivery-{a.row.delivery_id}"),
+                    heads.get(delivery_stream_id(a.row.delivery_id)),
                     self.gates,
                 )
             )
@@ -412,7 +413,7 @@ class Dispatcher:
         """Append the outcome. While the database is unavailable (a restart) it backs off and
         tries again within the lease; the event ids are fixed once, so a retry after a commit
         whose answer was lost finds them (``duplicate_event_id``) and appends nothing twice."""
-        stream = f"delivery-{job.row.delivery_id}"
+        stream = delivery_stream_id(job.row.delivery_id)
         # an ordered delivery's outcome may make the aggregate's next version claimable: its
         # commit wakes every dispatcher (any process); other outcomes are tagged DISPATCH_TAG
         wake = job.row.ordering_gap_timeout_s is not None
@@ -463,7 +464,7 @@ class Dispatcher:
             await self.store.append(
                 [
                     StreamAppend(
-                        f"delivery-{r['delivery_id']}",
+                        delivery_stream_id(r['delivery_id']),
                         [
                             AttemptLost(
                                 delivery_id=r["delivery_id"],

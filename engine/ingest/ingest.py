@@ -21,6 +21,7 @@ from hookproof.events.delivery_events import (
     DeliveryPlanned,
     EventIngested,
     EventPayloadConflict,
+    delivery_stream_id,
     event_stream_id,
 )
 from hookproof.schemas.api import EventIn
@@ -416,7 +417,7 @@ class IngestService:
                 deliveries.append({"deliveryId": did, "subscriptionId": c.subscription_id})
                 planned.append(
                     StreamAppend(
-                        f"delivery-{did}",
+                        delivery_stream_id(did),
                         [
                             DeliveryPlanned(
                                 delivery_id=did,

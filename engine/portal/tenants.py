@@ -16,7 +16,12 @@ from hookproof.engine.portal.sessions import end_token_sessions
 from hookproof.engine.portal.tenant_repository import TenantRepository
 from hookproof.errors import NotFound, Unauthorized
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
-from hookproof.events.subscription_events import TenantCreated, TokenIssued, TokenRevoked
+from hookproof.events.subscription_events import (
+    TenantCreated,
+    TokenIssued,
+    TokenRevoked,
+    tenant_stream_id,
+)
 
 __all__ = ["Caller", "IssuedToken", "RevokedToken", "TenantService"]
 
@@ -89,7 +94,7 @@ class TenantService:
             await self.store.append(
                 [
                     StreamAppend(
-                        f"tenant-{tenant_id}",
+                        tenant_stream_id(tenant_id),
                         [
                             TenantCreated(tenant_id=tenant_id, name=name),
                             TokenIssued(tenant_id=tenant_id, token_id=issued.token_id),
@@ -114,7 +119,7 @@ class TenantService:
             await self.store.append(
                 [
                     StreamAppend(
-                        f"tenant-{tenant_id}",
+                        tenant_stream_id(tenant_id),
                         [TokenIssued(tenant_id=tenant_id, token_id=issued.token_id)],
                         metadata=Metadata(actor=actor),
                     )
@@ -133,7 +138,7 @@ class TenantService:
             await self.store.append(
                 [
                     StreamAppend(
-                        f"tenant-{tenant_id}",
+                        tenant_stream_id(tenant_id),
                         [TokenRevoked(tenant_id=tenant_id, token_id=token_id)],
                         metadata=Metadata(actor=actor),
                     )

@@ -29,6 +29,7 @@ from hookproof.events.delivery_events import (
     ApplicationConfirmed,
     ReceiptConflict,
     ReceiptRefusalsCounted,
+    delivery_stream_id,
 )
 from hookproof.events.subscription_events import ReceiptKey, SubscriptionConfig
 from hookproof.projections.deliveries import evolve_delivery
@@ -295,7 +296,7 @@ class ReceiptService:
                 key_id=key_id,
                 **ids,
             )
-        stream = f"delivery-{did}"
+        stream = delivery_stream_id(did)
         history = [r.decode() for r in await self.store.read_stream(stream)]
         meta = Metadata(actor=f"subscriber:{sid}", correlation_id=eid)
         now = self.clock().isoformat()

@@ -17,7 +17,7 @@ from hookproof.config import Settings
 from hookproof.errors import NotFound, ValidationError
 from hookproof.events import Event, EventStore, Metadata, RecordedEvent
 from hookproof.events.command import execute
-from hookproof.events.subscription_events import SubscriptionConfig
+from hookproof.events.subscription_events import SubscriptionConfig, subscription_stream_id
 from hookproof.projections.subscriptions import SubscriptionState, fold
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch
 
@@ -49,7 +49,7 @@ SUBSCRIPTION_ID = re.compile(r"^sub_[0-9a-f]{24}$")
 
 
 def stream_of(subscription_id: str) -> str:
-    return f"subscription-{subscription_id}"
+    return subscription_stream_id(subscription_id)
 
 
 class SecretIssuer(Protocol):
