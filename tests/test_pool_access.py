@@ -15,6 +15,7 @@ ADAPTERS = {
     "events/store.py": "the event store",
     "events/listening.py": "the LISTEN connection that wakes the workers",
     "projections/projector.py": "the projector's page transactions and checkpoints",
+    "projections/rebuild.py": "the rebuild's bulk load and its swap with the checkpoint",
     "engine/db/repository.py": "PoolRepository, the base of every engine repository",
     "engine/cli/context.py": "the CLI's composition root opens, hands out and closes the pool",
 }
