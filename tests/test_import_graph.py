@@ -183,14 +183,14 @@ def test_no_folder_level_circles_in_the_engine() -> None:
 
 def test_the_folder_graph_sees_a_circle_through_two_folders() -> None:
     graph = {
-        "hookproof.engine.api.batch": {"hookproof.engine.delivery.ingest"},
-        "hookproof.engine.delivery.ingest": {"hookproof.engine.delivery.repository"},
-        "hookproof.engine.delivery.repository": {"hookproof.engine.api.problems"},
-        "hookproof.engine.api.problems": set(),
+        "hookproof.engine.front.handler": {"hookproof.engine.back.worker"},
+        "hookproof.engine.back.worker": {"hookproof.engine.back.store"},
+        "hookproof.engine.back.store": {"hookproof.engine.front.errors"},
+        "hookproof.engine.front.errors": set(),
         "hookproof.events.store": set(),
     }
-    assert _cycles(_folder_graph(graph)) == [["api", "delivery"]]
-    graph["hookproof.engine.delivery.repository"] = set()
+    assert _cycles(_folder_graph(graph)) == [["back", "front"]]
+    graph["hookproof.engine.back.store"] = set()
     assert _cycles(_folder_graph(graph)) == []
 
 
