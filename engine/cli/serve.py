@@ -1,6 +1,6 @@
 """``hookproof serve``: kept light, because the supervisor of ``serve --workers N`` is this
 process for the daemon's whole life and only watches its children: it imports neither the
-engine (:mod:`.daemon` is imported by the process that serves) nor the database driver, the
+engine (:mod:`..runtime.daemon` is imported by the process that serves) nor the database driver, the
 migrations (a short-lived child applies them) or an event loop. ``hookproof.engine.cli``
 builds only this sub-command's parser for ``serve``.
 """
@@ -24,7 +24,7 @@ _NOT_IN_SUPERVISOR = ("ssl",)
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int | Coroutine[Any, Any, int]:
     """The supervisor of ``--workers N`` runs here, synchronously (no event loop: see
-    :mod:`.workers`); a single daemon or a worker is a coroutine for ``main`` to run."""
+    :mod:`..runtime.workers`); a single daemon or a worker is a coroutine for ``main`` to run."""
     workers = default_workers(args.workers or settings.workers)
     supervisor = args.worker_index is None and workers > 1
     if supervisor:

@@ -6,7 +6,7 @@
   and the ``Connector`` that applies them);
 - "how bytes move": :mod:`.adapter` (one exchange), :mod:`.context` (the per-request
   attempt), :mod:`.guard` (vetting resolver, socket guard), :mod:`.head` (the request head),
-  :mod:`.wire` (one TLS connection, the no-stale-bytes rule) with its state table
+  :mod:`.connection` (one TLS connection, the no-stale-bytes rule) with its state table
   (:mod:`.machine`), :mod:`.budget` and :mod:`.reader` (the answer's byte bounds, llhttp), on
   public interfaces only; :mod:`.errors` classifies what went wrong.
 

@@ -183,7 +183,7 @@ def normalise_host(raw: str) -> tuple[str, IPAddress | None]:
     """The host of an authority as an endpoint's: A-label name (lower case, one trailing dot
     dropped) or canonical IP text (IPv6 bracketed in *raw*), with the address for a literal.
     Raises :class:`ValidationError` (``field="endpoint"``) with an ``endpoint_*`` code; the
-    broker destinations (:mod:`.destinations.spec`) use it too."""
+    broker destinations (:mod:`..destinations.spec`) use it too."""
     return _normalise_host(raw)
 
 

@@ -1,4 +1,4 @@
-"""The request head, written by the connection's user before the body (:mod:`.wire`): the
+"""The request head, written by the connection's user before the body (:mod:`.connection`): the
 request line and ``Host`` of one URL (:class:`Target`, computed once) and the fields as
 aiohttp would write them (:func:`request_head`)."""
 

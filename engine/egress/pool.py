@@ -7,7 +7,7 @@ settings) and only when its peer address is in that later request's vetted set, 
 younger than ``max_age_s``, idle no longer than ``idle_s`` and has carried fewer than
 ``max_requests`` requests; otherwise it is closed, never used. :func:`reuse_refusal` is that
 rule; :class:`Connector` applies it to every pooled connection, and hands one out only if
-nothing arrived on it while it was idle (:mod:`.wire`). New connections are opened to the
+nothing arrived on it while it was idle (:mod:`.connection`). New connections are opened to the
 addresses :class:`.guard.VettedResolver` hands out, through ``aiohappyeyeballs`` with
 :func:`.guard.guarded_socket` as the socket factory, then ``loop.create_connection(sock=...)``
 and a TLS handshake verifying the URL host; the connected peer must be vetted, its address
@@ -28,11 +28,11 @@ import aiohappyeyeballs
 import structlog
 
 from .addresses import IPAddress, format_ip
+from .connection import HttpConnection
 from .errors import Refusal
 from .failures import FailureCode
 from .guard import VettedResolver, addr_infos, socket_factory
 from .result import PeerCertificate, describe_certificate
-from .wire import HttpConnection
 
 if TYPE_CHECKING:
     from .context import Attempt
