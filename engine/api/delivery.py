@@ -1,4 +1,4 @@
-"""``/v1/events``, ``/v1/deliveries`` and ``/v1/dead-letters`` (``/metrics``: engine.metrics)."""
+"""``/v1/events``, ``/v1/deliveries`` and ``/v1/dead-letters`` (``/metrics``: api/metrics.py)."""
 
 from __future__ import annotations
 
