@@ -47,6 +47,7 @@ SQL = PROJECTION_QUERIES.named(
     "checkpoint_lock",
     "checkpoint_save",
     "table_indexes",
+    "table_rows",
     "rebuild_create_like",
     "checkpoint_select_locked",
     "rebuild_drop_fresh",
