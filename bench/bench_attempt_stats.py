@@ -216,10 +216,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     from aiohttp import web
 
     from hookproof.config import Settings
-    from hookproof.engine.daemon import build_engine
-    from hookproof.engine.database import connect_pool
-    from hookproof.engine.migrate import migrate
-    from hookproof.engine.queries import ENGINE_QUERIES
+    from hookproof.engine.db.database import connect_pool
+    from hookproof.engine.db.migrate import migrate
+    from hookproof.engine.db.queries import ENGINE_QUERIES
+    from hookproof.engine.runtime.daemon import build_engine
     from hookproof.events import EventStore
     from hookproof.projections.attempt_stats import AttemptStats
 

@@ -89,7 +89,7 @@ async def idle_stalls(seconds: float) -> float:
 
 
 async def measured_pass(store: Any, projections: list[Any]) -> dict[str, Any]:
-    from hookproof.engine.projections_runner import catch_up
+    from hookproof.engine.recording.projections_runner import catch_up
 
     idle = await idle_stalls(1.0)
     stalls: list[float] = []
@@ -124,10 +124,10 @@ async def measured_pass(store: Any, projections: list[Any]) -> dict[str, Any]:
 
 
 async def run(args: argparse.Namespace, db_url: str) -> dict[str, Any]:
-    from hookproof.engine import projections_runner
-    from hookproof.engine.database import connect_pool
-    from hookproof.engine.migrate import migrate
-    from hookproof.engine.registry import async_projections
+    from hookproof.engine.db.database import connect_pool
+    from hookproof.engine.db.migrate import migrate
+    from hookproof.engine.recording import projections_runner
+    from hookproof.engine.recording.registry import async_projections
     from hookproof.events import EventStore
 
     pool = await connect_pool(db_url, min_size=2, max_size=4)

@@ -87,7 +87,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         db_url = await fresh_database(admin)
         env = {"HOOKPROOF_DATABASE_URL": db_url, "HOOKPROOF_DATA_DIR": tempfile.mkdtemp()}
         conn = await asyncpg.connect(db_url)
-        from hookproof.engine.migrate import migrate
+        from hookproof.engine.db.migrate import migrate
 
         await migrate(conn)
         await conn.close()

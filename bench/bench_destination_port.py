@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hookproof.engine.delivery.admission import ClaimRow
 from hookproof.engine.delivery.destination import (
     HTTPS,
     DestinationsByKind,
@@ -31,10 +32,9 @@ from hookproof.engine.delivery.destination import (
     send_attempt,
 )
 from hookproof.engine.delivery.https import evidence_of
-from hookproof.engine.delivery.ledger import ClaimRow
 from hookproof.engine.delivery.outcome import breaker_success
 from hookproof.engine.egress import EgressResult, Outcome
-from hookproof.engine.tracing import TracedDestination
+from hookproof.engine.observe.tracing import TracedDestination
 from hookproof.events.subscription_events import RetryPolicy
 
 OUT = Path(__file__).parent / "results" / "s8_destination_port.json"

@@ -839,9 +839,9 @@ async def catalogue_catch_up(db_url: str) -> int | None:
     """Bring the asynchronous projections up to the log, as the archive does before it
     chooses streams (engine builds that keep the stream catalogue in batches; None before)."""
     try:
-        from hookproof.engine.database import connect_pool
-        from hookproof.engine.projections_runner import catch_up
-        from hookproof.engine.registry import async_projections
+        from hookproof.engine.db.database import connect_pool
+        from hookproof.engine.recording.projections_runner import catch_up
+        from hookproof.engine.recording.registry import async_projections
         from hookproof.events import EventStore
     except ImportError:
         return None
@@ -1063,7 +1063,7 @@ async def register_many(
     import structlog
 
     from hookproof.config import Settings
-    from hookproof.engine.daemon import build_engine
+    from hookproof.engine.runtime.daemon import build_engine
     from hookproof.schemas.api import SubscriptionCreate
 
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))

@@ -31,7 +31,7 @@ from aiohttp import web
 from dnslib import QTYPE, RR, A, DNSRecord
 
 from hookproof.engine.egress import EgressPolicy, EgressTransport, classify
-from hookproof.engine.endpoint import normalise_endpoint
+from hookproof.engine.egress.endpoint import normalise_endpoint
 
 RESULTS = Path(__file__).resolve().parent / "results" / "bench_egress.json"
 

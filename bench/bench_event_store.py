@@ -61,8 +61,8 @@ from typing import Any
 
 import asyncpg
 
-from hookproof.engine.database import connect_pool
-from hookproof.engine.migrate import migrate
+from hookproof.engine.db.database import connect_pool
+from hookproof.engine.db.migrate import migrate
 from hookproof.events import Event, encode_event
 from hookproof.events.sqlfiles import query
 from hookproof.events.store import NO_STREAM, EventStore, Position, StreamAppend

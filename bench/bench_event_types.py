@@ -65,8 +65,8 @@ async def setup(db_url: str, env: dict[str, str], folder: Path) -> dict[str, Any
     from bench_ingest import free_port
 
     from hookproof.config import Settings
-    from hookproof.engine.daemon import build_engine
-    from hookproof.engine.database import connect_pool
+    from hookproof.engine.db.database import connect_pool
+    from hookproof.engine.runtime.daemon import build_engine
     from hookproof.schemas.api import EventTypeIn, SubscriptionCreate
     from hookproof_subscriber import build_challenge_response
 
@@ -380,13 +380,13 @@ async def in_process(admin_url: str, events: int = 3000, rounds: int = 3) -> dic
     import asyncpg
     import msgspec
 
-    from hookproof.engine.database import connect_pool
-    from hookproof.engine.delivery.ingest import IngestService
+    from hookproof.engine.db.database import connect_pool
+    from hookproof.engine.db.migrate import migrate
     from hookproof.engine.event_types.gate import SchemaGate
     from hookproof.engine.event_types.repository import EventTypeRepository
     from hookproof.engine.event_types.service import EventTypeService
-    from hookproof.engine.migrate import migrate
-    from hookproof.engine.registry import inline_hooks
+    from hookproof.engine.ingest.ingest import IngestService
+    from hookproof.engine.recording.registry import inline_hooks
     from hookproof.events import EventStore
     from hookproof.schemas.api import EventIn, EventTypeIn
 

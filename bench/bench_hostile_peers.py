@@ -41,7 +41,8 @@ from typing import Any
 import structlog
 import trustme
 
-from hookproof.engine.egress import EgressPolicy, EgressTransport, wire
+from hookproof.engine.egress import EgressPolicy, EgressTransport
+from hookproof.engine.egress import connection as wire
 
 RESULTS = Path(__file__).resolve().parent / "results" / "s8_hostile_peers.json"
 BODY = b'{"type":"t","eventId":"e1"}'

@@ -226,8 +226,8 @@ async def setup(db_url: str, env: dict[str, str], folder: Path) -> dict[str, Any
     from aiohttp import web
 
     from hookproof.config import Settings
-    from hookproof.engine.daemon import build_engine
-    from hookproof.engine.database import connect_pool
+    from hookproof.engine.db.database import connect_pool
+    from hookproof.engine.runtime.daemon import build_engine
     from hookproof.schemas.api import SubscriptionCreate
     from hookproof_subscriber import build_challenge_response
 
@@ -453,7 +453,7 @@ async def explain(db_url: str, tenant: str, run: str) -> dict[str, Any]:
     queries of ingest and its tailers over the populated tables."""
     import asyncpg
 
-    from hookproof.engine.queries import ENGINE_QUERIES
+    from hookproof.engine.db.queries import ENGINE_QUERIES
     from hookproof.events.queries import EVENT_QUERIES
     from hookproof.events.sqlfiles import render
     from hookproof.projections.queries import PROJECTION_QUERIES
@@ -551,8 +551,8 @@ async def profile_ingest(db_url: str, env: dict[str, str], tenant: str, n: int) 
     import msgspec
 
     from hookproof.config import Settings
-    from hookproof.engine.daemon import build_engine
-    from hookproof.engine.database import connect_pool
+    from hookproof.engine.db.database import connect_pool
+    from hookproof.engine.runtime.daemon import build_engine
     from hookproof.schemas.api import EventIn
 
     settings = Settings.from_env({**env, "HOOKPROOF_LISTEN": "127.0.0.1:1"})

@@ -32,7 +32,7 @@ import asyncpg
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_event_store import create_databases, postgres_server, with_database
 
-from hookproof.engine.migrate import migrate
+from hookproof.engine.db.migrate import migrate
 from hookproof.engine.notifications.decide import CAUSE_TYPES
 from hookproof.engine.notifications.service import CATEGORIES
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend

@@ -30,7 +30,7 @@ from typing import Any
 
 import asyncpg
 
-from hookproof.engine.migrate import migrate
+from hookproof.engine.db.migrate import migrate
 from hookproof.events.sqlfiles import query
 
 ROOT = Path(__file__).resolve().parents[1]

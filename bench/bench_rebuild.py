@@ -37,8 +37,8 @@ from typing import Any
 import asyncpg
 
 from hookproof.engine.audit import delivery_timeline, verify_log
-from hookproof.engine.migrate import migrate
-from hookproof.engine.registry import async_projections, projections_by_name
+from hookproof.engine.db.migrate import migrate
+from hookproof.engine.recording.registry import async_projections, projections_by_name
 from hookproof.events import EventStore, event_hash
 from hookproof.events.canonical import canonical_json
 from hookproof.events.delivery_events import (

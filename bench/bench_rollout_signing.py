@@ -18,9 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from hookproof.engine.keys.signing import Signer, sign_headers
 from hookproof.engine.rollouts.dispatch import shadow_check
 from hookproof.engine.rollouts.machine import Advance, Create, decide, evolve, plan_signing
-from hookproof.engine.signing import Signer, sign_headers
 from hookproof_subscriber import SigningKey, StaticKeyResolver, averify_any
 
 URL = "https://subscriber.example.com/webhooks/hookproof"

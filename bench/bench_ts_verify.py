@@ -36,8 +36,8 @@ from typing import Any
 import msgspec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from hookproof.engine.delivery.ingest import canonical_body
-from hookproof.engine.signing import Signer, sign_headers
+from hookproof.engine.ingest.ingest import canonical_body
+from hookproof.engine.keys.signing import Signer, sign_headers
 from hookproof.schemas.api import EventIn
 from hookproof_subscriber import (
     Event,

@@ -43,6 +43,8 @@ __all__ = [
     "ReceiptConflict",
     "ReceiptRefusalsCounted",
     "ReceiptRejected",
+    "delivery_id_of",
+    "delivery_stream_id",
     "event_stream_id",
     "legacy_event_stream_id",
 ]
@@ -331,3 +333,16 @@ class ReceiptRejected(Event, frozen=True, kw_only=True, tag="receipt.rejected"):
     delivery_id: str | None = None
     key_generation: int | None = None
     at: str
+
+
+DELIVERY_PREFIX = "delivery-"
+
+
+def delivery_stream_id(delivery_id: str) -> str:
+    """The stream of one delivery (one event to one subscription): ``delivery-<deliveryId>``."""
+    return f"{DELIVERY_PREFIX}{delivery_id}"
+
+
+def delivery_id_of(stream_id: str) -> str | None:
+    """The delivery id of a delivery stream's id; None for any other stream."""
+    return stream_id[len(DELIVERY_PREFIX) :] if stream_id.startswith(DELIVERY_PREFIX) else None

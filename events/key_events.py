@@ -27,6 +27,8 @@ __all__ = [
     "KeyState",
     "KeySuperseded",
     "RevokeReason",
+    "key_id_of",
+    "key_stream_id",
 ]
 
 ED25519 = "ed25519"
@@ -107,3 +109,16 @@ class KeyMaterialDestroyed(Event, frozen=True, kw_only=True, tag="key.material_d
 
     key_id: str
     at: datetime
+
+
+KEY_PREFIX = "key-"
+
+
+def key_stream_id(key_id: str) -> str:
+    """The stream of one key of the ring: ``key-<keyId>``."""
+    return f"{KEY_PREFIX}{key_id}"
+
+
+def key_id_of(stream_id: str) -> str:
+    """The key id of a key stream's id (``key-<keyId>``)."""
+    return stream_id.removeprefix(KEY_PREFIX)

@@ -21,6 +21,7 @@ __all__ = [
     "RolloutRollbackRefused",
     "RolloutRolledBack",
     "RolloutShadowChecked",
+    "rollout_stream_id",
 ]
 
 
@@ -113,3 +114,8 @@ ROLLOUT_EVENT_TYPES = (
     "rollout.rollback_refused",
     "rollout.shadow_checked",
 )
+
+
+def rollout_stream_id(rollout_id: str) -> str:
+    """The stream of one rollout of a signing change: ``rollout-<rolloutId>``."""
+    return f"rollout-{rollout_id}"

@@ -31,6 +31,9 @@ __all__ = [
     "TenantCreated",
     "TokenIssued",
     "TokenRevoked",
+    "subscription_id_of",
+    "subscription_stream_id",
+    "tenant_stream_id",
 ]
 
 
@@ -244,3 +247,23 @@ class DriftDetected(Event, frozen=True, kw_only=True, tag="subscription.drift_de
     addresses: list[str]
     spki_sha256: str | None = None
     at: str
+
+
+SUBSCRIPTION_PREFIX = "subscription-"
+
+
+def subscription_stream_id(subscription_id: str) -> str:
+    """The stream of one subscription: ``subscription-<subscriptionId>``."""
+    return f"{SUBSCRIPTION_PREFIX}{subscription_id}"
+
+
+def subscription_id_of(stream_id: str) -> str | None:
+    """The subscription id of a subscription stream's id; None for any other stream."""
+    if stream_id.startswith(SUBSCRIPTION_PREFIX):
+        return stream_id[len(SUBSCRIPTION_PREFIX) :]
+    return None
+
+
+def tenant_stream_id(tenant_id: str) -> str:
+    """The stream of one tenant and its API tokens: ``tenant-<tenantId>``."""
+    return f"tenant-{tenant_id}"

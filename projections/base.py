@@ -94,7 +94,7 @@ class Projection:
     unlogged: ClassVar[bool] = False
 
     #: Kept inside the append's own transaction (never behind the log): the store's inline
-    #: hooks are built from the projections that say so (``engine/registry.py``, at the
+    #: hooks are built from the projections that say so (``engine/recording/registry.py``, at the
     #: composition root). False: the projector keeps it from the log, checkpointed.
     inline: ClassVar[bool] = False
 

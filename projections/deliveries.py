@@ -24,6 +24,7 @@ from hookproof.events.delivery_events import (
     EndpointAccepted,
     OrderingGapSkipped,
     ReceiptConflict,
+    delivery_id_of,
 )
 
 from .base import Projection, Row
@@ -259,7 +260,7 @@ class DeliveryLedger(Projection):
 
     def key(self, event: RecordedEvent) -> str | None:
         sid = event.stream_id
-        return sid[9:] if sid.startswith("delivery-") else None
+        return delivery_id_of(sid)
 
     def evolve(self, row: Row | None, event: RecordedEvent) -> Row:
         return evolve_delivery(row, event.decode(), event.stream_version)

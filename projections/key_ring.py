@@ -12,7 +12,13 @@ from datetime import datetime
 
 from hookproof.events import Event, RecordedEvent
 from hookproof.events import key_events as ke
-from hookproof.events.key_events import PURPOSE_ENGINE, KeyState, RevokeReason
+from hookproof.events.key_events import (
+    PURPOSE_ENGINE,
+    KeyState,
+    RevokeReason,
+    key_id_of,
+    key_stream_id,
+)
 
 __all__ = ["KeyFoldError", "KeyView", "evolve", "fold", "scope_of"]
 
@@ -49,7 +55,7 @@ class KeyView:
 
     @property
     def stream_id(self) -> str:
-        return f"key-{self.key_id}"
+        return key_stream_id(self.key_id)
 
     @property
     def compromised(self) -> bool:
@@ -117,6 +123,6 @@ def fold(events: Iterable[RecordedEvent]) -> dict[str, KeyView]:
     for rec in events:
         if rec.category != "key":
             continue
-        kid = rec.stream_id[len("key-") :]
+        kid = key_id_of(rec.stream_id)
         ring[kid] = evolve(ring.get(kid), rec.decode(), rec.stream_version)
     return ring

@@ -1,5 +1,5 @@
 """The delivery ledger state machine: one transition table, used by the fold, the admission
-rule (``engine/delivery/ledger.py``), the claim query (checked by a test) and the docs.
+rule (``engine/delivery/admission.py``), the claim query (checked by a test) and the docs.
 
 Each event of a ``delivery-<id>`` stream is one command (:func:`command_of`); the table says
 which state it moves the delivery to from which state. Anything not listed is forbidden, and

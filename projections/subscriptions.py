@@ -27,6 +27,8 @@ from hookproof.events.subscription_events import (
     SubscriptionRegistered,
     SubscriptionStateChanged,
     SubscriptionUpdated,
+    subscription_id_of,
+    subscription_stream_id,
 )
 
 from .base import Projection, Row
@@ -212,7 +214,7 @@ class Subscriptions(Projection):
 
     def key(self, event: RecordedEvent) -> str | None:
         sid = event.stream_id
-        return sid[13:] if sid.startswith("subscription-") else None
+        return subscription_id_of(sid)
 
     async def apply_incremental(
         self, conn: Any, events: Sequence[RecordedEvent], table: str
@@ -221,7 +223,9 @@ class Subscriptions(Projection):
         touched = sorted({k for e in events if (k := self.key(e)) is not None})
         rows = []
         for sid in touched:
-            recs = await conn.fetch(EVENT_SQL["read_stream"], f"subscription-{sid}", 1, None, None)
+            recs = await conn.fetch(
+                EVENT_SQL["read_stream"], subscription_stream_id(sid), 1, None, None
+            )
             state = fold([RecordedEvent.from_record(r) for r in recs])
             if state is not None:
                 rows.append(self.record(_to_row(state)))

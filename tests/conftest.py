@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Iterator
 import asyncpg
 import pytest
 
-from hookproof.engine.migrate import migrate
+from hookproof.engine.db.migrate import migrate
 
 # No test may ever ask a real resolver: c-ares opens its own sockets, below the guard. Every
 # process started by the tests inherits this loopback address, where nothing answers.
@@ -139,7 +139,7 @@ async def db_url(pg_server_url: str, template_db: str) -> AsyncIterator[str]:
 
 @pytest.fixture
 async def pool(db_url: str) -> AsyncIterator[asyncpg.Pool]:
-    from hookproof.engine.database import connect_pool
+    from hookproof.engine.db.database import connect_pool
 
     p = await connect_pool(db_url, min_size=1, max_size=8)
     try:

@@ -11,8 +11,8 @@ import asyncpg
 import trustme
 
 from hookproof.config import Settings
-from hookproof.engine.composition import EngineOptions
-from hookproof.engine.daemon import Engine, build_engine
+from hookproof.engine.runtime.composition import EngineOptions
+from hookproof.engine.runtime.daemon import Engine, build_engine
 
 
 def loopback_settings(

@@ -1,4 +1,5 @@
 """Every module imports on its own in a fresh interpreter, the layers only import downwards,
+engine/'s top folders import each other one way only, no product module is over 600 lines,
 and no import circle exists (imports under ``if TYPE_CHECKING:`` are for annotations and do
 not count; imports inside functions do; importing ``a.b.c`` imports the packages ``a`` and
 ``a.b`` first, so it counts as importing them too)."""
@@ -133,6 +134,86 @@ def test_importing_a_module_counts_as_importing_its_packages() -> None:
     assert _with_parents("hookproof.engine.audit.timeline", "hookproof.engine.audit.gates") == [
         "hookproof.engine.audit.timeline"
     ]
+
+
+ENGINE = "hookproof.engine"
+#: product code: every module of these folders stays under this many lines (DESIGN: small
+#: modules with names that say what they hold)
+MAX_LINES = 600
+
+
+def _folder(module: str) -> str | None:
+    """The top folder of engine/ a module lives in (a loose module at engine/'s root is its
+    own); None outside the engine or for the engine package itself."""
+    if not module.startswith(ENGINE + "."):
+        return None
+    return module[len(ENGINE) + 1 :].split(".")[0]
+
+
+def _folder_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """engine/'s top folders, with an arrow where a module of one imports a module of another."""
+    folders: dict[str, set[str]] = {}
+    for module, deps in graph.items():
+        a = _folder(module)
+        if a is None:
+            continue
+        folders.setdefault(a, set())
+        for dep in deps:
+            b = _folder(dep)
+            if b is not None and b != a:
+                folders[a].add(b)
+                folders.setdefault(b, set())
+    return folders
+
+
+def test_no_folder_level_circles_in_the_engine() -> None:
+    """engine/'s folders import each other one way only: the path of an event (api -> ingest
+    -> delivery -> destinations/egress) and the parts beside it never loop back."""
+    graph = _graph()
+    folders = _folder_graph(graph)
+    circles = _cycles(folders)
+    detail = [
+        f"{m} -> {d}"
+        for circle in circles
+        for m, deps in graph.items()
+        for d in deps
+        if _folder(m) in circle and _folder(d) in circle and _folder(m) != _folder(d)
+    ]
+    assert circles == [], detail
+
+
+def test_the_folder_graph_sees_a_circle_through_two_folders() -> None:
+    graph = {
+        "hookproof.engine.front.handler": {"hookproof.engine.back.worker"},
+        "hookproof.engine.back.worker": {"hookproof.engine.back.store"},
+        "hookproof.engine.back.store": {"hookproof.engine.front.errors"},
+        "hookproof.engine.front.errors": set(),
+        "hookproof.events.store": set(),
+    }
+    assert _cycles(_folder_graph(graph)) == [["back", "front"]]
+    graph["hookproof.engine.back.store"] = set()
+    assert _cycles(_folder_graph(graph)) == []
+
+
+def _long_modules(paths: dict[str, Path], root: Path = ROOT) -> list[str]:
+    out = []
+    for _, path in sorted(paths.items()):
+        lines = len(path.read_text().splitlines())
+        if lines > MAX_LINES:
+            out.append(f"{path.relative_to(root)}: {lines} lines")
+    return out
+
+
+def test_no_product_module_is_over_600_lines() -> None:
+    assert _long_modules(MODULES) == []
+
+
+def test_the_line_limit_counts_lines(tmp_path: Path) -> None:
+    small, big = tmp_path / "small.py", tmp_path / "big.py"
+    small.write_text("x = 1\n" * MAX_LINES)
+    big.write_text("x = 1\n" * (MAX_LINES + 1))
+    got = _long_modules({"small": small, "big": big}, root=tmp_path)
+    assert got == [f"big.py: {MAX_LINES + 1} lines"]
 
 
 def _layer(module: str) -> int | None:

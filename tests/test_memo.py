@@ -1,10 +1,10 @@
-"""The bounded memo behind the per-worker caches (engine/memo.py)."""
+"""The bounded memo behind the per-worker caches (engine/common/memo.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from hookproof.engine.memo import BoundedMemo
+from hookproof.engine.common.memo import BoundedMemo
 
 
 def test_bounded_memo_never_holds_more_than_its_limit() -> None:

@@ -15,8 +15,9 @@ ADAPTERS = {
     "events/store.py": "the event store",
     "events/listening.py": "the LISTEN connection that wakes the workers",
     "projections/projector.py": "the projector's page transactions and checkpoints",
-    "engine/repository.py": "PoolRepository, the base of every engine repository",
-    "engine/cli_context.py": "the CLI's composition root opens, hands out and closes the pool",
+    "projections/rebuild.py": "the rebuild's bulk load and its swap with the checkpoint",
+    "engine/db/repository.py": "PoolRepository, the base of every engine repository",
+    "engine/cli/context.py": "the CLI's composition root opens, hands out and closes the pool",
 }
 #: still reaching the pool outside a repository (none left; keep the mechanism for work in
 #: progress, and the staleness check below)

@@ -1,4 +1,4 @@
-"""The engine's parts are typed, declared once (engine/services.py) and set once."""
+"""The engine's parts are typed, declared once (engine/runtime/services.py) and set once."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hookproof.engine.services import Services
+from hookproof.engine.runtime.services import Services
 
 ROOT = Path(__file__).resolve().parents[1]
 

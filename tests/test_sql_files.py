@@ -30,7 +30,7 @@ def _string_constants() -> set[str]:
 
 
 def _projection_names() -> set[str]:
-    from hookproof.engine.registry import projections_by_name
+    from hookproof.engine.recording.registry import projections_by_name
 
     return set(projections_by_name())
 

@@ -3,7 +3,7 @@ unknown is said, not guessed. The processes that print them: test_storage_outloo
 
 from __future__ import annotations
 
-from hookproof.engine.storage import MIN_EVENTS, LogWindow, TableSize, human_bytes, outlook
+from hookproof.engine.db.storage import MIN_EVENTS, LogWindow, TableSize, human_bytes, outlook
 
 
 def test_growth_is_the_rate_times_the_bytes_per_event() -> None:

@@ -97,7 +97,7 @@ SWITCHES: list[tuple[str, str, list[Edit], list[str]]] = [
                 'endpoint=config.get("endpoint", record["endpoint"]),',
             ),
             (
-                "engine/delivery/ledger.py",
+                "engine/delivery/admission.py",
                 "if row.generation != row.sub_generation and not (",
                 "if False and not (",
             ),
@@ -160,7 +160,7 @@ SWITCHES: list[tuple[str, str, list[Edit], list[str]]] = [
     (
         "same event id, other payload",
         "the payload digest of a known event id is not compared",
-        [("engine/delivery/ingest.py", 'if row["payload_digest"] != digest:', "if False:")],
+        [("engine/ingest/ingest.py", 'if row["payload_digest"] != digest:', "if False:")],
         [
             "tests/delivery/test_ledger.py::"
             "test_same_event_id_other_payload_is_409_and_nothing_planned_twice"
@@ -179,9 +179,9 @@ SWITCHES: list[tuple[str, str, list[Edit], list[str]]] = [
         "revoke races the dispatchers",
         "admission ignores a closed subscription and a changed generation",
         [
-            ("engine/delivery/ledger.py", "    if row.sub_state in TERMINAL:\n", "    if False:\n"),
+            ("engine/delivery/admission.py", "    if row.sub_state in TERMINAL:\n", "    if False:\n"),
             (
-                "engine/delivery/ledger.py",
+                "engine/delivery/admission.py",
                 "if row.generation != row.sub_generation and not (",
                 "if False and not (",
             ),

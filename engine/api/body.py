@@ -23,9 +23,9 @@ from aiohttp import web
 
 from hookproof.errors import HookproofError
 
+from ..common.jsonscan import JsonScan
 from .body_budget import BodyBudget, BodyIncomplete, BodyTimeout, BodyTooLarge, CompressionRatio
 from .inflate import pieces
-from .jsonscan import JsonScan
 
 __all__ = [
     "BODY_TIMEOUT_KEY",

@@ -20,6 +20,8 @@ from ..standby import ReadRouter
 from ..subscriptions import SubscriptionService
 from ..tenants import TenantService
 from .params import check_params, route_of
+from ..portal.tenants import TenantService
+from ..subscriptions import SubscriptionService
 
 __all__ = [
     "CONTEXT_KEY",

@@ -1,4 +1,4 @@
-"""``/v1/events``, ``/v1/deliveries`` and ``/v1/dead-letters`` (``/metrics``: engine.metrics)."""
+"""``/v1/events``, ``/v1/deliveries`` and ``/v1/dead-letters`` (``/metrics``: api/metrics.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,11 @@ from ..standby import ReadSide
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import actor, portal_of, tenant_of
 from .delivery_log import log_query
+from ..delivery.views import DeliveryReader
+from ..ingest.ingest import IngestService
+from ..subscriptions.service import SUBSCRIPTION_ID
+from .batch import decode_batch, result_entry
+from .context import ApiContext, actor, portal_of, tenant_of
 from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .params import only
 from .problems import decode_body, json_response

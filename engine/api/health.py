@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from ..schema_repository import SchemaRepository
+from ..db.schema_repository import SchemaRepository
 from .context import ApiContext
 from .openapi import openapi_document
 from .problems import json_response

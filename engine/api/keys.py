@@ -11,7 +11,7 @@ from .context import actor, tenant_of
 from .problems import json_response
 
 if TYPE_CHECKING:
-    from ..rotation import Rotation
+    from ..keys.rotation import Rotation
 
 __all__ = ["routes"]
 

@@ -18,6 +18,9 @@ from ..portal.auth import PUBLIC_ROUTES
 from .body import MAX_BODY, BodyTooLarge, read_body, settle_unread
 from .jsonscan import JsonScan, TooDeep
 from .params import check_params, route_of
+from ..common.jsonscan import MAX_DEPTH, JsonScan, TooDeep, check_depth
+from ..db.db_errors import database_unavailable
+from .body import MAX_BODY, BodyTooLarge, read_body, settle_unread
 
 __all__ = [
     "MAX_BODY",
@@ -33,8 +36,6 @@ __all__ = [
 ]
 
 log = structlog.get_logger("hookproof.api")
-#: deepest JSON nesting any body may have (objects and arrays); deeper is a 400
-MAX_DEPTH = 64
 _ENC = msgspec.json.Encoder()
 #: headers of an aiohttp HTTP error that its problem+json answer keeps
 _KEPT_HEADERS = ("Allow",)
@@ -87,13 +88,6 @@ def _field_from_msgspec(message: str) -> str | None:
     if "missing required field `" in message:
         return message.split("missing required field `", 1)[1].split("`", 1)[0]
     return None
-
-
-def check_depth(body: bytes, limit: int = MAX_DEPTH) -> None:
-    """Refuse JSON nested deeper than ``limit`` before any recursive decoder sees it."""
-    if body.count(b"[") + body.count(b"{") <= limit:
-        return
-    JsonScan(limit).feed(body)
 
 
 async def decode_body(request: web.Request, typ: type[Any]) -> Any:

@@ -16,9 +16,10 @@ from uuid import UUID
 
 import asyncpg
 
-from hookproof.engine.queries import ENGINE_QUERIES
-from hookproof.engine.repository import PoolRepository
+from hookproof.engine.db.queries import ENGINE_QUERIES
+from hookproof.engine.db.repository import PoolRepository
 from hookproof.events import Position
+from hookproof.events.delivery_events import delivery_id_of
 from hookproof.projections import read_checkpoint
 from hookproof.projections.attempt_stats import AttemptStats
 
@@ -142,7 +143,7 @@ class ArchiveRepository(PoolRepository):
             except asyncpg.exceptions.LockNotAvailableError as exc:
                 raise AnchorLockBusy(a.segment_id) from exc
             if position is not None:  # whose each archived delivery is, before any read needs it
-                deliveries = [s[9:] for s in a.streams if s.startswith("delivery-")]
+                deliveries = [d for s in a.streams if (d := delivery_id_of(s)) is not None]
                 await conn.execute(SQL["archive_delivery_owners_record"], deliveries)
         return None if position is None else int(position)
 

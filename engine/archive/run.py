@@ -37,12 +37,12 @@ from hookproof.events import (
 )
 from hookproof.events.archive_events import SegmentWritten
 from hookproof.events.canonical import canonical_json
-from hookproof.events.delivery_events import EventIngested
+from hookproof.events.delivery_events import EventIngested, delivery_id_of, delivery_stream_id
 from hookproof_subscriber import SigningKey
 
-from ..clock import system_clock
-from ..projections_runner import catch_up
-from ..registry import async_projections
+from ..common.clock import system_clock
+from ..recording.projections_runner import catch_up
+from ..recording.registry import async_projections
 from .manifest import build_manifest, manifest_path, write_manifest
 from .repository import AnchorLockBusy, AnchorRequest, ArchiveRepository
 from .rule import DeliveryFacts, RetentionPolicy, Verdict, delivery_verdict, event_verdict
@@ -202,8 +202,8 @@ class Archiver:
                 return result
             await self._resume(result)
             await self._remove_orphans(result)
-            # the stream catalogue is kept in batches (engine/projections_runner.py): where a
-            # projector keeps it (it has a checkpoint), bring it up to the log first, so the
+            # the stream catalogue is kept in batches (engine/recording/projections_runner.py):
+            # where a projector keeps it (it has a checkpoint), bring it up to the log first, so the
             # streams chosen do not depend on when its last batch ran
             if await self._checkpoint() is not None:
                 t0 = loop.time()
@@ -304,7 +304,7 @@ class Archiver:
             r["delivery_id"]: DeliveryFacts(r["state"], r["receipts"], r["updated_at"])
             for r in await self.repo.delivery_facts(ids)
         }
-        gone = await self.repo.tombstoned([f"delivery-{d}" for d in ids])
+        gone = await self.repo.tombstoned([delivery_stream_id(d) for d in ids])
         groups: list[list[str]] = []
         for r in page:
             stream = r["stream_id"]
@@ -313,13 +313,13 @@ class Archiver:
             verdicts: list[Verdict | None] = []
             closed: list[str] = []
             for d in planned[stream]:
-                if f"delivery-{d}" in gone:
+                if delivery_stream_id(d) in gone:
                     verdicts.append(None)
                     continue
                 v = delivery_verdict(facts[d], policy) if d in facts else _MISSING
                 verdicts.append(v)
                 if v.closed:
-                    closed.append(f"delivery-{d}")
+                    closed.append(delivery_stream_id(d))
                 else:
                     result.skipped[v.reason] = result.skipped.get(v.reason, 0) + 1
             # later events of the stream (payload conflicts) are checked on its rows as well
@@ -469,7 +469,7 @@ class Archiver:
         removed = 0
         for start in range(0, len(ids), self.remove_batch):
             batch = ids[start : start + self.remove_batch]
-            deliveries = [s[9:] for s in batch if s.startswith("delivery-")]
+            deliveries = [d for s in batch if (d := delivery_id_of(s)) is not None]
             removed += await self.repo.remove(segment_id, batch, deliveries)
             if start == 0:
                 _crash_point("mid_delete")

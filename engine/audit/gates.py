@@ -13,9 +13,9 @@ from typing import Any
 
 import asyncpg
 
-from hookproof.engine.queries import ENGINE_QUERIES
+from hookproof.engine.db.queries import ENGINE_QUERIES
 
-from ..gate_result import FAIL, NA, PASS, UNOBSERVABLE, GateResult
+from ..rollouts.gate_result import FAIL, NA, PASS, UNOBSERVABLE, GateResult
 from ..rollouts.gates import rollout_gates
 
 __all__ = ["GateResult", "gate_report", "gates_failed"]

@@ -9,8 +9,8 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any, cast
 
-from hookproof.engine.queries import ENGINE_QUERIES
-from hookproof.engine.repository import PoolRepository, Record
+from hookproof.engine.db.queries import ENGINE_QUERIES
+from hookproof.engine.db.repository import PoolRepository, Record
 
 from .gates import GateResult, gate_report
 

@@ -44,6 +44,7 @@ from hookproof.events.subscription_events import (
     SubscriptionRegistered,
     SubscriptionStateChanged,
     SubscriptionUpdated,
+    subscription_stream_id,
 )
 from hookproof.projections.deliveries import evolve_delivery
 from hookproof.projections.subscriptions import SubscriptionState
@@ -258,7 +259,9 @@ async def delivery_timeline(
     first = events[0].decode()
     sub_events: list[RecordedEvent] = []
     if isinstance(first, DeliveryPlanned):
-        sub_events = await store.read_stream(f"subscription-{first.subscription_id}", as_of=as_of)
+        sub_events = await store.read_stream(
+            subscription_stream_id(first.subscription_id), as_of=as_of
+        )
     row: dict[str, Any] | None = None
     entries: list[Entry] = []
     for rec in events:

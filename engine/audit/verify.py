@@ -14,7 +14,7 @@ from typing import Any
 
 import asyncpg
 
-from hookproof.engine.queries import ENGINE_QUERIES
+from hookproof.engine.db.queries import ENGINE_QUERIES
 from hookproof.events import BrokenLink
 
 __all__ = ["GUARDS", "VerifyReport", "verify_log"]

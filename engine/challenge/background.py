@@ -17,7 +17,7 @@ log = structlog.get_logger("hookproof.challenge")
 
 
 class Spawner(Protocol):
-    """Runs a job on the side, owned by the engine (``engine/jobs.py``)."""
+    """Runs a job on the side, owned by the engine (``engine/runtime/jobs.py``)."""
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> Any: ...
 

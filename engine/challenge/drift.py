@@ -39,7 +39,7 @@ from hookproof.events.command import execute
 from hookproof.events.subscription_events import DriftDetected
 from hookproof.projections.subscriptions import SubscriptionState, fold
 
-from ..clock import system_clock
+from ..common.clock import system_clock
 from ..egress import EgressResult, EgressTransport, FailureCode, address_set
 from ..egress.identity import ClientIdentity
 from ..subscriptions import SubscriptionService, Transition, stream_of

@@ -38,6 +38,9 @@ from ..egress.identity import ClientIdentity
 from ..endpoint_auth import EndpointAuth
 from ..relay.challenge import RelayChallenges
 from ..signing import Signer, sign_headers
+from ..egress import EgressResult, EgressTransport
+from ..keys.signing import Signer, sign_headers
+from ..observe import tracing
 from ..subscriptions import SubscriptionService, stream_of
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .broker import Answer, Published, answer_reason, decide_answer, decide_published

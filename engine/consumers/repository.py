@@ -9,8 +9,8 @@ from typing import cast
 
 import asyncpg
 
-from ..queries import ENGINE_QUERIES
-from ..repository import PoolRepository, Record
+from ..db.queries import ENGINE_QUERIES
+from ..db.repository import PoolRepository, Record
 
 __all__ = ["ConsumerRepository"]
 

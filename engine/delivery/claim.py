@@ -21,12 +21,13 @@ from hookproof.events.delivery_events import (
     DeadLettered,
     DeliveryQuarantined,
     OrderingGapSkipped,
+    delivery_stream_id,
 )
 from hookproof.events.subscription_events import RetryPolicy
 from hookproof.projections.ledger import LedgerState
 
-from ..signing import DEFAULT_PROFILE
-from .ledger import ClaimRow, Exhausted, Refuse, admission, claimable
+from ..keys.signing import DEFAULT_PROFILE
+from .admission import ClaimRow, Exhausted, Refuse, admission, claimable
 from .ordering import gap_to_skip
 
 __all__ = [
@@ -190,7 +191,7 @@ def claim_appends(
         meta = Metadata(actor=f"dispatcher:{dispatcher}", correlation_id=row.event_id)
         appends.append(
             StreamAppend(
-                f"delivery-{row.delivery_id}",
+                delivery_stream_id(row.delivery_id),
                 list(events),
                 row.stream_version,
                 meta,

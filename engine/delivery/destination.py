@@ -28,6 +28,7 @@ from ..relay.codes import RelayCode
 from ..relay.endpoint import is_relay_endpoint
 from ..signing import Signer
 from .ledger import ClaimRow
+from .admission import ClaimRow
 
 __all__ = [
     "AMQP",

@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -30,15 +30,17 @@ from hookproof.errors import ConcurrencyConflict, HookproofError, StoreError
 from hookproof.events import Event, EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
     AttemptLost,
+    delivery_stream_id,
 )
 from hookproof.events.listening import Listening
 from hookproof.events.subscription_events import RetryPolicy
 from hookproof_subscriber import SigningKey
 
-from ..db_errors import database_unavailable
-from ..rollouts.dispatch import ShadowCounter, admission_fields, resolve_signers, shadow_check
-from ..rollouts.machine import plan_signing
-from ..signing import Signer, sign_headers
+from ..db.db_errors import database_unavailable
+from ..keys.signing import Signer, sign_headers
+from ..rollouts.dispatch import ShadowCounter, shadow_check
+from .admission import ClaimRow
+from .attempt_metrics import AttemptMetrics, DispatchMetrics
 from .batcher import OutcomeBatcher
 from .claim import (
     STEAL_AFTER_S,
@@ -46,7 +48,6 @@ from .claim import (
     claim_appends,
     claim_row,
     claim_shares,
-    key_scope,
     plan_claim,
 )
 from .destination import (
@@ -59,9 +60,9 @@ from .destination import (
     send_attempt,
 )
 from .gates import EndpointGates, Reservation
-from .ledger import ClaimRow
 from .outcome import breaker_success, outcome_events
 from .repository import DeliveryRepository
+from .rollout_signing import rollout_signing
 from .streams import append_to_deliveries
 from .upkeep import LedgerUpkeep
 
@@ -83,35 +84,6 @@ DISPATCH_TAG = "dispatch"
 KeyProvider = Callable[[str, str], Awaitable[tuple[SigningKey, int]]]
 #: (subscription id, reason): the endpoint said the subscription is gone (suspend it)
 GoneHandler = Callable[[str, str], Awaitable[None]]
-
-
-class AttemptMetrics(Protocol):
-    """What the dispatcher counts: each attempt's outcome and its time from admission."""
-
-    def count(self, outcome: str) -> None: ...
-
-    def observe(self, seconds: float) -> None: ...
-
-
-@dataclass
-class DispatchMetrics:
-    attempts: dict[str, int] = field(default_factory=dict)
-    latency_buckets: tuple[float, ...] = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
-    latency_counts: list[int] = field(default_factory=lambda: [0] * 11)
-    latency_sum: float = 0.0
-    latency_n: int = 0
-
-    def count(self, outcome: str) -> None:
-        self.attempts[outcome] = self.attempts.get(outcome, 0) + 1
-
-    def observe(self, seconds: float) -> None:
-        self.latency_sum += seconds
-        self.latency_n += 1
-        for i, b in enumerate(self.latency_buckets):
-            if seconds <= b:
-                self.latency_counts[i] += 1
-                return
-        self.latency_counts[-1] += 1
 
 
 @dataclass
@@ -245,7 +217,9 @@ class Dispatcher:
                     keys[(scope, alg)] = await self.key_provider(scope, alg)
                 except HookproofError as exc:  # e.g. no ACTIVE key after a compromise
                     log.warning("admission_no_key", scope=scope, code=exc.code)
-            signing = await self._rollout_signing(conn, plan, keys, now)
+            signing = await rollout_signing(
+                self.rollouts, conn, plan, keys, now, key_by_id=self.key_by_id
+            )
             appends, admitted = claim_appends(
                 plan,
                 keys,
@@ -297,51 +271,11 @@ class Dispatcher:
                     signers,
                     shadow,
                     fields.get("rollout_id"),
-                    heads.get(f"delivery-{a.row.delivery_id}"),
+                    heads.get(delivery_stream_id(a.row.delivery_id)),
                     self.gates,
                 )
             )
         return jobs
-
-    async def _rollout_signing(
-        self, conn: Any, plan: Any, keys: dict[KeyScope, tuple[SigningKey, int]], now: datetime
-    ) -> dict[str, tuple[dict[str, Any], list[Signer], Signer | None]]:
-        """What each send is signed with under the live rollouts, read FOR SHARE in the
-        claiming transaction (a stage change waits for it). A send whose rollout key cannot
-        sign is left for a later claim."""
-        if self.rollouts is None or not plan.send:
-            return {}
-        views = await self.rollouts.live(conn)
-        out: dict[str, tuple[dict[str, Any], list[Signer], Signer | None]] = {}
-        kept = []
-        for send in plan.send:
-            row = send.row
-            found = keys.get(key_scope(row))
-            if found is None:
-                kept.append(send)
-                continue
-            sp = plan_signing(
-                views, row.subscription_id, row.signature_profile, row.signature_algorithm, now
-            )
-            try:
-                signers, shadow = await resolve_signers(sp, found[0], self._key_by_id)
-            except HookproofError as exc:  # the target key cannot sign (revoked meanwhile)
-                log.warning("admission_no_rollout_key", delivery_id=row.delivery_id, code=exc.code)
-                plan.left.append(row)
-                continue
-            kept.append(send)
-            out[row.delivery_id] = (
-                admission_fields(sp, signers, row.subscription_id),
-                signers,
-                shadow,
-            )
-        plan.send = kept
-        return out
-
-    async def _key_by_id(self, key_id: str) -> SigningKey:
-        if self.key_by_id is None:
-            raise HookproofError("no key lookup for rollout targets", code="no_rollout_keys")
-        return await self.key_by_id(key_id)
 
     # -- sending ------------------------------------------------------------------------
 
@@ -495,7 +429,7 @@ class Dispatcher:
         """Append the outcome. While the database is unavailable (a restart) it backs off and
         tries again within the lease; the event ids are fixed once, so a retry after a commit
         whose answer was lost finds them (``duplicate_event_id``) and appends nothing twice."""
-        stream = f"delivery-{job.row.delivery_id}"
+        stream = delivery_stream_id(job.row.delivery_id)
         # an ordered delivery's outcome may make the aggregate's next version claimable: its
         # commit wakes every dispatcher (any process); other outcomes are tagged DISPATCH_TAG
         wake = job.row.ordering_gap_timeout_s is not None
@@ -546,7 +480,7 @@ class Dispatcher:
             await self.store.append(
                 [
                     StreamAppend(
-                        f"delivery-{r['delivery_id']}",
+                        delivery_stream_id(r['delivery_id']),
                         [
                             AttemptLost(
                                 delivery_id=r["delivery_id"],

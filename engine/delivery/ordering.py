@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from .ledger import ClaimRow
+from .admission import ClaimRow
 
 __all__ = ["Gap", "gap_to_skip"]
 

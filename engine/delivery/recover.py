@@ -22,7 +22,11 @@ import structlog
 
 from hookproof.errors import ConcurrencyConflict, ConflictError, NotFound, ValidationError
 from hookproof.events import EventStore, Metadata, StreamAppend
-from hookproof.events.delivery_events import DeliveriesRecovered, DeliveryReplayRequested
+from hookproof.events.delivery_events import (
+    DeliveriesRecovered,
+    DeliveryReplayRequested,
+    delivery_stream_id,
+)
 from hookproof.projections.ledger import LEDGER_STATES, LedgerState, ledger_next
 from hookproof.schemas.api import MAX_RECOVER
 
@@ -182,7 +186,7 @@ class Recovery:
             self.store,
             [
                 StreamAppend(
-                    f"delivery-{r['delivery_id']}",
+                    delivery_stream_id(r['delivery_id']),
                     [DeliveryReplayRequested(delivery_id=r["delivery_id"], by=actor, at=now)],
                     r["stream_version"],
                     Metadata(actor=actor, correlation_id=r["event_id"], causation_id=recovery_id),

@@ -8,8 +8,10 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple, cast
 
-from ..queries import ENGINE_QUERIES
-from ..repository import PoolRepository, Record
+from hookproof.events.subscription_events import subscription_stream_id
+
+from ..db.queries import ENGINE_QUERIES
+from ..db.repository import PoolRepository, Record
 
 __all__ = ["Backlog", "DeliveryRepository"]
 
@@ -65,7 +67,9 @@ class DeliveryRepository(PoolRepository):
         """The newest generation whose challenge passed (read from the subscription stream)."""
         return cast(
             int | None,
-            await self.pool.fetchval(SQL["verified_generation"], f"subscription-{subscription_id}"),
+            await self.pool.fetchval(
+                SQL["verified_generation"], subscription_stream_id(subscription_id)
+            ),
         )
 
     async def body(self, tenant_id: str, event_id: str) -> Record | None:

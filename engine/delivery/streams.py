@@ -13,13 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hookproof.events import ANY, EventStore, RecordedEvent, StreamAppend
+from hookproof.events.delivery_events import delivery_id_of
 
 from .repository import DeliveryRepository
 
 __all__ = ["append_to_deliveries"]
-
-_PREFIX = "delivery-"
-
 
 async def append_to_deliveries(
     store: EventStore, appends: Sequence[StreamAppend], *, dispatch: bool = False
@@ -28,7 +26,7 @@ async def append_to_deliveries(
     Returns the recorded events in stream-id order. ``dispatch``: attempt outcomes recorded by
     the dispatcher (their commit does not wake the dispatchers: ``dispatch_outcome_lock``)."""
     ordered = sorted(appends, key=lambda a: a.stream_id)
-    ids = [a.stream_id[len(_PREFIX) :] for a in ordered if a.stream_id.startswith(_PREFIX)]
+    ids = [d for a in ordered if (d := delivery_id_of(a.stream_id)) is not None]
     ledger = DeliveryRepository.of(store)
     # The transaction is the append's own: a failed append fails it whole, so a savepoint is
     # needed only to retry an "any" append that lost a race.

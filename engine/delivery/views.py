@@ -23,6 +23,7 @@ from hookproof.events.delivery_events import (
     EventIngested,
     OrderingGapSkipped,
     ReceiptConflict,
+    delivery_stream_id,
     event_stream_id,
 )
 from hookproof.projections.deliveries import evolve_delivery
@@ -34,6 +35,8 @@ from ..relay.codes import RELAY_REPORTED
 from ..relay.endpoint import is_relay_endpoint
 from ..repository import Record
 from .ledger import ledger_next
+from ..db.repository import Record
+from .admission import ledger_next
 from .repository import DeliveryRepository
 from .streams import append_to_deliveries
 from .test_event_ids import is_test_event
@@ -90,7 +93,7 @@ def _application(row: dict[str, Any]) -> dict[str, Any]:
 def _command(delivery_id: str, row: Any, event: Event, actor: str) -> StreamAppend:
     """An operator's command on a delivery, expected at the version ``row`` was read at."""
     return StreamAppend(
-        f"delivery-{delivery_id}",
+        delivery_stream_id(delivery_id),
         [event],
         row["stream_version"],
         Metadata(actor=actor, correlation_id=row["event_id"]),
@@ -124,7 +127,7 @@ class DeliveryReader:
         if owner is not None and owner != tenant_id:
             return None  # another tenant's: decided before any segment is touched
         try:
-            events = await self.store.read_stream(f"delivery-{delivery_id}")
+            events = await self.store.read_stream(delivery_stream_id(delivery_id))
         except StoreError:
             if owner is None:  # archived before owners were recorded: maybe not this tenant's
                 return None
@@ -137,7 +140,7 @@ class DeliveryReader:
         return row
 
     async def _view(self, row: dict[str, Any]) -> dict[str, Any]:
-        events = await self.store.read_stream(f"delivery-{row['delivery_id']}")
+        events = await self.store.read_stream(delivery_stream_id(row['delivery_id']))
         attempts: dict[int, dict[str, Any]] = {}
         confirmation: dict[str, Any] | None = None
         conflicts: list[dict[str, Any]] = []

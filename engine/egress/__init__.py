@@ -6,28 +6,22 @@
   and the ``Connector`` that applies them);
 - "how bytes move": :mod:`.adapter` (one exchange), :mod:`.context` (the per-request
   attempt), :mod:`.guard` (vetting resolver, socket guard), :mod:`.head` (the request head),
-  :mod:`.wire` (one TLS connection, the no-stale-bytes rule) with its state table
+  :mod:`.connection` (one TLS connection, the no-stale-bytes rule) with its state table
   (:mod:`.machine`), :mod:`.budget` and :mod:`.reader` (the answer's byte bounds, llhttp), on
   public interfaces only; :mod:`.errors` classifies what went wrong.
 
-:mod:`.failures` holds the failure codes and the one outcome rule; :mod:`.transport` composes
-the pieces. The transport names are loaded lazily so that :mod:`hookproof.engine.endpoint`
-can import :mod:`.addresses` without importing the transport (which imports the endpoint).
+:mod:`.failures` holds the failure codes and the one outcome rule; :mod:`.endpoint` normalises
+the subscriber's URL; :mod:`.transport` composes the pieces.
 """
 
 from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING, Any
 
 from .addresses import DENY_V4, DENY_V6, IPAddress, classify, format_ip, parse_ip
 from .failures import FAILURE_CODES, FailureCode, Outcome, is_lost, outcome_of
 from .policy import AddressDrift, AddressPolicy, Vetting, address_set
 from .pool import PoolLimits, reuse_refusal
 from .result import EgressResult, EgressTimings, PeerCertificate
-
-if TYPE_CHECKING:
-    from .transport import EgressPolicy, EgressTransport
+from .transport import EgressPolicy, EgressTransport
 
 __all__ = [
     "DENY_V4",
@@ -53,11 +47,3 @@ __all__ = [
     "parse_ip",
     "reuse_refusal",
 ]
-
-_LAZY = frozenset({"EgressPolicy", "EgressTransport"})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(".transport", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,11 +3,11 @@
 
 The pieces: the per-request context (:mod:`.context`), the vetting resolver and socket guard
 (:mod:`.guard`), the pool and its rules (:mod:`.pool`), the request head (:mod:`.head`), the
-connection and its state table (:mod:`.wire`, :mod:`.machine`), the answer's byte budget
+connection and its state table (:mod:`.connection`, :mod:`.machine`), the answer's byte budget
 (:mod:`.budget`, :mod:`.reader`) and the classification of failures (:mod:`.errors`). The
 adapter writes the head and body in one TLS record and reads the answer to its framed end; the
 connection goes back to the pool only if the exchange ended cleanly
-(:meth:`.wire.HttpConnection.reusable`).
+(:meth:`.connection.HttpConnection.reusable`).
 
 No redirect is followed, no proxy is read from the environment, nothing is decompressed; time
 (the attempt's deadline, the connect timeout) and the response body are bounded. Nothing here
@@ -20,8 +20,9 @@ import asyncio
 import ssl
 from typing import Final
 
-from ..memo import BoundedMemo
+from ..common.memo import BoundedMemo
 from .addresses import IPAddress
+from .connection import Response
 from .context import CURRENT, Attempt
 from .errors import Refusal, classify_exception
 from .failures import FailureCode

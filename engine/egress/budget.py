@@ -1,4 +1,5 @@
-"""What one exchange's answer may cost and what it read (pure; the connection is :mod:`.wire`).
+"""What one exchange's answer may cost and what it read (pure; the connection is
+:mod:`.connection`).
 
 :class:`ByteBudget` bounds every byte of an answer (DESIGN.md section 5, the last point; issue
 32): the head (informational answers included), the body, the chunk framing (size lines,

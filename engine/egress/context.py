@@ -15,7 +15,7 @@ from .addresses import IPAddress
 from .failures import FailureCode
 
 if TYPE_CHECKING:
-    from ..endpoint import Endpoint
+    from .endpoint import Endpoint
     from .errors import Refusal
     from .identity import ClientIdentity
     from .pool import ConnectionFacts

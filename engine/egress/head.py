@@ -1,4 +1,4 @@
-"""The request head, written by the connection's user before the body (:mod:`.wire`): the
+"""The request head, written by the connection's user before the body (:mod:`.connection`): the
 request line and ``Host`` of one URL (:class:`Target`, computed once) and the fields as
 aiohttp would write them (:func:`request_head`)."""
 
@@ -9,7 +9,7 @@ from typing import Final
 
 import yarl
 
-from ..memo import BoundedMemo
+from ..common.memo import BoundedMemo
 
 __all__ = ["Target", "request_head"]
 

@@ -2,7 +2,7 @@
 
 After h11's ``_state.py``: :data:`CONNECTION_TRANSITIONS` maps ``(state, event)`` to the next
 state, and :func:`next_state` refuses any pair not in it (:class:`ConnectionStateError`).
-:class:`.wire.HttpConnection` changes its state only through :func:`next_state`.
+:class:`.connection.HttpConnection` changes its state only through :func:`next_state`.
 
 - ``HANDSHAKE``: TCP connected, TLS handshake running.
 - ``READY``: between exchanges, held by the pool's user (just opened, taken from the pool, or

@@ -7,7 +7,7 @@ settings) and only when its peer address is in that later request's vetted set, 
 younger than ``max_age_s``, idle no longer than ``idle_s`` and has carried fewer than
 ``max_requests`` requests; otherwise it is closed, never used. :func:`reuse_refusal` is that
 rule; :class:`Connector` applies it to every pooled connection, and hands one out only if
-nothing arrived on it while it was idle (:mod:`.wire`). New connections are opened to the
+nothing arrived on it while it was idle (:mod:`.connection`). New connections are opened to the
 addresses :class:`.guard.VettedResolver` hands out, through ``aiohappyeyeballs`` with
 :func:`.guard.guarded_socket` as the socket factory, then ``loop.create_connection(sock=...)``
 and a TLS handshake verifying the URL host; the connected peer must be vetted, its address
@@ -28,12 +28,12 @@ import aiohappyeyeballs
 import structlog
 
 from .addresses import IPAddress, format_ip
+from .connection import HttpConnection
 from .errors import Refusal
 from .failures import FailureCode
 from .guard import VettedResolver, addr_infos, socket_factory
 from .proxy import EgressProxy, open_tunnel
 from .result import PeerCertificate, describe_certificate
-from .wire import HttpConnection
 
 if TYPE_CHECKING:
     from .context import Attempt
@@ -43,8 +43,10 @@ if TYPE_CHECKING:
 __all__ = [
     "ConnectionFacts",
     "Connector",
+    "IdleConnections",
     "Origin",
     "PoolLimits",
+    "PooledConnection",
     "over_idle_bound",
     "reuse_refusal",
     "site_is_recurring",
@@ -149,6 +151,81 @@ def site_is_recurring(
     )
 
 
+@dataclass(slots=True, eq=False)
+class PooledConnection:
+    """One open connection of the pool: the pool's one record of it."""
+
+    conn: HttpConnection
+    facts: ConnectionFacts
+    #: parked, and its last request was the first to its origin (counts to ``max_idle_first``)
+    first: bool = False
+
+
+class IdleConnections:
+    """The parked connections, in release order (the oldest first) and per origin (the last
+    released last), and how many of them are ``first``: kept consistent by these methods
+    alone."""
+
+    __slots__ = ("_by_origin", "_order", "first")
+
+    def __init__(self) -> None:
+        self._order: OrderedDict[HttpConnection, PooledConnection] = OrderedDict()
+        self._by_origin: dict[Origin, list[PooledConnection]] = {}
+        self.first = 0
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def snapshot(self) -> list[PooledConnection]:
+        """The parked connections, the oldest release first (a copy: safe to remove from)."""
+        return list(self._order.values())
+
+    def oldest(self) -> PooledConnection:
+        return next(iter(self._order.values()))
+
+    def park(self, pooled: PooledConnection) -> None:
+        pooled.first = not pooled.facts.recurring
+        self.first += pooled.first
+        self._order[pooled.conn] = pooled
+        self._by_origin.setdefault(pooled.facts.origin, []).append(pooled)
+
+    def take(self, origin: Origin) -> PooledConnection | None:
+        """The connection to ``origin`` released last, unparked; None when there is none."""
+        stack = self._by_origin.get(origin)
+        if not stack:
+            return None
+        pooled = stack.pop()
+        if not stack:
+            del self._by_origin[origin]
+        self._unpark(pooled)
+        return pooled
+
+    def remove(self, pooled: PooledConnection) -> None:
+        """Unpark ``pooled`` if it is parked."""
+        if pooled.conn not in self._order:
+            return
+        self._unpark(pooled)
+        origin = pooled.facts.origin
+        stack = self._by_origin.get(origin)
+        if stack is not None:
+            try:
+                stack.remove(pooled)
+            except ValueError:
+                pass
+            if not stack:
+                del self._by_origin[origin]
+
+    def _unpark(self, pooled: PooledConnection) -> None:
+        del self._order[pooled.conn]
+        self.first -= pooled.first
+        pooled.first = False
+
+    def clear(self) -> None:
+        self._order.clear()
+        self._by_origin.clear()
+        self.first = 0
+
+
 class Connector:
     """The pinned pool: opens guarded connections and keeps idle ones under :mod:`.pool`'s
     rules. ``opened`` and ``reused`` count connections opened and pooled ones handed out."""
@@ -172,11 +249,10 @@ class Connector:
         self.opened = 0
         self.reused = 0
         self.closed = False
-        self._facts: dict[HttpConnection, ConnectionFacts] = {}  # open connections
-        self._idle: OrderedDict[HttpConnection, Origin] = OrderedDict()  # oldest release first
-        self._by_origin: dict[Origin, list[HttpConnection]] = {}  # idle, last released last
-        # the idle ones whose last request was the first to its origin (not recurring)
-        self._idle_first: dict[HttpConnection, None] = {}
+        #: every open connection, with the pool's one record of it
+        self._open: dict[HttpConnection, PooledConnection] = {}
+        #: the parked ones (a subset of ``_open``)
+        self._idle = IdleConnections()
         # origin -> when its last request started, for the origins of the last ``idle_s``
         self._last_request: dict[Origin, float] = {}
         self._sweeper: asyncio.TimerHandle | None = None
@@ -195,13 +271,13 @@ class Connector:
         recurring = self._note_request(origin, now)
         conn = self._pooled(origin, attempt, now)
         if conn is None:
-            conn = await self._open(target, attempt, origin)
+            conn = await self._connect(target, attempt, origin)
             self.opened += 1
             attempt.reused = False
         else:
             self.reused += 1
             attempt.reused = True
-        facts = self._facts[conn]
+        facts = self._open[conn].facts
         facts.requests += 1
         facts.last_used = now
         facts.recurring = recurring
@@ -213,15 +289,9 @@ class Connector:
         return conn
 
     def _pooled(self, origin: Origin, attempt: Attempt, now: float) -> HttpConnection | None:
-        stack = self._by_origin.get(origin)
-        while stack:
-            conn = stack.pop()
-            if not stack:
-                del self._by_origin[origin]
-            self._idle.pop(conn, None)
-            self._idle_first.pop(conn, None)
-            facts = self._facts.get(conn)
-            if facts is None or not conn.take():
+        while (pooled := self._idle.take(origin)) is not None:
+            conn, facts = pooled.conn, pooled.facts
+            if not conn.take():
                 self._forget(conn)
                 continue
             reason = reuse_refusal(facts, origin, attempt.vetted, now, self.limits)
@@ -254,7 +324,9 @@ class Connector:
         assert last is not None
         raise last
 
-    async def _open(self, target: Target, attempt: Attempt, origin: Origin) -> HttpConnection:
+    async def _connect(
+        self, target: Target, attempt: Attempt, origin: Origin
+    ) -> HttpConnection:
         loop = asyncio.get_running_loop()
         tunnel_to: tuple[IPAddress, int] | None = None
         if self.proxy is not None:
@@ -310,7 +382,7 @@ class Connector:
             raise refusal
         der = conn.tls.getpeercert(binary_form=True)
         now = loop.time()
-        self._facts[conn] = ConnectionFacts(
+        facts = ConnectionFacts(
             origin=origin,
             peer=peer_pair,
             peer_text=format_ip(peer_pair[0]),
@@ -319,6 +391,7 @@ class Connector:
             last_used=now,
             proxy=self.proxy.text if self.proxy is not None else None,
         )
+        self._open[conn] = PooledConnection(conn, facts)
         conn.on_dead = self._died_idle
         if peer_pair in self.allow_pairs:
             log.warning(
@@ -333,69 +406,50 @@ class Connector:
         """Back to the pool if the exchange ended cleanly and the bounds allow; else closed.
         At most ``limits.max_idle`` idle connections (:func:`.pool.over_idle_bound` chooses
         which one goes), of which at most ``limits.max_idle_first`` not recurring."""
-        facts = self._facts.get(conn)
+        pooled = self._open.get(conn)
         if (
             self.closed
-            or facts is None
+            or pooled is None
             or not self.limits.enabled
             or not conn.reusable()
-            or (not facts.recurring and not self._room_for_first())
+            or (not pooled.facts.recurring and not self._room_for_first())
             or not conn.park()
         ):
             conn.close()
             self._forget(conn)
             return
-        origin = facts.origin
-        self._by_origin.setdefault(origin, []).append(conn)
-        self._idle[conn] = origin
-        if not facts.recurring:
-            self._idle_first[conn] = None
+        self._idle.park(pooled)
         now = asyncio.get_running_loop().time()
         while len(self._idle) > self.limits.max_idle:
-            old = next(iter(self._idle))
-            old_facts = self._facts.get(old)
-            used = old_facts.last_used if old_facts is not None else 0.0
-            if over_idle_bound(used, now, self.limits) == "released":
-                old = conn
-            self._drop_idle(old)
-            old.close()
-            self._forget(old)
+            old = self._idle.oldest()
+            if over_idle_bound(old.facts.last_used, now, self.limits) == "released":
+                old = pooled
+            self._idle.remove(old)
+            old.conn.close()
+            self._forget(old.conn)
             log.debug("egress_pooled_connection_closed", reason="max_idle")
-        if self._sweeper is None and self._idle:
+        if self._sweeper is None and len(self._idle):
             self._schedule_sweep()
 
     def _room_for_first(self) -> bool:
         """Whether one more non-recurring connection may stay idle (``max_idle_first``)."""
-        return len(self._idle_first) < self.limits.max_idle_first
-
-    def _drop_idle(self, conn: HttpConnection) -> None:
-        origin = self._idle.pop(conn, None)
-        self._idle_first.pop(conn, None)
-        if origin is None:
-            return
-        stack = self._by_origin.get(origin)
-        if stack is not None:
-            try:
-                stack.remove(conn)
-            except ValueError:
-                pass
-            if not stack:
-                del self._by_origin[origin]
+        return self._idle.first < self.limits.max_idle_first
 
     def _forget(self, conn: HttpConnection) -> None:
-        self._facts.pop(conn, None)
+        self._open.pop(conn, None)
 
     def _died_idle(self, conn: HttpConnection) -> None:
         """An idle connection closed itself: a byte or an EOF arrived while it was idle."""
-        facts = self._facts.get(conn)
-        self._drop_idle(conn)
+        pooled = self._open.get(conn)
+        if pooled is not None:
+            self._idle.remove(pooled)
         self._forget(conn)
         if conn.stale:
             log.warning(
                 "egress_pooled_connection_closed",
                 reason="bytes_while_idle",
-                peer=facts.peer_text if facts is not None else None,
-                requests=facts.requests if facts is not None else None,
+                peer=pooled.facts.peer_text if pooled is not None else None,
+                requests=pooled.facts.requests if pooled is not None else None,
             )
 
     def _schedule_sweep(self) -> None:
@@ -407,17 +461,13 @@ class Connector:
         self._sweeper = None
         now = asyncio.get_running_loop().time()
         limits = self.limits
-        for conn in list(self._idle):
-            facts = self._facts.get(conn)
-            if (
-                facts is None
-                or now - facts.last_used > limits.idle_s
-                or now - facts.opened_at >= limits.max_age_s
-            ):
-                self._drop_idle(conn)
-                conn.close()
-                self._forget(conn)
-        if self._idle and not self.closed:
+        for pooled in self._idle.snapshot():
+            facts = pooled.facts
+            if now - facts.last_used > limits.idle_s or now - facts.opened_at >= limits.max_age_s:
+                self._idle.remove(pooled)
+                pooled.conn.close()
+                self._forget(pooled.conn)
+        if len(self._idle) and not self.closed:
             self._schedule_sweep()
 
     def _note_request(self, origin: Origin, now: float) -> bool:
@@ -441,11 +491,9 @@ class Connector:
         if self._sweeper is not None:
             self._sweeper.cancel()
             self._sweeper = None
-        conns = list(self._facts)
+        conns = list(self._open)
         self._idle.clear()
-        self._idle_first.clear()
-        self._by_origin.clear()
-        self._facts.clear()
+        self._open.clear()
         for conn in conns:
             conn.close()
         if conns:

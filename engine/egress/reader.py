@@ -1,4 +1,4 @@
-"""Feeding one answer to llhttp within its byte budget (the connection is :mod:`.wire`).
+"""Feeding one answer to llhttp within its byte budget (the connection is :mod:`.connection`).
 
 Every byte of an answer counts (DESIGN.md section 5, the last point; issue 32): the head
 (informational answers included), the body, the chunk framing (size lines, extensions, the CRLF
@@ -66,7 +66,7 @@ _SMALL_REST: Final = min(MAX_FRAMING_BYTES, MAX_TRAILER_BYTES)
 
 class AnswerReader:
     """The llhttp callbacks and the budgeted feeding of one answer, mixed into
-    :class:`.wire.HttpConnection` (which owns the attributes below and resets them per
+    :class:`.connection.HttpConnection` (which owns the attributes below and resets them per
     exchange)."""
 
     _parser: httptools.HttpResponseParser | None

@@ -11,7 +11,7 @@ Every byte hookproof sends to a subscriber goes through :meth:`EgressTransport.p
 3. the adapter (:mod:`.adapter`, public interfaces only) connects only to the vetted addresses
    (its resolver hands out nothing else, its socket factory refuses anything else) and reuses
    a pooled connection only under the pinned pool's rule (:mod:`.pool`) and only if no byte
-   arrived on it since its last answer ended (:mod:`.wire`);
+   arrived on it since its last answer ended (:mod:`.connection`);
 4. TLS verifies the certificate against the original host name (SNI too), with an optional
    extra CA bundle added to the default trust store;
 5. no redirects (a 3xx is a failure, its ``Location`` recorded, never fetched), no proxy from
@@ -42,11 +42,11 @@ import structlog
 from hookproof.config import Settings
 from hookproof.errors import ValidationError
 
-from ..endpoint import DEFAULT_ALLOWED_PORTS, Endpoint, normalise_endpoint
-from ..memo import BoundedMemo
+from ..common.memo import BoundedMemo
 from .adapter import Attempt, WireAdapter
 from .addresses import IPAddress, format_ip
 from .dns import DnsFailure, HostResolver
+from .endpoint import DEFAULT_ALLOWED_PORTS, Endpoint, normalise_endpoint
 from .failures import FAILURE_CODES, FailureCode, Outcome, outcome_of
 from .identity import ClientIdentity, load_client_chain
 from .policy import AddressDrift, AddressPolicy, Vetting

@@ -11,9 +11,9 @@ import sys
 
 import msgspec
 
+from hookproof.engine.common.memo import BoundedMemo
 from hookproof.engine.event_types.limits import Compiled, collect_errors, compile_schema
 from hookproof.engine.event_types.offload import READY, Reply, Request, read_frame, write_frame
-from hookproof.engine.memo import BoundedMemo
 
 __all__ = ["main"]
 

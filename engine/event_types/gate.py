@@ -26,7 +26,7 @@ import structlog
 
 from hookproof.errors import HookproofError
 
-from ..memo import BoundedMemo
+from ..common.memo import BoundedMemo
 from .errors import (
     EventVersionUndeclared,
     PayloadSchemaInvalid,
@@ -40,7 +40,7 @@ from .repository import EventTypeRepository
 __all__ = ["MEMO_TYPES", "Deferred", "Judged", "Judgement", "SchemaGate", "Verdict"]
 
 log = structlog.get_logger("hookproof.event_types")
-#: (tenant, topic) definitions compiled per worker (emptied when full: engine/memo.py)
+#: (tenant, topic) definitions compiled per worker (emptied when full: engine/common/memo.py)
 MEMO_TYPES = 1_024
 
 

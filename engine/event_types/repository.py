@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
-from ..queries import ENGINE_QUERIES
-from ..repository import PoolRepository, Record
+from ..db.queries import ENGINE_QUERIES
+from ..db.repository import PoolRepository, Record
 
 __all__ = ["EventTypeRepository"]
 

@@ -8,7 +8,7 @@ from typing import Any, cast
 
 import asyncpg
 
-from hookproof.engine.queries import ENGINE_QUERIES
+from hookproof.engine.db.queries import ENGINE_QUERIES
 
 from .material import MaterialBox, read_material
 

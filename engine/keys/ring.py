@@ -31,6 +31,8 @@ from hookproof.events.key_events import (
     PURPOSE_ENGINE,
     PURPOSE_SUBSCRIPTION,
     KeyState,
+    key_id_of,
+    key_stream_id,
 )
 from hookproof.projections.key_ring import KeyView, fold, scope_of
 from hookproof_subscriber import KeyState as WireKeyState
@@ -62,12 +64,12 @@ def _steps_of(recorded: list[RecordedEvent]) -> list[machine.Step]:
     """The steps a change appended (one per key stream, in order) from its recorded events."""
     steps: list[machine.Step] = []
     for r in recorded:
-        if steps and f"key-{steps[-1].key_id}" == r.stream_id:
+        if steps and key_stream_id(steps[-1].key_id) == r.stream_id:
             last = steps[-1]
             steps[-1] = machine.Step(last.key_id, last.expected_version, (*last.events, r.decode()))
         else:
             steps.append(
-                machine.Step(r.stream_id[len("key-") :], r.stream_version - 1, (r.decode(),))
+                machine.Step(key_id_of(r.stream_id), r.stream_version - 1, (r.decode(),))
             )
     return steps
 
@@ -259,7 +261,7 @@ class KeyRing:
         def decide(ring: dict[str, KeyView], at: datetime) -> list[StreamAppend]:
             return [
                 StreamAppend(
-                    f"key-{s.key_id}",
+                    key_stream_id(s.key_id),
                     list(s.events),
                     expected=s.expected_version if s.expected_version else "no_stream",
                     metadata=Metadata(actor=actor),

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import cast
 
-from hookproof.engine.queries import ENGINE_QUERIES
-from hookproof.engine.repository import PoolRepository, Record
+from hookproof.engine.db.queries import ENGINE_QUERIES
+from hookproof.engine.db.repository import PoolRepository, Record
 
 __all__ = ["NotificationRepository"]
 

@@ -30,8 +30,8 @@ import structlog
 
 from hookproof.errors import HookproofError
 from hookproof.events import EventStore, RecordedEvent
-from hookproof.events.key_events import PURPOSE_SUBSCRIPTION, KeyCreated
-from hookproof.events.rollout_events import RolloutCreated
+from hookproof.events.key_events import PURPOSE_SUBSCRIPTION, KeyCreated, key_stream_id
+from hookproof.events.rollout_events import RolloutCreated, rollout_stream_id
 from hookproof.projections.projector import consume, run_woken
 from hookproof.schemas.api import EventIn
 
@@ -50,7 +50,7 @@ from .decide import (
 from .repository import NotificationRepository
 
 if TYPE_CHECKING:
-    from ..delivery.ingest import IngestService
+    from ..ingest.ingest import IngestService
 
 __all__ = ["Notifier", "listener_patterns"]
 
@@ -103,7 +103,7 @@ class Notifier:
             }
             return {row["tenant_id"]: extra}
         if cause.topic == KEY_COMPROMISED:
-            created = await self._first(f"key-{cause.subject}")
+            created = await self._first(key_stream_id(cause.subject))
             only = None
             extra = {"purpose": "engine"}
             if isinstance(created, KeyCreated):
@@ -115,7 +115,7 @@ class Notifier:
             rows = await repo.key_tenants(only)
             return {r["tenant_id"]: {**extra, **_affected(r["subscriptions"])} for r in rows}
         if cause.topic == ROLLOUT_PAUSED:
-            created = await self._first(f"rollout-{cause.subject}")
+            created = await self._first(rollout_stream_id(cause.subject))
             subs = None
             if isinstance(created, RolloutCreated) and created.subscriptions is not None:
                 subs = sorted({*created.subscriptions, *created.internal})

@@ -9,8 +9,8 @@ from datetime import datetime
 
 import asyncpg
 
-from ..queries import ENGINE_QUERIES
-from ..repository import PoolRepository, Record
+from ..db.queries import ENGINE_QUERIES
+from ..db.repository import PoolRepository, Record
 
 __all__ = ["PortalRepository"]
 

@@ -30,10 +30,10 @@ from hookproof.schemas.api import PortalSessionCreate
 
 from ..consumers.repository import ConsumerRepository
 from ..consumers.service import ConsumerDisabledError, ConsumerService
-from ..tenant_repository import TenantRepository
 from .auth import CAPABILITIES, PORTAL_TOKEN_PREFIX, PortalAuth, PortalSessionExpired
 from .repository import PortalRepository
 from .sessions import OPERATOR_CREATOR, append_ended, session_view
+from .tenant_repository import TenantRepository
 
 __all__ = ["SESSION_ID", "PortalService", "PortalSessionEnds", "check_session_id"]
 

@@ -18,7 +18,7 @@ import structlog
 from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.consumer_events import PortalSessionEnded, portal_stream_id
 
-from ..repository import Record
+from ..db.repository import Record
 from .repository import PortalRepository
 
 __all__ = [

@@ -20,7 +20,11 @@ import structlog
 
 from hookproof.errors import ConcurrencyConflict
 from hookproof.events import EventStore, Metadata, StreamAppend
-from hookproof.events.delivery_events import REDELIVERY_ACTOR, DeliveryReplayRequested
+from hookproof.events.delivery_events import (
+    REDELIVERY_ACTOR,
+    DeliveryReplayRequested,
+    delivery_stream_id,
+)
 
 from ..delivery.streams import append_to_deliveries
 from .repository import ReceiptRepository
@@ -54,7 +58,7 @@ class ReceiptRedeliverer:
         rows = await self.repository.overdue(age, limit)
         n = 0
         for r in rows:
-            stream = f"delivery-{r['delivery_id']}"
+            stream = delivery_stream_id(r['delivery_id'])
             events = await self.store.read_stream(stream)
             done = sum(
                 1

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import cast
 
-from hookproof.engine.queries import RECEIPT_QUERIES
-from hookproof.engine.repository import PoolRepository, Record
+from hookproof.engine.db.queries import RECEIPT_QUERIES
+from hookproof.engine.db.repository import PoolRepository, Record
 
 __all__ = ["ReceiptRepository"]
 

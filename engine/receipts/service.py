@@ -29,17 +29,18 @@ from hookproof.events.delivery_events import (
     ApplicationConfirmed,
     ReceiptConflict,
     ReceiptRefusalsCounted,
+    delivery_stream_id,
 )
 from hookproof.events.subscription_events import ReceiptKey, SubscriptionConfig
 from hookproof.projections.deliveries import evolve_delivery
 from hookproof_subscriber import content_digest, parse_receipt
 from hookproof_subscriber.receipts import ReceiptError
 
-from ..api.problems import TooDeep, check_depth
-from ..delivery.ledger import ledger_next
+from ..common.jsonscan import TooDeep, check_depth
+from ..delivery.admission import ledger_next
 from ..delivery.streams import append_to_deliveries
 from ..delivery.views import evidence_of
-from ..metrics import EngineMetrics
+from ..observe.metrics import EngineMetrics
 from .decide import ACCEPTED_STATUS, DUPLICATE_STATUS, REASONS
 from .decide import verify_receipt_signature as _verify
 from .repository import ReceiptRepository
@@ -295,7 +296,7 @@ class ReceiptService:
                 key_id=key_id,
                 **ids,
             )
-        stream = f"delivery-{did}"
+        stream = delivery_stream_id(did)
         history = [r.decode() for r in await self.store.read_stream(stream)]
         meta = Metadata(actor=f"subscriber:{sid}", correlation_id=eid)
         now = self.clock().isoformat()

@@ -18,7 +18,7 @@ import structlog
 
 from hookproof_subscriber import SigningKey, StaticKeyResolver, averify_any
 
-from ..signing import Signer, sign_headers
+from ..keys.signing import Signer, sign_headers
 from .machine import CURRENT, RolloutView, SignerRef, SigningPlan, plan_signing
 
 __all__ = ["ShadowCounter", "admission_fields", "resolve_signers", "shadow_check"]

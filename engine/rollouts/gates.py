@@ -24,7 +24,7 @@ from hookproof.events.rollout_events import (
 )
 from hookproof.events.sqlfiles import query
 
-from ..gate_result import FAIL, NA, PASS, GateResult
+from .gate_result import FAIL, NA, PASS, GateResult
 from .machine import STAGE_TRANSITIONS, RolloutView, evolve
 from .service import AUTO_PAUSE_MIN_ATTEMPTS, AUTO_PAUSE_RATIO, figures_of, since_of
 

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, cast
 
 import asyncpg
 
-from hookproof.engine.queries import ENGINE_QUERIES
-from hookproof.engine.repository import PoolRepository, Record
+from hookproof.engine.db.queries import ENGINE_QUERIES
+from hookproof.engine.db.repository import PoolRepository, Record
 
 if TYPE_CHECKING:
     from .machine import RolloutView

@@ -23,7 +23,7 @@ from hookproof.config import Settings
 from hookproof.errors import ConflictError, NotFound, ValidationError
 from hookproof.events import EventStore, Metadata, RecordedEvent
 from hookproof.events.command import Lock, execute
-from hookproof.events.rollout_events import RolloutRollbackRefused
+from hookproof.events.rollout_events import RolloutRollbackRefused, rollout_stream_id
 
 from . import machine
 from .machine import RolloutView
@@ -51,7 +51,7 @@ def since_of(view: RolloutView) -> datetime:
 
 
 def stream_of(rollout_id: str) -> str:
-    return f"rollout-{rollout_id}"
+    return rollout_stream_id(rollout_id)
 
 
 def fold_view(recorded: list[RecordedEvent], view: RolloutView | None = None) -> RolloutView | None:

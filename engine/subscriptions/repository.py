@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import cast
 
-from hookproof.engine.queries import ENGINE_QUERIES
-from hookproof.engine.repository import PoolRepository, Record
+from hookproof.engine.db.queries import ENGINE_QUERIES
+from hookproof.engine.db.repository import PoolRepository, Record
 
 __all__ = ["SubscriptionRepository"]
 

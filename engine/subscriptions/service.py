@@ -18,6 +18,7 @@ from hookproof.errors import NotFound, ValidationError
 from hookproof.events import Event, EventStore, Metadata, RecordedEvent
 from hookproof.events.command import execute
 from hookproof.events.subscription_events import DestinationConfig, RateLimit, SubscriptionConfig
+from hookproof.events.subscription_events import SubscriptionConfig, subscription_stream_id
 from hookproof.projections.subscriptions import SubscriptionState, fold
 from hookproof.schemas.api import RateLimitIn, SubscriptionCreate, SubscriptionPatch
 from hookproof.schemas.destinations import DestinationIn, RelayDestinationIn
@@ -58,7 +59,7 @@ def rate_limit_of(body: RateLimitIn | None) -> RateLimit | None:
 
 
 def stream_of(subscription_id: str) -> str:
-    return f"subscription-{subscription_id}"
+    return subscription_stream_id(subscription_id)
 
 
 class SecretIssuer(Protocol):

@@ -14,7 +14,7 @@ from hookproof.events.subscription_events import ReceiptKey, RetryPolicy
 from hookproof.schemas.api import ReceiptKeyIn, RetryPolicyIn, SubscriptionCreate
 from hookproof_subscriber import decode_whsec
 
-from ..endpoint import Endpoint, normalise_endpoint
+from ..egress.endpoint import Endpoint, normalise_endpoint
 from .matching import validate_filter
 
 __all__ = [

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from hookproof.engine.destinations import build_challenge_message, build_message
 from hookproof.engine.destinations.spec import parse_destination
-from hookproof.engine.signing import Signer
+from hookproof.engine.keys.signing import Signer
 from hookproof_subscriber import (
     SharedSecretResolver,
     SigningKey,

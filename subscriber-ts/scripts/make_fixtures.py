@@ -35,9 +35,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from hookproof.engine.challenge.protocol import build_challenge, check_response
-from hookproof.engine.delivery.ingest import canonical_body
+from hookproof.engine.ingest.ingest import canonical_body
 from hookproof.engine.keys.jwks import build_jwks
-from hookproof.engine.signing import Signer, sign_headers
+from hookproof.engine.keys.signing import Signer, sign_headers
 from hookproof.events.key_events import ED25519, PURPOSE_ENGINE, KeyState
 from hookproof.projections.key_ring import KeyView
 from hookproof.schemas.api import EventIn

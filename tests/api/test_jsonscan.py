@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookproof.engine.api.jsonscan import JsonScan, TooDeep, TooManyEntries
+from hookproof.engine.common.jsonscan import JsonScan, TooDeep, TooManyEntries
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(alphabet='[]{}",\\\\ab\u00e9\n'),

@@ -10,7 +10,7 @@ from typing import Any
 import asyncpg
 
 from hookproof.engine.archive.segment import iter_segment
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 
 from ..delivery.conftest import Subscriber, active_subscription, dispatch_all, publish
 

@@ -12,8 +12,8 @@ import asyncpg
 import pytest
 
 from hookproof.engine.audit import delivery_timeline, event_timeline
-from hookproof.engine.composition import construct_archiver
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.composition import construct_archiver
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.errors import ConcurrencyConflict, ConflictError, StreamArchived
 from hookproof.events import NO_STREAM, StreamAppend
 from hookproof.events.delivery_events import DeliveryReplayRequested, event_stream_id

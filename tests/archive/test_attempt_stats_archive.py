@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from hookproof.engine.composition import construct_archiver
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.composition import construct_archiver
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.projections import rebuild
 from hookproof.projections.attempt_stats import AttemptStats
 

@@ -1,4 +1,4 @@
-"""The stream catalogue is kept in batches (engine/projections_runner.py), not per commit: the
+"""The stream catalogue is kept in batches (engine/recording/projections_runner.py), not per commit: the
 archive finds exactly the closed streams it found when the catalogue was kept current.
 
 One log, built through the real engine with the catalogue projected once half-way (a daemon
@@ -20,9 +20,9 @@ from typing import Any
 import asyncpg
 
 from hookproof.config import Settings
-from hookproof.engine.composition import construct_archiver
-from hookproof.engine.database import connect_pool
-from hookproof.engine.registry import async_projections
+from hookproof.engine.db.database import connect_pool
+from hookproof.engine.recording.registry import async_projections
+from hookproof.engine.runtime.composition import construct_archiver
 from hookproof.events import EventStore
 from hookproof.projections import Projector
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 
 from ..daemon import run_cli
 from ..delivery.conftest import Subscriber

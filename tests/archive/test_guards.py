@@ -9,8 +9,8 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from hookproof.engine.composition import construct_archiver
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.composition import construct_archiver
+from hookproof.engine.runtime.daemon import Engine
 
 from ..daemon import run_cli
 from ..delivery.conftest import Subscriber

@@ -8,9 +8,9 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
-from hookproof.engine.composition import construct_archiver
-from hookproof.engine.daemon import Engine
-from hookproof.engine.registry import async_projections
+from hookproof.engine.recording.registry import async_projections
+from hookproof.engine.runtime.composition import construct_archiver
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.projections import Projector
 
 from ..daemon import run_cli

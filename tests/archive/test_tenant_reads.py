@@ -11,8 +11,8 @@ from __future__ import annotations
 import aiohttp
 from aiohttp.test_utils import TestServer
 
-from hookproof.engine.composition import construct_archiver
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.composition import construct_archiver
+from hookproof.engine.runtime.daemon import Engine
 
 from ..delivery.conftest import Subscriber
 from .helpers import mixed_workload, now

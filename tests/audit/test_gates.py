@@ -9,7 +9,7 @@ import asyncpg
 import pytest
 
 from hookproof.engine.audit import gate_report, gates_failed
-from hookproof.engine.database import connect_pool
+from hookproof.engine.db.database import connect_pool
 from hookproof.events import EventStore
 from tests.daemon import run_cli
 

@@ -10,8 +10,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hookproof.engine.database import connect_pool
-from hookproof.engine.registry import async_projections, inline_hooks, projections_by_name
+from hookproof.engine.db.database import connect_pool
+from hookproof.engine.recording.registry import async_projections, inline_hooks, projections_by_name
 from hookproof.events import ANY, Event, EventStore, Metadata, StreamAppend
 from hookproof.events.consumer_events import (
     ConsumerCreated,

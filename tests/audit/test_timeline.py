@@ -14,7 +14,7 @@ from hookproof.engine.audit import (
     parse_as_of,
     subscription_timeline,
 )
-from hookproof.engine.cli_audit import render_timeline
+from hookproof.engine.cli.audit import render_timeline
 from hookproof.errors import NotFound
 from hookproof.events import EventStore
 from tests.daemon import run_cli
@@ -145,7 +145,7 @@ def test_parse_as_of() -> None:
 def test_cli_timelines(db_url_sync: str) -> None:
     import asyncio
 
-    from hookproof.engine.database import connect_pool
+    from hookproof.engine.db.database import connect_pool
 
     async def script() -> str:
         pool = await connect_pool(db_url_sync, min_size=1, max_size=2)

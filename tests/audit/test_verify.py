@@ -8,7 +8,7 @@ import json
 import asyncpg
 
 from hookproof.engine.audit import verify_log
-from hookproof.engine.database import connect_pool
+from hookproof.engine.db.database import connect_pool
 from hookproof.events import EventStore
 from tests.daemon import run_cli
 

@@ -25,7 +25,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine, build_engine
+from hookproof.engine.runtime.daemon import Engine, build_engine
 from hookproof_subscriber import (
     JwksKeyResolver,
     SigningKey,

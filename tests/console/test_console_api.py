@@ -10,7 +10,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from hookproof.engine.api.openapi import openapi_document
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 
 from ..delivery.conftest import Subscriber, active_subscription, dispatch_all, publish
 from ..live import ADMIN_TOKEN, Client

@@ -16,7 +16,7 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 
 from ..delivery.conftest import Subscriber, active_subscription, dispatch_all, publish
 from ..live import ADMIN_TOKEN, Client

@@ -17,7 +17,7 @@ import aiohttp
 import trustme
 from aiohttp.test_utils import TestServer
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 
 from ..delivery.conftest import Subscriber
 from ..live import Client, engine_env, new_tenant, start, stop, wait_for

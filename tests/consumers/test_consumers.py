@@ -9,7 +9,7 @@ import json
 import aiohttp
 import pytest
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.events.consumer_events import consumer_stream_id
 
 from ..delivery.conftest import Subscriber, dispatch_all

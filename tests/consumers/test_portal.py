@@ -17,7 +17,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.events.consumer_events import portal_stream_id
 
 from ..delivery.conftest import Subscriber, dispatch_all

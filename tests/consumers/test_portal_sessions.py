@@ -19,7 +19,7 @@ from typing import Any
 import aiohttp
 import msgspec
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.events.consumer_events import portal_stream_id
 from hookproof.schemas.api import PortalSessionPage
 

@@ -18,7 +18,7 @@ import trustme
 from aiohttp import web
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import EventIn, SubscriptionCreate
 from hookproof_subscriber import build_challenge_response
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import asyncpg
 
-from hookproof.engine.daemon import Engine
-from hookproof.engine.registry import async_projections
+from hookproof.engine.recording.registry import async_projections
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.events import EventStore
 from hookproof.projections import Projector
 

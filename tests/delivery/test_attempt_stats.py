@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine
 from hookproof.engine.delivery.claim import dead_letter_event
 from hookproof.engine.delivery.streams import append_to_deliveries
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.events import StreamAppend
 from hookproof.projections import rebuild, table_rows
 from hookproof.projections.attempt_stats import AttemptStats

@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 
-from hookproof.engine.daemon import Engine
-from hookproof.engine.queries import ENGINE_QUERIES
+from hookproof.engine.db.queries import ENGINE_QUERIES
+from hookproof.engine.runtime.daemon import Engine
 
 from .conftest import Subscriber, active_subscription, publish
 from .stats_support import accepted, cost, fold_stats, settle, totals, window

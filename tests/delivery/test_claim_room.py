@@ -4,7 +4,7 @@ another endpoint's rows behind it in due order are still reached."""
 
 from __future__ import annotations
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 
 from .conftest import Subscriber, active_subscription, publish
 

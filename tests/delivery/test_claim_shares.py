@@ -7,9 +7,9 @@ from __future__ import annotations
 import dataclasses
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine
 from hookproof.engine.delivery.claim import claim_shares
 from hookproof.engine.delivery.dispatcher import Dispatcher
+from hookproof.engine.runtime.daemon import Engine
 
 from .conftest import Subscriber, active_subscription, publish
 

@@ -11,9 +11,9 @@ import dataclasses
 import pytest
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine
 from hookproof.engine.delivery.dispatcher import Dispatcher
 from hookproof.engine.delivery.gates import EndpointGates
+from hookproof.engine.runtime.daemon import Engine
 
 from .conftest import Subscriber, active_subscription, publish
 

@@ -1,4 +1,4 @@
-"""The engine is built once by the composition root (``engine/composition.py``): no part is
+"""The engine is built once by the composition root (``engine/runtime/composition.py``): no part is
 replaced or wired after construction, while requests, background challenges, deliveries and
 a suspension run through it."""
 
@@ -14,11 +14,11 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
-from hookproof.engine.composition import Engine, build_engine
 from hookproof.engine.delivery.destination import Destination, DestinationsByKind
 from hookproof.engine.delivery.https import HttpsDestination
-from hookproof.engine.services import Services
-from hookproof.engine.tracing import TracedDestination
+from hookproof.engine.observe.tracing import TracedDestination
+from hookproof.engine.runtime.composition import Engine, build_engine
+from hookproof.engine.runtime.services import Services
 
 from .conftest import Subscriber, delivery, dispatch_all
 

@@ -21,8 +21,8 @@ import pytest
 import trustme
 from structlog.testing import capture_logs
 
-from hookproof.engine.database import connect_pool
-from hookproof.engine.db_errors import database_unavailable
+from hookproof.engine.db.database import connect_pool
+from hookproof.engine.db.db_errors import database_unavailable
 from hookproof.errors import DatabaseUnavailable, StoreError
 
 from ..daemon import start_daemon

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hookproof.engine.delivery import admission as adm
 from hookproof.engine.delivery import gates as g
-from hookproof.engine.delivery import ledger as adm
 from hookproof.engine.delivery.claim import claim_appends, plan_claim
 from hookproof.engine.delivery.destination import Evidence
 from hookproof.engine.delivery.https import evidence_of

@@ -16,7 +16,7 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.events.delivery_events import event_stream_id
 
 from .conftest import Subscriber, active_subscription, dispatch_all

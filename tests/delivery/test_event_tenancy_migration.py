@@ -19,12 +19,12 @@ from aiohttp.test_utils import TestServer
 
 from hookproof.config import Settings
 from hookproof.engine.audit import event_timeline
-from hookproof.engine.daemon import build_engine
-from hookproof.engine.database import connect_pool
-from hookproof.engine.delivery.ingest import canonical_body
-from hookproof.engine.delivery.inline import LedgerInline
-from hookproof.engine.migrate import all_migrations, migrate
-from hookproof.engine.tenants import TenantService
+from hookproof.engine.db.database import connect_pool
+from hookproof.engine.db.migrate import all_migrations, migrate
+from hookproof.engine.ingest.ingest import canonical_body
+from hookproof.engine.portal.tenants import TenantService
+from hookproof.engine.recording.inline import LedgerInline
+from hookproof.engine.runtime.daemon import build_engine
 from hookproof.errors import ValidationError
 from hookproof.events import EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (

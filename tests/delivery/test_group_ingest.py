@@ -21,7 +21,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.events.delivery_events import event_stream_id
 
 from ..support import running_engine
@@ -264,7 +264,7 @@ def test_the_ingest_ledger_inserts_name_every_ledger_column() -> None:
     """The ledger grows columns (ordering did); ingest's bulk inserts must grow with it."""
     import re
 
-    from hookproof.engine.delivery.inline import SQL
+    from hookproof.engine.recording.inline import SQL
     from hookproof.projections.deliveries import DeliveryLedger
 
     for name in ("deliveries_insert_planned", "deliveries_insert_planned_arrays"):

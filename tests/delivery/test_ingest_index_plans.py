@@ -11,7 +11,7 @@ from typing import Any
 import asyncpg
 import pytest
 
-from hookproof.engine.queries import ENGINE_QUERIES
+from hookproof.engine.db.queries import ENGINE_QUERIES
 from hookproof.events.sqlfiles import render
 from hookproof.projections.queries import PROJECTION_QUERIES
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.projections import ledger as lt
 from hookproof.projections.deliveries import evolve_delivery
 

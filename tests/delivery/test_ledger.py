@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.errors import ConflictError
 from hookproof.events.delivery_events import event_stream_id
 from hookproof_subscriber import JwksKeyResolver, verify_request

@@ -14,8 +14,8 @@ from __future__ import annotations
 import asyncio
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine
 from hookproof.engine.delivery.dispatcher import Dispatcher
+from hookproof.engine.runtime.daemon import Engine
 from tests.support import until_a_writer_waits
 
 from .conftest import Subscriber, active_subscription, delivery, publish, stalled_dispatcher

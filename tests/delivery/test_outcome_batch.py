@@ -7,9 +7,9 @@ import asyncio
 import uuid
 from datetime import UTC, datetime
 
-from hookproof.engine.daemon import Engine
 from hookproof.engine.delivery.batcher import OutcomeBatcher
 from hookproof.engine.delivery.streams import append_to_deliveries
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.errors import StoreError
 from hookproof.events import Metadata, StreamAppend
 from hookproof.events.delivery_events import EndpointAccepted

@@ -7,7 +7,7 @@ import random
 
 import msgspec
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.engine.subscriptions import Transition
 from hookproof.schemas.api import SubscriptionPatch
 

@@ -22,7 +22,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from hookproof.engine.audit.timeline import subscription_timeline
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import SubscriptionPatch
 
 from ..daemon import run_cli

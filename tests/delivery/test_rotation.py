@@ -6,7 +6,7 @@ import base64
 
 import msgspec
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import SubscriptionCreate
 
 from .conftest import Subscriber, active_subscription, delivery, dispatch_all, publish

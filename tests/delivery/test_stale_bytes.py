@@ -21,7 +21,7 @@ import pytest
 import trustme
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof_subscriber import build_challenge_response
 
 from ..support import loopback_settings

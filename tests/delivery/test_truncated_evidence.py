@@ -19,7 +19,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from hookproof.engine.audit.timeline import delivery_timeline
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.events import decode_event, encode_event
 from hookproof.events.delivery_events import AttemptFailed, EndpointAccepted
 

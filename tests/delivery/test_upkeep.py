@@ -8,9 +8,9 @@ import secrets
 import asyncpg
 from structlog.testing import capture_logs
 
-from hookproof.engine.daemon import Engine
 from hookproof.engine.delivery.repository import DeliveryRepository
 from hookproof.engine.delivery.upkeep import LedgerUpkeep, vacuum_due
+from hookproof.engine.runtime.daemon import Engine
 
 from .conftest import Subscriber, active_subscription, dispatch_all, publish
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from hookproof.engine.daemon import Engine
 from hookproof.engine.delivery.dispatcher import DISPATCH_TAG
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.events.store import NOTIFY_CHANNEL
 
 from .conftest import Subscriber, active_subscription, delivery, dispatch_all, publish

@@ -121,7 +121,7 @@ async def test_two_workers_share_port_and_queue_and_stop_on_sigterm(
 async def _paths_in_both_shares(pool: Any, subscriber: Subscriber) -> list[str]:
     """Three endpoint paths of which each worker of two owns at least one (each claims its
     own share of the endpoints first: ``engine/delivery/claim.py`` ``claim_shares``)."""
-    from hookproof.engine.endpoint import normalise_endpoint
+    from hookproof.engine.egress.endpoint import normalise_endpoint
 
     paths: dict[int, list[str]] = {0: [], 1: []}
     for i in range(64):
@@ -141,7 +141,7 @@ def test_worker_count_and_pool_slices() -> None:
     import pytest
 
     from hookproof.config import Settings
-    from hookproof.engine.workers import default_workers, pool_size
+    from hookproof.engine.runtime.workers import default_workers, pool_size
     from hookproof.errors import ValidationError
 
     assert default_workers(None) == (os.cpu_count() or 1)
@@ -163,7 +163,7 @@ def test_serve_supervisor_does_not_load_the_engine() -> None:
         "from hookproof.engine.cli import build_parser\n"
         "args = build_parser(serve_only=True).parse_args(['serve', '--workers', '2'])\n"
         "assert args.workers == 2 and args.handler.__name__ == 'cmd_serve'\n"
-        "heavy = [m for m in ('hookproof.engine.daemon', 'aiohttp') if m in sys.modules]\n"
+        "heavy = [m for m in ('hookproof.engine.runtime.daemon', 'aiohttp') if m in sys.modules]\n"
         "assert not heavy, heavy\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
@@ -239,7 +239,7 @@ def test_structlog_extras_are_never_loaded() -> None:
 
 
 def test_only_the_first_child_tails_the_log() -> None:
-    from hookproof.engine.workers import child_roles
+    from hookproof.engine.runtime.workers import child_roles
 
     every = frozenset({"api", "dispatcher", "projector", "scheduler"})
     assert child_roles(every, 0) == every

@@ -33,7 +33,7 @@ from hookproof.engine.destinations import (
 )
 from hookproof.engine.destinations.nats_server import EmbeddedNats
 from hookproof.engine.egress import EgressPolicy
-from hookproof.engine.signing import Signer
+from hookproof.engine.keys.signing import Signer
 from hookproof_subscriber import SigningKey
 from tests.egress import conftest as _egress
 

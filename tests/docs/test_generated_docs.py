@@ -2,14 +2,14 @@
 
 from pathlib import Path
 
-from hookproof.engine.docs import render
+from hookproof.engine.cli.docs import render
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_state_machine_doc_is_current() -> None:
     assert (ROOT / "docs" / "state-machines.md").read_text() == render(), (
-        "run: python -m hookproof.engine.docs"
+        "run: python -m hookproof.engine.cli.docs"
     )
 
 

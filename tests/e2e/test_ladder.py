@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof_subscriber import (
     JwksKeyResolver,
     SigningKey,

@@ -12,11 +12,11 @@ import pytest
 from aiohttp import web
 
 from hookproof.config import Settings
-from hookproof.engine import tracing
-from hookproof.engine.composition import EngineOptions
-from hookproof.engine.daemon import Engine
+from hookproof.engine.delivery.admission import ClaimRow
 from hookproof.engine.delivery.destination import Destination, Evidence, SignedMessage
-from hookproof.engine.delivery.ledger import ClaimRow
+from hookproof.engine.observe import tracing
+from hookproof.engine.runtime.composition import EngineOptions
+from hookproof.engine.runtime.daemon import Engine
 from hookproof_subscriber import SigningKey
 from tests.receipts.harness import (
     Api,

@@ -3,7 +3,7 @@
 Real TLS on loopback (trustme). Hostile servers answer ``200`` and then never end a trailer
 value, a trailer name or a chunk extension: each attempt is a ``protocol_error`` after a bounded
 number of answer bytes, not after its deadline (the bounds, from
-:mod:`hookproof.engine.egress.wire`: the bytes before the trailers + 8 KiB for trailers, the head
+:mod:`hookproof.engine.egress.connection`: the bytes before the trailers + 8 KiB for trailers, the head
 + 8 KiB for chunk framing, and 4,096 TLS records when the peer writes one byte per record), and
 another origin served by the same transport (one worker's pool) keeps its outcome. An answer framed by the connection's end that ends with a bare TCP FIN (no
 TLS ``close_notify``) keeps its status and is marked ``body_truncated``.
@@ -19,7 +19,7 @@ import ssl
 import pytest
 
 from hookproof.engine.egress import Outcome
-from hookproof.engine.egress.wire import (
+from hookproof.engine.egress.connection import (
     MAX_FRAMING_BYTES,
     MAX_HEAD_BYTES,
     MAX_LINE_BYTES,

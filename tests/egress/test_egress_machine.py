@@ -106,7 +106,7 @@ def test_the_connection_changes_state_only_through_the_table() -> None:
     """``HttpConnection`` assigns its state in ``__init__`` and in ``_move`` (``next_state``)."""
     import inspect
 
-    from hookproof.engine.egress import wire
+    from hookproof.engine.egress import connection as wire
 
     source = inspect.getsource(wire)
     assert source.count("self._state = ") == 1

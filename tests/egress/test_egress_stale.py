@@ -15,7 +15,7 @@ import time
 
 import structlog
 
-from hookproof.engine.egress.wire import ConnectionState, HttpConnection
+from hookproof.engine.egress.connection import ConnectionState, HttpConnection
 
 from .conftest import Request
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from hookproof.engine.endpoint import ENDPOINT_CODES, Endpoint, normalise_endpoint
+from hookproof.engine.egress.endpoint import ENDPOINT_CODES, Endpoint, normalise_endpoint
 from hookproof.errors import ValidationError
 
 CANONICAL = [

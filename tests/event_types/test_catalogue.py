@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.events.event_type_events import event_type_stream_id
 
 from .conftest import ORDER_EXAMPLE, ORDER_SCHEMA, Api, new_tenant, order, order_type

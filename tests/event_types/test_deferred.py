@@ -11,13 +11,13 @@ from typing import Any
 
 import msgspec
 
-from hookproof.engine.daemon import Engine
-from hookproof.engine.delivery.ingest import IngestService
 from hookproof.engine.event_types.errors import PayloadSchemaInvalid
 from hookproof.engine.event_types.gate import SchemaGate
 from hookproof.engine.event_types.limits import Compiled
 from hookproof.engine.event_types.offload import SchemaValidator
 from hookproof.engine.event_types.repository import EventTypeRepository
+from hookproof.engine.ingest.ingest import IngestService
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import EventIn, EventTypeIn
 
 from .conftest import Api, new_tenant, order

@@ -25,7 +25,7 @@ import asyncpg
 
 from hookproof.engine.event_types.decide import Define, decide
 from hookproof.engine.event_types.definition import digest_of
-from hookproof.engine.registry import inline_hooks
+from hookproof.engine.recording.registry import inline_hooks
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
 from hookproof.events.event_type_events import event_type_stream_id
 from tests.api.hostile_client import HealthProbe

@@ -9,7 +9,6 @@ import pytest
 from openapi_spec_validator import validate
 from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
 
-from hookproof.engine.daemon import Engine
 from hookproof.engine.event_types.limits import (
     MAX_PATTERNS,
     MAX_SCHEMA_BYTES,
@@ -19,6 +18,7 @@ from hookproof.engine.event_types.limits import (
     SchemaInvalid,
     unfolded_size,
 )
+from hookproof.engine.runtime.daemon import Engine
 
 from .conftest import ORDER_EXAMPLE, ORDER_SCHEMA, Api, new_tenant, order, order_type
 

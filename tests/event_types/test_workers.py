@@ -9,7 +9,7 @@ import copy
 import msgspec
 
 from hookproof.config import Settings
-from hookproof.engine.database import connect_pool
+from hookproof.engine.db.database import connect_pool
 from hookproof.engine.event_types.errors import EventVersionUndeclared, PayloadSchemaInvalid
 from hookproof.schemas.api import EventIn, EventTypeIn
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hookproof.config import Settings
-from hookproof.engine import cli_keys
+from hookproof.engine.cli import keys as cli_keys
 
 
 def _parser() -> argparse.ArgumentParser:

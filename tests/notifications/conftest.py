@@ -17,7 +17,7 @@ import trustme
 from aiohttp import web
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import SubscriptionCreate
 from tests.delivery.conftest import Subscriber, ca, subscriber
 

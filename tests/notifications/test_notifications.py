@@ -12,7 +12,6 @@ import msgspec
 import pytest
 import trustme
 
-from hookproof.engine.daemon import Engine
 from hookproof.engine.notifications import (
     DEAD_LETTERED,
     DRIFT_DETECTED,
@@ -20,6 +19,7 @@ from hookproof.engine.notifications import (
     ROLLOUT_PAUSED,
     SUSPENDED,
 )
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.errors import ValidationError
 from hookproof.schemas.api import EventIn
 from hookproof_subscriber import JwksKeyResolver, VerificationKey, verify_request

@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hookproof.engine.delivery.admission import ClaimRow
 from hookproof.engine.delivery.claim import ClaimPlan, Send, claim_appends
-from hookproof.engine.delivery.ledger import ClaimRow
 from hookproof.engine.delivery.ordering import gap_to_skip
 from hookproof.events.subscription_events import RetryPolicy
 from hookproof_subscriber import SigningKey

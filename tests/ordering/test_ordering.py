@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.errors import ConflictError
 
 from ..delivery.conftest import (

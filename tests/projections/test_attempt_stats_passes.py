@@ -8,9 +8,9 @@ import contextlib
 from datetime import UTC, datetime
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine
-from hookproof.engine.projections_runner import ProjectorRole
-from hookproof.engine.registry import async_projections
+from hookproof.engine.recording.projections_runner import ProjectorRole
+from hookproof.engine.recording.registry import async_projections
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.projections.attempt_stats import AttemptStats
 
 from ..delivery.conftest import Subscriber, active_subscription, dispatch_all, publish

@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncpg
 from structlog.testing import capture_logs
 
-from hookproof.engine.database import connect_pool
-from hookproof.engine.migrate import migrate
+from hookproof.engine.db.database import connect_pool
+from hookproof.engine.db.migrate import migrate
 from hookproof.events import ANY, EventStore, StreamAppend
 from hookproof.projections import Projector, StreamCatalogue, read_checkpoint, rebuild, table_rows
 

@@ -9,7 +9,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 
 from ..daemon import run_cli
 from ..delivery.conftest import Subscriber, active_subscription, dispatch_all, publish

@@ -24,7 +24,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import EventIn, SubscriptionCreate
 from hookproof_subscriber import (
     JwksKeyResolver,

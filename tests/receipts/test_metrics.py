@@ -8,7 +8,7 @@ import hashlib
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 
 from .harness import Api, HookServer, active_subscription, dispatch_all, ok_endpoint, publish
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import SubscriptionCreate
 
 from .harness import Api, HookServer, active_subscription, dispatch_all, ok_endpoint, publish

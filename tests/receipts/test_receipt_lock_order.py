@@ -9,8 +9,8 @@ from typing import Any
 
 from aiohttp import web
 
-from hookproof.engine.daemon import Engine
 from hookproof.engine.delivery.dispatcher import Dispatcher
+from hookproof.engine.runtime.daemon import Engine
 from hookproof_subscriber import SigningKey, build_challenge_response, build_receipt, sign_receipt
 from tests.support import until_a_writer_waits
 

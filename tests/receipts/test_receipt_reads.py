@@ -14,7 +14,7 @@ import json
 import asyncpg
 import msgspec
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.events.sqlfiles import migration_files
 from hookproof.schemas.api import SubscriptionPatch
 from hookproof_subscriber import SigningKey, sign_receipt

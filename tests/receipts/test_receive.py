@@ -12,7 +12,7 @@ import msgspec
 import pytest
 from aiohttp import web
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import SubscriptionPatch
 from hookproof_subscriber import (
     SigningKey,

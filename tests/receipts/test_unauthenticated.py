@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof_subscriber import SigningKey, sign_receipt
 
 from .harness import Api, HookServer, active_subscription, ok_endpoint, receipt_key_body

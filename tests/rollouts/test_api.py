@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from tests.receipts.harness import Api, HookServer, active_subscription, ok_endpoint
 
 OP = "op-secret-token"

@@ -14,7 +14,7 @@ import pytest
 
 from hookproof.config import Settings
 from hookproof.engine.cli import build_parser
-from hookproof.engine.registry import inline_hooks
+from hookproof.engine.recording.registry import inline_hooks
 from hookproof.engine.subscriptions import SubscriptionService
 from hookproof.events import EventStore
 from hookproof.schemas.api import SubscriptionCreate

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.events.sqlfiles import query
 
 

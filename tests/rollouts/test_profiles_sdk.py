@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from standardwebhooks import Webhook
 
-from hookproof.engine.signing import Signer, sign_headers
+from hookproof.engine.keys.signing import Signer, sign_headers
 from hookproof_subscriber import (
     KeyState,
     Reason,

@@ -11,8 +11,8 @@ import msgspec
 import pytest
 from aiohttp import web
 
-from hookproof.engine.daemon import Engine
 from hookproof.engine.rollouts import bucket_of
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import SubscriptionCreate
 from hookproof_subscriber import JwksKeyResolver, averify_any, build_challenge_response
 from tests.receipts.harness import Api, HookServer, dispatch_all, publish

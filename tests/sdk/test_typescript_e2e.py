@@ -24,7 +24,7 @@ import trustme
 from cryptography.hazmat.primitives import serialization
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import SubscriptionCreate
 from hookproof_subscriber import SigningKey, public_jwk
 from hookproof_subscriber.keys import b64url_encode

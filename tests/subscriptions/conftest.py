@@ -12,7 +12,7 @@ from aiohttp.test_utils import TestServer
 from multidict import CIMultiDict
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine, build_engine
+from hookproof.engine.runtime.daemon import Engine, build_engine
 
 
 class Api:

@@ -8,7 +8,7 @@ import asyncpg
 import pytest
 
 from hookproof.engine.api.openapi import OPERATIONS, openapi_document
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 
 from .conftest import Api, sub_body
 

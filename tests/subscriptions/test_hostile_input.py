@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 
 from .conftest import Api, sub_body
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from hookproof.engine.tenants import TenantService
+from hookproof.engine.portal.tenants import TenantService
 from hookproof.errors import Unauthorized
 from hookproof.events import EventStore
 

@@ -18,8 +18,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from hookproof.engine import tracing
-from hookproof.engine.daemon import Engine
+from hookproof.engine.observe import tracing
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import SubscriptionCreate
 
 from ..delivery.conftest import Subscriber, dispatch_all, publish

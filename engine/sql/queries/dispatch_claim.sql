@@ -3,7 +3,7 @@
 -- commits, so an admission and a revoke cannot both win; after waiting, the newest row
 -- version is what we see (READ COMMITTED re-check).
 -- The state lists are the ledger table's admitting states and the subscription states a
--- claim handles (engine/delivery/ledger.py `claimable`); tests/delivery/test_decisions.py
+-- claim handles (engine/delivery/admission.py `claimable`); tests/delivery/test_decisions.py
 -- checks that they match.
 -- Ordered delivery (ordering_gap_timeout_s set): a first attempt of version v is claimable
 -- only when no earlier version of its aggregate for this subscription is still before

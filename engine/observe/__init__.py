@@ -1,0 +1,1 @@
+"""Logs, spans and metrics: how the engine is watched."""
