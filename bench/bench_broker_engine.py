@@ -39,9 +39,9 @@ import trustme
 from aiohttp import web
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import build_engine
-from hookproof.engine.database import connect_pool
+from hookproof.engine.db.database import connect_pool
 from hookproof.engine.destinations.nats_server import EmbeddedNats
+from hookproof.engine.runtime.daemon import build_engine
 from hookproof.schemas.api import EventIn, SubscriptionCreate
 from hookproof_subscriber import build_challenge_response
 

@@ -148,9 +148,9 @@ async def measure(conn: Any, log: Any, q: Any, runs: int) -> dict[str, Any]:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     import asyncpg
 
+    from hookproof.engine.db.migrate import migrate
     from hookproof.engine.delivery.log import LogQuery
     from hookproof.engine.delivery.log_repository import DeliveryLog
-    from hookproof.engine.migrate import migrate
 
     out: dict[str, Any] = {
         "benchmark": "s9_portal_delivery_log",

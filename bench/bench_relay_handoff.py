@@ -24,7 +24,7 @@ from typing import Any
 
 import asyncpg
 
-from hookproof.engine.migrate import migrate
+from hookproof.engine.db.migrate import migrate
 from hookproof.engine.relay.hub import LocalSession, RelayHub
 from hookproof.engine.relay.repository import RelayRepository
 

@@ -11,7 +11,7 @@ from hookproof.schemas.api import PortalBrandingIn
 
 from ..portal.branding import check_branding, portal_csp
 from ..portal.branding_repository import BrandingRepository
-from ..tenants import TENANT_ID
+from ..portal.tenants import TENANT_ID
 from .console import CONTENT_SECURITY_POLICY, page_response
 from .context import tenant_of
 from .problems import decode_body, json_response

@@ -16,12 +16,10 @@ from hookproof.events import EventStore
 from hookproof.projections.subscriptions import SubscriptionState
 
 from ..portal.auth import PortalAuth
+from ..portal.tenants import TenantService
 from ..standby import ReadRouter
 from ..subscriptions import SubscriptionService
-from ..tenants import TenantService
 from .params import check_params, route_of
-from ..portal.tenants import TenantService
-from ..subscriptions import SubscriptionService
 
 __all__ = [
     "CONTEXT_KEY",

@@ -10,19 +10,14 @@ from aiohttp import web
 from hookproof.errors import ValidationError
 from hookproof.schemas.api import EventIn
 
-from ..delivery.batch import decode_batch, result_entry
-from ..delivery.ingest import IngestService
 from ..delivery.log_repository import DeliveryLog
 from ..delivery.views import DeliveryReader
+from ..ingest.ingest import IngestService
 from ..standby import ReadSide
 from ..subscriptions.service import SUBSCRIPTION_ID
+from .batch import decode_batch, result_entry
 from .context import actor, portal_of, tenant_of
 from .delivery_log import log_query
-from ..delivery.views import DeliveryReader
-from ..ingest.ingest import IngestService
-from ..subscriptions.service import SUBSCRIPTION_ID
-from .batch import decode_batch, result_entry
-from .context import ApiContext, actor, portal_of, tenant_of
 from .pages import cursor_time, decode_cursor, encode_cursor, page_params
 from .params import only
 from .problems import decode_body, json_response

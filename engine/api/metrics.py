@@ -7,10 +7,8 @@ from aiohttp import web
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from ..delivery.repository import DeliveryRepository
-from ..metrics import COUNT_CAP, EngineMetrics
-from .context import ApiContext, authorize
 from ..observe.metrics import COUNT_CAP, EngineMetrics
-from .context import ApiContext, require_bearer
+from .context import ApiContext, authorize
 
 __all__ = ["metrics_route"]
 

@@ -19,13 +19,13 @@ from hookproof.projections.deliveries import LEDGER_STATES
 
 from ..challenge.protocol import CHALLENGE_ID
 from ..consumers.service import CONSUMER_ID
-from ..delivery.ingest import DELIVERY_ID, EVENT_ID
 from ..delivery.log import EVIDENCE_FILTERS
 from ..event_types.definition import TOPIC
+from ..ingest.ingest import DELIVERY_ID, EVENT_ID
 from ..portal.service import SESSION_ID
+from ..portal.tenants import TENANT_ID
 from ..rollouts.service import ROLLOUT_ID
 from ..subscriptions.service import SUBSCRIPTION_ID
-from ..tenants import TENANT_ID
 
 __all__ = [
     "CURSOR",

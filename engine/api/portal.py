@@ -12,7 +12,7 @@ from hookproof.errors import NotFound, Unauthorized, ValidationError
 from hookproof.schemas.api import PortalSessionCreate
 
 from ..consumers.service import check_consumer_id
-from ..delivery.ingest import DELIVERY_ID
+from ..ingest.ingest import DELIVERY_ID
 from ..portal.auth import (
     PORTAL_SCOPE,
     PORTAL_TOKEN_PREFIX,

@@ -13,14 +13,11 @@ from aiohttp import web
 
 from hookproof.errors import HookproofError, ValidationError
 
-from ..db_errors import database_unavailable
-from ..portal.auth import PUBLIC_ROUTES
-from .body import MAX_BODY, BodyTooLarge, read_body, settle_unread
-from .jsonscan import JsonScan, TooDeep
-from .params import check_params, route_of
 from ..common.jsonscan import MAX_DEPTH, JsonScan, TooDeep, check_depth
 from ..db.db_errors import database_unavailable
+from ..portal.auth import PUBLIC_ROUTES
 from .body import MAX_BODY, BodyTooLarge, read_body, settle_unread
+from .params import check_params, route_of
 
 __all__ = [
     "MAX_BODY",

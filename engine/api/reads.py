@@ -32,7 +32,7 @@ async def read_side(
     """``read`` on the side that has every write this caller must see."""
     reads = ApiContext.of(request).reads
     if reads is None:
-        raise RuntimeError("the API context has no read router (engine/composition.py)")
+        raise RuntimeError("the API context has no read router (engine/runtime/composition.py)")
     raw = request.headers.get(READ_AFTER)
     after = parse_lsn(raw) if raw else None
     return await reads.run(tenant_id, read, after=after)

@@ -31,16 +31,13 @@ from hookproof.events.subscription_events import (
 from hookproof.projections.subscriptions import SubscriptionState, fold
 from hookproof_subscriber import SigningKey
 
-from .. import tracing
 from ..destinations import BrokerEvidence, BrokerMessage, build_challenge_message
 from ..egress import EgressResult, EgressTransport
 from ..egress.identity import ClientIdentity
 from ..endpoint_auth import EndpointAuth
-from ..relay.challenge import RelayChallenges
-from ..signing import Signer, sign_headers
-from ..egress import EgressResult, EgressTransport
 from ..keys.signing import Signer, sign_headers
 from ..observe import tracing
+from ..relay.challenge import RelayChallenges
 from ..subscriptions import SubscriptionService, stream_of
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .broker import Answer, Published, answer_reason, decide_answer, decide_published

@@ -11,7 +11,7 @@ from typing import Any
 from hookproof.config import Settings
 from hookproof.errors import ConfigurationError, HookproofError
 
-from .cli_help import add_command
+from .help import add_command
 
 __all__ = ["main"]
 
@@ -214,7 +214,7 @@ def build_parser(*, serve_only: bool = False) -> argparse.ArgumentParser:
     from . import deliveries as cli_deliveries
 
     cli_deliveries.register(sub, _add_json)
-    from . import cli_listen
+    from . import listen as cli_listen
 
     cli_listen.register(sub, _add_json)
 

@@ -10,13 +10,10 @@ from typing import Any
 
 from hookproof.config import Settings
 
-from .audit import parse_as_of
-from .audit.repository import AuditRepository
-from .cli_context import Context
-from .cli_help import add_command
 from ..audit import parse_as_of
 from ..audit.repository import AuditRepository
 from .context import Context
+from .help import add_command
 
 __all__ = ["register"]
 

@@ -19,15 +19,11 @@ from ..audit import (
     subscription_timeline,
     verify_log,
 )
-from .audit.repository import AuditRepository
-from .audit.timeline import Timeline
-from .cli_commands import Progress
-from .cli_context import Context
-from .cli_help import add_command
 from ..audit.repository import AuditRepository
 from ..audit.timeline import Timeline
 from .commands import Progress
 from .context import Context
+from .help import add_command
 
 __all__ = ["register", "render_timeline"]
 

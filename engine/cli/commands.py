@@ -13,15 +13,11 @@ from hookproof.config import Settings
 from hookproof.events import Position
 from hookproof.projections import rebuild
 
-from .audit.repository import AuditRepository
-from .cli_context import Context
-from .cli_help import add_command
-from .projections_runner import catch_up
-from .registry import projections_by_name
 from ..audit.repository import AuditRepository
 from ..recording.projections_runner import catch_up
 from ..recording.registry import projections_by_name
 from .context import Context
+from .help import add_command
 
 __all__ = ["register"]
 
@@ -152,7 +148,7 @@ def _position(p: Position) -> str:
 
 
 async def cmd_tenant_list(args: argparse.Namespace, settings: Settings) -> int:
-    from .tenant_repository import TenantRepository
+    from ..portal.tenant_repository import TenantRepository
 
     async with Context(settings) as ctx:
         rows = await ctx.repository(TenantRepository).list_tenants()

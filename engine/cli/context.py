@@ -17,11 +17,13 @@ from hookproof.config import Settings
 from hookproof.errors import StoreError
 from hookproof.events import EventStore
 
-from .clock import Clock, system_clock
-from .database import DatabaseTarget, connect_one, connect_pool, resolve_database
-from .repository import PoolRepository
 from ..common.clock import Clock, system_clock
-from ..db.database import SERVER_SETTINGS, DatabaseTarget, connect_pool, resolve_database
+from ..db.database import (
+    DatabaseTarget,
+    connect_one,
+    connect_pool,
+    resolve_database,
+)
 from ..db.repository import PoolRepository
 
 if TYPE_CHECKING:

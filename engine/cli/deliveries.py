@@ -8,9 +8,8 @@ from collections.abc import Callable
 
 from hookproof.config import Settings
 
-from .cli_context import Context
-from .cli_help import add_command
 from .context import Context
+from .help import add_command
 
 __all__ = ["register"]
 

@@ -28,10 +28,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hookproof.config import Settings
 from hookproof.projections.ledger import OPEN, LedgerState
 
-from .demo_broker import nats_destination_demo
-from .destinations.nats_server import EmbeddedNats
-from .queries import ENGINE_QUERIES
 from ..db.queries import ENGINE_QUERIES
+from ..destinations.nats_server import EmbeddedNats
+from .demo_broker import nats_destination_demo
 
 __all__ = ["run_demo"]
 

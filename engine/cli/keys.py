@@ -16,13 +16,10 @@ from typing import Any
 from hookproof.config import Settings
 from hookproof.projections.key_ring import KeyView
 
-from .cli_context import Context
-from .cli_help import add_command
-from .keys import KeyRing, docs
-from .keys.ring import default_actor
 from ..keys import KeyRing, docs
 from ..keys.ring import default_actor
 from .context import Context
+from .help import add_command
 
 __all__ = ["register"]
 

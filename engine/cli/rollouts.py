@@ -11,13 +11,10 @@ from typing import Any
 
 from hookproof.config import Settings
 
-from .cli_context import Context
-from .cli_help import add_command
-from .rollouts.machine import KEY_TARGET, PROFILE_TARGET, RolloutView
-from .rollouts.service import RolloutService
 from ..rollouts.machine import KEY_TARGET, PROFILE_TARGET, RolloutView
 from ..rollouts.service import RolloutService
 from .context import Context
+from .help import add_command
 
 __all__ = ["register", "stage_table"]
 

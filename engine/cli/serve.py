@@ -16,7 +16,7 @@ from typing import Any
 from hookproof.config import Settings, default_workers
 from hookproof.errors import ConfigurationError
 
-from .cli_help import add_command
+from .help import add_command
 
 __all__ = ["cmd_serve", "register"]
 
@@ -38,7 +38,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int | Coroutine[A
     workers = default_workers(args.workers if args.workers is not None else settings.workers)
     supervisor = args.worker_index is None and workers > 1
     if args.worker_index is None:  # the children share the port (SO_REUSEPORT): not them
-        from .listen_check import check_listen_free
+        from ..runtime.listen_check import check_listen_free
 
         check_listen_free(settings.listen_host, settings.listen_port)
     if supervisor:

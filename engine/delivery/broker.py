@@ -24,6 +24,7 @@ from hookproof.events.subscription_events import (
 )
 from hookproof.projections.subscriptions import SubscriptionState
 
+from ..common.memo import BoundedMemo
 from ..destinations import (
     BrokerEvidence,
     BrokerMessage,
@@ -36,10 +37,9 @@ from ..destinations.credentials import DestinationCredentials
 from ..destinations.spec import BrokerCredentials
 from ..egress.failures import FailureCode, Outcome
 from ..egress.transport import EgressPolicy
-from ..memo import BoundedMemo
 from ..subscriptions import SubscriptionService, stream_of
+from .admission import ClaimRow
 from .destination import Evidence, SignedMessage
-from .ledger import ClaimRow
 
 __all__ = ["BrokerDestination", "evidence_of_broker"]
 

@@ -24,10 +24,9 @@ import msgspec
 from hookproof.events.delivery_events import AttemptResponse
 
 from ..egress.failures import FailureCode, Outcome, is_lost
+from ..keys.signing import Signer
 from ..relay.codes import RelayCode
 from ..relay.endpoint import is_relay_endpoint
-from ..signing import Signer
-from .ledger import ClaimRow
 from .admission import ClaimRow
 
 __all__ = [

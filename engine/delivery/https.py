@@ -20,11 +20,9 @@ from ..common.memo import BoundedMemo
 from ..egress import EgressResult, EgressTransport
 from ..egress.identity import ClientIdentity
 from ..endpoint_auth import EndpointAuth
-from ..memo import BoundedMemo
 from ..subscriptions import SubscriptionService
 from .admission import ClaimRow
 from .destination import Evidence, SignedMessage
-from .ledger import ClaimRow
 from .response_excerpt import response_of
 
 __all__ = ["STATE_MEMO", "HttpsDestination", "evidence_of"]

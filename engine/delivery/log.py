@@ -15,8 +15,8 @@ import msgspec
 
 from hookproof.projections.ledger import LedgerState as S
 
-from ..queries import ENGINE_QUERIES
-from ..repository import Record
+from ..db.queries import ENGINE_QUERIES
+from ..db.repository import Record
 from .test_event_ids import is_test_event
 from .views import evidence_of
 

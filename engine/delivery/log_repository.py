@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, cast
 
-from ..repository import PoolRepository, Record
+from ..db.repository import PoolRepository, Record
 from .log import SQL, LogQuery, item_of, query_name
 
 __all__ = ["DeliveryLog"]

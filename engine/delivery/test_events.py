@@ -12,8 +12,8 @@ from hookproof.projections.subscriptions import SubscriptionState
 from hookproof.schemas.api import EventIn, TestEventIn
 
 from ..event_types.service import EventTypeService
+from ..ingest.ingest import IngestResult, IngestService
 from ..subscriptions.matching import filter_matches, topic_matches
-from .ingest import IngestResult, IngestService
 from .test_event_ids import TEST_EVENT_PREFIX
 
 __all__ = ["TestEventSender"]

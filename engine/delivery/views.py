@@ -30,12 +30,10 @@ from hookproof.projections.deliveries import evolve_delivery
 from hookproof.projections.ledger import LedgerState as S
 
 from ..challenge.disclosure import tenant_dead_letter_reason, tenant_reason
+from ..db.repository import Record
 from ..destinations.evidence import broker_view
 from ..relay.codes import RELAY_REPORTED
 from ..relay.endpoint import is_relay_endpoint
-from ..repository import Record
-from .ledger import ledger_next
-from ..db.repository import Record
 from .admission import ledger_next
 from .repository import DeliveryRepository
 from .streams import append_to_deliveries

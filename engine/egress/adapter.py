@@ -30,7 +30,6 @@ from .guard import VettedResolver, guarded_socket
 from .head import Target, request_head
 from .pool import Connector, PoolLimits
 from .proxy import EgressProxy
-from .wire import Response
 
 __all__ = [
     "Attempt",

@@ -5,7 +5,7 @@ allow-list.
 The engine resolves and vets the endpoint itself (:mod:`.policy`), then asks the proxy for
 ``CONNECT <vetted address>:<port>``: an address, never the host name, so the proxy cannot
 resolve it elsewhere. TLS then runs end to end through the tunnel with SNI and verification on
-the host name (:mod:`.wire`), exactly as without a proxy. A proxy that cannot be reached,
+the host name (:mod:`.connection`), exactly as without a proxy. A proxy that cannot be reached,
 refuses the tunnel or answers anything but a ``2xx`` to the CONNECT is
 ``egress_proxy_failed``, nothing sent: the endpoint is not at fault.
 """

@@ -17,9 +17,9 @@ from hookproof.config import Settings
 from hookproof.errors import HookproofError
 from hookproof.events.subscription_events import EndpointAuthRef
 
+from ..common.memo import BoundedMemo
+from ..db.queries import ENGINE_QUERIES
 from ..keys.material import MaterialBox, load_master_key
-from ..memo import BoundedMemo
-from ..queries import ENGINE_QUERIES
 from .spec import AuthSecret, auth_digest, auth_digest_key, certificate_of
 
 __all__ = ["AuthMaterialUnavailable", "AuthMaterials"]

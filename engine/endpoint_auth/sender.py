@@ -26,9 +26,9 @@ import structlog
 from hookproof.events.subscription_events import EndpointAuthRef
 from hookproof.projections.subscriptions import SubscriptionState
 
+from ..common.memo import BoundedMemo
 from ..egress import EgressResult, EgressTransport, FailureCode, Outcome
 from ..egress.identity import ClientIdentity
-from ..memo import BoundedMemo
 from .materials import AuthMaterials, AuthMaterialUnavailable
 from .spec import AuthSecret
 

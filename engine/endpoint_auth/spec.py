@@ -24,8 +24,8 @@ from hookproof.config import Settings
 from hookproof.errors import ValidationError
 from hookproof.schemas.api import EndpointAuthIn, HeaderAuthIn, MtlsAuthIn, OAuth2AuthIn
 
+from ..egress.endpoint import normalise_endpoint
 from ..egress.identity import certificate_digest, load_client_chain
-from ..endpoint import normalise_endpoint
 
 __all__ = [
     "AUTH_CODES",

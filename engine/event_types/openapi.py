@@ -17,7 +17,7 @@ from typing import Any
 
 from hookproof.events.canonical import canonical_json
 
-from ..delivery.ingest import EVENT_ID
+from ..ingest.ingest import EVENT_ID
 
 __all__ = ["SIGNATURE_PROFILES", "catalogue_document", "webhook_name"]
 

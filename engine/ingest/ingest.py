@@ -30,16 +30,16 @@ from hookproof_subscriber import content_digest
 
 from ..consumers.repository import ConsumerRepository
 from ..consumers.service import ConsumerDisabledError, UnknownConsumer, check_consumer_id
+from ..delivery.eligibility import Unplanned
+from ..delivery.test_event_ids import check_event_id_space
+from ..delivery.unplanned import explain_unplanned
 from ..event_types.gate import Deferred, Judged, SchemaGate, Verdict
 from ..notifications.decide import is_notification_topic, names_notifications
 from ..observe import tracing
 from ..subscriptions.matching import filter_matches, topic_matches
 from ..subscriptions.validation import parse_time, printable
-from .eligibility import Unplanned
 from .group_commit import GroupCommit
 from .ingest_repository import IngestRepository
-from .test_event_ids import check_event_id_space
-from .unplanned import explain_unplanned
 
 __all__ = ["DELIVERY_ID", "EVENT_ID", "IngestResult", "IngestService", "delivery_id_for"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from ..queries import ENGINE_QUERIES
-from ..repository import PoolRepository
+from ..db.queries import ENGINE_QUERIES
+from ..db.repository import PoolRepository
 
 __all__ = ["BrandingRepository"]
 

@@ -11,8 +11,8 @@ failure, dead-lettered when spent.
 
 from __future__ import annotations
 
+from ..delivery.admission import ClaimRow
 from ..delivery.destination import Evidence, SignedMessage
-from ..delivery.ledger import ClaimRow
 from ..egress.failures import Outcome
 from .codes import LOCAL_ERRORS, RelayCode
 from .hub import ExchangeResult, RelayHub

@@ -2,7 +2,7 @@
 
 Only ``http://`` on a loopback host (``localhost``, ``127.0.0.0/8``, ``::1``): the engine never
 dials it (the relay session carries the delivery), and the CLI refuses anything else. An HTTPS
-subscription's endpoint is always ``https://`` (:mod:`hookproof.engine.endpoint`), so the
+subscription's endpoint is always ``https://`` (:mod:`hookproof.engine.egress.endpoint`), so the
 scheme alone tells a relay delivery from an HTTPS one wherever only the ledger row is at hand
 (:func:`is_relay_endpoint`). Pure.
 """
@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from hookproof.errors import ValidationError
 from hookproof.events.subscription_events import DestinationConfig
 
-from ..endpoint import MAX_URL_LENGTH, Endpoint
+from ..egress.endpoint import MAX_URL_LENGTH, Endpoint
 
 __all__ = [
     "RELAY_SCHEME",

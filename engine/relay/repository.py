@@ -8,8 +8,8 @@ from typing import Any, Final
 
 import asyncpg
 
-from ..queries import ENGINE_QUERIES
-from ..repository import PoolRepository, Record
+from ..db.queries import ENGINE_QUERIES
+from ..db.repository import PoolRepository, Record
 
 __all__ = ["CHANNEL", "RelayRepository"]
 

@@ -23,73 +23,9 @@ from hookproof.config import Settings
 from hookproof.events import EventStore
 from hookproof.projections.attempt_stats import AttemptStats
 
-from . import tracing
-from .api import ApiContext, create_app
-from .api.branding import routes as branding_routes
-from .api.challenges import routes as challenge_routes
-from .api.delivery import routes as delivery_routes
-from .api.event_types import routes as event_type_routes
-from .api.jwks import jwks_handler
-from .api.keys import routes as key_routes
-from .api.metrics import metrics_route
-from .api.receipts import routes as receipt_routes
-from .api.recover import routes as recover_routes
-from .api.relay import routes as relay_routes
-from .api.rollouts import routes as rollout_routes
-from .api.test_events import routes as test_event_routes
-from .archive import Archiver, SegmentArchive
-from .archive.repository import ArchiveRepository
-from .challenge import Challenger
-from .challenge.background import BackgroundChallenges
-from .challenge.drift import DriftGuard
-from .clock import Clock, system_clock
-from .consumers import ConsumerService
-from .database import connect_pool
-from .delivery.broker import BrokerDestination
-from .delivery.destination import AMQP, HTTPS, NATS, RELAY, Destination, DestinationsByKind
-from .delivery.dispatcher import Dispatcher
-from .delivery.gates import EndpointGates
-from .delivery.https import HttpsDestination
-from .delivery.ingest import IngestService
-from .delivery.log_repository import DeliveryLog
-from .delivery.recover import Recovery
-from .delivery.repository import DeliveryRepository
-from .delivery.test_events import TestEventSender
-from .delivery.views import DeliveryReader
-from .destinations.credentials import DestinationCredentials
-from .egress import EgressTransport
-from .endpoint_auth import AuthMaterials, EndpointAuth
-from .event_types.gate import SchemaGate
-from .event_types.offload import SchemaValidator
-from .event_types.repository import EventTypeRepository
-from .event_types.service import EventTypeService
-from .jobs import BackgroundJobs, Closer, Periodic, Worker
-from .keys import KeyRing
-from .keys.material import load_master_key
-from .keys.signers import AttemptSigningKeys, ChallengeSigningKeys
-from .metrics import EngineMetrics
-from .migrate import migrate
-from .notifications import Notifier
-from .portal.branding_repository import BrandingRepository
-from .portal.repository import PortalRepository
-from .portal.service import PortalService, PortalSessionEnds
-from .projections_runner import ProjectorRole
-from .receipts.redeliver import ReceiptRedeliverer
-from .receipts.service import ReceiptMetrics, ReceiptService
-from .registry import async_projections, inline_hooks
-from .relay.challenge import RelayChallenges
-from .relay.destination import RelayDestination
-from .relay.hub import RelayHub
-from .relay.repository import RelayRepository
-from .rollouts.service import RolloutService
-from .rotation import Rotation
-from .rotation_repository import RotationRepository
-from .services import Services
-from .standby import ReadRouter, ReadSide
-from .subscriptions import SubscriptionService
-from .subscriptions.gone import SuspendOnGone
-from .tenants import TenantService
 from ..api import ApiContext, create_app
+from ..api.branding import routes as branding_routes
+from ..api.challenges import routes as challenge_routes
 from ..api.delivery import routes as delivery_routes
 from ..api.event_types import routes as event_type_routes
 from ..api.jwks import jwks_handler
@@ -97,7 +33,9 @@ from ..api.keys import routes as key_routes
 from ..api.metrics import metrics_route
 from ..api.receipts import routes as receipt_routes
 from ..api.recover import routes as recover_routes
+from ..api.relay import routes as relay_routes
 from ..api.rollouts import routes as rollout_routes
+from ..api.test_events import routes as test_event_routes
 from ..archive import Archiver, SegmentArchive
 from ..archive.repository import ArchiveRepository
 from ..challenge import Challenger
@@ -105,27 +43,35 @@ from ..challenge.background import BackgroundChallenges
 from ..challenge.drift import DriftGuard
 from ..common.clock import Clock, system_clock
 from ..consumers import ConsumerService
+from ..db.database import connect_pool
 from ..db.migrate import migrate
-from ..delivery.destination import HTTPS, Destination, DestinationsByKind
+from ..delivery.broker import BrokerDestination
+from ..delivery.destination import AMQP, HTTPS, NATS, RELAY, Destination, DestinationsByKind
 from ..delivery.dispatcher import Dispatcher
 from ..delivery.gates import EndpointGates
 from ..delivery.https import HttpsDestination
+from ..delivery.log_repository import DeliveryLog
 from ..delivery.recover import Recovery
 from ..delivery.repository import DeliveryRepository
+from ..delivery.test_events import TestEventSender
 from ..delivery.views import DeliveryReader
+from ..destinations.credentials import DestinationCredentials
 from ..egress import EgressTransport
+from ..endpoint_auth import AuthMaterials, EndpointAuth
 from ..event_types.gate import SchemaGate
 from ..event_types.offload import SchemaValidator
 from ..event_types.repository import EventTypeRepository
 from ..event_types.service import EventTypeService
 from ..ingest.ingest import IngestService
 from ..keys import KeyRing
+from ..keys.material import load_master_key
 from ..keys.rotation import Rotation
 from ..keys.rotation_repository import RotationRepository
 from ..keys.signers import AttemptSigningKeys, ChallengeSigningKeys
 from ..notifications import Notifier
 from ..observe import tracing
 from ..observe.metrics import EngineMetrics
+from ..portal.branding_repository import BrandingRepository
 from ..portal.repository import PortalRepository
 from ..portal.service import PortalService, PortalSessionEnds
 from ..portal.tenants import TenantService
@@ -133,7 +79,12 @@ from ..receipts.redeliver import ReceiptRedeliverer
 from ..receipts.service import ReceiptMetrics, ReceiptService
 from ..recording.projections_runner import ProjectorRole
 from ..recording.registry import async_projections, inline_hooks
+from ..relay.challenge import RelayChallenges
+from ..relay.destination import RelayDestination
+from ..relay.hub import RelayHub
+from ..relay.repository import RelayRepository
 from ..rollouts.service import RolloutService
+from ..standby import ReadRouter, ReadSide
 from ..subscriptions import SubscriptionService
 from ..subscriptions.gone import SuspendOnGone
 from .jobs import BackgroundJobs, Closer, Periodic, Worker

@@ -7,8 +7,8 @@ import re
 
 from hookproof.errors import ValidationError
 
-from ..queries import ENGINE_QUERIES
-from ..repository import PoolRepository
+from ..db.queries import ENGINE_QUERIES
+from ..db.repository import PoolRepository
 
 __all__ = ["WalPositions", "format_lsn", "parse_lsn"]
 

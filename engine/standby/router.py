@@ -25,8 +25,8 @@ from hookproof.errors import StoreError
 from hookproof.events import EventStore
 
 from ..archive import SegmentArchive
-from ..clock import Clock
-from ..db_errors import database_unavailable
+from ..common.clock import Clock
+from ..db.db_errors import database_unavailable
 from ..delivery.log_repository import DeliveryLog
 from ..delivery.repository import DeliveryRepository
 from ..delivery.views import DeliveryReader

@@ -17,8 +17,12 @@ from hookproof.config import Settings
 from hookproof.errors import NotFound, ValidationError
 from hookproof.events import Event, EventStore, Metadata, RecordedEvent
 from hookproof.events.command import execute
-from hookproof.events.subscription_events import DestinationConfig, RateLimit, SubscriptionConfig
-from hookproof.events.subscription_events import SubscriptionConfig, subscription_stream_id
+from hookproof.events.subscription_events import (
+    DestinationConfig,
+    RateLimit,
+    SubscriptionConfig,
+    subscription_stream_id,
+)
 from hookproof.projections.subscriptions import SubscriptionState, fold
 from hookproof.schemas.api import RateLimitIn, SubscriptionCreate, SubscriptionPatch
 from hookproof.schemas.destinations import DestinationIn, RelayDestinationIn

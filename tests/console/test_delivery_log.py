@@ -12,8 +12,8 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
-from hookproof.engine.daemon import Engine
 from hookproof.engine.delivery.log import LOG_QUERIES
+from hookproof.engine.runtime.daemon import Engine
 
 from ..delivery.conftest import Subscriber, active_subscription, dispatch_all, publish
 from ..live import Client

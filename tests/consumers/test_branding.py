@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import aiohttp
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 
 from ..live import Client
 from .conftest import new_tenant

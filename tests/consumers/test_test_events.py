@@ -8,7 +8,7 @@ import json
 
 import aiohttp
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.events.delivery_events import EventIngested, event_stream_id
 
 from ..delivery.conftest import Subscriber, dispatch_all

@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hookproof.engine.daemon import Engine
-from hookproof.engine.delivery.ingest_repository import IngestRepository
+from hookproof.engine.ingest.ingest_repository import IngestRepository
+from hookproof.engine.runtime.daemon import Engine
 
 from .conftest import Subscriber, active_subscription, publish
 

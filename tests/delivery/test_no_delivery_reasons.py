@@ -14,8 +14,8 @@ import pytest
 import structlog
 from aiohttp.test_utils import TestServer
 
-from hookproof.engine.daemon import Engine
 from hookproof.engine.delivery.eligibility import SubscriptionFacts, why_unplanned
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import SubscriptionCreate
 
 from .conftest import Subscriber, active_subscription

@@ -35,7 +35,7 @@ import trustme
 from aiohttp.test_utils import TestServer
 from structlog.testing import capture_logs
 
-from hookproof.engine.database import connect_pool
+from hookproof.engine.db.database import connect_pool
 from hookproof.engine.standby import parse_lsn
 
 from ..support import loopback_settings, running_engine

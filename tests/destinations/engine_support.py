@@ -14,7 +14,7 @@ import asyncpg
 from aiohttp.test_utils import TestServer
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine, build_engine
+from hookproof.engine.runtime.daemon import Engine, build_engine
 
 __all__ = ["Api", "ConfirmCutter", "dispatch_until", "started"]
 

@@ -19,7 +19,7 @@ import asyncpg
 import structlog
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 from hookproof_subscriber import answer_broker_challenge, verify_broker_message
 
 from .conftest import Rabbit

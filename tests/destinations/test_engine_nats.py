@@ -19,8 +19,8 @@ import nats
 import pytest
 
 from hookproof.config import Settings
-from hookproof.engine.daemon import Engine
 from hookproof.engine.destinations.nats_server import EmbeddedNats
+from hookproof.engine.runtime.daemon import Engine
 from hookproof_subscriber import answer_broker_challenge, verify_broker_message
 
 from .engine_support import Api, ConfirmCutter, dispatch_until, started

@@ -8,7 +8,7 @@ import ssl
 from pathlib import Path
 
 from hookproof.config import Settings
-from hookproof.engine.dev_endpoint import make_dev_endpoint
+from hookproof.engine.cli.dev_endpoint import make_dev_endpoint
 from hookproof_subscriber import SigningKey
 
 from ..daemon import run_cli

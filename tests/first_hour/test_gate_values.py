@@ -3,7 +3,7 @@ as a percentage, a count as a count."""
 
 from __future__ import annotations
 
-from hookproof.engine.gate_result import GateResult
+from hookproof.engine.rollouts.gate_result import GateResult
 
 
 def test_values_are_printed_as_what_they_are() -> None:

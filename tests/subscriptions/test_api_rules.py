@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookproof.engine.daemon import Engine
+from hookproof.engine.runtime.daemon import Engine
 
 from .conftest import Api, sub_body
 

@@ -10,15 +10,15 @@ from hookproof.engine.api import params
 from hookproof.engine.api.openapi import openapi_document
 from hookproof.engine.challenge.protocol import CHALLENGE_ID
 from hookproof.engine.consumers.service import CONSUMER_ID
-from hookproof.engine.daemon import Engine
-from hookproof.engine.delivery.ingest import DELIVERY_ID, EVENT_ID
 from hookproof.engine.event_types.definition import TOPIC
+from hookproof.engine.ingest.ingest import DELIVERY_ID, EVENT_ID
 from hookproof.engine.portal.service import SESSION_ID
+from hookproof.engine.portal.tenants import TENANT_ID
 from hookproof.engine.receipts.decide import REASONS as RECEIPT_REASONS
 from hookproof.engine.rollouts.service import ROLLOUT_ID
+from hookproof.engine.runtime.daemon import Engine
 from hookproof.engine.subscriptions.service import SUBSCRIPTION_ID
 from hookproof.engine.subscriptions.validation import printable
-from hookproof.engine.tenants import TENANT_ID
 from hookproof.schemas.api import CONSUMER_ID_PATTERN, TEXT_PATTERN
 
 from .conftest import Api, sub_body

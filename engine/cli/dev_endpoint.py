@@ -28,7 +28,7 @@ from typing import Any
 from hookproof.config import Settings, parse_addr_port_list
 from hookproof.errors import ValidationError
 
-from .cli_help import add_command
+from .help import add_command
 
 __all__ = ["DevEndpoint", "cmd_dev_endpoint", "make_dev_endpoint", "register"]
 
