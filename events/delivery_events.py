@@ -13,6 +13,7 @@ attempt with what was signed and where it went, every outcome, and how far the e
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 import msgspec
@@ -24,6 +25,8 @@ from .catalogue import Event
 REDELIVERY_ACTOR = "system:receipt-timeout"
 
 __all__ = [
+    "DELIVERY_ID",
+    "EVENT_ID",
     "REDELIVERY_ACTOR",
     "ApplicationConfirmed",
     "AttemptAdmitted",
@@ -336,6 +339,12 @@ class ReceiptRejected(Event, frozen=True, kw_only=True, tag="receipt.rejected"):
 
 
 DELIVERY_PREFIX = "delivery-"
+
+
+#: what an event id (chosen by the tenant) may be
+EVENT_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
+#: the format of every delivery id the engine makes (``dlv_`` + 28 hex)
+DELIVERY_ID = re.compile(r"^dlv_[0-9a-f]{28}$")
 
 
 def delivery_stream_id(delivery_id: str) -> str:

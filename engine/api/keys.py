@@ -11,7 +11,7 @@ from .context import actor, tenant_of
 from .problems import json_response
 
 if TYPE_CHECKING:
-    from ..keys.rotation import Rotation
+    from ..rotation.service import Rotation
 
 __all__ = ["routes"]
 

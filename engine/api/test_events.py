@@ -9,7 +9,7 @@ from aiohttp import web
 from hookproof.errors import ValidationError
 from hookproof.schemas.api import TestEventIn
 
-from ..delivery.test_events import TestEventSender
+from ..ingest.test_events import TestEventSender
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import ApiContext, actor, tenant_of
 from .problems import decode_body, json_response

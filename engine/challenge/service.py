@@ -37,7 +37,6 @@ from ..egress.identity import ClientIdentity
 from ..endpoint_auth import EndpointAuth
 from ..keys.signing import Signer, sign_headers
 from ..observe import tracing
-from ..relay.challenge import RelayChallenges
 from ..subscriptions import SubscriptionService, stream_of
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .broker import Answer, Published, answer_reason, decide_answer, decide_published
@@ -45,7 +44,7 @@ from .decide import Complete, decide, needs_secret, state_reason, transport_reas
 from .disclosure import tenant_reason
 from .protocol import Challenge, build_challenge
 
-__all__ = ["BrokerChallenges", "ChallengeOutcome", "Challenger"]
+__all__ = ["BrokerChallenges", "ChallengeOutcome", "Challenger", "RelayChallenges"]
 
 log = structlog.get_logger("hookproof.challenge")
 
@@ -67,6 +66,19 @@ class BrokerChallenges(Protocol):
     async def publish_to(
         self, cfg: DestinationConfig, message: BrokerMessage
     ) -> BrokerEvidence: ...
+
+
+class RelayChallenges(Protocol):
+    """Sends a relay subscription's challenge through its ``hookproof listen`` session
+    (``relay.challenge.RelayChallenges``): the local receiver answers, nothing is dialled."""
+
+    async def post(
+        self,
+        state: SubscriptionState,
+        challenge_id: str,
+        body: bytes,
+        headers: dict[str, str],
+    ) -> EgressResult: ...
 
 
 class ChallengeOutcome(dict[str, Any]):

@@ -39,8 +39,8 @@ def _receipt_key(args: argparse.Namespace) -> dict[str, Any] | None:
 
 
 async def cmd_listen(args: argparse.Namespace, settings: Settings) -> int:
+    from ..destinations.relay_endpoint import normalise_relay_endpoint
     from ..relay.client import DEFAULT_ENGINE, ListenOptions, listen, parse_topics
-    from ..relay.endpoint import normalise_relay_endpoint
 
     normalise_relay_endpoint(args.to)  # refused before anything is asked of the engine
     token = args.token or settings.client_token

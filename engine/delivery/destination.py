@@ -23,10 +23,10 @@ import msgspec
 
 from hookproof.events.delivery_events import AttemptResponse
 
+from ..destinations.relay_codes import RelayCode
+from ..destinations.relay_endpoint import is_relay_endpoint
 from ..egress.failures import FailureCode, Outcome, is_lost
 from ..keys.signing import Signer
-from ..relay.codes import RelayCode
-from ..relay.endpoint import is_relay_endpoint
 from .admission import ClaimRow
 
 __all__ = [

@@ -32,8 +32,8 @@ from hookproof.projections.ledger import LedgerState as S
 from ..challenge.disclosure import tenant_dead_letter_reason, tenant_reason
 from ..db.repository import Record
 from ..destinations.evidence import broker_view
-from ..relay.codes import RELAY_REPORTED
-from ..relay.endpoint import is_relay_endpoint
+from ..destinations.relay_codes import RELAY_REPORTED
+from ..destinations.relay_endpoint import is_relay_endpoint
 from .admission import ledger_next
 from .repository import DeliveryRepository
 from .streams import append_to_deliveries

@@ -16,8 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hookproof.events.canonical import canonical_json
-
-from ..ingest.ingest import EVENT_ID
+from hookproof.events.delivery_events import EVENT_ID
 
 __all__ = ["SIGNATURE_PROFILES", "catalogue_document", "webhook_name"]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -16,9 +15,10 @@ from msgspec import UNSET
 
 from hookproof.errors import ConflictError, HookproofError, ValidationError
 from hookproof.events import NO_STREAM, EventStore, Metadata, StreamAppend
-from hookproof.events.canonical import canonical_json
 from hookproof.events.consumer_events import consumer_stream_id
 from hookproof.events.delivery_events import (
+    DELIVERY_ID,
+    EVENT_ID,
     DeliveryPlanned,
     EventIngested,
     EventPayloadConflict,
@@ -29,27 +29,29 @@ from hookproof.schemas.api import EventIn
 from hookproof_subscriber import content_digest
 
 from ..consumers.repository import ConsumerRepository
-from ..consumers.service import ConsumerDisabledError, UnknownConsumer, check_consumer_id
-from ..delivery.eligibility import Unplanned
+from ..consumers.service import ConsumerDisabledError, UnknownConsumer
 from ..delivery.test_event_ids import check_event_id_space
-from ..delivery.unplanned import explain_unplanned
 from ..event_types.gate import Deferred, Judged, SchemaGate, Verdict
 from ..notifications.decide import is_notification_topic, names_notifications
 from ..observe import tracing
 from ..subscriptions.matching import filter_matches, topic_matches
-from ..subscriptions.validation import parse_time, printable
+from .eligibility import Unplanned
+from .event_checks import canonical_body, topic_patterns, validate_event
 from .group_commit import GroupCommit
 from .ingest_repository import IngestRepository
+from .unplanned import explain_unplanned
 
-__all__ = ["DELIVERY_ID", "EVENT_ID", "IngestResult", "IngestService", "delivery_id_for"]
+__all__ = [
+    "DELIVERY_ID",
+    "EVENT_ID",
+    "IngestResult",
+    "IngestService",
+    "canonical_body",
+    "delivery_id_for",
+    "validate_event",
+]
 
 log = structlog.get_logger("hookproof.ingest")
-#: what an event id (chosen by the tenant) may be
-EVENT_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
-_ID = EVENT_ID
-#: the format of every id :func:`delivery_id_for` makes
-DELIVERY_ID = re.compile(r"^dlv_[0-9a-f]{28}$")
-_VERSION = re.compile(r"^(0|[1-9][0-9]{0,4})\.(0|[1-9][0-9]{0,4})$")
 
 
 def delivery_id_for(tenant_id: str, event_id: str, subscription_id: str) -> str:
@@ -63,45 +65,6 @@ class IngestResult(msgspec.Struct, frozen=True):
     payload_digest: str
     deliveries: list[dict[str, str]]
     created: bool
-
-
-def canonical_body(e: EventIn) -> bytes:
-    return canonical_json(
-        {
-            "type": e.topic,
-            "eventId": e.event_id,
-            "version": e.version,
-            "aggregateId": e.aggregate_id,
-            "aggregateVersion": e.aggregate_version,
-            "occurredAt": e.occurred_at,
-            "payload": e.payload,
-        }
-    )
-
-
-def _topic_patterns(topic: str) -> list[str]:
-    parts = topic.split(".")
-    return [topic, "*", *(".".join(parts[:i]) + ".*" for i in range(1, len(parts)))]
-
-
-def validate_event(e: EventIn) -> int:
-    if not _ID.fullmatch(e.event_id):
-        raise ValidationError("eventId must be 1..200 of [A-Za-z0-9._:-]", field="eventId")
-    if not e.topic or len(e.topic) > 200 or "*" in e.topic or not printable(e.topic):
-        raise ValidationError("topic must be 1..200 characters without '*'", field="topic")
-    m = _VERSION.fullmatch(e.version)
-    if not m:
-        raise ValidationError('version must be "MAJOR.MINOR"', field="version")
-    if not e.aggregate_id or len(e.aggregate_id) > 200 or not printable(e.aggregate_id):
-        raise ValidationError("aggregateId must be 1..200 characters", field="aggregateId")
-    if e.aggregate_version < 0 or e.aggregate_version > 2**62:
-        raise ValidationError(
-            "aggregateVersion must be a non-negative integer", field="aggregateVersion"
-        )
-    parse_time(e.occurred_at, "occurredAt")
-    if e.consumer_id is not None:
-        check_consumer_id(e.consumer_id, "consumerId")
-    return int(m.group(1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,7 +385,7 @@ class IngestService:
         answers: dict[tuple[str, str], Pending],
     ) -> None:
         """Inside the group's transaction: one delivery per eligible subscription per event."""
-        patterns = sorted({p for it in fresh for p in _topic_patterns(it.event.topic)})
+        patterns = sorted({p for it in fresh for p in topic_patterns(it.event.topic)})
         tenants = sorted({it.tenant_id for it in fresh})
         rows = await self.repo.candidates(conn, tenants, patterns)
         by_tenant: dict[str, list[_Candidate]] = {}

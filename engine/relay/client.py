@@ -24,9 +24,9 @@ import aiohttp
 
 from hookproof.errors import HookproofError
 
+from ..destinations.relay_codes import RelayCode
+from ..destinations.relay_endpoint import normalise_relay_endpoint
 from . import protocol
-from .codes import RelayCode
-from .endpoint import normalise_relay_endpoint
 
 __all__ = ["DEFAULT_ENGINE", "ListenOptions", "ListenRefused", "find_or_create", "listen"]
 

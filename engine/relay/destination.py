@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from ..delivery.admission import ClaimRow
 from ..delivery.destination import Evidence, SignedMessage
+from ..destinations.relay_codes import LOCAL_ERRORS, RelayCode
 from ..egress.failures import Outcome
-from .codes import LOCAL_ERRORS, RelayCode
 from .hub import ExchangeResult, RelayHub
 
 __all__ = ["RelayDestination", "attempt_of", "evidence_of_exchange", "relay_peer"]

@@ -30,8 +30,8 @@ from typing import Final
 import asyncpg
 import structlog
 
+from ..destinations.relay_codes import LOCAL_ERRORS, RelayCode
 from . import protocol
-from .codes import LOCAL_ERRORS, RelayCode
 from .repository import CHANNEL, RelayRepository
 
 __all__ = ["CHANNEL", "ExchangeResult", "LocalSession", "RelayHub", "new_session_id"]

@@ -12,7 +12,6 @@ alike. The order and what each step takes: ``docs/composition.md``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import asyncpg
@@ -40,35 +39,20 @@ from ..archive import Archiver, SegmentArchive
 from ..archive.repository import ArchiveRepository
 from ..challenge import Challenger
 from ..challenge.background import BackgroundChallenges
-from ..challenge.drift import DriftGuard
 from ..common.clock import Clock, system_clock
 from ..consumers import ConsumerService
 from ..db.database import connect_pool
 from ..db.migrate import migrate
 from ..delivery.broker import BrokerDestination
-from ..delivery.destination import AMQP, HTTPS, NATS, RELAY, Destination, DestinationsByKind
-from ..delivery.dispatcher import Dispatcher
-from ..delivery.gates import EndpointGates
-from ..delivery.https import HttpsDestination
 from ..delivery.log_repository import DeliveryLog
-from ..delivery.recover import Recovery
 from ..delivery.repository import DeliveryRepository
-from ..delivery.test_events import TestEventSender
-from ..delivery.views import DeliveryReader
 from ..destinations.credentials import DestinationCredentials
 from ..egress import EgressTransport
 from ..endpoint_auth import AuthMaterials, EndpointAuth
-from ..event_types.gate import SchemaGate
-from ..event_types.offload import SchemaValidator
-from ..event_types.repository import EventTypeRepository
-from ..event_types.service import EventTypeService
-from ..ingest.ingest import IngestService
+from ..ingest.test_events import TestEventSender
 from ..keys import KeyRing
 from ..keys.material import load_master_key
-from ..keys.rotation import Rotation
-from ..keys.rotation_repository import RotationRepository
-from ..keys.signers import AttemptSigningKeys, ChallengeSigningKeys
-from ..notifications import Notifier
+from ..keys.signers import ChallengeSigningKeys
 from ..observe import tracing
 from ..observe.metrics import EngineMetrics
 from ..portal.branding_repository import BrandingRepository
@@ -80,14 +64,20 @@ from ..receipts.service import ReceiptMetrics, ReceiptService
 from ..recording.projections_runner import ProjectorRole
 from ..recording.registry import async_projections, inline_hooks
 from ..relay.challenge import RelayChallenges
-from ..relay.destination import RelayDestination
 from ..relay.hub import RelayHub
 from ..relay.repository import RelayRepository
 from ..rollouts.service import RolloutService
+from ..rotation.repository import RotationRepository
+from ..rotation.service import Rotation
 from ..standby import ReadRouter, ReadSide
 from ..subscriptions import SubscriptionService
-from ..subscriptions.gone import SuspendOnGone
+from .composition_delivery import (
+    construct_delivery,
+    construct_destination,
+    construct_recovery,
+)
 from .jobs import BackgroundJobs, Closer, Periodic, Worker
+from .options import EngineOptions
 from .services import Services
 
 __all__ = [
@@ -123,20 +113,6 @@ log = structlog.get_logger("hookproof.composition")
 
 #: how often the expiry worker looks for subscriptions past their ``expiresAt`` (seconds)
 EXPIRY_INTERVAL_S = 5.0
-
-
-@dataclass(frozen=True, slots=True)
-class EngineOptions:
-    """What a caller may choose beyond :class:`Settings` (tests, the demo, benchmarks).
-
-    ``clock``: the engine's one clock. ``attempt_tracer``: the per-attempt tracer (None: the
-    configured OpenTelemetry provider's, if any). ``wrap_destination``: a decorator around the
-    destination the dispatcher sends through (e.g. a test that alters what is sent).
-    """
-
-    clock: Clock = system_clock
-    attempt_tracer: tracing.AttemptTracer | None = None
-    wrap_destination: Callable[[Destination], Destination] | None = None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -319,123 +295,6 @@ def construct_rotation(
     rollouts: RolloutService,
 ) -> Rotation:
     return Rotation(keyring, challenger, subscriptions, RotationRepository(pool), rollouts=rollouts)
-
-
-def construct_destination(
-    transport: EgressTransport,
-    guard: DriftGuard,
-    subscriptions: SubscriptionService,
-    options: EngineOptions,
-    brokers: BrokerDestination,
-    relay: RelayHub | None = None,
-    endpoint_auth: EndpointAuth | None = None,
-) -> Destination:
-    """Where the dispatcher's attempts go, by destination kind: HTTPS through the pinned
-    egress (with the subscription's ``auth``, DESIGN.md 14), the broker kinds (``amqp``,
-    ``nats``) through ``brokers``, and a relay subscription's through its ``hookproof listen``
-    session; traced per attempt."""
-    https = HttpsDestination(transport, guard, subscriptions, auth=endpoint_auth)
-    kinds: dict[str, Destination] = {HTTPS: https, AMQP: brokers, NATS: brokers}
-    if relay is not None:
-        kinds[RELAY] = RelayDestination(relay)
-    destination: Destination = DestinationsByKind(kinds, default=https)
-    if options.wrap_destination is not None:
-        destination = options.wrap_destination(destination)
-    return tracing.TracedDestination(destination, options.attempt_tracer)
-
-
-@dataclass(frozen=True, slots=True)
-class Delivery:
-    """The delivery path's parts (:func:`construct_delivery`)."""
-
-    event_types: EventTypeService
-    #: payloads and examples too dear to validate on the loop go to one validation process
-    validator: SchemaValidator
-    ingest: IngestService
-    reader: DeliveryReader
-    deliveries: DeliveryRepository
-    drift_guard: DriftGuard
-    destination: Destination
-    metrics: EngineMetrics
-    dispatcher: Dispatcher
-    notifier: Notifier
-    recovery: Recovery
-
-
-def construct_delivery(
-    pool: asyncpg.Pool,
-    store: EventStore,
-    settings: Settings,
-    *,
-    subscriptions: SubscriptionService,
-    keyring: KeyRing,
-    transport: EgressTransport,
-    rollouts: RolloutService,
-    options: EngineOptions,
-    brokers: BrokerDestination,
-    relay: RelayHub | None = None,
-    endpoint_auth: EndpointAuth | None = None,
-) -> Delivery:
-    """Ingest, the ledger's reads, the destination, the dispatcher and its metrics, the
-    engine's notifications and recovery."""
-    clock = options.clock
-    validator = SchemaValidator(deadline_s=settings.schema_deadline_s)
-    event_types = EventTypeService(store, clock=clock, validator=validator)
-    ingest = IngestService(
-        store,
-        clock=clock,
-        group_window_s=max(0.0, settings.ingest_group_window_s),
-        max_group=settings.ingest_group_max,
-        max_inflight=settings.ingest_group_inflight,
-        gate=SchemaGate(EventTypeRepository.of(store), validator=validator),
-    )
-    deliveries = DeliveryRepository(pool)
-    guard = DriftGuard(store, subscriptions, transport, clock=clock)
-    destination = construct_destination(
-        transport,
-        guard,
-        subscriptions,
-        options,
-        brokers=brokers,
-        relay=relay,
-        endpoint_auth=endpoint_auth,
-    )
-    gates = EndpointGates()  # the breakers the metrics report, built before both
-    metrics = EngineMetrics(breaker_states=gates.states)
-    dispatcher = Dispatcher(
-        store,
-        settings,
-        key_provider=AttemptSigningKeys(keyring),
-        destination=destination,
-        on_gone=SuspendOnGone(subscriptions),
-        clock=clock,
-        lease_margin_s=settings.lease_margin_s,
-        rollouts=rollouts,
-        key_by_id=keyring.challenge_key,
-        deliveries=deliveries,
-        metrics=metrics,
-        gates=gates,
-    )
-    return Delivery(
-        event_types=event_types,
-        validator=validator,
-        ingest=ingest,
-        reader=DeliveryReader(store, deliveries),
-        deliveries=deliveries,
-        drift_guard=guard,
-        destination=destination,
-        metrics=metrics,
-        dispatcher=dispatcher,
-        notifier=Notifier(store, ingest),
-        recovery=construct_recovery(store, subscriptions, clock),
-    )
-
-
-def construct_recovery(
-    store: EventStore, subscriptions: SubscriptionService, clock: Clock
-) -> Recovery:
-    """Bringing a window of failed deliveries back (the API's and the CLI's ``recover``)."""
-    return Recovery(store, subscriptions, clock=clock)
 
 
 def construct_receipts(

@@ -23,12 +23,12 @@ if TYPE_CHECKING:
     from ..event_types.service import EventTypeService
     from ..ingest.ingest import IngestService
     from ..keys import KeyRing
-    from ..keys.rotation import Rotation
     from ..notifications import Notifier
     from ..observe.metrics import EngineMetrics
     from ..receipts.redeliver import ReceiptRedeliverer
     from ..receipts.service import ReceiptService
     from ..rollouts.service import RolloutService
+    from ..rotation.service import Rotation
 
 __all__ = ["Services"]
 

@@ -28,9 +28,9 @@ from hookproof.schemas.api import RateLimitIn, SubscriptionCreate, SubscriptionP
 from hookproof.schemas.destinations import DestinationIn, RelayDestinationIn
 
 from ..destinations.binding import bound_view, config_of
+from ..destinations.relay_endpoint import normalise_relay_endpoint, relay_config
 from ..destinations.spec import BrokerCredentials, Destination, parse_destination
 from ..endpoint_auth import AuthMaterials, AuthSecret, parse_auth
-from ..relay.endpoint import normalise_relay_endpoint, relay_config
 from .decide import AUTH_FIELD, Command, Register, Transition, Update, decide
 from .repository import SubscriptionRepository
 from .validation import (

@@ -14,7 +14,7 @@ import pytest
 import structlog
 from aiohttp.test_utils import TestServer
 
-from hookproof.engine.delivery.eligibility import SubscriptionFacts, why_unplanned
+from hookproof.engine.ingest.eligibility import SubscriptionFacts, why_unplanned
 from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import SubscriptionCreate
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from hookproof.engine.destinations.relay_endpoint import is_relay_endpoint, normalise_relay_endpoint
 from hookproof.engine.egress.endpoint import normalise_endpoint
-from hookproof.engine.relay.endpoint import is_relay_endpoint, normalise_relay_endpoint
 from hookproof.errors import ValidationError
 
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import asyncpg
 
+from hookproof.engine.destinations.relay_codes import RelayCode
 from hookproof.engine.egress.failures import Outcome
 from hookproof.engine.relay import protocol
-from hookproof.engine.relay.codes import RelayCode
 from hookproof.engine.relay.destination import evidence_of_exchange
 from hookproof.engine.relay.hub import ExchangeResult, LocalSession, RelayHub
 from hookproof.engine.relay.repository import RelayRepository

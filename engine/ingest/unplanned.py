@@ -10,8 +10,8 @@ import structlog
 
 from hookproof.schemas.api import EventIn
 
-from ..ingest.ingest_repository import IngestRepository
 from .eligibility import SubscriptionFacts, Unplanned, why_unplanned
+from .ingest_repository import IngestRepository
 
 __all__ = ["explain_unplanned"]
 

@@ -11,10 +11,10 @@ from hookproof.errors import ConflictError, ValidationError
 from hookproof.projections.subscriptions import SubscriptionState
 from hookproof.schemas.api import EventIn, TestEventIn
 
+from ..delivery.test_event_ids import TEST_EVENT_PREFIX
 from ..event_types.service import EventTypeService
-from ..ingest.ingest import IngestResult, IngestService
 from ..subscriptions.matching import filter_matches, topic_matches
-from .test_event_ids import TEST_EVENT_PREFIX
+from .ingest import IngestResult, IngestService
 
 __all__ = ["TestEventSender"]
 

@@ -18,13 +18,13 @@ from hookproof.events.key_events import PURPOSE_ENGINE, PURPOSE_SUBSCRIPTION
 from hookproof.projections.subscriptions import SubscriptionState
 
 from ..subscriptions.machine import ELIGIBLE, TERMINAL
-from .rotation_repository import RotationRepository
+from .repository import RotationRepository
 
 if TYPE_CHECKING:
     from ..challenge import Challenger
+    from ..keys import KeyRing
     from ..rollouts.service import RolloutService
     from ..subscriptions import SubscriptionService
-    from . import KeyRing
 
 __all__ = ["Rotation"]
 
