@@ -22,7 +22,7 @@ def test_wal_positions_parse_compare_and_print_as_postgres_writes_them() -> None
 
 
 async def test_without_a_standby_every_read_is_the_primarys() -> None:
-    primary = ReadSide("primary", None, None, None)  # type: ignore[arg-type]
+    primary = ReadSide("primary", None, None, None, None)  # type: ignore[arg-type]
     router = ReadRouter(primary)
     assert not router.enabled
     assert await router.note_write("t_1") is None  # no position is read for nobody

@@ -246,8 +246,8 @@ async def test_only_the_owner_attaches_and_a_second_attach_replaces_the_first(
                 assert 400 <= r.status < 500, r.status
             async with http.get(
                 f"{base}/v1/relay/nope", headers={"Authorization": f"Bearer {owner}"}
-            ) as r:
-                assert r.status == 404
+            ) as r:  # not a subscription id at all: refused before any query
+                assert r.status == 400 and (await r.json())["code"] == "invalid_id"
                 assert (await r.json())["code"] == "subscription_not_found"
             # the owner attaching again replaces the CLI's session, which ends (exit 3)
             async with http.ws_connect(url, headers={"Authorization": f"Bearer {owner}"}) as ws:

@@ -191,7 +191,7 @@ def test_content_digest_matches_the_library(body: bytes, other: bytes) -> None:
 
 def test_a_second_label_is_verified_by_the_library() -> None:
     # rotation: hookproof + hookproof-next in one dictionary (not the fast path's shape)
-    from engine.signing import Signer, sign_headers
+    from hookproof.engine.keys.signing import Signer, sign_headers
 
     hdrs = dict(HEADERS)
     hdrs.update(

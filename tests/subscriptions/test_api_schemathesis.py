@@ -53,6 +53,13 @@ SEMANTIC = {
     "/v1/rollouts$": "a rollout target must be a usable key or a different profile",
     "/v1/rollouts/\\{id\\}/advance$": "stages advance in order",
     "/v1/consumers$": "a consumer id is the tenant's choice, once",
+    "/v1/deliveries$": "the log's filters are judged together (since before until)",
+    "/v1/portal/branding$": "the accent colour must keep white text readable (4.5:1), the "
+    "logo URL and the frame ancestors must be https origins",
+    "/v1/subscriptions/\\{id\\}/test-events$": "the topic must be one the endpoint takes, "
+    "with a catalogue example, and the endpoint active",
+    "/v1/challenges/\\{challengeId\\}/response$": "the answer is a proof over a pending "
+    "challenge's nonce",
 }
 #: the routes only the operator token opens
 OPERATOR_PATHS = "^/(metrics|v1/(tenants|rollouts.*|keys/rotate|gates))$"

@@ -21,6 +21,7 @@ ENGINE = Path(__file__).resolve().parents[2] / "engine"
 #: every module that parses a time with fromisoformat; the client-facing ones are swept below
 PARSERS = {
     "api/pages.py": "cursor times (list cursors)",
+    "api/delivery_log.py": "since / until of the delivery log (GET /v1/deliveries)",
     "audit/timeline.py": "asOf / since query parameters (parse_as_of)",
     "subscriptions/validation.py": "occurredAt, expiresAt, since, until (parse_time)",
     # the engine's own stored values, never client text:
