@@ -335,7 +335,8 @@ class Campaign:
             await f.ready(self.http)
         code, out = await self.cli(["tenant", "create", "faults", "--json"])
         assert code == 0, out
-        self.token = json.loads(out.strip().splitlines()[-1])["token"]
+        # stdout's JSON line (stderr, read with it, says which database the CLI used)
+        self.token = json.loads([x for x in out.splitlines() if x.startswith("{")][-1])["token"]
         say(
             f"ready: daemons A pid {self.daemons['A'].pid}, B pid {self.daemons['B'].pid}"
             f" (--workers 1: {workers})"
@@ -380,7 +381,10 @@ class Campaign:
             stderr=asyncio.subprocess.PIPE,
         )
         out, err = await asyncio.wait_for(proc.communicate(), limit_s)
-        return int(proc.returncode or 0), out.decode() + err.decode()
+        code = int(proc.returncode or 0)
+        # stdout is what the command answers; stderr (which database it used, warnings) only
+        # matters when it failed, and is then appended for the message
+        return code, out.decode() + ("" if code == 0 else err.decode())
 
     # -- the API, through whichever daemon is up ---------------------------------------------
 
