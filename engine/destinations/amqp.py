@@ -43,7 +43,7 @@ from ..egress.policy import Vetting
 from ..egress.result import PeerCertificate
 from .evidence import AmqpConfirmation, BrokerCode, BrokerEvidence, BrokerOutcome
 from .message import BrokerMessage
-from .net import BrokerFailure, BrokerNet, Connected, scrub
+from .net import BrokerFailure, BrokerNet, Connected, failed_evidence, scrub, unforeseen
 from .pool import BrokerPool, BrokerPoolLimits, PoolKey
 from .spec import BrokerCredentials, Destination
 
@@ -160,32 +160,18 @@ class AmqpPublisher:
         except BrokerFailure as exc:
             failure = exc
         except Exception as exc:  # a library error we did not foresee: never accepted
-            failure = BrokerFailure(
-                BrokerCode.CONNECTION_LOST.value if state["published"] else "connect_failed",
-                BrokerOutcome.UNKNOWN if state["published"] else BrokerOutcome.NOT_SENT,
-                scrub(f"{type(exc).__name__}: {exc}", secrets),
-            )
-            failure.__cause__ = exc
-        conn: _AmqpConnection | None = state.get("conn")
-        return BrokerEvidence(
-            outcome=failure.outcome,
-            code=failure.code,
-            type="amqp",
-            destination=dest.uri,
-            message_id=message.message_id,
+            failure = unforeseen(exc, state["published"], secrets)
+        return failed_evidence(
+            "amqp",
+            dest,
+            message.message_id,
+            failure,
+            state,
+            vetting,
+            credentials_digest,
+            started,
+            secrets,
             amqp=state.get("confirmation"),
-            published=bool(state["published"]),
-            resolved=tuple(format_ip(a) for a in vetting.addresses) if vetting else (),
-            peer_address=conn.peer[0] if conn else None,
-            peer_port=conn.peer[1] if conn else None,
-            tls=dest.tls,
-            certificate=conn.certificate if conn else None,
-            allowance_used=conn.allowance if conn else False,
-            reused=bool(state.get("reused")),
-            credentials_digest=credentials_digest,
-            elapsed_s=time.monotonic() - started,
-            detail=scrub(failure.detail, secrets),
-            error=failure,
         )
 
     async def _open(

@@ -40,7 +40,7 @@ from ..egress.addresses import IPAddress, format_ip
 from ..egress.policy import Vetting
 from .evidence import BrokerCode, BrokerEvidence, BrokerOutcome, JetStreamAck
 from .message import BrokerMessage
-from .net import BrokerFailure, BrokerNet, scrub
+from .net import BrokerFailure, BrokerNet, failed_evidence, scrub, unforeseen
 from .pool import BrokerPool, BrokerPoolLimits, PoolKey
 from .spec import BrokerCredentials, Destination
 
@@ -112,12 +112,7 @@ class NatsPublisher:
         except BrokerFailure as exc:
             failure = exc
         except Exception as exc:  # a library error we did not foresee: never accepted
-            failure = BrokerFailure(
-                BrokerCode.CONNECTION_LOST.value if state["published"] else "connect_failed",
-                BrokerOutcome.UNKNOWN if state["published"] else BrokerOutcome.NOT_SENT,
-                scrub(f"{type(exc).__name__}: {exc}", secrets),
-            )
-            failure.__cause__ = exc
+            failure = unforeseen(exc, state["published"], secrets)
         else:
             return BrokerEvidence(
                 outcome=BrokerOutcome.ACCEPTED,
@@ -136,25 +131,17 @@ class NatsPublisher:
                 credentials_digest=credentials_digest,
                 elapsed_s=time.monotonic() - started,
             )
-        conn_: _NatsConnection | None = state.get("conn")
-        return BrokerEvidence(
-            outcome=failure.outcome,
-            code=failure.code,
-            type="nats",
-            destination=dest.uri,
-            message_id=message.message_id,
+        return failed_evidence(
+            "nats",
+            dest,
+            message.message_id,
+            failure,
+            state,
+            vetting,
+            credentials_digest,
+            started,
+            secrets,
             jetstream=state.get("ack"),
-            published=bool(state["published"]),
-            resolved=tuple(format_ip(a) for a in vetting.addresses) if vetting else (),
-            peer_address=conn_.peer[0] if conn_ else None,
-            peer_port=conn_.peer[1] if conn_ else None,
-            tls=dest.tls,
-            allowance_used=conn_.allowance if conn_ else False,
-            reused=bool(state.get("reused")),
-            credentials_digest=credentials_digest,
-            elapsed_s=time.monotonic() - started,
-            detail=scrub(failure.detail, secrets),
-            error=failure,
         )
 
     async def _connection(

@@ -23,6 +23,7 @@ import asyncio
 import ipaddress
 import socket
 import ssl
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -38,7 +39,7 @@ from ..egress.failures import FailureCode
 from ..egress.policy import AddressPolicy, Vetting
 from ..egress.result import PeerCertificate, describe_certificate
 from ..egress.transport import EgressPolicy
-from .evidence import BrokerCode, BrokerOutcome
+from .evidence import BrokerCode, BrokerEvidence, BrokerOutcome
 from .spec import Destination
 
 __all__ = ["BrokerFailure", "BrokerNet", "Connected", "guarded_factory", "scrub"]
@@ -66,6 +67,56 @@ class BrokerFailure(Exception):
         self.code = code
         self.outcome = outcome
         self.detail = detail
+
+
+def unforeseen(exc: Exception, published: bool, secrets: Iterable[str]) -> BrokerFailure:
+    """A library error no branch foresaw: never an acceptance; a lost confirmation once the
+    message was out, else a failed connect."""
+    failure = BrokerFailure(
+        BrokerCode.CONNECTION_LOST.value if published else "connect_failed",
+        BrokerOutcome.UNKNOWN if published else BrokerOutcome.NOT_SENT,
+        scrub(f"{type(exc).__name__}: {exc}", secrets),
+    )
+    failure.__cause__ = exc
+    return failure
+
+
+def failed_evidence(
+    kind: str,
+    dest: Destination,
+    message_id: str,
+    failure: BrokerFailure,
+    state: dict[str, Any],
+    vetting: Vetting | None,
+    credentials_digest: str | None,
+    started: float,
+    secrets: Iterable[str],
+    **answer: Any,
+) -> BrokerEvidence:
+    """The evidence of a publish that was not accepted, from what the attempt got to
+    (``state``: ``published``, ``conn``, ``reused``); ``answer``: what the broker said
+    (``amqp=`` or ``jetstream=``). The detail never holds a secret."""
+    conn = state.get("conn")
+    return BrokerEvidence(
+        outcome=failure.outcome,
+        code=failure.code,
+        type=kind,
+        destination=dest.uri,
+        message_id=message_id,
+        published=bool(state["published"]),
+        resolved=tuple(format_ip(a) for a in vetting.addresses) if vetting else (),
+        peer_address=conn.peer[0] if conn else None,
+        peer_port=conn.peer[1] if conn else None,
+        tls=dest.tls,
+        certificate=getattr(conn, "certificate", None),
+        allowance_used=conn.allowance if conn else False,
+        reused=bool(state.get("reused")),
+        credentials_digest=credentials_digest,
+        elapsed_s=time.monotonic() - started,
+        detail=scrub(failure.detail, secrets),
+        error=failure,
+        **answer,
+    )
 
 
 @dataclass(frozen=True, slots=True)
