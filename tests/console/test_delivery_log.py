@@ -5,7 +5,6 @@ tenants isolated; and an attempt's recorded response (headers, bounded excerpt, 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from importlib.resources import files
 from urllib.parse import quote
 
 import aiohttp
@@ -14,6 +13,7 @@ from aiohttp.test_utils import TestServer
 
 from hookproof.engine.delivery.log import LOG_QUERIES
 from hookproof.engine.runtime.daemon import Engine
+from hookproof.events.sqlfiles import query
 
 from ..delivery.conftest import Subscriber, active_subscription, dispatch_all, publish
 from ..live import Client
@@ -149,10 +149,8 @@ async def test_the_log_is_filtered_searched_and_paged_by_the_api(
 
 def test_every_log_query_has_the_same_filters_after_its_leading_one() -> None:
     """The files differ only in the leading filter that picks their index."""
-    folder = files("hookproof.engine") / "sql" / "queries"
-
     def body(name: str) -> str:
-        text = (folder / f"{name}.sql").read_text()
+        text = query(name, "hookproof.engine")  # its include lines expanded
         lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("--")]
         return "\n".join(ln for ln in lines if "-- the leading filter" not in ln)
 
