@@ -60,10 +60,20 @@ async function main() {
     signatureAlgorithm: "ed25519",
     owner: "team-orders",
     consumerId: CONSUMER,
-    retryPolicy: { initialDelayS: 0.1, maxDelayS: 0.1, maxAttempts: 1 },
   };
-  const ok = await client.createSubscription({ ...common, endpoint: env("OK_ENDPOINT"), topics: ["order.created"] });
-  const flaky = await client.createSubscription({ ...common, endpoint: env("FLAKY_ENDPOINT"), topics: ["order.failed"] });
+  const ok = await client.createSubscription({
+    ...common,
+    endpoint: env("OK_ENDPOINT"),
+    topics: ["order.created"],
+    retryPolicy: { initialDelayS: 0.2, maxDelayS: 1, maxAttempts: 8 },
+  });
+  // one try only: the receiver's first refusal makes a dead letter
+  const flaky = await client.createSubscription({
+    ...common,
+    endpoint: env("FLAKY_ENDPOINT"),
+    topics: ["order.failed"],
+    retryPolicy: { initialDelayS: 0.1, maxDelayS: 0.1, maxAttempts: 1 },
+  });
   for (const sub of [ok, flaky]) {
     await until(`${sub.id} ACTIVE`, async () => (await client.getSubscription(sub.id)).state === "ACTIVE");
   }
