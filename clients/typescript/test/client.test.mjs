@@ -227,3 +227,37 @@ test("the constructor refuses a missing baseUrl or token", () => {
   assert.throws(() => new HookproofClient({ baseUrl: "", token: "t" }), TypeError);
   assert.throws(() => new HookproofClient({ baseUrl: "http://x", token: "" }), TypeError);
 });
+
+test("the caller's signal stops the retries of a publish", async () => {
+  const srv = await scriptedServer([problem(503, "database_unavailable", "Unavailable")]);
+  try {
+    const c = client(srv.baseUrl, { retry: { retries: 50, initialDelayMs: 40, maxDelayMs: 40 } });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("caller gave up")), 150);
+    await assert.rejects(c.publish("t", {}, { eventId: "evt-abort", signal: controller.signal }), /caller gave up/);
+    const n = srv.requests.length;
+    assert.ok(n >= 1 && n < 50, `tries before the abort: ${n}`);
+    await new Promise((r) => setTimeout(r, 120));
+    assert.equal(srv.requests.length, n, "no try after the abort");
+  } finally {
+    await srv.close();
+  }
+});
+
+test("a Retry-After in seconds sets the wait, capped by maxDelayMs", async () => {
+  const srv = await scriptedServer([
+    problem(503, "database_unavailable", "Unavailable", undefined, { "Retry-After": "60" }),
+    (req, res, body) => accepted(body)(req, res),
+  ]);
+  try {
+    const c = client(srv.baseUrl, { retry: { retries: 1, initialDelayMs: 0, maxDelayMs: 200 } });
+    const t0 = Date.now();
+    await c.publish("t", {}, { eventId: "evt-ra" });
+    const waited = Date.now() - t0;
+    // initialDelayMs 0 would not wait at all: the wait is Retry-After's, cut to maxDelayMs
+    assert.ok(waited >= 180, `waited ${waited} ms (Retry-After 60 s capped at 200 ms)`);
+    assert.ok(waited < 30_000, `waited ${waited} ms: the cap was not applied`);
+  } finally {
+    await srv.close();
+  }
+});
