@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SDK := $(wildcard subscriber/pyproject.toml)
 
-.PHONY: install test demo serve lint bench faults dist clean config-table
+.PHONY: install test demo serve lint bench faults dist clean config-table sdk-typescript sdk-check-typescript
 
 $(STAMP): pyproject.toml $(SDK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -43,6 +43,15 @@ bench: $(STAMP)
 # The fault campaign (DESIGN.md section 12) in a network namespace: bench/faults/README.md.
 faults: $(STAMP)
 	$(BIN)/python bench/faults/launch.py $(FAULTS_ARGS)
+
+# The TypeScript sender SDK's types (clients/typescript/src/generated/openapi.ts), generated from
+# the API document by the pinned openapi-typescript (scripts/sdk_typescript.sh); never hand-edited.
+sdk-typescript: $(STAMP)
+	bash scripts/sdk_typescript.sh generate
+
+# Fails when the checked-in types are not what the current document generates.
+sdk-check-typescript: $(STAMP)
+	bash scripts/sdk_typescript.sh check
 
 # The engine and SDK as a user installs them: sdists and wheels, twine check, and the wheels
 # installed (not editable) into fresh venvs outside the checkout (scripts/dist_check.sh).

@@ -3,7 +3,9 @@
 # (the wheel from the sdist, as `python -m build` does), checks their metadata with
 # `twine check --strict`, installs the wheels (not editable) into fresh venvs outside the
 # checkout and, from an empty folder, runs `hookproof --version` and `hookproof demo`; a second
-# venv holds only the SDK wheel and imports it.
+# venv holds only the SDK wheel and imports it. The TypeScript sender SDK (clients/typescript) is
+# packed with `npm pack`, installed from the tarball with its dependency into a fresh folder,
+# imported by a small script and type-checked as a user's TypeScript would be.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PYTHON="${PYTHON:-$(command -v python3.11 || command -v python3)}"
@@ -41,4 +43,53 @@ echo "== SDK venv (the SDK wheel alone)"
 "$WORK/sdk/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
 "$WORK/sdk/bin/python" -m pip install -q --disable-pip-version-check "$OUT"/hookproof_subscriber-*.whl
 "$WORK/sdk/bin/python" -c "import hookproof_subscriber, importlib.util as u; assert u.find_spec('hookproof') is None; print('hookproof_subscriber', hookproof_subscriber.__file__)"
+echo "== TypeScript client: npm pack, the tarball installed into a fresh folder"
+TS="$ROOT/clients/typescript"
+[ -d "$TS/node_modules" ] || (cd "$TS" && npm ci --no-audit --no-fund)
+TGZ="$(cd "$TS" && npm pack --silent --pack-destination "$OUT" | tail -n 1)"
+TGZ="$OUT/$TGZ"
+ls -l "$TGZ"
+tar -tzf "$TGZ" | sort >"$WORK/ts-files.txt"
+for want in package/package.json package/dist/index.js package/dist/index.d.ts \
+  package/dist/generated/openapi.d.ts package/README.md package/LICENSE; do
+  grep -qx "$want" "$WORK/ts-files.txt" || { echo "missing from the tarball: $want"; exit 1; }
+done
+if grep -E "^package/(src|test|examples|node_modules)/" "$WORK/ts-files.txt"; then
+  echo "the tarball holds sources or tests (above)"; exit 1
+fi
+mkdir "$WORK/ts-app"
+cd "$WORK/ts-app"
+printf '{"name": "ts-app", "version": "1.0.0", "private": true, "type": "module"}\n' >package.json
+npm install --no-audit --no-fund --silent "$TGZ"
+cat >check.mjs <<'JS'
+import { HookproofClient, HookproofProblem, buildEvent } from "hookproof-client";
+import { fileURLToPath } from "node:url";
+const where = fileURLToPath(import.meta.resolve("hookproof-client"));
+if (!where.includes("/node_modules/hookproof-client/")) throw new Error(`resolved to ${where}`);
+const client = new HookproofClient({ baseUrl: "http://127.0.0.1:9", token: "t" });
+if (typeof client.publish !== "function" || typeof client.api.GET !== "function") throw new Error("no client");
+const p = new HookproofProblem(409, { code: "event_payload_conflict", title: "conflict" });
+if (!(p instanceof Error) || p.code !== "event_payload_conflict") throw new Error("no problem");
+const e = await buildEvent("invoice.paid", { amount: 1 }, { eventId: "evt-1" });
+if (e.topic !== "invoice.paid" || e.eventId !== "evt-1") throw new Error("no event");
+console.log("hookproof-client", where);
+JS
+node check.mjs
+cat >check.ts <<'TSX'
+import { HookproofClient, HookproofProblem, type EventAccepted, type paths } from "hookproof-client";
+const client = new HookproofClient({ baseUrl: "http://127.0.0.1:9", token: "t" });
+export async function first(): Promise<EventAccepted | string> {
+  try {
+    return await client.publish("invoice.paid", { amount: 1 });
+  } catch (err) {
+    if (err instanceof HookproofProblem) return err.code;
+    throw err;
+  }
+}
+export type Events = paths["/v1/events"]["post"];
+TSX
+node "$TS/node_modules/typescript/bin/tsc" --noEmit --strict --target es2022 --module nodenext \
+  --moduleResolution nodenext --lib es2022,dom check.ts
+echo "hookproof-client: the tarball's types check"
+cd "$ROOT"
 echo "== dist check passed"

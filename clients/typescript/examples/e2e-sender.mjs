@@ -1,0 +1,146 @@
+// A sender built only on hookproof-client, run against a real engine by
+// tests/sdk/test_typescript_client.py. Input (environment): HOOKPROOF_URL, HOOKPROOF_TOKEN,
+// OK_ENDPOINT (a receiver that accepts), FLAKY_ENDPOINT (refuses the first delivery, accepts
+// the next). Output: one JSON line with what it saw; a failure prints {"error": ...} and exits 1.
+import { HookproofClient, HookproofProblem } from "../dist/index.js";
+
+const env = (name) => {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set`);
+  return v;
+};
+const baseUrl = env("HOOKPROOF_URL");
+const client = new HookproofClient({ baseUrl, token: env("HOOKPROOF_TOKEN"), retry: { initialDelayMs: 50 } });
+const CONSUMER = "cust-42";
+const report = {};
+
+async function until(what, probe, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function collect(iterable) {
+  const out = [];
+  for await (const x of iterable) out.push(x);
+  return out;
+}
+
+async function problemOf(promise) {
+  try {
+    await promise;
+  } catch (err) {
+    if (!(err instanceof HookproofProblem)) throw err;
+    return { name: err.name, status: err.status, code: err.code, title: err.title, detail: err.detail ?? null };
+  }
+  throw new Error("expected a problem, the call succeeded");
+}
+
+async function main() {
+  // 1. a consumer, an event type, two subscriptions of that consumer
+  const consumer = await client.createConsumer({ id: CONSUMER, name: "Customer 42", metadata: { plan: "pro" } });
+  report.consumer = { id: consumer.id, state: consumer.state };
+  const eventType = await client.putEventType("order.created", {
+    description: "An order was created",
+    versions: {
+      1: {
+        schema: { type: "object", required: ["orderId"], properties: { orderId: { type: "string" } } },
+        example: { orderId: "o-example" },
+      },
+    },
+  });
+  report.eventType = eventType;
+  const common = {
+    eventVersions: [1],
+    region: "eu",
+    signatureAlgorithm: "ed25519",
+    owner: "team-orders",
+    consumerId: CONSUMER,
+  };
+  const ok = await client.createSubscription({
+    ...common,
+    endpoint: env("OK_ENDPOINT"),
+    topics: ["order.created"],
+    retryPolicy: { initialDelayS: 0.2, maxDelayS: 1, maxAttempts: 8 },
+  });
+  // one try only: the receiver's first refusal makes a dead letter
+  const flaky = await client.createSubscription({
+    ...common,
+    endpoint: env("FLAKY_ENDPOINT"),
+    topics: ["order.failed"],
+    retryPolicy: { initialDelayS: 0.1, maxDelayS: 0.1, maxAttempts: 1 },
+  });
+  for (const sub of [ok, flaky]) {
+    await until(`${sub.id} ACTIVE`, async () => (await client.getSubscription(sub.id)).state === "ACTIVE");
+  }
+  report.subscriptions = { ok: ok.id, flaky: flaky.id };
+
+  // 2. publish one event, then the same event again (accepted once), then a batch
+  const occurredAt = "2026-12-02T10:00:00Z";
+  const single = await client.publish("order.created", { orderId: "o-1" }, { consumerId: CONSUMER, occurredAt });
+  const again = await client.publish("order.created", { orderId: "o-1" }, { eventId: single.eventId, consumerId: CONSUMER, occurredAt });
+  const batch = await client.publishBatch(
+    [2, 3, 4, 5].map((n) => ({ eventType: "order.created", payload: { orderId: `o-${n}` }, consumerId: CONSUMER })),
+  );
+  report.single = single;
+  report.again = { eventId: again.eventId, created: again.created, deliveries: again.deliveries };
+  report.batch = batch.results;
+
+  // 3. the same id with another payload: a typed problem
+  report.conflict = await problemOf(
+    client.publish("order.created", { orderId: "o-other" }, { eventId: single.eventId, consumerId: CONSUMER, occurredAt }),
+  );
+
+  // 4. the delivery log across pages (two per page), once every delivery was accepted
+  const published = [single, ...batch.results].flatMap((r) => r.deliveries.map((d) => d.deliveryId));
+  const listed = await until("every delivery ENDPOINT_ACCEPTED", async () => {
+    const all = await collect(client.deliveries({ subscriptionId: ok.id, limit: 2 }));
+    return all.length === published.length && all.every((d) => d.state === "ENDPOINT_ACCEPTED") ? all : null;
+  });
+  let pageCount = 0;
+  for await (const page of client.deliveryPages({ subscriptionId: ok.id, limit: 2 })) {
+    pageCount += 1;
+    if (page.items.length > 2) throw new Error("a page longer than its limit");
+  }
+  report.listed = { ids: listed.map((d) => d.deliveryId), states: listed.map((d) => d.state), pages: pageCount, published };
+
+  // 5. a dead letter, replayed
+  const failed = await client.publish("order.failed", { orderId: "o-9" }, { consumerId: CONSUMER });
+  const deadId = failed.deliveries[0].deliveryId;
+  const dead = await until("the dead letter", async () =>
+    (await collect(client.deadLetters({ limit: 10 }))).find((d) => d.deliveryId === deadId),
+  );
+  const replayed = await client.replayDeadLetter(dead.deliveryId);
+  const after = await until("the replay accepted", async () => {
+    const d = await client.getDelivery(deadId);
+    return d.state === "ENDPOINT_ACCEPTED" ? d : null;
+  });
+  report.deadLetter = { eventId: failed.eventId, deliveryId: deadId, listed: dead, replayed, finalState: after.state };
+
+  // 6. a portal session: the link works, then ends
+  const link = await client.createPortalSession(CONSUMER, { ttlSeconds: 600, capabilities: ["read"] });
+  const portal = new HookproofClient({ baseUrl, token: link.token });
+  const seenByPortal = await collect(portal.deliveries({ limit: 100 }));
+  await client.endPortalSession(link.sessionId);
+  const ended = await problemOf(collect(portal.deliveries({ limit: 1 })));
+  report.portal = {
+    sessionId: link.sessionId,
+    url: link.url,
+    embedUrl: link.embedUrl ?? null,
+    capabilities: link.capabilities,
+    deliveriesSeen: seenByPortal.length,
+    afterEnd: ended,
+  };
+}
+
+main().then(
+  () => process.stdout.write(JSON.stringify(report) + "\n"),
+  (err) => {
+    process.stdout.write(JSON.stringify({ error: String(err?.stack ?? err), report }) + "\n");
+    process.exit(1);
+  },
+);

@@ -1,0 +1,165 @@
+"""The TypeScript sender SDK (``clients/typescript``, ``hookproof-client``) against a real engine:
+a ``hookproof serve`` process on a fresh database delivers over real HTTPS (trustme) to a local
+receiver. A Node.js sender built only on the SDK (``clients/typescript/examples/e2e-sender.mjs``)
+creates a consumer, an event type and two subscriptions, publishes single and batch, lists
+deliveries across pages, replays a dead letter, starts and ends a portal session and gets a
+typed ``event_payload_conflict``; the test checks what it reports against what the receiver got.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import ssl
+import subprocess
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trustme
+from aiohttp import web
+
+from ..delivery.conftest import Subscriber, ca
+from ..live import engine_env, new_tenant, start, stop
+
+__all__ = ["ca"]
+
+CLIENT = Path(__file__).resolve().parents[2] / "clients" / "typescript"
+SENDER = CLIENT / "examples" / "e2e-sender.mjs"
+
+
+@pytest.fixture(scope="session")
+def ts_client() -> Path:
+    """The SDK compiled from its sources (``tsc`` from ``node_modules``: no network)."""
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed: the TypeScript client cannot run")
+    tsc = CLIENT / "node_modules" / "typescript" / "bin" / "tsc"
+    if not tsc.exists():
+        pytest.skip("clients/typescript is not installed: `npm ci` there (.ci/run does)")
+    subprocess.run(["node", str(tsc), "-p", "tsconfig.json"], cwd=CLIENT, check=True, timeout=180)
+    return CLIENT / "dist" / "index.js"
+
+
+class FlakyOnce(Subscriber):
+    """The delivery receiver of tests/delivery, plus ``flaky``: its first delivery gets a 500
+    (a dead letter under ``maxAttempts: 1``), every later one is accepted."""
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        if request.path.strip("/") == "flaky":
+            self.modes["flaky"] = "fail500" if not self.deliveries("flaky") else "ok"
+        return await super().handle(request)
+
+
+@pytest.fixture
+async def receiver(ca: trustme.CA) -> AsyncIterator[FlakyOnce]:
+    sub = FlakyOnce()
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1").configure_cert(ctx)
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", sub.handle)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=ctx)
+    await site.start()
+    sub.port = int(runner.addresses[0][1])
+    yield sub
+    await runner.cleanup()
+
+
+async def _run_sender(env: dict[str, str]) -> dict[str, Any]:
+    proc = await asyncio.create_subprocess_exec(
+        "node",
+        str(SENDER),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={"PATH": os.environ.get("PATH", ""), **env},
+    )
+    try:
+        async with asyncio.timeout(240):
+            out, err = await proc.communicate()
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        raise
+    lines = out.decode().strip().splitlines()
+    assert proc.returncode == 0 and lines, (proc.returncode, out.decode(), err.decode())
+    report: dict[str, Any] = json.loads(lines[-1])
+    return report
+
+
+async def test_typescript_sender_against_a_real_engine(
+    ts_client: Path, db_url: str, tmp_path: Path, receiver: FlakyOnce, ca: trustme.CA
+) -> None:
+    env = engine_env(db_url, tmp_path, receiver.port, ca)
+    daemon = await start(env, tmp_path)
+    try:
+        _, token = await new_tenant(env, "acme")
+        report = await _run_sender(
+            {
+                "HOOKPROOF_URL": daemon.base_url,
+                "HOOKPROOF_TOKEN": token,
+                "OK_ENDPOINT": receiver.url("ok"),
+                "FLAKY_ENDPOINT": receiver.url("flaky"),
+            }
+        )
+    finally:
+        await stop(daemon)
+    assert "error" not in report, report.get("error")
+
+    assert report["consumer"] == {"id": "cust-42", "state": "ACTIVE"}
+    subs = report["subscriptions"]
+    assert subs["ok"].startswith("sub_") and subs["flaky"].startswith("sub_")
+
+    # single and batch: each accepted once, planned for the one subscription of its topic
+    single = report["single"]
+    assert single["created"] is True
+    assert [d["subscriptionId"] for d in single["deliveries"]] == [subs["ok"]]
+    assert single["eventId"].startswith("evt_")
+    assert report["again"]["eventId"] == single["eventId"]
+    assert report["again"]["created"] is False
+    assert report["again"]["deliveries"] == single["deliveries"]
+    batch = report["batch"]
+    assert [r["status"] for r in batch] == [202] * 4
+    assert len({r["eventId"] for r in batch} | {single["eventId"]}) == 5
+
+    # the receiver got those five events (at least once each) on its accepting endpoint, and
+    # not the conflicting payload
+    got = [json.loads(r.body) for r in receiver.deliveries("ok")]
+    assert {g["eventId"] for g in got} == {single["eventId"], *(r["eventId"] for r in batch)}
+    assert {g["payload"]["orderId"] for g in got} == {"o-1", "o-2", "o-3", "o-4", "o-5"}
+    assert "o-other" not in json.dumps(got)
+
+    # event_payload_conflict as a typed problem
+    assert report["conflict"]["name"] == "HookproofProblem"
+    assert report["conflict"]["status"] == 409
+    assert report["conflict"]["code"] == "event_payload_conflict"
+    assert report["conflict"]["title"]
+
+    # the delivery log across pages of two: every published delivery, once, accepted
+    listed = report["listed"]
+    assert sorted(listed["ids"]) == sorted(listed["published"])
+    assert len(set(listed["ids"])) == 5
+    assert set(listed["states"]) == {"ENDPOINT_ACCEPTED"}
+    assert listed["pages"] >= 3
+
+    # the dead letter: listed, replayed, then accepted; the receiver saw the event twice
+    dead = report["deadLetter"]
+    assert dead["listed"]["deliveryId"] == dead["deliveryId"]
+    assert dead["listed"]["subscriptionId"] == subs["flaky"]
+    assert dead["replayed"]["deliveryId"] == dead["deliveryId"]
+    assert dead["finalState"] == "ENDPOINT_ACCEPTED"
+    flaky = [json.loads(r.body)["eventId"] for r in receiver.deliveries("flaky")]
+    assert flaky == [dead["eventId"], dead["eventId"]]
+
+    # the portal session: a link to hand over, which reads the consumer's deliveries, then ends
+    portal = report["portal"]
+    assert portal["sessionId"].startswith("ps_")
+    assert "#portal=" in portal["url"]
+    assert portal["embedUrl"] is not None and "/portal/" in portal["embedUrl"]
+    assert portal["capabilities"] == ["read"]
+    assert portal["deliveriesSeen"] == 6
+    assert portal["afterEnd"]["status"] == 401
+    assert portal["afterEnd"]["code"] == "portal_session_expired"
