@@ -9,12 +9,22 @@ from typing import Any, Literal
 
 import msgspec
 
+from .api import DeliveryEvidence
+
 __all__ = [
+    "ChallengeAnswered",
     "Consumer",
     "ConsumerPage",
     "Delivery",
     "DeliveryList",
     "DeliveryRef",
+    "EngineKeyRotated",
+    "EventDelivery",
+    "EventType",
+    "EventView",
+    "Gate",
+    "GateReport",
+    "Health",
     "EventAccepted",
     "EventBatchResult",
     "EventBatchResults",
@@ -22,11 +32,23 @@ __all__ = [
     "Page",
     "PortalSessionStarted",
     "Problem",
+    "Readiness",
+    "ReceiptConfirmed",
     "Recovered",
+    "Rollout",
+    "RolloutCutoverFigures",
+    "RolloutInternalFigures",
+    "RolloutShadowFigures",
+    "RolloutSwitch",
+    "RolloutTargetOut",
+    "SecretRotated",
     "Subscription",
     "SubscriptionCreated",
     "SubscriptionPage",
     "TenantCreated",
+    "TestEventSent",
+    "Timeline",
+    "TimelineEntry",
     "Whoami",
 ]
 
@@ -174,3 +196,200 @@ class Recovered(_Out, kw_only=True):
 
 class Jwks(_Out, kw_only=True):
     keys: list[dict[str, Any]]
+
+
+class Health(_Out, kw_only=True):
+    """``GET /healthz``: the process answers."""
+
+    status: Literal["ok"]
+
+
+class Readiness(_Out, kw_only=True):
+    """``GET /readyz`` (200): the database answers and its schema is current (else 503)."""
+
+    status: Literal["ready"]
+
+
+class ChallengeAnswered(_Out, kw_only=True):
+    """``POST /v1/challenges/{challengeId}/response``: the broker challenge passed."""
+
+    challenge_id: str
+    passed: bool
+    reason: str | None
+
+
+class TimelineEntry(_Out, kw_only=True):
+    """One recorded event of a timeline, what it did and the evidence after it."""
+
+    position: int
+    stream_id: str
+    version: int
+    recorded_at: str
+    type: str
+    actor: str | None
+    generation: int | None
+    key_id: str | None
+    outcome: str
+    evidence: str
+    state: str
+
+
+class Timeline(_Out, kw_only=True):
+    """A delivery's or a subscription's timeline from the log, paged by ``nextCursor``."""
+
+    kind: str
+    id: str
+    as_of: str | None
+    state: dict[str, Any] | None
+    entries: list[TimelineEntry]
+    next_cursor: str | None
+
+
+class EventType(_Out, kw_only=True):
+    """An event type (``ETag``: its ``version``): per major version a JSON Schema and an
+    example."""
+
+    topic: str
+    description: str
+    versions: dict[str, dict[str, Any]]
+    deprecated: bool
+    version: int
+    digest: str
+    created_at: str
+    updated_at: str
+
+
+class EventDelivery(_Out, kw_only=True):
+    delivery_id: str
+    subscription_id: str
+    state: str
+    evidence: DeliveryEvidence
+    archived: bool | msgspec.UnsetType = msgspec.UNSET
+
+
+class EventView(_Out, kw_only=True):
+    """``GET /v1/events/{eventId}``: an event and its deliveries (``archived``: read from the
+    archive)."""
+
+    event_id: str
+    topic: str
+    payload_digest: str
+    deliveries: list[EventDelivery]
+    archived: bool | msgspec.UnsetType = msgspec.UNSET
+
+
+class Gate(_Out, kw_only=True):
+    """A release gate's result (``status``: pass, fail, n/a or UNOBSERVABLE)."""
+
+    gate: str
+    title: str
+    status: str
+    value: int | float | None
+    threshold: str
+    detail: dict[str, Any]
+    examples: list[str]
+
+
+class GateReport(_Out, kw_only=True):
+    since: str | None
+    gates: list[Gate]
+    ok: bool
+
+
+class EngineKeyRotated(_Out, kw_only=True):
+    """``POST /v1/keys/rotate``: the promoted key, the subscriptions that proved it and the
+    ones suspended (with their reasons)."""
+
+    key_id: str
+    key_generation: int
+    previous_key_id: str | None
+    proved: list[str]
+    suspended: list[str]
+    reasons: dict[str, str]
+
+
+class SecretRotated(_Out, kw_only=True):
+    """``POST /v1/subscriptions/{id}/secret/rotate``: the next shared secret, shown once."""
+
+    key_id: str
+    secret: str
+    replaced_key_ids: list[str] | msgspec.UnsetType = msgspec.UNSET
+
+
+class ReceiptConfirmed(_Out, kw_only=True):
+    """``POST /v1/receipts``: 201 ``accepted``, 200 ``duplicate`` (the same receipt again)."""
+
+    receipt: Literal["accepted", "duplicate"]
+    delivery_id: str
+    event_id: str
+    subscription_id: str
+    state: str
+    evidence: DeliveryEvidence
+    operation_id: str
+    result: str
+    applied_at: str
+    confirmed_at: str
+
+
+class RolloutTargetOut(_Out, kw_only=True):
+    signature_profile: str | msgspec.UnsetType = msgspec.UNSET
+    signing_key: str | msgspec.UnsetType = msgspec.UNSET
+
+
+class RolloutSwitch(_Out, kw_only=True):
+    percent: int
+    at: str
+
+
+class RolloutShadowFigures(_Out, kw_only=True):
+    checked: int
+    mismatches: int
+
+
+class RolloutInternalFigures(_Out, kw_only=True):
+    dual_signed: int
+
+
+class RolloutCutoverFigures(_Out, kw_only=True):
+    switched: int
+    covered: int
+    attempts: int
+    decided_attempts: int
+    acceptance: float | None
+    baseline_attempts: int
+    baseline_acceptance: float | None
+    dual_signed: int
+
+
+class Rollout(_Out, kw_only=True):
+    """A rollout of a signing change; one read (not a list's item) adds its figures per
+    stage (``shadow``, ``internal``, ``cutover``)."""
+
+    id: str
+    target: RolloutTargetOut
+    stage: str
+    percent: int
+    state: str
+    pause_reason: str | None
+    source_key_id: str | None
+    subscriptions: list[str] | Literal["all"]
+    internal_subscriptions: list[str]
+    dual_window_s: float
+    switches: list[RolloutSwitch]
+    version: int
+    created_at: str
+    updated_at: str
+    shadow: RolloutShadowFigures | msgspec.UnsetType = msgspec.UNSET
+    internal: RolloutInternalFigures | msgspec.UnsetType = msgspec.UNSET
+    cutover: RolloutCutoverFigures | msgspec.UnsetType = msgspec.UNSET
+
+
+class TestEventSent(_Out, kw_only=True):
+    """``POST /v1/subscriptions/{id}/test-events`` (202): the test event, marked ``test``."""
+
+    __test__ = False  # not a pytest class
+
+    event_id: str
+    payload_digest: str
+    deliveries: list[DeliveryRef]
+    test: Literal[True]
