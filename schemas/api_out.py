@@ -19,15 +19,15 @@ __all__ = [
     "DeliveryList",
     "DeliveryRef",
     "EngineKeyRotated",
+    "EventAccepted",
+    "EventBatchResult",
+    "EventBatchResults",
     "EventDelivery",
     "EventType",
     "EventView",
     "Gate",
     "GateReport",
     "Health",
-    "EventAccepted",
-    "EventBatchResult",
-    "EventBatchResults",
     "Jwks",
     "Page",
     "PortalSessionStarted",
@@ -174,6 +174,8 @@ class PortalSessionStarted(_Out, kw_only=True):
     capabilities: list[Literal["read", "manage", "replay"]]
     token: str
     url: str
+    #: the same page under the tenant's branding policy (frame-ancestors): the link to embed
+    embed_url: str
     expires_at: str
 
 
@@ -392,4 +394,4 @@ class TestEventSent(_Out, kw_only=True):
     event_id: str
     payload_digest: str
     deliveries: list[DeliveryRef]
-    test: Literal[True]
+    test: bool  # always true
