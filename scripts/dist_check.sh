@@ -3,7 +3,8 @@
 # (the wheel from the sdist, as `python -m build` does), checks their metadata with
 # `twine check --strict`, installs the wheels (not editable) into fresh venvs outside the
 # checkout and, from an empty folder, runs `hookproof --version` and `hookproof demo`; a second
-# venv holds only the SDK wheel and imports it.
+# venv holds only the subscriber SDK wheel and imports it, a third only the sender SDK's
+# (hookproof-client, clients/python).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PYTHON="${PYTHON:-$(command -v python3.11 || command -v python3)}"
@@ -18,6 +19,8 @@ echo "== build (sdist, then the wheel from it)"
   || { cat "$WORK/build-engine.log"; exit 1; }
 "$TOOLS" -m build --outdir "$OUT" "$ROOT/subscriber" >"$WORK/build-sdk.log" 2>&1 \
   || { cat "$WORK/build-sdk.log"; exit 1; }
+"$TOOLS" -m build --outdir "$OUT" "$ROOT/clients/python" >"$WORK/build-client.log" 2>&1 \
+  || { cat "$WORK/build-client.log"; exit 1; }
 if grep -iE "warning|would be ignored" "$WORK"/build-*.log | grep -v "byte-compiling is disabled"; then
   echo "== the build printed warnings (above)"; exit 1
 fi
@@ -41,4 +44,14 @@ echo "== SDK venv (the SDK wheel alone)"
 "$WORK/sdk/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
 "$WORK/sdk/bin/python" -m pip install -q --disable-pip-version-check "$OUT"/hookproof_subscriber-*.whl
 "$WORK/sdk/bin/python" -c "import hookproof_subscriber, importlib.util as u; assert u.find_spec('hookproof') is None; print('hookproof_subscriber', hookproof_subscriber.__file__)"
+echo "== sender SDK venv (the hookproof-client wheel alone)"
+"$PYTHON" -m venv "$WORK/client"
+"$WORK/client/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
+"$WORK/client/bin/python" -m pip install -q --disable-pip-version-check "$OUT"/hookproof_client-*.whl
+"$WORK/client/bin/python" -c "
+import importlib.util as u, hookproof_client as c
+from hookproof_client.generated.api.events import post_v1_events
+assert u.find_spec('hookproof') is None and '$ROOT' not in c.__file__, c.__file__
+assert c.Client and c.AsyncClient and post_v1_events.sync_detailed
+print('hookproof_client', c.__version__, c.__file__)"
 echo "== dist check passed"
