@@ -250,6 +250,9 @@ async def test_served_bodies_conform_to_their_schemas(
         _conforms(rollout, "Rollout")
     status, _, page = await api.call("GET", "/v1/rollouts", token=operator)
     _conforms(page["items"][0], "Rollout")
+    status, _, rotated = await api.call("POST", "/v1/keys/rotate", token=operator)
+    assert status == 200, rotated
+    _conforms(rotated, "EngineKeyRotated")
 
 
 async def test_served_success_bodies_match_their_schemas(api: Api, token: str) -> None:
