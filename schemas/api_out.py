@@ -15,6 +15,8 @@ __all__ = [
     "ChallengeAnswered",
     "Consumer",
     "ConsumerPage",
+    "DeadLetter",
+    "DeadLetterPage",
     "Delivery",
     "DeliveryList",
     "DeliveryRef",
@@ -24,6 +26,7 @@ __all__ = [
     "EventBatchResults",
     "EventDelivery",
     "EventType",
+    "EventTypePage",
     "EventView",
     "Gate",
     "GateReport",
@@ -38,6 +41,7 @@ __all__ = [
     "Rollout",
     "RolloutCutoverFigures",
     "RolloutInternalFigures",
+    "RolloutPage",
     "RolloutShadowFigures",
     "RolloutSwitch",
     "RolloutTargetOut",
@@ -261,6 +265,13 @@ class EventType(_Out, kw_only=True):
     updated_at: str
 
 
+class EventTypePage(_Out, kw_only=True):
+    """``GET /v1/event-types``: the catalogue by topic."""
+
+    items: list[EventType]
+    next_cursor: str | None
+
+
 class EventDelivery(_Out, kw_only=True):
     delivery_id: str
     subscription_id: str
@@ -384,6 +395,33 @@ class Rollout(_Out, kw_only=True):
     shadow: RolloutShadowFigures | msgspec.UnsetType = msgspec.UNSET
     internal: RolloutInternalFigures | msgspec.UnsetType = msgspec.UNSET
     cutover: RolloutCutoverFigures | msgspec.UnsetType = msgspec.UNSET
+
+
+class RolloutPage(_Out, kw_only=True):
+    """``GET /v1/rollouts``: oldest first (a list's rollouts carry no figures)."""
+
+    items: list[Rollout]
+    next_cursor: str | None
+
+
+class DeadLetter(_Out, kw_only=True):
+    """A dead letter with its owner, its reason and the request that replays it."""
+
+    delivery_id: str
+    event_id: str
+    subscription_id: str
+    owner: str
+    reason: str | None
+    attempt: int
+    replay: str
+    dead_since: str | None
+
+
+class DeadLetterPage(_Out, kw_only=True):
+    """``GET /v1/dead-letters``: newest first."""
+
+    items: list[DeadLetter]
+    next_cursor: str | None
 
 
 class TestEventSent(_Out, kw_only=True):

@@ -183,7 +183,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("get", "/v1/event-types"): {
         "summary": "The event catalogue, by topic (paged)",
-        "response": "Page",
+        "response": "EventTypePage",
     },
     ("get", "/v1/event-types/openapi.json"): {
         "summary": "The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)",
@@ -206,7 +206,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("get", "/v1/dead-letters"): {
         "summary": "Dead letters with their owners (paged)",
-        "response": "Page",
+        "response": "DeadLetterPage",
     },
     ("get", "/v1/deliveries"): {
         "summary": "The delivery log, newest first: filtered, searched, paged",
@@ -338,7 +338,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("get", "/v1/rollouts"): {
         "summary": "Rollouts, oldest first (operator token; paged)",
-        "response": "Page",
+        "response": "RolloutPage",
     },
     ("get", "/v1/rollouts/{id}"): {
         "summary": "A rollout: stage, percent, state, figures per stage (operator token)",

@@ -110,7 +110,7 @@ def sync_scenario(base: str, token: str, sub: Subscriber) -> None:
         until(lambda: hp.get_subscription(failing).state == "ACTIVE", f"{failing} ACTIVE")
         did = hp.publish("order.failed", {"n": 5}).deliveries[0].delivery_id
         until(lambda: hp.get_delivery(did).state == "DEAD_LETTER", f"{did} DEAD_LETTER")
-        assert did in {d["deliveryId"] for d in hp.iter_dead_letters(page_size=1)}
+        assert did in {d.delivery_id for d in hp.iter_dead_letters(page_size=1)}
         sub.modes["fail500-sync"] = "ok"
         hp.replay(did)
         until(lambda: hp.get_delivery(did).state == "ENDPOINT_ACCEPTED", f"{did} accepted")
@@ -200,7 +200,7 @@ async def test_async_client_against_a_real_engine(
             return (await hp.get_delivery(did)).state == state
 
         await async_until(lambda: state_is("DEAD_LETTER"), f"{did} DEAD_LETTER")
-        assert did in {x["deliveryId"] async for x in hp.iter_dead_letters()}
+        assert did in {x.delivery_id async for x in hp.iter_dead_letters()}
         subscriber.modes["fail500-async"] = "ok"
         await hp.replay(did)
         await async_until(lambda: state_is("ENDPOINT_ACCEPTED"), f"{did} accepted")

@@ -249,7 +249,11 @@ async def test_served_bodies_conform_to_their_schemas(
         assert status == 200, rollout
         _conforms(rollout, "Rollout")
     status, _, page = await api.call("GET", "/v1/rollouts", token=operator)
-    _conforms(page["items"][0], "Rollout")
+    assert page["items"]
+    _conforms(page, "RolloutPage")
+    status, _, page = await api.call("GET", "/v1/event-types", token=token)
+    assert page["items"]
+    _conforms(page, "EventTypePage")
     status, _, rotated = await api.call("POST", "/v1/keys/rotate", token=operator)
     assert status == 200, rotated
     _conforms(rotated, "EngineKeyRotated")

@@ -45,6 +45,8 @@ from .generated.api.subscriptions import (
 from .generated.client import AuthenticatedClient
 from .generated.models.consumer import Consumer
 from .generated.models.consumer_page import ConsumerPage
+from .generated.models.dead_letter import DeadLetter
+from .generated.models.dead_letter_page import DeadLetterPage
 from .generated.models.delivery import Delivery
 from .generated.models.delivery_log_item import DeliveryLogItem
 from .generated.models.delivery_log_page import DeliveryLogPage
@@ -52,8 +54,6 @@ from .generated.models.event_accepted import EventAccepted
 from .generated.models.event_batch_results import EventBatchResults
 from .generated.models.event_type import EventType
 from .generated.models.event_view import EventView
-from .generated.models.page import Page
-from .generated.models.page_items_item import PageItemsItem
 from .generated.models.portal_session_started import PortalSessionStarted
 from .generated.models.subscription import Subscription
 from .generated.models.subscription_created import SubscriptionCreated
@@ -286,12 +286,12 @@ class AsyncClient:
 
         return pages(fetch)
 
-    def iter_dead_letters(self, *, page_size: int = 100) -> AsyncIterator[PageItemsItem]:
-        async def fetch(cursor: str | Unset) -> Page:
+    def iter_dead_letters(self, *, page_size: int = 100) -> AsyncIterator[DeadLetter]:
+        async def fetch(cursor: str | Unset) -> DeadLetterPage:
             r = await get_v1_dead_letters.asyncio_detailed(
                 client=self.api, limit=page_size, cursor=cursor
             )
-            return result_of(r, Page)
+            return result_of(r, DeadLetterPage)
 
         return pages(fetch)
 

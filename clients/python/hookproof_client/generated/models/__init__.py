@@ -19,6 +19,8 @@ from .consumer_patch import ConsumerPatch
 from .consumer_patch_metadata import ConsumerPatchMetadata
 from .consumer_state import ConsumerState
 from .credentials_in import CredentialsIn
+from .dead_letter import DeadLetter
+from .dead_letter_page import DeadLetterPage
 from .delivery import Delivery
 from .delivery_evidence import DeliveryEvidence
 from .delivery_log_item import DeliveryLogItem
@@ -36,6 +38,7 @@ from .event_in import EventIn
 from .event_type import EventType
 from .event_type_in import EventTypeIn
 from .event_type_in_versions import EventTypeInVersions
+from .event_type_page import EventTypePage
 from .event_type_version_in import EventTypeVersionIn
 from .event_type_versions import EventTypeVersions
 from .event_type_versions_additional_property import EventTypeVersionsAdditionalProperty
@@ -103,6 +106,7 @@ from .rollout_create import RolloutCreate
 from .rollout_create_subscriptions_type_1 import RolloutCreateSubscriptionsType1
 from .rollout_cutover_figures import RolloutCutoverFigures
 from .rollout_internal_figures import RolloutInternalFigures
+from .rollout_page import RolloutPage
 from .rollout_shadow_figures import RolloutShadowFigures
 from .rollout_subscriptions_type_1 import RolloutSubscriptionsType1
 from .rollout_switch import RolloutSwitch
@@ -154,6 +158,8 @@ __all__ = (
     "ConsumerPatchMetadata",
     "ConsumerState",
     "CredentialsIn",
+    "DeadLetter",
+    "DeadLetterPage",
     "Delivery",
     "DeliveryEvidence",
     "DeliveryLogItem",
@@ -171,6 +177,7 @@ __all__ = (
     "EventType",
     "EventTypeIn",
     "EventTypeInVersions",
+    "EventTypePage",
     "EventTypeVersionIn",
     "EventTypeVersions",
     "EventTypeVersionsAdditionalProperty",
@@ -238,6 +245,7 @@ __all__ = (
     "RolloutCreateSubscriptionsType1",
     "RolloutCutoverFigures",
     "RolloutInternalFigures",
+    "RolloutPage",
     "RolloutShadowFigures",
     "RolloutSubscriptionsType1",
     "RolloutSwitch",

@@ -8,7 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...types import Response, UNSET
 from ... import errors
 
-from ...models.page import Page
+from ...models.dead_letter_page import DeadLetterPage
 from ...models.problem import Problem
 from ...types import UNSET, Unset
 from typing import cast
@@ -46,9 +46,9 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Page | Problem | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> DeadLetterPage | Problem | None:
     if response.status_code == 200:
-        response_200 = Page.from_dict(response.json())
+        response_200 = DeadLetterPage.from_dict(response.json())
 
 
 
@@ -102,7 +102,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Page | Problem]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[DeadLetterPage | Problem]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -117,7 +117,7 @@ def sync_detailed(
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 
-) -> Response[Page | Problem]:
+) -> Response[DeadLetterPage | Problem]:
     """ Dead letters with their owners (paged)
 
     Args:
@@ -129,7 +129,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Page | Problem]
+        Response[DeadLetterPage | Problem]
      """
 
 
@@ -151,7 +151,7 @@ def sync(
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 
-) -> Page | Problem | None:
+) -> DeadLetterPage | Problem | None:
     """ Dead letters with their owners (paged)
 
     Args:
@@ -163,7 +163,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Page | Problem
+        DeadLetterPage | Problem
      """
 
 
@@ -180,7 +180,7 @@ async def asyncio_detailed(
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 
-) -> Response[Page | Problem]:
+) -> Response[DeadLetterPage | Problem]:
     """ Dead letters with their owners (paged)
 
     Args:
@@ -192,7 +192,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Page | Problem]
+        Response[DeadLetterPage | Problem]
      """
 
 
@@ -214,7 +214,7 @@ async def asyncio(
     limit: int | Unset = 100,
     cursor: str | Unset = UNSET,
 
-) -> Page | Problem | None:
+) -> DeadLetterPage | Problem | None:
     """ Dead letters with their owners (paged)
 
     Args:
@@ -226,7 +226,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Page | Problem
+        DeadLetterPage | Problem
      """
 
 
