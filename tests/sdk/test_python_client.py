@@ -214,12 +214,23 @@ async def test_async_client_against_a_real_engine(
             assert ended.value.code == "portal_session_expired"
 
 
-class CutFirstAnswer:
-    """A loopback TCP proxy to the engine that forwards the first request, reads the engine's
-    whole answer and then closes the client's connection without it (the answer is lost
-    after the engine acted); later connections pass through."""
+#: what a proxy answers instead of the engine: a 503 problem, as the engine's database net
+#: sends it (Retry-After), on a connection it then closes
+UNAVAILABLE = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\n"
+    b"Retry-After: 0\r\nConnection: close\r\nContent-Length: 87\r\n\r\n"
+    b'{"type":"about:blank","title":"Unavailable","status":503,"code":"database_unavailable"}'
+)
 
-    def __init__(self, upstream_port: int) -> None:
+
+class CutFirstAnswer:
+    """A loopback TCP proxy to the engine. ``lose``: it forwards the first request, reads the
+    engine's whole answer and then closes the client's connection without it (the answer is
+    lost after the engine acted); ``unavailable``: the first request gets a 503 and never
+    reaches the engine. Later connections pass through."""
+
+    def __init__(self, upstream_port: int, mode: str = "lose") -> None:
+        self.mode = mode
         self.upstream_port = upstream_port
         self.connections = 0
         self.port = 0
@@ -248,6 +259,11 @@ class CutFirstAnswer:
         self.connections += 1
         up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
         try:
+            if self.connections == 1 and self.mode == "unavailable":
+                await self.message(reader)
+                writer.write(UNAVAILABLE)
+                await writer.drain()
+                return
             if self.connections == 1:
                 up_writer.write(await self.message(reader))
                 await up_writer.drain()
@@ -268,13 +284,16 @@ class CutFirstAnswer:
             up_writer.close()
 
 
-@pytest.mark.parametrize("kind", ["sync", "async"])
+@pytest.mark.parametrize(
+    ("kind", "mode"),
+    [("sync", "lose"), ("async", "lose"), ("sync", "unavailable"), ("async", "unavailable")],
+)
 async def test_publish_retries_with_the_same_event_id(
-    daemon: tuple[Daemon, str], kind: str
+    daemon: tuple[Daemon, str], kind: str, mode: str
 ) -> None:
     d, token = daemon
     port = int(d.base_url.rsplit(":", 1)[1])
-    proxy = CutFirstAnswer(port)
+    proxy = CutFirstAnswer(port, mode)
     await proxy.start()
     base = f"http://127.0.0.1:{proxy.port}"
     retry = RetryPolicy(attempts=3, base_s=0.05)
@@ -291,9 +310,10 @@ async def test_publish_retries_with_the_same_event_id(
                 accepted = await hp.publish("order.created", {"n": 1})
     finally:
         await proxy.close()
-    assert proxy.connections == 2  # the first answer was lost, one retry
-    # the first try created the event; the retry carried the same id and was recognised
-    assert accepted.created is False and accepted.event_id.startswith("evt_")
+    assert proxy.connections == 2  # the first answer was lost (or a 503), one retry
+    # lost: the first try created the event, the retry carried the same id and was
+    # recognised; 503: the first try never reached the engine, the retry created it
+    assert accepted.created is (mode == "unavailable") and accepted.event_id.startswith("evt_")
     async with AsyncClient(d.base_url, token) as hp:
         view = await hp.get_event(accepted.event_id)
         assert view.event_id == accepted.event_id and view.topic == "order.created"
