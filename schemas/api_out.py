@@ -152,11 +152,31 @@ class EventBatchResults(_Out, kw_only=True):
 
 
 class Delivery(_Out, kw_only=True):
-    """A delivery (its state, evidence and attempts; more fields as the view grows)."""
+    """A delivery: its state, evidence ladder and attempts (each with its outcome, status,
+    code and timings); ``deadLetter``, ``ordering``, ``applicationReceipt``,
+    ``receiptConflicts`` and ``archived`` when they apply."""
 
     delivery_id: str
+    event_id: str
+    test: bool
     subscription_id: str
+    generation: int
+    endpoint: str | None
     state: str
+    evidence: DeliveryEvidence
+    payload_digest: str
+    attempt: int
+    next_attempt_at: str | None
+    last_code: str | None
+    owner: str | None
+    attempts: list[dict[str, Any]]
+    created_at: str
+    updated_at: str
+    dead_letter: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    ordering: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    application_receipt: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    receipt_conflicts: list[dict[str, Any]] | msgspec.UnsetType = msgspec.UNSET
+    archived: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 class DeliveryList(_Out, kw_only=True):

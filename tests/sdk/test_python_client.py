@@ -15,15 +15,18 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 import pytest
 import trustme
 
+from hookproof.engine.api.openapi import openapi_document
 from hookproof_client import AsyncClient, Client, HookproofProblem, OutgoingEvent, RetryPolicy
 
 from ..daemon import Daemon
 from ..delivery.conftest import Subscriber
 from ..live import engine_env, new_tenant, start, stop
 
+DOC = openapi_document()
 RETRIES = {"initialDelayS": 0.2, "maxDelayS": 0.5, "maxAttempts": 1}
 VERSIONS = {1: {"schema": {"type": "object"}, "example": {"n": 0}}}
 
@@ -53,6 +56,14 @@ def until(pred: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
 
 def received_ids(sub: Subscriber, path: str) -> set[str]:
     return {json.loads(r.body)["eventId"] for r in sub.deliveries(path)}
+
+
+def conforms(hp: Client, path: str, name: str) -> None:
+    """The body the engine serves at *path* validates against the document's *name*."""
+    answer = hp.api.get_httpx_client().get(path)
+    assert answer.status_code == 200, answer.text
+    schema = {"$ref": f"#/components/schemas/{name}", "components": DOC["components"]}
+    jsonschema_rs.validator_for(schema).validate(answer.json())
 
 
 def sync_scenario(base: str, token: str, sub: Subscriber) -> None:
@@ -110,10 +121,14 @@ def sync_scenario(base: str, token: str, sub: Subscriber) -> None:
         until(lambda: hp.get_subscription(failing).state == "ACTIVE", f"{failing} ACTIVE")
         did = hp.publish("order.failed", {"n": 5}).deliveries[0].delivery_id
         until(lambda: hp.get_delivery(did).state == "DEAD_LETTER", f"{did} DEAD_LETTER")
+        conforms(hp, f"/v1/deliveries/{did}", "Delivery")
+        conforms(hp, "/v1/dead-letters", "DeadLetterPage")
         assert did in {d.delivery_id for d in hp.iter_dead_letters(page_size=1)}
         sub.modes["fail500-sync"] = "ok"
         hp.replay(did)
         until(lambda: hp.get_delivery(did).state == "ENDPOINT_ACCEPTED", f"{did} accepted")
+        conforms(hp, f"/v1/deliveries/{did}", "Delivery")
+        conforms(hp, f"/v1/events/{first.event_id}", "EventView")
 
         link = hp.create_portal_session("cust-1", ttl_seconds=600, capabilities=["read"])
         assert "/portal/" in link.url and link.url.endswith("#portal=" + link.token)

@@ -221,6 +221,8 @@ async def test_served_bodies_conform_to_their_schemas(
         did = accepted["deliveries"][0]["deliveryId"]
         status, _, timeline = await api.call("GET", f"/v1/deliveries/{did}/timeline", token=token)
         _conforms(timeline, "Timeline")
+        status, _, delivery = await api.call("GET", f"/v1/deliveries/{did}", token=token)
+        _conforms(delivery, "Delivery")
     status, _, sent = await api.call(
         "POST", f"/v1/subscriptions/{sub['id']}/test-events", token=token, json={}
     )

@@ -22,9 +22,14 @@ from .credentials_in import CredentialsIn
 from .dead_letter import DeadLetter
 from .dead_letter_page import DeadLetterPage
 from .delivery import Delivery
+from .delivery_application_receipt import DeliveryApplicationReceipt
+from .delivery_attempts_item import DeliveryAttemptsItem
+from .delivery_dead_letter import DeliveryDeadLetter
 from .delivery_evidence import DeliveryEvidence
 from .delivery_log_item import DeliveryLogItem
 from .delivery_log_page import DeliveryLogPage
+from .delivery_ordering import DeliveryOrdering
+from .delivery_receipt_conflicts_item import DeliveryReceiptConflictsItem
 from .delivery_ref import DeliveryRef
 from .engine_key_rotated import EngineKeyRotated
 from .engine_key_rotated_reasons import EngineKeyRotatedReasons
@@ -161,9 +166,14 @@ __all__ = (
     "DeadLetter",
     "DeadLetterPage",
     "Delivery",
+    "DeliveryApplicationReceipt",
+    "DeliveryAttemptsItem",
+    "DeliveryDeadLetter",
     "DeliveryEvidence",
     "DeliveryLogItem",
     "DeliveryLogPage",
+    "DeliveryOrdering",
+    "DeliveryReceiptConflictsItem",
     "DeliveryRef",
     "EngineKeyRotated",
     "EngineKeyRotatedReasons",
