@@ -31,6 +31,8 @@ __all__ = [
     "Gate",
     "GateReport",
     "Health",
+    "HistoryEvent",
+    "HistoryPage",
     "Jwks",
     "Page",
     "PortalSessionStarted",
@@ -441,6 +443,27 @@ class DeadLetterPage(_Out, kw_only=True):
     """``GET /v1/dead-letters``: newest first."""
 
     items: list[DeadLetter]
+    next_cursor: str | None
+
+
+class HistoryEvent(_Out, kw_only=True):
+    """One recorded event of a subscription's stream (``data`` with secrets redacted)."""
+
+    stream_version: int
+    global_position: int
+    event_id: str
+    type: str
+    schema_version: int
+    recorded_at: str
+    actor: str | None
+    data: dict[str, Any]
+    hash: str
+
+
+class HistoryPage(_Out, kw_only=True):
+    """``GET /v1/subscriptions/{id}/history``: the stream in order."""
+
+    items: list[HistoryEvent]
     next_cursor: str | None
 
 

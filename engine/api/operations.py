@@ -114,7 +114,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("get", "/v1/subscriptions/{id}/history"): {
         "summary": "The subscription's events, in order (paged)",
-        "response": "Page",
+        "response": "HistoryPage",
     },
     ("post", "/v1/subscriptions/{id}/secret/rotate"): {
         "summary": "Rotate the shared secret (shown once)",

@@ -217,6 +217,11 @@ async def test_served_bodies_conform_to_their_schemas(
     )
     assert status == 200 and timeline["nextCursor"], timeline
     _conforms(timeline, "Timeline")
+    status, _, history = await api.call(
+        "GET", f"/v1/subscriptions/{sub['id']}/history", token=token
+    )
+    assert status == 200 and history["items"], history
+    _conforms(history, "HistoryPage")
     if accepted["deliveries"]:
         did = accepted["deliveries"][0]["deliveryId"]
         status, _, timeline = await api.call("GET", f"/v1/deliveries/{did}/timeline", token=token)

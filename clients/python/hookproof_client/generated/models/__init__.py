@@ -60,6 +60,9 @@ from .header_auth_in import HeaderAuthIn
 from .header_auth_in_type import HeaderAuthInType
 from .health import Health
 from .health_status import HealthStatus
+from .history_event import HistoryEvent
+from .history_event_data import HistoryEventData
+from .history_page import HistoryPage
 from .jwks import Jwks
 from .jwks_keys_item import JwksKeysItem
 from .mtls_auth_in import MtlsAuthIn
@@ -68,8 +71,6 @@ from .nats_destination_in import NatsDestinationIn
 from .nats_destination_in_type import NatsDestinationInType
 from .o_auth_2_auth_in import OAuth2AuthIn
 from .o_auth_2_auth_in_type import OAuth2AuthInType
-from .page import Page
-from .page_items_item import PageItemsItem
 from .portal_branding import PortalBranding
 from .portal_branding_in import PortalBrandingIn
 from .portal_session_create import PortalSessionCreate
@@ -204,6 +205,9 @@ __all__ = (
     "HeaderAuthInType",
     "Health",
     "HealthStatus",
+    "HistoryEvent",
+    "HistoryEventData",
+    "HistoryPage",
     "Jwks",
     "JwksKeysItem",
     "MtlsAuthIn",
@@ -212,8 +216,6 @@ __all__ = (
     "NatsDestinationInType",
     "OAuth2AuthIn",
     "OAuth2AuthInType",
-    "Page",
-    "PageItemsItem",
     "PortalBranding",
     "PortalBrandingIn",
     "PortalSessionCreate",

@@ -8,7 +8,7 @@ from ...client import AuthenticatedClient, Client
 from ...types import Response, UNSET
 from ... import errors
 
-from ...models.page import Page
+from ...models.history_page import HistoryPage
 from ...models.problem import Problem
 from ...types import UNSET, Unset
 from typing import cast
@@ -47,9 +47,9 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Page | Problem | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> HistoryPage | Problem | None:
     if response.status_code == 200:
-        response_200 = Page.from_dict(response.json())
+        response_200 = HistoryPage.from_dict(response.json())
 
 
 
@@ -103,7 +103,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Page | Problem]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[HistoryPage | Problem]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -119,7 +119,7 @@ def sync_detailed(
     limit: int | Unset = 200,
     cursor: str | Unset = UNSET,
 
-) -> Response[Page | Problem]:
+) -> Response[HistoryPage | Problem]:
     """ The subscription's events, in order (paged)
 
     Args:
@@ -132,7 +132,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Page | Problem]
+        Response[HistoryPage | Problem]
      """
 
 
@@ -156,7 +156,7 @@ def sync(
     limit: int | Unset = 200,
     cursor: str | Unset = UNSET,
 
-) -> Page | Problem | None:
+) -> HistoryPage | Problem | None:
     """ The subscription's events, in order (paged)
 
     Args:
@@ -169,7 +169,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Page | Problem
+        HistoryPage | Problem
      """
 
 
@@ -188,7 +188,7 @@ async def asyncio_detailed(
     limit: int | Unset = 200,
     cursor: str | Unset = UNSET,
 
-) -> Response[Page | Problem]:
+) -> Response[HistoryPage | Problem]:
     """ The subscription's events, in order (paged)
 
     Args:
@@ -201,7 +201,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Page | Problem]
+        Response[HistoryPage | Problem]
      """
 
 
@@ -225,7 +225,7 @@ async def asyncio(
     limit: int | Unset = 200,
     cursor: str | Unset = UNSET,
 
-) -> Page | Problem | None:
+) -> HistoryPage | Problem | None:
     """ The subscription's events, in order (paged)
 
     Args:
@@ -238,7 +238,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Page | Problem
+        HistoryPage | Problem
      """
 
 

@@ -11,26 +11,26 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
-  from ..models.page_items_item import PageItemsItem
+  from ..models.history_event import HistoryEvent
 
 
 
 
 
-T = TypeVar("T", bound="Page")
+T = TypeVar("T", bound="HistoryPage")
 
 
 
 @_attrs_define
-class Page:
-    """ A page of a list: ``nextCursor`` is null on the last page; pass it back as ``cursor``.
+class HistoryPage:
+    """ ``GET /v1/subscriptions/{id}/history``: the stream in order.
 
         Attributes:
-            items (list[PageItemsItem]):
+            items (list[HistoryEvent]):
             next_cursor (None | str):
      """
 
-    items: list[PageItemsItem]
+    items: list[HistoryEvent]
     next_cursor: None | str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -39,7 +39,7 @@ class Page:
 
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.page_items_item import PageItemsItem # noqa: PLC0415
+        from ..models.history_event import HistoryEvent # noqa: PLC0415
         items = []
         for items_item_data in self.items:
             items_item = items_item_data.to_dict()
@@ -64,12 +64,12 @@ class Page:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.page_items_item import PageItemsItem # noqa: PLC0415
+        from ..models.history_event import HistoryEvent # noqa: PLC0415
         d = dict(src_dict)
         items = []
         _items = d.pop("items")
         for items_item_data in (_items):
-            items_item = PageItemsItem.from_dict(items_item_data)
+            items_item = HistoryEvent.from_dict(items_item_data)
 
 
 
@@ -84,14 +84,14 @@ class Page:
         next_cursor = _parse_next_cursor(d.pop("nextCursor"))
 
 
-        page = cls(
+        history_page = cls(
             items=items,
             next_cursor=next_cursor,
         )
 
 
-        page.additional_properties = d
-        return page
+        history_page.additional_properties = d
+        return history_page
 
     @property
     def additional_keys(self) -> list[str]:

@@ -14,12 +14,12 @@ from ..types import UNSET, Unset
 
 
 
-T = TypeVar("T", bound="PageItemsItem")
+T = TypeVar("T", bound="HistoryEventData")
 
 
 
 @_attrs_define
-class PageItemsItem:
+class HistoryEventData:
     
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -40,12 +40,12 @@ class PageItemsItem:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        page_items_item = cls(
+        history_event_data = cls(
         )
 
 
-        page_items_item.additional_properties = d
-        return page_items_item
+        history_event_data.additional_properties = d
+        return history_event_data
 
     @property
     def additional_keys(self) -> list[str]:
