@@ -5,13 +5,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SDK := $(wildcard subscriber/pyproject.toml)
+CLIENT_PY := $(wildcard clients/python/pyproject.toml)
 
-.PHONY: install test demo serve lint bench faults dist clean config-table sdk-typescript sdk-check-typescript
+.PHONY: install test demo serve lint bench faults dist clean config-table sdk-python sdk-typescript sdk-check sdk-check-typescript
 
-$(STAMP): pyproject.toml $(SDK)
+$(STAMP): pyproject.toml $(SDK) $(CLIENT_PY)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install -q --disable-pip-version-check $(if $(SDK),-e ./subscriber) -e '.[test,bench]'
+	$(BIN)/python -m pip install -q --disable-pip-version-check $(if $(SDK),-e ./subscriber) $(if $(CLIENT_PY),-e ./clients/python) -e '.[test,bench]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -32,6 +33,18 @@ serve: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	MYPYPATH=typecheck $(BIN)/mypy -p hookproof
+	cd clients/python && ../../$(BIN)/mypy --strict hookproof_client
+
+# The sender SDKs' generated code from the OpenAPI document (scripts/openapi_dump.py).
+# sdk-python: regenerate clients/python/hookproof_client/generated (openapi-python-client,
+# pinned in pyproject.toml). sdk-check: regenerate into a temporary folder and fail if the
+# checked-in code differs (CI, .ci/run).
+sdk-python: $(STAMP)
+	bash scripts/sdk_python.sh
+
+sdk-check: $(STAMP)
+	bash scripts/sdk_python.sh --check
+	bash scripts/sdk_typescript.sh check
 
 # The README's configuration table, made from hookproof/config.py (VARIABLES); a test checks it.
 config-table: $(STAMP)

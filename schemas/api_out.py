@@ -9,24 +9,52 @@ from typing import Any, Literal
 
 import msgspec
 
+from .api import DeliveryEvidence
+
 __all__ = [
+    "ChallengeAnswered",
     "Consumer",
     "ConsumerPage",
+    "DeadLetter",
+    "DeadLetterPage",
     "Delivery",
     "DeliveryList",
     "DeliveryRef",
+    "EngineKeyRotated",
     "EventAccepted",
     "EventBatchResult",
     "EventBatchResults",
+    "EventDelivery",
+    "EventType",
+    "EventTypePage",
+    "EventView",
+    "Gate",
+    "GateReport",
+    "Health",
+    "HistoryEvent",
+    "HistoryPage",
     "Jwks",
     "Page",
     "PortalSessionStarted",
     "Problem",
+    "Readiness",
+    "ReceiptConfirmed",
     "Recovered",
+    "Rollout",
+    "RolloutCutoverFigures",
+    "RolloutInternalFigures",
+    "RolloutPage",
+    "RolloutShadowFigures",
+    "RolloutSwitch",
+    "RolloutTargetOut",
+    "SecretRotated",
     "Subscription",
     "SubscriptionCreated",
     "SubscriptionPage",
     "TenantCreated",
+    "TestEventSent",
+    "Timeline",
+    "TimelineEntry",
     "Whoami",
 ]
 
@@ -126,11 +154,31 @@ class EventBatchResults(_Out, kw_only=True):
 
 
 class Delivery(_Out, kw_only=True):
-    """A delivery (its state, evidence and attempts; more fields as the view grows)."""
+    """A delivery: its state, evidence ladder and attempts (each with its outcome, status,
+    code and timings); ``deadLetter``, ``ordering``, ``applicationReceipt``,
+    ``receiptConflicts`` and ``archived`` when they apply."""
 
     delivery_id: str
+    event_id: str
+    test: bool
     subscription_id: str
+    generation: int
+    endpoint: str | None
     state: str
+    evidence: DeliveryEvidence
+    payload_digest: str
+    attempt: int
+    next_attempt_at: str | None
+    last_code: str | None
+    owner: str | None
+    attempts: list[dict[str, Any]]
+    created_at: str
+    updated_at: str
+    dead_letter: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    ordering: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    application_receipt: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    receipt_conflicts: list[dict[str, Any]] | msgspec.UnsetType = msgspec.UNSET
+    archived: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 class DeliveryList(_Out, kw_only=True):
@@ -152,6 +200,8 @@ class PortalSessionStarted(_Out, kw_only=True):
     capabilities: list[Literal["read", "manage", "replay"]]
     token: str
     url: str
+    #: the same page under the tenant's branding policy (frame-ancestors): the link to embed
+    embed_url: str
     expires_at: str
 
 
@@ -174,3 +224,255 @@ class Recovered(_Out, kw_only=True):
 
 class Jwks(_Out, kw_only=True):
     keys: list[dict[str, Any]]
+
+
+class Health(_Out, kw_only=True):
+    """``GET /healthz``: the process answers."""
+
+    status: Literal["ok"]
+
+
+class Readiness(_Out, kw_only=True):
+    """``GET /readyz`` (200): the database answers and its schema is current (else 503)."""
+
+    status: Literal["ready"]
+
+
+class ChallengeAnswered(_Out, kw_only=True):
+    """``POST /v1/challenges/{challengeId}/response``: the broker challenge passed."""
+
+    challenge_id: str
+    passed: bool
+    reason: str | None
+
+
+class TimelineEntry(_Out, kw_only=True):
+    """One recorded event of a timeline, what it did and the evidence after it."""
+
+    position: int
+    stream_id: str
+    version: int
+    recorded_at: str
+    type: str
+    actor: str | None
+    generation: int | None
+    key_id: str | None
+    outcome: str
+    evidence: str
+    state: str
+
+
+class Timeline(_Out, kw_only=True):
+    """A delivery's or a subscription's timeline from the log, paged by ``nextCursor``."""
+
+    kind: str
+    id: str
+    as_of: str | None
+    state: dict[str, Any] | None
+    entries: list[TimelineEntry]
+    next_cursor: str | None
+
+
+class EventType(_Out, kw_only=True):
+    """An event type (``ETag``: its ``version``): per major version a JSON Schema and an
+    example."""
+
+    topic: str
+    description: str
+    versions: dict[str, dict[str, Any]]
+    deprecated: bool
+    version: int
+    digest: str
+    created_at: str
+    updated_at: str
+
+
+class EventTypePage(_Out, kw_only=True):
+    """``GET /v1/event-types``: the catalogue by topic."""
+
+    items: list[EventType]
+    next_cursor: str | None
+
+
+class EventDelivery(_Out, kw_only=True):
+    delivery_id: str
+    subscription_id: str
+    state: str
+    evidence: DeliveryEvidence
+    archived: bool | msgspec.UnsetType = msgspec.UNSET
+
+
+class EventView(_Out, kw_only=True):
+    """``GET /v1/events/{eventId}``: an event and its deliveries (``archived``: read from the
+    archive)."""
+
+    event_id: str
+    topic: str
+    payload_digest: str
+    deliveries: list[EventDelivery]
+    archived: bool | msgspec.UnsetType = msgspec.UNSET
+
+
+class Gate(_Out, kw_only=True):
+    """A release gate's result (``status``: pass, fail, n/a or UNOBSERVABLE)."""
+
+    gate: str
+    title: str
+    status: str
+    value: int | float | None
+    threshold: str
+    detail: dict[str, Any]
+    examples: list[str]
+
+
+class GateReport(_Out, kw_only=True):
+    since: str | None
+    gates: list[Gate]
+    ok: bool
+
+
+class EngineKeyRotated(_Out, kw_only=True):
+    """``POST /v1/keys/rotate``: the promoted key, the subscriptions that proved it and the
+    ones suspended (with their reasons)."""
+
+    key_id: str
+    key_generation: int
+    previous_key_id: str | None
+    proved: list[str]
+    suspended: list[str]
+    reasons: dict[str, str]
+
+
+class SecretRotated(_Out, kw_only=True):
+    """``POST /v1/subscriptions/{id}/secret/rotate``: the next shared secret, shown once."""
+
+    key_id: str
+    secret: str
+    replaced_key_ids: list[str] | msgspec.UnsetType = msgspec.UNSET
+
+
+class ReceiptConfirmed(_Out, kw_only=True):
+    """``POST /v1/receipts``: 201 ``accepted``, 200 ``duplicate`` (the same receipt again)."""
+
+    receipt: Literal["accepted", "duplicate"]
+    delivery_id: str
+    event_id: str
+    subscription_id: str
+    state: str
+    evidence: DeliveryEvidence
+    operation_id: str
+    result: str
+    applied_at: str
+    confirmed_at: str
+
+
+class RolloutTargetOut(_Out, kw_only=True):
+    signature_profile: str | msgspec.UnsetType = msgspec.UNSET
+    signing_key: str | msgspec.UnsetType = msgspec.UNSET
+
+
+class RolloutSwitch(_Out, kw_only=True):
+    percent: int
+    at: str
+
+
+class RolloutShadowFigures(_Out, kw_only=True):
+    checked: int
+    mismatches: int
+
+
+class RolloutInternalFigures(_Out, kw_only=True):
+    dual_signed: int
+
+
+class RolloutCutoverFigures(_Out, kw_only=True):
+    switched: int
+    covered: int
+    attempts: int
+    decided_attempts: int
+    acceptance: float | None
+    baseline_attempts: int
+    baseline_acceptance: float | None
+    dual_signed: int
+
+
+class Rollout(_Out, kw_only=True):
+    """A rollout of a signing change; one read (not a list's item) adds its figures per
+    stage (``shadow``, ``internal``, ``cutover``)."""
+
+    id: str
+    target: RolloutTargetOut
+    stage: str
+    percent: int
+    state: str
+    pause_reason: str | None
+    source_key_id: str | None
+    subscriptions: list[str] | Literal["all"]
+    internal_subscriptions: list[str]
+    dual_window_s: float
+    switches: list[RolloutSwitch]
+    version: int
+    created_at: str
+    updated_at: str
+    shadow: RolloutShadowFigures | msgspec.UnsetType = msgspec.UNSET
+    internal: RolloutInternalFigures | msgspec.UnsetType = msgspec.UNSET
+    cutover: RolloutCutoverFigures | msgspec.UnsetType = msgspec.UNSET
+
+
+class RolloutPage(_Out, kw_only=True):
+    """``GET /v1/rollouts``: oldest first (a list's rollouts carry no figures)."""
+
+    items: list[Rollout]
+    next_cursor: str | None
+
+
+class DeadLetter(_Out, kw_only=True):
+    """A dead letter with its owner, its reason and the request that replays it."""
+
+    delivery_id: str
+    event_id: str
+    subscription_id: str
+    owner: str
+    reason: str | None
+    attempt: int
+    replay: str
+    dead_since: str | None
+
+
+class DeadLetterPage(_Out, kw_only=True):
+    """``GET /v1/dead-letters``: newest first."""
+
+    items: list[DeadLetter]
+    next_cursor: str | None
+
+
+class HistoryEvent(_Out, kw_only=True):
+    """One recorded event of a subscription's stream (``data`` with secrets redacted)."""
+
+    stream_version: int
+    global_position: int
+    event_id: str
+    type: str
+    schema_version: int
+    recorded_at: str
+    actor: str | None
+    data: dict[str, Any]
+    hash: str
+
+
+class HistoryPage(_Out, kw_only=True):
+    """``GET /v1/subscriptions/{id}/history``: the stream in order."""
+
+    items: list[HistoryEvent]
+    next_cursor: str | None
+
+
+class TestEventSent(_Out, kw_only=True):
+    """``POST /v1/subscriptions/{id}/test-events`` (202): the test event, marked ``test``."""
+
+    __test__ = False  # not a pytest class
+
+    event_id: str
+    payload_digest: str
+    deliveries: list[DeliveryRef]
+    test: bool  # always true

@@ -3,9 +3,10 @@
 # (the wheel from the sdist, as `python -m build` does), checks their metadata with
 # `twine check --strict`, installs the wheels (not editable) into fresh venvs outside the
 # checkout and, from an empty folder, runs `hookproof --version` and `hookproof demo`; a second
-# venv holds only the SDK wheel and imports it. The TypeScript sender SDK (clients/typescript) is
-# packed with `npm pack`, installed from the tarball with its dependency into a fresh folder,
-# imported by a small script and type-checked as a user's TypeScript would be.
+# venv holds only the subscriber SDK wheel and imports it, a third only the sender SDK's
+# (hookproof-client, clients/python). The TypeScript sender SDK (clients/typescript) is packed
+# with `npm pack`, installed from the tarball with its dependency into a fresh folder, imported
+# by a small script and type-checked as a user's TypeScript would be.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PYTHON="${PYTHON:-$(command -v python3.11 || command -v python3)}"
@@ -20,6 +21,8 @@ echo "== build (sdist, then the wheel from it)"
   || { cat "$WORK/build-engine.log"; exit 1; }
 "$TOOLS" -m build --outdir "$OUT" "$ROOT/subscriber" >"$WORK/build-sdk.log" 2>&1 \
   || { cat "$WORK/build-sdk.log"; exit 1; }
+"$TOOLS" -m build --outdir "$OUT" "$ROOT/clients/python" >"$WORK/build-client.log" 2>&1 \
+  || { cat "$WORK/build-client.log"; exit 1; }
 if grep -iE "warning|would be ignored" "$WORK"/build-*.log | grep -v "byte-compiling is disabled"; then
   echo "== the build printed warnings (above)"; exit 1
 fi
@@ -92,4 +95,14 @@ node "$TS/node_modules/typescript/bin/tsc" --noEmit --strict --target es2022 --m
   --moduleResolution nodenext --lib es2022,dom check.ts
 echo "hookproof-client: the tarball's types check"
 cd "$ROOT"
+echo "== sender SDK venv (the hookproof-client wheel alone)"
+"$PYTHON" -m venv "$WORK/client"
+"$WORK/client/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
+"$WORK/client/bin/python" -m pip install -q --disable-pip-version-check "$OUT"/hookproof_client-*.whl
+"$WORK/client/bin/python" -c "
+import importlib.util as u, hookproof_client as c
+from hookproof_client.generated.api.events import post_v1_events
+assert u.find_spec('hookproof') is None and '$ROOT' not in c.__file__, c.__file__
+assert c.Client and c.AsyncClient and post_v1_events.sync_detailed
+print('hookproof_client', c.__version__, c.__file__)"
 echo "== dist check passed"

@@ -11,6 +11,7 @@ from typing import Any
 from aiohttp import web
 
 from hookproof.errors import NotFound, ValidationError
+from hookproof.schemas.api_out import Gate, GateReport
 
 from ..audit import (
     delivery_timeline,
@@ -111,13 +112,23 @@ async def gates(request: web.Request) -> web.Response:
     ctx = ApiContext.of(request)
     since = parse_as_of(request.query.get("since"), "since")
     results = await AuditRepository.of(ctx.store).gate_report(since)
-    return json_response(
-        {
-            "since": since.isoformat() if since else None,
-            "gates": [g.to_json() for g in results],
-            "ok": not gates_failed(results),
-        }
+    report = GateReport(
+        since=since.isoformat() if since else None,
+        gates=[
+            Gate(
+                gate=g.name,
+                title=g.title,
+                status=g.status,
+                value=g.value,
+                threshold=g.threshold,
+                detail=g.detail,
+                examples=g.examples,
+            )
+            for g in results
+        ],
+        ok=not gates_failed(results),
     )
+    return json_response(report)
 
 
 def routes() -> list[web.RouteDef]:

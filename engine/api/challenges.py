@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from hookproof.schemas.api_out import ChallengeAnswered
+
 from ..challenge import Challenger
 from ..challenge.broker import MAX_ANSWER_BYTES
 from .body import read_body
@@ -24,6 +26,9 @@ def routes(challenger: Challenger) -> list[web.RouteDef]:
         outcome = await challenger.answer(
             request.match_info["challengeId"], body, actor="challenge-response"
         )
-        return json_response(dict(outcome))
+        answered = ChallengeAnswered(
+            challenge_id=outcome["challengeId"], passed=outcome["passed"], reason=outcome["reason"]
+        )
+        return json_response(answered)
 
     return [web.post("/v1/challenges/{challengeId}/response", post_answer)]

@@ -8,12 +8,11 @@ token can read the catalogue and never change it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp import web
 
 from hookproof.errors import ValidationError
 from hookproof.schemas.api import EventTypeIn
+from hookproof.schemas.api_out import EventType
 
 from ..event_types.definition import TOPIC
 from ..event_types.openapi import catalogue_document
@@ -23,7 +22,7 @@ from .pages import decode_cursor, encode_cursor, page_params
 from .params import only
 from .problems import decode_body, json_response
 
-__all__ = ["catalogue_reader", "catalogue_writer", "event_type_json", "routes"]
+__all__ = ["catalogue_reader", "catalogue_writer", "event_type_out", "routes"]
 
 
 async def catalogue_reader(request: web.Request) -> str:
@@ -36,17 +35,18 @@ async def catalogue_writer(request: web.Request) -> str:
     return await tenant_of(request)
 
 
-def event_type_json(view: EventTypeView) -> dict[str, Any]:
-    return {
-        "topic": view.topic,
-        "description": view.description,
-        "versions": {m: view.versions[m] for m in sorted(view.versions, key=int)},
-        "deprecated": view.deprecated,
-        "version": view.version,
-        "digest": view.digest,
-        "createdAt": view.created_at.isoformat(),
-        "updatedAt": view.updated_at.isoformat(),
-    }
+def event_type_out(view: EventTypeView) -> EventType:
+    """The answer's body (the type ``/openapi.json`` documents it with)."""
+    return EventType(
+        topic=view.topic,
+        description=view.description,
+        versions={m: view.versions[m] for m in sorted(view.versions, key=int)},
+        deprecated=view.deprecated,
+        version=view.version,
+        digest=view.digest,
+        created_at=view.created_at.isoformat(),
+        updated_at=view.updated_at.isoformat(),
+    )
 
 
 def _etag(view: EventTypeView) -> dict[str, str]:
@@ -74,12 +74,12 @@ def routes(service: EventTypeService) -> list[web.RouteDef]:
         view, _changed = await service.define(
             tenant, topic, body, actor=actor(request, tenant), expected_version=expected
         )
-        return json_response(event_type_json(view), headers=_etag(view))
+        return json_response(event_type_out(view), headers=_etag(view))
 
     async def get(request: web.Request) -> web.Response:
         tenant = await catalogue_reader(request)
         view = await service.get(tenant, request.match_info["topic"])
-        return json_response(event_type_json(view), headers=_etag(view))
+        return json_response(event_type_out(view), headers=_etag(view))
 
     async def list_(request: web.Request) -> web.Response:
         tenant = await catalogue_reader(request)
@@ -94,7 +94,7 @@ def routes(service: EventTypeService) -> list[web.RouteDef]:
         items, nxt = await service.page(tenant, limit, after)
         return json_response(
             {
-                "items": [event_type_json(v) for v in items],
+                "items": [event_type_out(v) for v in items],
                 "nextCursor": encode_cursor(nxt) if nxt is not None else None,
             }
         )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from hookproof.schemas.api_out import Health, Readiness
+
 from ..db.schema_repository import SchemaRepository
 from .context import ApiContext
 from .openapi import openapi_document
@@ -13,7 +15,7 @@ __all__ = ["routes"]
 
 
 async def healthz(request: web.Request) -> web.Response:
-    return json_response({"status": "ok"})
+    return json_response(Health(status="ok"))
 
 
 async def readyz(request: web.Request) -> web.Response:
@@ -24,7 +26,7 @@ async def readyz(request: web.Request) -> web.Response:
         return json_response({"status": "unavailable", "reason": type(exc).__name__}, status=503)
     if pending:
         return json_response({"status": "unavailable", "reason": "pending_migrations"}, status=503)
-    return json_response({"status": "ready"})
+    return json_response(Readiness(status="ready"))
 
 
 async def openapi(request: web.Request) -> web.Response:

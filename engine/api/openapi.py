@@ -130,11 +130,12 @@ def _success(op: dict[str, Any]) -> dict[str, Any]:
     mime = op.get("mime") or ("text/plain" if op.get("text") else None)
     if mime and mime != "application/jwk-set+json":
         return {"description": "Success", "content": {mime: {"schema": {"type": "string"}}}}
-    schema = (
-        {"$ref": f"#/components/schemas/{op['response']}"}
-        if "response" in op
-        else {"type": "object"}
-    )
+    if op.get("websocket"):  # replaced by the 101 of ``_operation``
+        return {"description": "Switching Protocols (WebSocket)"}
+    if "response" in op:
+        schema: dict[str, Any] = {"$ref": f"#/components/schemas/{op['response']}"}
+    else:  # a whole document of its own format (every other success names its type)
+        schema = {"type": "object", "description": op["document"]}
     out: dict[str, Any] = {
         "description": "Success",
         "content": {mime or "application/json": {"schema": schema}},

@@ -67,7 +67,7 @@ EXAMPLES: dict[str, Any] = {
 EXAMPLES["EventBatchIn"] = {"events": [EXAMPLES["EventIn"]]}
 
 #: (method, path) -> summary, body (request type), response (type), status, ifMatch, public,
-#: mime (a success that is not JSON), links
+#: mime (a success that is not JSON), links, document (a free-form JSON document: what it is)
 OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("post", "/v1/subscriptions"): {
         "summary": "Register a subscription",
@@ -114,11 +114,12 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("get", "/v1/subscriptions/{id}/history"): {
         "summary": "The subscription's events, in order (paged)",
-        "response": "Page",
+        "response": "HistoryPage",
     },
     ("post", "/v1/subscriptions/{id}/secret/rotate"): {
         "summary": "Rotate the shared secret (shown once)",
         "status": 201,
+        "response": "SecretRotated",
     },
     ("post", "/v1/subscriptions/{id}/recover"): {
         "summary": "Recover deliveries by time range (back to RETRYABLE, same ids)",
@@ -142,6 +143,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "public": True,
         "rawBody": "challenge-response.v1.schema.json",
         "status": 200,
+        "response": "ChallengeAnswered",
         "refusals": (409,),
     },
     ("get", "/v1/relay/{id}"): {
@@ -165,19 +167,27 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "status": 200,
         "response": "EventBatchResults",
     },
-    ("get", "/v1/events/{eventId}"): {"summary": "An event and its deliveries"},
+    ("get", "/v1/events/{eventId}"): {
+        "summary": "An event and its deliveries",
+        "response": "EventView",
+    },
     ("put", "/v1/event-types/{topic}"): {
         "summary": "Define an event type: JSON Schema 2020-12 and an example per major version "
         "(If-Match: version, optional)",
         "body": "EventTypeIn",
+        "response": "EventType",
     },
-    ("get", "/v1/event-types/{topic}"): {"summary": "An event type (ETag: version)"},
+    ("get", "/v1/event-types/{topic}"): {
+        "summary": "An event type (ETag: version)",
+        "response": "EventType",
+    },
     ("get", "/v1/event-types"): {
         "summary": "The event catalogue, by topic (paged)",
-        "response": "Page",
+        "response": "EventTypePage",
     },
     ("get", "/v1/event-types/openapi.json"): {
-        "summary": "The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)"
+        "summary": "The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)",
+        "document": "an OpenAPI 3.1 document (its own format: any JSON object)",
     },
     ("get", "/v1/deliveries/{id}"): {
         "summary": "A delivery: state, evidence, attempts (each with its outcome, status, code "
@@ -196,7 +206,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("get", "/v1/dead-letters"): {
         "summary": "Dead letters with their owners (paged)",
-        "response": "Page",
+        "response": "DeadLetterPage",
     },
     ("get", "/v1/deliveries"): {
         "summary": "The delivery log, newest first: filtered, searched, paged",
@@ -206,6 +216,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "Send the catalogue's example to this endpoint as a test event",
         "body": "TestEventIn",
         "status": 202,
+        "response": "TestEventSent",
     },
     ("put", "/v1/portal/branding"): {
         "summary": "Set the portal's branding and frame-ancestors (replaced whole)",
@@ -218,9 +229,11 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("get", "/v1/deliveries/{id}/timeline"): {
         "summary": "A delivery's timeline from the log (optionally as of a time; paged)",
+        "response": "Timeline",
     },
     ("get", "/v1/subscriptions/{id}/timeline"): {
         "summary": "A subscription's timeline from the log (optionally as of a time; paged)",
+        "response": "Timeline",
     },
     ("get", "/v1/whoami"): {
         "summary": "Whose token this is: a tenant, the operator or a portal session",
@@ -270,6 +283,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("get", "/v1/gates"): {
         "summary": "Release gates from the log (operator token)",
+        "response": "GateReport",
     },
     ("get", "/console"): {
         "summary": "The console (HTML page)",
@@ -307,32 +321,46 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "rawBody": True,
         "status": 201,
         "also": [200],
+        "response": "ReceiptConfirmed",
         # receipts.decide.REASONS' statuses (compared by tests/subscriptions/
         # test_openapi_contract.py; importing it here would close an import circle)
         "refusals": [400, 401, 404, 409, 413, 422],
     },
-    ("post", "/v1/keys/rotate"): {"summary": "Rotate the engine signing key"},
+    ("post", "/v1/keys/rotate"): {
+        "summary": "Rotate the engine signing key",
+        "response": "EngineKeyRotated",
+    },
     ("post", "/v1/rollouts"): {
         "summary": "Start a rollout of a signing change at SHADOW (operator token)",
         "body": "RolloutCreate",
         "status": 201,
+        "response": "Rollout",
     },
     ("get", "/v1/rollouts"): {
         "summary": "Rollouts, oldest first (operator token; paged)",
-        "response": "Page",
+        "response": "RolloutPage",
     },
     ("get", "/v1/rollouts/{id}"): {
-        "summary": "A rollout: stage, percent, state, figures per stage (operator token)"
+        "summary": "A rollout: stage, percent, state, figures per stage (operator token)",
+        "response": "Rollout",
     },
     ("post", "/v1/rollouts/{id}/advance"): {
         "summary": "Advance: INTERNAL, CUTOVER with a growing percent, COMPLETE (operator token)",
         "body": "RolloutAdvance",
+        "response": "Rollout",
     },
-    ("post", "/v1/rollouts/{id}/pause"): {"summary": "Pause a rollout (operator token)"},
-    ("post", "/v1/rollouts/{id}/resume"): {"summary": "Resume a paused rollout (operator token)"},
+    ("post", "/v1/rollouts/{id}/pause"): {
+        "summary": "Pause a rollout (operator token)",
+        "response": "Rollout",
+    },
+    ("post", "/v1/rollouts/{id}/resume"): {
+        "summary": "Resume a paused rollout (operator token)",
+        "response": "Rollout",
+    },
     ("post", "/v1/rollouts/{id}/rollback"): {
         "summary": "Roll back while the previous key is ACTIVE or VERIFY_ONLY, else "
-        "rollback_refused and PAUSED (operator token)"
+        "rollback_refused and PAUSED (operator token)",
+        "response": "Rollout",
     },
     ("get", "/.well-known/hookproof/jwks.json"): {
         "summary": "Public signing keys (JWKS)",
@@ -340,12 +368,17 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "response": "Jwks",
         "mime": "application/jwk-set+json",
     },
-    ("get", "/healthz"): {"summary": "Liveness", "public": True},
+    ("get", "/healthz"): {"summary": "Liveness", "public": True, "response": "Health"},
     ("get", "/readyz"): {
         "summary": "Readiness (database reachable, schema current)",
         "public": True,
+        "response": "Readiness",
     },
-    ("get", "/openapi.json"): {"summary": "This document", "public": True},
+    ("get", "/openapi.json"): {
+        "summary": "This document",
+        "public": True,
+        "document": "this OpenAPI 3.1 document (its own format: any JSON object)",
+    },
     ("get", "/metrics"): {
         "summary": "Prometheus metrics (HOOKPROOF_METRICS_TOKEN or the operator token)",
         "text": True,

@@ -8,6 +8,7 @@ from aiohttp import web
 
 from hookproof.errors import ValidationError
 from hookproof.schemas.api import TestEventIn
+from hookproof.schemas.api_out import DeliveryRef, TestEventSent
 
 from ..ingest.test_events import TestEventSender
 from ..subscriptions.service import SUBSCRIPTION_ID
@@ -28,14 +29,15 @@ def routes(sender: TestEventSender) -> list[web.RouteDef]:
         state = await ApiContext.of(request).subscriptions.get(tenant, sid)  # 404 if not its
         body = await decode_body(request, TestEventIn) if request.can_read_body else TestEventIn()
         result = await sender.send(state, body, actor=actor(request, tenant))
-        return json_response(
-            {
-                "eventId": result.event_id,
-                "payloadDigest": result.payload_digest,
-                "deliveries": result.deliveries,
-                "test": True,
-            },
-            status=202,
+        sent = TestEventSent(
+            event_id=result.event_id,
+            payload_digest=result.payload_digest,
+            deliveries=[
+                DeliveryRef(delivery_id=d["deliveryId"], subscription_id=d["subscriptionId"])
+                for d in result.deliveries
+            ],
+            test=True,
         )
+        return json_response(sent, status=202)
 
     return [web.post("/v1/subscriptions/{id}/test-events", send)]

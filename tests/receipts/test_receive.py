@@ -8,10 +8,12 @@ import asyncio
 import time
 from typing import Any
 
+import jsonschema_rs
 import msgspec
 import pytest
 from aiohttp import web
 
+from hookproof.engine.api.openapi import openapi_document
 from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import SubscriptionPatch
 from hookproof_subscriber import (
@@ -223,6 +225,14 @@ async def test_duplicate_is_idempotent_and_conflict_is_quarantined(
     assert all(a == answers[0][1] for _, a in answers)
     assert answers[0][1]["receipt"] == "duplicate"
     assert answers[0][1]["operationId"] == "op-1"
+    # both answers are the type /openapi.json documents for 201 and 200
+    doc_schema = {
+        "$ref": "#/components/schemas/ReceiptConfirmed",
+        "components": openapi_document()["components"],
+    }
+    conforms = jsonschema_rs.validator_for(doc_schema)
+    conforms.validate(first)
+    conforms.validate(answers[0][1])
     # another operation id for the same (subscription, event): still the first confirmation
     other = _receipt(sid, d, "evt-1", r.payload_digest, operation_id="op-2", result="duplicate")
     status, doc = await _post(api, *sign_receipt(other, url=url, key=key))

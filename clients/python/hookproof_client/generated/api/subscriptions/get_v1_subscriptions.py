@@ -1,0 +1,253 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.problem import Problem
+from ...models.subscription_page import SubscriptionPage
+from ...types import UNSET, Unset
+from typing import cast
+
+
+
+def _get_kwargs(
+    *,
+    limit: int | Unset = 100,
+    cursor: str | Unset = UNSET,
+    consumer_id: str | Unset = UNSET,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    params: dict[str, Any] = {}
+
+    params["limit"] = limit
+
+    params["cursor"] = cursor
+
+    params["consumerId"] = consumer_id
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/subscriptions",
+        "params": params,
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | SubscriptionPage | None:
+    if response.status_code == 200:
+        response_200 = SubscriptionPage.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 405:
+        response_405 = Problem.from_dict(response.json())
+
+
+
+        return response_405
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | SubscriptionPage]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = 100,
+    cursor: str | Unset = UNSET,
+    consumer_id: str | Unset = UNSET,
+
+) -> Response[Problem | SubscriptionPage]:
+    """ List subscriptions (paged; one consumer's with consumerId)
+
+    Args:
+        limit (int | Unset):  Default: 100.
+        cursor (str | Unset):
+        consumer_id (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | SubscriptionPage]
+     """
+
+
+    kwargs = _get_kwargs(
+        limit=limit,
+cursor=cursor,
+consumer_id=consumer_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = 100,
+    cursor: str | Unset = UNSET,
+    consumer_id: str | Unset = UNSET,
+
+) -> Problem | SubscriptionPage | None:
+    """ List subscriptions (paged; one consumer's with consumerId)
+
+    Args:
+        limit (int | Unset):  Default: 100.
+        cursor (str | Unset):
+        consumer_id (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | SubscriptionPage
+     """
+
+
+    return sync_detailed(
+        client=client,
+limit=limit,
+cursor=cursor,
+consumer_id=consumer_id,
+
+    ).parsed
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = 100,
+    cursor: str | Unset = UNSET,
+    consumer_id: str | Unset = UNSET,
+
+) -> Response[Problem | SubscriptionPage]:
+    """ List subscriptions (paged; one consumer's with consumerId)
+
+    Args:
+        limit (int | Unset):  Default: 100.
+        cursor (str | Unset):
+        consumer_id (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | SubscriptionPage]
+     """
+
+
+    kwargs = _get_kwargs(
+        limit=limit,
+cursor=cursor,
+consumer_id=consumer_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    limit: int | Unset = 100,
+    cursor: str | Unset = UNSET,
+    consumer_id: str | Unset = UNSET,
+
+) -> Problem | SubscriptionPage | None:
+    """ List subscriptions (paged; one consumer's with consumerId)
+
+    Args:
+        limit (int | Unset):  Default: 100.
+        cursor (str | Unset):
+        consumer_id (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | SubscriptionPage
+     """
+
+
+    return (await asyncio_detailed(
+        client=client,
+limit=limit,
+cursor=cursor,
+consumer_id=consumer_id,
+
+    )).parsed

@@ -1,0 +1,300 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.problem import Problem
+from ...models.test_event_in import TestEventIn
+from ...models.test_event_sent import TestEventSent
+from typing import cast
+
+
+
+def _get_kwargs(
+    id: str,
+    *,
+    body: TestEventIn,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/subscriptions/{id}/test-events".format(id=quote(str(id), safe=""),),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | TestEventSent | None:
+    if response.status_code == 202:
+        response_202 = TestEventSent.from_dict(response.json())
+
+
+
+        return response_202
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 405:
+        response_405 = Problem.from_dict(response.json())
+
+
+
+        return response_405
+
+    if response.status_code == 408:
+        response_408 = Problem.from_dict(response.json())
+
+
+
+        return response_408
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+
+
+        return response_409
+
+    if response.status_code == 412:
+        response_412 = Problem.from_dict(response.json())
+
+
+
+        return response_412
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+
+
+        return response_422
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | TestEventSent]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: TestEventIn,
+
+) -> Response[Problem | TestEventSent]:
+    """ Send the catalogue's example to this endpoint as a test event
+
+    Args:
+        id (str):
+        body (TestEventIn): ``POST /v1/subscriptions/{id}/test-events``: send the event
+            catalogue's example of
+            ``topic`` (one the subscription takes; default: its only exact topic) at major
+            ``version`` (default: the newest the subscription accepts with an example) to this one
+            endpoint, through the normal delivery path. The event's id is ``hookproof-test-<hex>``
+            (a reserved space) and its ``event.ingested`` says ``test: true``; the log marks its
+            delivery ``test``. 202 with the ingest answer.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | TestEventSent]
+     """
+
+
+    kwargs = _get_kwargs(
+        id=id,
+body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: TestEventIn,
+
+) -> Problem | TestEventSent | None:
+    """ Send the catalogue's example to this endpoint as a test event
+
+    Args:
+        id (str):
+        body (TestEventIn): ``POST /v1/subscriptions/{id}/test-events``: send the event
+            catalogue's example of
+            ``topic`` (one the subscription takes; default: its only exact topic) at major
+            ``version`` (default: the newest the subscription accepts with an example) to this one
+            endpoint, through the normal delivery path. The event's id is ``hookproof-test-<hex>``
+            (a reserved space) and its ``event.ingested`` says ``test: true``; the log marks its
+            delivery ``test``. 202 with the ingest answer.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | TestEventSent
+     """
+
+
+    return sync_detailed(
+        id=id,
+client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: TestEventIn,
+
+) -> Response[Problem | TestEventSent]:
+    """ Send the catalogue's example to this endpoint as a test event
+
+    Args:
+        id (str):
+        body (TestEventIn): ``POST /v1/subscriptions/{id}/test-events``: send the event
+            catalogue's example of
+            ``topic`` (one the subscription takes; default: its only exact topic) at major
+            ``version`` (default: the newest the subscription accepts with an example) to this one
+            endpoint, through the normal delivery path. The event's id is ``hookproof-test-<hex>``
+            (a reserved space) and its ``event.ingested`` says ``test: true``; the log marks its
+            delivery ``test``. 202 with the ingest answer.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | TestEventSent]
+     """
+
+
+    kwargs = _get_kwargs(
+        id=id,
+body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    id: str,
+    *,
+    client: AuthenticatedClient,
+    body: TestEventIn,
+
+) -> Problem | TestEventSent | None:
+    """ Send the catalogue's example to this endpoint as a test event
+
+    Args:
+        id (str):
+        body (TestEventIn): ``POST /v1/subscriptions/{id}/test-events``: send the event
+            catalogue's example of
+            ``topic`` (one the subscription takes; default: its only exact topic) at major
+            ``version`` (default: the newest the subscription accepts with an example) to this one
+            endpoint, through the normal delivery path. The event's id is ``hookproof-test-<hex>``
+            (a reserved space) and its ``event.ingested`` says ``test: true``; the log marks its
+            delivery ``test``. 202 with the ingest answer.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | TestEventSent
+     """
+
+
+    return (await asyncio_detailed(
+        id=id,
+client=client,
+body=body,
+
+    )).parsed

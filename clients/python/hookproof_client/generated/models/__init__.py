@@ -1,0 +1,291 @@
+""" Contains all the data models used in inputs/outputs """
+
+from .amqp_destination_in import AmqpDestinationIn
+from .amqp_destination_in_type import AmqpDestinationInType
+from .application_receipt_v1 import ApplicationReceiptV1
+from .application_receipt_v1_result import ApplicationReceiptV1Result
+from .attempt_bucket import AttemptBucket
+from .attempt_bucket_counts import AttemptBucketCounts
+from .attempt_stats import AttemptStats
+from .attempt_stats_batch import AttemptStatsBatch
+from .challenge_answered import ChallengeAnswered
+from .consumer import Consumer
+from .consumer_create import ConsumerCreate
+from .consumer_create_metadata import ConsumerCreateMetadata
+from .consumer_disable import ConsumerDisable
+from .consumer_metadata import ConsumerMetadata
+from .consumer_page import ConsumerPage
+from .consumer_patch import ConsumerPatch
+from .consumer_patch_metadata import ConsumerPatchMetadata
+from .consumer_state import ConsumerState
+from .credentials_in import CredentialsIn
+from .dead_letter import DeadLetter
+from .dead_letter_page import DeadLetterPage
+from .delivery import Delivery
+from .delivery_application_receipt import DeliveryApplicationReceipt
+from .delivery_attempts_item import DeliveryAttemptsItem
+from .delivery_dead_letter import DeliveryDeadLetter
+from .delivery_evidence import DeliveryEvidence
+from .delivery_log_item import DeliveryLogItem
+from .delivery_log_page import DeliveryLogPage
+from .delivery_ordering import DeliveryOrdering
+from .delivery_receipt_conflicts_item import DeliveryReceiptConflictsItem
+from .delivery_ref import DeliveryRef
+from .engine_key_rotated import EngineKeyRotated
+from .engine_key_rotated_reasons import EngineKeyRotatedReasons
+from .event_accepted import EventAccepted
+from .event_batch_in import EventBatchIn
+from .event_batch_result import EventBatchResult
+from .event_batch_result_status import EventBatchResultStatus
+from .event_batch_results import EventBatchResults
+from .event_delivery import EventDelivery
+from .event_in import EventIn
+from .event_type import EventType
+from .event_type_in import EventTypeIn
+from .event_type_in_versions import EventTypeInVersions
+from .event_type_page import EventTypePage
+from .event_type_version_in import EventTypeVersionIn
+from .event_type_versions import EventTypeVersions
+from .event_type_versions_additional_property import EventTypeVersionsAdditionalProperty
+from .event_view import EventView
+from .gate import Gate
+from .gate_detail import GateDetail
+from .gate_report import GateReport
+from .get_openapi_json_response_200 import GetOpenapiJsonResponse200
+from .get_v1_attempt_stats_window import GetV1AttemptStatsWindow
+from .get_v1_deliveries_evidence import GetV1DeliveriesEvidence
+from .get_v1_deliveries_state import GetV1DeliveriesState
+from .get_v1_event_types_openapi_json_response_200 import GetV1EventTypesOpenapiJsonResponse200
+from .header_auth_in import HeaderAuthIn
+from .header_auth_in_type import HeaderAuthInType
+from .health import Health
+from .health_status import HealthStatus
+from .history_event import HistoryEvent
+from .history_event_data import HistoryEventData
+from .history_page import HistoryPage
+from .jwks import Jwks
+from .jwks_keys_item import JwksKeysItem
+from .mtls_auth_in import MtlsAuthIn
+from .mtls_auth_in_type import MtlsAuthInType
+from .nats_destination_in import NatsDestinationIn
+from .nats_destination_in_type import NatsDestinationInType
+from .o_auth_2_auth_in import OAuth2AuthIn
+from .o_auth_2_auth_in_type import OAuth2AuthInType
+from .portal_branding import PortalBranding
+from .portal_branding_in import PortalBrandingIn
+from .portal_session_create import PortalSessionCreate
+from .portal_session_item import PortalSessionItem
+from .portal_session_item_capabilities_item import PortalSessionItemCapabilitiesItem
+from .portal_session_page import PortalSessionPage
+from .portal_session_started import PortalSessionStarted
+from .portal_session_started_capabilities_item import PortalSessionStartedCapabilitiesItem
+from .portal_sessions_ended import PortalSessionsEnded
+from .post_v1_challenges_challenge_id_response_hookproof_challenge_response_v1 import PostV1ChallengesChallengeIdResponseHookproofChallengeResponseV1
+from .problem import Problem
+from .rate_limit_in import RateLimitIn
+from .readiness import Readiness
+from .readiness_status import ReadinessStatus
+from .receipt_confirmed import ReceiptConfirmed
+from .receipt_confirmed_receipt import ReceiptConfirmedReceipt
+from .receipt_key_in import ReceiptKeyIn
+from .receipt_key_in_public_key_jwk import ReceiptKeyInPublicKeyJwk
+from .recover_in import RecoverIn
+from .recovered import Recovered
+from .relay_attached import RelayAttached
+from .relay_attached_type import RelayAttachedType
+from .relay_destination_in import RelayDestinationIn
+from .relay_destination_in_type import RelayDestinationInType
+from .relay_replaced import RelayReplaced
+from .relay_replaced_type import RelayReplacedType
+from .relay_report import RelayReport
+from .relay_report_type import RelayReportType
+from .relay_request import RelayRequest
+from .relay_request_headers import RelayRequestHeaders
+from .relay_request_kind import RelayRequestKind
+from .relay_request_type import RelayRequestType
+from .retry_policy_in import RetryPolicyIn
+from .retry_policy_in_on_gone import RetryPolicyInOnGone
+from .rollout import Rollout
+from .rollout_advance import RolloutAdvance
+from .rollout_advance_stage import RolloutAdvanceStage
+from .rollout_create import RolloutCreate
+from .rollout_create_subscriptions_type_1 import RolloutCreateSubscriptionsType1
+from .rollout_cutover_figures import RolloutCutoverFigures
+from .rollout_internal_figures import RolloutInternalFigures
+from .rollout_page import RolloutPage
+from .rollout_shadow_figures import RolloutShadowFigures
+from .rollout_subscriptions_type_1 import RolloutSubscriptionsType1
+from .rollout_switch import RolloutSwitch
+from .rollout_target import RolloutTarget
+from .rollout_target_out import RolloutTargetOut
+from .rollout_target_signature_profile_type_0 import RolloutTargetSignatureProfileType0
+from .secret_rotated import SecretRotated
+from .subscription import Subscription
+from .subscription_create import SubscriptionCreate
+from .subscription_create_filter_type_0 import SubscriptionCreateFilterType0
+from .subscription_create_old_generation_policy import SubscriptionCreateOldGenerationPolicy
+from .subscription_create_ordering import SubscriptionCreateOrdering
+from .subscription_create_signature_algorithm import SubscriptionCreateSignatureAlgorithm
+from .subscription_create_signature_profile import SubscriptionCreateSignatureProfile
+from .subscription_created import SubscriptionCreated
+from .subscription_page import SubscriptionPage
+from .subscription_patch import SubscriptionPatch
+from .subscription_patch_filter_type_0 import SubscriptionPatchFilterType0
+from .subscription_patch_old_generation_policy import SubscriptionPatchOldGenerationPolicy
+from .subscription_patch_ordering import SubscriptionPatchOrdering
+from .subscription_transition import SubscriptionTransition
+from .tenant_create import TenantCreate
+from .tenant_created import TenantCreated
+from .test_event_in import TestEventIn
+from .test_event_sent import TestEventSent
+from .timeline import Timeline
+from .timeline_entry import TimelineEntry
+from .timeline_state_type_0 import TimelineStateType0
+from .whoami import Whoami
+from .whoami_kind import WhoamiKind
+
+__all__ = (
+    "AmqpDestinationIn",
+    "AmqpDestinationInType",
+    "ApplicationReceiptV1",
+    "ApplicationReceiptV1Result",
+    "AttemptBucket",
+    "AttemptBucketCounts",
+    "AttemptStats",
+    "AttemptStatsBatch",
+    "ChallengeAnswered",
+    "Consumer",
+    "ConsumerCreate",
+    "ConsumerCreateMetadata",
+    "ConsumerDisable",
+    "ConsumerMetadata",
+    "ConsumerPage",
+    "ConsumerPatch",
+    "ConsumerPatchMetadata",
+    "ConsumerState",
+    "CredentialsIn",
+    "DeadLetter",
+    "DeadLetterPage",
+    "Delivery",
+    "DeliveryApplicationReceipt",
+    "DeliveryAttemptsItem",
+    "DeliveryDeadLetter",
+    "DeliveryEvidence",
+    "DeliveryLogItem",
+    "DeliveryLogPage",
+    "DeliveryOrdering",
+    "DeliveryReceiptConflictsItem",
+    "DeliveryRef",
+    "EngineKeyRotated",
+    "EngineKeyRotatedReasons",
+    "EventAccepted",
+    "EventBatchIn",
+    "EventBatchResult",
+    "EventBatchResults",
+    "EventBatchResultStatus",
+    "EventDelivery",
+    "EventIn",
+    "EventType",
+    "EventTypeIn",
+    "EventTypeInVersions",
+    "EventTypePage",
+    "EventTypeVersionIn",
+    "EventTypeVersions",
+    "EventTypeVersionsAdditionalProperty",
+    "EventView",
+    "Gate",
+    "GateDetail",
+    "GateReport",
+    "GetOpenapiJsonResponse200",
+    "GetV1AttemptStatsWindow",
+    "GetV1DeliveriesEvidence",
+    "GetV1DeliveriesState",
+    "GetV1EventTypesOpenapiJsonResponse200",
+    "HeaderAuthIn",
+    "HeaderAuthInType",
+    "Health",
+    "HealthStatus",
+    "HistoryEvent",
+    "HistoryEventData",
+    "HistoryPage",
+    "Jwks",
+    "JwksKeysItem",
+    "MtlsAuthIn",
+    "MtlsAuthInType",
+    "NatsDestinationIn",
+    "NatsDestinationInType",
+    "OAuth2AuthIn",
+    "OAuth2AuthInType",
+    "PortalBranding",
+    "PortalBrandingIn",
+    "PortalSessionCreate",
+    "PortalSessionItem",
+    "PortalSessionItemCapabilitiesItem",
+    "PortalSessionPage",
+    "PortalSessionsEnded",
+    "PortalSessionStarted",
+    "PortalSessionStartedCapabilitiesItem",
+    "PostV1ChallengesChallengeIdResponseHookproofChallengeResponseV1",
+    "Problem",
+    "RateLimitIn",
+    "Readiness",
+    "ReadinessStatus",
+    "ReceiptConfirmed",
+    "ReceiptConfirmedReceipt",
+    "ReceiptKeyIn",
+    "ReceiptKeyInPublicKeyJwk",
+    "Recovered",
+    "RecoverIn",
+    "RelayAttached",
+    "RelayAttachedType",
+    "RelayDestinationIn",
+    "RelayDestinationInType",
+    "RelayReplaced",
+    "RelayReplacedType",
+    "RelayReport",
+    "RelayReportType",
+    "RelayRequest",
+    "RelayRequestHeaders",
+    "RelayRequestKind",
+    "RelayRequestType",
+    "RetryPolicyIn",
+    "RetryPolicyInOnGone",
+    "Rollout",
+    "RolloutAdvance",
+    "RolloutAdvanceStage",
+    "RolloutCreate",
+    "RolloutCreateSubscriptionsType1",
+    "RolloutCutoverFigures",
+    "RolloutInternalFigures",
+    "RolloutPage",
+    "RolloutShadowFigures",
+    "RolloutSubscriptionsType1",
+    "RolloutSwitch",
+    "RolloutTarget",
+    "RolloutTargetOut",
+    "RolloutTargetSignatureProfileType0",
+    "SecretRotated",
+    "Subscription",
+    "SubscriptionCreate",
+    "SubscriptionCreated",
+    "SubscriptionCreateFilterType0",
+    "SubscriptionCreateOldGenerationPolicy",
+    "SubscriptionCreateOrdering",
+    "SubscriptionCreateSignatureAlgorithm",
+    "SubscriptionCreateSignatureProfile",
+    "SubscriptionPage",
+    "SubscriptionPatch",
+    "SubscriptionPatchFilterType0",
+    "SubscriptionPatchOldGenerationPolicy",
+    "SubscriptionPatchOrdering",
+    "SubscriptionTransition",
+    "TenantCreate",
+    "TenantCreated",
+    "TestEventIn",
+    "TestEventSent",
+    "Timeline",
+    "TimelineEntry",
+    "TimelineStateType0",
+    "Whoami",
+    "WhoamiKind",
+)

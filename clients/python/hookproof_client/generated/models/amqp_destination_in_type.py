@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+class AmqpDestinationInType(StrEnum):
+    AMQP = "amqp"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from typing import cast
+
+if TYPE_CHECKING:
+  from ..models.attempt_stats import AttemptStats
+
+
+
+
+
+T = TypeVar("T", bound="AttemptStatsBatch")
+
+
+
+@_attrs_define
+class AttemptStatsBatch:
+    """ ``GET /v1/attempt-stats?subscriptionId=...`` (the parameter repeated, 1..100 ids): one
+    :class:`AttemptStats` per id, in the order asked, in one read (the console's one call per
+    view). Every id must be the caller's subscription (a portal session's: its consumer's),
+    else 404 ``subscription_not_found``.
+
+        Attributes:
+            items (list[AttemptStats]):
+            since (str):
+     """
+
+    items: list[AttemptStats]
+    since: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.attempt_stats import AttemptStats # noqa: PLC0415
+        items = []
+        for items_item_data in self.items:
+            items_item = items_item_data.to_dict()
+            items.append(items_item)
+
+
+
+        since = self.since
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "items": items,
+            "since": since,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.attempt_stats import AttemptStats # noqa: PLC0415
+        d = dict(src_dict)
+        items = []
+        _items = d.pop("items")
+        for items_item_data in (_items):
+            items_item = AttemptStats.from_dict(items_item_data)
+
+
+
+            items.append(items_item)
+
+
+        since = d.pop("since")
+
+        attempt_stats_batch = cls(
+            items=items,
+            since=since,
+        )
+
+
+        attempt_stats_batch.additional_properties = d
+        return attempt_stats_batch
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

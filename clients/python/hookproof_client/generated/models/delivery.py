@@ -1,0 +1,358 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..types import UNSET, Unset
+from typing import cast
+
+if TYPE_CHECKING:
+  from ..models.delivery_application_receipt import DeliveryApplicationReceipt
+  from ..models.delivery_attempts_item import DeliveryAttemptsItem
+  from ..models.delivery_dead_letter import DeliveryDeadLetter
+  from ..models.delivery_evidence import DeliveryEvidence
+  from ..models.delivery_ordering import DeliveryOrdering
+  from ..models.delivery_receipt_conflicts_item import DeliveryReceiptConflictsItem
+
+
+
+
+
+T = TypeVar("T", bound="Delivery")
+
+
+
+@_attrs_define
+class Delivery:
+    """ A delivery: its state, evidence ladder and attempts (each with its outcome, status,
+    code and timings); ``deadLetter``, ``ordering``, ``applicationReceipt``,
+    ``receiptConflicts`` and ``archived`` when they apply.
+
+        Attributes:
+            attempt (int):
+            attempts (list[DeliveryAttemptsItem]):
+            created_at (str):
+            delivery_id (str):
+            endpoint (None | str):
+            event_id (str):
+            evidence (DeliveryEvidence): How far a delivery's evidence got: ``endpoint`` (``ENDPOINT_ACCEPTED``,
+                ``VERIFIED_ENDPOINT`` or ``NONE``) and ``application`` (``CONFIRMED``, ``PENDING`` or
+                ``UNOBSERVABLE``), never inferred from each other.
+            generation (int):
+            last_code (None | str):
+            next_attempt_at (None | str):
+            owner (None | str):
+            payload_digest (str):
+            state (str):
+            subscription_id (str):
+            test (bool):
+            updated_at (str):
+            application_receipt (DeliveryApplicationReceipt | Unset):
+            archived (bool | Unset):
+            dead_letter (DeliveryDeadLetter | Unset):
+            ordering (DeliveryOrdering | Unset):
+            receipt_conflicts (list[DeliveryReceiptConflictsItem] | Unset):
+     """
+
+    attempt: int
+    attempts: list[DeliveryAttemptsItem]
+    created_at: str
+    delivery_id: str
+    endpoint: None | str
+    event_id: str
+    evidence: DeliveryEvidence
+    generation: int
+    last_code: None | str
+    next_attempt_at: None | str
+    owner: None | str
+    payload_digest: str
+    state: str
+    subscription_id: str
+    test: bool
+    updated_at: str
+    application_receipt: DeliveryApplicationReceipt | Unset = UNSET
+    archived: bool | Unset = UNSET
+    dead_letter: DeliveryDeadLetter | Unset = UNSET
+    ordering: DeliveryOrdering | Unset = UNSET
+    receipt_conflicts: list[DeliveryReceiptConflictsItem] | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.delivery_application_receipt import DeliveryApplicationReceipt # noqa: PLC0415
+        from ..models.delivery_attempts_item import DeliveryAttemptsItem # noqa: PLC0415
+        from ..models.delivery_dead_letter import DeliveryDeadLetter # noqa: PLC0415
+        from ..models.delivery_evidence import DeliveryEvidence # noqa: PLC0415
+        from ..models.delivery_ordering import DeliveryOrdering # noqa: PLC0415
+        from ..models.delivery_receipt_conflicts_item import DeliveryReceiptConflictsItem # noqa: PLC0415
+        attempt = self.attempt
+
+        attempts = []
+        for attempts_item_data in self.attempts:
+            attempts_item = attempts_item_data.to_dict()
+            attempts.append(attempts_item)
+
+
+
+        created_at = self.created_at
+
+        delivery_id = self.delivery_id
+
+        endpoint: None | str
+        endpoint = self.endpoint
+
+        event_id = self.event_id
+
+        evidence = self.evidence.to_dict()
+
+        generation = self.generation
+
+        last_code: None | str
+        last_code = self.last_code
+
+        next_attempt_at: None | str
+        next_attempt_at = self.next_attempt_at
+
+        owner: None | str
+        owner = self.owner
+
+        payload_digest = self.payload_digest
+
+        state = self.state
+
+        subscription_id = self.subscription_id
+
+        test = self.test
+
+        updated_at = self.updated_at
+
+        application_receipt: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.application_receipt, Unset):
+            application_receipt = self.application_receipt.to_dict()
+
+        archived = self.archived
+
+        dead_letter: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.dead_letter, Unset):
+            dead_letter = self.dead_letter.to_dict()
+
+        ordering: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.ordering, Unset):
+            ordering = self.ordering.to_dict()
+
+        receipt_conflicts: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.receipt_conflicts, Unset):
+            receipt_conflicts = []
+            for receipt_conflicts_item_data in self.receipt_conflicts:
+                receipt_conflicts_item = receipt_conflicts_item_data.to_dict()
+                receipt_conflicts.append(receipt_conflicts_item)
+
+
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "attempt": attempt,
+            "attempts": attempts,
+            "createdAt": created_at,
+            "deliveryId": delivery_id,
+            "endpoint": endpoint,
+            "eventId": event_id,
+            "evidence": evidence,
+            "generation": generation,
+            "lastCode": last_code,
+            "nextAttemptAt": next_attempt_at,
+            "owner": owner,
+            "payloadDigest": payload_digest,
+            "state": state,
+            "subscriptionId": subscription_id,
+            "test": test,
+            "updatedAt": updated_at,
+        })
+        if application_receipt is not UNSET:
+            field_dict["applicationReceipt"] = application_receipt
+        if archived is not UNSET:
+            field_dict["archived"] = archived
+        if dead_letter is not UNSET:
+            field_dict["deadLetter"] = dead_letter
+        if ordering is not UNSET:
+            field_dict["ordering"] = ordering
+        if receipt_conflicts is not UNSET:
+            field_dict["receiptConflicts"] = receipt_conflicts
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.delivery_application_receipt import DeliveryApplicationReceipt # noqa: PLC0415
+        from ..models.delivery_attempts_item import DeliveryAttemptsItem # noqa: PLC0415
+        from ..models.delivery_dead_letter import DeliveryDeadLetter # noqa: PLC0415
+        from ..models.delivery_evidence import DeliveryEvidence # noqa: PLC0415
+        from ..models.delivery_ordering import DeliveryOrdering # noqa: PLC0415
+        from ..models.delivery_receipt_conflicts_item import DeliveryReceiptConflictsItem # noqa: PLC0415
+        d = dict(src_dict)
+        attempt = d.pop("attempt")
+
+        attempts = []
+        _attempts = d.pop("attempts")
+        for attempts_item_data in (_attempts):
+            attempts_item = DeliveryAttemptsItem.from_dict(attempts_item_data)
+
+
+
+            attempts.append(attempts_item)
+
+
+        created_at = d.pop("createdAt")
+
+        delivery_id = d.pop("deliveryId")
+
+        def _parse_endpoint(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        endpoint = _parse_endpoint(d.pop("endpoint"))
+
+
+        event_id = d.pop("eventId")
+
+        evidence = DeliveryEvidence.from_dict(d.pop("evidence"))
+
+
+
+
+        generation = d.pop("generation")
+
+        def _parse_last_code(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        last_code = _parse_last_code(d.pop("lastCode"))
+
+
+        def _parse_next_attempt_at(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        next_attempt_at = _parse_next_attempt_at(d.pop("nextAttemptAt"))
+
+
+        def _parse_owner(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        owner = _parse_owner(d.pop("owner"))
+
+
+        payload_digest = d.pop("payloadDigest")
+
+        state = d.pop("state")
+
+        subscription_id = d.pop("subscriptionId")
+
+        test = d.pop("test")
+
+        updated_at = d.pop("updatedAt")
+
+        _application_receipt = d.pop("applicationReceipt", UNSET)
+        application_receipt: DeliveryApplicationReceipt | Unset
+        if isinstance(_application_receipt,  Unset):
+            application_receipt = UNSET
+        else:
+            application_receipt = DeliveryApplicationReceipt.from_dict(_application_receipt)
+
+
+
+
+        archived = d.pop("archived", UNSET)
+
+        _dead_letter = d.pop("deadLetter", UNSET)
+        dead_letter: DeliveryDeadLetter | Unset
+        if isinstance(_dead_letter,  Unset):
+            dead_letter = UNSET
+        else:
+            dead_letter = DeliveryDeadLetter.from_dict(_dead_letter)
+
+
+
+
+        _ordering = d.pop("ordering", UNSET)
+        ordering: DeliveryOrdering | Unset
+        if isinstance(_ordering,  Unset):
+            ordering = UNSET
+        else:
+            ordering = DeliveryOrdering.from_dict(_ordering)
+
+
+
+
+        _receipt_conflicts = d.pop("receiptConflicts", UNSET)
+        receipt_conflicts: list[DeliveryReceiptConflictsItem] | Unset = UNSET
+        if _receipt_conflicts is not UNSET:
+            receipt_conflicts = []
+            for receipt_conflicts_item_data in _receipt_conflicts:
+                receipt_conflicts_item = DeliveryReceiptConflictsItem.from_dict(receipt_conflicts_item_data)
+
+
+
+                receipt_conflicts.append(receipt_conflicts_item)
+
+
+        delivery = cls(
+            attempt=attempt,
+            attempts=attempts,
+            created_at=created_at,
+            delivery_id=delivery_id,
+            endpoint=endpoint,
+            event_id=event_id,
+            evidence=evidence,
+            generation=generation,
+            last_code=last_code,
+            next_attempt_at=next_attempt_at,
+            owner=owner,
+            payload_digest=payload_digest,
+            state=state,
+            subscription_id=subscription_id,
+            test=test,
+            updated_at=updated_at,
+            application_receipt=application_receipt,
+            archived=archived,
+            dead_letter=dead_letter,
+            ordering=ordering,
+            receipt_conflicts=receipt_conflicts,
+        )
+
+
+        delivery.additional_properties = d
+        return delivery
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

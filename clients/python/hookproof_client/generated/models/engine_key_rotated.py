@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from typing import cast
+
+if TYPE_CHECKING:
+  from ..models.engine_key_rotated_reasons import EngineKeyRotatedReasons
+
+
+
+
+
+T = TypeVar("T", bound="EngineKeyRotated")
+
+
+
+@_attrs_define
+class EngineKeyRotated:
+    """ ``POST /v1/keys/rotate``: the promoted key, the subscriptions that proved it and the
+    ones suspended (with their reasons).
+
+        Attributes:
+            key_generation (int):
+            key_id (str):
+            previous_key_id (None | str):
+            proved (list[str]):
+            reasons (EngineKeyRotatedReasons):
+            suspended (list[str]):
+     """
+
+    key_generation: int
+    key_id: str
+    previous_key_id: None | str
+    proved: list[str]
+    reasons: EngineKeyRotatedReasons
+    suspended: list[str]
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.engine_key_rotated_reasons import EngineKeyRotatedReasons # noqa: PLC0415
+        key_generation = self.key_generation
+
+        key_id = self.key_id
+
+        previous_key_id: None | str
+        previous_key_id = self.previous_key_id
+
+        proved = self.proved
+
+
+
+        reasons = self.reasons.to_dict()
+
+        suspended = self.suspended
+
+
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "keyGeneration": key_generation,
+            "keyId": key_id,
+            "previousKeyId": previous_key_id,
+            "proved": proved,
+            "reasons": reasons,
+            "suspended": suspended,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.engine_key_rotated_reasons import EngineKeyRotatedReasons # noqa: PLC0415
+        d = dict(src_dict)
+        key_generation = d.pop("keyGeneration")
+
+        key_id = d.pop("keyId")
+
+        def _parse_previous_key_id(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        previous_key_id = _parse_previous_key_id(d.pop("previousKeyId"))
+
+
+        proved = cast(list[str], d.pop("proved"))
+
+
+        reasons = EngineKeyRotatedReasons.from_dict(d.pop("reasons"))
+
+
+
+
+        suspended = cast(list[str], d.pop("suspended"))
+
+
+        engine_key_rotated = cls(
+            key_generation=key_generation,
+            key_id=key_id,
+            previous_key_id=previous_key_id,
+            proved=proved,
+            reasons=reasons,
+            suspended=suspended,
+        )
+
+
+        engine_key_rotated.additional_properties = d
+        return engine_key_rotated
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,15 @@
+from enum import StrEnum
+
+class GetV1DeliveriesState(StrEnum):
+    APPLICATION_CONFIRMED = "APPLICATION_CONFIRMED"
+    DEAD_LETTER = "DEAD_LETTER"
+    DISPATCHING = "DISPATCHING"
+    ENDPOINT_ACCEPTED = "ENDPOINT_ACCEPTED"
+    PLANNED = "PLANNED"
+    QUARANTINED = "QUARANTINED"
+    RETRYABLE = "RETRYABLE"
+    SKIPPED = "SKIPPED"
+    UNKNOWN_TRANSPORT = "UNKNOWN_TRANSPORT"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..types import UNSET, Unset
+from typing import cast
+
+
+
+
+
+
+T = TypeVar("T", bound="PortalSessionCreate")
+
+
+
+@_attrs_define
+class PortalSessionCreate:
+    """ ``POST /v1/consumers/{id}/portal-sessions``.
+
+        Attributes:
+            capabilities (list[str] | Unset):
+            ttl_seconds (int | Unset):  Default: 3600.
+     """
+
+    capabilities: list[str] | Unset = UNSET
+    ttl_seconds: int | Unset = 3600
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        capabilities: list[str] | Unset = UNSET
+        if not isinstance(self.capabilities, Unset):
+            capabilities = self.capabilities
+
+
+
+        ttl_seconds = self.ttl_seconds
+
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({
+        })
+        if capabilities is not UNSET:
+            field_dict["capabilities"] = capabilities
+        if ttl_seconds is not UNSET:
+            field_dict["ttlSeconds"] = ttl_seconds
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        capabilities = cast(list[str], d.pop("capabilities", UNSET))
+
+
+        ttl_seconds = d.pop("ttlSeconds", UNSET)
+
+        portal_session_create = cls(
+            capabilities=capabilities,
+            ttl_seconds=ttl_seconds,
+        )
+
+        return portal_session_create
+

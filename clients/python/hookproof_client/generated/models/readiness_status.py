@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+class ReadinessStatus(StrEnum):
+    READY = "ready"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+class RelayReplacedType(StrEnum):
+    REPLACED = "replaced"
+
+    def __str__(self) -> str:
+        return str(self.value)

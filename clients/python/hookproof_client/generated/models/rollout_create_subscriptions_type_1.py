@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+class RolloutCreateSubscriptionsType1(StrEnum):
+    ALL = "all"
+
+    def __str__(self) -> str:
+        return str(self.value)

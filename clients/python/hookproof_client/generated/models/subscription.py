@@ -1,0 +1,202 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from typing import cast
+
+
+
+
+
+
+T = TypeVar("T", bound="Subscription")
+
+
+
+@_attrs_define
+class Subscription:
+    """ A subscription as ``GET /v1/subscriptions/{id}`` answers it (ETag: its generation).
+
+        Attributes:
+            consumer_id (None | str):
+            created_at (str):
+            endpoint (None | str):
+            event_versions (list[int]):
+            generation (int):
+            id (str):
+            ordering (str):
+            signature_algorithm (str):
+            signature_profile (str):
+            state (str):
+            tenant_id (str):
+            topics (list[str]):
+            updated_at (str):
+            version (int):
+     """
+
+    consumer_id: None | str
+    created_at: str
+    endpoint: None | str
+    event_versions: list[int]
+    generation: int
+    id: str
+    ordering: str
+    signature_algorithm: str
+    signature_profile: str
+    state: str
+    tenant_id: str
+    topics: list[str]
+    updated_at: str
+    version: int
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        consumer_id: None | str
+        consumer_id = self.consumer_id
+
+        created_at = self.created_at
+
+        endpoint: None | str
+        endpoint = self.endpoint
+
+        event_versions = self.event_versions
+
+
+
+        generation = self.generation
+
+        id = self.id
+
+        ordering = self.ordering
+
+        signature_algorithm = self.signature_algorithm
+
+        signature_profile = self.signature_profile
+
+        state = self.state
+
+        tenant_id = self.tenant_id
+
+        topics = self.topics
+
+
+
+        updated_at = self.updated_at
+
+        version = self.version
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "consumerId": consumer_id,
+            "createdAt": created_at,
+            "endpoint": endpoint,
+            "eventVersions": event_versions,
+            "generation": generation,
+            "id": id,
+            "ordering": ordering,
+            "signatureAlgorithm": signature_algorithm,
+            "signatureProfile": signature_profile,
+            "state": state,
+            "tenantId": tenant_id,
+            "topics": topics,
+            "updatedAt": updated_at,
+            "version": version,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        def _parse_consumer_id(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        consumer_id = _parse_consumer_id(d.pop("consumerId"))
+
+
+        created_at = d.pop("createdAt")
+
+        def _parse_endpoint(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        endpoint = _parse_endpoint(d.pop("endpoint"))
+
+
+        event_versions = cast(list[int], d.pop("eventVersions"))
+
+
+        generation = d.pop("generation")
+
+        id = d.pop("id")
+
+        ordering = d.pop("ordering")
+
+        signature_algorithm = d.pop("signatureAlgorithm")
+
+        signature_profile = d.pop("signatureProfile")
+
+        state = d.pop("state")
+
+        tenant_id = d.pop("tenantId")
+
+        topics = cast(list[str], d.pop("topics"))
+
+
+        updated_at = d.pop("updatedAt")
+
+        version = d.pop("version")
+
+        subscription = cls(
+            consumer_id=consumer_id,
+            created_at=created_at,
+            endpoint=endpoint,
+            event_versions=event_versions,
+            generation=generation,
+            id=id,
+            ordering=ordering,
+            signature_algorithm=signature_algorithm,
+            signature_profile=signature_profile,
+            state=state,
+            tenant_id=tenant_id,
+            topics=topics,
+            updated_at=updated_at,
+            version=version,
+        )
+
+
+        subscription.additional_properties = d
+        return subscription
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,456 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..models.subscription_patch_old_generation_policy import SubscriptionPatchOldGenerationPolicy
+from ..models.subscription_patch_ordering import SubscriptionPatchOrdering
+from ..types import UNSET, Unset
+from typing import cast
+
+if TYPE_CHECKING:
+  from ..models.amqp_destination_in import AmqpDestinationIn
+  from ..models.header_auth_in import HeaderAuthIn
+  from ..models.mtls_auth_in import MtlsAuthIn
+  from ..models.nats_destination_in import NatsDestinationIn
+  from ..models.o_auth_2_auth_in import OAuth2AuthIn
+  from ..models.rate_limit_in import RateLimitIn
+  from ..models.receipt_key_in import ReceiptKeyIn
+  from ..models.relay_destination_in import RelayDestinationIn
+  from ..models.retry_policy_in import RetryPolicyIn
+  from ..models.subscription_patch_filter_type_0 import SubscriptionPatchFilterType0
+
+
+
+
+
+T = TypeVar("T", bound="SubscriptionPatch")
+
+
+
+@_attrs_define
+class SubscriptionPatch:
+    """ 
+        Attributes:
+            auth (HeaderAuthIn | MtlsAuthIn | None | OAuth2AuthIn | Unset):
+            consumer_id (None | str | Unset):
+            destination (AmqpDestinationIn | NatsDestinationIn | RelayDestinationIn | Unset):
+            endpoint (str | Unset):
+            event_versions (list[int] | Unset):
+            expires_at (None | str | Unset):
+            filter_ (None | SubscriptionPatchFilterType0 | Unset):
+            old_generation_policy (SubscriptionPatchOldGenerationPolicy | Unset):
+            ordering (SubscriptionPatchOrdering | Unset):
+            ordering_gap_timeout_s (float | Unset):
+            owner (str | Unset):
+            rate_limit (None | RateLimitIn | Unset):
+            receipt_key (None | ReceiptKeyIn | Unset):
+            region (str | Unset):
+            retry_policy (RetryPolicyIn | Unset):
+            topics (list[str] | Unset):
+     """
+
+    auth: HeaderAuthIn | MtlsAuthIn | None | OAuth2AuthIn | Unset = UNSET
+    consumer_id: None | str | Unset = UNSET
+    destination: AmqpDestinationIn | NatsDestinationIn | RelayDestinationIn | Unset = UNSET
+    endpoint: str | Unset = UNSET
+    event_versions: list[int] | Unset = UNSET
+    expires_at: None | str | Unset = UNSET
+    filter_: None | SubscriptionPatchFilterType0 | Unset = UNSET
+    old_generation_policy: SubscriptionPatchOldGenerationPolicy | Unset = UNSET
+    ordering: SubscriptionPatchOrdering | Unset = UNSET
+    ordering_gap_timeout_s: float | Unset = UNSET
+    owner: str | Unset = UNSET
+    rate_limit: None | RateLimitIn | Unset = UNSET
+    receipt_key: None | ReceiptKeyIn | Unset = UNSET
+    region: str | Unset = UNSET
+    retry_policy: RetryPolicyIn | Unset = UNSET
+    topics: list[str] | Unset = UNSET
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.amqp_destination_in import AmqpDestinationIn # noqa: PLC0415
+        from ..models.header_auth_in import HeaderAuthIn # noqa: PLC0415
+        from ..models.mtls_auth_in import MtlsAuthIn # noqa: PLC0415
+        from ..models.nats_destination_in import NatsDestinationIn # noqa: PLC0415
+        from ..models.o_auth_2_auth_in import OAuth2AuthIn # noqa: PLC0415
+        from ..models.rate_limit_in import RateLimitIn # noqa: PLC0415
+        from ..models.receipt_key_in import ReceiptKeyIn # noqa: PLC0415
+        from ..models.relay_destination_in import RelayDestinationIn # noqa: PLC0415
+        from ..models.retry_policy_in import RetryPolicyIn # noqa: PLC0415
+        from ..models.subscription_patch_filter_type_0 import SubscriptionPatchFilterType0 # noqa: PLC0415
+        auth: dict[str, Any] | None | Unset
+        if isinstance(self.auth, Unset):
+            auth = UNSET
+        elif isinstance(self.auth, MtlsAuthIn):
+            auth = self.auth.to_dict()
+        elif isinstance(self.auth, OAuth2AuthIn):
+            auth = self.auth.to_dict()
+        elif isinstance(self.auth, HeaderAuthIn):
+            auth = self.auth.to_dict()
+        else:
+            auth = self.auth
+
+        consumer_id: None | str | Unset
+        if isinstance(self.consumer_id, Unset):
+            consumer_id = UNSET
+        else:
+            consumer_id = self.consumer_id
+
+        destination: dict[str, Any] | Unset
+        if isinstance(self.destination, Unset):
+            destination = UNSET
+        elif isinstance(self.destination, AmqpDestinationIn):
+            destination = self.destination.to_dict()
+        elif isinstance(self.destination, NatsDestinationIn):
+            destination = self.destination.to_dict()
+        else:
+            destination = self.destination.to_dict()
+
+
+        endpoint = self.endpoint
+
+        event_versions: list[int] | Unset = UNSET
+        if not isinstance(self.event_versions, Unset):
+            event_versions = self.event_versions
+
+
+
+        expires_at: None | str | Unset
+        if isinstance(self.expires_at, Unset):
+            expires_at = UNSET
+        else:
+            expires_at = self.expires_at
+
+        filter_: dict[str, Any] | None | Unset
+        if isinstance(self.filter_, Unset):
+            filter_ = UNSET
+        elif isinstance(self.filter_, SubscriptionPatchFilterType0):
+            filter_ = self.filter_.to_dict()
+        else:
+            filter_ = self.filter_
+
+        old_generation_policy: str | Unset = UNSET
+        if not isinstance(self.old_generation_policy, Unset):
+            old_generation_policy = self.old_generation_policy.value
+
+
+        ordering: str | Unset = UNSET
+        if not isinstance(self.ordering, Unset):
+            ordering = self.ordering.value
+
+
+        ordering_gap_timeout_s = self.ordering_gap_timeout_s
+
+        owner = self.owner
+
+        rate_limit: dict[str, Any] | None | Unset
+        if isinstance(self.rate_limit, Unset):
+            rate_limit = UNSET
+        elif isinstance(self.rate_limit, RateLimitIn):
+            rate_limit = self.rate_limit.to_dict()
+        else:
+            rate_limit = self.rate_limit
+
+        receipt_key: dict[str, Any] | None | Unset
+        if isinstance(self.receipt_key, Unset):
+            receipt_key = UNSET
+        elif isinstance(self.receipt_key, ReceiptKeyIn):
+            receipt_key = self.receipt_key.to_dict()
+        else:
+            receipt_key = self.receipt_key
+
+        region = self.region
+
+        retry_policy: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.retry_policy, Unset):
+            retry_policy = self.retry_policy.to_dict()
+
+        topics: list[str] | Unset = UNSET
+        if not isinstance(self.topics, Unset):
+            topics = self.topics
+
+
+
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({
+        })
+        if auth is not UNSET:
+            field_dict["auth"] = auth
+        if consumer_id is not UNSET:
+            field_dict["consumerId"] = consumer_id
+        if destination is not UNSET:
+            field_dict["destination"] = destination
+        if endpoint is not UNSET:
+            field_dict["endpoint"] = endpoint
+        if event_versions is not UNSET:
+            field_dict["eventVersions"] = event_versions
+        if expires_at is not UNSET:
+            field_dict["expiresAt"] = expires_at
+        if filter_ is not UNSET:
+            field_dict["filter"] = filter_
+        if old_generation_policy is not UNSET:
+            field_dict["oldGenerationPolicy"] = old_generation_policy
+        if ordering is not UNSET:
+            field_dict["ordering"] = ordering
+        if ordering_gap_timeout_s is not UNSET:
+            field_dict["orderingGapTimeoutS"] = ordering_gap_timeout_s
+        if owner is not UNSET:
+            field_dict["owner"] = owner
+        if rate_limit is not UNSET:
+            field_dict["rateLimit"] = rate_limit
+        if receipt_key is not UNSET:
+            field_dict["receiptKey"] = receipt_key
+        if region is not UNSET:
+            field_dict["region"] = region
+        if retry_policy is not UNSET:
+            field_dict["retryPolicy"] = retry_policy
+        if topics is not UNSET:
+            field_dict["topics"] = topics
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.amqp_destination_in import AmqpDestinationIn # noqa: PLC0415
+        from ..models.header_auth_in import HeaderAuthIn # noqa: PLC0415
+        from ..models.mtls_auth_in import MtlsAuthIn # noqa: PLC0415
+        from ..models.nats_destination_in import NatsDestinationIn # noqa: PLC0415
+        from ..models.o_auth_2_auth_in import OAuth2AuthIn # noqa: PLC0415
+        from ..models.rate_limit_in import RateLimitIn # noqa: PLC0415
+        from ..models.receipt_key_in import ReceiptKeyIn # noqa: PLC0415
+        from ..models.relay_destination_in import RelayDestinationIn # noqa: PLC0415
+        from ..models.retry_policy_in import RetryPolicyIn # noqa: PLC0415
+        from ..models.subscription_patch_filter_type_0 import SubscriptionPatchFilterType0 # noqa: PLC0415
+        d = dict(src_dict)
+        def _parse_auth(data: object) -> HeaderAuthIn | MtlsAuthIn | None | OAuth2AuthIn | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                auth_type_0_type_0 = MtlsAuthIn.from_dict(data)
+
+
+
+                return auth_type_0_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                auth_type_0_type_1 = OAuth2AuthIn.from_dict(data)
+
+
+
+                return auth_type_0_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                auth_type_0_type_2 = HeaderAuthIn.from_dict(data)
+
+
+
+                return auth_type_0_type_2
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(HeaderAuthIn | MtlsAuthIn | None | OAuth2AuthIn | Unset, data)
+
+        auth = _parse_auth(d.pop("auth", UNSET))
+
+
+        def _parse_consumer_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        consumer_id = _parse_consumer_id(d.pop("consumerId", UNSET))
+
+
+        def _parse_destination(data: object) -> AmqpDestinationIn | NatsDestinationIn | RelayDestinationIn | Unset:
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                destination_type_0 = AmqpDestinationIn.from_dict(data)
+
+
+
+                return destination_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                destination_type_1 = NatsDestinationIn.from_dict(data)
+
+
+
+                return destination_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            destination_type_2 = RelayDestinationIn.from_dict(data)
+
+
+
+            return destination_type_2
+
+        destination = _parse_destination(d.pop("destination", UNSET))
+
+
+        endpoint = d.pop("endpoint", UNSET)
+
+        event_versions = cast(list[int], d.pop("eventVersions", UNSET))
+
+
+        def _parse_expires_at(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        expires_at = _parse_expires_at(d.pop("expiresAt", UNSET))
+
+
+        def _parse_filter_(data: object) -> None | SubscriptionPatchFilterType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                filter_type_0 = SubscriptionPatchFilterType0.from_dict(data)
+
+
+
+                return filter_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | SubscriptionPatchFilterType0 | Unset, data)
+
+        filter_ = _parse_filter_(d.pop("filter", UNSET))
+
+
+        _old_generation_policy = d.pop("oldGenerationPolicy", UNSET)
+        old_generation_policy: SubscriptionPatchOldGenerationPolicy | Unset
+        if isinstance(_old_generation_policy,  Unset):
+            old_generation_policy = UNSET
+        else:
+            old_generation_policy = SubscriptionPatchOldGenerationPolicy(_old_generation_policy)
+
+
+
+
+        _ordering = d.pop("ordering", UNSET)
+        ordering: SubscriptionPatchOrdering | Unset
+        if isinstance(_ordering,  Unset):
+            ordering = UNSET
+        else:
+            ordering = SubscriptionPatchOrdering(_ordering)
+
+
+
+
+        ordering_gap_timeout_s = d.pop("orderingGapTimeoutS", UNSET)
+
+        owner = d.pop("owner", UNSET)
+
+        def _parse_rate_limit(data: object) -> None | RateLimitIn | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                rate_limit_type_0 = RateLimitIn.from_dict(data)
+
+
+
+                return rate_limit_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | RateLimitIn | Unset, data)
+
+        rate_limit = _parse_rate_limit(d.pop("rateLimit", UNSET))
+
+
+        def _parse_receipt_key(data: object) -> None | ReceiptKeyIn | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                receipt_key_type_0 = ReceiptKeyIn.from_dict(data)
+
+
+
+                return receipt_key_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ReceiptKeyIn | Unset, data)
+
+        receipt_key = _parse_receipt_key(d.pop("receiptKey", UNSET))
+
+
+        region = d.pop("region", UNSET)
+
+        _retry_policy = d.pop("retryPolicy", UNSET)
+        retry_policy: RetryPolicyIn | Unset
+        if isinstance(_retry_policy,  Unset):
+            retry_policy = UNSET
+        else:
+            retry_policy = RetryPolicyIn.from_dict(_retry_policy)
+
+
+
+
+        topics = cast(list[str], d.pop("topics", UNSET))
+
+
+        subscription_patch = cls(
+            auth=auth,
+            consumer_id=consumer_id,
+            destination=destination,
+            endpoint=endpoint,
+            event_versions=event_versions,
+            expires_at=expires_at,
+            filter_=filter_,
+            old_generation_policy=old_generation_policy,
+            ordering=ordering,
+            ordering_gap_timeout_s=ordering_gap_timeout_s,
+            owner=owner,
+            rate_limit=rate_limit,
+            receipt_key=receipt_key,
+            region=region,
+            retry_policy=retry_policy,
+            topics=topics,
+        )
+
+        return subscription_patch
+
