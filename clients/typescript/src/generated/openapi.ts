@@ -1040,6 +1040,15 @@ export interface components {
             items: components["schemas"]["AttemptStats"][];
             since: string;
         };
+        /**
+         * ChallengeAnswered
+         * @description ``POST /v1/challenges/{challengeId}/response``: the broker challenge passed.
+         */
+        ChallengeAnswered: {
+            challengeId: string;
+            passed: boolean;
+            reason: string | null;
+        };
         /** Consumer */
         Consumer: {
             createdAt: string;
@@ -1094,13 +1103,55 @@ export interface components {
             username?: string | null;
         };
         /**
+         * DeadLetter
+         * @description A dead letter with its owner, its reason and the request that replays it.
+         */
+        DeadLetter: {
+            attempt: number;
+            deadSince: string | null;
+            deliveryId: string;
+            eventId: string;
+            owner: string;
+            reason: string | null;
+            replay: string;
+            subscriptionId: string;
+        };
+        /**
+         * DeadLetterPage
+         * @description ``GET /v1/dead-letters``: newest first.
+         */
+        DeadLetterPage: {
+            items: components["schemas"]["DeadLetter"][];
+            nextCursor: string | null;
+        };
+        /**
          * Delivery
-         * @description A delivery (its state, evidence and attempts; more fields as the view grows).
+         * @description A delivery: its state, evidence ladder and attempts (each with its outcome, status,
+         *     code and timings); ``deadLetter``, ``ordering``, ``applicationReceipt``,
+         *     ``receiptConflicts`` and ``archived`` when they apply.
          */
         Delivery: {
+            applicationReceipt?: Record<string, never>;
+            archived?: boolean;
+            attempt: number;
+            attempts: Record<string, never>[];
+            createdAt: string;
+            deadLetter?: Record<string, never>;
             deliveryId: string;
+            endpoint: string | null;
+            eventId: string;
+            evidence: components["schemas"]["DeliveryEvidence"];
+            generation: number;
+            lastCode: string | null;
+            nextAttemptAt: string | null;
+            ordering?: Record<string, never>;
+            owner: string | null;
+            payloadDigest: string;
+            receiptConflicts?: Record<string, never>[];
             state: string;
             subscriptionId: string;
+            test: boolean;
+            updatedAt: string;
         };
         /**
          * DeliveryEvidence
@@ -1153,6 +1204,21 @@ export interface components {
             subscriptionId: string;
         };
         /**
+         * EngineKeyRotated
+         * @description ``POST /v1/keys/rotate``: the promoted key, the subscriptions that proved it and the
+         *     ones suspended (with their reasons).
+         */
+        EngineKeyRotated: {
+            keyGeneration: number;
+            keyId: string;
+            previousKeyId: string | null;
+            proved: string[];
+            reasons: {
+                [key: string]: string;
+            };
+            suspended: string[];
+        };
+        /**
          * EventAccepted
          * @description ``POST /v1/events`` (202): the event and the deliveries planned for it (``created``:
          *     false when the same ``eventId`` and payload were accepted before).
@@ -1191,6 +1257,14 @@ export interface components {
         EventBatchResults: {
             results: components["schemas"]["EventBatchResult"][];
         };
+        /** EventDelivery */
+        EventDelivery: {
+            archived?: boolean;
+            deliveryId: string;
+            evidence: components["schemas"]["DeliveryEvidence"];
+            state: string;
+            subscriptionId: string;
+        };
         /** EventIn */
         EventIn: {
             aggregateId: string;
@@ -1202,6 +1276,23 @@ export interface components {
             payload: unknown;
             topic: string;
             version: string;
+        };
+        /**
+         * EventType
+         * @description An event type (``ETag``: its ``version``): per major version a JSON Schema and an
+         *     example.
+         */
+        EventType: {
+            createdAt: string;
+            deprecated: boolean;
+            description: string;
+            digest: string;
+            topic: string;
+            updatedAt: string;
+            version: number;
+            versions: {
+                [key: string]: Record<string, never>;
+            };
         };
         /**
          * EventTypeIn
@@ -1216,6 +1307,14 @@ export interface components {
             };
         };
         /**
+         * EventTypePage
+         * @description ``GET /v1/event-types``: the catalogue by topic.
+         */
+        EventTypePage: {
+            items: components["schemas"]["EventType"][];
+            nextCursor: string | null;
+        };
+        /**
          * EventTypeVersionIn
          * @description One major version of an event type: a JSON Schema 2020-12 and an example payload
          *     (required; JSON ``null`` is an example too).
@@ -1223,6 +1322,37 @@ export interface components {
         EventTypeVersionIn: {
             example?: unknown;
             schema: unknown;
+        };
+        /**
+         * EventView
+         * @description ``GET /v1/events/{eventId}``: an event and its deliveries (``archived``: read from the
+         *     archive).
+         */
+        EventView: {
+            archived?: boolean;
+            deliveries: components["schemas"]["EventDelivery"][];
+            eventId: string;
+            payloadDigest: string;
+            topic: string;
+        };
+        /**
+         * Gate
+         * @description A release gate's result (``status``: pass, fail, n/a or UNOBSERVABLE).
+         */
+        Gate: {
+            detail: Record<string, never>;
+            examples: string[];
+            gate: string;
+            status: string;
+            threshold: string;
+            title: string;
+            value: number | null;
+        };
+        /** GateReport */
+        GateReport: {
+            gates: components["schemas"]["Gate"][];
+            ok: boolean;
+            since: string | null;
         };
         /**
          * HeaderAuthIn
@@ -1233,6 +1363,37 @@ export interface components {
             /** @enum {unknown} */
             type: "header";
             value: string;
+        };
+        /**
+         * Health
+         * @description ``GET /healthz``: the process answers.
+         */
+        Health: {
+            /** @enum {unknown} */
+            status: "ok";
+        };
+        /**
+         * HistoryEvent
+         * @description One recorded event of a subscription's stream (``data`` with secrets redacted).
+         */
+        HistoryEvent: {
+            actor: string | null;
+            data: Record<string, never>;
+            eventId: string;
+            globalPosition: number;
+            hash: string;
+            recordedAt: string;
+            schemaVersion: number;
+            streamVersion: number;
+            type: string;
+        };
+        /**
+         * HistoryPage
+         * @description ``GET /v1/subscriptions/{id}/history``: the stream in order.
+         */
+        HistoryPage: {
+            items: components["schemas"]["HistoryEvent"][];
+            nextCursor: string | null;
         };
         /** Jwks */
         Jwks: {
@@ -1276,14 +1437,6 @@ export interface components {
             tokenUrl: string;
             /** @enum {unknown} */
             type: "oauth2";
-        };
-        /**
-         * Page
-         * @description A page of a list: ``nextCursor`` is null on the last page; pass it back as ``cursor``.
-         */
-        Page: {
-            items: Record<string, never>[];
-            nextCursor: string | null;
         };
         /**
          * PortalBranding
@@ -1357,6 +1510,7 @@ export interface components {
         PortalSessionStarted: {
             capabilities: ("manage" | "read" | "replay")[];
             consumerId: string;
+            embedUrl: string;
             expiresAt: string;
             sessionId: string;
             token: string;
@@ -1388,6 +1542,31 @@ export interface components {
         RateLimitIn: {
             burst: number;
             perSecond: number;
+        };
+        /**
+         * Readiness
+         * @description ``GET /readyz`` (200): the database answers and its schema is current (else 503).
+         */
+        Readiness: {
+            /** @enum {unknown} */
+            status: "ready";
+        };
+        /**
+         * ReceiptConfirmed
+         * @description ``POST /v1/receipts``: 201 ``accepted``, 200 ``duplicate`` (the same receipt again).
+         */
+        ReceiptConfirmed: {
+            appliedAt: string;
+            confirmedAt: string;
+            deliveryId: string;
+            eventId: string;
+            evidence: components["schemas"]["DeliveryEvidence"];
+            operationId: string;
+            /** @enum {unknown} */
+            receipt: "accepted" | "duplicate";
+            result: string;
+            state: string;
+            subscriptionId: string;
         };
         /** ReceiptKeyIn */
         ReceiptKeyIn: {
@@ -1486,6 +1665,30 @@ export interface components {
             /** @default 3600 */
             retryAfterCapS?: number;
         };
+        /**
+         * Rollout
+         * @description A rollout of a signing change; one read (not a list's item) adds its figures per
+         *     stage (``shadow``, ``internal``, ``cutover``).
+         */
+        Rollout: {
+            createdAt: string;
+            cutover?: components["schemas"]["RolloutCutoverFigures"];
+            dualWindowS: number;
+            id: string;
+            internal?: components["schemas"]["RolloutInternalFigures"];
+            internalSubscriptions: string[];
+            pauseReason: string | null;
+            percent: number;
+            shadow?: components["schemas"]["RolloutShadowFigures"];
+            sourceKeyId: string | null;
+            stage: string;
+            state: string;
+            subscriptions: string[] | "all";
+            switches: components["schemas"]["RolloutSwitch"][];
+            target: components["schemas"]["RolloutTargetOut"];
+            updatedAt: string;
+            version: number;
+        };
         /** RolloutAdvance */
         RolloutAdvance: {
             /** @default null */
@@ -1502,6 +1705,39 @@ export interface components {
             subscriptions: string[] | "all";
             target: components["schemas"]["RolloutTarget"];
         };
+        /** RolloutCutoverFigures */
+        RolloutCutoverFigures: {
+            acceptance: number | null;
+            attempts: number;
+            baselineAcceptance: number | null;
+            baselineAttempts: number;
+            covered: number;
+            decidedAttempts: number;
+            dualSigned: number;
+            switched: number;
+        };
+        /** RolloutInternalFigures */
+        RolloutInternalFigures: {
+            dualSigned: number;
+        };
+        /**
+         * RolloutPage
+         * @description ``GET /v1/rollouts``: oldest first (a list's rollouts carry no figures).
+         */
+        RolloutPage: {
+            items: components["schemas"]["Rollout"][];
+            nextCursor: string | null;
+        };
+        /** RolloutShadowFigures */
+        RolloutShadowFigures: {
+            checked: number;
+            mismatches: number;
+        };
+        /** RolloutSwitch */
+        RolloutSwitch: {
+            at: string;
+            percent: number;
+        };
         /**
          * RolloutTarget
          * @description Exactly one of ``signatureProfile`` or ``signingKey`` (an engine key id).
@@ -1511,6 +1747,20 @@ export interface components {
             signatureProfile?: ("hookproof.sig.v1" | "standard-webhooks.v1") | null;
             /** @default null */
             signingKey?: string | null;
+        };
+        /** RolloutTargetOut */
+        RolloutTargetOut: {
+            signatureProfile?: string;
+            signingKey?: string;
+        };
+        /**
+         * SecretRotated
+         * @description ``POST /v1/subscriptions/{id}/secret/rotate``: the next shared secret, shown once.
+         */
+        SecretRotated: {
+            keyId: string;
+            replacedKeyIds?: string[];
+            secret: string;
         };
         /**
          * Subscription
@@ -1657,6 +1907,45 @@ export interface components {
             topic?: string | null;
             /** @default null */
             version?: number | null;
+        };
+        /**
+         * TestEventSent
+         * @description ``POST /v1/subscriptions/{id}/test-events`` (202): the test event, marked ``test``.
+         */
+        TestEventSent: {
+            deliveries: components["schemas"]["DeliveryRef"][];
+            eventId: string;
+            payloadDigest: string;
+            test: boolean;
+        };
+        /**
+         * Timeline
+         * @description A delivery's or a subscription's timeline from the log, paged by ``nextCursor``.
+         */
+        Timeline: {
+            asOf: string | null;
+            entries: components["schemas"]["TimelineEntry"][];
+            id: string;
+            kind: string;
+            nextCursor: string | null;
+            state: Record<string, never> | null;
+        };
+        /**
+         * TimelineEntry
+         * @description One recorded event of a timeline, what it did and the evidence after it.
+         */
+        TimelineEntry: {
+            actor: string | null;
+            evidence: string;
+            generation: number | null;
+            keyId: string | null;
+            outcome: string;
+            position: number;
+            recordedAt: string;
+            state: string;
+            streamId: string;
+            type: string;
+            version: number;
         };
         /** Whoami */
         Whoami: {
@@ -1949,7 +2238,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Health"];
                 };
             };
             405: components["responses"]["Problem405"];
@@ -2044,7 +2333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
             405: components["responses"]["Problem405"];
@@ -2117,7 +2406,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["ChallengeAnswered"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -2447,7 +2736,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Page"];
+                    "application/json": components["schemas"]["DeadLetterPage"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -2625,7 +2914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Timeline"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -2656,7 +2945,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Page"];
+                    "application/json": components["schemas"]["EventTypePage"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -2709,7 +2998,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["EventType"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -2756,7 +3045,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["EventType"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -2894,7 +3183,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["EventView"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -2923,7 +3212,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["GateReport"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -2949,7 +3238,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["EngineKeyRotated"];
                 };
             };
             401: components["responses"]["Problem401"];
@@ -3075,7 +3364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["ReceiptConfirmed"];
                 };
             };
             /** @description Success */
@@ -3084,7 +3373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["ReceiptConfirmed"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -3145,7 +3434,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Page"];
+                    "application/json": components["schemas"]["RolloutPage"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -3183,7 +3472,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Rollout"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -3217,7 +3506,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Rollout"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -3254,7 +3543,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Rollout"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -3288,7 +3577,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Rollout"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -3322,7 +3611,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Rollout"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -3356,7 +3645,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Rollout"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -3618,7 +3907,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Page"];
+                    "application/json": components["schemas"]["HistoryPage"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -3775,7 +4064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["SecretRotated"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -3856,7 +4145,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["TestEventSent"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -3897,7 +4186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Timeline"];
                 };
             };
             400: components["responses"]["Problem400"];
