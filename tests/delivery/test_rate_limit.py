@@ -7,9 +7,8 @@ arrival on this shared machine, where a worker starved of CPU sends what it was 
 next to another's on-time sends; without the limit, or with one bucket per process, windows of a
 second or more exceed it many times over). The bucket's own bound, with no allowance at all, is
 checked on the grant times Postgres records under concurrent takers (the first test). The
-unlimited subscription is served as before. The load is
-shortened to ~20 s of the limited subscription's sending (the issue asks for 60 s; the bench
-runs that, bench/README.md "Session 9")."""
+unlimited subscription is served as before. The load lasts 60 s, as the issue asks: the
+limited subscription's backlog is ``burst + perSecond * 60`` events."""
 
 from __future__ import annotations
 
@@ -27,7 +26,8 @@ from .test_processes import _env, _start, _stop, _wait_states
 
 PER_SECOND = 20.0
 BURST = 5
-EVENTS = 400  # ~20 s at 20/s for the limited subscription
+LOAD_S = 60
+EVENTS = int(BURST + PER_SECOND * LOAD_S)  # 60 s at 20/s for the limited subscription
 #: the spread allowed between a grant (in the claim) and its request's arrival (measured up to
 #: ~0.3 s at a load average of 11 on this 2-core machine)
 JITTER_S = 0.5
@@ -138,9 +138,12 @@ async def test_rate_limit_holds_across_two_daemons_with_two_workers_each(
                 }
                 for i in range(EVENTS)
             ]
-            async with http.post(f"{a.base_url}/v1/events/batch", json={"events": events}) as r:
-                assert r.status < 300, await r.text()
-        await _wait_states(pool, "ENDPOINT_ACCEPTED", 2 * EVENTS, timeout=120)
+            for start in range(0, EVENTS, 1000):  # a batch holds at most 1000 events
+                async with http.post(
+                    f"{a.base_url}/v1/events/batch", json={"events": events[start : start + 1000]}
+                ) as r:
+                    assert r.status < 300, await r.text()
+        await _wait_states(pool, "ENDPOINT_ACCEPTED", 2 * EVENTS, timeout=3 * LOAD_S + 60)
     finally:
         await _stop(a)
         await _stop(b)
