@@ -6,12 +6,36 @@ A subscription without a limit is claimed as before, with no wait."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+import msgspec
+
 from hookproof.engine.runtime.daemon import Engine
+from hookproof.schemas.api import EventIn
 
 from .conftest import Subscriber, active_subscription, publish
 
 PER_SECOND = 2.0
 BURST = 3
+
+
+async def publish_many(engine: Engine, tenant: str, topic: str, numbers: Iterable[int]) -> None:
+    events = [
+        msgspec.convert(
+            {
+                "eventId": f"evt-{topic}-{i}",
+                "topic": topic,
+                "version": "1.0",
+                "aggregateId": f"order-{i}",
+                "aggregateVersion": 1,
+                "occurredAt": "2026-11-30T10:00:00Z",
+                "payload": {"i": i},
+            },
+            EventIn,
+        )
+        for i in numbers
+    ]
+    await engine.services.ingest.ingest_batch(tenant, events, actor=f"tenant:{tenant}")
 
 
 async def test_a_claim_keeps_what_the_bucket_grants_and_says_when_the_next_token_is(
@@ -58,3 +82,30 @@ async def test_a_claim_keeps_what_the_bucket_grants_and_says_when_the_next_token
         [row] = [r for r in rows if r["rate_wait_s"] is not None]
         assert row["subscription_id"] == limited
         assert 0 < row["rate_wait_s"] <= 1 / PER_SECOND
+
+
+async def test_a_limited_backlog_does_not_hide_other_endpoints_rows_from_the_claims(
+    engine: Engine, tenant: str, subscriber: Subscriber
+) -> None:
+    """A rate-limited subscription's backlog, older than another endpoint's rows and longer
+    than a claim's scan of the due order, once its bucket is empty: the dispatcher holds that
+    endpoint until the next token (as it does a full one), so its claims reach the other rows
+    at once instead of the same held-back head of the backlog every time."""
+    limited = await active_subscription(
+        engine,
+        tenant,
+        subscriber.url("ok/limited"),
+        topics=["a"],
+        rateLimit={"perSecond": 0.5, "burst": 1},
+    )
+    free = await active_subscription(engine, tenant, subscriber.url("ok/free"), topics=["b"])
+    dispatcher = engine.services.dispatcher
+    backlog = 4 * dispatcher.batch + 10  # more than one claim's scan of the due order
+    for start in range(0, backlog, 100):
+        await publish_many(engine, tenant, "a", range(start, min(backlog, start + 100)))
+    await publish(engine, tenant, "evt-free", topic="b")
+    first = await dispatcher.claim()  # the burst (one token) of the limited backlog
+    assert [j.row.subscription_id for j in first] == [limited]
+    second = await dispatcher.claim()  # the bucket is empty: the free row, not nothing
+    assert [j.row.subscription_id for j in second] == [free]
+    await dispatcher.drain()

@@ -55,15 +55,20 @@ def test_no_window_holds_more_than_burst_plus_rate_times_its_length(
 
 
 @settings(max_examples=400, deadline=None)
-@given(rates, bursts, st.lists(st.floats(min_value=0, max_value=1), min_size=1, max_size=80))
+@given(
+    rates,
+    st.integers(min_value=2, max_value=500),
+    st.lists(st.floats(min_value=0, max_value=1), min_size=1, max_size=80),
+)
 def test_a_large_backlog_taken_often_enough_gets_the_full_rate(
     rate: float, burst: int, fractions: list[float]
 ) -> None:
-    """Every gap at most (burst - 1) / rate (a bucket of one token: gaps of exactly one token's
-    time), every take wanting more than the bucket holds: the grants total burst + rate * T
-    less the fraction of a token still in the bucket."""
-    longest = (burst - 1) / rate if burst > 1 else 1 / rate
-    gaps = [f * longest if burst > 1 else longest for f in fractions]
+    """Every gap at most (burst - 1) / rate, every take wanting more than the bucket holds:
+    the grants total burst + rate * T less the fraction of a token still in the bucket. (A
+    bucket of one token has no such slack: only takes at the instants of its tokens lose
+    nothing, which is what the wait of the next test names.)"""
+    longest = (burst - 1) / rate
+    gaps = [f * longest for f in fractions]
     grants = _run(rate, burst, [(g, burst + 1) for g in gaps])
     total, elapsed = sum(n for _, n in grants), grants[-1][0] - grants[0][0]
     assert total >= burst + rate * elapsed - 1 - EPS
