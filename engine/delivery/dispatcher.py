@@ -211,16 +211,20 @@ class Dispatcher:
                 if i:
                     self._steal_next = time.monotonic() + self._steal_every_s
                 got = await self.deliveries.claim(
-                    conn, want, reservation.blocked, share, reservation.rooms, reservation.others
+                    conn,
+                    want,
+                    reservation.blocked,
+                    share,
+                    reservation.rooms,
+                    reservation.others,
+                    per_endpoint=reservation.per_endpoint,
                 )
                 for r in got:  # a rate-limited subscription's first held-back row: not sent
                     if r["rate_wait_s"] is None:
                         records.append(r)
                     else:  # its endpoint has no room until the bucket's next token
                         waits.append(r["rate_wait_s"])
-                        self.gates.hold(
-                            r["endpoint_digest"], time.monotonic() + r["rate_wait_s"]
-                        )
+                        self.gates.hold(r["endpoint_digest"], time.monotonic() + r["rate_wait_s"])
             self._drained = len(records) < free
             self._rate_wait = min(waits) if waits else None
             plan = plan_claim(map(claim_row, records), reservation.room)

@@ -18,6 +18,7 @@ from typing import Final
 
 __all__ = [
     "BREAKER_TRANSITIONS",
+    "RATE_STICKY_S",
     "Breaker",
     "BreakerState",
     "EndpointGates",
@@ -99,9 +100,18 @@ class Reservation:
     rooms: dict[str, int]
     blocked: list[str]
     others: int
+    #: claim per endpoint (each endpoint's oldest rows up to its room) even with none blocked:
+    #: a rate-limited endpoint's bucket was short within ``RATE_STICKY_S``, and its backlog
+    #: must not fill a claim's scan of the due order ahead of the other endpoints' rows
+    per_endpoint: bool = False
 
     def room(self, key: str) -> int:
         return self.rooms.get(key, 0 if key in self.blocked else self.others)
+
+
+#: how long after its bucket was last found short a rate-limited endpoint keeps the claims
+#: per endpoint (:attr:`Reservation.per_endpoint`)
+RATE_STICKY_S: Final = 1.0
 
 
 @dataclass
@@ -174,7 +184,9 @@ class EndpointGates:
             self.inflight[k] = self.inflight.get(k, 0) + n
         others = 0 if self.others_reserved else self.limit
         self.others_reserved = self.others_reserved or others > 0
-        return Reservation(rooms, blocked, others)
+        for k in [k for k, until in self.held.items() if until + RATE_STICKY_S <= now]:
+            del self.held[k]
+        return Reservation(rooms, blocked, others, per_endpoint=bool(self.held))
 
     def settle(
         self, reservation: Reservation, taken: dict[str, int], now: float | None = None
