@@ -26,9 +26,7 @@ steps = st.lists(
 )
 
 
-def _run(
-    rate: float, burst: int, takes: list[tuple[float, int]]
-) -> list[tuple[float, int]]:
+def _run(rate: float, burst: int, takes: list[tuple[float, int]]) -> list[tuple[float, int]]:
     """(time, granted) of each take from a full bucket at 0, ``takes`` = (gap, wanted)."""
     bucket, now, out = Bucket(float(burst), 0.0), 0.0, []
     for gap, wanted in takes:
