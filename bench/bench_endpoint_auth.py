@@ -7,7 +7,20 @@ one fetch from the server's token route, then hits, and ``Authorization: Bearer`
 through Debian's tinyproxy (``CONNECT 127.0.0.1:<port>``; its own CPU is not counted, it is a
 separate process). Not a test; nothing is asserted.
 
+``--sites`` (default 10, the end-to-end bench's peak: bench/README.md "Session 10: rate limits
+and endpoint auth"): the server listens on that many ports, each an origin of its own (its own
+pooled connections, handshakes, client identity), and the senders take the sites in turn. The
+CPU of the server process and of tinyproxy in each run is reported beside the sender's (psutil,
+per delivery), and each variant's request latency (median and p90, on this process's clock):
+session 9 saw the proxy "cheaper" than plain HTTPS and could not say why. ``--rate`` (default
+500/s): every variant is offered the same open-loop rate, so each runs at the same throughput.
+A closed loop (``--rate 0``, session 9's bench) lets each variant go as fast as it can, and this
+process's CPU per delivery falls with the number of requests each event-loop pass handles
+(about 570 us at one sender, 220 us at ten, measured here): a variant that happens to go
+faster looks cheaper. Session 9's proxy figure was that, not a cheaper path.
+
     flock /tmp/bench.lock python bench/bench_endpoint_auth.py [--requests 3000] [--concurrency 10]
+        [--sites 10]
 """
 
 from __future__ import annotations
@@ -26,6 +39,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import psutil
 import structlog
 import trustme
 from aiohttp import web
@@ -36,7 +50,7 @@ from hookproof.engine.endpoint_auth.sender import TokenCache
 from hookproof.engine.endpoint_auth.spec import AuthSecret
 from hookproof.events.subscription_events import EndpointAuthRef
 
-RESULTS = Path(__file__).resolve().parent / "results" / "s9_auth_cpu.json"
+RESULTS = Path(__file__).resolve().parent / "results" / "s10_auth_cpu.json"
 
 
 def _free_port() -> int:
@@ -45,7 +59,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _serve(port: int, cert_pem: bytes, key_pem: bytes, client_ca_pem: bytes) -> None:
+def _serve(ports: list[int], cert_pem: bytes, key_pem: bytes, client_ca_pem: bytes) -> None:
     folder = tempfile.mkdtemp()
     chain, key = Path(folder, "c.pem"), Path(folder, "k.pem")
     chain.write_bytes(cert_pem)
@@ -68,7 +82,15 @@ def _serve(port: int, cert_pem: bytes, key_pem: bytes, client_ca_pem: bytes) -> 
     app = web.Application()
     app.router.add_post("/hook", hook)
     app.router.add_post("/token", token)
-    web.run_app(app, host="127.0.0.1", port=port, ssl_context=ctx, print=None, access_log=None)
+
+    async def serve() -> None:
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        for port in ports:  # one origin per port
+            await web.TCPSite(runner, "127.0.0.1", port, ssl_context=ctx).start()
+        await asyncio.Event().wait()
+
+    asyncio.run(serve())
 
 
 async def _wait_port(port: int) -> None:
@@ -83,30 +105,59 @@ async def _wait_port(port: int) -> None:
     raise RuntimeError("server did not start")
 
 
+def _cpu(proc: psutil.Process | None) -> float:
+    if proc is None:
+        return 0.0
+    t = proc.cpu_times()
+    return float(t.user + t.system)
+
+
 async def _run(
-    transport: EgressTransport, url: str, n: int, conc: int, send: Any
+    transport: EgressTransport,
+    urls: list[str],
+    n: int,
+    conc: int,
+    send: Any,
+    others: dict[str, psutil.Process | None],
+    rate: float = 0.0,
 ) -> dict[str, float]:
-    # warm: the pool's connections and the token
-    await asyncio.gather(*(send(transport, url) for _ in range(conc)))
+    # warm: every site's pooled connections and the token
+    await asyncio.gather(*(send(transport, u) for u in urls for _ in range(conc)))
     done = 0
     failures = 0
+    latencies: list[float] = []
+
+    start = time.perf_counter()
 
     async def worker() -> None:
         nonlocal done, failures
         while done < n:
+            url = urls[done % len(urls)]
             done += 1
+            if rate:  # open loop: request k leaves at start + k / rate, not earlier
+                await asyncio.sleep(max(0.0, start + done / rate - time.perf_counter()))
+            t0 = time.perf_counter()
             r = await send(transport, url)
+            latencies.append(time.perf_counter() - t0)
             failures += 0 if r.ok else 1
 
+    before = {name: _cpu(p) for name, p in others.items()}
     cpu0, wall0 = time.process_time(), time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(conc)))
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-    return {
+    latencies.sort()
+    out = {
         "requests": done,
         "failures": failures,
         "cpu_us_per_delivery": round(cpu / done * 1e6, 1),
         "per_second": round(done / wall, 1),
+        "latency_ms_p50": round(latencies[len(latencies) // 2] * 1e3, 2),
+        "latency_ms_p90": round(latencies[int(len(latencies) * 0.9)] * 1e3, 2),
     }
+    for name, p in others.items():
+        if p is not None:
+            out[f"{name}_cpu_us_per_delivery"] = round((_cpu(p) - before[name]) / done * 1e6, 1)
+    return out
 
 
 async def main() -> None:
@@ -114,17 +165,27 @@ async def main() -> None:
     ap.add_argument("--requests", type=int, default=3000)
     ap.add_argument("--concurrency", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument(
+        "--sites", type=int, default=10, help="origins (ports) the senders take in turn"
+    )
+    ap.add_argument(
+        "--rate",
+        type=float,
+        default=500.0,
+        help="requests/s offered to every variant alike (0: as fast as they go)",
+    )
     ap.add_argument("--output", type=Path, default=RESULTS)
     args = ap.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # errors only
     ca, client_ca = trustme.CA(), trustme.CA()
     leaf = ca.issue_cert("127.0.0.1")
     client = client_ca.issue_cert("client.bench")
-    port = _free_port()
+    ports = [_free_port() for _ in range(args.sites)]
+    port = ports[0]
     server = multiprocessing.Process(
         target=_serve,
         args=(
-            port,
+            ports,
             b"".join(b.bytes() for b in leaf.cert_chain_pems),
             leaf.private_key_pem.bytes(),
             client_ca.cert_pem.bytes(),
@@ -148,15 +209,20 @@ async def main() -> None:
     load_before = os.getloadavg()
     out: dict[str, Any] = {"load_before": load_before, "cores": os.cpu_count()}
     try:
-        await _wait_port(port)
+        for p in ports:
+            await _wait_port(p)
         if tinyproxy:
             await _wait_port(proxy_port)
+        others: dict[str, psutil.Process | None] = {
+            "server": psutil.Process(server.pid) if server.pid else None,
+            "proxy": psutil.Process(proxy_proc.pid) if proxy_proc is not None else None,
+        }
         base = EgressPolicy(
-            allow_pairs=frozenset({("127.0.0.1", port)}),
+            allow_pairs=frozenset({("127.0.0.1", p) for p in ports}),
             ca_file=str(ca_file),
             max_connections=args.concurrency,
         )
-        url = f"https://127.0.0.1:{port}/hook"
+        urls = [f"https://127.0.0.1:{p}/hook" for p in ports]
         plain = EgressTransport(base)
         proxied = (
             EgressTransport(replace(base, proxy=parse_proxy(f"http://127.0.0.1:{proxy_port}")))
@@ -196,14 +262,20 @@ async def main() -> None:
         for _ in range(args.rounds):  # interleaved, so drift in the machine's load hits all
             for name, transport, send in variants:
                 results[name].append(
-                    await _run(transport, url, args.requests, args.concurrency, send)
+                    await _run(
+                        transport, urls, args.requests, args.concurrency, send, others, args.rate
+                    )
                 )
         for name, runs in results.items():
-            cpu = sorted(r["cpu_us_per_delivery"] for r in runs)
-            out[name] = {
-                "runs": runs,
-                "cpu_us_per_delivery_median": cpu[len(cpu) // 2],
-            }
+            out[name] = {"runs": runs}
+            for key in runs[0]:
+                if (
+                    key.endswith("_per_delivery")
+                    or key.startswith("latency")
+                    or key == "per_second"
+                ):
+                    values = sorted(r[key] for r in runs)
+                    out[name][f"{key}_median"] = values[len(values) // 2]
         out["token_fetches"] = tokens.fetches
         out["proxy_server"] = "tinyproxy " + (
             "(not installed: skipped)" if not tinyproxy else "1.11 (Debian)"
@@ -219,9 +291,17 @@ async def main() -> None:
     out["load_after"] = os.getloadavg()
     out["requests_per_run"] = args.requests
     out["concurrency"] = args.concurrency
+    out["sites"] = args.sites
+    out["offered_rate"] = args.rate
     args.output.write_text(json.dumps(out, indent=2) + "\n")
     for name in results:
-        print(f"{name:>14}: {out[name]['cpu_us_per_delivery_median']:8.1f} us CPU/delivery")
+        m = out[name]
+        print(
+            f"{name:>14}: {m['cpu_us_per_delivery_median']:8.1f} us CPU/delivery, "
+            f"server {m.get('server_cpu_us_per_delivery_median', 0):7.1f}, "
+            f"proxy {m.get('proxy_cpu_us_per_delivery_median', 0):7.1f}, "
+            f"{m['per_second_median']:8.1f}/s, p50 {m['latency_ms_p50_median']} ms"
+        )
     print("load", load_before, "->", out["load_after"])
 
 

@@ -3,7 +3,10 @@ fresh database deliver to one subscription with ``rateLimit`` ``{"perSecond": --
 --burst}`` for about ``--seconds`` of sending; an HTTPS subscriber in this process (trustme,
 loopback, an exact allowance) stamps every arrival on its own clock. Reported: the observed
 rate after the burst (target: within 5% of ``perSecond``), the worst excess over ``burst +
-perSecond * t`` in any window, the largest count in any one-second window, the load average.
+perSecond * t`` in any window, the largest count in any one-second window, the load average;
+and why a rate falls short: the share of 10 ms samples in which the bucket was full (its refill
+being lost because no claim took from it in time), the number of takes (claims that reached
+the bucket, from ``pg_stat_user_functions``), and the daemons' CPU per delivery.
 Not a test; nothing is asserted.
 
     flock /tmp/bench.lock python bench/bench_rate_limit.py [--rate 100] [--burst 10] [--seconds 60]
@@ -28,6 +31,7 @@ from typing import Any
 
 import aiohttp
 import asyncpg
+import psutil
 import structlog
 import trustme
 from aiohttp import web
@@ -35,7 +39,7 @@ from aiohttp import web
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.daemon import run_cli, start_daemon
 
-RESULTS = Path(__file__).resolve().parent / "results" / "s9_auth_rate_limit.json"
+RESULTS = Path(__file__).resolve().parent / "results" / "s10_rate_limit.json"
 
 
 def _excess(times: list[float], rate: float, burst: int) -> float:
@@ -47,6 +51,23 @@ def _excess(times: list[float], rate: float, burst: int) -> float:
         for j in range(i, min(n, i + 4 * burst + int(rate) * 2)):
             worst = max(worst, (j - i + 1) - (burst + rate * (times[j] - times[i])))
     return worst
+
+
+#: the bucket's level now (its refill since the last take, never above burst)
+SQL_LEVEL = (
+    "SELECT b.tokens + $2::float8 * extract(epoch FROM clock_timestamp() - b.updated_at)"
+    " FROM subscription_rate_buckets AS b WHERE b.subscription_id = $1"
+)
+
+
+def _tree_cpu(proc: psutil.Process) -> float:
+    """User + system CPU seconds of a process and its children (the daemon's workers)."""
+    total = 0.0
+    for p in [proc, *proc.children(recursive=True)]:
+        with contextlib.suppress(psutil.Error):
+            t = p.cpu_times()
+            total += t.user + t.system
+    return total
 
 
 async def main() -> None:
@@ -64,6 +85,8 @@ async def main() -> None:
     name = "bench_rate_" + secrets.token_hex(4)
     admin = await asyncpg.connect(server_url)
     await admin.execute(f'CREATE DATABASE "{name}"')
+    # count the bucket's takes (pg_stat_user_functions: the claims that reached the bucket)
+    await admin.execute(f"ALTER DATABASE \"{name}\" SET track_functions = 'pl'")
     db_url = server_url.rsplit("/", 1)[0] + "/" + name
     tmp = Path(tempfile.mkdtemp())
     ca = trustme.CA()
@@ -151,8 +174,26 @@ async def main() -> None:
                 ]
                 async with http.post(f"{base}/v1/events/batch", json={"events": events}) as r:
                     assert r.status < 300, await r.text()
+        # every 10 ms, is the bucket full (refill being lost: no claim took from it in time)?
+        probe = await asyncpg.connect(db_url)
+        samples = [0, 0]
+        procs = [psutil.Process(d.proc.pid) for d in daemons]
+        cpu0 = sum(_tree_cpu(p) for p in procs)
+
+        async def watch() -> None:
+            while not all_in.is_set():
+                level = await probe.fetchval(SQL_LEVEL, sid, args.rate)
+                if level is not None:
+                    samples[0] += 1
+                    samples[1] += level >= args.burst - 1e-9
+                await asyncio.sleep(0.01)
+
+        watcher = asyncio.create_task(watch())
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(all_in.wait(), args.seconds * 3 + 60)
+        await watcher
+        engine_cpu = sum(_tree_cpu(p) for p in procs) - cpu0
+        await probe.close()
         times = sorted(arrivals)
         span = times[-1] - times[0] if len(times) > 1 else 0.0
         observed = (len(times) - args.burst) / span if span else 0.0
@@ -169,6 +210,12 @@ async def main() -> None:
             "max_in_any_1s_window": max(per_second) if per_second else 0,
             "bound_for_1s": args.burst + args.rate,
             "worst_excess_over_bound": round(_excess(times, args.rate, args.burst), 3),
+            "bucket_full_fraction": round(samples[1] / samples[0], 4) if samples[0] else None,
+            "bucket_samples": samples[0],
+            "engine_cpu_s": round(engine_cpu, 2),
+            "engine_cpu_ms_per_delivery": round(1e3 * engine_cpu / len(times), 3)
+            if times
+            else None,
             "load_before": load_before,
             "load_after": os.getloadavg(),
             "cores": os.cpu_count(),
@@ -176,6 +223,14 @@ async def main() -> None:
     finally:
         for d in daemons:
             await asyncio.to_thread(d.stop)
+        if out:  # read once the daemons are gone: a backend reports its counts as it exits
+            stats = await asyncpg.connect(db_url)
+            out["bucket_takes"] = await stats.fetchval(
+                "SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_user_functions"
+                " WHERE funcname = 'hookproof_rate_grant'"
+            )
+            out["takes_per_delivery"] = round(out["bucket_takes"] / max(1, out["arrived"]), 2)
+            await stats.close()
         await runner.cleanup()
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()

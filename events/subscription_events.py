@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from .catalogue import Event
 
@@ -212,6 +213,9 @@ class ChallengePassed(Event, frozen=True, kw_only=True, tag="subscription.challe
     spki_sha256: str | None
     issuer: str | None = None
     at: str
+    #: the forward proxy the challenge went through (``HOOKPROOF_EGRESS_PROXY``; the peer
+    #: above is then the vetted address the tunnel reached); written only then
+    proxy: str | UnsetType = UNSET
 
 
 class ChallengePublished(Event, frozen=True, kw_only=True, tag="subscription.challenge_published"):
@@ -238,6 +242,10 @@ class ChallengeFailed(Event, frozen=True, kw_only=True, tag="subscription.challe
     #: ``bad_status``: the HTTP status the endpoint answered the challenge with
     status: int | None = None
     at: str
+    #: as in :class:`ChallengePassed`: the forward proxy asked for the tunnel, and the vetted
+    #: address the tunnel reached (when it reached one); written only with a proxy
+    proxy: str | UnsetType = UNSET
+    peer_address: str | UnsetType = UNSET
 
 
 class DriftDetected(Event, frozen=True, kw_only=True, tag="subscription.drift_detected"):

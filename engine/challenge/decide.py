@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from msgspec import UNSET
+
 from hookproof.events import Event
 from hookproof.events.subscription_events import (
     ChallengeFailed,
@@ -140,6 +142,8 @@ def decide(state: SubscriptionState, command: Complete) -> list[Event]:
                 location=command.location,
                 status=result.status if reason == "bad_status" else None,
                 at=at,
+                proxy=result.proxy or UNSET,
+                peer_address=(result.peer_address or UNSET) if result.proxy else UNSET,
             )
         ]
     return [
@@ -153,6 +157,7 @@ def decide(state: SubscriptionState, command: Complete) -> list[Event]:
             spki_sha256=result.spki_sha256,
             issuer=result.certificate.issuer if result.certificate else None,
             at=at,
+            proxy=result.proxy or UNSET,
         ),
         SubscriptionStateChanged(
             subscription_id=state.subscription_id,

@@ -163,6 +163,9 @@ class Dispatcher:
         self._steal_next = 0.0
         self._drained = True  # the last claim found fewer due rows than it asked for
         self._claiming = 0  # sends the running claims may still admit (within max_inflight)
+        #: seconds until the soonest token of a rate-limited bucket the last claim found short
+        #: (None: no bucket held anything back); the loop claims again then, not a poll later
+        self._rate_wait: float | None = None
         self.gates = gates if gates is not None else EndpointGates()
         self.metrics: AttemptMetrics = metrics if metrics is not None else DispatchMetrics()
         self.outcomes = OutcomeBatcher(store)
@@ -200,16 +203,30 @@ class Dispatcher:
     async def _claim(self, free: int, now: datetime, reservation: Reservation) -> list[_Job]:
         async with self.deliveries.transaction() as conn:
             records: list[Any] = []
+            waits: list[float] = []
             for i, share in enumerate(self.shares):  # this process's endpoints first
                 want = free - len(records)
                 if want <= 0 or (i and time.monotonic() < self._steal_next):
                     break
                 if i:
                     self._steal_next = time.monotonic() + self._steal_every_s
-                records += await self.deliveries.claim(
-                    conn, want, reservation.blocked, share, reservation.rooms, reservation.others
+                got = await self.deliveries.claim(
+                    conn,
+                    want,
+                    reservation.blocked,
+                    share,
+                    reservation.rooms,
+                    reservation.others,
+                    per_endpoint=reservation.per_endpoint,
                 )
+                for r in got:  # a rate-limited subscription's first held-back row: not sent
+                    if r["rate_wait_s"] is None:
+                        records.append(r)
+                    else:  # its endpoint has no room until the bucket's next token
+                        waits.append(r["rate_wait_s"])
+                        self.gates.hold(r["endpoint_digest"], time.monotonic() + r["rate_wait_s"])
             self._drained = len(records) < free
+            self._rate_wait = min(waits) if waits else None
             plan = plan_claim(map(claim_row, records), reservation.room)
             keys: dict[KeyScope, tuple[SigningKey, int]] = {}
             for scope, alg in plan.key_scopes():  # one ring lookup per scope per claim
@@ -565,10 +582,11 @@ class Dispatcher:
                     if n:
                         busy_until = time.monotonic() + self.busy_window_s
                     busy = time.monotonic() < busy_until
+                    wait = self.busy_poll_s if busy else self.poll_interval
+                    if self._rate_wait is not None:  # a bucket refills: be back for its token
+                        wait = min(wait, max(self._rate_wait, self.busy_poll_s))
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(
-                            self._wake.wait(), self.busy_poll_s if busy else self.poll_interval
-                        )
+                        await asyncio.wait_for(self._wake.wait(), wait)
         finally:
             if upkeep is not None:
                 upkeep.cancel()

@@ -3,8 +3,10 @@
 The breaker is one transition table (``BREAKER_TRANSITIONS``) and a pure ``breaker_next``;
 ``observed`` reads the state at a time without changing anything (an OPEN breaker whose
 cool-down has passed reads as HALF_OPEN, which admits one probe). ``EndpointGates`` holds
-the in-flight counts and breakers of the endpoints that have either, nothing else: an endpoint
-back to CLOSED with nothing in flight is dropped, and ``prune`` drops idle entries.
+the in-flight counts and breakers of the endpoints that have either, and the endpoints held
+until a time (``hold``: a rate-limited subscription's bucket is empty until its next token),
+nothing else: an endpoint back to CLOSED with nothing in flight and no hold is dropped, and
+``prune`` drops idle entries.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Final
 
 __all__ = [
     "BREAKER_TRANSITIONS",
+    "RATE_STICKY_S",
     "Breaker",
     "BreakerState",
     "EndpointGates",
@@ -97,9 +100,18 @@ class Reservation:
     rooms: dict[str, int]
     blocked: list[str]
     others: int
+    #: claim per endpoint (each endpoint's oldest rows up to its room) even with none blocked:
+    #: a rate-limited endpoint's bucket was short within ``RATE_STICKY_S``, and its backlog
+    #: must not fill a claim's scan of the due order ahead of the other endpoints' rows
+    per_endpoint: bool = False
 
     def room(self, key: str) -> int:
         return self.rooms.get(key, 0 if key in self.blocked else self.others)
+
+
+#: how long after its bucket was last found short a rate-limited endpoint keeps the claims
+#: per endpoint (:attr:`Reservation.per_endpoint`)
+RATE_STICKY_S: Final = 1.0
 
 
 @dataclass
@@ -114,10 +126,24 @@ class EndpointGates:
     #: a running claim may take rows of endpoints not known here (the gates cannot reserve
     #: their room by name): only one claim at a time holds that right
     others_reserved: bool = False
+    #: endpoints with no room until a time (monotonic): :meth:`hold`
+    held: dict[str, float] = field(default_factory=dict)
+
+    def hold(self, key: str, until: float, now: float | None = None) -> None:
+        """No room at this endpoint until ``until``: claims skip its rows as they skip a full
+        endpoint's (a rate-limited subscription's empty bucket: its held-back backlog must not
+        fill every claim's scan of the due order and hide the other endpoints' rows)."""
+        self.held[key] = max(until, self.held.get(key, until))
+        self.touched[key] = time.monotonic() if now is None else now
+
+    def _holding(self, key: str, now: float) -> bool:
+        return self.held.get(key, 0.0) > now
 
     def room(self, key: str, now: float | None = None) -> int:
         """How many more attempts this endpoint may have in flight now."""
         now = time.monotonic() if now is None else now
+        if self._holding(key, now):
+            return 0
         busy = self.inflight.get(key, 0)
         state = observed(self.breakers.get(key, CLOSED), now)
         if state is B.OPEN:
@@ -158,7 +184,9 @@ class EndpointGates:
             self.inflight[k] = self.inflight.get(k, 0) + n
         others = 0 if self.others_reserved else self.limit
         self.others_reserved = self.others_reserved or others > 0
-        return Reservation(rooms, blocked, others)
+        for k in [k for k, until in self.held.items() if until + RATE_STICKY_S <= now]:
+            del self.held[k]
+        return Reservation(rooms, blocked, others, per_endpoint=bool(self.held))
 
     def settle(
         self, reservation: Reservation, taken: dict[str, int], now: float | None = None
@@ -172,7 +200,7 @@ class EndpointGates:
         for k, n in reservation.rooms.items():
             unused = n - taken.get(k, 0)
             busy = max(0, self.inflight.get(k, 0) - unused)
-            if busy == 0 and self.breakers.get(k, CLOSED) == CLOSED:
+            if busy == 0 and self.breakers.get(k, CLOSED) == CLOSED and not self._holding(k, now):
                 self._forget(k)
             else:
                 self.inflight[k] = busy
@@ -196,7 +224,7 @@ class EndpointGates:
             threshold=self.failure_threshold,
             open_seconds=self.open_seconds,
         )
-        if b == CLOSED and busy == 0:  # nothing to remember about this endpoint
+        if b == CLOSED and busy == 0 and not self._holding(key, now):  # nothing to remember
             self._forget(key)
             return
         self.inflight[key] = busy
@@ -219,6 +247,7 @@ class EndpointGates:
         self.inflight.pop(key, None)
         self.breakers.pop(key, None)
         self.touched.pop(key, None)
+        self.held.pop(key, None)
 
     def states(self, now: float | None = None) -> dict[str, str]:
         """Each remembered endpoint's breaker state (a pure read)."""

@@ -155,6 +155,7 @@ class DeliveryRepository(PoolRepository):
         room: int = 8,
         scan: int | None = None,
         heads_max: int = HEADS_MAX,
+        per_endpoint: bool = False,
     ) -> list[Record]:
         """Up to ``limit`` due deliveries with their subscriptions, locked, skipping the
         endpoints (digests) in ``blocked``, within ``share`` (``claim_shares``), and at most
@@ -165,13 +166,16 @@ class DeliveryRepository(PoolRepository):
         oldest rows up to its room, no backlog walked). Otherwise by due order among the first
         ``scan`` due rows (``dispatch_claim``; default four times ``limit``): with no endpoint
         blocked it reads no row it does not take, and with many endpoints waiting one probe
-        each would cost more than the walk it saves."""
+        each would cost more than the walk it saves. ``per_endpoint``: per endpoint even with
+        none blocked (a rate-limited endpoint's backlog, held back by its bucket, would fill
+        the walk: ``Reservation.per_endpoint``)."""
         named = rooms or {}
         count, index, own, _steal = share
         # Only a full endpoint's rows are read and left by the claim by due order; with none
         # blocked it walks nothing it does not take, and costs one statement instead of two.
-        heads = await conn.fetch(SQL["dispatch_due_heads"], heads_max, count) if blocked else []
-        if blocked and len(heads) <= heads_max:
+        by_endpoint = bool(blocked) or per_endpoint
+        heads = await conn.fetch(SQL["dispatch_due_heads"], heads_max, count) if by_endpoint else []
+        if by_endpoint and len(heads) <= heads_max:
             skip = set(blocked)
             endpoints = [
                 h["endpoint_digest"]

@@ -330,6 +330,7 @@ class Connector:
         loop = asyncio.get_running_loop()
         tunnel_to: tuple[IPAddress, int] | None = None
         if self.proxy is not None:
+            attempt.proxy = self.proxy.text  # recorded even when the proxy fails
             # the tunnel has its own bound: a proxy that hangs is the proxy's failure
             try:
                 async with asyncio.timeout(self._connect_timeout_s):

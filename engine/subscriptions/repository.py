@@ -1,16 +1,24 @@
 """The subscription service's reads of the ``subscriptions`` projection and the subscription
-streams: the one place the service reaches the database for them."""
+streams, and the transaction that seals a subscription's ``auth`` with the events naming it:
+the one place the service reaches the database for them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
-from typing import cast
+from typing import TypeVar, cast
+
+import asyncpg
 
 from hookproof.engine.db.queries import ENGINE_QUERIES
 from hookproof.engine.db.repository import PoolRepository, Record
+from hookproof.events.subscription_events import EndpointAuthRef
+
+from ..endpoint_auth import AuthMaterials, AuthSecret
 
 __all__ = ["SubscriptionRepository"]
+
+T = TypeVar("T")
 
 SQL = ENGINE_QUERIES.named(
     "subscription_page", "events_of_streams", "subscription_due_expiry", "subscriptions_visible"
@@ -52,3 +60,17 @@ class SubscriptionRepository(PoolRepository):
     async def due_expiry(self, now: datetime) -> list[Record]:
         """Subscriptions whose expiry is at or before ``now``."""
         return cast(list[Record], await self.pool.fetch(SQL["subscription_due_expiry"], now))
+
+    async def sealed(
+        self,
+        materials: AuthMaterials,
+        subscription_id: str,
+        secret: AuthSecret,
+        append: Callable[[EndpointAuthRef, asyncpg.Connection], Awaitable[T]],
+    ) -> T:
+        """One transaction: seal ``secret`` under the master key and write it
+        (``materials.seal``), then ``append(ref, conn)`` the events that name it. Both or
+        neither: a rejected append leaves no sealed material behind."""
+        async with self.transaction() as conn:
+            ref = await materials.seal(conn, subscription_id, secret)
+            return await append(ref, conn)

@@ -292,11 +292,14 @@ class SubscriptionService:
         *,
         actor: str,
     ) -> SubscriptionState:
-        """Seal ``auth`` and append ``command(ref)``'s events in one transaction."""
+        """Seal ``auth`` and append ``command(ref)``'s events in one transaction (the
+        repository's :meth:`~.repository.SubscriptionRepository.sealed`)."""
         assert self.auth_materials is not None
-        async with self.store.pool.acquire() as conn, conn.transaction():
-            ref = await self.auth_materials.seal(conn, subscription_id, auth)
+
+        async def append(ref: Any, conn: asyncpg.Connection) -> SubscriptionState:
             return await self.execute(subscription_id, command(ref), actor=actor, conn=conn)
+
+        return await self.repository.sealed(self.auth_materials, subscription_id, auth, append)
 
     def patch_changes(self, state: SubscriptionState, body: SubscriptionPatch) -> dict[str, Any]:
         now = self.clock()

@@ -123,8 +123,10 @@ async def test_challenge_and_deliveries_go_through_the_proxy_as_connect_to_addre
         [attempt] = seen["attempts"]
         assert attempt["proxy"] == f"127.0.0.1:{tinyproxy.port}"
         assert attempt["peerAddress"] == "127.0.0.1"  # the vetted address the tunnel reached
-    passed = await h.events(str(view["id"]), "subscription.challenge_passed")
-    assert passed[0]["peer_address"] == "127.0.0.1" and passed[0]["spki_sha256"]
+    # the challenge's event records the proxy and the vetted peer, as the attempts do
+    [passed] = await h.events(str(view["id"]), "subscription.challenge_passed")
+    assert passed["proxy"] == f"127.0.0.1:{tinyproxy.port}"
+    assert passed["peer_address"] == "127.0.0.1" and passed["spki_sha256"]
 
 
 async def test_a_denied_answer_is_refused_before_the_proxy_is_asked(
@@ -166,12 +168,16 @@ async def test_a_proxy_that_refuses_or_is_down_is_its_own_failure(
     await h.engine.drain()
     [failed] = await h.events(str(view["id"]), "subscription.challenge_failed")
     assert failed["reason"] == "egress_proxy_failed"
+    assert failed["proxy"] == f"127.0.0.1:{strict_tinyproxy.port}"  # the proxy, named
+    assert "peer_address" not in failed  # no tunnel: no peer was reached
     assert strict_tinyproxy.requests() == [f"CONNECT 127.0.0.1:{h.endpoint.port} HTTP/1.1"]
     assert h.endpoint.requests == []
 
-    down = await make_harness(egress_proxy=f"http://127.0.0.1:{_free_port()}")
+    down_proxy = f"127.0.0.1:{_free_port()}"
+    down = await make_harness(egress_proxy=f"http://{down_proxy}")
     view = await down.register()
     await down.engine.drain()
     [failed] = await down.events(str(view["id"]), "subscription.challenge_failed")
     assert failed["reason"] == "egress_proxy_failed"
+    assert failed["proxy"] == down_proxy
     assert down.endpoint.requests == []

@@ -7,9 +7,9 @@ arrival on this shared machine, where a worker starved of CPU sends what it was 
 next to another's on-time sends; without the limit, or with one bucket per process, windows of a
 second or more exceed it many times over). The bucket's own bound, with no allowance at all, is
 checked on the grant times Postgres records under concurrent takers (the first test). The
-unlimited subscription is served as before. The load is
-shortened to ~20 s of the limited subscription's sending (the issue asks for 60 s; the bench
-runs that, bench/README.md "Session 9")."""
+unlimited subscription, whose endpoint is in the same worker share as the limited one's (so the
+same claims see both backlogs), is served as before. The load lasts 60 s, as the issue asks: the
+limited subscription's backlog is ``burst + perSecond * 60`` events."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ from .test_processes import _env, _start, _stop, _wait_states
 
 PER_SECOND = 20.0
 BURST = 5
-EVENTS = 400  # ~20 s at 20/s for the limited subscription
+LOAD_S = 60
+EVENTS = int(BURST + PER_SECOND * LOAD_S)  # 60 s at 20/s for the limited subscription
 #: the spread allowed between a grant (in the claim) and its request's arrival (measured up to
 #: ~0.3 s at a load average of 11 on this 2-core machine)
 JITTER_S = 0.5
@@ -84,6 +85,18 @@ async def test_the_bucket_grants_within_the_bound_under_concurrent_claims(pool: 
     assert total <= BURST + PER_SECOND * span + 1e-6
 
 
+async def _share(pool: Any, subscription_id: str) -> int:
+    """The worker share (of two per daemon) whose claims look at this subscription's endpoint
+    (``dispatch_claim.sql``: ``hashtext(endpoint_digest)`` modulo the workers)."""
+    return int(
+        await pool.fetchval(
+            "SELECT mod(abs(hashtext(endpoint_digest)::bigint), 2) FROM subscriptions"
+            " WHERE subscription_id = $1",
+            subscription_id,
+        )
+    )
+
+
 async def _register(http: aiohttp.ClientSession, base: str, url: str, **extra: Any) -> str:
     async with http.post(
         f"{base}/v1/subscriptions",
@@ -123,13 +136,25 @@ async def test_rate_limit_holds_across_two_daemons_with_two_workers_each(
             limited = await _register(
                 http, a.base_url, subscriber.url("ok-limited"), rateLimit=limit
             )
-            free = await _register(http, b.base_url, subscriber.url("ok-free"))
+            # the other subscription's endpoint in the same worker share as the limited one's
+            # (claims look at their own share's endpoints): the claims that see its rows see
+            # the limited backlog ahead of them
+            free = ""
+            for n in range(8):
+                free = await _register(
+                    http, b.base_url, subscriber.url(f"ok-free-{n}"), topics=[f"u{n}"]
+                )
+                if await _share(pool, free) == await _share(pool, limited):
+                    break
+            free_topic, free_path = f"u{n}", f"ok-free-{n}"
             async with http.get(f"{b.base_url}/v1/subscriptions/{limited}") as r:
                 assert (await r.json())["rateLimit"] == limit
+            # both subscriptions' events in the same batches, in turn (the harder order, the
+            # whole limited backlog ahead of the other's, is tests/delivery/test_rate_claim.py's)
             events = [
                 {
-                    "eventId": f"e-{i}",
-                    "topic": "t",
+                    "eventId": f"e-{topic}-{i}",
+                    "topic": topic,
                     "version": "1.0",
                     "aggregateId": f"a-{i}",
                     "aggregateVersion": 1,
@@ -137,15 +162,20 @@ async def test_rate_limit_holds_across_two_daemons_with_two_workers_each(
                     "payload": {"i": i},
                 }
                 for i in range(EVENTS)
+                for topic in ("t", free_topic)
             ]
-            async with http.post(f"{a.base_url}/v1/events/batch", json={"events": events}) as r:
-                assert r.status < 300, await r.text()
-        await _wait_states(pool, "ENDPOINT_ACCEPTED", 2 * EVENTS, timeout=120)
+            for start in range(0, len(events), 1000):  # a batch holds at most 1000 events
+                async with http.post(
+                    f"{a.base_url}/v1/events/batch",
+                    json={"events": events[start : start + 1000]},
+                ) as r:
+                    assert r.status < 300, await r.text()
+        await _wait_states(pool, "ENDPOINT_ACCEPTED", 2 * EVENTS, timeout=3 * LOAD_S + 60)
     finally:
         await _stop(a)
         await _stop(b)
     limited_at = [r.at for r in subscriber.deliveries("ok-limited")]
-    free_at = sorted(r.at for r in subscriber.deliveries("ok-free"))
+    free_at = sorted(r.at for r in subscriber.deliveries(free_path))
     assert len(limited_at) == len(free_at) == EVENTS
     # the bound, in every window, on the subscriber's own clock
     worst = _worst_window(limited_at)
@@ -153,10 +183,19 @@ async def test_rate_limit_holds_across_two_daemons_with_two_workers_each(
     # the limit bound the whole run: it took at least (EVENTS - BURST) / PER_SECOND
     # (implied by the window over all arrivals, stated for the reader)
     assert max(limited_at) - min(limited_at) >= (EVENTS - BURST) / PER_SECOND - JITTER_S
-    # the other subscription is served as if no limit existed: all of it arrived while the
-    # limited one had received less than half of its deliveries
+    # the other subscription is not held to the limit: all of it arrived while the limited one
+    # had received at most 80% of its deliveries (as many events at well above perSecond; held
+    # to the limit, or sharing the bucket, it would end with the limited one or after it). Not
+    # "half" as in session 9's 20 s run: at a load average of 14 on this 2-core machine the
+    # niced daemons delivered the other subscription at 30-60/s, 1,205 events in up to 41 s.
     limited_sorted = sorted(limited_at)
-    assert free_at[-1] < limited_sorted[EVENTS // 2]
+    t0 = limited_sorted[0]
+    assert free_at[-1] < limited_sorted[int(EVENTS * 0.8)], (
+        round(free_at[0] - t0, 2),
+        round(free_at[-1] - t0, 2),
+        round(limited_sorted[int(EVENTS * 0.8)] - t0, 2),
+        [round(free_at[k] - t0, 1) for k in range(0, len(free_at), 100)],
+    )
     assert {
         r["subscription_id"]
         for r in await pool.fetch("SELECT subscription_id FROM subscription_rate_buckets")
