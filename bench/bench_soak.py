@@ -33,10 +33,17 @@ sockets with psutil). Recorded:
   ``hookproof projections rebuild --verify``, ``audit verify`` and ``gates``.
 
     .venv/bin/python bench/bench_soak.py --minutes 10 --rate 40          # the issue 40 soak
-    .venv/bin/python bench/bench_soak.py --minutes 1 --rate 10 --output bench/results/s8_soak_dev.json
+    .venv/bin/python bench/bench_soak.py --minutes 1 --rate 10 --output bench/results/s10_soak_dev.json
     .venv/bin/python bench/bench_soak.py --engine-python /tmp/main/.venv/bin/python  # old code
+    .venv/bin/python bench/bench_soak.py --minutes 5 --memory-probe --trace-frames 8  # leaks?
 
-Writes ``bench/results/s8_soak_<UTC time>.json`` (``--output``). Not a test: nothing asserts a
+``--memory-probe`` runs ``bench/soak_probe/sitecustomize.py`` in the workers (bench-only, not
+imported otherwise): every ``--probe-every`` seconds RSS, glibc malloc's arenas, the objects
+the garbage collector tracks by type and, with ``--trace-frames``, tracemalloc's growth since
+a baseline by traceback; kept under ``memory_probe``. ``--engine-env NAME=VALUE`` sets a
+variable for the daemon (e.g. ``MALLOC_ARENA_MAX=2``).
+
+Writes ``bench/results/s10_soak_<UTC time>.json`` (``--output``). Not a test: nothing asserts a
 timing; the issue's targets are evaluated under ``targets``.
 """
 
@@ -410,6 +417,21 @@ class Intervals:
 @contextlib.contextmanager
 def database(args: argparse.Namespace) -> Any:
     """(url, pgdata or None, server log or None, admin url or None)."""
+    if args.keep_pgdata:  # an embedded server whose folder stays (bench_analyze.py reads it)
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # platformdirs: no XDG_RUNTIME_DIR on servers
+            import pgserver
+
+            Path(args.keep_pgdata).mkdir(parents=True, exist_ok=False)
+            server = pgserver.get_server(args.keep_pgdata, cleanup_mode="stop")
+        try:
+            yield server.get_uri(), args.keep_pgdata, Path(args.keep_pgdata) / "log", None
+        finally:
+            with contextlib.suppress(Exception):
+                server.cleanup()
+        return
     if not args.database_url:
         with e2e.postgres_server(args.pgdata_parent) as (url, folder):
             yield url, folder, Path(folder) / "log", None
@@ -521,6 +543,23 @@ async def run(
             "HOOKPROOF_EGRESS_CA_FILE": str(ca_file),
             "HOOKPROOF_DNS_SERVERS": f"127.0.0.1:{dns_port}",
         }
+        probe_dir = tmp / "probe"
+        if args.memory_probe:  # bench/soak_probe/sitecustomize.py, in the workers only
+            probe_dir.mkdir()
+            env.update(
+                {
+                    "PYTHONPATH": os.pathsep.join(
+                        p for p in (str(ROOT / "soak_probe"), os.environ.get("PYTHONPATH", "")) if p
+                    ),
+                    "HOOKPROOF_SOAK_PROBE_DIR": str(probe_dir),
+                    "HOOKPROOF_SOAK_PROBE_EVERY": str(args.probe_every),
+                    "HOOKPROOF_SOAK_PROBE_TRACE": str(args.trace_frames),
+                    "HOOKPROOF_SOAK_PROBE_BASELINE_S": str(args.probe_baseline_s),
+                }
+            )
+        for setting in args.engine_env:
+            name, _, value = setting.partition("=")
+            env[name] = value
         daemon_log_path = tmp / "daemon.log"
         daemon, base = e2e.start_daemon(
             {**env, "HOOKPROOF_WORKERS": str(args.workers)}, daemon_log_path, args.engine_python
@@ -539,6 +578,9 @@ async def run(
             .splitlines()[-1]
         )
         tenant_id = tenant["tenantId"]
+        for statement in args.setup_sql:  # after the daemon's migrations, before any load
+            await pool.execute(statement)
+        result["setup_sql"] = args.setup_sql
         log(f"daemon pid {daemon.pid} at {base}; subscribers on {ports} (the last misbehaves)")
         dlog = DaemonLog(daemon_log_path)
         headers = {"Authorization": f"Bearer {tenant['token']}"}
@@ -852,19 +894,30 @@ async def run(
                 "updated": int(r["upd"]),
                 "hot_updated": int(r["hot"]),
                 "rows_written_per_delivery": round((r["ins"] + r["upd"]) / max(1, deliveries), 3),
+                # PostgreSQL 16: updates whose new row version went to another page
+                "newpage_updated": None if r["newpage"] is None else int(r["newpage"]),
             }
             for r in await pool.fetch(
-                "SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot"
-                " FROM pg_stat_user_tables WHERE n_tup_ins + n_tup_upd > 0"
+                "SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot,"
+                + (
+                    " n_tup_newpage_upd AS newpage"
+                    if await pool.fetchval("SHOW server_version_num") >= "160000"
+                    else " NULL::bigint AS newpage"
+                )
+                + " FROM pg_stat_user_tables WHERE n_tup_ins + n_tup_upd > 0"
                 " ORDER BY n_tup_ins + n_tup_upd DESC"
             )
         }
         dns_transport.close()
         checks = {}
         for name, cmd in (
-            ("projections_rebuild_verify", ["projections", "rebuild", "--verify"]),
-            ("audit_verify", ["audit", "verify"]),
-            ("gates", ["gates"]),
+            (
+                ("projections_rebuild_verify", ["projections", "rebuild", "--verify"]),
+                ("audit_verify", ["audit", "verify"]),
+                ("gates", ["gates"]),
+            )
+            if not args.skip_checks
+            else ()
         ):
             t0 = time.monotonic()
             done = subprocess.run(  # noqa: ASYNC221 (after the measurement)
@@ -1014,6 +1067,11 @@ async def run(
         }
     )
     result["targets"] = targets(result)
+    if args.memory_probe:
+        result["memory_probe"] = {
+            f.stem: [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
+            for f in sorted(probe_dir.glob("worker-*.jsonl"))
+        }
     if not args.keep_tmp:
         import shutil
 
@@ -1307,7 +1365,8 @@ def targets(r: dict[str, Any]) -> dict[str, Any]:
         "worker_rss_growth_under_5pct": bool(workers) and all(v < 5 for v in workers.values()),
         "worker_rss_growth_pct": workers,
         "nothing_lost": r["full_set"]["nothing_lost"],
-        "verify_audit_gates_pass": all(c["exit_code"] == 0 for c in checks.values()),
+        "verify_audit_gates_pass": bool(checks)
+        and all(c["exit_code"] == 0 for c in checks.values()),
     }
 
 
@@ -1381,17 +1440,50 @@ def main() -> None:
     )
     ap.add_argument("--pgdata-parent", default=None)
     ap.add_argument(
+        "--keep-pgdata",
+        default=None,
+        metavar="DIR",
+        help="the embedded server's folder (new), kept after the run (stopped)",
+    )
+    ap.add_argument(
         "--engine-python",
         default=sys.executable,
         help="the Python that runs hookproof (another checkout's venv runs its code)",
     )
+    ap.add_argument(
+        "--memory-probe",
+        action="store_true",
+        help="the workers write RSS, malloc and gc figures (bench/soak_probe) into the result",
+    )
+    ap.add_argument("--probe-every", type=float, default=30.0, help="seconds between probes")
+    ap.add_argument(
+        "--trace-frames", type=int, default=0, help="with --memory-probe: tracemalloc frames (0)"
+    )
+    ap.add_argument(
+        "--probe-baseline-s", type=float, default=120.0, help="tracemalloc baseline (worker age)"
+    )
+    ap.add_argument(
+        "--engine-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an environment variable for the daemon (e.g. MALLOC_ARENA_MAX=2); repeatable",
+    )
+    ap.add_argument(
+        "--setup-sql",
+        action="append",
+        default=[],
+        metavar="SQL",
+        help="a statement run after the migrations, before the load (repeatable)",
+    )
+    ap.add_argument("--skip-checks", action="store_true", help="no verify/audit/gates (a dev run)")
     ap.add_argument("--label", default="", help="a note kept in the result")
     ap.add_argument("--keep-tmp", action="store_true")
     ap.add_argument("--output", default=None)
     args = ap.parse_args()
     out = Path(
         args.output
-        or ROOT / "results" / f"s8_soak_{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}.json"
+        or ROOT / "results" / f"s10_soak_{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}.json"
     )
     with database(args) as (url, pgdata, pglog, _admin):
         result = asyncio.run(run(args, url, pgdata, pglog))

@@ -1,0 +1,137 @@
+"""Bench-only memory probe for the engine's workers (``bench_soak.py --memory-probe``).
+
+Not part of the engine: ``bench_soak.py`` puts this folder first on the daemon's
+``PYTHONPATH`` only when asked, so Python imports it at start-up in every process of the
+daemon; it does something only in a worker (``--worker-index`` on the command line) and only
+while ``HOOKPROOF_SOAK_PROBE_DIR`` is set. Without the option nothing here is imported.
+
+Every ``HOOKPROOF_SOAK_PROBE_EVERY`` seconds (30) a daemon thread appends one JSON line to
+``<dir>/worker-<index>.jsonl``: RSS, glibc's ``mallinfo2`` (bytes malloc holds from the
+system, in use, free inside its arenas, mmapped blocks), the number of objects the garbage
+collector tracks and the 25 most common types among them (asyncio tasks among them),
+and with ``HOOKPROOF_SOAK_PROBE_TRACE=<frames>`` (tracemalloc started at import with that many
+frames) the traced Python memory and the 25 biggest growths since the baseline snapshot
+(the first one taken after ``HOOKPROOF_SOAK_PROBE_BASELINE_S`` seconds, 120), by traceback.
+Live Python memory flat while RSS grows is the allocator (fragmentation, arenas not given
+back); traced memory growing at one traceback is a leak, and the traceback says where.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_DIR = os.environ.get("HOOKPROOF_SOAK_PROBE_DIR")
+
+
+def _start(folder: str) -> None:
+    import ctypes
+    import gc
+    import json
+    import threading
+    import time
+    from collections import Counter
+
+    index = sys.argv[sys.argv.index("--worker-index") + 1]
+    every = float(os.environ.get("HOOKPROOF_SOAK_PROBE_EVERY", "30"))
+    baseline_s = float(os.environ.get("HOOKPROOF_SOAK_PROBE_BASELINE_S", "120"))
+    frames = int(os.environ.get("HOOKPROOF_SOAK_PROBE_TRACE", "0"))
+    tracemalloc = None
+    if frames:
+        import tracemalloc as tm
+
+        tm.start(frames)
+        tracemalloc = tm
+
+    class _Mallinfo2(ctypes.Structure):
+        _fields_ = [
+            (name, ctypes.c_size_t)
+            for name in (
+                "arena",
+                "ordblks",
+                "smblks",
+                "hblks",
+                "hblkhd",
+                "usmblks",
+                "fsmblks",
+                "uordblks",
+                "fordblks",
+                "keepcost",
+            )
+        ]
+
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallinfo2.restype = _Mallinfo2
+    except (OSError, AttributeError):
+        libc = None
+    page = os.sysconf("SC_PAGE_SIZE")
+    t0 = time.monotonic()
+    out = os.path.join(folder, f"worker-{index}.jsonl")
+
+    def rss() -> int:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * page
+
+    def one(baseline: list[object]) -> dict[str, object]:
+        t = time.monotonic() - t0
+        row: dict[str, object] = {"t_s": round(t, 1), "wall": time.time(), "rss": rss()}
+        if libc is not None:
+            m = libc.mallinfo2()
+            row["malloc"] = {
+                "arena": m.arena,
+                "mmapped": m.hblkhd,
+                "in_use": m.uordblks,
+                "free_in_arenas": m.fordblks,
+                "top_releasable": m.keepcost,
+            }
+        t_gc = time.perf_counter()
+        objects = gc.get_objects()
+        row["gc_objects"] = len(objects)
+        row["gc_top_types"] = Counter(type(o).__qualname__ for o in objects).most_common(25)
+        del objects
+        row["gc_ms"] = round((time.perf_counter() - t_gc) * 1000, 1)
+        if tracemalloc is not None:
+            t_tm = time.perf_counter()
+            current, peak = tracemalloc.get_traced_memory()
+            row["traced"] = {"current": current, "peak": peak}
+            snap = tracemalloc.take_snapshot().filter_traces(
+                [tracemalloc.Filter(False, tracemalloc.__file__)]
+            )
+            if not baseline and t >= baseline_s:
+                baseline.append(snap)
+                row["baseline"] = True
+            elif baseline:
+                stats = snap.compare_to(baseline[0], "traceback")  # type: ignore[arg-type]
+                row["growth_since_baseline"] = [
+                    {
+                        "size_diff": s.size_diff,
+                        "count_diff": s.count_diff,
+                        "size": s.size,
+                        "where": [f"{f.filename}:{f.lineno}" for f in s.traceback][-frames:],
+                    }
+                    for s in stats[:25]
+                ]
+                by_file = snap.compare_to(baseline[0], "filename")  # type: ignore[arg-type]
+                row["growth_by_file"] = [
+                    [s.traceback[0].filename, s.size_diff, s.count_diff] for s in by_file[:15]
+                ]
+            row["trace_ms"] = round((time.perf_counter() - t_tm) * 1000, 1)
+        return row
+
+    def run() -> None:
+        baseline: list[object] = []
+        while True:
+            time.sleep(every)
+            try:
+                row = one(baseline)
+            except Exception as exc:
+                row = {"error": repr(exc)}
+            with open(out, "a") as f:
+                f.write(json.dumps(row) + "\n")
+
+    threading.Thread(target=run, name="soak-probe", daemon=True).start()
+
+
+if _DIR and "--worker-index" in sys.argv:
+    _start(_DIR)
