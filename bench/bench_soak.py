@@ -40,7 +40,8 @@ sockets with psutil). Recorded:
 ``--memory-probe`` runs ``bench/soak_probe/sitecustomize.py`` in the workers (bench-only, not
 imported otherwise): every ``--probe-every`` seconds RSS, glibc malloc's arenas, the objects
 the garbage collector tracks by type and, with ``--trace-frames``, tracemalloc's growth since
-a baseline by traceback; kept under ``memory_probe``. ``--engine-env NAME=VALUE`` sets a
+its first to its last snapshot (``--snapshots-at``), by traceback; kept under
+``memory_probe`` and ``memory_growth_traced``. ``--engine-env NAME=VALUE`` sets a
 variable for the daemon (e.g. ``MALLOC_ARENA_MAX=2``).
 
 Writes ``bench/results/s10_soak_<UTC time>.json`` (``--output``). Not a test: nothing asserts a
@@ -554,7 +555,7 @@ async def run(
                     "HOOKPROOF_SOAK_PROBE_DIR": str(probe_dir),
                     "HOOKPROOF_SOAK_PROBE_EVERY": str(args.probe_every),
                     "HOOKPROOF_SOAK_PROBE_TRACE": str(args.trace_frames),
-                    "HOOKPROOF_SOAK_PROBE_BASELINE_S": str(args.probe_baseline_s),
+                    "HOOKPROOF_SOAK_PROBE_SNAPSHOTS": args.snapshots_at,
                 }
             )
         for setting in args.engine_env:
@@ -1072,6 +1073,7 @@ async def run(
             f.stem: [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
             for f in sorted(probe_dir.glob("worker-*.jsonl"))
         }
+        result["memory_growth_traced"] = snapshot_growth(probe_dir)
     if not args.keep_tmp:
         import shutil
 
@@ -1330,6 +1332,44 @@ def attribute(per_second: list[list[Any]], timeline: list[dict[str, Any]]) -> di
     return out
 
 
+def snapshot_growth(folder: Path) -> dict[str, Any]:
+    """Per worker: tracemalloc's growth from its first snapshot to its last, the 25 biggest
+    by traceback and the 15 biggest by file (bench/soak_probe)."""
+    import tracemalloc
+
+    out: dict[str, Any] = {}
+    by_worker: dict[str, list[tuple[int, Path]]] = {}
+    for f in folder.glob("worker-*-*.snapshot"):
+        worker, _, age = f.stem.rpartition("-")
+        by_worker.setdefault(worker, []).append((int(age), f))
+    for worker, snaps in sorted(by_worker.items()):
+        if len(snaps) < 2:
+            continue
+        snaps.sort()
+        first = tracemalloc.Snapshot.load(str(snaps[0][1]))
+        last = tracemalloc.Snapshot.load(str(snaps[-1][1]))
+        out[worker] = {
+            "from_age_s": snaps[0][0],
+            "to_age_s": snaps[-1][0],
+            "traced_from": sum(t.size for t in first.traces),
+            "traced_to": sum(t.size for t in last.traces),
+            "by_traceback": [
+                {
+                    "size_diff": st.size_diff,
+                    "count_diff": st.count_diff,
+                    "size": st.size,
+                    "where": [f"{fr.filename}:{fr.lineno}" for fr in st.traceback],
+                }
+                for st in last.compare_to(first, "traceback")[:25]
+            ],
+            "by_file": [
+                [st.traceback[0].filename, st.size_diff, st.count_diff]
+                for st in last.compare_to(first, "filename")[:15]
+            ],
+        }
+    return out
+
+
 def rss_growth(samples: list[dict[str, Any]], duration_s: float) -> dict[str, Any]:
     """RSS per engine process: at minute 2 (or half the run, if shorter) and at the end of the
     load; growth in percent."""
@@ -1460,7 +1500,9 @@ def main() -> None:
         "--trace-frames", type=int, default=0, help="with --memory-probe: tracemalloc frames (0)"
     )
     ap.add_argument(
-        "--probe-baseline-s", type=float, default=120.0, help="tracemalloc baseline (worker age)"
+        "--snapshots-at",
+        default="150,450",
+        help="with --trace-frames: worker ages (s) at which tracemalloc snapshots are compared",
     )
     ap.add_argument(
         "--engine-env",

@@ -10,8 +10,10 @@ Every ``HOOKPROOF_SOAK_PROBE_EVERY`` seconds (30) a daemon thread appends one JS
 system, in use, free inside its arenas, mmapped blocks), the number of objects the garbage
 collector tracks and the 25 most common types among them (asyncio tasks among them),
 and with ``HOOKPROOF_SOAK_PROBE_TRACE=<frames>`` (tracemalloc started at import with that many
-frames) the traced Python memory and the 25 biggest growths since the baseline snapshot
-(the first one taken after ``HOOKPROOF_SOAK_PROBE_BASELINE_S`` seconds, 120), by traceback.
+frames) the traced Python memory, and a tracemalloc snapshot dumped to
+``<dir>/worker-<index>-<age>.snapshot`` at each worker age (seconds) listed in
+``HOOKPROOF_SOAK_PROBE_SNAPSHOTS`` (the bench compares them afterwards, outside the worker:
+comparing in the worker held its GIL for tens of seconds on a busy machine).
 Live Python memory flat while RSS grows is the allocator (fragmentation, arenas not given
 back); traced memory growing at one traceback is a leak, and the traceback says where.
 """
@@ -34,7 +36,9 @@ def _start(folder: str) -> None:
 
     index = sys.argv[sys.argv.index("--worker-index") + 1]
     every = float(os.environ.get("HOOKPROOF_SOAK_PROBE_EVERY", "30"))
-    baseline_s = float(os.environ.get("HOOKPROOF_SOAK_PROBE_BASELINE_S", "120"))
+    snapshots = sorted(
+        float(x) for x in os.environ.get("HOOKPROOF_SOAK_PROBE_SNAPSHOTS", "").split(",") if x
+    )
     frames = int(os.environ.get("HOOKPROOF_SOAK_PROBE_TRACE", "0"))
     tracemalloc = None
     if frames:
@@ -73,7 +77,7 @@ def _start(folder: str) -> None:
         with open("/proc/self/statm") as f:
             return int(f.read().split()[1]) * page
 
-    def one(baseline: list[object]) -> dict[str, object]:
+    def one() -> dict[str, object]:
         t = time.monotonic() - t0
         row: dict[str, object] = {"t_s": round(t, 1), "wall": time.time(), "rss": rss()}
         if libc is not None:
@@ -92,39 +96,23 @@ def _start(folder: str) -> None:
         del objects
         row["gc_ms"] = round((time.perf_counter() - t_gc) * 1000, 1)
         if tracemalloc is not None:
-            t_tm = time.perf_counter()
             current, peak = tracemalloc.get_traced_memory()
             row["traced"] = {"current": current, "peak": peak}
-            snap = tracemalloc.take_snapshot().filter_traces(
-                [tracemalloc.Filter(False, tracemalloc.__file__)]
-            )
-            if not baseline and t >= baseline_s:
-                baseline.append(snap)
-                row["baseline"] = True
-            elif baseline:
-                stats = snap.compare_to(baseline[0], "traceback")  # type: ignore[arg-type]
-                row["growth_since_baseline"] = [
-                    {
-                        "size_diff": s.size_diff,
-                        "count_diff": s.count_diff,
-                        "size": s.size,
-                        "where": [f"{f.filename}:{f.lineno}" for f in s.traceback][-frames:],
-                    }
-                    for s in stats[:25]
-                ]
-                by_file = snap.compare_to(baseline[0], "filename")  # type: ignore[arg-type]
-                row["growth_by_file"] = [
-                    [s.traceback[0].filename, s.size_diff, s.count_diff] for s in by_file[:15]
-                ]
-            row["trace_ms"] = round((time.perf_counter() - t_tm) * 1000, 1)
+            if snapshots and t >= snapshots[0]:  # written now, compared by the bench afterwards
+                t_tm = time.perf_counter()
+                at = snapshots.pop(0)
+                tracemalloc.take_snapshot().dump(
+                    os.path.join(folder, f"worker-{index}-{int(at)}.snapshot")
+                )
+                row["snapshot"] = int(at)
+                row["snapshot_ms"] = round((time.perf_counter() - t_tm) * 1000, 1)
         return row
 
     def run() -> None:
-        baseline: list[object] = []
         while True:
             time.sleep(every)
             try:
-                row = one(baseline)
+                row = one()
             except Exception as exc:
                 row = {"error": repr(exc)}
             with open(out, "a") as f:
