@@ -500,6 +500,9 @@ async def run(
                 await pool.execute(f"ALTER SYSTEM SET {setting}")
             await pool.execute("SELECT pg_reload_conf()")
             result["postgres"]["logging"] = "log_autovacuum_min_duration=0, log_checkpoints=on"
+            if args.wal_by_relation:  # the run's WAL stays for pg_waldump
+                await pool.execute("ALTER SYSTEM SET wal_keep_size = '8GB'")
+                await pool.execute("SELECT pg_reload_conf()")
 
         # subscribers, one process and one site each
         ca = trustme.CA()
@@ -556,6 +559,7 @@ async def run(
                     "HOOKPROOF_SOAK_PROBE_EVERY": str(args.probe_every),
                     "HOOKPROOF_SOAK_PROBE_TRACE": str(args.trace_frames),
                     "HOOKPROOF_SOAK_PROBE_SNAPSHOTS": args.snapshots_at,
+                    "HOOKPROOF_SOAK_PROBE_TRIM": "1" if args.probe_trim else "0",
                 }
             )
         for setting in args.engine_env:
@@ -833,6 +837,22 @@ async def run(
                 "SELECT pg_wal_lsn_diff($1::text::pg_lsn, $2::text::pg_lsn)::float8", lsn1, lsn0
             )
             disk = await bytes_on_disk(pool, deliveries)
+            wal_by_relation = None
+            if args.wal_by_relation and pgdata:
+                names = {
+                    int(r["node"]): r["relname"]
+                    for r in await pool.fetch(
+                        "SELECT pg_relation_filenode(oid) AS node, relname FROM pg_class"
+                        " WHERE pg_relation_filenode(oid) IS NOT NULL"
+                    )
+                }
+                wal_by_relation = await asyncio.to_thread(
+                    e2e.waldump_by_relation, e2e.pgserver_bin(), pgdata, lsn0, lsn1, names
+                )
+                wal_by_relation["bytes_per_delivery"] = {
+                    rel: round(b / max(1, deliveries), 1)
+                    for rel, b in wal_by_relation.get("by_relation", {}).items()
+                }
             if pgdata:
                 disk["data_folder_bytes"] = await asyncio.to_thread(folder_bytes, pgdata)
                 disk["wal_folder_bytes"] = await asyncio.to_thread(
@@ -1039,6 +1059,7 @@ async def run(
                 "server: with --database-url, other databases' WAL too)",
             },
             "disk": disk,
+            "wal_by_relation": wal_by_relation,
             "rows_written": {
                 "note": "pg_stat_user_tables since the database was made (set-up included), "
                 "read after every backend flushed; proj_stream_catalogue: the catalogue's writes",
@@ -1500,6 +1521,11 @@ def main() -> None:
         "--trace-frames", type=int, default=0, help="with --memory-probe: tracemalloc frames (0)"
     )
     ap.add_argument(
+        "--probe-trim",
+        action="store_true",
+        help="with --memory-probe: each probe calls malloc_trim(0) and records the RSS after",
+    )
+    ap.add_argument(
         "--snapshots-at",
         default="150,450",
         help="with --trace-frames: worker ages (s) at which tracemalloc snapshots are compared",
@@ -1519,6 +1545,11 @@ def main() -> None:
         help="a statement run after the migrations, before the load (repeatable)",
     )
     ap.add_argument("--skip-checks", action="store_true", help="no verify/audit/gates (a dev run)")
+    ap.add_argument(
+        "--wal-by-relation",
+        action="store_true",
+        help="embedded server: keep the run's WAL and count it by relation (pg_waldump)",
+    )
     ap.add_argument("--label", default="", help="a note kept in the result")
     ap.add_argument("--keep-tmp", action="store_true")
     ap.add_argument("--output", default=None)

@@ -14,6 +14,8 @@ frames) the traced Python memory, and a tracemalloc snapshot dumped to
 ``<dir>/worker-<index>-<age>.snapshot`` at each worker age (seconds) listed in
 ``HOOKPROOF_SOAK_PROBE_SNAPSHOTS`` (the bench compares them afterwards, outside the worker:
 comparing in the worker held its GIL for tens of seconds on a busy machine).
+With ``HOOKPROOF_SOAK_PROBE_TRIM=1`` each probe then calls glibc's ``malloc_trim(0)`` and
+records the RSS after it (the memory malloc held free, given back) and how long it took.
 Live Python memory flat while RSS grows is the allocator (fragmentation, arenas not given
 back); traced memory growing at one traceback is a leak, and the traceback says where.
 """
@@ -40,6 +42,7 @@ def _start(folder: str) -> None:
         float(x) for x in os.environ.get("HOOKPROOF_SOAK_PROBE_SNAPSHOTS", "").split(",") if x
     )
     frames = int(os.environ.get("HOOKPROOF_SOAK_PROBE_TRACE", "0"))
+    trim = os.environ.get("HOOKPROOF_SOAK_PROBE_TRIM") == "1"
     tracemalloc = None
     if frames:
         import tracemalloc as tm
@@ -95,6 +98,11 @@ def _start(folder: str) -> None:
         row["gc_top_types"] = Counter(type(o).__qualname__ for o in objects).most_common(25)
         del objects
         row["gc_ms"] = round((time.perf_counter() - t_gc) * 1000, 1)
+        if trim and libc is not None:  # what malloc holds free and could give back
+            t_trim = time.perf_counter()
+            libc.malloc_trim(0)
+            row["trim_ms"] = round((time.perf_counter() - t_trim) * 1000, 2)
+            row["rss_after_trim"] = rss()
         if tracemalloc is not None:
             current, peak = tracemalloc.get_traced_memory()
             row["traced"] = {"current": current, "peak": peak}
