@@ -1400,13 +1400,28 @@ def rss_growth(samples: list[dict[str, Any]], duration_s: float) -> dict[str, An
     first = min(samples, key=lambda s: abs(s["t_s"] - mark))
     last = samples[-1]
     out: dict[str, Any] = {"from_t_s": first["t_s"], "to_t_s": last["t_s"], "processes": {}}
+
+    def peak(label: str, t_from: float, t_to: float) -> float | None:
+        seen = [
+            s["engine"][label]["rss_mb"]
+            for s in samples
+            if t_from < s["t_s"] <= t_to and "rss_mb" in s["engine"].get(label, {})
+        ]
+        return max(seen) if seen else None
+
     for label, now in last["engine"].items():
         was = first["engine"].get(label, {})
         if "rss_mb" in now and "rss_mb" in was:
+            # the highest sample of the minute before each mark: a saw-tooth (memory given
+            # back between samples) cannot flatter or spoil the comparison by its phase
+            p0, p1 = peak(label, mark - 60, mark + 7.5), peak(label, last["t_s"] - 60, last["t_s"])
             out["processes"][label] = {
                 "rss_mb_from": was["rss_mb"],
                 "rss_mb_to": now["rss_mb"],
                 "growth_pct": round(100 * (now["rss_mb"] - was["rss_mb"]) / was["rss_mb"], 2),
+                "peak_mb_minute_before_from": p0,
+                "peak_mb_minute_before_to": p1,
+                "peak_growth_pct": round(100 * (p1 - p0) / p0, 2) if p0 and p1 else None,
                 "fds_from": was.get("fds"),
                 "fds_to": now.get("fds"),
             }
@@ -1425,6 +1440,9 @@ def targets(r: dict[str, Any]) -> dict[str, Any]:
         "p999_ms": lat["p999"],
         "worker_rss_growth_under_5pct": bool(workers) and all(v < 5 for v in workers.values()),
         "worker_rss_growth_pct": workers,
+        "worker_rss_peak_growth_pct": {
+            k: v.get("peak_growth_pct") for k, v in mem.items() if k.startswith("worker-")
+        },
         "nothing_lost": r["full_set"]["nothing_lost"],
         "verify_audit_gates_pass": bool(checks)
         and all(c["exit_code"] == 0 for c in checks.values()),

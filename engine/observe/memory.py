@@ -1,13 +1,14 @@
-"""Give back the memory malloc holds free: glibc's ``malloc_trim``, once a minute per process.
+"""Give back the memory malloc holds free: glibc's ``malloc_trim``, every 15 s per process.
 
 Under steady load a worker's live memory stays flat, but glibc's malloc keeps what Python
 frees inside its arenas (free chunks between live ones) and hands little of it back to the
 system, so RSS climbs with every high-water mark of the working set. In issue 40's soak
 (bench/README.md "Session 10: soak") a worker held 16 MB in use throughout while the free
 space inside its arenas grew from 6 to 28 MB in five minutes: RSS +20%, no leak.
-``malloc_trim(0)`` returns every whole free page of every arena (``madvise``); the call runs
-in a thread (ctypes releases the GIL), so the event loop is not held while it walks the
-arenas. Where the C library has no ``malloc_trim`` (musl, macOS) nothing runs.
+``malloc_trim(0)`` returns every whole free page of every arena (``madvise``): 1.3-1.5 ms per
+call in that soak, in a thread (ctypes releases the GIL), so the event loop is not held while
+it walks the arenas; every 15 s keeps the saw-tooth between two calls to a few MB. Where the
+C library has no ``malloc_trim`` (musl, macOS) nothing runs.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Final
 __all__ = ["TRIM_INTERVAL_S", "malloc_trimmer", "trim_free_memory"]
 
 #: how often a worker gives its free memory back
-TRIM_INTERVAL_S: Final = 60.0
+TRIM_INTERVAL_S: Final = 15.0
 
 
 def malloc_trimmer() -> Callable[[], bool] | None:
