@@ -8,9 +8,10 @@ PostgreSQL 16; or ``--database-url``). For each variant of statistics targets (a
 table's ANALYZE: wall time, the CPU of the server process that ran it (``/proc/<pid>/stat``
 of ``pg_backend_pid()``: the same figure on a busy or a quiet machine) and the rows and pages
 it sampled (its VERBOSE notices). Then every named query of the three layers that reads
-``events`` or ``deliveries`` is planned as a generic plan (``EXPLAIN (GENERIC_PLAN, COSTS
-OFF)``, PostgreSQL 16: the plan a prepared statement settles on) under each variant, and the
-plans are compared with the default's: node types and index names, costs left out.
+``events`` or ``deliveries`` is planned as a generic plan (the plan a prepared statement
+settles on: ``plan_cache_mode = force_generic_plan``, ``PREPARE``, ``EXPLAIN EXECUTE``) under
+each variant, and the plans are compared with the default's: node types and index names,
+costs left out.
 
     .venv/bin/python bench/bench_analyze.py --pgdata /tmp/soak_pg --output bench/results/s10_analyze.json
 
@@ -147,12 +148,22 @@ async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
                     {"wall_ms": round(wall, 1), "cpu_ms": round(cpu, 1), "sample": sampled}
                 )
         plans[name] = {}
+        await conn.execute("SET plan_cache_mode = force_generic_plan")
         for qname, text in queries.items():
             try:
-                rows = await conn.fetch("EXPLAIN (GENERIC_PLAN, COSTS OFF) " + text)
+                n = len((await conn.prepare(text)).get_parameters())
+                await conn.execute(f"PREPARE hp_plan AS {text}")
+                try:
+                    nulls = ", ".join(["NULL"] * n)
+                    rows = await conn.fetch(
+                        f"EXPLAIN (COSTS OFF) EXECUTE hp_plan{f'({nulls})' if n else ''}"
+                    )
+                finally:
+                    await conn.execute("DEALLOCATE hp_plan")
                 plans[name][qname] = [r[0] for r in rows]
-            except asyncpg.PostgresError as exc:
+            except (asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
                 plans[name][qname] = f"error: {type(exc).__name__}"
+        await conn.execute("RESET plan_cache_mode")
         out[name] = {
             "settings": spec,
             "analyze": {
