@@ -33,10 +33,18 @@ sockets with psutil). Recorded:
   ``hookproof projections rebuild --verify``, ``audit verify`` and ``gates``.
 
     .venv/bin/python bench/bench_soak.py --minutes 10 --rate 40          # the issue 40 soak
-    .venv/bin/python bench/bench_soak.py --minutes 1 --rate 10 --output bench/results/s8_soak_dev.json
+    .venv/bin/python bench/bench_soak.py --minutes 1 --rate 10 --output bench/results/s10_soak_dev.json
     .venv/bin/python bench/bench_soak.py --engine-python /tmp/main/.venv/bin/python  # old code
+    .venv/bin/python bench/bench_soak.py --minutes 5 --memory-probe --trace-frames 8  # leaks?
 
-Writes ``bench/results/s8_soak_<UTC time>.json`` (``--output``). Not a test: nothing asserts a
+``--memory-probe`` runs ``bench/soak_probe/sitecustomize.py`` in the workers (bench-only, not
+imported otherwise): every ``--probe-every`` seconds RSS, glibc malloc's arenas, the objects
+the garbage collector tracks by type and, with ``--trace-frames``, tracemalloc's growth since
+its first to its last snapshot (``--snapshots-at``), by traceback; kept under
+``memory_probe`` and ``memory_growth_traced``. ``--engine-env NAME=VALUE`` sets a
+variable for the daemon (e.g. ``MALLOC_ARENA_MAX=2``).
+
+Writes ``bench/results/s10_soak_<UTC time>.json`` (``--output``). Not a test: nothing asserts a
 timing; the issue's targets are evaluated under ``targets``.
 """
 
@@ -410,6 +418,21 @@ class Intervals:
 @contextlib.contextmanager
 def database(args: argparse.Namespace) -> Any:
     """(url, pgdata or None, server log or None, admin url or None)."""
+    if args.keep_pgdata:  # an embedded server whose folder stays (bench_analyze.py reads it)
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # platformdirs: no XDG_RUNTIME_DIR on servers
+            import pgserver
+
+            Path(args.keep_pgdata).mkdir(parents=True, exist_ok=False)
+            server = pgserver.get_server(args.keep_pgdata, cleanup_mode="stop")
+        try:
+            yield server.get_uri(), args.keep_pgdata, Path(args.keep_pgdata) / "log", None
+        finally:
+            with contextlib.suppress(Exception):
+                server.cleanup()
+        return
     if not args.database_url:
         with e2e.postgres_server(args.pgdata_parent) as (url, folder):
             yield url, folder, Path(folder) / "log", None
@@ -477,6 +500,9 @@ async def run(
                 await pool.execute(f"ALTER SYSTEM SET {setting}")
             await pool.execute("SELECT pg_reload_conf()")
             result["postgres"]["logging"] = "log_autovacuum_min_duration=0, log_checkpoints=on"
+            if args.wal_by_relation:  # the run's WAL stays for pg_waldump
+                await pool.execute("ALTER SYSTEM SET wal_keep_size = '8GB'")
+                await pool.execute("SELECT pg_reload_conf()")
 
         # subscribers, one process and one site each
         ca = trustme.CA()
@@ -521,6 +547,24 @@ async def run(
             "HOOKPROOF_EGRESS_CA_FILE": str(ca_file),
             "HOOKPROOF_DNS_SERVERS": f"127.0.0.1:{dns_port}",
         }
+        probe_dir = tmp / "probe"
+        if args.memory_probe:  # bench/soak_probe/sitecustomize.py, in the workers only
+            probe_dir.mkdir()
+            env.update(
+                {
+                    "PYTHONPATH": os.pathsep.join(
+                        p for p in (str(ROOT / "soak_probe"), os.environ.get("PYTHONPATH", "")) if p
+                    ),
+                    "HOOKPROOF_SOAK_PROBE_DIR": str(probe_dir),
+                    "HOOKPROOF_SOAK_PROBE_EVERY": str(args.probe_every),
+                    "HOOKPROOF_SOAK_PROBE_TRACE": str(args.trace_frames),
+                    "HOOKPROOF_SOAK_PROBE_SNAPSHOTS": args.snapshots_at,
+                    "HOOKPROOF_SOAK_PROBE_TRIM": "1" if args.probe_trim else "0",
+                }
+            )
+        for setting in args.engine_env:
+            name, _, value = setting.partition("=")
+            env[name] = value
         daemon_log_path = tmp / "daemon.log"
         daemon, base = e2e.start_daemon(
             {**env, "HOOKPROOF_WORKERS": str(args.workers)}, daemon_log_path, args.engine_python
@@ -539,6 +583,9 @@ async def run(
             .splitlines()[-1]
         )
         tenant_id = tenant["tenantId"]
+        for statement in args.setup_sql:  # after the daemon's migrations, before any load
+            await pool.execute(statement)
+        result["setup_sql"] = args.setup_sql
         log(f"daemon pid {daemon.pid} at {base}; subscribers on {ports} (the last misbehaves)")
         dlog = DaemonLog(daemon_log_path)
         headers = {"Authorization": f"Bearer {tenant['token']}"}
@@ -790,6 +837,22 @@ async def run(
                 "SELECT pg_wal_lsn_diff($1::text::pg_lsn, $2::text::pg_lsn)::float8", lsn1, lsn0
             )
             disk = await bytes_on_disk(pool, deliveries)
+            wal_by_relation = None
+            if args.wal_by_relation and pgdata:
+                names = {
+                    int(r["node"]): r["relname"]
+                    for r in await pool.fetch(
+                        "SELECT pg_relation_filenode(oid) AS node, relname FROM pg_class"
+                        " WHERE pg_relation_filenode(oid) IS NOT NULL"
+                    )
+                }
+                wal_by_relation = await asyncio.to_thread(
+                    e2e.waldump_by_relation, e2e.pgserver_bin(), pgdata, lsn0, lsn1, names
+                )
+                wal_by_relation["bytes_per_delivery"] = {
+                    rel: round(b / max(1, deliveries), 1)
+                    for rel, b in wal_by_relation.get("by_relation", {}).items()
+                }
             if pgdata:
                 disk["data_folder_bytes"] = await asyncio.to_thread(folder_bytes, pgdata)
                 disk["wal_folder_bytes"] = await asyncio.to_thread(
@@ -852,19 +915,30 @@ async def run(
                 "updated": int(r["upd"]),
                 "hot_updated": int(r["hot"]),
                 "rows_written_per_delivery": round((r["ins"] + r["upd"]) / max(1, deliveries), 3),
+                # PostgreSQL 16: updates whose new row version went to another page
+                "newpage_updated": None if r["newpage"] is None else int(r["newpage"]),
             }
             for r in await pool.fetch(
-                "SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot"
-                " FROM pg_stat_user_tables WHERE n_tup_ins + n_tup_upd > 0"
+                "SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot,"
+                + (
+                    " n_tup_newpage_upd AS newpage"
+                    if await pool.fetchval("SHOW server_version_num") >= "160000"
+                    else " NULL::bigint AS newpage"
+                )
+                + " FROM pg_stat_user_tables WHERE n_tup_ins + n_tup_upd > 0"
                 " ORDER BY n_tup_ins + n_tup_upd DESC"
             )
         }
         dns_transport.close()
         checks = {}
         for name, cmd in (
-            ("projections_rebuild_verify", ["projections", "rebuild", "--verify"]),
-            ("audit_verify", ["audit", "verify"]),
-            ("gates", ["gates"]),
+            (
+                ("projections_rebuild_verify", ["projections", "rebuild", "--verify"]),
+                ("audit_verify", ["audit", "verify"]),
+                ("gates", ["gates"]),
+            )
+            if not args.skip_checks
+            else ()
         ):
             t0 = time.monotonic()
             done = subprocess.run(  # noqa: ASYNC221 (after the measurement)
@@ -985,6 +1059,7 @@ async def run(
                 "server: with --database-url, other databases' WAL too)",
             },
             "disk": disk,
+            "wal_by_relation": wal_by_relation,
             "rows_written": {
                 "note": "pg_stat_user_tables since the database was made (set-up included), "
                 "read after every backend flushed; proj_stream_catalogue: the catalogue's writes",
@@ -1014,6 +1089,12 @@ async def run(
         }
     )
     result["targets"] = targets(result)
+    if args.memory_probe:
+        result["memory_probe"] = {
+            f.stem: [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
+            for f in sorted(probe_dir.glob("worker-*.jsonl"))
+        }
+        result["memory_growth_traced"] = snapshot_growth(probe_dir)
     if not args.keep_tmp:
         import shutil
 
@@ -1272,6 +1353,44 @@ def attribute(per_second: list[list[Any]], timeline: list[dict[str, Any]]) -> di
     return out
 
 
+def snapshot_growth(folder: Path) -> dict[str, Any]:
+    """Per worker: tracemalloc's growth from its first snapshot to its last, the 25 biggest
+    by traceback and the 15 biggest by file (bench/soak_probe)."""
+    import tracemalloc
+
+    out: dict[str, Any] = {}
+    by_worker: dict[str, list[tuple[int, Path]]] = {}
+    for f in folder.glob("worker-*-*.snapshot"):
+        worker, _, age = f.stem.rpartition("-")
+        by_worker.setdefault(worker, []).append((int(age), f))
+    for worker, snaps in sorted(by_worker.items()):
+        if len(snaps) < 2:
+            continue
+        snaps.sort()
+        first = tracemalloc.Snapshot.load(str(snaps[0][1]))
+        last = tracemalloc.Snapshot.load(str(snaps[-1][1]))
+        out[worker] = {
+            "from_age_s": snaps[0][0],
+            "to_age_s": snaps[-1][0],
+            "traced_from": sum(t.size for t in first.traces),
+            "traced_to": sum(t.size for t in last.traces),
+            "by_traceback": [
+                {
+                    "size_diff": st.size_diff,
+                    "count_diff": st.count_diff,
+                    "size": st.size,
+                    "where": [f"{fr.filename}:{fr.lineno}" for fr in st.traceback],
+                }
+                for st in last.compare_to(first, "traceback")[:25]
+            ],
+            "by_file": [
+                [st.traceback[0].filename, st.size_diff, st.count_diff]
+                for st in last.compare_to(first, "filename")[:15]
+            ],
+        }
+    return out
+
+
 def rss_growth(samples: list[dict[str, Any]], duration_s: float) -> dict[str, Any]:
     """RSS per engine process: at minute 2 (or half the run, if shorter) and at the end of the
     load; growth in percent."""
@@ -1281,13 +1400,28 @@ def rss_growth(samples: list[dict[str, Any]], duration_s: float) -> dict[str, An
     first = min(samples, key=lambda s: abs(s["t_s"] - mark))
     last = samples[-1]
     out: dict[str, Any] = {"from_t_s": first["t_s"], "to_t_s": last["t_s"], "processes": {}}
+
+    def peak(label: str, t_from: float, t_to: float) -> float | None:
+        seen = [
+            s["engine"][label]["rss_mb"]
+            for s in samples
+            if t_from < s["t_s"] <= t_to and "rss_mb" in s["engine"].get(label, {})
+        ]
+        return max(seen) if seen else None
+
     for label, now in last["engine"].items():
         was = first["engine"].get(label, {})
         if "rss_mb" in now and "rss_mb" in was:
+            # the highest sample of the minute before each mark: a saw-tooth (memory given
+            # back between samples) cannot flatter or spoil the comparison by its phase
+            p0, p1 = peak(label, mark - 60, mark + 7.5), peak(label, last["t_s"] - 60, last["t_s"])
             out["processes"][label] = {
                 "rss_mb_from": was["rss_mb"],
                 "rss_mb_to": now["rss_mb"],
                 "growth_pct": round(100 * (now["rss_mb"] - was["rss_mb"]) / was["rss_mb"], 2),
+                "peak_mb_minute_before_from": p0,
+                "peak_mb_minute_before_to": p1,
+                "peak_growth_pct": round(100 * (p1 - p0) / p0, 2) if p0 and p1 else None,
                 "fds_from": was.get("fds"),
                 "fds_to": now.get("fds"),
             }
@@ -1306,8 +1440,12 @@ def targets(r: dict[str, Any]) -> dict[str, Any]:
         "p999_ms": lat["p999"],
         "worker_rss_growth_under_5pct": bool(workers) and all(v < 5 for v in workers.values()),
         "worker_rss_growth_pct": workers,
+        "worker_rss_peak_growth_pct": {
+            k: v.get("peak_growth_pct") for k, v in mem.items() if k.startswith("worker-")
+        },
         "nothing_lost": r["full_set"]["nothing_lost"],
-        "verify_audit_gates_pass": all(c["exit_code"] == 0 for c in checks.values()),
+        "verify_audit_gates_pass": bool(checks)
+        and all(c["exit_code"] == 0 for c in checks.values()),
     }
 
 
@@ -1381,9 +1519,54 @@ def main() -> None:
     )
     ap.add_argument("--pgdata-parent", default=None)
     ap.add_argument(
+        "--keep-pgdata",
+        default=None,
+        metavar="DIR",
+        help="the embedded server's folder (new), kept after the run (stopped)",
+    )
+    ap.add_argument(
         "--engine-python",
         default=sys.executable,
         help="the Python that runs hookproof (another checkout's venv runs its code)",
+    )
+    ap.add_argument(
+        "--memory-probe",
+        action="store_true",
+        help="the workers write RSS, malloc and gc figures (bench/soak_probe) into the result",
+    )
+    ap.add_argument("--probe-every", type=float, default=30.0, help="seconds between probes")
+    ap.add_argument(
+        "--trace-frames", type=int, default=0, help="with --memory-probe: tracemalloc frames (0)"
+    )
+    ap.add_argument(
+        "--probe-trim",
+        action="store_true",
+        help="with --memory-probe: each probe calls malloc_trim(0) and records the RSS after",
+    )
+    ap.add_argument(
+        "--snapshots-at",
+        default="150,450",
+        help="with --trace-frames: worker ages (s) at which tracemalloc snapshots are compared",
+    )
+    ap.add_argument(
+        "--engine-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an environment variable for the daemon (e.g. MALLOC_ARENA_MAX=2); repeatable",
+    )
+    ap.add_argument(
+        "--setup-sql",
+        action="append",
+        default=[],
+        metavar="SQL",
+        help="a statement run after the migrations, before the load (repeatable)",
+    )
+    ap.add_argument("--skip-checks", action="store_true", help="no verify/audit/gates (a dev run)")
+    ap.add_argument(
+        "--wal-by-relation",
+        action="store_true",
+        help="embedded server: keep the run's WAL and count it by relation (pg_waldump)",
     )
     ap.add_argument("--label", default="", help="a note kept in the result")
     ap.add_argument("--keep-tmp", action="store_true")
@@ -1391,7 +1574,7 @@ def main() -> None:
     args = ap.parse_args()
     out = Path(
         args.output
-        or ROOT / "results" / f"s8_soak_{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}.json"
+        or ROOT / "results" / f"s10_soak_{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}.json"
     )
     with database(args) as (url, pgdata, pglog, _admin):
         result = asyncio.run(run(args, url, pgdata, pglog))

@@ -54,6 +54,7 @@ from ..keys import KeyRing
 from ..keys.material import load_master_key
 from ..keys.signers import ChallengeSigningKeys
 from ..observe import tracing
+from ..observe.memory import TRIM_INTERVAL_S, malloc_trimmer, trim_free_memory
 from ..observe.metrics import EngineMetrics
 from ..portal.branding_repository import BrandingRepository
 from ..portal.repository import PortalRepository
@@ -418,6 +419,8 @@ def construct_workers(
         workers.append(("projector", projector.run))
         settlers.append(projector.settle)
     workers.append(("expiry", Periodic("expiry", EXPIRY_INTERVAL_S, subscriptions.expire_due)))
+    if malloc_trimmer() is not None:  # RSS follows the live set, not its high-water mark
+        workers.append(("memory", Periodic("memory", TRIM_INTERVAL_S, trim_free_memory)))
     if services.archiver is not None:
         workers.append(
             (
