@@ -112,7 +112,8 @@ class _Job:
 
 
 def traceparent() -> str:
-    return f"00-{secrets.token_hex(16)}-{secrets.token_hex(8)}-01"
+    ids = secrets.token_hex(24)  # trace id and parent id from one read of the random source
+    return f"00-{ids[:32]}-{ids[32:]}-01"
 
 
 class Dispatcher:
