@@ -80,10 +80,9 @@ RECORD_RETRY_MAX_S = 5.0
 #: the events channel's payload of the dispatchers' own commits (claims, outcomes: migration
 #: 0710), which wake no dispatcher
 DISPATCH_TAG = "dispatch"
-#: an outcome waits this long for the next claim's transaction to carry it before it is
-#: appended on its own: while sends complete the claim loop looks again every ``busy_poll_s``,
-#: but at the peak one claim starts about every 60-120 ms (bench/README.md, session 10)
-OUTCOME_LINGER_S = 0.1
+#: an outcome waits this long for the next claim's transaction to carry it (the claim loop
+#: looks again every ``busy_poll_s`` while sends complete) before it is appended on its own
+OUTCOME_LINGER_S = 0.03
 
 #: (scope: a subscription id for hmac-sha256, else "engine"; algorithm) -> (key, generation)
 KeyProvider = Callable[[str, str], Awaitable[tuple[SigningKey, int]]]
