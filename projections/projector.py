@@ -30,6 +30,7 @@ __all__ = [
     "apply_events",
     "consume",
     "consume_in_database",
+    "fold_rows",
     "log_head",
     "pending_events",
     "read_checkpoint",
@@ -78,15 +79,29 @@ async def apply_events(
     custom = getattr(projection, "apply_incremental", None)
     if custom is not None:
         return int(await custom(conn, events, table or projection.table))
+    out = await fold_rows(conn, projection, events, table=table)
+    if out:
+        await conn.executemany(projection.sql("upsert", table or projection.table), out)
+    return len(out)
+
+
+async def fold_rows(
+    conn: asyncpg.Connection,
+    projection: Projection,
+    events: Sequence[RecordedEvent],
+    *,
+    table: str | None = None,
+) -> list[tuple[Any, ...]]:
+    """The records (``projection.columns`` order) of the rows ``events`` touch, after them:
+    the rows loaded, then folded by ``evolve``. :func:`apply_events` upserts them."""
     by_key: dict[Hashable, list[RecordedEvent]] = {}
     for ev in events:
         k = projection.key(ev)
         if k is not None:
             by_key.setdefault(k, []).append(ev)
     if not by_key:
-        return 0
-    target = table or projection.table
-    rows = await conn.fetch(projection.sql("load", target), list(by_key))
+        return []
+    rows = await conn.fetch(projection.sql("load", table or projection.table), list(by_key))
     current: dict[Hashable, Row | None] = {projection.row_key(r): dict(r) for r in rows}
     out: list[tuple[Any, ...]] = []
     for k, evs in by_key.items():
@@ -95,9 +110,7 @@ async def apply_events(
             row = projection.evolve(row, ev)
         if row is not None:
             out.append(projection.record(row))
-    if out:
-        await conn.executemany(projection.sql("upsert", target), out)
-    return len(out)
+    return out
 
 
 async def read_checkpoint(conn: asyncpg.Connection, name: str, *, lock: bool = False) -> Position:

@@ -14,6 +14,7 @@ request header (an echo endpoint would otherwise store the attempt's signature b
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Final
 
 from hookproof.events.delivery_events import AttemptResponse
@@ -49,8 +50,20 @@ _SECRET_PARTS: Final = ("signature", "secret", "token", "api-key", "apikey", "pa
 
 def is_secret_header(name: str) -> bool:
     """A header whose value is a credential or a signature (never stored, never shown)."""
+    if len(name) <= _CACHED_NAME_MAX:  # asked for every header of every attempt: names repeat
+        return _is_secret_cached(name)
+    return _is_secret(name)
+
+
+def _is_secret(name: str) -> bool:
     low = name.lower()
     return low in _SECRET_NAMES or any(part in low for part in _SECRET_PARTS)
+
+
+#: header names up to this long are remembered (at most 512 of them: a peer sending new names
+#: in every answer costs a bounded few dozen KiB, never more)
+_CACHED_NAME_MAX: Final = 64
+_is_secret_cached = lru_cache(maxsize=512)(_is_secret)
 
 
 def _scrub(text: str, sent: Iterable[str]) -> str:

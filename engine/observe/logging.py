@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import Any
 
+import msgspec
 import structlog
 
 __all__ = ["configure_logging"]
+
+#: what JSON cannot hold is logged as its repr (as structlog's default renderer does)
+_ENCODER = msgspec.json.Encoder(enc_hook=repr)
+
+
+def _dumps(event: Any, **_: Any) -> str:
+    """One compact JSON line, about half the CPU of ``json.dumps``: the dispatcher writes a
+    line per attempt (issue 37)."""
+    return _ENCODER.encode(event).decode()
 
 
 def configure_logging(level: int = logging.INFO) -> None:
@@ -17,7 +28,7 @@ def configure_logging(level: int = logging.INFO) -> None:
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
-            structlog.processors.JSONRenderer(),
+            structlog.processors.JSONRenderer(serializer=_dumps),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         # one write per line (message and newline together): the workers of

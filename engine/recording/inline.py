@@ -3,7 +3,9 @@
 The ledger is an inline projection (``projections/deliveries.py`` says so); the registry
 builds its hook from this class. Ingest's appends only open new delivery streams: their rows
 are computed by the same ``evolve`` and inserted in one statement (or through COPY), with
-nothing to load first. Any other append goes through the projection's own fold.
+nothing to load first. Any other append (admissions, outcomes) goes through the projection's
+own fold (``fold_rows``: load, ``evolve``) and writes its rows in one statement too (one
+upsert from parallel arrays, not one upsert per row).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from hookproof.events import RecordedEvent
 from hookproof.events.delivery_events import DeliveryPlanned
 from hookproof.projections.deliveries import DeliveryLedger, evolve_delivery
 from hookproof.projections.inline import InlineProjection
-from hookproof.projections.projector import apply_events
+from hookproof.projections.projector import fold_rows
 
 __all__ = ["SQL", "LedgerInline"]
 
@@ -55,4 +57,8 @@ class LedgerInline(InlineProjection):
             )
             await conn.execute(SQL["deliveries_insert_planned"])
             return
-        await apply_events(conn, ledger, delivery)
+        rows = await fold_rows(conn, ledger, delivery)
+        if rows:  # one row per delivery (fold_rows folds each key once): one statement
+            await conn.execute(
+                SQL["deliveries_insert_planned_arrays"], *[list(c) for c in zip(*rows, strict=True)]
+            )

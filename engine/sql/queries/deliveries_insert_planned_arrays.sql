@@ -1,5 +1,7 @@
 -- deliveries_insert_planned for a few rows: the same rows from 32 parallel arrays in one
--- statement (no staging round trips).
+-- statement (no staging round trips). Also the ledger's incremental write of the rows an
+-- append folded (engine/recording/inline.py: admissions, outcomes): one upsert for all of
+-- them, never two rows of one delivery.
 INSERT INTO deliveries (
 -- include: hookproof.projections:deliveries_columns
 )
