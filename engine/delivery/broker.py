@@ -7,7 +7,10 @@ the attempt's generation bound (the current one from the subscription, an older 
 from the stream's history: an old generation never reaches a new destination), opens the
 sealed credentials, signs the message in its broker form (``"@destination"``) with exactly the
 signers the admission recorded, publishes, and turns the broker's answer into
-:class:`~.destination.Evidence` (:func:`evidence_of_broker`, pure).
+:class:`~.destination.Evidence` (:func:`evidence_of_broker`, pure). An attempt of the current
+generation publishes with the address set its challenge pinned, and what the publish saw goes
+to the drift guard as an HTTPS post's result does (a rebinding into a denied range or a moved
+broker suspends the subscription before anything is sent).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from hookproof.events.subscription_events import (
 )
 from hookproof.projections.subscriptions import SubscriptionState
 
+from ..challenge.drift import DriftGuard
 from ..common.memo import BoundedMemo
 from ..destinations import (
     BrokerEvidence,
@@ -86,6 +90,9 @@ class BrokerDestination:
         self.publishers = publishers
         self.subscriptions = subscriptions
         self.credentials = credentials
+        #: judges each current-generation publish against the challenge's pin (set by the
+        #: composition root: :meth:`watch_drift`)
+        self.guard: DriftGuard | None = None
         # a generation's binding never changes: (subscription, generation) -> its destination
         self._bound: BoundedMemo[tuple[str, int], DestinationConfig] = BoundedMemo(_MEMO)
         self._states: BoundedMemo[str, SubscriptionState | None] = BoundedMemo(_MEMO)
@@ -101,6 +108,10 @@ class BrokerDestination:
         """Vetting and pools by the egress's rules (the composition root builds it once)."""
         publishers = BrokerPublishers.from_policy(EgressPolicy.from_settings(settings))
         return cls(publishers, subscriptions, credentials)
+
+    def watch_drift(self, guard: DriftGuard) -> None:
+        """Send what each current-generation publish saw to *guard* (the delivery path's)."""
+        self.guard = guard
 
     async def close(self) -> None:
         await self.publishers.close()
@@ -156,6 +167,7 @@ class BrokerDestination:
         if cfg is None:  # no broker bound to this generation at this URI: nothing is sent
             return Evidence(outcome=Outcome.REFUSED, code=FailureCode.REFUSED_SCHEME)
         pinned: tuple[str, ...] | None = None
+        state: SubscriptionState | None = None
         if target.generation == target.sub_generation:
             state = await self._state(target)
             if (
@@ -197,4 +209,6 @@ class BrokerDestination:
                 code=found.code,
                 detail=found.detail[:200],
             )
+        if self.guard is not None and state is not None and state.generation == target.generation:
+            await self.guard.observe(state, found)
         return evidence_of_broker(found)

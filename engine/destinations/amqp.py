@@ -153,7 +153,7 @@ class AmqpPublisher:
         state: dict[str, Any] = {"published": False}
         vetting: Vetting | None = None
         try:
-            vetting = await self.net.vet(dest, pinned)
+            vetting = await self.net.vet(dest, pinned, state)
             return await self._publish(
                 dest, message, credentials, credentials_digest, vetting, state, started
             )
@@ -325,6 +325,7 @@ class AmqpPublisher:
             "allowance_used": conn.allowance,
             "reused": reused,
             "credentials_digest": credentials_digest,
+            "drift": state.get("drift"),
         }
         if isinstance(result, DeliveredMessage):
             ret = result.delivery

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..egress.failures import FailureCode
+from ..egress.policy import AddressDrift
 from ..egress.result import PeerCertificate
 
 __all__ = [
@@ -171,6 +172,9 @@ class BrokerEvidence:
     reused: bool = False
     credentials_digest: str | None = None
     denied: tuple[tuple[str, str], ...] = ()
+    #: the resolved set compared with the challenge's pin (None: no pin applied); kept for
+    #: the drift guard, not serialised (``resolved`` and ``code`` say it)
+    drift: AddressDrift | None = None
     elapsed_s: float = 0.0
     detail: str = ""
     error: BaseException | None = field(default=None, repr=False, compare=False)
@@ -179,6 +183,11 @@ class BrokerEvidence:
     def ok(self) -> bool:
         """The broker confirmed durable acceptance."""
         return self.outcome is BrokerOutcome.ACCEPTED
+
+    @property
+    def spki_sha256(self) -> str | None:
+        """The broker certificate's SPKI sha-256 (TLS), as an egress result has it."""
+        return self.certificate.spki_sha256 if self.certificate else None
 
     @property
     def lost(self) -> bool:
