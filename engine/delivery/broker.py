@@ -38,7 +38,7 @@ from ..destinations import (
 )
 from ..destinations.binding import destination_of
 from ..destinations.credentials import DestinationCredentials
-from ..destinations.spec import BrokerCredentials
+from ..destinations.spec import BrokerCredentials, Destination
 from ..egress.failures import FailureCode, Outcome
 from ..egress.transport import EgressPolicy
 from ..subscriptions import SubscriptionService, stream_of
@@ -94,7 +94,9 @@ class BrokerDestination:
         #: composition root: :meth:`watch_drift`)
         self.guard: DriftGuard | None = None
         # a generation's binding never changes: (subscription, generation) -> its destination
-        self._bound: BoundedMemo[tuple[str, int], DestinationConfig] = BoundedMemo(_MEMO)
+        self._bound: BoundedMemo[tuple[str, int], tuple[DestinationConfig, Destination]] = (
+            BoundedMemo(_MEMO)
+        )
         self._states: BoundedMemo[str, SubscriptionState | None] = BoundedMemo(_MEMO)
         self._opened: BoundedMemo[str, BrokerCredentials] = BoundedMemo(_MEMO)
 
@@ -123,8 +125,9 @@ class BrokerDestination:
             self._states.put(row.subscription_id, state)
         return state
 
-    async def _binding(self, row: ClaimRow) -> DestinationConfig | None:
-        """The destination the attempt's own generation bound (never a newer one)."""
+    async def _binding(self, row: ClaimRow) -> tuple[DestinationConfig, Destination] | None:
+        """The destination the attempt's own generation bound (never a newer one), and the
+        :class:`Destination` the publishers take (made once per generation)."""
         key = (row.subscription_id, row.generation)
         cached = self._bound.get(key)
         if cached is not None:
@@ -140,9 +143,11 @@ class BrokerDestination:
         # only the destination whose URI the delivery was planned for may carry it
         if found is not None and (found.is_relay or found.uri != row.endpoint):
             found = None
-        if found is not None:
-            self._bound.put(key, found)
-        return found
+        if found is None:
+            return None
+        bound = (found, destination_of(found))
+        self._bound.put(key, bound)
+        return bound
 
     async def _open(self, cfg: DestinationConfig) -> BrokerCredentials | None:
         if cfg.credentials_id is None:
@@ -163,9 +168,10 @@ class BrokerDestination:
         )
 
     async def deliver(self, message: SignedMessage, target: ClaimRow) -> Evidence:
-        cfg = await self._binding(target)
-        if cfg is None:  # no broker bound to this generation at this URI: nothing is sent
+        bound = await self._binding(target)
+        if bound is None:  # no broker bound to this generation at this URI: nothing is sent
             return Evidence(outcome=Outcome.REFUSED, code=FailureCode.REFUSED_SCHEME)
+        cfg, dest = bound
         pinned: tuple[str, ...] | None = None
         state: SubscriptionState | None = None
         if target.generation == target.sub_generation:
@@ -176,7 +182,6 @@ class BrokerDestination:
                 and state.pinned_addresses
             ):
                 pinned = state.pinned_addresses
-        dest = destination_of(cfg)
         headers = {k.lower(): v for k, v in message.headers.items()}
         broker_message = build_message(
             dest.uri,

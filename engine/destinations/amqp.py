@@ -275,6 +275,12 @@ class AmqpPublisher:
                 properties=properties,
                 mandatory=True,
                 timeout=self.timeout_s,
+                # enqueue the frames and wait for the confirmation only: with ``wait=True``
+                # each publish also waits, holding the channel's lock, until its frames are
+                # drained to the socket, so the publishes of one destination go out one at a
+                # time. A frame never written ends the confirmation with the connection's
+                # error: still UNKNOWN, never accepted.
+                wait=False,
             )
         except aiormq.exceptions.DeliveryError as exc:
             state["confirmation"] = AmqpConfirmation(nacked=True)
