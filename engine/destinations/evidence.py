@@ -258,16 +258,44 @@ class BrokerEvidence:
     def evidence(self) -> dict[str, Any]:
         """A JSON-safe summary for events, the API and logs (no secret, no body), compact:
         read it back with :func:`recorded_evidence`."""
-        doc = _compact(self.full_evidence(), _DEFAULTS)
-        doc["kind"] = "broker"
-        doc.pop("messageId", None)  # the delivery's (or challenge's) own id
-        if doc.get("resolved") == [self.peer_address]:
-            del doc["resolved"]
-        doc.pop("elapsedS", None)  # the attempt event's duration says it
+        # built member by member (once per attempt, on the dispatcher's path); the round trip
+        # through recorded_evidence() is tested against full_evidence()
+        doc: dict[str, Any] = {
+            "kind": "broker",
+            "type": self.type,
+            "outcome": self.outcome.value,
+            "destination": self.destination,
+        }
+        if self.code is not None:
+            doc["code"] = self.code
         if self.amqp is not None:
             doc["amqp"] = _compact(self.amqp.to_json(), _AMQP_DEFAULTS)
         if self.jetstream is not None:
             doc["jetstream"] = _compact(self.jetstream.to_json(), _JETSTREAM_DEFAULTS)
+        if self.published:
+            doc["published"] = True
+        if self.resolved and (len(self.resolved) != 1 or self.resolved[0] != self.peer_address):
+            doc["resolved"] = list(self.resolved)
+        if self.denied:
+            doc["denied"] = [list(d) for d in self.denied]
+        if self.peer_address is not None:
+            doc["peerAddress"] = self.peer_address
+        if self.peer_port is not None:
+            doc["peerPort"] = self.peer_port
+        if self.tls:
+            doc["tls"] = True
+        cert = self.certificate
+        if cert is not None:
+            doc["spkiSha256"] = cert.spki_sha256
+            doc["certIssuer"] = cert.issuer
+        if self.allowance_used:
+            doc["allowanceUsed"] = True
+        if self.reused:
+            doc["connectionReused"] = True
+        if self.credentials_digest is not None:
+            doc["credentialsDigest"] = self.credentials_digest
+        if self.detail:
+            doc["detail"] = self.detail
         return doc
 
     def full_evidence(self) -> dict[str, Any]:
