@@ -102,9 +102,7 @@ def _lsn_text(lsn: int) -> str:
 
 async def _wal_stats(pool: Any) -> dict[str, int]:
     row = await pool.fetchrow("SELECT wal_records, wal_fpi, wal_bytes::bigint FROM pg_stat_wal")
-    ckpt = await pool.fetchval(
-        "SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter"
-    )
+    ckpt = await pool.fetchval("SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter")
     return {
         "records": int(row["wal_records"]),
         "fpi": int(row["wal_fpi"]),
@@ -142,8 +140,12 @@ def _waldump(pg: Any, lsn0: int, lsn1: int) -> dict[str, Any]:
     return out
 
 
-_LOG_INDEXES = ("deliveries_log", "deliveries_log_subscription", "deliveries_log_state",
-                "deliveries_log_topic")
+_LOG_INDEXES = (
+    "deliveries_log",
+    "deliveries_log_subscription",
+    "deliveries_log_state",
+    "deliveries_log_topic",
+)
 
 
 async def _site(ca: trustme.CA) -> tuple[web.AppRunner, int]:
@@ -306,7 +308,7 @@ async def run_engine(
             text = io.StringIO()
             pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(45)
             pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(45)
-            Path(f"{profile}.{kind}.txt").write_text(text.getvalue())
+            await asyncio.to_thread(Path(f"{profile}.{kind}.txt").write_text, text.getvalue())
         return {
             "kind": kind,
             "destinations": DESTINATIONS,

@@ -49,9 +49,9 @@ from hookproof.projections.subscriptions import SubscriptionState, fold
 
 from ..common.clock import system_clock
 from ..egress import EgressResult, EgressTransport, FailureCode, address_set
+from ..egress.identity import ClientIdentity
 from ..egress.policy import AddressDrift
 from ..egress.result import PeerCertificate
-from ..egress.identity import ClientIdentity
 from ..subscriptions import SubscriptionService, Transition, stream_of
 
 __all__ = [

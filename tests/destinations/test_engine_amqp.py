@@ -344,9 +344,7 @@ async def test_old_generations_never_reach_a_new_destination(
             answer = await answer_broker_challenge(
                 challenge.headers, challenge.body, doc["destination"]["uri"], keys=keys
             )
-            status, out = await api.call(
-                "POST", f"/v1/challenges/{cid}/response", data=answer.body
-            )
+            status, out = await api.call("POST", f"/v1/challenges/{cid}/response", data=answer.body)
             assert status == 200 and out["passed"], out
             for n in range(4, 8):
                 await api.call("POST", "/v1/events", token=token, json=event(n))

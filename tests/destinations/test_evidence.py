@@ -85,9 +85,7 @@ CASES = {
         reused=False,
         detail="denied address: 10.0.0.7 (ipv4_private)",
     ),
-    "lost": _ev(
-        outcome=BrokerOutcome.UNKNOWN, code="connection_lost", amqp=AmqpConfirmation()
-    ),
+    "lost": _ev(outcome=BrokerOutcome.UNKNOWN, code="connection_lost", amqp=AmqpConfirmation()),
 }
 
 
