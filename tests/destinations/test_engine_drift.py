@@ -6,7 +6,8 @@ a ``DriftDetected`` event, as an HTTPS subscription is (``tests/challenge/test_d
 Getting back takes ``resume`` and a new challenge answered by the consumer; the held delivery
 then arrives under its own id.
 
-Real parts only: the embedded NATS JetStream server, the DNS server, Postgres, the engine."""
+Real parts only: the embedded NATS JetStream server, RabbitMQ (HOOKPROOF_TEST_AMQP_URL), the
+DNS server, Postgres, the engine."""
 
 from __future__ import annotations
 
@@ -25,7 +26,10 @@ from hookproof.engine.runtime.daemon import Engine
 from hookproof_subscriber import answer_broker_challenge
 from tests.egress.conftest import DnsServer, SocketGuard
 
+from .conftest import Rabbit
 from .engine_support import Api, started
+from .test_engine_amqp import activate, bound_queue, take
+from .test_engine_amqp import sub_body as amqp_body
 from .test_engine_nats import event, messages, new_stream, sub_body
 
 HOST = "broker.test"
@@ -173,3 +177,44 @@ async def test_broker_address_drift_suspends_before_anything_is_sent(
             assert ids.count(held) == 1
     finally:
         await nc.close()
+
+
+async def test_rabbitmq_address_rebound_to_a_denied_range_suspends_before_any_publish(
+    pool: asyncpg.Pool,
+    tmp_path: Path,
+    rabbit: Rabbit,
+    dns: DnsServer,
+    socket_guard: SocketGuard,
+) -> None:
+    """The same through RabbitMQ: the pooled AMQP connection to the pinned address stays
+    open, yet nothing is published on it once the name answers a denied address."""
+    dns.records[HOST] = [rabbit.host]
+    name = f"hp-drift-{secrets.token_hex(4)}"
+    conn, queue = await bound_queue(rabbit, name, "orders")
+    try:
+        settings = settings_for(tmp_path, dns, (rabbit.host, rabbit.port))
+        async with started(pool, settings) as (engine, api):
+            token = (await engine.tenants.create("acme")).token
+            body = amqp_body(rabbit.port, rabbit, name, "orders")
+            body["destination"]["url"] = f"amqp://{HOST}:{rabbit.port}/%2F"
+            sid = await activate(engine, api, token, queue, body)
+            await api.call("POST", "/v1/events", token=token, json=event(1))
+            await dispatch(engine)
+            assert [m.headers["hookproof-generation"] for m in await take(queue, 1)] == ["1"]
+
+            dns.records[HOST] = ["10.0.0.7"]
+            before = list(socket_guard.attempts)
+            await api.call("POST", "/v1/events", token=token, json=event(2))
+            await dispatch(engine)
+            assert [c for c in socket_guard.attempts[len(before) :] if c[1] == rabbit.port] == []
+            await asyncio.sleep(0.2)
+            assert await queue.get(no_ack=True, fail=False) is None  # nothing published
+            status, doc = await api.call("GET", f"/v1/subscriptions/{sid}", token=token)
+            assert doc["state"] == "SUSPENDED" and doc["lastReason"] == "dns_rebinding_denied"
+            states = await engine.pool.fetch(
+                "SELECT state FROM deliveries WHERE subscription_id = $1", sid
+            )
+            accepted = [r for r in states if r["state"] == "ENDPOINT_ACCEPTED"]
+            assert len(states) == 2 and len(accepted) == 1  # the second one is held
+    finally:
+        await conn.close()
