@@ -14,6 +14,12 @@ The bare publisher sends the same number of messages to the same 10 destinations
 nats-py ``js.publish`` with ``Nats-Msg-Id``). Not a test; the machine's load is recorded.
 
     flock /tmp/bench.lock python bench/bench_broker_engine.py [--events 300]
+
+Session 10 added what explains the figures: the engine process's CPU per delivery over the
+dispatch phase, ``pg_stat_wal`` (records, full-page images, bytes), ``pg_waldump --stats``
+by resource manager, the outcome events' sizes by type, ``--drop-log-indexes`` (the four
+delivery-log indexes of migration 0960 dropped before the phase, to attribute the WAL they
+cost) and ``--profile`` (cProfile over the dispatch phase, the top functions to a file).
 """
 
 from __future__ import annotations
@@ -21,11 +27,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import cProfile
+import io
 import json
 import os
+import pstats
+import re
+import resource
 import secrets
 import shutil
 import ssl
+import subprocess
 import tempfile
 import time
 from collections.abc import Coroutine
@@ -84,6 +96,58 @@ async def _lsn(pool: Any) -> int:
     return (int(hi, 16) << 32) + int(lo, 16)
 
 
+def _lsn_text(lsn: int) -> str:
+    return f"{lsn >> 32:X}/{lsn & 0xFFFFFFFF:X}"
+
+
+async def _wal_stats(pool: Any) -> dict[str, int]:
+    row = await pool.fetchrow("SELECT wal_records, wal_fpi, wal_bytes::bigint FROM pg_stat_wal")
+    ckpt = await pool.fetchval("SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter")
+    return {
+        "records": int(row["wal_records"]),
+        "fpi": int(row["wal_fpi"]),
+        "bytes": int(row["wal_bytes"]),
+        "checkpoints": int(ckpt),
+    }
+
+
+def _waldump(pg: Any, lsn0: int, lsn1: int) -> dict[str, Any]:
+    """``pg_waldump --stats`` over the phase: records, record bytes and FPI bytes by rmgr."""
+    import pgserver
+
+    binary = Path(pgserver.__file__).parent / "pginstall" / "bin" / "pg_waldump"
+    wal = Path(pg.pgdata) / "pg_wal"
+    proc = subprocess.run(
+        [str(binary), "--stats", "-p", str(wal), "-s", _lsn_text(lsn0), "-e", _lsn_text(lsn1)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    out: dict[str, Any] = {}
+    pct = r"\(\s*[\d.]+\)"
+    row = re.compile(rf"^(\S+)\s+(\d+)\s+{pct}\s+(\d+)\s+{pct}\s+(\d+)\s+{pct}\s+(\d+)")
+    for line in proc.stdout.splitlines():
+        m = row.match(line)  # "Heap  N (pct) record_bytes (pct) fpi_bytes (pct) combined"
+        if m and int(m.group(2)):
+            out[m.group(1)] = {
+                "records": int(m.group(2)),
+                "record_bytes": int(m.group(3)),
+                "fpi_bytes": int(m.group(4)),
+                "combined": int(m.group(5)),
+            }
+    if not out:
+        out["error"] = (proc.stderr or proc.stdout)[-300:]
+    return out
+
+
+_LOG_INDEXES = (
+    "deliveries_log",
+    "deliveries_log_subscription",
+    "deliveries_log_state",
+    "deliveries_log_topic",
+)
+
+
 async def _site(ca: trustme.CA) -> tuple[web.AppRunner, int]:
     async def handle(request: web.Request) -> web.Response:
         body = await request.read()
@@ -106,7 +170,13 @@ async def _site(ca: trustme.CA) -> tuple[web.AppRunner, int]:
 
 
 async def run_engine(
-    kind: str, events: int, folder: Path, nats_server: EmbeddedNats | None
+    kind: str,
+    events: int,
+    folder: Path,
+    nats_server: EmbeddedNats | None,
+    *,
+    drop_log_indexes: bool = False,
+    profile: str | None = None,
 ) -> dict[str, Any]:
     import pgserver
 
@@ -194,8 +264,17 @@ async def run_engine(
             sids.append(state.subscription_id)
         for i in range(events):
             await engine.services.ingest.ingest(tenant, _event(i), actor="bench")
+        if drop_log_indexes:
+            for name in _LOG_INDEXES:
+                await pool.execute(f"DROP INDEX IF EXISTS {name}")
         total = events * DESTINATIONS
         stop = asyncio.Event()
+        position0 = await pool.fetchval("SELECT max(global_position) FROM events")
+        wal0 = await _wal_stats(pool)
+        profiler = cProfile.Profile() if profile else None
+        ru0 = resource.getrusage(resource.RUSAGE_SELF)
+        if profiler is not None:
+            profiler.enable()
         lsn0, t0 = await _lsn(pool), time.perf_counter()
         workers = [
             asyncio.create_task(cast(Coroutine[Any, Any, None], w(stop)))
@@ -210,10 +289,26 @@ async def run_engine(
                 break
             await asyncio.sleep(0.05)
         wall, lsn1 = time.perf_counter() - t0, await _lsn(pool)
+        if profiler is not None:
+            profiler.disable()
+        ru1 = resource.getrusage(resource.RUSAGE_SELF)
+        wal1 = await _wal_stats(pool)
         stop.set()
         for t in workers:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(t, 10)
+        cpu = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
+        sizes = await pool.fetch(
+            "SELECT type, count(*) AS n, avg(octet_length(data))::int AS data,"
+            " avg(octet_length(metadata))::int AS metadata FROM events"
+            " WHERE global_position > $1 GROUP BY type ORDER BY type",
+            position0,
+        )
+        if profiler is not None:
+            text = io.StringIO()
+            pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(45)
+            pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(45)
+            await asyncio.to_thread(Path(f"{profile}.{kind}.txt").write_text, text.getvalue())
         return {
             "kind": kind,
             "destinations": DESTINATIONS,
@@ -221,6 +316,14 @@ async def run_engine(
             "wall_s": round(wall, 3),
             "deliveries_per_s": round(total / wall, 1),
             "wal_bytes_per_delivery": round((lsn1 - lsn0) / total, 1),
+            "engine_cpu_ms_per_delivery": round(cpu * 1000 / total, 3),
+            "log_indexes_dropped": drop_log_indexes,
+            "pg_stat_wal_per_delivery": {
+                k: round((wal1[k] - wal0[k]) / total, 2) for k in ("records", "fpi", "bytes")
+            },
+            "checkpoints_in_phase": wal1["checkpoints"] - wal0["checkpoints"],
+            "waldump_by_rmgr": _waldump(pg, lsn0, lsn1),
+            "event_sizes": [dict(r) for r in sizes],
         }
     finally:
         if nc is not None:
@@ -294,7 +397,10 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=300)
     parser.add_argument("--kinds", default="https,nats,amqp")
-    parser.add_argument("--output", default=str(RESULTS / "s9_broker_engine.json"))
+    parser.add_argument("--output", default=str(RESULTS / "s10_broker_engine.json"))
+    parser.add_argument("--drop-log-indexes", action="store_true")
+    parser.add_argument("--profile", default=None, help="path prefix for cProfile reports")
+    parser.add_argument("--no-bare", action="store_true")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="hp-bench-broker-"))
     server = EmbeddedNats(folder / "nats")
@@ -307,8 +413,15 @@ async def main() -> None:
     }
     try:
         for kind in args.kinds.split(","):
-            run = await run_engine(kind, args.events, folder, server)
-            if kind != "https":
+            run = await run_engine(
+                kind,
+                args.events,
+                folder,
+                server,
+                drop_log_indexes=args.drop_log_indexes,
+                profile=args.profile,
+            )
+            if kind != "https" and not args.no_bare:
                 run["bare"] = await bare(kind, run["deliveries"], server)
                 run["ratio_to_bare"] = round(run["deliveries_per_s"] / run["bare"]["msgs_per_s"], 3)
             out["runs"][kind] = run

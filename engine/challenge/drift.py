@@ -13,7 +13,15 @@ Default policy (:data:`DEFAULT_POLICY`):
   ``certificate_issuer_changed``, the subscription is SUSPENDED;
 - the address set changed to other public addresses, or the certificate key changed under the
   same issuer (a renewal): allowed, recorded once per distinct observation as a
-  ``DriftDetected`` event (``address_set_changed`` / ``certificate_key_changed``).
+  ``DriftDetected`` event (``address_set_changed`` / ``certificate_key_changed``);
+- a connection refused because the addresses left the pin (``egress_pin_mismatch``: a broker
+  destination, whose connection carries the tenant's credentials, is never followed to new
+  addresses): ``address_set_changed``, the subscription is SUSPENDED (a refusal that would
+  repeat on every retry is not left to spend the retries).
+
+Anything shaped like an egress result is judged (:class:`Observed`): the HTTPS post's
+``EgressResult`` through :meth:`DriftGuard.post`, a broker publish's ``BrokerEvidence``
+through :meth:`DriftGuard.observe`.
 
 A suspension is one append on the subscription stream: ``SubscriptionStateChanged``
 (``command="suspend"``, the reason) and ``DriftDetected``, with the stream version as the
@@ -29,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 
@@ -42,6 +50,8 @@ from hookproof.projections.subscriptions import SubscriptionState, fold
 from ..common.clock import system_clock
 from ..egress import EgressResult, EgressTransport, FailureCode, address_set
 from ..egress.identity import ClientIdentity
+from ..egress.policy import AddressDrift
+from ..egress.result import PeerCertificate
 from ..subscriptions import SubscriptionService, Transition, stream_of
 
 __all__ = [
@@ -50,6 +60,7 @@ __all__ = [
     "DriftAssessment",
     "DriftGuard",
     "DriftPolicy",
+    "Observed",
     "assess",
     "drift_reason",
 ]
@@ -99,22 +110,42 @@ class DriftAssessment:
         return self.suspend or self.record
 
 
+class Observed(Protocol):
+    """What one connection saw, as the drift rules read it (an ``EgressResult``, a
+    ``BrokerEvidence``)."""
+
+    @property
+    def code(self) -> Any: ...
+    @property
+    def resolved(self) -> tuple[str, ...]: ...
+    @property
+    def denied(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def drift(self) -> AddressDrift | None: ...
+    @property
+    def certificate(self) -> PeerCertificate | None: ...
+    @property
+    def spki_sha256(self) -> str | None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class _Observation:
     """Drift seen on a connection of ``state``'s generation, to be recorded for ``reason``."""
 
     state: SubscriptionState
-    result: EgressResult
+    result: Observed
     reason: str
 
 
 def assess(
-    state: SubscriptionState, result: EgressResult, policy: DriftPolicy = DEFAULT_POLICY
+    state: SubscriptionState, result: Observed, policy: DriftPolicy = DEFAULT_POLICY
 ) -> DriftAssessment:
     """Compare one connection's result with what the passed challenge recorded (pure)."""
     denied = bool(result.denied) or bool(result.drift is not None and result.drift.denied)
     if denied or result.code == FailureCode.REFUSED_ADDRESS:
         return DriftAssessment(suspend="dns_rebinding_denied")
+    if result.code == FailureCode.PIN_MISMATCH and state.pinned_addresses:
+        return DriftAssessment(suspend="address_set_changed")
     record: str | None = None
     cert = result.certificate
     if cert is not None and state.issuer is not None and cert.issuer != state.issuer:
@@ -148,13 +179,13 @@ def assess(
 
 
 def drift_reason(
-    state: SubscriptionState, result: EgressResult, policy: DriftPolicy = DEFAULT_POLICY
+    state: SubscriptionState, result: Observed, policy: DriftPolicy = DEFAULT_POLICY
 ) -> str | None:
     """The reason this connection must suspend the subscription, or None (pure)."""
     return assess(state, result, policy).suspend
 
 
-def _log_fields(state: SubscriptionState, result: EgressResult, reason: str) -> dict[str, Any]:
+def _log_fields(state: SubscriptionState, result: Observed, reason: str) -> dict[str, Any]:
     """What a drift log line says of the subscription and the addresses it resolved."""
     return {
         "subscription_id": state.subscription_id,
@@ -207,14 +238,19 @@ class DriftGuard:
         """
         pin = state.pinned_addresses or None
         result = await self.transport.post(url, body, headers, pin=pin, identity=identity)
+        await self.observe(state, result)
+        return result
+
+    async def observe(self, state: SubscriptionState, result: Observed) -> None:
+        """Judge what a connection of ``state``'s generation saw (made with its pin): suspend
+        or record as the policy says. A broker destination's publish comes here."""
         verdict = assess(state, result, self.policy_for(state))
         if verdict.suspend is not None:
             await self._suspend(state, result, verdict.suspend)
         elif verdict.record is not None:
             await self._record(state, result, verdict.record)
-        return result
 
-    def _event(self, state: SubscriptionState, result: EgressResult, reason: str) -> DriftDetected:
+    def _event(self, state: SubscriptionState, result: Observed, reason: str) -> DriftDetected:
         return DriftDetected(
             subscription_id=state.subscription_id,
             generation=state.generation,
@@ -224,7 +260,7 @@ class DriftGuard:
             at=self.clock().isoformat(),
         )
 
-    async def _suspend(self, state: SubscriptionState, result: EgressResult, reason: str) -> None:
+    async def _suspend(self, state: SubscriptionState, result: Observed, reason: str) -> None:
         log.warning(
             "drift_suspend",
             **_log_fields(state, result, reason),
@@ -247,7 +283,7 @@ class DriftGuard:
                 code=getattr(exc, "code", type(exc).__name__),
             )
 
-    async def _record(self, state: SubscriptionState, result: EgressResult, reason: str) -> None:
+    async def _record(self, state: SubscriptionState, result: Observed, reason: str) -> None:
         key = (state.subscription_id, state.generation)
         seen = (reason, tuple(sorted(result.resolved)), result.spki_sha256)
         if self._recorded.get(key) == seen:

@@ -7,7 +7,10 @@ the attempt's generation bound (the current one from the subscription, an older 
 from the stream's history: an old generation never reaches a new destination), opens the
 sealed credentials, signs the message in its broker form (``"@destination"``) with exactly the
 signers the admission recorded, publishes, and turns the broker's answer into
-:class:`~.destination.Evidence` (:func:`evidence_of_broker`, pure).
+:class:`~.destination.Evidence` (:func:`evidence_of_broker`, pure). An attempt of the current
+generation publishes with the address set its challenge pinned, and what the publish saw goes
+to the drift guard as an HTTPS post's result does (a rebinding into a denied range or a moved
+broker suspends the subscription before anything is sent).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from hookproof.events.subscription_events import (
 )
 from hookproof.projections.subscriptions import SubscriptionState
 
+from ..challenge.drift import DriftGuard
 from ..common.memo import BoundedMemo
 from ..destinations import (
     BrokerEvidence,
@@ -34,7 +38,7 @@ from ..destinations import (
 )
 from ..destinations.binding import destination_of
 from ..destinations.credentials import DestinationCredentials
-from ..destinations.spec import BrokerCredentials
+from ..destinations.spec import BrokerCredentials, Destination
 from ..egress.failures import FailureCode, Outcome
 from ..egress.transport import EgressPolicy
 from ..subscriptions import SubscriptionService, stream_of
@@ -86,8 +90,13 @@ class BrokerDestination:
         self.publishers = publishers
         self.subscriptions = subscriptions
         self.credentials = credentials
+        #: judges each current-generation publish against the challenge's pin (set by the
+        #: composition root: :meth:`watch_drift`)
+        self.guard: DriftGuard | None = None
         # a generation's binding never changes: (subscription, generation) -> its destination
-        self._bound: BoundedMemo[tuple[str, int], DestinationConfig] = BoundedMemo(_MEMO)
+        self._bound: BoundedMemo[tuple[str, int], tuple[DestinationConfig, Destination]] = (
+            BoundedMemo(_MEMO)
+        )
         self._states: BoundedMemo[str, SubscriptionState | None] = BoundedMemo(_MEMO)
         self._opened: BoundedMemo[str, BrokerCredentials] = BoundedMemo(_MEMO)
 
@@ -102,6 +111,10 @@ class BrokerDestination:
         publishers = BrokerPublishers.from_policy(EgressPolicy.from_settings(settings))
         return cls(publishers, subscriptions, credentials)
 
+    def watch_drift(self, guard: DriftGuard) -> None:
+        """Send what each current-generation publish saw to *guard* (the delivery path's)."""
+        self.guard = guard
+
     async def close(self) -> None:
         await self.publishers.close()
 
@@ -112,8 +125,9 @@ class BrokerDestination:
             self._states.put(row.subscription_id, state)
         return state
 
-    async def _binding(self, row: ClaimRow) -> DestinationConfig | None:
-        """The destination the attempt's own generation bound (never a newer one)."""
+    async def _binding(self, row: ClaimRow) -> tuple[DestinationConfig, Destination] | None:
+        """The destination the attempt's own generation bound (never a newer one), and the
+        :class:`Destination` the publishers take (made once per generation)."""
         key = (row.subscription_id, row.generation)
         cached = self._bound.get(key)
         if cached is not None:
@@ -129,9 +143,11 @@ class BrokerDestination:
         # only the destination whose URI the delivery was planned for may carry it
         if found is not None and (found.is_relay or found.uri != row.endpoint):
             found = None
-        if found is not None:
-            self._bound.put(key, found)
-        return found
+        if found is None:
+            return None
+        bound = (found, destination_of(found))
+        self._bound.put(key, bound)
+        return bound
 
     async def _open(self, cfg: DestinationConfig) -> BrokerCredentials | None:
         if cfg.credentials_id is None:
@@ -152,10 +168,12 @@ class BrokerDestination:
         )
 
     async def deliver(self, message: SignedMessage, target: ClaimRow) -> Evidence:
-        cfg = await self._binding(target)
-        if cfg is None:  # no broker bound to this generation at this URI: nothing is sent
+        bound = await self._binding(target)
+        if bound is None:  # no broker bound to this generation at this URI: nothing is sent
             return Evidence(outcome=Outcome.REFUSED, code=FailureCode.REFUSED_SCHEME)
+        cfg, dest = bound
         pinned: tuple[str, ...] | None = None
+        state: SubscriptionState | None = None
         if target.generation == target.sub_generation:
             state = await self._state(target)
             if (
@@ -164,7 +182,6 @@ class BrokerDestination:
                 and state.pinned_addresses
             ):
                 pinned = state.pinned_addresses
-        dest = destination_of(cfg)
         headers = {k.lower(): v for k, v in message.headers.items()}
         broker_message = build_message(
             dest.uri,
@@ -197,4 +214,6 @@ class BrokerDestination:
                 code=found.code,
                 detail=found.detail[:200],
             )
+        if self.guard is not None and state is not None and state.generation == target.generation:
+            await self.guard.observe(state, found)
         return evidence_of_broker(found)

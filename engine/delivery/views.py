@@ -173,7 +173,7 @@ class DeliveryReader:
                     response=response_view(ev.response),
                 )
                 if ev.broker is not UNSET:
-                    attempts[ev.attempt]["broker"] = _broker(ev.broker)
+                    attempts[ev.attempt]["broker"] = _broker(ev.broker, ev.delivery_id)
                 if isinstance(ev.proxy, str):
                     attempts[ev.attempt]["proxy"] = ev.proxy
             elif isinstance(ev, AttemptFailed) and ev.attempt in attempts:
@@ -191,7 +191,7 @@ class DeliveryReader:
                     response=response_view(ev.response),
                 )
                 if ev.broker is not UNSET:
-                    attempts[ev.attempt]["broker"] = _broker(ev.broker)
+                    attempts[ev.attempt]["broker"] = _broker(ev.broker, ev.delivery_id)
                 if isinstance(ev.proxy, str):
                     attempts[ev.attempt]["proxy"] = ev.proxy
             elif isinstance(ev, AttemptLost) and ev.attempt in attempts:
@@ -447,8 +447,8 @@ def _stats_view(subscription_id: str, hours: _Hours, rows: Sequence[Record]) -> 
     }
 
 
-def _broker(recorded: dict[str, Any]) -> dict[str, Any]:
+def _broker(recorded: dict[str, Any], delivery_id: str) -> dict[str, Any]:
     """A recorded broker answer as its tenant sees it (a denied address's code hidden)."""
-    view = broker_view(recorded)
+    view = broker_view(recorded, delivery_id)
     view["code"] = tenant_reason(view["code"])
     return view

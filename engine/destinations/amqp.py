@@ -153,7 +153,7 @@ class AmqpPublisher:
         state: dict[str, Any] = {"published": False}
         vetting: Vetting | None = None
         try:
-            vetting = await self.net.vet(dest, pinned)
+            vetting = await self.net.vet(dest, pinned, state)
             return await self._publish(
                 dest, message, credentials, credentials_digest, vetting, state, started
             )
@@ -275,6 +275,12 @@ class AmqpPublisher:
                 properties=properties,
                 mandatory=True,
                 timeout=self.timeout_s,
+                # enqueue the frames and wait for the confirmation only: with ``wait=True``
+                # each publish also waits, holding the channel's lock, until its frames are
+                # drained to the socket, so the publishes of one destination go out one at a
+                # time. A frame never written ends the confirmation with the connection's
+                # error: still UNKNOWN, never accepted.
+                wait=False,
             )
         except aiormq.exceptions.DeliveryError as exc:
             state["confirmation"] = AmqpConfirmation(nacked=True)
@@ -325,6 +331,7 @@ class AmqpPublisher:
             "allowance_used": conn.allowance,
             "reused": reused,
             "credentials_digest": credentials_digest,
+            "drift": state.get("drift"),
         }
         if isinstance(result, DeliveredMessage):
             ret = result.delivery

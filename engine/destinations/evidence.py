@@ -25,7 +25,11 @@ unknown       handed to a connection, no confirmation: connection     UNKNOWN_TR
 
 :meth:`BrokerEvidence.evidence` is the JSON-safe summary for the attempt event, ``GET
 /v1/deliveries/{id}``, ``audit`` and logs: no body, no header value, no credential (the
-credentials' keyed digest only).
+credentials' keyed digest only). It is written compact, because it is written once per attempt
+into the ledger (WAL): a member at its default (``null``, ``false``, empty) is left out, and so
+are the message id (the delivery's or challenge's own id, which the event carries) and the
+resolved set when it is just the peer. :func:`recorded_evidence` gives every member back, for
+a record written compact or (before session 10) in full; the views read through it.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..egress.failures import FailureCode
+from ..egress.policy import AddressDrift
 from ..egress.result import PeerCertificate
 
 __all__ = [
@@ -45,6 +50,7 @@ __all__ = [
     "BrokerOutcome",
     "JetStreamAck",
     "broker_view",
+    "recorded_evidence",
 ]
 
 #: the members of :meth:`BrokerEvidence.evidence` a tenant sees (GET /v1/deliveries/{id},
@@ -68,9 +74,65 @@ _TENANT_MEMBERS: Final = (
 )
 
 
-def broker_view(evidence: dict[str, Any]) -> dict[str, Any]:
-    """The tenant's view of a recorded broker answer."""
-    return {k: evidence.get(k) for k in _TENANT_MEMBERS}
+#: every member of a broker record and its default (left out of a compact record)
+_DEFAULTS: Final[dict[str, Any]] = {
+    "kind": "broker",
+    "type": None,
+    "outcome": None,
+    "code": None,
+    "destination": None,
+    "messageId": None,
+    "amqp": None,
+    "jetstream": None,
+    "published": False,
+    "resolved": [],
+    "denied": [],
+    "peerAddress": None,
+    "peerPort": None,
+    "tls": False,
+    "spkiSha256": None,
+    "certIssuer": None,
+    "allowanceUsed": False,
+    "connectionReused": False,
+    "credentialsDigest": None,
+    "elapsedS": None,
+    "detail": "",
+}
+_AMQP_DEFAULTS: Final[dict[str, Any]] = {
+    "confirmed": False,
+    "nacked": False,
+    "returned": False,
+    "replyCode": None,
+    "replyText": None,
+}
+_JETSTREAM_DEFAULTS: Final[dict[str, Any]] = {"duplicate": False, "domain": None}
+
+
+def _compact(doc: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k not in defaults or v != defaults[k]}
+
+
+def recorded_evidence(recorded: dict[str, Any], message_id: str | None = None) -> dict[str, Any]:
+    """Every member of a recorded broker answer, compact or full; ``message_id``: the id of
+    the delivery or challenge it belongs to (a compact record leaves it out)."""
+    out = {**_DEFAULTS, **recorded}
+    if out["messageId"] is None:
+        out["messageId"] = message_id
+    if not out["resolved"] and out["peerAddress"] is not None:
+        out["resolved"] = [out["peerAddress"]]
+    if isinstance(out["amqp"], dict):
+        out["amqp"] = {**_AMQP_DEFAULTS, **out["amqp"]}
+    if isinstance(out["jetstream"], dict):
+        out["jetstream"] = {**_JETSTREAM_DEFAULTS, **out["jetstream"]}
+    out["resolved"] = list(out["resolved"])
+    out["denied"] = list(out["denied"])
+    return out
+
+
+def broker_view(evidence: dict[str, Any], message_id: str | None = None) -> dict[str, Any]:
+    """The tenant's view of a recorded broker answer (compact or full)."""
+    full = recorded_evidence(evidence, message_id)
+    return {k: full[k] for k in _TENANT_MEMBERS}
 
 
 class BrokerOutcome(enum.StrEnum):
@@ -171,6 +233,9 @@ class BrokerEvidence:
     reused: bool = False
     credentials_digest: str | None = None
     denied: tuple[tuple[str, str], ...] = ()
+    #: the resolved set compared with the challenge's pin (None: no pin applied); kept for
+    #: the drift guard, not serialised (``resolved`` and ``code`` say it)
+    drift: AddressDrift | None = None
     elapsed_s: float = 0.0
     detail: str = ""
     error: BaseException | None = field(default=None, repr=False, compare=False)
@@ -181,12 +246,60 @@ class BrokerEvidence:
         return self.outcome is BrokerOutcome.ACCEPTED
 
     @property
+    def spki_sha256(self) -> str | None:
+        """The broker certificate's SPKI sha-256 (TLS), as an egress result has it."""
+        return self.certificate.spki_sha256 if self.certificate else None
+
+    @property
     def lost(self) -> bool:
         """Published and no confirmation came back (UNKNOWN_TRANSPORT)."""
         return self.outcome is BrokerOutcome.UNKNOWN
 
     def evidence(self) -> dict[str, Any]:
-        """A JSON-safe summary for events, the API and logs (no secret, no body)."""
+        """A JSON-safe summary for events, the API and logs (no secret, no body), compact:
+        read it back with :func:`recorded_evidence`."""
+        # built member by member (once per attempt, on the dispatcher's path); the round trip
+        # through recorded_evidence() is tested against full_evidence()
+        doc: dict[str, Any] = {
+            "kind": "broker",
+            "type": self.type,
+            "outcome": self.outcome.value,
+            "destination": self.destination,
+        }
+        if self.code is not None:
+            doc["code"] = self.code
+        if self.amqp is not None:
+            doc["amqp"] = _compact(self.amqp.to_json(), _AMQP_DEFAULTS)
+        if self.jetstream is not None:
+            doc["jetstream"] = _compact(self.jetstream.to_json(), _JETSTREAM_DEFAULTS)
+        if self.published:
+            doc["published"] = True
+        if self.resolved and (len(self.resolved) != 1 or self.resolved[0] != self.peer_address):
+            doc["resolved"] = list(self.resolved)
+        if self.denied:
+            doc["denied"] = [list(d) for d in self.denied]
+        if self.peer_address is not None:
+            doc["peerAddress"] = self.peer_address
+        if self.peer_port is not None:
+            doc["peerPort"] = self.peer_port
+        if self.tls:
+            doc["tls"] = True
+        cert = self.certificate
+        if cert is not None:
+            doc["spkiSha256"] = cert.spki_sha256
+            doc["certIssuer"] = cert.issuer
+        if self.allowance_used:
+            doc["allowanceUsed"] = True
+        if self.reused:
+            doc["connectionReused"] = True
+        if self.credentials_digest is not None:
+            doc["credentialsDigest"] = self.credentials_digest
+        if self.detail:
+            doc["detail"] = self.detail
+        return doc
+
+    def full_evidence(self) -> dict[str, Any]:
+        """Every member (what :func:`recorded_evidence` gives back from a compact record)."""
         cert = self.certificate
         return {
             "kind": "broker",

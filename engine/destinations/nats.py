@@ -104,7 +104,7 @@ class NatsPublisher:
         state: dict[str, Any] = {"published": False}
         vetting: Vetting | None = None
         try:
-            vetting = await self.net.vet(dest, pinned)
+            vetting = await self.net.vet(dest, pinned, state)
             conn, key, reused = await self._connection(
                 dest, credentials, credentials_digest, vetting, state
             )
@@ -129,6 +129,7 @@ class NatsPublisher:
                 allowance_used=conn.allowance,
                 reused=reused,
                 credentials_digest=credentials_digest,
+                drift=state.get("drift"),
                 elapsed_s=time.monotonic() - started,
             )
         return failed_evidence(

@@ -36,7 +36,7 @@ from hookproof.schemas.destinations import BROKER_PORTS
 from ..egress.addresses import IPAddress, format_ip
 from ..egress.dns import DnsFailure, HostResolver
 from ..egress.failures import FailureCode
-from ..egress.policy import AddressPolicy, Vetting
+from ..egress.policy import AddressDrift, AddressPolicy, Vetting
 from ..egress.result import PeerCertificate, describe_certificate
 from ..egress.transport import EgressPolicy
 from .evidence import BrokerCode, BrokerEvidence, BrokerOutcome
@@ -60,13 +60,25 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
 
 class BrokerFailure(Exception):
     """A publish that did not end in acceptance: ``code``, the ``outcome`` it implies and
-    ``detail`` (never a secret). Raised ``from`` the library's exception."""
+    ``detail`` (never a secret). Raised ``from`` the library's exception. A refusal by the
+    vetting carries it (``vetting``; ``drift`` when a pin was compared), so the evidence
+    still says what the host resolved to and the drift guard can judge it."""
 
-    def __init__(self, code: str, outcome: BrokerOutcome, detail: str) -> None:
+    def __init__(
+        self,
+        code: str,
+        outcome: BrokerOutcome,
+        detail: str,
+        *,
+        vetting: Vetting | None = None,
+        drift: AddressDrift | None = None,
+    ) -> None:
         super().__init__(detail)
         self.code = code
         self.outcome = outcome
         self.detail = detail
+        self.vetting = vetting
+        self.drift = drift
 
 
 def unforeseen(exc: Exception, published: bool, secrets: Iterable[str]) -> BrokerFailure:
@@ -97,6 +109,7 @@ def failed_evidence(
     (``state``: ``published``, ``conn``, ``reused``); ``answer``: what the broker said
     (``amqp=`` or ``jetstream=``). The detail never holds a secret."""
     conn = state.get("conn")
+    vetting = vetting or failure.vetting
     return BrokerEvidence(
         outcome=failure.outcome,
         code=failure.code,
@@ -105,6 +118,8 @@ def failed_evidence(
         message_id=message_id,
         published=bool(state["published"]),
         resolved=tuple(format_ip(a) for a in vetting.addresses) if vetting else (),
+        denied=vetting.denied if vetting else (),
+        drift=failure.drift or state.get("drift"),
         peer_address=conn.peer[0] if conn else None,
         peer_port=conn.peer[1] if conn else None,
         tls=dest.tls,
@@ -209,9 +224,15 @@ class BrokerNet:
             self._ssl = ctx
         return self._ssl
 
-    async def vet(self, dest: Destination, pinned: Iterable[str] | None = None) -> Vetting:
+    async def vet(
+        self,
+        dest: Destination,
+        pinned: Iterable[str] | None = None,
+        state: dict[str, Any] | None = None,
+    ) -> Vetting:
         """Resolve and judge the broker host for this publish; raises :class:`BrokerFailure`
-        (``refused``) when it may not be reached."""
+        (``refused``, carrying the vetting) when it may not be reached. With ``pinned`` the
+        comparison is kept in ``state["drift"]`` (the evidence records it)."""
         if dest.ip is not None:
             answers: Sequence[IPAddress] = (dest.ip,)
         else:
@@ -222,22 +243,36 @@ class BrokerNet:
                     FailureCode.DNS_FAILURE.value, BrokerOutcome.NOT_SENT, exc.detail
                 ) from exc
         vetting = self.policy.vet(answers, dest.port)
+        drift = self.policy.drift(tuple(pinned), vetting) if pinned is not None else None
+        if state is not None:
+            state["drift"] = drift
         if vetting.refusal is not None:
-            raise BrokerFailure(vetting.refusal.value, BrokerOutcome.REFUSED, vetting.detail)
+            raise BrokerFailure(
+                vetting.refusal.value,
+                BrokerOutcome.REFUSED,
+                vetting.detail,
+                vetting=vetting,
+                drift=drift,
+            )
         if not dest.tls and len(vetting.allowances) != len(vetting.addresses):
             raise BrokerFailure(
                 BrokerCode.PLAIN_NOT_ALLOWED.value,
                 BrokerOutcome.REFUSED,
                 f"{dest.scheme}:// only to exact allowance pairs",
+                vetting=vetting,
             )
-        if pinned is not None:
-            drift = self.policy.drift(tuple(pinned), vetting)
-            if drift.changed:
-                raise BrokerFailure(
-                    FailureCode.PIN_MISMATCH.value,
-                    BrokerOutcome.REFUSED,
-                    "the broker's addresses differ from the ones pinned at the challenge",
-                )
+        if drift is not None and drift.changed:
+            # stricter than an HTTPS post (which follows a move between public addresses and
+            # records it): the connection carries the tenant's broker credentials, so a moved
+            # broker is refused before any socket and the drift guard suspends the
+            # subscription until a new challenge pins the new addresses
+            raise BrokerFailure(
+                FailureCode.PIN_MISMATCH.value,
+                BrokerOutcome.REFUSED,
+                "the broker's addresses differ from the ones pinned at the challenge",
+                vetting=vetting,
+                drift=drift,
+            )
         return vetting
 
     async def open_stream(

@@ -58,6 +58,7 @@ def construct_destination(
     ``nats``) through ``brokers``, and a relay subscription's through its ``hookproof listen``
     session; traced per attempt."""
     https = HttpsDestination(transport, guard, subscriptions, auth=endpoint_auth)
+    brokers.watch_drift(guard)  # a broker's drift is judged as an endpoint's
     kinds: dict[str, Destination] = {HTTPS: https, AMQP: brokers, NATS: brokers}
     if relay is not None:
         kinds[RELAY] = RelayDestination(relay)

@@ -297,3 +297,92 @@ async def test_credentials_never_leave(pool: asyncpg.Pool, tmp_path: Path, rabbi
 
 def rabbit_password(body: dict[str, Any]) -> str:
     return str(body["destination"]["credentials"]["password"])
+
+
+async def drain(queue: Any) -> list[Any]:
+    """Every message the queue holds now (none left behind)."""
+    got: list[Any] = []
+    while (msg := await queue.get(no_ack=True, fail=False)) is not None:
+        got.append(msg)
+    return got
+
+
+async def test_old_generations_never_reach_a_new_destination(
+    pool: asyncpg.Pool, tmp_path: Path, rabbit: Rabbit
+) -> None:
+    """Fencing through RabbitMQ: deliveries planned for generation 1 (the old exchange) and
+    still pending when a PATCH moves the subscription to a new exchange (generation 2) never
+    arrive at the new one; the new queue holds generation 2's deliveries only, each under its
+    own delivery id, and whatever reached the old queue is generation 1's."""
+    old, new = f"hp-old-{secrets.token_hex(4)}", f"hp-new-{secrets.token_hex(4)}"
+    old_conn, old_queue = await bound_queue(rabbit, old, "orders")
+    new_conn, new_queue = await bound_queue(rabbit, new, "orders")
+    try:
+        pair = (rabbit.host, rabbit.port)
+        async with started(pool, settings_for(tmp_path, pair)) as (engine, api):
+            token = (await engine.tenants.create("acme")).token
+            sid = await activate(
+                engine, api, token, old_queue, sub_body(rabbit.port, rabbit, old, "orders")
+            )
+            for n in range(4):  # planned for generation 1, not yet dispatched
+                await api.call("POST", "/v1/events", token=token, json=event(n))
+            patch = {"destination": sub_body(rabbit.port, rabbit, new, "orders")["destination"]}
+            status, doc = await api.call(
+                "PATCH",
+                f"/v1/subscriptions/{sid}",
+                token=token,
+                json=patch,
+                headers={"If-Match": '"1"'},
+            )
+            assert status == 200 and doc["generation"] == 2, doc
+            await engine.drain()
+            status, doc = await api.call("GET", f"/v1/subscriptions/{sid}", token=token)
+            cid = doc["pendingChallenge"]["challengeId"]
+            (challenge,) = await take(new_queue, 1)
+            assert challenge.message_id == cid
+            keys = await engine.services.keyring.resolver()
+            answer = await answer_broker_challenge(
+                challenge.headers, challenge.body, doc["destination"]["uri"], keys=keys
+            )
+            status, out = await api.call("POST", f"/v1/challenges/{cid}/response", data=answer.body)
+            assert status == 200 and out["passed"], out
+            for n in range(4, 8):
+                await api.call("POST", "/v1/events", token=token, json=event(n))
+
+            async def settled() -> bool:
+                rows = await engine.pool.fetch(
+                    "SELECT state FROM deliveries WHERE subscription_id = $1", sid
+                )
+                return len(rows) == 8 and all(
+                    r["state"] in ("ENDPOINT_ACCEPTED", "QUARANTINED") for r in rows
+                )
+
+            await dispatch_until(engine, settled)
+            generation = {
+                r["delivery_id"]: r["generation"]
+                for r in await engine.pool.fetch(
+                    "SELECT delivery_id, generation, state FROM deliveries"
+                    " WHERE subscription_id = $1",
+                    sid,
+                )
+            }
+            accepted_new = {
+                r["delivery_id"]
+                for r in await engine.pool.fetch(
+                    "SELECT delivery_id FROM deliveries WHERE subscription_id = $1"
+                    " AND generation = 2 AND state = 'ENDPOINT_ACCEPTED'",
+                    sid,
+                )
+            }
+            assert len(accepted_new) == 4
+            await asyncio.sleep(0.2)  # anything in flight would have been confirmed by now
+            on_new = await drain(new_queue)
+            on_old = await drain(old_queue)
+            assert {m.message_id for m in on_new} == accepted_new
+            assert {m.headers["hookproof-generation"] for m in on_new} == {"2"}
+            assert all(generation[m.message_id] == 2 for m in on_new)
+            assert all(generation[m.message_id] == 1 for m in on_old)
+            assert {m.headers["hookproof-generation"] for m in on_old} <= {"1"}
+    finally:
+        await old_conn.close()
+        await new_conn.close()

@@ -13,6 +13,7 @@ import nats
 import pytest
 
 from hookproof.engine.destinations import BrokerOutcome, parse_destination
+from hookproof.engine.destinations.evidence import recorded_evidence
 from hookproof.engine.destinations.nats_server import EmbeddedNats
 from hookproof_subscriber import StaticKeyResolver, verify_broker_message
 from tests.egress.conftest import DnsServer, Pki
@@ -57,7 +58,7 @@ async def test_puback_stream_and_seq_recorded_and_verified(
     assert [r.jetstream.seq for r in results] == list(range(1, 11))
     for r in results:
         assert r.jetstream.stream == stream and not r.jetstream.duplicate
-        ev = r.evidence()
+        ev = recorded_evidence(r.evidence())
         assert ev["jetstream"] == {
             "stream": stream,
             "seq": r.jetstream.seq,
