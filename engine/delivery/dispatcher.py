@@ -30,7 +30,6 @@ from hookproof.errors import ConcurrencyConflict, HookproofError, StoreError
 from hookproof.events import Event, EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
     AttemptLost,
-    delivery_id_of,
     delivery_stream_id,
 )
 from hookproof.events.listening import Listening
@@ -42,7 +41,7 @@ from ..keys.signing import Signer, sign_headers
 from ..rollouts.dispatch import ShadowCounter, shadow_check
 from .admission import ClaimRow
 from .attempt_metrics import AttemptMetrics, DispatchMetrics
-from .batcher import OutcomeBatcher, Queued
+from .batcher import OutcomeBatcher
 from .claim import (
     STEAL_AFTER_S,
     KeyScope,
@@ -80,9 +79,6 @@ RECORD_RETRY_MAX_S = 5.0
 #: the events channel's payload of the dispatchers' own commits (claims, outcomes: migration
 #: 0710), which wake no dispatcher
 DISPATCH_TAG = "dispatch"
-#: an outcome waits this long for the next claim's transaction to carry it (the claim loop
-#: looks again every ``busy_poll_s`` while sends complete) before it is appended on its own
-OUTCOME_LINGER_S = 0.03
 
 #: (scope: a subscription id for hmac-sha256, else "engine"; algorithm) -> (key, generation)
 KeyProvider = Callable[[str, str], Awaitable[tuple[SigningKey, int]]]
@@ -173,7 +169,7 @@ class Dispatcher:
         self._rate_wait: float | None = None
         self.gates = gates if gates is not None else EndpointGates()
         self.metrics: AttemptMetrics = metrics if metrics is not None else DispatchMetrics()
-        self.outcomes = OutcomeBatcher(store, linger_s=max(OUTCOME_LINGER_S, self.busy_poll_s))
+        self.outcomes = OutcomeBatcher(store)
         self.inflight: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
         # one process vacuums the ledger's dead index entries (the first worker)
@@ -206,33 +202,7 @@ class Dispatcher:
             self.gates.settle(reservation, taken)
 
     async def _claim(self, free: int, now: datetime, reservation: Reservation) -> list[_Job]:
-        """The claim's transaction also carries the outcomes waiting for a batch (one
-        transaction and commit fewer per batch); if it fails, they go back to the batcher and
-        the claim is tried once more without them (an outcome's stream moved: a receipt)."""
-        riders = self.outcomes.take()
-        if not riders:
-            return await self._claim_rows(free, now, reservation, [])
-        try:
-            jobs = await self._claim_rows(free, now, reservation, riders)
-        except HookproofError:  # e.g. ConcurrencyConflict
-            self.outcomes.requeue(riders)
-            return await self._claim_rows(free, now, reservation, [])
-        except BaseException:
-            self.outcomes.requeue(riders)
-            raise
-        self.outcomes.settle(riders)
-        return jobs
-
-    async def _claim_rows(
-        self, free: int, now: datetime, reservation: Reservation, riders: list[Queued]
-    ) -> list[_Job]:
         async with self.deliveries.transaction() as conn:
-            if riders:  # their ledger rows first, in id order (streams.py: the one lock order)
-                await self.deliveries.lock(
-                    conn,
-                    sorted(d for q in riders if (d := delivery_id_of(q.append.stream_id))),
-                    dispatch=True,
-                )
             records: list[Any] = []
             waits: list[float] = []
             for i, share in enumerate(self.shares):  # this process's endpoints first
@@ -295,11 +265,8 @@ class Dispatcher:
                 )
                 self.metrics.count("dead_letter")
             heads: dict[str, bytes] = {}
-            # the outcomes' rows are DISPATCHING and locked by this transaction: never claimed
-            # in it (a stream twice in one append would fail it; the claim is then redone)
-            outcomes = [q.append for q in riders]
-            if appends or outcomes:  # a failed append fails the whole claim: no savepoint
-                recorded = await self.store.append(appends + outcomes, conn=conn, savepoint=False)
+            if appends:  # a failed append fails the whole claim: no savepoint needed
+                recorded = await self.store.append(appends, conn=conn, savepoint=False)
                 heads = {e.stream_id: e.hash for e in recorded}  # the last of each stream
             if not admitted:
                 return []
