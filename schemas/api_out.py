@@ -10,9 +10,11 @@ from typing import Any, Literal
 import msgspec
 
 __all__ = [
+    "AttemptRequestView",
     "Consumer",
     "ConsumerPage",
     "Delivery",
+    "DeliveryAttempt",
     "DeliveryList",
     "DeliveryRef",
     "EventAccepted",
@@ -23,6 +25,7 @@ __all__ = [
     "PortalSessionStarted",
     "Problem",
     "Recovered",
+    "RequestBody",
     "Subscription",
     "SubscriptionCreated",
     "SubscriptionPage",
@@ -125,12 +128,50 @@ class EventBatchResults(_Out, kw_only=True):
     results: list[EventBatchResult]
 
 
+class AttemptRequestView(_Out, kw_only=True):
+    """What one attempt sent: ``method`` (``POST``; ``null`` for a broker, which publishes),
+    ``target`` (the endpoint, or the broker destination URI), ``headers`` (``[name, value]``
+    in the order sent; ``Signature-Input``, ``Signature`` and ``webhook-signature`` read
+    ``[redacted]``; an endpoint authentication header is not listed). Rebuilt from the
+    delivery's events; ``traceparent`` and ``webhook-timestamp`` are recorded with the
+    attempt's outcome (``recorded``: false for an attempt without one, lost with its
+    dispatcher or sent before it was recorded: those values are then ``null``)."""
+
+    method: str | None
+    target: str
+    headers: list[tuple[str, str | None]]
+    recorded: bool
+
+
+class DeliveryAttempt(_Out, kw_only=True):
+    """One attempt of a delivery (its outcome, status, code, timings, ``response``: what came
+    back; more fields as the view grows) and ``request``: what it sent."""
+
+    attempt: int
+    outcome: str
+    request: AttemptRequestView
+
+
+class RequestBody(_Out, kw_only=True):
+    """The body every attempt of a delivery sent: the event's canonical body (stored once per
+    event), its first 64 KiB as UTF-8 ``text`` (``truncated`` beyond), ``bytes`` its size;
+    ``archived`` (``text`` null) once the body has left the hot store."""
+
+    text: str | None
+    size: int | None = msgspec.field(name="bytes")
+    truncated: bool
+    archived: bool
+
+
 class Delivery(_Out, kw_only=True):
-    """A delivery (its state, evidence and attempts; more fields as the view grows)."""
+    """A delivery (its state, evidence and attempts; more fields as the view grows), with
+    ``requestBody``, what its attempts sent, once."""
 
     delivery_id: str
     subscription_id: str
     state: str
+    attempts: list[DeliveryAttempt]
+    request_body: RequestBody
 
 
 class DeliveryList(_Out, kw_only=True):
