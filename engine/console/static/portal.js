@@ -223,7 +223,7 @@ function latencyLines(chart, buckets, g) {
       const x = left + i * step + step / 2;
       const y = yOf(b.latency[q]);
       points.push(`${x.toFixed(1)},${y.toFixed(1)}`);
-      const dot = svg("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: 2.2, fill: colour, "data-latency": q, "data-ms": b.latency[q] });
+      const dot = svg("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: 2.2, fill: colour, "data-latency": q, "data-ms": b.latency[q], stroke: "#fff", "stroke-width": 0.8 });
       dot.append(svg("title", {}, `${short(b.hour)}: ${label} ${msText(b.latency[q])}`));
       chart.append(dot);
     });
