@@ -174,7 +174,9 @@ async def latency_drawn(chart: Any) -> None:
     """A big chart's latency: p50 <= p90 <= p99 in its data, lines with a right-hand axis in
     ms, and a legend entry per percentile with its value."""
     await expect(chart).not_to_have_attribute("data-p50", "")
-    p50, p90, p99 = [float(await chart.get_attribute(f"data-{q}") or "nan") for q in ("p50", "p90", "p99")]
+    p50, p90, p99 = [
+        float(await chart.get_attribute(f"data-{q}") or "nan") for q in ("p50", "p90", "p99")
+    ]
     assert 0 < p50 <= p90 <= p99
     assert await chart.locator('svg text[data-axis="latency"]').count() == 2
     assert await chart.locator('svg circle[data-latency="p99"]').count() >= 1
