@@ -29,7 +29,9 @@ Measured, on an embedded PostgreSQL of the bench's own (so the WAL counts are ex
 
     .venv/bin/python bench/bench_attempt_stats.py [--deliveries 100000] [--runs 30]
 
-Results: ``bench/results/s8_attempt_stats.json``.
+Results: ``bench/results/s8_attempt_stats.json``; with the latency histogram (session 10: every
+accepted or failed attempt has a ``duration_ms``, spread over 20-220 ms, so a pass fills many
+buckets): ``s10_attempt_stats.json``.
 """
 
 from __future__ import annotations
@@ -103,6 +105,9 @@ SELECT 'delivery-' || d.delivery_id, 'delivery', t.version, gen_random_uuid(), t
         'type', t.type, 'delivery_id', d.delivery_id, 'subscription_id', d.subscription_id,
         'tenant_id', d.tenant_id, 'attempt', (t.version / 2), 'outcome', t.outcome,
         'code', CASE WHEN t.outcome IS NOT NULL THEN 'http_500' END,
+        'duration_ms', CASE WHEN t.type IN ('delivery.endpoint_accepted', 'delivery.attempt_failed')
+            THEN round((20 + abs(hashtext(d.delivery_id || t.version)) % 20000 / 100.0)::numeric, 3)
+            END,
         'at', d.created_at + t.ms * interval '1 millisecond')::text, 'UTF8'),
     convert_to('{"actor":"bench"}', 'UTF8'),
     d.created_at + t.ms * interval '1 millisecond', NULL,
