@@ -31,7 +31,7 @@ Measured, on an embedded PostgreSQL of the bench's own (so the WAL counts are ex
 
 Results: ``bench/results/s8_attempt_stats.json``; with the latency histogram (session 10: every
 accepted or failed attempt has a ``duration_ms``, spread over 20-220 ms, so a pass fills many
-buckets): ``s10_attempt_stats.json``.
+buckets): ``--output bench/results/s10_attempt_stats.json`` (not run yet).
 """
 
 from __future__ import annotations
