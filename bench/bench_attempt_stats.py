@@ -124,7 +124,9 @@ VALUES ($1, $2, $3, $4, 1)
 ON CONFLICT (subscription_id, hour, outcome) DO UPDATE SET attempts = t.attempts + 1
 """
 PER_OUTCOME_TABLE = """
-CREATE TABLE IF NOT EXISTS bench_per_outcome (LIKE proj_attempt_stats INCLUDING ALL)
+CREATE TABLE IF NOT EXISTS bench_per_outcome (LIKE proj_attempt_stats INCLUDING ALL);
+-- the what-if counts only (no latency histogram): the column may stay empty
+ALTER TABLE bench_per_outcome ALTER COLUMN latency DROP NOT NULL;
 """
 OUTCOMES_OF = """
 SELECT d.subscription_id, date_trunc('hour', e.recorded_at, 'UTC') AS hour,
