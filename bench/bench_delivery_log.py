@@ -13,7 +13,8 @@ Not a test: nothing asserts.
 
     flock /tmp/bench.lock .venv/bin/python bench/bench_delivery_log.py [--rows 1000000]
 
-Results: ``bench/results/s9_portal_delivery_log.json``.
+Results: ``bench/results/s10_delivery_log.json`` (session 9's run, before migration 0981:
+``s9_portal_delivery_log.json``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_ingest import fresh_database, postgres_server
 
-RESULTS = Path(__file__).resolve().parent / "results" / "s9_portal_delivery_log.json"
+RESULTS = Path(__file__).resolve().parent / "results" / "s10_delivery_log.json"
 STATIC = Path(__file__).resolve().parents[1] / "engine" / "console" / "static"
 TENANT = "ten_00000000000000aa"
 OTHER = "ten_00000000000000bb"
@@ -153,7 +154,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     from hookproof.engine.delivery.log_repository import DeliveryLog
 
     out: dict[str, Any] = {
-        "benchmark": "s9_portal_delivery_log",
+        "benchmark": "s10_delivery_log",
         "load_before": list(os.getloadavg()),
         "rows": args.rows,
         "cells": [],

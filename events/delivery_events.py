@@ -32,6 +32,7 @@ __all__ = [
     "AttemptAdmitted",
     "AttemptFailed",
     "AttemptLost",
+    "AttemptRequest",
     "AttemptResponse",
     "DeadLettered",
     "DeliveriesRecovered",
@@ -164,6 +165,20 @@ class AttemptResponse(msgspec.Struct, frozen=True, kw_only=True):
     headers_truncated: bool = False
 
 
+class AttemptRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """What of one attempt's request cannot be rebuilt from the rest of the stream, recorded
+    with its outcome (at most about 120 bytes; in the delivery's stream, so retention archives
+    it with it): the ``traceparent`` sent (made per attempt, 55 characters), the signatures'
+    ``created`` time (Unix seconds; also ``webhook-timestamp``) and the signature
+    ``profiles`` used (at most 3). Everything else a request carried (method, target, ids,
+    content type and digest, the body) follows from the delivery's events and its event's
+    stored body (``engine/delivery/request_view.py``); signature values are never recorded."""
+
+    traceparent: str | None
+    created: int
+    profiles: list[str]
+
+
 class EndpointAccepted(Event, frozen=True, kw_only=True, tag="delivery.endpoint_accepted"):
     """A 2xx: the endpoint accepted the bytes. Nothing more is inferred.
 
@@ -187,6 +202,8 @@ class EndpointAccepted(Event, frozen=True, kw_only=True, tag="delivery.endpoint_
     proxy: str | UnsetType = UNSET
     #: the answer's headers and body excerpt (absent: recorded before issue 39)
     response: AttemptResponse | UnsetType = UNSET
+    #: what of the request cannot be rebuilt (absent: recorded before session 10)
+    request: AttemptRequest | UnsetType = UNSET
 
 
 class AttemptFailed(Event, frozen=True, kw_only=True, tag="delivery.attempt_failed"):
@@ -214,6 +231,8 @@ class AttemptFailed(Event, frozen=True, kw_only=True, tag="delivery.attempt_fail
     proxy: str | UnsetType = UNSET
     #: as in :class:`EndpointAccepted` (only when a response came back)
     response: AttemptResponse | UnsetType = UNSET
+    #: as in :class:`EndpointAccepted`
+    request: AttemptRequest | UnsetType = UNSET
 
 
 class AttemptLost(Event, frozen=True, kw_only=True, tag="delivery.attempt_lost"):

@@ -28,6 +28,7 @@ __all__ = [
     "EventTypeIn",
     "EventTypeVersionIn",
     "HeaderAuthIn",
+    "LatencyPercentiles",
     "MtlsAuthIn",
     "OAuth2AuthIn",
     "PortalBranding",
@@ -331,27 +332,49 @@ class TenantCreate(_Strict, kw_only=True):
 # -- responses --------------------------------------------------------------------------------
 
 
+class LatencyPercentiles(msgspec.Struct, kw_only=True, rename="camel"):
+    """Attempt durations (ms, from the attempt being sent to its answer) at the 50th, 90th and
+    99th percentile, read from a histogram of fixed log-spaced buckets (8 per decade, 1 ms to
+    100 s) that the projector keeps beside the counts: each within a factor 1.33 of the exact
+    value. ``count``: the attempts with a duration (an attempt lost with its dispatcher has
+    none)."""
+
+    p50: float
+    p90: float
+    p99: float
+    count: int
+
+
 class AttemptBucket(msgspec.Struct, kw_only=True, rename="camel"):
-    """One hour of a subscription's attempts: ``hour`` (RFC 3339, UTC, on the hour) and
-    ``counts``, attempts by outcome (``ENDPOINT_ACCEPTED``, ``RETRYABLE``,
-    ``UNKNOWN_TRANSPORT``, ``DEAD_LETTER``; an outcome without attempts is absent)."""
+    """One hour (or UTC day) of a subscription's attempts: ``hour`` (RFC 3339, UTC, its
+    start), ``counts``, attempts by outcome (``ENDPOINT_ACCEPTED``, ``RETRYABLE``,
+    ``UNKNOWN_TRANSPORT``, ``DEAD_LETTER``; an outcome without attempts is absent), and
+    ``latency`` (``null`` when no attempt of it has a duration)."""
 
     hour: str
     counts: dict[str, int]
+    latency: LatencyPercentiles | None
 
 
 class AttemptStats(msgspec.Struct, kw_only=True, rename="camel"):
     """``GET /v1/subscriptions/{id}/attempt-stats``: the attempts of the last 24 hours (the
-    current one included), one bucket per hour, oldest first, from ``since``. Counted by the
-    projector in batches: at most ``HOOKPROOF_STATS_INTERVAL_S`` (5 s) behind the log."""
+    current one included), one bucket per hour, oldest first, from ``since``; ``latency``:
+    the percentiles over the whole window. Counted by the projector in batches: at most
+    ``HOOKPROOF_STATS_INTERVAL_S`` (5 s) behind the log. ``interval``: ``hour``, or ``day``
+    for ``GET /v1/attempt-stats?interval=day`` (one bucket per UTC day, the window's days
+    ending with today)."""
 
     subscription_id: str
     since: str
+    interval: Literal["hour", "day"]
+    latency: LatencyPercentiles | None
     buckets: list[AttemptBucket]
 
 
 class AttemptStatsBatch(msgspec.Struct, kw_only=True, rename="camel"):
-    """``GET /v1/attempt-stats?subscriptionId=...`` (the parameter repeated, 1..100 ids): one
+    """``GET /v1/attempt-stats?subscriptionId=...`` (the parameter repeated, 1..100 ids;
+    ``window`` ``24h`` or ``7d``, ``interval`` ``hour`` or ``day``: ``invalid_window``,
+    ``invalid_interval`` otherwise): one
     :class:`AttemptStats` per id, in the order asked, in one read (the console's one call per
     view). Every id must be the caller's subscription (a portal session's: its consumer's),
     else 404 ``subscription_not_found``."""

@@ -12,12 +12,14 @@ import msgspec
 from .api import DeliveryEvidence
 
 __all__ = [
+    "AttemptRequestView",
     "ChallengeAnswered",
     "Consumer",
     "ConsumerPage",
     "DeadLetter",
     "DeadLetterPage",
     "Delivery",
+    "DeliveryAttempt",
     "DeliveryList",
     "DeliveryRef",
     "EngineKeyRotated",
@@ -40,6 +42,7 @@ __all__ = [
     "Readiness",
     "ReceiptConfirmed",
     "Recovered",
+    "RequestBody",
     "Rollout",
     "RolloutCutoverFigures",
     "RolloutInternalFigures",
@@ -153,10 +156,46 @@ class EventBatchResults(_Out, kw_only=True):
     results: list[EventBatchResult]
 
 
+class AttemptRequestView(_Out, kw_only=True):
+    """What one attempt sent: ``method`` (``POST``; ``null`` for a broker, which publishes),
+    ``target`` (the endpoint, or the broker destination URI), ``headers`` (``[name, value]``
+    in the order sent; ``Signature-Input``, ``Signature`` and ``webhook-signature`` read
+    ``[redacted]``; an endpoint authentication header is not listed). Rebuilt from the
+    delivery's events; ``traceparent`` and ``webhook-timestamp`` are recorded with the
+    attempt's outcome (``recorded``: false for an attempt without one, lost with its
+    dispatcher or sent before it was recorded: those values are then ``null``)."""
+
+    method: str | None
+    target: str
+    headers: list[tuple[str, str | None]]
+    recorded: bool
+
+
+class DeliveryAttempt(_Out, kw_only=True):
+    """One attempt of a delivery (its outcome, status, code, timings, ``response``: what came
+    back; more fields as the view grows) and ``request``: what it sent."""
+
+    attempt: int
+    outcome: str
+    request: AttemptRequestView
+
+
+class RequestBody(_Out, kw_only=True):
+    """The body every attempt of a delivery sent: the event's canonical body (stored once per
+    event), its first 64 KiB as UTF-8 ``text`` (``truncated`` beyond), ``bytes`` its size;
+    ``archived`` (``text`` null) once the body has left the hot store."""
+
+    text: str | None
+    size: int | None = msgspec.field(name="bytes")
+    truncated: bool
+    archived: bool
+
+
 class Delivery(_Out, kw_only=True):
     """A delivery: its state, evidence ladder and attempts (each with its outcome, status,
-    code and timings); ``deadLetter``, ``ordering``, ``applicationReceipt``,
-    ``receiptConflicts`` and ``archived`` when they apply."""
+    code, timings, ``response``: what came back, and ``request``: what it sent);
+    ``requestBody``, what its attempts sent, once; ``deadLetter``, ``ordering``,
+    ``applicationReceipt``, ``receiptConflicts`` and ``archived`` when they apply."""
 
     delivery_id: str
     event_id: str
@@ -171,7 +210,8 @@ class Delivery(_Out, kw_only=True):
     next_attempt_at: str | None
     last_code: str | None
     owner: str | None
-    attempts: list[dict[str, Any]]
+    attempts: list[DeliveryAttempt]
+    request_body: RequestBody
     created_at: str
     updated_at: str
     dead_letter: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET

@@ -11,6 +11,7 @@ from hookproof.errors import ValidationError
 from hookproof.schemas.api import EventIn
 
 from ..delivery.log_repository import DeliveryLog
+from ..delivery.stats_view import INTERVALS
 from ..delivery.views import DeliveryReader
 from ..ingest.ingest import IngestService
 from ..standby import ReadSide
@@ -23,7 +24,14 @@ from .params import only
 from .problems import decode_body, json_response
 from .reads import read_side
 
-__all__ = ["STATS_IDS_MAX", "STATS_WINDOWS", "routes", "stats_hours", "stats_ids"]
+__all__ = [
+    "STATS_IDS_MAX",
+    "STATS_WINDOWS",
+    "routes",
+    "stats_hours",
+    "stats_ids",
+    "stats_interval",
+]
 
 #: ``window`` of ``GET /v1/attempt-stats``: hours of buckets (the 7 days: 168 hourly buckets,
 #: read from the same rollup; a chart folds them into days)
@@ -34,6 +42,15 @@ def stats_hours(window: str) -> int:
     if window not in STATS_WINDOWS:
         raise ValidationError("window must be 24h or 7d", field="window", code="invalid_window")
     return STATS_WINDOWS[window]
+
+
+def stats_interval(interval: str) -> str:
+    """``interval`` of ``attempt-stats``: a bucket per ``hour`` (default) or per UTC ``day``."""
+    if interval not in INTERVALS:
+        raise ValidationError(
+            "interval must be hour or day", field="interval", code="invalid_interval"
+        )
+    return interval
 
 
 #: subscriptions one ``GET /v1/attempt-stats`` may name (a page of ``GET /v1/subscriptions``)
@@ -179,12 +196,15 @@ def routes(
         tenant = await tenant_of(request)
         ids = stats_ids(request.query.getall("subscriptionId", []))
         hours = stats_hours(request.query.get("window", "24h"))
+        interval = stats_interval(request.query.get("interval", "hour"))
         portal = portal_of(request)
         consumer = portal.consumer_id if portal is not None else None
 
         async def stats(side: ReadSide) -> Any:
             await side.subscriptions.require_visible(tenant, ids, consumer)
-            return await side.reader.attempt_stats_of(tenant, ids, datetime.now(UTC), hours=hours)
+            return await side.reader.attempt_stats_of(
+                tenant, ids, datetime.now(UTC), hours=hours, interval=interval
+            )
 
         return json_response(await read_side(request, tenant, stats))
 

@@ -128,13 +128,16 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "response": "Recovered",
     },
     ("get", "/v1/subscriptions/{id}/attempt-stats"): {
-        "summary": "Attempts of the last 24 hours by hour and outcome (the console's chart; "
-        "kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)",
+        "summary": "Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 "
+        "per hour and over the window (the console's chart; kept by the projector, at most "
+        "HOOKPROOF_STATS_INTERVAL_S behind)",
         "response": "AttemptStats",
     },
     ("get", "/v1/attempt-stats"): {
         "summary": "attempt-stats of up to 100 of the caller's subscriptions in one call "
-        "(subscriptionId repeated; any id not the caller's: 404 subscription_not_found)",
+        "(subscriptionId repeated; any id not the caller's: 404 subscription_not_found; "
+        "window 24h|7d, interval hour|day: buckets per hour or per UTC day, each with its "
+        "latency percentiles)",
         "response": "AttemptStatsBatch",
     },
     ("post", "/v1/challenges/{challengeId}/response"): {
@@ -190,9 +193,10 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "document": "an OpenAPI 3.1 document (its own format: any JSON object)",
     },
     ("get", "/v1/deliveries/{id}"): {
-        "summary": "A delivery: state, evidence, attempts (each with its outcome, status, code "
-        "and bodyTruncated: the answer's body ended with the connection, without TLS "
-        "close_notify)",
+        "summary": "A delivery: state, evidence, attempts (each with its outcome, status, code, "
+        "bodyTruncated: the answer's body ended with the connection, without TLS "
+        "close_notify; request: what was sent, signatures redacted; response: what came "
+        "back) and requestBody (the event's canonical body, once)",
         "response": "Delivery",
     },
     ("post", "/v1/deliveries/{id}/replay"): {

@@ -111,6 +111,7 @@ QUERY: dict[tuple[str, str], dict[str, Param]] = {
             required=True,
         ),
         "window": Param({"type": "string", "enum": ["24h", "7d"]}, code="invalid_window"),
+        "interval": Param({"type": "string", "enum": ["hour", "day"]}, code="invalid_interval"),
     },
     ("GET", "/v1/event-types"): _paged(50, 100),
     ("GET", "/v1/dead-letters"): _paged(),

@@ -106,6 +106,9 @@ class Evidence(msgspec.Struct, frozen=True):
     #: the vetted address the tunnel reached)
     proxy: str | None = None
     response: AttemptResponse | None = None
+    #: the ``traceparent`` the request went out with when a destination wrapper replaced the
+    #: message's (the tracing span's); None: the message's own was sent
+    traceparent: str | None = None
 
     @property
     def ok(self) -> bool:

@@ -30,6 +30,7 @@ from hookproof.errors import ConcurrencyConflict, HookproofError, StoreError
 from hookproof.events import Event, EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
     AttemptLost,
+    AttemptRequest,
     delivery_stream_id,
 )
 from hookproof.events.listening import Listening
@@ -62,6 +63,7 @@ from .destination import (
 from .gates import EndpointGates, Reservation
 from .outcome import breaker_success, outcome_events
 from .repository import DeliveryRepository
+from .request_view import sent_request
 from .rollout_signing import rollout_signing
 from .streams import append_to_deliveries
 from .upkeep import LedgerUpkeep
@@ -309,7 +311,9 @@ class Dispatcher:
             "traceparent": traceparent(),
         }
 
-    def headers_for(self, job: _Job, base: dict[str, str] | None = None) -> dict[str, str]:
+    def headers_for(
+        self, job: _Job, base: dict[str, str] | None = None, created: int | None = None
+    ) -> dict[str, str]:
         """Signed exactly as the admission recorded (``job.signers``), never re-decided."""
         r = job.row
         headers = dict(base) if base is not None else self.base_headers(job)
@@ -322,19 +326,22 @@ class Dispatcher:
                 headers,
                 job.body,
                 job.signers or [Signer(r.signature_profile, job.key)],
-                created=int(self.clock().timestamp()),
+                created=int(self.clock().timestamp()) if created is None else created,
                 lifetime=int(self.settings.signature_lifetime_s),
             )
         )
         return headers
 
     def message_for(self, job: _Job, base: dict[str, str] | None = None) -> SignedMessage:
-        """The attempt's message: its body and headers, signed as the admission recorded."""
+        """The attempt's message: its body and headers, signed as the admission recorded
+        (one ``created`` for the headers and the message, so the one recorded is the one
+        signed)."""
+        created = int(self.clock().timestamp())
         return SignedMessage(
             job.body,
-            self.headers_for(job, base),
+            self.headers_for(job, base, created),
             tuple(job.signers or [Signer(job.row.signature_profile, job.key)]),
-            int(self.clock().timestamp()),
+            created,
             int(self.settings.signature_lifetime_s),
         )
 
@@ -388,7 +395,13 @@ class Dispatcher:
             await self.check_shadow(job, base)
             completed = await send_attempt(self.destination, pending)
             success = breaker_success(completed.evidence)
-            await self.record(job, completed.evidence, completed.duration_s, release=release)
+            await self.record(
+                job,
+                completed.evidence,
+                completed.duration_s,
+                release=release,
+                request=sent_request(pending.message, completed.evidence),
+            )
         except Exception as exc:  # recording failed: the lease expiry will reconcile it
             log.error(
                 "dispatch_record_failed",
@@ -407,6 +420,7 @@ class Dispatcher:
         duration: float,
         *,
         release: Callable[[], None] | None = None,
+        request: AttemptRequest | None = None,
     ) -> None:
         """Decide and record the outcome. ``release`` (the endpoint slot) is called once the
         decision's side effects (a suspension) are done, before the outcome append."""
@@ -420,6 +434,7 @@ class Dispatcher:
             duration_s=duration,
             now=self.clock(),
             rand=self.rng.random(),
+            request=request,
         )
         decision = recorded.decision
         if decision is not None and decision.suspend_subscription and self.on_gone:

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from msgspec import UNSET
 
 from hookproof.events import Event
-from hookproof.events.delivery_events import AttemptFailed, EndpointAccepted
+from hookproof.events.delivery_events import AttemptFailed, AttemptRequest, EndpointAccepted
 from hookproof.events.subscription_events import RetryPolicy
 from hookproof.projections.ledger import LedgerState as S
 
@@ -64,13 +64,15 @@ def outcome_events(
     duration_s: float,
     now: datetime,
     rand: float,
+    request: AttemptRequest | None = None,
 ) -> Recorded:
     """The events that record one attempt's evidence, and what they amount to.
 
     A 2xx whose body was cut (framed by the connection's end, no TLS close_notify) is still
     ENDPOINT_ACCEPTED: the status line came whole over the authenticated connection, and a 2xx
     is the endpoint's acceptance, nothing more (DESIGN.md section 7); only the body, which
-    decides nothing here, may be incomplete, and the event says so (``body_truncated``)."""
+    decides nothing here, may be incomplete, and the event says so (``body_truncated``).
+    ``request``: what of the request cannot be rebuilt later (recorded with the outcome)."""
     ms = round(duration_s * 1000, 3)
     at = now.isoformat()
     broker = dict(result.broker) if result.broker is not None else UNSET
@@ -88,6 +90,7 @@ def outcome_events(
             broker=broker,
             proxy=result.proxy or UNSET,
             response=result.response or UNSET,
+            request=request or UNSET,
         )
         return Recorded([accepted], "endpoint_accepted")
     error = classify(result, now)
@@ -111,6 +114,7 @@ def outcome_events(
             broker=broker,
             proxy=result.proxy or UNSET,
             response=result.response or UNSET,
+            request=request or UNSET,
         )
     ]
     if decision.retry:

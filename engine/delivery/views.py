@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from msgspec import UNSET, UnsetType
@@ -16,6 +16,7 @@ from hookproof.events.delivery_events import (
     AttemptAdmitted,
     AttemptFailed,
     AttemptLost,
+    AttemptRequest,
     AttemptResponse,
     DeliveryReplayRequested,
     DeliverySkipped,
@@ -36,6 +37,8 @@ from ..destinations.relay_codes import RELAY_REPORTED
 from ..destinations.relay_endpoint import is_relay_endpoint
 from .admission import ledger_next
 from .repository import DeliveryRepository
+from .request_view import body_view, request_view
+from .stats_view import Window, stats_view
 from .streams import append_to_deliveries
 from .test_event_ids import is_test_event
 
@@ -140,6 +143,8 @@ class DeliveryReader:
     async def _view(self, row: dict[str, Any]) -> dict[str, Any]:
         events = await self.store.read_stream(delivery_stream_id(row['delivery_id']))
         attempts: dict[int, dict[str, Any]] = {}
+        admissions: dict[int, AttemptAdmitted] = {}
+        sent: dict[int, AttemptRequest] = {}
         confirmation: dict[str, Any] | None = None
         conflicts: list[dict[str, Any]] = []
         gaps: list[dict[str, Any]] = []
@@ -147,7 +152,12 @@ class DeliveryReader:
             ev = rec.decode()
             if isinstance(ev, OrderingGapSkipped):
                 gaps.append({"from": ev.missing_from, "to": ev.missing_to, "waitedS": ev.waited_s})
+            if isinstance(ev, (EndpointAccepted, AttemptFailed)) and isinstance(
+                ev.request, AttemptRequest
+            ):
+                sent[ev.attempt] = ev.request
             if isinstance(ev, AttemptAdmitted):
+                admissions[ev.attempt] = ev
                 attempts[ev.attempt] = {
                     "attempt": ev.attempt,
                     "admittedAt": ev.at,
@@ -215,6 +225,14 @@ class DeliveryReader:
                         "at": ev.at,
                     }
                 )
+        for n, admitted in admissions.items():
+            attempts[n]["request"] = request_view(
+                admitted,
+                event_id=row["event_id"],
+                subscription_id=row["subscription_id"],
+                recorded=sent.get(n),
+            )
+        stored = await self.deliveries.body(row["tenant_id"], row["event_id"])
         view = {
             "deliveryId": row["delivery_id"],
             "eventId": row["event_id"],
@@ -233,6 +251,7 @@ class DeliveryReader:
             "lastCode": tenant_reason(row["last_code"]),
             "owner": row["owner"],
             "attempts": [attempts[k] for k in sorted(attempts)],
+            "requestBody": body_view(stored["body"] if stored is not None else None),
             "createdAt": _iso(row["created_at"]),
             "updatedAt": _iso(row["updated_at"]),
         }
@@ -313,28 +332,38 @@ class DeliveryReader:
         return first if isinstance(first, EventIngested) else None
 
     async def attempt_stats(
-        self, tenant_id: str, subscription_id: str, now: datetime, hours: int = 24
+        self,
+        tenant_id: str,
+        subscription_id: str,
+        now: datetime,
+        hours: int = 24,
+        interval: str = "hour",
     ) -> dict[str, Any]:
-        """Attempts of the last ``hours`` whole hours (and this one), per hour and outcome:
-        ``buckets`` oldest first, one per hour, each ``{"hour", "counts": {outcome: n}}``."""
-        start = _stats_start(now, hours)
-        rows = await self.deliveries.attempt_stats(tenant_id, subscription_id, start)
-        return _stats_view(subscription_id, _Hours(start, hours), rows)
+        """Attempts of the last ``hours`` whole hours (and this one), per hour (or per UTC day:
+        ``interval="day"``, the ``hours / 24`` days ending with today) and outcome, with their
+        latency percentiles (:mod:`.stats_view`)."""
+        window = Window(now, hours, interval)
+        rows = await self.deliveries.attempt_stats(tenant_id, subscription_id, window.start)
+        return stats_view(subscription_id, window, rows)
 
     async def attempt_stats_of(
-        self, tenant_id: str, subscription_ids: Sequence[str], now: datetime, hours: int = 24
+        self,
+        tenant_id: str,
+        subscription_ids: Sequence[str],
+        now: datetime,
+        hours: int = 24,
+        interval: str = "hour",
     ) -> dict[str, Any]:
         """:meth:`attempt_stats` of several subscriptions in one read: ``{"since", "items"}``,
         one item per id, in the order given, each exactly what the single route answers."""
-        start = _stats_start(now, hours)
-        rows = await self.deliveries.attempt_stats_of(tenant_id, subscription_ids, start)
+        window = Window(now, hours, interval)
+        rows = await self.deliveries.attempt_stats_of(tenant_id, subscription_ids, window.start)
         by_sub: dict[str, list[Record]] = {sid: [] for sid in subscription_ids}
         for r in rows:
             by_sub.setdefault(r["subscription_id"], []).append(r)
-        window = _Hours(start, hours)
         return {
             "since": window.text[0],
-            "items": [_stats_view(sid, window, by_sub[sid]) for sid in subscription_ids],
+            "items": [stats_view(sid, window, by_sub[sid]) for sid in subscription_ids],
         }
 
     async def dead_letters(self, tenant_id: str, limit: int = 200) -> builtins.list[dict[str, Any]]:
@@ -414,37 +443,6 @@ class DeliveryReader:
             ],
         )
         return await self.delivery(tenant_id, delivery_id)
-
-
-def _stats_start(now: datetime, hours: int) -> datetime:
-    """The first of the ``hours`` whole hours that end with the current one."""
-    return now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=hours - 1)
-
-
-class _Hours:
-    """The window's hours, each with its place and its RFC 3339 text (made once per request,
-    shared by every subscription of a batch)."""
-
-    def __init__(self, start: datetime, hours: int) -> None:
-        self.start = start
-        at = [start + timedelta(hours=i) for i in range(hours)]
-        self.place = {h: i for i, h in enumerate(at)}
-        self.text = [h.isoformat() for h in at]
-
-
-def _stats_view(subscription_id: str, hours: _Hours, rows: Sequence[Record]) -> dict[str, Any]:
-    """``{"subscriptionId", "since", "buckets"}``: one bucket per hour of the window, oldest
-    first, each ``{"hour", "counts": {outcome: n}}`` (rows outside the hours are left out)."""
-    counts: list[dict[str, int]] = [{} for _ in hours.text]
-    for r in rows:
-        i = hours.place.get(r["hour"])
-        if i is not None:
-            counts[i][r["outcome"]] = int(r["attempts"])
-    return {
-        "subscriptionId": subscription_id,
-        "since": hours.text[0],
-        "buckets": [{"hour": h, "counts": c} for h, c in zip(hours.text, counts, strict=True)],
-    }
 
 
 def _broker(recorded: dict[str, Any], delivery_id: str) -> dict[str, Any]:

@@ -134,6 +134,9 @@ class TracedDestination:
             error=None if evidence.ok else _code(evidence),
             peer=evidence.peer_address,
         )
+        sent = message.headers.get("traceparent")
+        if sent and evidence.traceparent is None:  # recorded with the attempt (its request)
+            evidence = msgspec.structs.replace(evidence, traceparent=sent)
         return evidence
 
 

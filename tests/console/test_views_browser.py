@@ -149,7 +149,45 @@ async def world(db_url: str, tmp_path: Path, subscriber: Subscriber, ca: trustme
         await stop(daemon)
 
 
-async def test_console_views_log_filters_and_attempt_detail(world: Any) -> None:
+async def request_shown(page: Any, detail: Any, sent: Any) -> None:
+    """The attempt's request as the page shows it: every header the receiver got with the
+    value it got, signatures ``[redacted]`` (their values nowhere in the page), and the request
+    body, the bytes the receiver got."""
+    table = detail.locator("table.request-headers")
+    await expect(table).to_be_visible()
+    shown = {
+        k.lower(): v
+        for k, v in await table.locator("tr").evaluate_all(
+            "(trs) => trs.map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent])"
+        )
+    }
+    got = {k.lower(): v for k, v in sent.headers.items()}
+    for name in ("webhook-id", "webhook-delivery-id", "content-digest", "traceparent"):
+        assert shown[name] == got[name], name
+    assert shown["signature"] == shown["signature-input"] == "[redacted]"
+    content = await page.content()
+    assert got["signature"] not in content and got["signature-input"] not in content
+    assert (await page.locator("#request-body").text_content()).encode() == sent.body
+
+
+async def latency_drawn(chart: Any) -> None:
+    """A big chart's latency: p50 <= p90 <= p99 in its data, lines with a right-hand axis in
+    ms, and a legend entry per percentile with its value."""
+    await expect(chart).not_to_have_attribute("data-p50", "")
+    p50, p90, p99 = [
+        float(await chart.get_attribute(f"data-{q}") or "nan") for q in ("p50", "p90", "p99")
+    ]
+    assert 0 < p50 <= p90 <= p99
+    assert await chart.locator('svg text[data-axis="latency"]').count() == 2
+    assert await chart.locator('svg circle[data-latency="p99"]').count() >= 1
+    legend = await chart.locator(".chart-legend").inner_text()
+    assert "median (p50):" in legend and "p99:" in legend and " ms" in legend
+    assert "response time p50" in await chart.locator(".chart-summary").inner_text()
+
+
+async def test_console_views_log_filters_and_attempt_detail(
+    world: Any, subscriber: Subscriber
+) -> None:
     base, token, sub, by = world["daemon"].base_url, world["token"], world["sub"], world["by"]
     errors: list[str] = []
     async with async_playwright() as pw:
@@ -243,8 +281,15 @@ async def test_console_views_log_filters_and_attempt_detail(world: Any) -> None:
             detail = page.locator('#attempt-details details[data-attempt="1"]')
             await detail.locator("summary").click()
             await expect(detail.locator("pre.excerpt")).to_contain_text("refused; you sent {")
-            assert "[redacted]" in await detail.locator("table.kv").inner_text()
+            assert "[redacted]" in await detail.locator("table.kv").last.inner_text()
             assert "s3cr3t-cookie" not in await page.content()
+            # what was sent: the request the receiver got, signatures redacted
+            sent = next(
+                r
+                for r in subscriber.deliveries("echo-v")
+                if r.headers.get("Webhook-Delivery-Id") == echo_did
+            )
+            await request_shown(page, detail, sent)
             await axe_clean(page, "delivery")
             await shoot(page, "console-delivery")
             await page.goto(base + f"/console#/endpoint/{sub['ok']}")
@@ -257,7 +302,9 @@ async def test_console_views_log_filters_and_attempt_detail(world: Any) -> None:
                 "(ts) => ts.map((t) => t.textContent)"
             ) == ["0", "5"]
             assert "accepted: 5" in await chart.locator(".chart-legend").inner_text()
+            await latency_drawn(chart)
             await expect(page.locator("#chart-7d .holder")).to_have_attribute("data-total", "5")
+            await latency_drawn(page.locator("#chart-7d .holder"))
             assert await page.locator('#chart-7d svg text[data-axis="x"]').count() == 7
             await axe_clean(page, "endpoint")
             await shoot(page, "console-endpoint")
@@ -350,6 +397,9 @@ async def test_portal_speaks_the_customers_language_and_sends_test_events(
             await result.locator("a").click()
             await expect(page.locator("#delivery-test")).to_be_visible()
             await expect(page.locator("#delivery-state")).to_have_text("Delivered", timeout=30_000)
+            detail = page.locator('#attempt-details details[data-attempt="1"]')
+            await detail.locator("summary").click()
+            await request_shown(page, detail, subscriber.deliveries("ok-v")[-1])
             await axe_clean(page, "portal delivery")
             await shoot(page, "portal-delivery")
             # the log, searched by the test event's id, says test
@@ -364,6 +414,7 @@ async def test_portal_speaks_the_customers_language_and_sends_test_events(
             await expect(page.locator("#chart-24h .holder")).to_have_attribute(
                 "data-dead-letter", "5"
             )
+            await latency_drawn(page.locator("#chart-24h .holder"))
             assert (
                 await page.locator("#recover-one-since").get_attribute("type") == "datetime-local"
             )

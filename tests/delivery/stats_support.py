@@ -5,22 +5,27 @@ from __future__ import annotations
 
 import asyncio
 import random
+from bisect import bisect_right
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 
+from hookproof.engine.delivery.stats_view import latency_view
 from hookproof.engine.recording.registry import async_projections
 from hookproof.engine.runtime.daemon import Engine
 from hookproof.events import EventStore
 from hookproof.projections import Projector
+from hookproof.projections.attempt_stats import LATENCY_BOUNDS_MS, LATENCY_BUCKETS
 
 from ..support import log_settled
 from .conftest import dispatch_all
 
 #: the query ``attempt-stats`` ran before the projection (main at 77a2c3b)
 BEFORE_SQL = (Path(__file__).parent / "attempt_stats_before.sql").read_text()
+#: every attempt's duration, from the log (the latency histogram's oracle)
+DURATIONS_SQL = (Path(__file__).parent / "attempt_durations.sql").read_text()
 
 
 def window(now: datetime, hours: int = 24) -> datetime:
@@ -28,21 +33,42 @@ def window(now: datetime, hours: int = 24) -> datetime:
     return now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=hours - 1)
 
 
-def buckets(rows: list[Any], start: datetime, hours: int = 24) -> list[dict[str, Any]]:
-    """Rows ``(hour, outcome, attempts)`` as the route's buckets."""
+def buckets(
+    rows: list[Any], durations: list[Any], start: datetime, hours: int = 24
+) -> list[dict[str, Any]]:
+    """Rows ``(hour, outcome, attempts)`` and ``(hour, ms)`` as the route's buckets."""
     counts: dict[datetime, dict[str, int]] = {start + timedelta(hours=i): {} for i in range(hours)}
+    hists = {h: [0] * LATENCY_BUCKETS for h in counts}
     for r in rows:
         hour = r["hour"].astimezone(UTC)
         if hour in counts:
             counts[hour][r["outcome"]] = int(r["attempts"])
-    return [{"hour": h.isoformat(), "counts": c} for h, c in counts.items()]
+    for r in durations:
+        hour = r["hour"].astimezone(UTC)
+        if hour in hists:
+            hists[hour][bisect_right(LATENCY_BOUNDS_MS, r["ms"])] += 1
+    return [
+        {"hour": h.isoformat(), "counts": c, "latency": latency_view(hists[h])}
+        for h, c in counts.items()
+    ]
 
 
 async def before(pool: asyncpg.Pool, tenant: str, sid: str, now: datetime) -> dict[str, Any]:
-    """What the old query answers for one subscription, in the route's shape."""
+    """What the old query answers for one subscription, in the route's shape, with the
+    latency of the attempts' durations read from the log."""
     start = window(now)
     rows = await pool.fetch(BEFORE_SQL, tenant, sid, start)
-    return {"subscriptionId": sid, "since": start.isoformat(), "buckets": buckets(rows, start)}
+    durations = await pool.fetch(DURATIONS_SQL, tenant, sid, start)
+    whole = [0] * LATENCY_BUCKETS
+    for r in durations:
+        whole[bisect_right(LATENCY_BOUNDS_MS, r["ms"])] += 1
+    return {
+        "subscriptionId": sid,
+        "since": start.isoformat(),
+        "interval": "hour",
+        "latency": latency_view(whole),
+        "buckets": buckets(rows, durations, start),
+    }
 
 
 def totals(view: dict[str, Any]) -> dict[str, int]:

@@ -145,14 +145,28 @@ function truncatedMark() {
   }, "body truncated");
 }
 
-// What one attempt sent and got back: the answer's status, headers and the stored excerpt
-// of its body (bounded and redacted by the engine when it was recorded).
-function attemptDetail(a) {
+function kvRows(pairs) {
+  return pairs.map(([k, v]) => el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, v === null ? "(not recorded)" : v)));
+}
+
+// What one attempt sent (method, target, headers: rebuilt by the engine, signatures redacted;
+// the body is the delivery's, shown once below) and what came back: the answer's status,
+// headers and the stored excerpt of its body (bounded and redacted when it was recorded).
+function attemptDetail(a, body) {
   const r = a.response;
-  const rows = r ? r.headers.map(([k, v]) => el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, v))) : [];
+  const q = a.request;
+  const rows = r ? kvRows(r.headers) : [];
   return el("details", { class: "attempt-detail", "data-attempt": a.attempt },
     el("summary", {}, `Attempt ${a.attempt}: ${text(a.outcome)}${a.status ? ", HTTP " + a.status : ""}`),
     el("p", { class: "muted" }, `sent to ${text(a.endpoint)} signed with key ${text(a.keyId)} (${text(a.signatureAlgorithm)})`),
+    q ? el("div", { class: "attempt-request" },
+      el("h4", {}, "Request"),
+      el("p", { class: "request-line" }, el("code", {}, `${q.method || "PUBLISH"} ${q.target}`)),
+      el("table", { class: "kv request-headers" }, el("tbody", {}, ...kvRows(q.headers))),
+      el("p", { class: "muted" }, body && !body.archived
+        ? `Body: the request body below (${body.bytes} bytes), the same for every attempt.`
+        : "Body: no longer stored (archived)."))
+      : null,
     r ? el("div", {},
       el("h4", {}, "Response headers"),
       el("table", { class: "kv" }, el("tbody", {}, ...rows)),
@@ -170,6 +184,7 @@ async function showDelivery(id) {
     $("#ladder").replaceChildren();
     fill($("#attempts tbody"), []);
     $("#attempt-details").replaceChildren();
+    $("#request-body").textContent = "";
     $("#delivery-actions").replaceChildren();
     $("#delivery-timeline").replaceChildren();
     return null;
@@ -200,7 +215,10 @@ async function showDelivery(id) {
     el("td", {}, text(a.durationMs)),
     el("td", {}, short(a.admittedAt)),
   )));
-  $("#attempt-details").replaceChildren(...v.attempts.map(attemptDetail));
+  $("#attempt-details").replaceChildren(...v.attempts.map((a) => attemptDetail(a, v.requestBody)));
+  const rb = v.requestBody;
+  $("#request-body").textContent = rb && rb.text !== null ? rb.text + (rb.truncated ? "\n[first 64 KiB shown]" : "") : "(no longer stored)";
+  $("#request-body").dataset.bytes = rb ? String(rb.bytes) : "";
   const actions = [];
   if (REPLAYABLE.has(v.state)) {
     actions.push(el("button", { type: "button", "data-replay": id, onclick: () => replay(id) }, replayLabel()));

@@ -103,43 +103,41 @@ async function drawCharts(holders) {
     const stats = new Map(r.body.items.map((s) => [s.subscriptionId, s]));
     for (const h of part) {
       const s = stats.get(h.dataset.chart);
-      if (s) drawChart(s.buckets, h, { width: 240, height: 60, every: 6, unit: "hour" }); else h.textContent = "-";
+      if (s) drawChart(s.buckets, h, { width: 240, height: 60, every: 6, unit: "hour" }, s.latency); else h.textContent = "-";
     }
   }
 }
 
 async function drawBigCharts(sid) {
-  for (const [window, id, opts] of [
-    ["24h", "#chart-24h", { width: 560, height: 160, every: 3, unit: "hour" }],
-    ["7d", "#chart-7d", { width: 560, height: 160, every: 1, unit: "day" }],
+  for (const [window, interval, id, opts] of [
+    ["24h", "hour", "#chart-24h", { width: 560, height: 170, every: 3, unit: "hour", latency: true }],
+    ["7d", "day", "#chart-7d", { width: 560, height: 170, every: 1, unit: "day", latency: true }],
   ]) {
     const holder = $(id + " .holder");
     holder.dataset.chart = sid;
-    const r = await api("GET", "/v1/attempt-stats?window=" + window + "&subscriptionId=" + encodeURIComponent(sid));
+    const r = await api("GET", `/v1/attempt-stats?window=${window}&interval=${interval}&subscriptionId=` + encodeURIComponent(sid));
     if (r.status !== 200) { holder.textContent = problemText(r); continue; }
-    const buckets = r.body.items[0].buckets;
-    drawChart(opts.unit === "day" ? byDay(buckets) : buckets, holder, opts);
+    const item = r.body.items[0];
+    drawChart(item.buckets, holder, opts, item.latency);
   }
 }
 
-function byDay(hours) {  // 168 hourly buckets -> 7 daily ones (UTC days)
-  const days = new Map();
-  for (const b of hours) {
-    const day = b.hour.slice(0, 10);
-    const into = days.get(day) || { hour: day + "T00:00:00+00:00", counts: {} };
-    for (const [o, n] of Object.entries(b.counts)) into.counts[o] = (into.counts[o] || 0) + n;
-    days.set(day, into);
-  }
-  return [...days.values()].slice(-7);
+// Response time (ms) as the axis and the legend show it: "850 ms", "1.2 s".
+function msText(ms) {
+  if (ms === null || ms === undefined) return "-";
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms >= 10 ? Math.round(ms) : Math.round(ms * 10) / 10} ms`;
 }
 
 function tickLabel(iso, unit) {
   return unit === "day" ? iso.slice(5, 10) : iso.slice(11, 16);
 }
 
-function drawChart(buckets, holder, opts) {
+// The latency lines of a big chart: p50, p90 and p99 per bucket, on the right-hand axis.
+const PERCENTILES = [["p50", "median (p50)", "#0550ae"], ["p90", "p90", "#6e40c9"], ["p99", "p99", "#953800"]];
+
+function drawChart(buckets, holder, opts, latency) {
   const { width, height, every, unit } = opts;
-  const left = 34, bottom = 18, top = 6, right = 4;
+  const left = 34, bottom = 18, top = 6, right = opts.latency ? 46 : 4;
   const plotW = width - left - right, plotH = height - top - bottom;
   const totals = buckets.map((b) => Object.values(b.counts).reduce((a, n) => a + n, 0));
   const max = Math.max(1, ...totals);
@@ -173,6 +171,7 @@ function drawChart(buckets, holder, opts) {
       chart.append(rect);
     }
   });
+  const lat = opts.latency ? latencyLines(chart, buckets, { left, top, plotH, step, width, right }) : null;
   const total = totals.reduce((a, n) => a + n, 0);
   const ok = sum.ENDPOINT_ACCEPTED || 0;
   const rate = total ? Math.round((ok / total) * 1000) / 10 : null;
@@ -187,9 +186,50 @@ function drawChart(buckets, holder, opts) {
       swatch.append(svg("rect", { width: 10, height: 10, fill: colour }));
       return el("li", { "data-outcome": o }, swatch, ` ${label}: ${sum[o] || 0}`);
     }));
+  if (lat) {
+    legend.append(...PERCENTILES.map(([q, label, colour]) => {
+      const swatch = svg("svg", { width: 14, height: 10, "aria-hidden": "true" });
+      swatch.append(svg("line", { x1: 0, y1: 5, x2: 14, y2: 5, stroke: colour, "stroke-width": 2 }));
+      return el("li", { "data-latency": q }, swatch, ` ${label}: ${msText(latency ? latency[q] : null)}`);
+    }));
+  }
+  for (const [q] of PERCENTILES) holder.dataset[q] = latency ? String(latency[q]) : "";
+  const times = latency ? `; response time p50 ${msText(latency.p50)}, p90 ${msText(latency.p90)}, p99 ${msText(latency.p99)}` : "";
+  if (latency) chart.setAttribute("aria-label", chart.getAttribute("aria-label") + times);
   const summary = el("p", { class: "chart-summary" },
-    total ? `${total} attempt${total === 1 ? "" : "s"}, ${rate}% accepted` : "no attempts");
+    (total ? `${total} attempt${total === 1 ? "" : "s"}, ${rate}% accepted` : "no attempts") + times);
   holder.replaceChildren(chart, summary, legend);
+}
+
+// p50/p90/p99 per bucket as lines over the bars, with their own axis on the right (0 and the
+// highest p99); a bucket without timed attempts breaks the line.
+function latencyLines(chart, buckets, g) {
+  const { left, top, plotH, step, width, right } = g;
+  const max = Math.max(1, ...buckets.map((b) => (b.latency ? b.latency.p99 : 0)));
+  const x0 = width - right;
+  chart.append(svg("line", { x1: x0 + 0.5, y1: top, x2: x0 + 0.5, y2: top + plotH, stroke: "#57606a" }));
+  for (const [value, y] of [[0, top + plotH], [max, top + 4]]) {
+    chart.append(svg("text", { x: x0 + 4, y: y + 3, "text-anchor": "start", class: "axis", "data-axis": "latency" }, msText(value)));
+  }
+  const yOf = (ms) => top + plotH - (ms / max) * plotH;
+  for (const [q, label, colour] of PERCENTILES) {
+    let points = [];
+    const flush = () => {
+      if (points.length > 1) chart.append(svg("polyline", { points: points.join(" "), fill: "none", stroke: colour, "stroke-width": 1.5, "data-latency-line": q }));
+      points = [];
+    };
+    buckets.forEach((b, i) => {
+      if (!b.latency) { flush(); return; }
+      const x = left + i * step + step / 2;
+      const y = yOf(b.latency[q]);
+      points.push(`${x.toFixed(1)},${y.toFixed(1)}`);
+      const dot = svg("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: 2.2, fill: colour, "data-latency": q, "data-ms": b.latency[q], stroke: "#fff", "stroke-width": 0.8 });
+      dot.append(svg("title", {}, `${short(b.hour)}: ${label} ${msText(b.latency[q])}`));
+      chart.append(dot);
+    });
+    flush();
+  }
+  return max;
 }
 
 // -- Add endpoint, rotate secret, test events -------------------------------------------------

@@ -5,7 +5,14 @@
 -- $5 evidence, $6 since, $7 until, $8 event id, $9 delivery id, $10 consumer (a portal
 -- session), $11/$12 the cursor, $13 limit.
 -- Leading filter: subscription_id (deliveries_log_subscription index).
-SELECT * FROM deliveries
+-- The page's keys first, then its rows: the keys' scan reads only the index when it holds
+-- every filtered column (deliveries_log_state does: migration 0981), so a combination
+-- that few rows match is answered from the index without visiting the table.
+SELECT d.* FROM deliveries AS d
+JOIN (
+SELECT delivery_id FROM deliveries
 WHERE tenant_id = $1
   AND subscription_id = $2  -- the leading filter
 -- include: deliveries_log_filters
+) AS page USING (delivery_id)
+ORDER BY d.created_at DESC, d.delivery_id DESC

@@ -1,5 +1,6 @@
 -- The projector's pass over the attempt statistics: the next page of the log after the
--- checkpoint ($1 tx_id, $2 position; commit-safe, as tail.sql), at most $3 events, folded into
+-- checkpoint ($2 tx_id, $3 position; commit-safe, as tail.sql), at most $4 events (the fold's
+-- latency bounds: $1), folded into
 -- {table} in this one statement (the fold counts delivery events only). Every category is read,
 -- so the checkpoint moves past subscription, key or receipt events too and a later pass never
 -- reads them again. Nothing but the page's size and last position leaves the server.
@@ -8,10 +9,10 @@ WITH page AS (
 -- include: attempt_stats_page
     , 1 AS sign
     FROM events AS e
-    WHERE (e.tx_id, e.global_position) > ($1::text::xid8, $2::bigint)
+    WHERE (e.tx_id, e.global_position) > ($2::text::xid8, $3::bigint)
       AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
     ORDER BY e.tx_id, e.global_position
-    LIMIT $3
+    LIMIT $4
 )
 -- include: attempt_stats_fold
 SELECT n.events, l.tx_id::text AS tx_id, l.global_position

@@ -198,7 +198,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** attempt-stats of up to 100 of the caller's subscriptions in one call (subscriptionId repeated; any id not the caller's: 404 subscription_not_found) */
+        /** attempt-stats of up to 100 of the caller's subscriptions in one call (subscriptionId repeated; any id not the caller's: 404 subscription_not_found; window 24h|7d, interval hour|day: buckets per hour or per UTC day, each with its latency percentiles) */
         get: operations["get_v1_attempt_stats"];
         put?: never;
         post?: never;
@@ -338,7 +338,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A delivery: state, evidence, attempts (each with its outcome, status, code and bodyTruncated: the answer's body ended with the connection, without TLS close_notify) */
+        /** A delivery: state, evidence, attempts (each with its outcome, status, code, bodyTruncated: the answer's body ended with the connection, without TLS close_notify; request: what was sent, signatures redacted; response: what came back) and requestBody (the event's canonical body, once) */
         get: operations["get_v1_deliveries_id"];
         put?: never;
         post?: never;
@@ -751,7 +751,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Attempts of the last 24 hours by hour and outcome (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind) */
+        /** Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 per hour and over the window (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind) */
         get: operations["get_v1_subscriptions_id_attempt_stats"];
         put?: never;
         post?: never;
@@ -1008,30 +1008,59 @@ export interface components {
         };
         /**
          * AttemptBucket
-         * @description One hour of a subscription's attempts: ``hour`` (RFC 3339, UTC, on the hour) and
-         *     ``counts``, attempts by outcome (``ENDPOINT_ACCEPTED``, ``RETRYABLE``,
-         *     ``UNKNOWN_TRANSPORT``, ``DEAD_LETTER``; an outcome without attempts is absent).
+         * @description One hour (or UTC day) of a subscription's attempts: ``hour`` (RFC 3339, UTC, its
+         *     start), ``counts``, attempts by outcome (``ENDPOINT_ACCEPTED``, ``RETRYABLE``,
+         *     ``UNKNOWN_TRANSPORT``, ``DEAD_LETTER``; an outcome without attempts is absent), and
+         *     ``latency`` (``null`` when no attempt of it has a duration).
          */
         AttemptBucket: {
             counts: {
                 [key: string]: number;
             };
             hour: string;
+            latency: components["schemas"]["LatencyPercentiles"] | null;
+        };
+        /**
+         * AttemptRequestView
+         * @description What one attempt sent: ``method`` (``POST``; ``null`` for a broker, which publishes),
+         *     ``target`` (the endpoint, or the broker destination URI), ``headers`` (``[name, value]``
+         *     in the order sent; ``Signature-Input``, ``Signature`` and ``webhook-signature`` read
+         *     ``[redacted]``; an endpoint authentication header is not listed). Rebuilt from the
+         *     delivery's events; ``traceparent`` and ``webhook-timestamp`` are recorded with the
+         *     attempt's outcome (``recorded``: false for an attempt without one, lost with its
+         *     dispatcher or sent before it was recorded: those values are then ``null``).
+         */
+        AttemptRequestView: {
+            headers: [
+                string,
+                string | null
+            ][];
+            method: string | null;
+            recorded: boolean;
+            target: string;
         };
         /**
          * AttemptStats
          * @description ``GET /v1/subscriptions/{id}/attempt-stats``: the attempts of the last 24 hours (the
-         *     current one included), one bucket per hour, oldest first, from ``since``. Counted by the
-         *     projector in batches: at most ``HOOKPROOF_STATS_INTERVAL_S`` (5 s) behind the log.
+         *     current one included), one bucket per hour, oldest first, from ``since``; ``latency``:
+         *     the percentiles over the whole window. Counted by the projector in batches: at most
+         *     ``HOOKPROOF_STATS_INTERVAL_S`` (5 s) behind the log. ``interval``: ``hour``, or ``day``
+         *     for ``GET /v1/attempt-stats?interval=day`` (one bucket per UTC day, the window's days
+         *     ending with today).
          */
         AttemptStats: {
             buckets: components["schemas"]["AttemptBucket"][];
+            /** @enum {unknown} */
+            interval: "day" | "hour";
+            latency: components["schemas"]["LatencyPercentiles"] | null;
             since: string;
             subscriptionId: string;
         };
         /**
          * AttemptStatsBatch
-         * @description ``GET /v1/attempt-stats?subscriptionId=...`` (the parameter repeated, 1..100 ids): one
+         * @description ``GET /v1/attempt-stats?subscriptionId=...`` (the parameter repeated, 1..100 ids;
+         *     ``window`` ``24h`` or ``7d``, ``interval`` ``hour`` or ``day``: ``invalid_window``,
+         *     ``invalid_interval`` otherwise): one
          *     :class:`AttemptStats` per id, in the order asked, in one read (the console's one call per
          *     view). Every id must be the caller's subscription (a portal session's: its consumer's),
          *     else 404 ``subscription_not_found``.
@@ -1127,14 +1156,15 @@ export interface components {
         /**
          * Delivery
          * @description A delivery: its state, evidence ladder and attempts (each with its outcome, status,
-         *     code and timings); ``deadLetter``, ``ordering``, ``applicationReceipt``,
-         *     ``receiptConflicts`` and ``archived`` when they apply.
+         *     code, timings, ``response``: what came back, and ``request``: what it sent);
+         *     ``requestBody``, what its attempts sent, once; ``deadLetter``, ``ordering``,
+         *     ``applicationReceipt``, ``receiptConflicts`` and ``archived`` when they apply.
          */
         Delivery: {
             applicationReceipt?: Record<string, never>;
             archived?: boolean;
             attempt: number;
-            attempts: Record<string, never>[];
+            attempts: components["schemas"]["DeliveryAttempt"][];
             createdAt: string;
             deadLetter?: Record<string, never>;
             deliveryId: string;
@@ -1148,10 +1178,21 @@ export interface components {
             owner: string | null;
             payloadDigest: string;
             receiptConflicts?: Record<string, never>[];
+            requestBody: components["schemas"]["RequestBody"];
             state: string;
             subscriptionId: string;
             test: boolean;
             updatedAt: string;
+        };
+        /**
+         * DeliveryAttempt
+         * @description One attempt of a delivery (its outcome, status, code, timings, ``response``: what came
+         *     back; more fields as the view grows) and ``request``: what it sent.
+         */
+        DeliveryAttempt: {
+            attempt: number;
+            outcome: string;
+            request: components["schemas"]["AttemptRequestView"];
         };
         /**
          * DeliveryEvidence
@@ -1400,6 +1441,20 @@ export interface components {
             keys: Record<string, never>[];
         };
         /**
+         * LatencyPercentiles
+         * @description Attempt durations (ms, from the attempt being sent to its answer) at the 50th, 90th and
+         *     99th percentile, read from a histogram of fixed log-spaced buckets (8 per decade, 1 ms to
+         *     100 s) that the projector keeps beside the counts: each within a factor 1.33 of the exact
+         *     value. ``count``: the attempts with a duration (an attempt lost with its dispatcher has
+         *     none).
+         */
+        LatencyPercentiles: {
+            count: number;
+            p50: number;
+            p90: number;
+            p99: number;
+        };
+        /**
          * MtlsAuthIn
          * @description A client certificate (PEM, with its chain) and its private key (PEM, unencrypted).
          */
@@ -1646,6 +1701,18 @@ export interface components {
             kind: "challenge" | "delivery";
             /** @enum {unknown} */
             type: "request";
+        };
+        /**
+         * RequestBody
+         * @description The body every attempt of a delivery sent: the event's canonical body (stored once per
+         *     event), its first 64 KiB as UTF-8 ``text`` (``truncated`` beyond), ``bytes`` its size;
+         *     ``archived`` (``text`` null) once the body has left the hot store.
+         */
+        RequestBody: {
+            archived: boolean;
+            bytes: number | null;
+            text: string | null;
+            truncated: boolean;
         };
         /** RetryPolicyIn */
         RetryPolicyIn: {
@@ -2347,6 +2414,8 @@ export interface operations {
                 subscriptionId: string[];
                 /** @description outside its schema: 400 invalid_window */
                 window?: "24h" | "7d";
+                /** @description outside its schema: 400 invalid_interval */
+                interval?: "hour" | "day";
             };
             header?: never;
             path?: never;
