@@ -167,7 +167,9 @@ class AttemptRequestView(_Out, kw_only=True):
 
     method: str | None
     target: str
-    headers: list[tuple[str, str | None]]
+    # [name, value] pairs; typed as lists, not tuples, so the document has no `items: false`
+    # (prefixItems) that generators cannot read
+    headers: list[list[str | None]]
     recorded: bool
 
 

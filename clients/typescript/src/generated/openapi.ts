@@ -1031,10 +1031,7 @@ export interface components {
          *     dispatcher or sent before it was recorded: those values are then ``null``).
          */
         AttemptRequestView: {
-            headers: [
-                string,
-                string | null
-            ][];
+            headers: (string | null)[][];
             method: string | null;
             recorded: boolean;
             target: string;

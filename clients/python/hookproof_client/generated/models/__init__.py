@@ -6,8 +6,10 @@ from .application_receipt_v1 import ApplicationReceiptV1
 from .application_receipt_v1_result import ApplicationReceiptV1Result
 from .attempt_bucket import AttemptBucket
 from .attempt_bucket_counts import AttemptBucketCounts
+from .attempt_request_view import AttemptRequestView
 from .attempt_stats import AttemptStats
 from .attempt_stats_batch import AttemptStatsBatch
+from .attempt_stats_interval import AttemptStatsInterval
 from .challenge_answered import ChallengeAnswered
 from .consumer import Consumer
 from .consumer_create import ConsumerCreate
@@ -23,7 +25,7 @@ from .dead_letter import DeadLetter
 from .dead_letter_page import DeadLetterPage
 from .delivery import Delivery
 from .delivery_application_receipt import DeliveryApplicationReceipt
-from .delivery_attempts_item import DeliveryAttemptsItem
+from .delivery_attempt import DeliveryAttempt
 from .delivery_dead_letter import DeliveryDeadLetter
 from .delivery_evidence import DeliveryEvidence
 from .delivery_log_item import DeliveryLogItem
@@ -52,6 +54,7 @@ from .gate import Gate
 from .gate_detail import GateDetail
 from .gate_report import GateReport
 from .get_openapi_json_response_200 import GetOpenapiJsonResponse200
+from .get_v1_attempt_stats_interval import GetV1AttemptStatsInterval
 from .get_v1_attempt_stats_window import GetV1AttemptStatsWindow
 from .get_v1_deliveries_evidence import GetV1DeliveriesEvidence
 from .get_v1_deliveries_state import GetV1DeliveriesState
@@ -65,6 +68,7 @@ from .history_event_data import HistoryEventData
 from .history_page import HistoryPage
 from .jwks import Jwks
 from .jwks_keys_item import JwksKeysItem
+from .latency_percentiles import LatencyPercentiles
 from .mtls_auth_in import MtlsAuthIn
 from .mtls_auth_in_type import MtlsAuthInType
 from .nats_destination_in import NatsDestinationIn
@@ -103,6 +107,7 @@ from .relay_request import RelayRequest
 from .relay_request_headers import RelayRequestHeaders
 from .relay_request_kind import RelayRequestKind
 from .relay_request_type import RelayRequestType
+from .request_body import RequestBody
 from .retry_policy_in import RetryPolicyIn
 from .retry_policy_in_on_gone import RetryPolicyInOnGone
 from .rollout import Rollout
@@ -151,8 +156,10 @@ __all__ = (
     "ApplicationReceiptV1Result",
     "AttemptBucket",
     "AttemptBucketCounts",
+    "AttemptRequestView",
     "AttemptStats",
     "AttemptStatsBatch",
+    "AttemptStatsInterval",
     "ChallengeAnswered",
     "Consumer",
     "ConsumerCreate",
@@ -168,7 +175,7 @@ __all__ = (
     "DeadLetterPage",
     "Delivery",
     "DeliveryApplicationReceipt",
-    "DeliveryAttemptsItem",
+    "DeliveryAttempt",
     "DeliveryDeadLetter",
     "DeliveryEvidence",
     "DeliveryLogItem",
@@ -197,6 +204,7 @@ __all__ = (
     "GateDetail",
     "GateReport",
     "GetOpenapiJsonResponse200",
+    "GetV1AttemptStatsInterval",
     "GetV1AttemptStatsWindow",
     "GetV1DeliveriesEvidence",
     "GetV1DeliveriesState",
@@ -210,6 +218,7 @@ __all__ = (
     "HistoryPage",
     "Jwks",
     "JwksKeysItem",
+    "LatencyPercentiles",
     "MtlsAuthIn",
     "MtlsAuthInType",
     "NatsDestinationIn",
@@ -248,6 +257,7 @@ __all__ = (
     "RelayRequestHeaders",
     "RelayRequestKind",
     "RelayRequestType",
+    "RequestBody",
     "RetryPolicyIn",
     "RetryPolicyInOnGone",
     "Rollout",

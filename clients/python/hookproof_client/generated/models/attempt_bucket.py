@@ -12,6 +12,7 @@ from typing import cast
 
 if TYPE_CHECKING:
   from ..models.attempt_bucket_counts import AttemptBucketCounts
+  from ..models.latency_percentiles import LatencyPercentiles
 
 
 
@@ -23,17 +24,20 @@ T = TypeVar("T", bound="AttemptBucket")
 
 @_attrs_define
 class AttemptBucket:
-    """ One hour of a subscription's attempts: ``hour`` (RFC 3339, UTC, on the hour) and
-    ``counts``, attempts by outcome (``ENDPOINT_ACCEPTED``, ``RETRYABLE``,
-    ``UNKNOWN_TRANSPORT``, ``DEAD_LETTER``; an outcome without attempts is absent).
+    """ One hour (or UTC day) of a subscription's attempts: ``hour`` (RFC 3339, UTC, its
+    start), ``counts``, attempts by outcome (``ENDPOINT_ACCEPTED``, ``RETRYABLE``,
+    ``UNKNOWN_TRANSPORT``, ``DEAD_LETTER``; an outcome without attempts is absent), and
+    ``latency`` (``null`` when no attempt of it has a duration).
 
         Attributes:
             counts (AttemptBucketCounts):
             hour (str):
+            latency (LatencyPercentiles | None):
      """
 
     counts: AttemptBucketCounts
     hour: str
+    latency: LatencyPercentiles | None
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -42,9 +46,16 @@ class AttemptBucket:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.attempt_bucket_counts import AttemptBucketCounts # noqa: PLC0415
+        from ..models.latency_percentiles import LatencyPercentiles # noqa: PLC0415
         counts = self.counts.to_dict()
 
         hour = self.hour
+
+        latency: dict[str, Any] | None
+        if isinstance(self.latency, LatencyPercentiles):
+            latency = self.latency.to_dict()
+        else:
+            latency = self.latency
 
 
         field_dict: dict[str, Any] = {}
@@ -52,6 +63,7 @@ class AttemptBucket:
         field_dict.update({
             "counts": counts,
             "hour": hour,
+            "latency": latency,
         })
 
         return field_dict
@@ -61,6 +73,7 @@ class AttemptBucket:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.attempt_bucket_counts import AttemptBucketCounts # noqa: PLC0415
+        from ..models.latency_percentiles import LatencyPercentiles # noqa: PLC0415
         d = dict(src_dict)
         counts = AttemptBucketCounts.from_dict(d.pop("counts"))
 
@@ -69,9 +82,28 @@ class AttemptBucket:
 
         hour = d.pop("hour")
 
+        def _parse_latency(data: object) -> LatencyPercentiles | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                latency_type_0 = LatencyPercentiles.from_dict(data)
+
+
+
+                return latency_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(LatencyPercentiles | None, data)
+
+        latency = _parse_latency(d.pop("latency"))
+
+
         attempt_bucket = cls(
             counts=counts,
             hour=hour,
+            latency=latency,
         )
 
 

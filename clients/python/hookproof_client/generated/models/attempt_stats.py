@@ -8,10 +8,12 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.attempt_stats_interval import AttemptStatsInterval
 from typing import cast
 
 if TYPE_CHECKING:
   from ..models.attempt_bucket import AttemptBucket
+  from ..models.latency_percentiles import LatencyPercentiles
 
 
 
@@ -24,16 +26,23 @@ T = TypeVar("T", bound="AttemptStats")
 @_attrs_define
 class AttemptStats:
     """ ``GET /v1/subscriptions/{id}/attempt-stats``: the attempts of the last 24 hours (the
-    current one included), one bucket per hour, oldest first, from ``since``. Counted by the
-    projector in batches: at most ``HOOKPROOF_STATS_INTERVAL_S`` (5 s) behind the log.
+    current one included), one bucket per hour, oldest first, from ``since``; ``latency``:
+    the percentiles over the whole window. Counted by the projector in batches: at most
+    ``HOOKPROOF_STATS_INTERVAL_S`` (5 s) behind the log. ``interval``: ``hour``, or ``day``
+    for ``GET /v1/attempt-stats?interval=day`` (one bucket per UTC day, the window's days
+    ending with today).
 
         Attributes:
             buckets (list[AttemptBucket]):
+            interval (AttemptStatsInterval):
+            latency (LatencyPercentiles | None):
             since (str):
             subscription_id (str):
      """
 
     buckets: list[AttemptBucket]
+    interval: AttemptStatsInterval
+    latency: LatencyPercentiles | None
     since: str
     subscription_id: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -44,12 +53,21 @@ class AttemptStats:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.attempt_bucket import AttemptBucket # noqa: PLC0415
+        from ..models.latency_percentiles import LatencyPercentiles # noqa: PLC0415
         buckets = []
         for buckets_item_data in self.buckets:
             buckets_item = buckets_item_data.to_dict()
             buckets.append(buckets_item)
 
 
+
+        interval = self.interval.value
+
+        latency: dict[str, Any] | None
+        if isinstance(self.latency, LatencyPercentiles):
+            latency = self.latency.to_dict()
+        else:
+            latency = self.latency
 
         since = self.since
 
@@ -60,6 +78,8 @@ class AttemptStats:
         field_dict.update(self.additional_properties)
         field_dict.update({
             "buckets": buckets,
+            "interval": interval,
+            "latency": latency,
             "since": since,
             "subscriptionId": subscription_id,
         })
@@ -71,6 +91,7 @@ class AttemptStats:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.attempt_bucket import AttemptBucket # noqa: PLC0415
+        from ..models.latency_percentiles import LatencyPercentiles # noqa: PLC0415
         d = dict(src_dict)
         buckets = []
         _buckets = d.pop("buckets")
@@ -82,12 +103,37 @@ class AttemptStats:
             buckets.append(buckets_item)
 
 
+        interval = AttemptStatsInterval(d.pop("interval"))
+
+
+
+
+        def _parse_latency(data: object) -> LatencyPercentiles | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                latency_type_0 = LatencyPercentiles.from_dict(data)
+
+
+
+                return latency_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(LatencyPercentiles | None, data)
+
+        latency = _parse_latency(d.pop("latency"))
+
+
         since = d.pop("since")
 
         subscription_id = d.pop("subscriptionId")
 
         attempt_stats = cls(
             buckets=buckets,
+            interval=interval,
+            latency=latency,
             since=since,
             subscription_id=subscription_id,
         )

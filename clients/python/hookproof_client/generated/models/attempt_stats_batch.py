@@ -23,7 +23,9 @@ T = TypeVar("T", bound="AttemptStatsBatch")
 
 @_attrs_define
 class AttemptStatsBatch:
-    """ ``GET /v1/attempt-stats?subscriptionId=...`` (the parameter repeated, 1..100 ids): one
+    """ ``GET /v1/attempt-stats?subscriptionId=...`` (the parameter repeated, 1..100 ids;
+    ``window`` ``24h`` or ``7d``, ``interval`` ``hour`` or ``day``: ``invalid_window``,
+    ``invalid_interval`` otherwise): one
     :class:`AttemptStats` per id, in the order asked, in one read (the console's one call per
     view). Every id must be the caller's subscription (a portal session's: its consumer's),
     else 404 ``subscription_not_found``.

@@ -13,11 +13,12 @@ from typing import cast
 
 if TYPE_CHECKING:
   from ..models.delivery_application_receipt import DeliveryApplicationReceipt
-  from ..models.delivery_attempts_item import DeliveryAttemptsItem
+  from ..models.delivery_attempt import DeliveryAttempt
   from ..models.delivery_dead_letter import DeliveryDeadLetter
   from ..models.delivery_evidence import DeliveryEvidence
   from ..models.delivery_ordering import DeliveryOrdering
   from ..models.delivery_receipt_conflicts_item import DeliveryReceiptConflictsItem
+  from ..models.request_body import RequestBody
 
 
 
@@ -30,12 +31,13 @@ T = TypeVar("T", bound="Delivery")
 @_attrs_define
 class Delivery:
     """ A delivery: its state, evidence ladder and attempts (each with its outcome, status,
-    code and timings); ``deadLetter``, ``ordering``, ``applicationReceipt``,
-    ``receiptConflicts`` and ``archived`` when they apply.
+    code, timings, ``response``: what came back, and ``request``: what it sent);
+    ``requestBody``, what its attempts sent, once; ``deadLetter``, ``ordering``,
+    ``applicationReceipt``, ``receiptConflicts`` and ``archived`` when they apply.
 
         Attributes:
             attempt (int):
-            attempts (list[DeliveryAttemptsItem]):
+            attempts (list[DeliveryAttempt]):
             created_at (str):
             delivery_id (str):
             endpoint (None | str):
@@ -48,6 +50,10 @@ class Delivery:
             next_attempt_at (None | str):
             owner (None | str):
             payload_digest (str):
+            request_body (RequestBody): The body every attempt of a delivery sent: the event's canonical body (stored once
+                per
+                event), its first 64 KiB as UTF-8 ``text`` (``truncated`` beyond), ``bytes`` its size;
+                ``archived`` (``text`` null) once the body has left the hot store.
             state (str):
             subscription_id (str):
             test (bool):
@@ -60,7 +66,7 @@ class Delivery:
      """
 
     attempt: int
-    attempts: list[DeliveryAttemptsItem]
+    attempts: list[DeliveryAttempt]
     created_at: str
     delivery_id: str
     endpoint: None | str
@@ -71,6 +77,7 @@ class Delivery:
     next_attempt_at: None | str
     owner: None | str
     payload_digest: str
+    request_body: RequestBody
     state: str
     subscription_id: str
     test: bool
@@ -88,11 +95,12 @@ class Delivery:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.delivery_application_receipt import DeliveryApplicationReceipt # noqa: PLC0415
-        from ..models.delivery_attempts_item import DeliveryAttemptsItem # noqa: PLC0415
+        from ..models.delivery_attempt import DeliveryAttempt # noqa: PLC0415
         from ..models.delivery_dead_letter import DeliveryDeadLetter # noqa: PLC0415
         from ..models.delivery_evidence import DeliveryEvidence # noqa: PLC0415
         from ..models.delivery_ordering import DeliveryOrdering # noqa: PLC0415
         from ..models.delivery_receipt_conflicts_item import DeliveryReceiptConflictsItem # noqa: PLC0415
+        from ..models.request_body import RequestBody # noqa: PLC0415
         attempt = self.attempt
 
         attempts = []
@@ -125,6 +133,8 @@ class Delivery:
         owner = self.owner
 
         payload_digest = self.payload_digest
+
+        request_body = self.request_body.to_dict()
 
         state = self.state
 
@@ -173,6 +183,7 @@ class Delivery:
             "nextAttemptAt": next_attempt_at,
             "owner": owner,
             "payloadDigest": payload_digest,
+            "requestBody": request_body,
             "state": state,
             "subscriptionId": subscription_id,
             "test": test,
@@ -196,18 +207,19 @@ class Delivery:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.delivery_application_receipt import DeliveryApplicationReceipt # noqa: PLC0415
-        from ..models.delivery_attempts_item import DeliveryAttemptsItem # noqa: PLC0415
+        from ..models.delivery_attempt import DeliveryAttempt # noqa: PLC0415
         from ..models.delivery_dead_letter import DeliveryDeadLetter # noqa: PLC0415
         from ..models.delivery_evidence import DeliveryEvidence # noqa: PLC0415
         from ..models.delivery_ordering import DeliveryOrdering # noqa: PLC0415
         from ..models.delivery_receipt_conflicts_item import DeliveryReceiptConflictsItem # noqa: PLC0415
+        from ..models.request_body import RequestBody # noqa: PLC0415
         d = dict(src_dict)
         attempt = d.pop("attempt")
 
         attempts = []
         _attempts = d.pop("attempts")
         for attempts_item_data in (_attempts):
-            attempts_item = DeliveryAttemptsItem.from_dict(attempts_item_data)
+            attempts_item = DeliveryAttempt.from_dict(attempts_item_data)
 
 
 
@@ -260,6 +272,11 @@ class Delivery:
 
 
         payload_digest = d.pop("payloadDigest")
+
+        request_body = RequestBody.from_dict(d.pop("requestBody"))
+
+
+
 
         state = d.pop("state")
 
@@ -326,6 +343,7 @@ class Delivery:
             next_attempt_at=next_attempt_at,
             owner=owner,
             payload_digest=payload_digest,
+            request_body=request_body,
             state=state,
             subscription_id=subscription_id,
             test=test,

@@ -105,8 +105,9 @@ def sync_detailed(
     client: AuthenticatedClient,
 
 ) -> Response[Delivery | Problem]:
-    """ A delivery: state, evidence, attempts (each with its outcome, status, code and bodyTruncated: the
-    answer's body ended with the connection, without TLS close_notify)
+    """ A delivery: state, evidence, attempts (each with its outcome, status, code, bodyTruncated: the
+    answer's body ended with the connection, without TLS close_notify; request: what was sent,
+    signatures redacted; response: what came back) and requestBody (the event's canonical body, once)
 
     Args:
         id (str):
@@ -137,8 +138,9 @@ def sync(
     client: AuthenticatedClient,
 
 ) -> Delivery | Problem | None:
-    """ A delivery: state, evidence, attempts (each with its outcome, status, code and bodyTruncated: the
-    answer's body ended with the connection, without TLS close_notify)
+    """ A delivery: state, evidence, attempts (each with its outcome, status, code, bodyTruncated: the
+    answer's body ended with the connection, without TLS close_notify; request: what was sent,
+    signatures redacted; response: what came back) and requestBody (the event's canonical body, once)
 
     Args:
         id (str):
@@ -164,8 +166,9 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 
 ) -> Response[Delivery | Problem]:
-    """ A delivery: state, evidence, attempts (each with its outcome, status, code and bodyTruncated: the
-    answer's body ended with the connection, without TLS close_notify)
+    """ A delivery: state, evidence, attempts (each with its outcome, status, code, bodyTruncated: the
+    answer's body ended with the connection, without TLS close_notify; request: what was sent,
+    signatures redacted; response: what came back) and requestBody (the event's canonical body, once)
 
     Args:
         id (str):
@@ -196,8 +199,9 @@ async def asyncio(
     client: AuthenticatedClient,
 
 ) -> Delivery | Problem | None:
-    """ A delivery: state, evidence, attempts (each with its outcome, status, code and bodyTruncated: the
-    answer's body ended with the connection, without TLS close_notify)
+    """ A delivery: state, evidence, attempts (each with its outcome, status, code, bodyTruncated: the
+    answer's body ended with the connection, without TLS close_notify; request: what was sent,
+    signatures redacted; response: what came back) and requestBody (the event's canonical body, once)
 
     Args:
         id (str):

@@ -9,6 +9,7 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.attempt_stats_batch import AttemptStatsBatch
+from ...models.get_v1_attempt_stats_interval import GetV1AttemptStatsInterval
 from ...models.get_v1_attempt_stats_window import GetV1AttemptStatsWindow
 from ...models.problem import Problem
 from ...types import UNSET, Unset
@@ -20,6 +21,7 @@ def _get_kwargs(
     *,
     subscription_id: list[str],
     window: GetV1AttemptStatsWindow | Unset = UNSET,
+    interval: GetV1AttemptStatsInterval | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -38,6 +40,12 @@ def _get_kwargs(
         json_window = window.value
 
     params["window"] = json_window
+
+    json_interval: str | Unset = UNSET
+    if not isinstance(interval, Unset):
+        json_interval = interval.value
+
+    params["interval"] = json_interval
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -124,14 +132,17 @@ def sync_detailed(
     client: AuthenticatedClient,
     subscription_id: list[str],
     window: GetV1AttemptStatsWindow | Unset = UNSET,
+    interval: GetV1AttemptStatsInterval | Unset = UNSET,
 
 ) -> Response[AttemptStatsBatch | Problem]:
     """ attempt-stats of up to 100 of the caller's subscriptions in one call (subscriptionId repeated; any
-    id not the caller's: 404 subscription_not_found)
+    id not the caller's: 404 subscription_not_found; window 24h|7d, interval hour|day: buckets per hour
+    or per UTC day, each with its latency percentiles)
 
     Args:
         subscription_id (list[str]):
         window (GetV1AttemptStatsWindow | Unset):
+        interval (GetV1AttemptStatsInterval | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -145,6 +156,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         subscription_id=subscription_id,
 window=window,
+interval=interval,
 
     )
 
@@ -159,14 +171,17 @@ def sync(
     client: AuthenticatedClient,
     subscription_id: list[str],
     window: GetV1AttemptStatsWindow | Unset = UNSET,
+    interval: GetV1AttemptStatsInterval | Unset = UNSET,
 
 ) -> AttemptStatsBatch | Problem | None:
     """ attempt-stats of up to 100 of the caller's subscriptions in one call (subscriptionId repeated; any
-    id not the caller's: 404 subscription_not_found)
+    id not the caller's: 404 subscription_not_found; window 24h|7d, interval hour|day: buckets per hour
+    or per UTC day, each with its latency percentiles)
 
     Args:
         subscription_id (list[str]):
         window (GetV1AttemptStatsWindow | Unset):
+        interval (GetV1AttemptStatsInterval | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -181,6 +196,7 @@ def sync(
         client=client,
 subscription_id=subscription_id,
 window=window,
+interval=interval,
 
     ).parsed
 
@@ -189,14 +205,17 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     subscription_id: list[str],
     window: GetV1AttemptStatsWindow | Unset = UNSET,
+    interval: GetV1AttemptStatsInterval | Unset = UNSET,
 
 ) -> Response[AttemptStatsBatch | Problem]:
     """ attempt-stats of up to 100 of the caller's subscriptions in one call (subscriptionId repeated; any
-    id not the caller's: 404 subscription_not_found)
+    id not the caller's: 404 subscription_not_found; window 24h|7d, interval hour|day: buckets per hour
+    or per UTC day, each with its latency percentiles)
 
     Args:
         subscription_id (list[str]):
         window (GetV1AttemptStatsWindow | Unset):
+        interval (GetV1AttemptStatsInterval | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -210,6 +229,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         subscription_id=subscription_id,
 window=window,
+interval=interval,
 
     )
 
@@ -224,14 +244,17 @@ async def asyncio(
     client: AuthenticatedClient,
     subscription_id: list[str],
     window: GetV1AttemptStatsWindow | Unset = UNSET,
+    interval: GetV1AttemptStatsInterval | Unset = UNSET,
 
 ) -> AttemptStatsBatch | Problem | None:
     """ attempt-stats of up to 100 of the caller's subscriptions in one call (subscriptionId repeated; any
-    id not the caller's: 404 subscription_not_found)
+    id not the caller's: 404 subscription_not_found; window 24h|7d, interval hour|day: buckets per hour
+    or per UTC day, each with its latency percentiles)
 
     Args:
         subscription_id (list[str]):
         window (GetV1AttemptStatsWindow | Unset):
+        interval (GetV1AttemptStatsInterval | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -246,5 +269,6 @@ async def asyncio(
         client=client,
 subscription_id=subscription_id,
 window=window,
+interval=interval,
 
     )).parsed

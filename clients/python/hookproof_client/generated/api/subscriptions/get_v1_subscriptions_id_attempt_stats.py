@@ -105,8 +105,8 @@ def sync_detailed(
     client: AuthenticatedClient,
 
 ) -> Response[AttemptStats | Problem]:
-    """ Attempts of the last 24 hours by hour and outcome (the console's chart; kept by the projector, at
-    most HOOKPROOF_STATS_INTERVAL_S behind)
+    """ Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 per hour and over the
+    window (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)
 
     Args:
         id (str):
@@ -137,8 +137,8 @@ def sync(
     client: AuthenticatedClient,
 
 ) -> AttemptStats | Problem | None:
-    """ Attempts of the last 24 hours by hour and outcome (the console's chart; kept by the projector, at
-    most HOOKPROOF_STATS_INTERVAL_S behind)
+    """ Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 per hour and over the
+    window (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)
 
     Args:
         id (str):
@@ -164,8 +164,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 
 ) -> Response[AttemptStats | Problem]:
-    """ Attempts of the last 24 hours by hour and outcome (the console's chart; kept by the projector, at
-    most HOOKPROOF_STATS_INTERVAL_S behind)
+    """ Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 per hour and over the
+    window (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)
 
     Args:
         id (str):
@@ -196,8 +196,8 @@ async def asyncio(
     client: AuthenticatedClient,
 
 ) -> AttemptStats | Problem | None:
-    """ Attempts of the last 24 hours by hour and outcome (the console's chart; kept by the projector, at
-    most HOOKPROOF_STATS_INTERVAL_S behind)
+    """ Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 per hour and over the
+    window (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)
 
     Args:
         id (str):

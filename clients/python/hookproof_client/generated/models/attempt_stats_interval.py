@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+class AttemptStatsInterval(StrEnum):
+    DAY = "day"
+    HOUR = "hour"
+
+    def __str__(self) -> str:
+        return str(self.value)
