@@ -19,7 +19,6 @@ import socket
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -34,13 +33,11 @@ from hookproof.events.delivery_events import (
     delivery_stream_id,
 )
 from hookproof.events.listening import Listening
-from hookproof.events.subscription_events import RetryPolicy
 from hookproof_subscriber import SigningKey
 
 from ..db.db_errors import database_unavailable
 from ..keys.signing import Signer, sign_headers
 from ..rollouts.dispatch import ShadowCounter, shadow_check
-from .admission import ClaimRow
 from .attempt_metrics import AttemptMetrics, DispatchMetrics
 from .batcher import OutcomeBatcher
 from .claim import (
@@ -61,6 +58,7 @@ from .destination import (
     send_attempt,
 )
 from .gates import EndpointGates, Reservation
+from .job import Job, traceparent
 from .outcome import breaker_success, outcome_events
 from .repository import DeliveryRepository
 from .request_view import sent_request
@@ -86,32 +84,6 @@ DISPATCH_TAG = "dispatch"
 KeyProvider = Callable[[str, str], Awaitable[tuple[SigningKey, int]]]
 #: (subscription id, reason): the endpoint said the subscription is gone (suspend it)
 GoneHandler = Callable[[str, str], Awaitable[None]]
-
-
-@dataclass
-class _Job:
-    row: ClaimRow
-    attempt: int
-    key: SigningKey
-    key_generation: int
-    version: int
-    admitted_at: float
-    body: bytes = b""
-    signers: list[Signer] = field(default_factory=list)  # as the admission recorded them
-    shadow: Signer | None = None  # a rollout's target, verified beside, never sent
-    rollout_id: str | None = None
-    head_hash: bytes | None = None  # the admission's hash: the outcome's expected_hash
-    #: the gates holding this attempt's endpoint slot since its claim (released after the send)
-    gates: EndpointGates | None = None
-
-    @property
-    def policy(self) -> RetryPolicy:
-        return self.row.retry_policy
-
-
-def traceparent() -> str:
-    ids = secrets.token_hex(24)  # trace id and parent id from one read of the random source
-    return f"00-{ids[:32]}-{ids[32:]}-01"
 
 
 class Dispatcher:
@@ -179,7 +151,7 @@ class Dispatcher:
 
     # -- admission ----------------------------------------------------------------------
 
-    async def claim(self) -> list[_Job]:
+    async def claim(self) -> list[Job]:
         """One transaction: claim due rows, plan (:func:`.claim.plan_claim`), append the
         quarantines, dead letters and admissions, read the bodies of what will be sent."""
         free = min(self.max_inflight - len(self.inflight) - self._claiming, self.batch)
@@ -203,7 +175,7 @@ class Dispatcher:
             self._claiming -= free
             self.gates.settle(reservation, taken)
 
-    async def _claim(self, free: int, now: datetime, reservation: Reservation) -> list[_Job]:
+    async def _claim(self, free: int, now: datetime, reservation: Reservation) -> list[Job]:
         async with self.deliveries.transaction() as conn:
             records: list[Any] = []
             waits: list[float] = []
@@ -280,7 +252,7 @@ class Dispatcher:
         for a in admitted:
             fields, signers, shadow = signing.get(a.row.delivery_id, ({}, [], None))
             jobs.append(
-                _Job(
+                Job(
                     a.row,
                     a.attempt,
                     a.key,
@@ -299,7 +271,7 @@ class Dispatcher:
 
     # -- sending ------------------------------------------------------------------------
 
-    def base_headers(self, job: _Job) -> dict[str, str]:
+    def base_headers(self, job: Job) -> dict[str, str]:
         r = job.row
         return {
             "Content-Type": "application/json",
@@ -312,7 +284,7 @@ class Dispatcher:
         }
 
     def headers_for(
-        self, job: _Job, base: dict[str, str] | None = None, created: int | None = None
+        self, job: Job, base: dict[str, str] | None = None, created: int | None = None
     ) -> dict[str, str]:
         """Signed exactly as the admission recorded (``job.signers``), never re-decided."""
         r = job.row
@@ -332,7 +304,7 @@ class Dispatcher:
         )
         return headers
 
-    def message_for(self, job: _Job, base: dict[str, str] | None = None) -> SignedMessage:
+    def message_for(self, job: Job, base: dict[str, str] | None = None) -> SignedMessage:
         """The attempt's message: its body and headers, signed as the admission recorded
         (one ``created`` for the headers and the message, so the one recorded is the one
         signed)."""
@@ -345,7 +317,7 @@ class Dispatcher:
             int(self.settings.signature_lifetime_s),
         )
 
-    async def check_shadow(self, job: _Job, base: dict[str, str]) -> None:
+    async def check_shadow(self, job: Job, base: dict[str, str]) -> None:
         """SHADOW: the target signature made and verified beside the live path, counted."""
         if job.shadow is None or job.rollout_id is None:
             return
@@ -366,7 +338,7 @@ class Dispatcher:
         if self.rollouts is not None:
             await self.shadow.flush(self.rollouts.record_shadow)
 
-    async def send(self, job: _Job) -> None:
+    async def send(self, job: Job) -> None:
         """Sign, send, record. The endpoint's slot, taken by the claim that admitted the
         job, is held until the HTTP exchange ends: it is released (waking the claim loop if the
         endpoint was full) once the outcome is decided, before the outcome commits; the
@@ -415,7 +387,7 @@ class Dispatcher:
 
     async def record(
         self,
-        job: _Job,
+        job: Job,
         result: Evidence,
         duration: float,
         *,
@@ -458,7 +430,7 @@ class Dispatcher:
             record_ms=round((time.monotonic() - appending) * 1000, 1),
         )
 
-    async def _append_outcome(self, job: _Job, events: list[Event], meta: Metadata) -> None:
+    async def _append_outcome(self, job: Job, events: list[Event], meta: Metadata) -> None:
         """Append the outcome. While the database is unavailable (a restart) it backs off and
         tries again within the lease; the event ids are fixed once, so a retry after a commit
         whose answer was lost finds them (``duplicate_event_id``) and appends nothing twice."""

@@ -194,6 +194,12 @@ async def test_run_removes_exactly_the_closed_streams_older_than_the_cutoff(
     for did, view in views.items():
         now_view = await delivery(engine, tenant, did)
         assert now_view.pop("archived") is True
+        # the body the attempts sent has left the hot store with the event: the view says so
+        sent = view.pop("requestBody")
+        assert sent["archived"] is False and sent["text"] is not None
+        assert now_view.pop("requestBody") == {
+            "text": None, "bytes": None, "truncated": False, "archived": True
+        }
         assert now_view == view
 
     # GET /v1/events/{id}: an archived event, and a hot one with an archived delivery

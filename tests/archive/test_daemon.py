@@ -109,6 +109,11 @@ async def test_the_daemon_archives_on_a_schedule(
                 assert r.status == 404
         assert before is not None
         assert after.pop("archived") is True
+        # the body the attempts sent has left the hot store with the event: the view says so
+        assert before.pop("requestBody")["archived"] is False
+        assert after.pop("requestBody") == {
+            "text": None, "bytes": None, "truncated": False, "archived": True
+        }
         assert after == before
         timeline = await asyncio.to_thread(run_cli, ["audit", "delivery", did, "--json"], env)
         assert timeline.returncode == 0, timeline.stderr
