@@ -96,6 +96,7 @@ node "$TS/node_modules/typescript/bin/tsc" --noEmit --strict --target es2022 --m
 echo "hookproof-client: the tarball's types check"
 cd "$ROOT"
 echo "== sender SDK venv (the hookproof-client wheel alone)"
+cd "$WORK"   # not the checkout: its hookproof/ would be importable from the current folder
 "$PYTHON" -m venv "$WORK/client"
 "$WORK/client/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
 "$WORK/client/bin/python" -m pip install -q --disable-pip-version-check "$OUT"/hookproof_client-*.whl
