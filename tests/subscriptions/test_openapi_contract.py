@@ -215,7 +215,9 @@ async def test_served_bodies_conform_to_their_schemas(
     status, _, timeline = await api.call(
         "GET", f"/v1/subscriptions/{sub['id']}/timeline?limit=1", token=token
     )
-    assert status == 200 and timeline["nextCursor"], timeline
+    # one entry per page: a cursor when the challenge's entries are there already, else null
+    # (the challenge is sent in the background); either must conform
+    assert status == 200 and "nextCursor" in timeline, timeline
     _conforms(timeline, "Timeline")
     status, _, history = await api.call(
         "GET", f"/v1/subscriptions/{sub['id']}/history", token=token
