@@ -33,8 +33,7 @@ class Daemon:
             try:
                 self.proc.wait(timeout)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+                _kill_group(self.proc)
         return int(self.proc.returncode)
 
     def log(self) -> str:
@@ -70,6 +69,9 @@ def start_daemon(env: dict[str, str], log_dir: Path, *, port: int | None = None)
             env=full_env,
             stdout=out,
             stderr=subprocess.STDOUT,
+            # its own process group, so a daemon that never became ready is ended with its
+            # workers (SIGKILL of the supervisor alone would leave `serve --workers N` children)
+            start_new_session=True,
         )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -82,5 +84,19 @@ def start_daemon(env: dict[str, str], log_dir: Path, *, port: int | None = None)
                     return Daemon(proc, base, log_path)
         except OSError:
             time.sleep(0.1)
-    proc.kill()
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        pass
+    _kill_group(proc)
     raise RuntimeError(f"daemon not ready:\n{log_path.read_text()}")
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the daemon's process group (supervisor and workers) and reap the supervisor."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(5)
