@@ -51,10 +51,10 @@ async def _limited_and_free(
 ) -> tuple[str, str]:
     """A limited subscription with ``backlog`` due rows, then ``free`` rows of an unlimited one
     (to the same URL when ``same``), all due now, the limited ones first."""
-    url = subscriber.url("ok/limited")
+    url = subscriber.url("ok-limited")
     limited = await active_subscription(engine, tenant, url, topics=["a"], rateLimit=SLOW)
     other = await active_subscription(
-        engine, tenant, url if same else subscriber.url("ok/free"), topics=["b"]
+        engine, tenant, url if same else subscriber.url("ok-free"), topics=["b"]
     )
     for start in range(0, backlog, 100):
         await publish_many(engine, tenant, "a", range(start, min(backlog, start + 100)))
@@ -80,7 +80,8 @@ async def test_a_claims_limit_is_not_spent_on_rows_the_bucket_holds_back(
             # the bucket's one token, one held-back row to say when the next is, and the rest
             # of the claim's four rows the other subscription's
             assert held == [limited], per_endpoint
-            assert sent.count(limited) == 1 and sent.count(free) == 2, (per_endpoint, sent)
+            assert sent.count(limited) == 1 and len(sent) <= 4, (per_endpoint, sent)
+            assert sent.count(free) >= 4 - 1 - 1, (per_endpoint, sent)
 
 
 async def test_a_dispatchers_first_claim_reaches_rows_behind_a_limited_backlog(
@@ -98,12 +99,20 @@ async def test_a_dispatchers_first_claim_reaches_rows_behind_a_limited_backlog(
 async def test_a_claim_never_waits_for_another_claims_bucket(
     engine: Engine, tenant: str, subscriber: Subscriber
 ) -> None:
-    """Claim A holds the bucket (its transaction open); claim B, in another connection, takes
-    the other subscription's rows at once and none of the limited one's (its bucket is busy:
-    held back, as an empty one). Before, B waited on the bucket's row lock until A ended
-    (here: until its lock_timeout)."""
-    limited, free = await _limited_and_free(engine, tenant, subscriber, 30, 3, same=False)
+    """Claim A takes from the bucket and keeps its transaction open; claim B, in another
+    connection, takes the other subscription's rows at once and none of the limited one's (a
+    bucket another claim is taking from grants nothing now, as an empty one). Before, B waited
+    on the bucket's row lock until A ended (here: until B's lock_timeout)."""
+    url = subscriber.url("ok-limited")
+    slow = {"perSecond": 0.01, "burst": 3}
+    limited = await active_subscription(engine, tenant, url, topics=["a"], rateLimit=slow)
+    free = await active_subscription(engine, tenant, subscriber.url("ok-free"), topics=["b"])
+    await publish_many(engine, tenant, "a", range(30))
+    await publish_many(engine, tenant, "b", range(3))
     repo = engine.services.dispatcher.deliveries
+    async with repo.transaction() as first:  # the bucket made (committed), one token taken
+        rows = await repo.claim(first, 1, [], room=8, per_endpoint=True)
+        assert [r["subscription_id"] for r in rows if r["rate_wait_s"] is None] == [limited]
     async with repo.transaction() as a:
         rows = await repo.claim(a, 1, [], room=8, per_endpoint=True)
         assert [r["subscription_id"] for r in rows if r["rate_wait_s"] is None] == [limited]
@@ -112,10 +121,9 @@ async def test_a_claim_never_waits_for_another_claims_bucket(
             rows = await repo.claim(b, 10, [], room=8, per_endpoint=True)
             sent = [r["subscription_id"] for r in rows if r["rate_wait_s"] is None]
             assert sent == [free] * 3
-            assert [r["subscription_id"] for r in rows if r["rate_wait_s"] is not None] in (
-                [],
-                [limited],
-            )
+            assert [r["subscription_id"] for r in rows if r["rate_wait_s"] is not None] == [
+                limited
+            ]
 
 
 async def test_another_subscription_to_the_same_url_is_not_held_by_the_limited_one(
@@ -126,12 +134,15 @@ async def test_another_subscription_to_the_same_url_is_not_held_by_the_limited_o
     the limited one waits for a token 100 s away, send the rest of the other's rows."""
     dispatcher = engine.services.dispatcher
     limited, other = await _limited_and_free(engine, tenant, subscriber, 40, 20, same=True)
-    seen: list[str] = []
+    accepted = (
+        "SELECT count(*) FILTER (WHERE subscription_id = $1),"
+        " count(*) FILTER (WHERE subscription_id = $2)"
+        " FROM deliveries WHERE state = 'ENDPOINT_ACCEPTED'"
+    )
     for _ in range(10):
-        jobs = await dispatcher.claim()
-        seen += [j.row.subscription_id for j in jobs]
+        await dispatcher.run_once()  # claim, then send
         await dispatcher.drain()  # the endpoint's room back for the next claim
-        if seen.count(other) == 20:
+        if tuple(await engine.pool.fetchrow(accepted, limited, other))[1] == 20:
             break
-    assert seen.count(limited) == 1  # the one token
-    assert seen.count(other) == 20  # all of them, none waiting for the limited one's token
+    # the one token, and all of the other's rows, none waiting for the limited one's token
+    assert tuple(await engine.pool.fetchrow(accepted, limited, other)) == (1, 20)
