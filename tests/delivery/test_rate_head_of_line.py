@@ -121,9 +121,7 @@ async def test_a_claim_never_waits_for_another_claims_bucket(
             rows = await repo.claim(b, 10, [], room=8, per_endpoint=True)
             sent = [r["subscription_id"] for r in rows if r["rate_wait_s"] is None]
             assert sent == [free] * 3
-            assert [r["subscription_id"] for r in rows if r["rate_wait_s"] is not None] == [
-                limited
-            ]
+            assert [r["subscription_id"] for r in rows if r["rate_wait_s"] is not None] == [limited]
 
 
 async def test_another_subscription_to_the_same_url_is_not_held_by_the_limited_one(
