@@ -19,6 +19,7 @@ from collections.abc import Iterable
 
 import msgspec
 
+from hookproof.engine.delivery.gates import RATE_STICKY_S, EndpointGates
 from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import EventIn
 
@@ -144,3 +145,19 @@ async def test_another_subscription_to_the_same_url_is_not_held_by_the_limited_o
             break
     # the one token, and all of the other's rows, none waiting for the limited one's token
     assert tuple(await engine.pool.fetchrow(accepted, limited, other)) == (1, 20)
+
+
+def test_a_hold_is_the_subscriptions_not_its_endpoints() -> None:
+    """The gates hold a subscription (its rows are left out of the claims by name) and leave
+    every endpoint's room as it was; the claims stay per pair for RATE_STICKY_S after."""
+    gates = EndpointGates(limit=8)
+    gates.hold("sub_limited", until=10.0)
+    assert gates.room("endpoint", now=5.0) == 8  # the URL is not held
+    held = gates.reserve(now=5.0)
+    assert held.held == ["sub_limited"] and held.per_endpoint
+    assert held.blocked == []
+    gates.settle(held, {}, now=5.0)
+    after = gates.reserve(now=10.5)  # the token is there: claimed again, still per pair
+    assert after.held == [] and after.per_endpoint
+    gates.settle(after, {}, now=10.5)
+    assert not gates.reserve(now=10.0 + RATE_STICKY_S).per_endpoint
