@@ -7,9 +7,14 @@ perSecond * t`` in any window, the largest count in any one-second window, the l
 and why a rate falls short: the share of 10 ms samples in which the bucket was full (its refill
 being lost because no claim took from it in time), the number of takes (claims that reached
 the bucket, from ``pg_stat_user_functions``), and the daemons' CPU per delivery.
+``--other N`` (session 11): an unlimited subscription gets N events posted after the whole
+limited backlog (the order in which a head-of-line wait would show: every limited row is
+older), at its own path or, with ``--other-same-url``, at the limited one's URL; reported: how
+fast it was delivered and how far the limited one had got when it was done.
 Not a test; nothing is asserted.
 
     flock /tmp/bench.lock python bench/bench_rate_limit.py [--rate 100] [--burst 10] [--seconds 60]
+        [--workers 2] [--other 3000 [--other-same-url]]
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from aiohttp import web
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.daemon import run_cli, start_daemon
 
-RESULTS = Path(__file__).resolve().parent / "results" / "s10_rate_limit.json"
+RESULTS = Path(__file__).resolve().parent / "results" / "s11_rate_limit.json"
 
 
 def _excess(times: list[float], rate: float, burst: int) -> float:
@@ -70,6 +75,31 @@ def _tree_cpu(proc: psutil.Process) -> float:
     return total
 
 
+def _other_figures(
+    limited: list[float], other: list[float], wanted: int, same_url: bool
+) -> dict[str, Any]:
+    """The unlimited subscription's delivery (``--other``): its rate, its first and last
+    arrival after the limited one's first, and the limited one's share delivered by then."""
+    if not wanted:
+        return {}
+    t0 = limited[0] if limited else 0.0
+    done = other[-1] if other else 0.0
+    span = other[-1] - other[0] if len(other) > 1 else 0.0
+    return {
+        "other": {
+            "events": wanted,
+            "same_url": same_url,
+            "arrived": len(other),
+            "first_s": round(other[0] - t0, 3) if other else None,
+            "last_s": round(done - t0, 3) if other else None,
+            "rate_per_s": round((len(other) - 1) / span, 1) if span else None,
+            "limited_done_when_other_done": round(
+                bisect.bisect_right(limited, done) / max(1, len(limited)), 3
+            ),
+        }
+    }
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rate", type=float, default=100.0)
@@ -77,6 +107,8 @@ async def main() -> None:
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--workers", type=int, default=1, help="serve --workers per daemon")
     ap.add_argument("--output", type=Path, default=RESULTS)
+    ap.add_argument("--other", type=int, default=0, help="events of an unlimited subscription")
+    ap.add_argument("--other-same-url", action="store_true", help="at the limited one's URL")
     args = ap.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
     server_url = os.environ.get(
@@ -94,8 +126,10 @@ async def main() -> None:
     ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     leaf.configure_cert(ctx)
     arrivals: list[float] = []
+    other_at: list[float] = []
     all_in = asyncio.Event()
     target = [10**9]
+    other_id = [""]
 
     async def hook(request: web.Request) -> web.Response:
         body = await request.read()
@@ -105,13 +139,17 @@ async def main() -> None:
             return web.Response(
                 body=build_challenge_response(body), content_type="application/json"
             )
-        arrivals.append(time.monotonic())
-        if len(arrivals) >= target[0]:
+        if other_id[0] and request.headers.get("Webhook-Subscription") == other_id[0]:
+            other_at.append(time.monotonic())
+        else:
+            arrivals.append(time.monotonic())
+        if len(arrivals) >= target[0] and len(other_at) >= args.other:
             all_in.set()
         return web.Response(status=204)
 
     app = web.Application()
     app.router.add_post("/hook", hook)
+    app.router.add_post("/other", hook)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=ctx)
@@ -159,21 +197,43 @@ async def main() -> None:
                     if (await r.json())["state"] == "ACTIVE":
                         break
                 await asyncio.sleep(0.1)
-            for start in range(0, n_events, 1000):
-                events = [
-                    {
-                        "eventId": f"e-{i}",
-                        "topic": "t",
-                        "version": "1.0",
-                        "aggregateId": f"a-{i}",
-                        "aggregateVersion": 1,
-                        "occurredAt": "2026-11-30T10:00:00Z",
-                        "payload": {"i": i},
-                    }
-                    for i in range(start, min(n_events, start + 1000))
-                ]
-                async with http.post(f"{base}/v1/events/batch", json={"events": events}) as r:
-                    assert r.status < 300, await r.text()
+            if args.other:
+                path = "hook" if args.other_same_url else "other"
+                async with http.post(
+                    f"{base}/v1/subscriptions",
+                    json={
+                        "endpoint": f"https://127.0.0.1:{port}/{path}",
+                        "topics": ["u"],
+                        "eventVersions": [1],
+                        "region": "eu",
+                        "signatureAlgorithm": "ed25519",
+                        "owner": "bench",
+                    },
+                ) as r:
+                    oid = (await r.json())["id"]
+                for _ in range(300):
+                    async with http.get(f"{base}/v1/subscriptions/{oid}") as r:
+                        if (await r.json())["state"] == "ACTIVE":
+                            break
+                    await asyncio.sleep(0.1)
+                other_id[0] = oid
+            # the limited backlog first, then the other subscription's events (all younger)
+            for topic, count in (("t", n_events), ("u", args.other)):
+                for start in range(0, count, 1000):
+                    events = [
+                        {
+                            "eventId": f"e-{topic}-{i}",
+                            "topic": topic,
+                            "version": "1.0",
+                            "aggregateId": f"a-{i}",
+                            "aggregateVersion": 1,
+                            "occurredAt": "2026-11-30T10:00:00Z",
+                            "payload": {"i": i},
+                        }
+                        for i in range(start, min(count, start + 1000))
+                    ]
+                    async with http.post(f"{base}/v1/events/batch", json={"events": events}) as r:
+                        assert r.status < 300, await r.text()
         # every 10 ms, is the bucket full (refill being lost: no claim took from it in time)?
         probe = await asyncpg.connect(db_url)
         samples = [0, 0]
@@ -216,6 +276,7 @@ async def main() -> None:
             "engine_cpu_ms_per_delivery": round(1e3 * engine_cpu / len(times), 3)
             if times
             else None,
+            **_other_figures(times, sorted(other_at), args.other, args.other_same_url),
             "load_before": load_before,
             "load_after": os.getloadavg(),
             "cores": os.cpu_count(),

@@ -193,13 +193,14 @@ class Dispatcher:
                     reservation.rooms,
                     reservation.others,
                     per_endpoint=reservation.per_endpoint,
+                    held=reservation.held,
                 )
                 for r in got:  # a rate-limited subscription's first held-back row: not sent
                     if r["rate_wait_s"] is None:
                         records.append(r)
-                    else:  # its endpoint has no room until the bucket's next token
+                    else:  # none of its rows until the bucket's next token
                         waits.append(r["rate_wait_s"])
-                        self.gates.hold(r["endpoint_digest"], time.monotonic() + r["rate_wait_s"])
+                        self.gates.hold(r["subscription_id"], time.monotonic() + r["rate_wait_s"])
             self._drained = len(records) < free
             self._rate_wait = min(waits) if waits else None
             plan = plan_claim(map(claim_row, records), reservation.room)

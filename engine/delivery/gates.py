@@ -3,10 +3,11 @@
 The breaker is one transition table (``BREAKER_TRANSITIONS``) and a pure ``breaker_next``;
 ``observed`` reads the state at a time without changing anything (an OPEN breaker whose
 cool-down has passed reads as HALF_OPEN, which admits one probe). ``EndpointGates`` holds
-the in-flight counts and breakers of the endpoints that have either, and the endpoints held
-until a time (``hold``: a rate-limited subscription's bucket is empty until its next token),
-nothing else: an endpoint back to CLOSED with nothing in flight and no hold is dropped, and
-``prune`` drops idle entries.
+the in-flight counts and breakers of the endpoints that have either, and the subscriptions
+held until a time (``hold``: a rate-limited subscription's bucket is empty until its next
+token; the limit is the subscription's, so another subscription to the same URL is not held),
+nothing else: an endpoint back to CLOSED with nothing in flight is dropped, and ``prune`` drops
+idle entries.
 """
 
 from __future__ import annotations
@@ -94,23 +95,26 @@ def breaker_next(
 class Reservation:
     """The room one claim holds while it runs (``EndpointGates.reserve``): ``rooms`` per
     endpoint already known to the gates (their slots counted in flight until ``settle``),
-    ``blocked`` the known endpoints without room, and ``others`` the room of any endpoint not
-    named (the limit for the one claim holding that right, else 0)."""
+    ``blocked`` the known endpoints without room, ``others`` the room of any endpoint not
+    named (the limit for the one claim holding that right, else 0), and ``held`` the
+    subscriptions waiting for their rate limit's next token (their rows are not claimed)."""
 
     rooms: dict[str, int]
     blocked: list[str]
     others: int
-    #: claim per endpoint (each endpoint's oldest rows up to its room) even with none blocked:
-    #: a rate-limited endpoint's bucket was short within ``RATE_STICKY_S``, and its backlog
-    #: must not fill a claim's scan of the due order ahead of the other endpoints' rows
+    #: claim per endpoint and subscription (each pair's oldest rows, each endpoint's up to its
+    #: room) even with none blocked or held: a rate-limited subscription's bucket was short
+    #: within ``RATE_STICKY_S``, and its backlog must not fill a claim's scan of the due order
+    #: ahead of the other subscriptions' rows
     per_endpoint: bool = False
+    held: list[str] = field(default_factory=list)
 
     def room(self, key: str) -> int:
         return self.rooms.get(key, 0 if key in self.blocked else self.others)
 
 
-#: how long after its bucket was last found short a rate-limited endpoint keeps the claims
-#: per endpoint (:attr:`Reservation.per_endpoint`)
+#: how long after its bucket was last found short a rate-limited subscription keeps the
+#: claims per endpoint and subscription (:attr:`Reservation.per_endpoint`)
 RATE_STICKY_S: Final = 1.0
 
 
@@ -126,24 +130,18 @@ class EndpointGates:
     #: a running claim may take rows of endpoints not known here (the gates cannot reserve
     #: their room by name): only one claim at a time holds that right
     others_reserved: bool = False
-    #: endpoints with no room until a time (monotonic): :meth:`hold`
+    #: subscriptions not to claim until a time (monotonic): :meth:`hold`
     held: dict[str, float] = field(default_factory=dict)
 
-    def hold(self, key: str, until: float, now: float | None = None) -> None:
-        """No room at this endpoint until ``until``: claims skip its rows as they skip a full
-        endpoint's (a rate-limited subscription's empty bucket: its held-back backlog must not
-        fill every claim's scan of the due order and hide the other endpoints' rows)."""
-        self.held[key] = max(until, self.held.get(key, until))
-        self.touched[key] = time.monotonic() if now is None else now
-
-    def _holding(self, key: str, now: float) -> bool:
-        return self.held.get(key, 0.0) > now
+    def hold(self, subscription_id: str, until: float) -> None:
+        """Claim none of this subscription's rows until ``until`` (its rate limit's bucket is
+        empty until its next token): claims leave them out by name, so its held-back backlog
+        neither fills a claim nor hides other rows, at other endpoints or at the same URL."""
+        self.held[subscription_id] = max(until, self.held.get(subscription_id, until))
 
     def room(self, key: str, now: float | None = None) -> int:
         """How many more attempts this endpoint may have in flight now."""
         now = time.monotonic() if now is None else now
-        if self._holding(key, now):
-            return 0
         busy = self.inflight.get(key, 0)
         state = observed(self.breakers.get(key, CLOSED), now)
         if state is B.OPEN:
@@ -186,7 +184,8 @@ class EndpointGates:
         self.others_reserved = self.others_reserved or others > 0
         for k in [k for k, until in self.held.items() if until + RATE_STICKY_S <= now]:
             del self.held[k]
-        return Reservation(rooms, blocked, others, per_endpoint=bool(self.held))
+        held = [k for k, until in self.held.items() if until > now]
+        return Reservation(rooms, blocked, others, per_endpoint=bool(self.held), held=held)
 
     def settle(
         self, reservation: Reservation, taken: dict[str, int], now: float | None = None
@@ -200,7 +199,7 @@ class EndpointGates:
         for k, n in reservation.rooms.items():
             unused = n - taken.get(k, 0)
             busy = max(0, self.inflight.get(k, 0) - unused)
-            if busy == 0 and self.breakers.get(k, CLOSED) == CLOSED and not self._holding(k, now):
+            if busy == 0 and self.breakers.get(k, CLOSED) == CLOSED:
                 self._forget(k)
             else:
                 self.inflight[k] = busy
@@ -224,7 +223,7 @@ class EndpointGates:
             threshold=self.failure_threshold,
             open_seconds=self.open_seconds,
         )
-        if b == CLOSED and busy == 0 and not self._holding(key, now):  # nothing to remember
+        if b == CLOSED and busy == 0:  # nothing to remember
             self._forget(key)
             return
         self.inflight[key] = busy
@@ -247,7 +246,6 @@ class EndpointGates:
         self.inflight.pop(key, None)
         self.breakers.pop(key, None)
         self.touched.pop(key, None)
-        self.held.pop(key, None)
 
     def states(self, now: float | None = None) -> dict[str, str]:
         """Each remembered endpoint's breaker state (a pure read)."""

@@ -4,6 +4,7 @@ services reach the database for them."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple, cast
@@ -156,47 +157,34 @@ class DeliveryRepository(PoolRepository):
         scan: int | None = None,
         heads_max: int = HEADS_MAX,
         per_endpoint: bool = False,
+        held: Collection[str] = (),
     ) -> list[Record]:
         """Up to ``limit`` due deliveries with their subscriptions, locked, skipping the
-        endpoints (digests) in ``blocked``, within ``share`` (``claim_shares``), and at most
+        endpoints (digests) in ``blocked`` and the subscriptions in ``held`` (waiting for their
+        rate limit's next token), within ``share`` (``claim_shares``), and at most
         ``rooms[digest]`` rows of an endpoint (``room`` for one not named).
 
-        While some endpoint is blocked and at most ``heads_max`` endpoints have waiting rows:
-        per endpoint (``dispatch_due_heads`` then ``dispatch_claim_endpoints``: each endpoint's
-        oldest rows up to its room, no backlog walked). Otherwise by due order among the first
-        ``scan`` due rows (``dispatch_claim``; default four times ``limit``): with no endpoint
-        blocked it reads no row it does not take, and with many endpoints waiting one probe
-        each would cost more than the walk it saves. ``per_endpoint``: per endpoint even with
-        none blocked (a rate-limited endpoint's backlog, held back by its bucket, would fill
-        the walk: ``Reservation.per_endpoint``)."""
+        While some endpoint is blocked or some subscription held, and at most ``heads_max``
+        (endpoint, subscription) pairs have waiting rows: per pair (``dispatch_due_heads`` then
+        ``dispatch_claim_endpoints``: each pair's oldest rows, each endpoint's up to its room,
+        no backlog walked). Otherwise by due order among the first ``scan`` due rows
+        (``dispatch_claim``; default four times ``limit``): with none blocked it reads no row
+        it does not take, and with many pairs waiting one probe each would cost more than the
+        walk it saves. ``per_endpoint``: per pair even with none blocked
+        (``Reservation.per_endpoint``). A claim by due order that met a rate-limited
+        subscription's bucket short and took fewer than ``limit`` rows claims the rest per
+        pair, that subscription left out: its backlog, ahead in due order, may have filled the
+        scan and hidden every other row (issue 35: the limit delays no one else)."""
         named = rooms or {}
-        count, index, own, _steal = share
-        # Only a full endpoint's rows are read and left by the claim by due order; with none
-        # blocked it walks nothing it does not take, and costs one statement instead of two.
-        by_endpoint = bool(blocked) or per_endpoint
-        heads = await conn.fetch(SQL["dispatch_due_heads"], heads_max, count) if by_endpoint else []
-        if by_endpoint and len(heads) <= heads_max:
-            skip = set(blocked)
-            endpoints = [
-                h["endpoint_digest"]
-                for h in heads
-                if h["due"]
-                and h["endpoint_digest"] not in skip
-                and (count <= 1 or (h["share"] == index) == own)
-            ]
-            if not endpoints:
-                return []
-            return cast(
-                list[Record],
-                await conn.fetch(
-                    SQL["dispatch_claim_endpoints"],
-                    limit,
-                    endpoints,
-                    [named.get(e, room) for e in endpoints],
-                    *share,
-                ),
-            )
-        return cast(
+        count = share[0]
+        by_endpoint = bool(blocked) or bool(held) or per_endpoint
+        if by_endpoint:
+            heads = await conn.fetch(SQL["dispatch_due_heads"], heads_max, count)
+            if len(heads) <= heads_max:
+                return await self._claim_pairs(
+                    conn, limit, heads, blocked, held, share, named, room, []
+                )
+        rows = cast(
             list[Record],
             await conn.fetch(
                 SQL["dispatch_claim"],
@@ -207,6 +195,69 @@ class DeliveryRepository(PoolRepository):
                 list(named),
                 list(named.values()),
                 room,
+                list(held),
+            ),
+        )
+        short = {r["subscription_id"] for r in rows if r["rate_wait_s"] is not None}
+        sent = [r for r in rows if r["rate_wait_s"] is None]
+        if by_endpoint or not short or len(sent) >= limit:
+            return rows
+        heads = await conn.fetch(SQL["dispatch_due_heads"], heads_max, count)
+        if len(heads) > heads_max:
+            return rows
+        used = Counter(r["endpoint_digest"] for r in sent)
+        left = {e: named.get(e, room) - used[e] for e in {*named, *used}}
+        more = await self._claim_pairs(
+            conn,
+            limit - len(sent),
+            heads,
+            blocked,
+            {*held, *short},
+            share,
+            left,
+            room,
+            [r["delivery_id"] for r in rows],  # held by this transaction already
+        )
+        return rows + more
+
+    async def _claim_pairs(
+        self,
+        conn: Connection,
+        limit: int,
+        heads: Sequence[Record],
+        blocked: Collection[str],
+        held: Collection[str],
+        share: tuple[int, int, bool, float],
+        rooms: Mapping[str, int],
+        room: int,
+        leave: Sequence[str],
+    ) -> list[Record]:
+        """``dispatch_claim_endpoints`` over the due pairs of ``heads`` (``dispatch_due_heads``)
+        of this share, less the ``blocked`` endpoints, the ``held`` subscriptions and the
+        endpoints without room; ``leave``: delivery ids this transaction holds already."""
+        count, index, own, _steal = share
+        skip, waiting = set(blocked), set(held)
+        pairs = [
+            (h["endpoint_digest"], h["subscription_id"])
+            for h in heads
+            if h["due"]
+            and h["endpoint_digest"] not in skip
+            and h["subscription_id"] not in waiting
+            and (count <= 1 or (h["share"] == index) == own)
+            and rooms.get(h["endpoint_digest"], room) > 0
+        ]
+        if not pairs:
+            return []
+        return cast(
+            list[Record],
+            await conn.fetch(
+                SQL["dispatch_claim_endpoints"],
+                limit,
+                [e for e, _ in pairs],
+                [s for _, s in pairs],
+                [rooms.get(e, room) for e, _ in pairs],
+                *share,
+                list(leave),
             ),
         )
 

@@ -23,18 +23,23 @@
 -- NULL when this statement's snapshot does not see it: the append then reads the head).
 -- Per endpoint, never more rows than it has room for: the due rows are first chosen without
 -- locks (at most $7, in due order; each endpoint's first rows up to its room: $9 for the
--- endpoints in $8, $10 for any other), then only those are locked. A claim used to lock its
+-- endpoints in $8, $10 for any other; a rate-limited subscription's first rows up to the whole
+-- tokens its bucket held at its last commit, plus one that says how long to wait:
+-- hookproof_rate_peek, migration 1010, so rows its bucket will hold back do not take the place
+-- of other rows in the claim's limit; none of the subscriptions in $11, waiting for their
+-- next token), then only those are locked. A claim used to lock its
 -- whole LIMIT in due order and leave what a nearly full endpoint could not take, so a busy
 -- endpoint's backlog cost a row lock (and its WAL record) per row per claim (bench/README.md
 -- "Session 6"). The conditions are checked again on the locked rows (READ COMMITTED: the
 -- newest version of each), so fencing, ordering and SKIP LOCKED are as they were.
 WITH due AS MATERIALIZED (
-    SELECT d.delivery_id, d.endpoint_digest, d.next_attempt_at
+    SELECT d.delivery_id, d.endpoint_digest, d.subscription_id, d.next_attempt_at
     FROM deliveries d
     JOIN subscriptions s ON s.subscription_id = d.subscription_id
     WHERE d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')
       AND d.next_attempt_at <= now()
       AND NOT (d.endpoint_digest = ANY($2::text[]))
+      AND NOT (d.subscription_id = ANY($11::text[]))
       AND ($3::int <= 1
            OR ((mod(abs(hashtext(d.endpoint_digest)::bigint), $3::int) = $4::int) = $5::bool
                AND d.next_attempt_at <= now() - make_interval(secs => $6::float8)))
@@ -44,12 +49,24 @@ WITH due AS MATERIALIZED (
                                        d.gap_skipped, d.created_at, d.ordering_gap_timeout_s))
     ORDER BY d.next_attempt_at
     LIMIT $7
+), caps AS (  -- a rate-limited subscription: its bucket's whole tokens (last committed) + 1
+    SELECT s.subscription_id,
+           1 + hookproof_rate_peek(s.subscription_id,
+                                   (s.config::jsonb #>> '{rate_limit,per_second}')::float8,
+                                   (s.config::jsonb #>> '{rate_limit,burst}')::float8) AS cap
+    FROM subscriptions AS s
+    WHERE s.subscription_id IN (SELECT u.subscription_id FROM due AS u)
+      AND strpos(s.config, '"rate_limit":{') > 0
 ), chosen AS (
     SELECT r.delivery_id
-    FROM (SELECT u.delivery_id, u.endpoint_digest,
-                 row_number() OVER (PARTITION BY u.endpoint_digest
-                                    ORDER BY u.next_attempt_at) AS k
-          FROM due AS u) AS r
+    FROM (SELECT v.delivery_id, v.endpoint_digest,
+                 row_number() OVER (PARTITION BY v.endpoint_digest
+                                    ORDER BY v.next_attempt_at) AS k
+          FROM (SELECT u.*, c.cap,
+                       row_number() OVER (PARTITION BY u.subscription_id
+                                          ORDER BY u.next_attempt_at) AS ks
+                FROM due AS u LEFT JOIN caps AS c USING (subscription_id)) AS v
+          WHERE v.cap IS NULL OR v.ks <= v.cap) AS r
     LEFT JOIN unnest($8::text[], $9::int[]) AS room(endpoint_digest, n) USING (endpoint_digest)
     WHERE r.k <= coalesce(room.n, $10::int)
 )

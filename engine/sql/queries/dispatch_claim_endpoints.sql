@@ -1,37 +1,62 @@
--- dispatch_claim.sql, per endpoint: the endpoints are named ($2, each with its room $3, from
--- dispatch_due_heads.sql less the blocked ones and other shares), and each gives its oldest
--- due rows up to its room through one range of deliveries_due_endpoint, so a claim never
--- walks a saturated endpoint's backlog (dispatch_claim.sql read every due row of a full
--- endpoint ahead of the others' in due order, and filtered it out: bench/README.md
--- "Session 7"). The rows are then locked with every condition checked again, exactly as in
--- dispatch_claim.sql (fencing FOR SHARE of the subscription, ordering, share, SKIP LOCKED);
--- the columns are the same. Shares: $4 processes, this one $5, own share $6, rows of another
--- share only once due for $7 seconds (0 for the own share; the endpoints named are already of
--- the share, so the per-endpoint scan repeats only the delay: an expression it cannot
--- estimate made the planner read an endpoint's whole backlog and sort it). The per-endpoint
--- scan matches deliveries_due_endpoint's key and order (the endpoint's hash: an index
--- condition no other index serves), and the lock step looks the chosen rows up by primary
--- key, so the generic plan of this prepared statement (asyncpg prepares it; Postgres may switch
--- to a generic plan after five executions) reads no backlog either
+-- dispatch_claim.sql, per (endpoint, subscription) pair: the pairs are named ($2 endpoints, $3
+-- subscriptions, each with its endpoint's room $4, from dispatch_due_heads.sql less the blocked
+-- endpoints, the subscriptions waiting for their rate limit's next token and other shares), and
+-- each gives its oldest due rows through one range of deliveries_due_endpoint_subscription, so
+-- a claim never walks a saturated endpoint's backlog (dispatch_claim.sql read every due row of
+-- a full endpoint ahead of the others' in due order, and filtered it out: bench/README.md
+-- "Session 7") nor a held subscription's (migration 1010). Then each endpoint keeps its oldest
+-- rows up to its room, whichever subscriptions they are of. A rate-limited subscription gives
+-- at most the whole tokens its bucket held at its last commit plus one (hookproof_rate_peek):
+-- rows its bucket will hold back do not take the place of other rows in the claim's limit
+-- ($1; the one more says how long to wait, dispatch_claim_rate.sql). The rows are then locked
+-- with every condition checked again, exactly as in dispatch_claim.sql (fencing FOR SHARE of
+-- the subscription, ordering, share, SKIP LOCKED); the columns are the same. Shares: $5
+-- processes, this one $6, own share $7, rows of another share only once due for $8 seconds (0
+-- for the own share; the pairs named are already of the share, so the per-pair scan repeats
+-- only the delay: an expression it cannot estimate made the planner read an endpoint's whole
+-- backlog and sort it). $9: rows this transaction already holds (an earlier claim statement in
+-- it), left out. The per-pair scan matches the index's key and order (the endpoint's hash: an
+-- index condition no other index serves), and the lock step looks the chosen rows up by
+-- primary key, so the generic plan of this prepared statement (asyncpg prepares it; Postgres
+-- may switch to a generic plan after five executions) reads no backlog either
 -- (tests/delivery/test_claim_room.py runs it under force_generic_plan).
-WITH due AS MATERIALIZED (
-    SELECT c.delivery_id
-    FROM unnest($2::text[], $3::int[]) AS room(endpoint_digest, n)
+WITH pairs AS MATERIALIZED (
+    SELECT p.endpoint_digest, p.subscription_id, p.n,
+           CASE WHEN strpos(s.config, '"rate_limit":{') > 0 THEN
+               least(p.n, 1 + hookproof_rate_peek(
+                   s.subscription_id,
+                   (s.config::jsonb #>> '{rate_limit,per_second}')::float8,
+                   (s.config::jsonb #>> '{rate_limit,burst}')::float8))
+           ELSE p.n END AS take
+    FROM unnest($2::text[], $3::text[], $4::int[]) AS p(endpoint_digest, subscription_id, n)
+    JOIN subscriptions AS s ON s.subscription_id = p.subscription_id
+), due AS MATERIALIZED (
+    SELECT c.delivery_id, c.next_attempt_at, p.endpoint_digest, p.n
+    FROM pairs AS p
     CROSS JOIN LATERAL (
-        SELECT d.delivery_id
+        SELECT d.delivery_id, d.next_attempt_at
         FROM deliveries AS d
         JOIN subscriptions AS s ON s.subscription_id = d.subscription_id
-        WHERE hashtextextended(d.endpoint_digest, 0) = hashtextextended(room.endpoint_digest, 0)
-          AND d.endpoint_digest = room.endpoint_digest
+        WHERE hashtextextended(d.endpoint_digest, 0) = hashtextextended(p.endpoint_digest, 0)
+          AND d.subscription_id = p.subscription_id
+          AND d.endpoint_digest = p.endpoint_digest
           AND d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')
-          AND d.next_attempt_at <= now() - make_interval(secs => $7::float8)
+          AND d.next_attempt_at <= now() - make_interval(secs => $8::float8)
+          AND NOT (d.delivery_id = ANY($9::text[]))
           AND (s.state IN ('ACTIVE', 'ROTATING', 'REVOKED', 'EXPIRED') OR s.generation <> d.generation)
           AND (d.ordering_gap_timeout_s IS NULL OR d.attempt > 0
                OR hookproof_ordering_ready(d.subscription_id, d.aggregate_id, d.aggregate_version,
                                            d.gap_skipped, d.created_at, d.ordering_gap_timeout_s))
-        ORDER BY hashtextextended(d.endpoint_digest, 0), d.next_attempt_at  -- the index's order
-        LIMIT room.n
+        ORDER BY hashtextextended(d.endpoint_digest, 0), d.subscription_id, d.next_attempt_at
+        LIMIT p.take
     ) AS c
+), chosen AS (  -- each endpoint's oldest up to its room, across its subscriptions
+    SELECT r.delivery_id
+    FROM (SELECT u.delivery_id, u.n,
+                 row_number() OVER (PARTITION BY u.endpoint_digest
+                                    ORDER BY u.next_attempt_at) AS k
+          FROM due AS u) AS r
+    WHERE r.k <= r.n
 )
 , locked AS (  -- the rows this claim locks; dispatch_claim_rate.sql keeps what the rate allows
 SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, d.endpoint,
@@ -50,15 +75,15 @@ SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, 
        d.next_attempt_at AS due_at
 FROM deliveries d
 JOIN subscriptions s ON s.subscription_id = d.subscription_id
-WHERE d.delivery_id = ANY (ARRAY(SELECT u.delivery_id FROM due AS u))  -- by primary key
+WHERE d.delivery_id = ANY (ARRAY(SELECT c.delivery_id FROM chosen AS c))  -- by primary key
   -- rechecks, never index conditions: as such (or as the due indexes' predicate) they had the
   -- planner read a due index, every waiting row filtered, instead of the chosen rows by key
   AND (d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')) IS TRUE
   AND (d.next_attempt_at <= now()) IS TRUE
   AND d.endpoint_digest = ANY($2::text[])
-  AND ($4::int <= 1
-       OR ((mod(abs(hashtext(d.endpoint_digest)::bigint), $4::int) = $5::int) = $6::bool
-           AND d.next_attempt_at <= now() - make_interval(secs => $7::float8)))
+  AND ($5::int <= 1
+       OR ((mod(abs(hashtext(d.endpoint_digest)::bigint), $5::int) = $6::int) = $7::bool
+           AND d.next_attempt_at <= now() - make_interval(secs => $8::float8)))
   AND (s.state IN ('ACTIVE', 'ROTATING', 'REVOKED', 'EXPIRED') OR s.generation <> d.generation)
   AND (d.ordering_gap_timeout_s IS NULL OR d.attempt > 0
        OR hookproof_ordering_ready(d.subscription_id, d.aggregate_id, d.aggregate_version,
