@@ -461,6 +461,43 @@ class CpuMeter:
         return out
 
 
+def gc_probe_read(folder: Path | None) -> dict[str, Any]:
+    """The running totals of ``bench/gc_probe`` (one file per worker), or {} without it."""
+    out: dict[str, Any] = {}
+    if folder is None or not folder.exists():
+        return out
+    for f in sorted(folder.glob("worker-*.json")):
+        with contextlib.suppress(OSError, ValueError):
+            out[f.stem] = json.loads(f.read_text())
+    return out
+
+
+def gc_probe_delta(before: dict[str, Any], after: dict[str, Any], n: int) -> dict[str, Any]:
+    """Collections and their time over a phase, all workers summed, per generation."""
+    gens: dict[str, dict[str, float]] = {}
+    cpu = 0.0
+    for worker, now in after.items():
+        was = before.get(worker, {})
+        cpu += now["process_cpu_s"] - was.get("process_cpu_s", 0.0)
+        for g, t in now["generations"].items():
+            w = was.get("generations", {}).get(g, {})
+            acc = gens.setdefault(g, {"collections": 0, "wall_s": 0.0, "cpu_s": 0.0})
+            for k in acc:
+                acc[k] += t[k] - w.get(k, 0)
+    gc_cpu = sum(g["cpu_s"] for g in gens.values())
+    return {
+        "generations": {
+            g: {k: round(v, 4) if isinstance(v, float) else v for k, v in t.items()}
+            for g, t in gens.items()
+        },
+        "gc_cpu_ms_per_delivery": round(gc_cpu * 1000 / max(1, n), 4),
+        "workers_cpu_s": round(cpu, 3),
+        "gc_share_of_workers_cpu": round(gc_cpu / cpu, 4) if cpu else None,
+        "frozen_objects": {w: a.get("frozen_objects") for w, a in after.items()},
+        "threshold": {w: a.get("threshold") for w, a in after.items()},
+    }
+
+
 def postgres_pids(pgdata: str) -> list[int]:
     import psutil
 
@@ -1132,20 +1169,26 @@ def summarise_profile(raw: Path, top: int = 25) -> dict[str, Any]:
     """Collapsed stacks -> inclusive and self shares of the sampled (non-idle) time."""
     inclusive: Counter[str] = Counter()
     own: Counter[str] = Counter()
+    areas: Counter[str] = Counter()
     total = 0
+    no_python = 0
     for line in raw.read_text(errors="replace").splitlines():
         stack, _, count = line.rpartition(" ")
         if not count.isdigit():
             continue
         c = int(count)
+        # the process's own root frame ("process <pid>:...") first: not a Python frame
+        frames = [_frame(f) for f in stack.split(";") if f and not f.startswith("process ")]
+        if not frames:
+            no_python += c  # a thread with no Python frame (native threads): not the loop
+            continue
         total += c
-        frames = [_frame(f) for f in stack.split(";") if f]
         for f in set(frames):
             inclusive[f] += c
-        if frames:
-            own[frames[-1]] += c
+        own[frames[-1]] += c
+        areas[_area(stack)] += c
     if not total:
-        return {"samples": 0}
+        return {"samples": 0, "samples_without_python_frames": no_python}
 
     def share(counter: Counter[str], keep: Any) -> list[list[Any]]:
         return [[k, round(100 * v / total, 1)] for k, v in counter.most_common() if keep(k)][:top]
@@ -1153,6 +1196,8 @@ def summarise_profile(raw: Path, top: int = 25) -> dict[str, Any]:
     project = ("engine/", "events/", "projections/", "hookproof_subscriber/")
     return {
         "samples": total,
+        "samples_without_python_frames": no_python,
+        "areas_pct": {k: round(100 * v / total, 1) for k, v in areas.most_common()},
         "inclusive_pct_project": share(inclusive, lambda k: any(p in k for p in project)),
         "inclusive_pct_libraries": share(
             inclusive,
@@ -1171,6 +1216,28 @@ def summarise_profile(raw: Path, top: int = 25) -> dict[str, Any]:
         ),
         "self_pct": share(own, lambda k: True),
     }
+
+
+#: where a sampled stack is (the first of these its frames contain), for ``areas_pct``
+_AREAS = (
+    ("idle (select)", ("EpollSelector.select",)),
+    ("ingest: API request and answer", ("post_event", "post_batch")),
+    ("ingest: group commit", ("IngestService._commit", "GroupCommit")),
+    ("claim", ("Dispatcher.claim", "Dispatcher._claim")),
+    ("send", ("Dispatcher.send",)),
+    ("outcomes", ("Dispatcher.record", "_append_outcome", "OutcomeBatcher", "batcher.py")),
+    ("projector", ("projector", "Projector")),
+    ("aiohttp server (other routes, parsing)", ("aiohttp/web_protocol", "aiohttp/web_app")),
+    ("TLS handshakes", ("do_handshake",)),
+    ("asyncpg (outside the above)", ("asyncpg/",)),
+)
+
+
+def _area(stack: str) -> str:
+    for name, marks in _AREAS:
+        if any(m in stack for m in marks):
+            return name
+    return "other"
 
 
 def _frame(text: str) -> str:
@@ -1497,6 +1564,13 @@ async def run(args: argparse.Namespace, harness: str) -> dict[str, Any]:
                 "HOOKPROOF_METRICS_TOKEN": "bench-metrics",
             }
             daemon_env = {**env, "HOOKPROOF_WORKERS": str(args.workers)}
+            gc_dir = tmp / "gc_probe" if args.gc_probe else None
+            if gc_dir is not None:
+                # bench/gc_probe/sitecustomize.py in every worker: collections timed
+                daemon_env["PYTHONPATH"] = os.pathsep.join(
+                    x for x in (str(ROOT / "gc_probe"), os.environ.get("PYTHONPATH")) if x
+                )
+                daemon_env["HOOKPROOF_GC_PROBE_DIR"] = str(gc_dir)
             daemon_env.update(kv.split("=", 1) for kv in args.daemon_env)  # type: ignore[misc]
             result["daemon_env"] = args.daemon_env
             if args.what_if_unlogged:
@@ -1567,6 +1641,7 @@ async def run(args: argparse.Namespace, harness: str) -> dict[str, Any]:
                     await settle_stats(pool, args.stats_settle_seconds)
                     w0 = await pg_writes(pool)
                     db0 = await db_counters(pool)
+                    gc0 = gc_probe_read(gc_dir)
                     meter.start()
                     la0 = os.getloadavg()[0]
                     if args.pg_stat_statements:
@@ -1577,6 +1652,7 @@ async def run(args: argparse.Namespace, harness: str) -> dict[str, Any]:
                         pool, sent["ids"], sent["planned"], limit_s, tenant["tenantId"]
                     )
                     cpu = meter.stop()
+                    gc1 = gc_probe_read(gc_dir)
                     w1_phase = await pool.fetchval("SELECT pg_current_wal_lsn()::text")
                     caught_up = await catalogue_catch_up(db_url)
                     w1_lsn = await pool.fetchval("SELECT pg_current_wal_lsn()::text")
@@ -1631,6 +1707,8 @@ async def run(args: argparse.Namespace, harness: str) -> dict[str, Any]:
                         out["pg_relations"] = pg_relations_delta(rel0, await pg_relations(pool))
                     if "late_sends" in sent:
                         out["late_sends"] = sent["late_sends"]
+                    if gc1:
+                        out["gc_probe"] = gc_probe_delta(gc0, gc1, sent["planned"])
                     log(
                         f"{name}: {out['accepted']}/{out['deliveries_planned']} accepted, "
                         f"{out.get('deliveries_per_s')} dlv/s (steady {out.get('steady_deliveries_per_s')}), "
@@ -1958,6 +2036,8 @@ def mode_summary(result: dict[str, Any]) -> dict[str, Any]:
             "wal_kib_per_delivery": peak.get("pg_writes", {}).get("wal_kib_per_delivery"),
             "loadavg_1m": [peak.get("loadavg_1m_start"), peak.get("loadavg_1m_end")],
         }
+        if "gc_probe" in peak:
+            out["hookproof"]["gc_probe"] = peak["gc_probe"]
     peers = {k: v for k, v in ph.items() if k.startswith("peer_") and v.get("deliveries_per_s")}
     if peers:
         best = max(peers, key=lambda k: peers[k]["deliveries_per_s"])
@@ -2135,6 +2215,12 @@ def main() -> None:
         action="store_const",
         const="outside",
         help="the same as --harness outside",
+    )
+    ap.add_argument(
+        "--gc-probe",
+        action="store_true",
+        help="time the workers' garbage collections (bench/gc_probe on the daemon's PYTHONPATH)"
+        "; with --daemon-env HOOKPROOF_GC_PROBE_FREEZE_AFTER=<s> or _THRESHOLD=a,b,c as what-ifs",
     )
     ap.add_argument(
         "--workers",
