@@ -19,6 +19,7 @@ from aiohttp import web
 
 from hookproof.config import Settings
 
+from ..observe.memory import freeze_start_up_heap
 from .composition import Engine, EngineOptions, build_engine
 
 __all__ = ["Engine", "EngineOptions", "build_engine", "serve", "supervised"]
@@ -90,6 +91,7 @@ async def serve(
     tasks = [
         asyncio.create_task(supervised(name, w, stop), name=name) for name, w in engine.workers
     ]
+    log.info("start_up_heap_frozen", objects=freeze_start_up_heap())
     if ready is not None:
         ready(address)
     try:
