@@ -31,6 +31,8 @@ and saves both with a summary per layout (``summary``: hookproof's, the peer's a
 keep-alive client's rates, the two ratios, CPU per delivery by process group as the kernel
 counts it, WAL per delivery).
 
+``--gc-probe`` times the workers' garbage collections per phase (``bench/gc_probe``).
+
 ``--peer procrastinate`` runs ``bench/peer_procrastinate.py`` after the bare client, on its own
 database of the same server and against the same sites (deliveries/s, WAL and rows per
 delivery, CPU), one phase per ``--peer-concurrency`` value.

@@ -31,7 +31,6 @@ def _start(folder: str) -> None:
     index = sys.argv[sys.argv.index("--worker-index") + 1]
     totals = {g: {"collections": 0, "wall_s": 0.0, "cpu_s": 0.0, "collected": 0} for g in range(3)}
     started: list[float] = [0.0, 0.0]
-    frozen: list[int] = [0]
 
     def callback(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
@@ -52,7 +51,6 @@ def _start(folder: str) -> None:
     def freeze() -> None:
         gc.collect()
         gc.freeze()
-        frozen[0] = gc.get_freeze_count()
 
     if freeze_after > 0:
         timer = threading.Timer(freeze_after, freeze)
@@ -69,7 +67,7 @@ def _start(folder: str) -> None:
                 "process_cpu_s": time.process_time(),
                 "generations": totals,
                 "threshold": gc.get_threshold(),
-                "frozen_objects": frozen[0],
+                "frozen_objects": gc.get_freeze_count(),  # the engine's own freeze too
             }
             tmp = path + ".tmp"
             with open(tmp, "w") as f:
