@@ -24,6 +24,15 @@ optionally a py-spy profile of the daemon under the peak load. Prints a table an
     .venv/bin/python bench/bench_e2e.py --pg-stat-statements ...   # + Postgres statement profile
     .venv/bin/python bench/bench_e2e.py --large-subs 0 --peer procrastinate   # + the DIY peer
 
+``--harness outside`` puts the subscriber sites in this process too, beside the load generator,
+the DNS server and the bare client (an outside tester's harness: one process beside the
+engine); ``--harness both`` makes a whole run of each layout, one after the other, and prints
+and saves both with a summary per layout (``summary``: hookproof's, the peer's and the bare
+keep-alive client's rates, the two ratios, CPU per delivery by process group as the kernel
+counts it, WAL per delivery).
+
+``--gc-probe`` times the workers' garbage collections per phase (``bench/gc_probe``).
+
 ``--peer procrastinate`` runs ``bench/peer_procrastinate.py`` after the bare client, on its own
 database of the same server and against the same sites (deliveries/s, WAL and rows per
 delivery, CPU), one phase per ``--peer-concurrency`` value.
@@ -452,6 +461,43 @@ class CpuMeter:
         out["other"] = round(out["machine_busy"] - sum(out[name] for name in s1), 3)
         out["wall_s"] = round(wall, 2)
         return out
+
+
+def gc_probe_read(folder: Path | None) -> dict[str, Any]:
+    """The running totals of ``bench/gc_probe`` (one file per worker), or {} without it."""
+    out: dict[str, Any] = {}
+    if folder is None or not folder.exists():
+        return out
+    for f in sorted(folder.glob("worker-*.json")):
+        with contextlib.suppress(OSError, ValueError):
+            out[f.stem] = json.loads(f.read_text())
+    return out
+
+
+def gc_probe_delta(before: dict[str, Any], after: dict[str, Any], n: int) -> dict[str, Any]:
+    """Collections and their time over a phase, all workers summed, per generation."""
+    gens: dict[str, dict[str, float]] = {}
+    cpu = 0.0
+    for worker, now in after.items():
+        was = before.get(worker, {})
+        cpu += now["process_cpu_s"] - was.get("process_cpu_s", 0.0)
+        for g, t in now["generations"].items():
+            w = was.get("generations", {}).get(g, {})
+            acc = gens.setdefault(g, {"collections": 0, "wall_s": 0.0, "cpu_s": 0.0})
+            for k in acc:
+                acc[k] += t[k] - w.get(k, 0)
+    gc_cpu = sum(g["cpu_s"] for g in gens.values())
+    return {
+        "generations": {
+            g: {k: round(v, 4) if isinstance(v, float) else v for k, v in t.items()}
+            for g, t in gens.items()
+        },
+        "gc_cpu_ms_per_delivery": round(gc_cpu * 1000 / max(1, n), 4),
+        "workers_cpu_s": round(cpu, 3),
+        "gc_share_of_workers_cpu": round(gc_cpu / cpu, 4) if cpu else None,
+        "frozen_objects": {w: a.get("frozen_objects") for w, a in after.items()},
+        "threshold": {w: a.get("threshold") for w, a in after.items()},
+    }
 
 
 def postgres_pids(pgdata: str) -> list[int]:
@@ -1125,20 +1171,26 @@ def summarise_profile(raw: Path, top: int = 25) -> dict[str, Any]:
     """Collapsed stacks -> inclusive and self shares of the sampled (non-idle) time."""
     inclusive: Counter[str] = Counter()
     own: Counter[str] = Counter()
+    areas: Counter[str] = Counter()
     total = 0
+    no_python = 0
     for line in raw.read_text(errors="replace").splitlines():
         stack, _, count = line.rpartition(" ")
         if not count.isdigit():
             continue
         c = int(count)
+        # the process's own root frame ("process <pid>:...") first: not a Python frame
+        frames = [_frame(f) for f in stack.split(";") if f and not f.startswith("process ")]
+        if not frames:
+            no_python += c  # a thread with no Python frame (native threads): not the loop
+            continue
         total += c
-        frames = [_frame(f) for f in stack.split(";") if f]
         for f in set(frames):
             inclusive[f] += c
-        if frames:
-            own[frames[-1]] += c
+        own[frames[-1]] += c
+        areas[_area(stack)] += c
     if not total:
-        return {"samples": 0}
+        return {"samples": 0, "samples_without_python_frames": no_python}
 
     def share(counter: Counter[str], keep: Any) -> list[list[Any]]:
         return [[k, round(100 * v / total, 1)] for k, v in counter.most_common() if keep(k)][:top]
@@ -1146,6 +1198,8 @@ def summarise_profile(raw: Path, top: int = 25) -> dict[str, Any]:
     project = ("engine/", "events/", "projections/", "hookproof_subscriber/")
     return {
         "samples": total,
+        "samples_without_python_frames": no_python,
+        "areas_pct": {k: round(100 * v / total, 1) for k, v in areas.most_common()},
         "inclusive_pct_project": share(inclusive, lambda k: any(p in k for p in project)),
         "inclusive_pct_libraries": share(
             inclusive,
@@ -1164,6 +1218,28 @@ def summarise_profile(raw: Path, top: int = 25) -> dict[str, Any]:
         ),
         "self_pct": share(own, lambda k: True),
     }
+
+
+#: where a sampled stack is (the first of these its frames contain), for ``areas_pct``
+_AREAS = (
+    ("idle (select)", ("EpollSelector.select",)),
+    ("ingest: API request and answer", ("post_event", "post_batch")),
+    ("ingest: group commit", ("IngestService._commit", "GroupCommit")),
+    ("claim", ("Dispatcher.claim", "Dispatcher._claim")),
+    ("send", ("Dispatcher.send",)),
+    ("outcomes", ("Dispatcher.record", "_append_outcome", "OutcomeBatcher", "batcher.py")),
+    ("projector", ("projector", "Projector")),
+    ("aiohttp server (other routes, parsing)", ("aiohttp/web_protocol", "aiohttp/web_app")),
+    ("TLS handshakes", ("do_handshake",)),
+    ("asyncpg (outside the above)", ("asyncpg/",)),
+)
+
+
+def _area(stack: str) -> str:
+    for name, marks in _AREAS:
+        if any(m in stack for m in marks):
+            return name
+    return "other"
 
 
 def _frame(text: str) -> str:
@@ -1391,11 +1467,16 @@ async def asyncpg_connect(url: str) -> Any:
     return await asyncpg.connect(url)
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
+async def run(args: argparse.Namespace, harness: str) -> dict[str, Any]:
+    """One whole run (its own Postgres, daemon and sites) with the given harness layout:
+    ``processes`` (each subscriber site group a process of its own) or ``outside`` (the
+    subscriber sites, the load generator, the DNS server and the bare client all in this one
+    process beside the engine, as an outside tester's harness runs them)."""
     import aiohttp
     import asyncpg
     import trustme
 
+    one_process = harness == "outside"
     info = machine_info()
     result: dict[str, Any] = {"benchmark": "e2e", "machine": info, "phases": {}}
     phases = result["phases"]
@@ -1443,19 +1524,19 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             cert.private_key_and_cert_chain_pem.write_to_path(str(cert_file))
             ports = [free_port() for _ in range(args.subscribers)]
             sub_procs = []
-            # --one-process: the subscriber sites in this process, beside the load generator
-            # (as an outside harness runs them); else a process each
+            # --harness outside: the subscriber sites in this process, beside the load generator
+            # and the DNS server (as an outside harness runs them); else a process each
             in_process = [{"deliveries": 0, "challenges": 0} for _ in ports]
             sub_runners = (
                 [
                     await start_subscriber(port, str(cert_file), in_process[i])
                     for i, port in enumerate(ports)
                 ]
-                if args.one_process
+                if one_process
                 else []
             )
-            result["harness"] = "one-process" if args.one_process else "subscriber-processes"
-            for i, port in enumerate(ports if not args.one_process else []):
+            result["harness"] = harness
+            for i, port in enumerate(ports if not one_process else []):
                 p = subprocess.Popen(  # noqa: ASYNC220 (setup, before anything is measured)
                     [
                         sys.executable,
@@ -1485,6 +1566,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "HOOKPROOF_METRICS_TOKEN": "bench-metrics",
             }
             daemon_env = {**env, "HOOKPROOF_WORKERS": str(args.workers)}
+            gc_dir = tmp / "gc_probe" if args.gc_probe else None
+            if gc_dir is not None:
+                # bench/gc_probe/sitecustomize.py in every worker: collections timed
+                daemon_env["PYTHONPATH"] = os.pathsep.join(
+                    x for x in (str(ROOT / "gc_probe"), os.environ.get("PYTHONPATH")) if x
+                )
+                daemon_env["HOOKPROOF_GC_PROBE_DIR"] = str(gc_dir)
             daemon_env.update(kv.split("=", 1) for kv in args.daemon_env)  # type: ignore[misc]
             result["daemon_env"] = args.daemon_env
             if args.what_if_unlogged:
@@ -1555,6 +1643,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     await settle_stats(pool, args.stats_settle_seconds)
                     w0 = await pg_writes(pool)
                     db0 = await db_counters(pool)
+                    gc0 = gc_probe_read(gc_dir)
                     meter.start()
                     la0 = os.getloadavg()[0]
                     if args.pg_stat_statements:
@@ -1565,6 +1654,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         pool, sent["ids"], sent["planned"], limit_s, tenant["tenantId"]
                     )
                     cpu = meter.stop()
+                    gc1 = gc_probe_read(gc_dir)
                     w1_phase = await pool.fetchval("SELECT pg_current_wal_lsn()::text")
                     caught_up = await catalogue_catch_up(db_url)
                     w1_lsn = await pool.fetchval("SELECT pg_current_wal_lsn()::text")
@@ -1619,6 +1709,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         out["pg_relations"] = pg_relations_delta(rel0, await pg_relations(pool))
                     if "late_sends" in sent:
                         out["late_sends"] = sent["late_sends"]
+                    if gc1:
+                        out["gc_probe"] = gc_probe_delta(gc0, gc1, sent["planned"])
                     log(
                         f"{name}: {out['accepted']}/{out['deliveries_planned']} accepted, "
                         f"{out.get('deliveries_per_s')} dlv/s (steady {out.get('steady_deliveries_per_s')}), "
@@ -1835,7 +1927,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 await runner.cleanup()
             result["subscriber_counts"] = (
                 in_process
-                if args.one_process
+                if one_process
                 else [
                     json.loads((tmp / f"sub-{i}.json").read_text())
                     if (tmp / f"sub-{i}.json").exists()
@@ -1911,6 +2003,105 @@ def goals(result: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
             rss = large["engine_peak_rss_mb"]
             out["engine_rss_lt_300mb_at_10000_subscriptions"] = {"value_mb": rss, "pass": rss < 300}
     return out
+
+
+def _ms_per(cores: float, wall_s: float, n: int) -> float | None:
+    return round(cores * wall_s * 1000 / n, 3) if n else None
+
+
+def mode_summary(result: dict[str, Any]) -> dict[str, Any]:
+    """One harness mode's figures side by side (issue 37): hookproof's peak, the peer's and
+    the bare keep-alive client's rates, the two ratios, CPU per delivery by process group
+    (the kernel's count: psutil ``cpu_times``, i.e. utime + stime of ``/proc/<pid>/stat`` for
+    every pid of the group, summed over the phase) and WAL per delivery."""
+    ph = result["phases"]
+    peak = ph.get("peak_10_subscriptions", {})
+    out: dict[str, Any] = {"harness": result.get("harness")}
+    rate = peak.get("deliveries_per_s")
+    n = peak.get("deliveries_planned") or 0
+    if rate:
+        c = peak["cpu_cores_used"]
+        harness = c["bench_loadgen"] + c["subscribers"]
+        out["hookproof"] = {
+            "deliveries_per_s": rate,
+            "steady_deliveries_per_s": peak.get("steady_deliveries_per_s"),
+            "ingest_events_per_s": peak.get("ingest_events_per_s"),
+            "deliveries": n,
+            "cpu_ms_per_delivery": {
+                "engine": _ms_per(c["engine"], c["wall_s"], n),
+                "postgres": _ms_per(c["postgres"], c["wall_s"], n),
+                "engine_plus_postgres": _ms_per(c["engine"] + c["postgres"], c["wall_s"], n),
+                "harness": _ms_per(harness, c["wall_s"], n),
+                "other": _ms_per(c["other"], c["wall_s"], n),
+            },
+            "cpu_cores_used": c,
+            "wal_kib_per_delivery": peak.get("pg_writes", {}).get("wal_kib_per_delivery"),
+            "loadavg_1m": [peak.get("loadavg_1m_start"), peak.get("loadavg_1m_end")],
+        }
+        if "gc_probe" in peak:
+            out["hookproof"]["gc_probe"] = peak["gc_probe"]
+    peers = {k: v for k, v in ph.items() if k.startswith("peer_") and v.get("deliveries_per_s")}
+    if peers:
+        best = max(peers, key=lambda k: peers[k]["deliveries_per_s"])
+        p = peers[best]
+        c = p["cpu_cores_used_whole_child"]
+        m = max(1, p["accepted"])
+        out["peer"] = {
+            "phase": best,
+            "deliveries_per_s": p["deliveries_per_s"],
+            "ingest_events_per_s": p.get("ingest_events_per_s"),
+            "deliveries": p["accepted"],
+            "cpu_ms_per_delivery": {
+                "peer": p.get("peer_cpu_ms_per_delivery"),
+                "postgres": p.get("postgres_cpu_ms_per_delivery_whole_child"),
+                "peer_plus_postgres": round(
+                    (p.get("peer_cpu_ms_per_delivery") or 0.0)
+                    + (p.get("postgres_cpu_ms_per_delivery_whole_child") or 0.0),
+                    3,
+                ),
+                "harness": _ms_per(c["bench_loadgen"] + c["subscribers"], c["wall_s"], m),
+            },
+            "cpu_cores_used": c,
+            "wal_kib_per_delivery": p.get("wal_kib_per_delivery_minus_idle"),
+            "loadavg_1m": [p.get("loadavg_1m_start"), p.get("loadavg_1m_end")],
+        }
+    bare = ph.get("baseline_bare_client", {}).get("keepalive", {})
+    if bare.get("requests_per_s"):
+        out["bare_keepalive"] = {
+            "requests_per_s": bare["requests_per_s"],
+            "cpu_cores_used": bare.get("cpu_cores_used"),
+        }
+    if rate and "peer" in out:
+        x = rate / out["peer"]["deliveries_per_s"]
+        out["ratio_to_peer"] = {"value": round(x, 2), "target": 3.0, "pass": x >= 3.0}
+    if rate and "bare_keepalive" in out:
+        x = rate / out["bare_keepalive"]["requests_per_s"]
+        out["ratio_to_bare_keepalive"] = {"value": round(x, 3), "target": 0.30, "pass": x >= 0.30}
+    out["loadavg_start_end"] = [
+        result["machine"].get("loadavg_start"),
+        result["machine"].get("loadavg_end"),
+    ]
+    return out
+
+
+def print_summaries(summaries: dict[str, dict[str, Any]]) -> None:
+    print(
+        f"\n{'harness':10} {'hookproof':>9} {'peer':>7} {'bare':>7} {'x peer':>7} {'/ bare':>7}"
+        "  ms/dlv engine+pg (engine, pg, harness) | peer+pg (peer, pg, harness)  WAL KiB/dlv"
+    )
+    for name, s in summaries.items():
+        h, p = s.get("hookproof", {}), s.get("peer", {})
+        hc, pc = h.get("cpu_ms_per_delivery", {}), p.get("cpu_ms_per_delivery", {})
+        print(
+            f"{name:10} {h.get('deliveries_per_s', '-'):>9} {p.get('deliveries_per_s', '-'):>7} "
+            f"{s.get('bare_keepalive', {}).get('requests_per_s', '-'):>7} "
+            f"{s.get('ratio_to_peer', {}).get('value', '-'):>7} "
+            f"{s.get('ratio_to_bare_keepalive', {}).get('value', '-'):>7}  "
+            f"{hc.get('engine_plus_postgres')} ({hc.get('engine')}, {hc.get('postgres')}, "
+            f"{hc.get('harness')}) | {pc.get('peer_plus_postgres')} ({pc.get('peer')}, "
+            f"{pc.get('postgres')}, {pc.get('harness')})  "
+            f"{h.get('wal_kib_per_delivery')} / {p.get('wal_kib_per_delivery')}"
+        )
 
 
 def large_counts(args: argparse.Namespace) -> list[int]:
@@ -2012,10 +2203,26 @@ def main() -> None:
         help="NAME=VALUE for the daemon only (repeatable; e.g. HOOKPROOF_GC_FREEZE=0)",
     )
     ap.add_argument(
+        "--harness",
+        choices=["processes", "outside", "both"],
+        default="processes",
+        help="processes: the subscriber sites in processes of their own (default); outside: "
+        "the sites, the load generator, the DNS server and the bare client in this one process "
+        "beside the engine, as an outside tester's harness runs them (their CPU counts as "
+        "bench_loadgen's); both: a whole run of each, one after the other",
+    )
+    ap.add_argument(
         "--one-process",
+        dest="harness",
+        action="store_const",
+        const="outside",
+        help="the same as --harness outside",
+    )
+    ap.add_argument(
+        "--gc-probe",
         action="store_true",
-        help="the subscriber sites run in this process beside the load generator (the outside "
-        "harness's layout; their CPU counts as bench_loadgen's), not in processes of their own",
+        help="time the workers' garbage collections (bench/gc_probe on the daemon's PYTHONPATH)"
+        "; with --daemon-env HOOKPROOF_GC_PROBE_FREEZE_AFTER=<s> or _THRESHOLD=a,b,c as what-ifs",
     )
     ap.add_argument(
         "--workers",
@@ -2123,9 +2330,21 @@ def main() -> None:
     )
     ap.add_argument("--output", default=str(RESULTS))
     args = ap.parse_args()
-    result = asyncio.run(run(args))
+    modes = ["processes", "outside"] if args.harness == "both" else [args.harness]
+    runs = {}
+    for mode in modes:
+        one = asyncio.run(run(args, mode))
+        print_table(one, args)
+        one["summary"] = mode_summary(one)
+        runs[mode] = one
+    summaries = {mode: r["summary"] for mode, r in runs.items()}
+    print_summaries(summaries)
+    result = (
+        runs[modes[0]]
+        if len(modes) == 1
+        else {"benchmark": "e2e", "harness": "both", "summary": summaries, "modes": runs}
+    )
     result["args"] = vars(args)
-    print_table(result, args)
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2, default=str) + "\n")

@@ -19,6 +19,7 @@ from aiohttp import web
 
 from hookproof.config import Settings
 
+from ..observe.memory import GC_GEN0_THRESHOLD, collector_after_start_up
 from .composition import Engine, EngineOptions, build_engine
 
 __all__ = ["Engine", "EngineOptions", "build_engine", "serve", "supervised"]
@@ -90,6 +91,8 @@ async def serve(
     tasks = [
         asyncio.create_task(supervised(name, w, stop), name=name) for name, w in engine.workers
     ]
+    frozen = collector_after_start_up()
+    log.info("collector_tuned", frozen_objects=frozen, gen0_threshold=GC_GEN0_THRESHOLD)
     if ready is not None:
         ready(address)
     try:
