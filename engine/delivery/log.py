@@ -1,8 +1,8 @@
 """The delivery log: one filtered, keyset-paged read of the ledger (``GET /v1/deliveries``).
 
 :class:`LogQuery` is what a caller asked, already checked; :func:`query_name` picks the named
-query whose leading filter is the most selective one given (each has an index in that order,
-``engine/sql/migrations/0960_delivery_log.sql``); :class:`~.log_repository.DeliveryLog` runs it and
+query whose leading filter is the most selective one given (each has an index in that order:
+``engine/sql/migrations/1000_delivery_log_keys.sql``); :class:`~.log_repository.DeliveryLog` runs it and
 shapes the page. The checking of raw query parameters is the API's (``engine/api/delivery_log.py``).
 """
 
@@ -23,6 +23,7 @@ from .views import evidence_of
 __all__ = [
     "EVIDENCE_FILTERS",
     "LOG_QUERIES",
+    "RARE_STATES",
     "LogQuery",
     "item_of",
     "query_name",
@@ -40,6 +41,19 @@ LOG_QUERIES: Final = (
     ("subscription_id", "deliveries_log_by_subscription"),
     ("state", "deliveries_log_by_state"),
     ("topic", "deliveries_log_by_topic"),
+)
+
+#: the states the state filter reads from their own (partial) index, deliveries_log_rare_state;
+#: a common state is checked on the ledger rows of the time order (deliveries_log.sql): most
+#: rows are accepted or confirmed, and PLANNED and DISPATCHING rows are the newest ones
+RARE_STATES: Final = frozenset(
+    {
+        S.RETRYABLE.value,
+        S.UNKNOWN_TRANSPORT.value,
+        S.DEAD_LETTER.value,
+        S.QUARANTINED.value,
+        S.SKIPPED.value,
+    }
 )
 
 SQL = ENGINE_QUERIES.named(
@@ -69,7 +83,8 @@ class LogQuery(msgspec.Struct, frozen=True, kw_only=True):
 def query_name(q: LogQuery) -> str:
     """The named query for ``q``: its most selective filter leads (an index walks it)."""
     for attr, name in LOG_QUERIES:
-        if getattr(q, attr) is not None:
+        value = getattr(q, attr)
+        if value is not None and (attr != "state" or value in RARE_STATES):
             return name
     return "deliveries_log"
 
