@@ -2,8 +2,9 @@
 
 :class:`LogQuery` is what a caller asked, already checked; :func:`query_name` picks the named
 query whose leading filter is the most selective one given (each has an index in that order:
-``engine/sql/migrations/1000_delivery_log_keys.sql``); :class:`~.log_repository.DeliveryLog` runs it and
-shapes the page. The checking of raw query parameters is the API's (``engine/api/delivery_log.py``).
+``engine/sql/migrations/1000_delivery_log_keys.sql``); :class:`~.log_repository.DeliveryLog`
+runs it and shapes the page. The checking of raw query parameters is the API's
+(``engine/api/delivery_log.py``).
 """
 
 from __future__ import annotations
