@@ -241,7 +241,7 @@ def test_rebuild_equals_incremental(db_url_sync: str) -> None:
             await pool.execute("DELETE FROM delivery_log WHERE delivery_id = $1", d)
             await pool.execute(
                 "INSERT INTO delivery_log SELECT tenant_id, created_at, 'dlv_stale',"
-                " subscription_id, topic FROM deliveries WHERE delivery_id = $1",
+                " subscription_id, topic, event_id FROM deliveries WHERE delivery_id = $1",
                 d,
             )
         finally:

@@ -5,7 +5,7 @@
 -- HOT (each changes `state`, which the queue's partial indexes name), so each version writes
 -- an entry into every index on `deliveries`. The four delivery-log indexes of 0960/0981 took
 -- ~2.1 KiB of WAL per delivery that way, though the keys they order by never change after the
--- planned row: tenant, created_at, id, subscription, topic. Those keys now live in
+-- planned row: tenant, created_at, id, subscription, topic, event. Those keys now live in
 -- `delivery_log`, insert-only, one row per ledger row, with the log's orders as its indexes:
 --   no filter or a time range       -> delivery_log_pkey (tenant, created_at, id)
 --   subscriptionId (an endpoint)    -> delivery_log_subscription
@@ -13,7 +13,10 @@
 --   a rare state (failures, dead    -> deliveries_log_rare_state (partial: only the row
 --   letters, skipped, quarantined)     versions in those states carry an entry)
 --   a common state                  -> the time order, the state checked on the ledger row
---   eventId / deliveryId            -> deliveries_tenant_event / the ledger's primary key
+--   eventId                         -> delivery_log_event (tenant, event id): also the
+--                                      deliveries of one tenant's event (idempotent re-posts,
+--                                      GET /v1/events/{eventId}), once deliveries_tenant_event
+--   deliveryId                      -> the ledger's primary key
 --
 -- Who writes it: the statement that inserts the ledger row, through the statement trigger
 -- below (whatever inserts ledger rows: the projector's upsert, ingest's planned rows, the
@@ -28,14 +31,15 @@ CREATE TABLE IF NOT EXISTS delivery_log (
     delivery_id text NOT NULL,
     subscription_id text NOT NULL,
     topic text NOT NULL,
+    event_id text NOT NULL,
     PRIMARY KEY (tenant_id, created_at, delivery_id)
 );
 
 CREATE OR REPLACE FUNCTION hookproof_delivery_log_keys() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO delivery_log (tenant_id, created_at, delivery_id, subscription_id, topic)
-    SELECT n.tenant_id, n.created_at, n.delivery_id, n.subscription_id, n.topic
+    INSERT INTO delivery_log (tenant_id, created_at, delivery_id, subscription_id, topic, event_id)
+    SELECT n.tenant_id, n.created_at, n.delivery_id, n.subscription_id, n.topic, n.event_id
     FROM inserted_ledger_rows AS n
     ON CONFLICT DO NOTHING;
     RETURN NULL;
@@ -47,14 +51,15 @@ CREATE TRIGGER deliveries_log_keys AFTER INSERT ON deliveries
     FOR EACH STATEMENT EXECUTE FUNCTION hookproof_delivery_log_keys();
 
 -- The keys of the ledger rows already present.
-INSERT INTO delivery_log (tenant_id, created_at, delivery_id, subscription_id, topic)
-SELECT tenant_id, created_at, delivery_id, subscription_id, topic FROM deliveries
+INSERT INTO delivery_log (tenant_id, created_at, delivery_id, subscription_id, topic, event_id)
+SELECT tenant_id, created_at, delivery_id, subscription_id, topic, event_id FROM deliveries
 ON CONFLICT DO NOTHING;
 
 CREATE INDEX IF NOT EXISTS delivery_log_subscription
     ON delivery_log (subscription_id, created_at, delivery_id);
 CREATE INDEX IF NOT EXISTS delivery_log_topic
     ON delivery_log (tenant_id, topic, created_at, delivery_id);
+CREATE INDEX IF NOT EXISTS delivery_log_event ON delivery_log (tenant_id, event_id);
 
 -- The state filter for the states few rows are in: as 0981's deliveries_log_state (it carries
 -- the other filtered columns, so a combination no row matches is answered from the index
@@ -75,5 +80,8 @@ DROP INDEX IF EXISTS deliveries_log_subscription;
 -- (tenant_id) WHERE DEAD_LETTER: deliveries_dead_page and deliveries_log_rare_state both lead
 -- with tenant_id and hold every dead letter.
 DROP INDEX IF EXISTS deliveries_dead;
+-- (tenant_id, event_id): delivery_log_event does its work (event_deliveries.sql,
+-- deliveries_of_events.sql, deliveries_log_by_event.sql read through it).
+DROP INDEX IF EXISTS deliveries_tenant_event;
 ANALYZE deliveries;
 ANALYZE delivery_log;

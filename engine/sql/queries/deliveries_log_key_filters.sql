@@ -1,8 +1,8 @@
 -- The delivery log's filters after a keys query's leading one (deliveries_log.sql,
--- deliveries_log_by_subscription.sql, deliveries_log_by_topic.sql), its keyset and its page:
+-- deliveries_log_by_event/_by_subscription/_by_topic.sql), its keyset and its page:
 -- as deliveries_log_filters.sql, the keys' columns from delivery_log (k), the rest from the
 -- ledger row (d). The parameters are theirs.
-  AND d.tenant_id = $1
+  AND d.tenant_id = $1 AND d.created_at = k.created_at  -- the key is this row's
   AND ($2::text IS NULL OR k.subscription_id = $2)
   AND ($3::text IS NULL OR k.topic = $3)
   AND ($4::text IS NULL OR d.state = $4)
@@ -12,7 +12,7 @@
        OR ($5 = 'NONE' AND d.accepted_at IS NULL))
   AND k.created_at >= COALESCE($6::timestamptz, '-infinity')
   AND k.created_at < COALESCE($7::timestamptz, 'infinity')
-  AND ($8::text IS NULL OR d.event_id = $8)
+  AND ($8::text IS NULL OR k.event_id = $8)
   AND ($9::text IS NULL OR k.delivery_id = $9)
   AND ($10::text IS NULL OR k.subscription_id IN (
       SELECT s.subscription_id FROM subscriptions AS s

@@ -9,7 +9,8 @@ SELECT line FROM (
         SELECT 1 FROM delivery_log AS k
         WHERE k.tenant_id = d.tenant_id AND k.created_at = d.created_at
           AND k.delivery_id = d.delivery_id
-          AND k.subscription_id = d.subscription_id AND k.topic = d.topic)
+          AND k.subscription_id = d.subscription_id AND k.topic = d.topic
+          AND k.event_id = d.event_id)
     UNION ALL
     SELECT 'extra in delivery_log: delivery_id=' || k.delivery_id
     FROM delivery_log AS k
@@ -17,7 +18,8 @@ SELECT line FROM (
         SELECT 1 FROM deliveries AS d
         WHERE k.tenant_id = d.tenant_id AND k.created_at = d.created_at
           AND k.delivery_id = d.delivery_id
-          AND k.subscription_id = d.subscription_id AND k.topic = d.topic)
+          AND k.subscription_id = d.subscription_id AND k.topic = d.topic
+          AND k.event_id = d.event_id)
 ) AS drift
 ORDER BY line
 LIMIT $1

@@ -6,4 +6,5 @@ WHERE NOT EXISTS (
     SELECT 1 FROM deliveries AS d
     WHERE k.tenant_id = d.tenant_id AND k.created_at = d.created_at
       AND k.delivery_id = d.delivery_id
-      AND k.subscription_id = d.subscription_id AND k.topic = d.topic)
+      AND k.subscription_id = d.subscription_id AND k.topic = d.topic
+          AND k.event_id = d.event_id)
