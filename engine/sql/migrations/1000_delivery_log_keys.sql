@@ -22,7 +22,7 @@
 -- below (whatever inserts ledger rows: the projector's upsert, ingest's planned rows, the
 -- inline writes of an append, a rebuild's COPY into its fresh table, which copies the live
 -- table's triggers first). Only rows actually inserted are in the transition table (an upsert
--- that updates writes no key). The archive deletes a ledger row's keys with it
+-- that updates writes no key). One INSERT per statement, whatever its rows: no per-row call. The archive deletes a ledger row's keys with it
 -- (archive_remove.sql). A key without its ledger row is never shown: every log read joins the
 -- ledger.
 CREATE TABLE IF NOT EXISTS delivery_log (
@@ -38,10 +38,16 @@ CREATE TABLE IF NOT EXISTS delivery_log (
 CREATE OR REPLACE FUNCTION hookproof_delivery_log_keys() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
+    -- NOT EXISTS, not ON CONFLICT: a speculative insert writes one more WAL record per row
+    -- (its confirmation), and only a rebuild's COPY meets keys already there (its rows were
+    -- committed by the live table's inserts, so none of them is in flight).
     INSERT INTO delivery_log (tenant_id, created_at, delivery_id, subscription_id, topic, event_id)
     SELECT n.tenant_id, n.created_at, n.delivery_id, n.subscription_id, n.topic, n.event_id
     FROM inserted_ledger_rows AS n
-    ON CONFLICT DO NOTHING;
+    WHERE NOT EXISTS (
+        SELECT 1 FROM delivery_log AS k
+        WHERE k.tenant_id = n.tenant_id AND k.created_at = n.created_at
+          AND k.delivery_id = n.delivery_id);
     RETURN NULL;
 END;
 $$;
