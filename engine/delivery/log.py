@@ -14,6 +14,7 @@ from typing import Any, Final
 
 import msgspec
 
+from hookproof.projections.ledger import NOT_THROUGH
 from hookproof.projections.ledger import LedgerState as S
 
 from ..db.queries import ENGINE_QUERIES
@@ -44,18 +45,11 @@ LOG_QUERIES: Final = (
     ("topic", "deliveries_log_by_topic"),
 )
 
-#: the states the state filter reads from their own (partial) index, deliveries_log_rare_state;
+#: the states the state filter reads from their own (partial) index, deliveries_log_rare_state
+#: (ledger.NOT_THROUGH);
 #: a common state is checked on the ledger rows of the time order (deliveries_log.sql): most
 #: rows are accepted or confirmed, and PLANNED and DISPATCHING rows are the newest ones
-RARE_STATES: Final = frozenset(
-    {
-        S.RETRYABLE.value,
-        S.UNKNOWN_TRANSPORT.value,
-        S.DEAD_LETTER.value,
-        S.QUARANTINED.value,
-        S.SKIPPED.value,
-    }
-)
+RARE_STATES: Final = NOT_THROUGH
 
 SQL = ENGINE_QUERIES.named(
     "deliveries_log", "deliveries_log_custom_plan", *(name for _, name in LOG_QUERIES)
