@@ -38,16 +38,12 @@ CREATE TABLE IF NOT EXISTS delivery_log (
 CREATE OR REPLACE FUNCTION hookproof_delivery_log_keys() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-    -- NOT EXISTS, not ON CONFLICT: a speculative insert writes one more WAL record per row
-    -- (its confirmation), and only a rebuild's COPY meets keys already there (its rows were
-    -- committed by the live table's inserts, so none of them is in flight).
+    -- ON CONFLICT: only a rebuild's COPY meets keys already there. (Not a NOT EXISTS probe:
+    -- the function's cached plan, made while the table was empty, may scan it per row.)
     INSERT INTO delivery_log (tenant_id, created_at, delivery_id, subscription_id, topic, event_id)
     SELECT n.tenant_id, n.created_at, n.delivery_id, n.subscription_id, n.topic, n.event_id
     FROM inserted_ledger_rows AS n
-    WHERE NOT EXISTS (
-        SELECT 1 FROM delivery_log AS k
-        WHERE k.tenant_id = n.tenant_id AND k.created_at = n.created_at
-          AND k.delivery_id = n.delivery_id);
+    ON CONFLICT DO NOTHING;
     RETURN NULL;
 END;
 $$;
