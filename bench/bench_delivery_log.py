@@ -89,6 +89,15 @@ def combos(now: datetime) -> list[tuple[str, dict[str, Any]]]:
             "state=DEAD_LETTER+evidence=ENDPOINT_ACCEPTED (matches nothing)",
             {"state": "DEAD_LETTER", "evidence": "ENDPOINT_ACCEPTED"},
         ),
+        # session 11: the common states (no index of their own since migration 1000)
+        ("state=ENDPOINT_ACCEPTED", {"state": "ENDPOINT_ACCEPTED"}),
+        ("state=PLANNED (1% of rows)", {"state": "PLANNED"}),
+        ("state=DISPATCHING (no row)", {"state": "DISPATCHING"}),
+        ("state=APPLICATION_CONFIRMED (no row)", {"state": "APPLICATION_CONFIRMED"}),
+        (
+            "state=ENDPOINT_ACCEPTED+evidence=NONE (matches nothing)",
+            {"state": "ENDPOINT_ACCEPTED", "evidence": "NONE"},
+        ),
     ]
 
 

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 import msgspec
 
-from hookproof.projections.ledger import NOT_THROUGH
+from hookproof.projections.ledger import NOT_THROUGH, OPEN
 from hookproof.projections.ledger import LedgerState as S
 
 from ..db.queries import ENGINE_QUERIES
@@ -24,6 +24,7 @@ from .views import evidence_of
 
 __all__ = [
     "EVIDENCE_FILTERS",
+    "LEDGER_INDEXED_STATES",
     "LOG_QUERIES",
     "RARE_STATES",
     "LogQuery",
@@ -45,11 +46,14 @@ LOG_QUERIES: Final = (
     ("topic", "deliveries_log_by_topic"),
 )
 
-#: the states the state filter reads from their own (partial) index, deliveries_log_rare_state
-#: (ledger.NOT_THROUGH);
-#: a common state is checked on the ledger rows of the time order (deliveries_log.sql): most
-#: rows are accepted or confirmed, and PLANNED and DISPATCHING rows are the newest ones
+#: the states whose rows the ledger's own partial indexes hold, so the state filter reads them
+#: there (deliveries_log_by_state.sql): the ones that did not get through (yet) from
+#: deliveries_log_rare_state (ledger.NOT_THROUGH), the waiting and in-flight ones from the
+#: queue's indexes (deliveries_due, deliveries_leases: as many rows as the backlog, whichever
+#: tenant's). The accepted and confirmed states (most rows) have no index of their own: the
+#: filter checks them on the ledger rows of the time order (deliveries_log.sql).
 RARE_STATES: Final = NOT_THROUGH
+LEDGER_INDEXED_STATES: Final = NOT_THROUGH | OPEN
 
 SQL = ENGINE_QUERIES.named(
     "deliveries_log", "deliveries_log_custom_plan", *(name for _, name in LOG_QUERIES)
@@ -79,7 +83,7 @@ def query_name(q: LogQuery) -> str:
     """The named query for ``q``: its most selective filter leads (an index walks it)."""
     for attr, name in LOG_QUERIES:
         value = getattr(q, attr)
-        if value is not None and (attr != "state" or value in RARE_STATES):
+        if value is not None and (attr != "state" or value in LEDGER_INDEXED_STATES):
             return name
     return "deliveries_log"
 
