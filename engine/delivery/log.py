@@ -14,7 +14,7 @@ from typing import Any, Final
 
 import msgspec
 
-from hookproof.projections.ledger import NOT_THROUGH, OPEN
+from hookproof.projections.ledger import LOG_INDEXED, OPEN
 from hookproof.projections.ledger import LedgerState as S
 
 from ..db.queries import ENGINE_QUERIES
@@ -47,13 +47,13 @@ LOG_QUERIES: Final = (
 )
 
 #: the states whose rows the ledger's own partial indexes hold, so the state filter reads them
-#: there (deliveries_log_by_state.sql): the ones that did not get through (yet) from
-#: deliveries_log_rare_state (ledger.NOT_THROUGH), the waiting and in-flight ones from the
-#: queue's indexes (deliveries_due, deliveries_leases: as many rows as the backlog, whichever
-#: tenant's). The accepted and confirmed states (most rows) have no index of their own: the
-#: filter checks them on the ledger rows of the time order (deliveries_log.sql).
-RARE_STATES: Final = NOT_THROUGH
-LEDGER_INDEXED_STATES: Final = NOT_THROUGH | OPEN
+#: there (deliveries_log_by_state.sql): deliveries_log_rare_state's (ledger.LOG_INDEXED: failed,
+#: given up on, confirmed), and the waiting and in-flight ones from the queue's indexes
+#: (deliveries_due, deliveries_leases: as many rows as the backlog, whichever tenant's).
+#: ENDPOINT_ACCEPTED (most rows) has no index of its own: the filter checks it on the ledger
+#: rows of the time order (deliveries_log.sql).
+RARE_STATES: Final = LOG_INDEXED
+LEDGER_INDEXED_STATES: Final = LOG_INDEXED | OPEN
 
 SQL = ENGINE_QUERIES.named(
     "deliveries_log", "deliveries_log_custom_plan", *(name for _, name in LOG_QUERIES)

@@ -11,9 +11,10 @@
 --   subscriptionId (an endpoint)    -> delivery_log_subscription
 --   eventType (topic)               -> delivery_log_topic
 --   a rare state (failures, dead    -> deliveries_log_rare_state (partial: only the row
---   letters, skipped, quarantined)     versions in those states carry an entry)
+--   letters, skipped, quarantined,     versions in those states carry an entry)
+--   application-confirmed)
 --   a waiting or in-flight state    -> the queue's deliveries_due / deliveries_leases
---   ENDPOINT_ACCEPTED, CONFIRMED    -> the time order, the state checked on the ledger row
+--   ENDPOINT_ACCEPTED (most rows)   -> the time order, the state checked on the ledger row
 --   eventId                         -> delivery_log_event (tenant, event id): also the
 --                                      deliveries of one tenant's event (idempotent re-posts,
 --                                      GET /v1/events/{eventId}), once deliveries_tenant_event
@@ -66,13 +67,16 @@ CREATE INDEX IF NOT EXISTS delivery_log_event ON delivery_log (tenant_id, event_
 
 -- The state filter for the states few rows are in: as 0981's deliveries_log_state (it carries
 -- the other filtered columns, so a combination no row matches is answered from the index
--- alone), but only for the row versions in those states. PLANNED and DISPATCHING rows are in
--- the queue's partial indexes; ENDPOINT_ACCEPTED and APPLICATION_CONFIRMED, most rows, walk
--- the time order and check the state on the ledger row (engine/delivery/log.py).
+-- alone), but only for the row versions in those states (projections/ledger.py LOG_INDEXED).
+-- PLANNED and DISPATCHING rows are in the queue's partial indexes; ENDPOINT_ACCEPTED, most
+-- rows, walks the time order and checks the state on the ledger row (engine/delivery/log.py).
+-- APPLICATION_CONFIRMED is here: a tenant without receipts has no such row, and its filter
+-- would otherwise walk the whole log; a confirmed row is a fourth version of its ledger row.
 CREATE INDEX IF NOT EXISTS deliveries_log_rare_state
     ON deliveries (tenant_id, state, created_at, delivery_id)
     INCLUDE (subscription_id, topic, accepted_at, application)
-    WHERE state IN ('RETRYABLE', 'UNKNOWN_TRANSPORT', 'DEAD_LETTER', 'QUARANTINED', 'SKIPPED');
+    WHERE state IN ('RETRYABLE', 'UNKNOWN_TRANSPORT', 'DEAD_LETTER', 'QUARANTINED', 'SKIPPED',
+                    'APPLICATION_CONFIRMED');
 
 DROP INDEX IF EXISTS deliveries_log;
 DROP INDEX IF EXISTS deliveries_log_topic;

@@ -4,5 +4,5 @@
 SELECT k.tenant_id, k.event_id, k.delivery_id, k.subscription_id
 FROM delivery_log AS k
 JOIN unnest($1::text[], $2::text[]) AS e (tenant_id, event_id) USING (tenant_id, event_id)
-JOIN deliveries AS d ON d.delivery_id = k.delivery_id AND d.created_at = k.created_at
+JOIN deliveries AS d ON d.delivery_id = k.delivery_id
 ORDER BY k.delivery_id

@@ -5,7 +5,7 @@
 -- planned at or after `until` cannot have changed before it.
 SELECT d.delivery_id, d.event_id, d.state, d.stream_version, d.updated_at
 FROM delivery_log AS k
-JOIN deliveries AS d ON d.delivery_id = k.delivery_id AND d.created_at = k.created_at
+JOIN deliveries AS d ON d.delivery_id = k.delivery_id
 WHERE k.subscription_id = $2
   AND ($1::text IS NULL OR k.tenant_id = $1::text)
   AND ($5::timestamptz IS NULL OR k.created_at < $5::timestamptz)
