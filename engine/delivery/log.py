@@ -14,7 +14,7 @@ from typing import Any, Final
 
 import msgspec
 
-from hookproof.projections.ledger import LOG_INDEXED, OPEN
+from hookproof.projections.ledger import LOG_INDEXED
 from hookproof.projections.ledger import LedgerState as S
 
 from ..db.queries import ENGINE_QUERIES
@@ -24,7 +24,6 @@ from .views import evidence_of
 
 __all__ = [
     "EVIDENCE_FILTERS",
-    "LEDGER_INDEXED_STATES",
     "LOG_QUERIES",
     "RARE_STATES",
     "LogQuery",
@@ -38,22 +37,24 @@ EVIDENCE_FILTERS: Final = frozenset(
 )
 
 #: leading filter -> named query, most selective first
+#: (a state leads only when deliveries_log_rare_state holds its rows, ahead of a subscription:
+#: that index carries the subscription, topic and evidence columns, so the other filters are
+#: checked in it without visiting the table)
 LOG_QUERIES: Final = (
     ("delivery_id", "deliveries_log_by_id"),
     ("event_id", "deliveries_log_by_event"),
-    ("subscription_id", "deliveries_log_by_subscription"),
     ("state", "deliveries_log_by_state"),
+    ("subscription_id", "deliveries_log_by_subscription"),
     ("topic", "deliveries_log_by_topic"),
 )
 
-#: the states whose rows the ledger's own partial indexes hold, so the state filter reads them
-#: there (deliveries_log_by_state.sql): deliveries_log_rare_state's (ledger.LOG_INDEXED: failed,
-#: given up on, confirmed), and the waiting and in-flight ones from the queue's indexes
-#: (deliveries_due, deliveries_leases: as many rows as the backlog, whichever tenant's).
-#: ENDPOINT_ACCEPTED (most rows) has no index of its own: the filter checks it on the ledger
-#: rows of the time order (deliveries_log.sql).
+#: the states the state filter reads from deliveries_log_rare_state (deliveries_log_by_state.sql;
+#: ledger.LOG_INDEXED: failed, given up on, confirmed). The other states go through the keys'
+#: query (deliveries_log.sql), the state checked on the ledger row: the planner, planning for
+#: the value, walks the time order for ENDPOINT_ACCEPTED (most rows) and may start from the
+#: queue's partial indexes for PLANNED and DISPATCHING when its statistics say few rows are in
+#: them.
 RARE_STATES: Final = LOG_INDEXED
-LEDGER_INDEXED_STATES: Final = LOG_INDEXED | OPEN
 
 SQL = ENGINE_QUERIES.named(
     "deliveries_log", "deliveries_log_custom_plan", *(name for _, name in LOG_QUERIES)
@@ -83,7 +84,7 @@ def query_name(q: LogQuery) -> str:
     """The named query for ``q``: its most selective filter leads (an index walks it)."""
     for attr, name in LOG_QUERIES:
         value = getattr(q, attr)
-        if value is not None and (attr != "state" or value in LEDGER_INDEXED_STATES):
+        if value is not None and (attr != "state" or value in RARE_STATES):
             return name
     return "deliveries_log"
 

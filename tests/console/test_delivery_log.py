@@ -12,13 +12,7 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
-from hookproof.engine.delivery.log import (
-    LEDGER_INDEXED_STATES,
-    LOG_QUERIES,
-    RARE_STATES,
-    LogQuery,
-    query_name,
-)
+from hookproof.engine.delivery.log import LOG_QUERIES, RARE_STATES, LogQuery, query_name
 from hookproof.engine.runtime.daemon import Engine
 from hookproof.events.sqlfiles import migration_files, query
 from hookproof.projections.ledger import LEDGER_STATES
@@ -194,15 +188,11 @@ def test_every_log_query_has_the_same_filters_after_its_leading_one() -> None:
     assert filters("deliveries_log") == filters("deliveries_log_by_state")
 
 
-LEDGER_STATES_ACCEPTED = frozenset({"ENDPOINT_ACCEPTED"})
-
-
-def test_the_state_filter_reads_the_ledger_indexes_but_for_the_accepted_states() -> None:
+def test_the_state_filter_reads_its_own_index_only_for_the_rare_states() -> None:
     for state in LEDGER_STATES:
         name = query_name(LogQuery(tenant_id="ten_a", state=state))
-        indexed = state in LEDGER_INDEXED_STATES
-        assert name == ("deliveries_log_by_state" if indexed else "deliveries_log")
-    assert LEDGER_STATES_ACCEPTED == frozenset(LEDGER_STATES) - LEDGER_INDEXED_STATES
+        assert name == ("deliveries_log_by_state" if state in RARE_STATES else "deliveries_log")
+    assert "ENDPOINT_ACCEPTED" not in RARE_STATES and "PLANNED" not in RARE_STATES
     (sql,) = [m for n, _, m in migration_files("hookproof.engine") if n == 1000]
     predicate = sql[sql.index("WHERE state IN (") :].split(";")[0]
     assert set(re.findall(r"'([A-Z_]+)'", predicate)) == RARE_STATES

@@ -13,8 +13,9 @@
 --   a rare state (failures, dead    -> deliveries_log_rare_state (partial: only the row
 --   letters, skipped, quarantined,     versions in those states carry an entry)
 --   application-confirmed)
---   a waiting or in-flight state    -> the queue's deliveries_due / deliveries_leases
---   ENDPOINT_ACCEPTED (most rows)   -> the time order, the state checked on the ledger row
+--   another state (ENDPOINT_ACCEPTED -> the time order, the state checked on the ledger row
+--   is most rows; PLANNED and          (the planner may start from the queue's partial
+--   DISPATCHING the newest)            indexes when it expects few rows in the state)
 --   eventId                         -> delivery_log_event (tenant, event id): also the
 --                                      deliveries of one tenant's event (idempotent re-posts,
 --                                      GET /v1/events/{eventId}), once deliveries_tenant_event
@@ -68,8 +69,8 @@ CREATE INDEX IF NOT EXISTS delivery_log_event ON delivery_log (tenant_id, event_
 -- The state filter for the states few rows are in: as 0981's deliveries_log_state (it carries
 -- the other filtered columns, so a combination no row matches is answered from the index
 -- alone), but only for the row versions in those states (projections/ledger.py LOG_INDEXED).
--- PLANNED and DISPATCHING rows are in the queue's partial indexes; ENDPOINT_ACCEPTED, most
--- rows, walks the time order and checks the state on the ledger row (engine/delivery/log.py).
+-- The other states walk the time order and check the state on the ledger row
+-- (engine/delivery/log.py).
 -- APPLICATION_CONFIRMED is here: a tenant without receipts has no such row, and its filter
 -- would otherwise walk the whole log; a confirmed row is a fourth version of its ledger row.
 CREATE INDEX IF NOT EXISTS deliveries_log_rare_state

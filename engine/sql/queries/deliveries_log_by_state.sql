@@ -4,9 +4,8 @@
 -- generic plan of the prepared statement. $1 tenant, $2 subscription, $3 topic, $4 state,
 -- $5 evidence, $6 since, $7 until, $8 event id, $9 delivery id, $10 consumer (a portal
 -- session), $11/$12 the cursor, $13 limit.
--- Leading filter: a state the ledger's partial indexes hold (deliveries_log_rare_state, the
--- queue's deliveries_due / deliveries_leases: engine/delivery/log.py LEDGER_INDEXED_STATES;
--- an accepted or confirmed state reads deliveries_log.sql).
+-- Leading filter: a rare state (deliveries_log_rare_state, partial: engine/delivery/log.py
+-- RARE_STATES; any other state reads deliveries_log.sql).
 -- The page's keys first, then its rows: the keys' scan reads only the index when it holds
 -- every filtered column (deliveries_log_rare_state does), so a combination that few rows match is answered
 -- from the index without visiting the table.
