@@ -30,6 +30,8 @@ __all__ = [
     "LATE_COMMANDS",
     "LEDGER_STATES",
     "LEDGER_TRANSITIONS",
+    "LOG_INDEXED",
+    "NOT_THROUGH",
     "OPEN",
     "ORDER_RELEASING",
     "SUBSETS",
@@ -144,6 +146,13 @@ TERMINAL: Final = frozenset(LEDGER_STATES) - OPEN
 #: Release the next version of an ordered aggregate (``ordering: "aggregate"``): accepted or
 #: later, skipped or quarantined. A dead letter holds its aggregate until replayed or skipped.
 ORDER_RELEASING: Final = TERMINAL - {S.DEAD_LETTER}
+#: Did not get through (yet): failed and waiting for a retry, or given up on.
+NOT_THROUGH: Final = frozenset(LEDGER_STATES) - {S.PLANNED, S.DISPATCHING} - set(_ACCEPTED)
+#: The states the delivery log's state filter has an index of (deliveries_log_rare_state): all
+#: but the queue's (waiting, in flight: the queue's own indexes hold them) and
+#: ENDPOINT_ACCEPTED, where most rows rest. A confirmed row is written once more anyway (its
+#: receipt), and a tenant without receipts has none: its filter must not walk the whole log.
+LOG_INDEXED: Final = NOT_THROUGH | {S.APPLICATION_CONFIRMED}
 #: Each subset by name (what the tests match the spelled-out lists against), with the sources
 #: of the operator's commands.
 SUBSETS: Final[dict[str, frozenset[str]]] = {
@@ -151,6 +160,8 @@ SUBSETS: Final[dict[str, frozenset[str]]] = {
     "OPEN": OPEN,
     "TERMINAL": TERMINAL,
     "ORDER_RELEASING": ORDER_RELEASING,
+    "NOT_THROUGH": NOT_THROUGH,
+    "LOG_INDEXED": LOG_INDEXED,
     "REPLAYABLE": frozenset(src for (src, cmd) in LEDGER_TRANSITIONS if cmd == "replay"),
     "SKIPPABLE": frozenset(src for (src, cmd) in LEDGER_TRANSITIONS if cmd == "skip"),
 }

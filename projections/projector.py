@@ -65,6 +65,8 @@ SQL = PROJECTION_QUERIES.named(
     "unlogged_mark_set",
     "unlogged_reset",
     "rebuild_set_unlogged",
+    "table_triggers",
+    "rebuild_trigger_create",
 )
 
 

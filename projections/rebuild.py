@@ -189,6 +189,9 @@ async def _rebuild(
             )
             if projection.unlogged:
                 await conn.execute(render(SQL["rebuild_set_unlogged"], fresh=fresh))
+            # before the rows: what the live table's triggers write for its inserted rows
+            # (the delivery log's keys) is written for the fresh copy's, by the COPY
+            await _copy_triggers(conn, projection.table, fresh)
             await conn.copy_records_to_table(
                 fresh,
                 records=[projection.record(r) for r in state.values()],
@@ -341,6 +344,25 @@ def _done(value: list[RecordedEvent]) -> asyncio.Future[list[RecordedEvent]]:
     fut: asyncio.Future[list[RecordedEvent]] = asyncio.get_running_loop().create_future()
     fut.set_result(value)
     return fut
+
+
+_CREATE_TRIGGER = re.compile(
+    r"^(?P<create>CREATE (?:CONSTRAINT )?TRIGGER \S+ .*?) ON (?P<table>\S+) (?P<rest>.*)$", re.S
+)
+
+
+async def _copy_triggers(conn: asyncpg.Connection, live: str, fresh: str) -> None:
+    """Give ``fresh`` the live table's own triggers (they move with it at the swap)."""
+    for r in await conn.fetch(SQL["table_triggers"], live):
+        m = _CREATE_TRIGGER.match(r["definition"])
+        if m is None:
+            raise RuntimeError(f"cannot rebuild trigger definition: {r['definition']}")
+        # the definition is the catalogue's own text for the live trigger, not input
+        await conn.execute(
+            render(SQL["rebuild_trigger_create"], fresh=fresh)
+            .replace("{create}", m["create"])
+            .replace("{definition}", m["rest"])
+        )
 
 
 async def _copy_indexes(conn: asyncpg.Connection, live: str, fresh: str) -> list[str]:

@@ -1,9 +1,10 @@
 """The delivery log: one filtered, keyset-paged read of the ledger (``GET /v1/deliveries``).
 
 :class:`LogQuery` is what a caller asked, already checked; :func:`query_name` picks the named
-query whose leading filter is the most selective one given (each has an index in that order,
-``engine/sql/migrations/0960_delivery_log.sql``); :class:`~.log_repository.DeliveryLog` runs it and
-shapes the page. The checking of raw query parameters is the API's (``engine/api/delivery_log.py``).
+query whose leading filter is the most selective one given (each has an index in that order:
+``engine/sql/migrations/1000_delivery_log_keys.sql``); :class:`~.log_repository.DeliveryLog`
+runs it and shapes the page. The checking of raw query parameters is the API's
+(``engine/api/delivery_log.py``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, Final
 
 import msgspec
 
+from hookproof.projections.ledger import LOG_INDEXED
 from hookproof.projections.ledger import LedgerState as S
 
 from ..db.queries import ENGINE_QUERIES
@@ -23,6 +25,7 @@ from .views import evidence_of
 __all__ = [
     "EVIDENCE_FILTERS",
     "LOG_QUERIES",
+    "RARE_STATES",
     "LogQuery",
     "item_of",
     "query_name",
@@ -34,13 +37,24 @@ EVIDENCE_FILTERS: Final = frozenset(
 )
 
 #: leading filter -> named query, most selective first
+#: (a state leads only when deliveries_log_rare_state holds its rows, ahead of a subscription:
+#: that index carries the subscription, topic and evidence columns, so the other filters are
+#: checked in it without visiting the table)
 LOG_QUERIES: Final = (
     ("delivery_id", "deliveries_log_by_id"),
     ("event_id", "deliveries_log_by_event"),
-    ("subscription_id", "deliveries_log_by_subscription"),
     ("state", "deliveries_log_by_state"),
+    ("subscription_id", "deliveries_log_by_subscription"),
     ("topic", "deliveries_log_by_topic"),
 )
+
+#: the states the state filter reads from deliveries_log_rare_state (deliveries_log_by_state.sql;
+#: ledger.LOG_INDEXED: failed, given up on, confirmed). The other states go through the keys'
+#: query (deliveries_log.sql), the state checked on the ledger row: the planner, planning for
+#: the value, walks the time order for ENDPOINT_ACCEPTED (most rows) and may start from the
+#: queue's partial indexes for PLANNED and DISPATCHING when its statistics say few rows are in
+#: them.
+RARE_STATES: Final = LOG_INDEXED
 
 SQL = ENGINE_QUERIES.named(
     "deliveries_log", "deliveries_log_custom_plan", *(name for _, name in LOG_QUERIES)
@@ -69,7 +83,8 @@ class LogQuery(msgspec.Struct, frozen=True, kw_only=True):
 def query_name(q: LogQuery) -> str:
     """The named query for ``q``: its most selective filter leads (an index walks it)."""
     for attr, name in LOG_QUERIES:
-        if getattr(q, attr) is not None:
+        value = getattr(q, attr)
+        if value is not None and (attr != "state" or value in RARE_STATES):
             return name
     return "deliveries_log"
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, cast
 
+from ..db.queries import ENGINE_QUERIES
 from ..db.repository import PoolRepository, Record
 from .log import SQL, LogQuery, item_of, query_name
 
-__all__ = ["DeliveryLog"]
+_KEYS = ENGINE_QUERIES.named("delivery_log_drift", "delivery_log_settle")
+
+__all__ = ["DeliveryLog", "DeliveryLogKeys"]
 
 
 class DeliveryLog(PoolRepository):
@@ -45,3 +48,16 @@ class DeliveryLog(PoolRepository):
         rows = rows[: q.limit]
         nxt = (rows[-1]["created_at"], rows[-1]["delivery_id"]) if more and rows else None
         return [item_of(r) for r in rows], nxt
+
+
+class DeliveryLogKeys(PoolRepository):
+    """The log's keys (``delivery_log``) against the ledger: for ``projections rebuild``."""
+
+    async def drift(self, limit: int = 100) -> list[str]:
+        """Up to ``limit`` lines saying where the keys and the ledger disagree (none: equal)."""
+        return [r["line"] for r in await self.pool.fetch(_KEYS["delivery_log_drift"], limit)]
+
+    async def settle(self) -> int:
+        """Remove the keys the (rebuilt) ledger does not hold; how many went."""
+        status = await self.pool.execute(_KEYS["delivery_log_settle"])
+        return int(status.split()[-1])

@@ -12,6 +12,7 @@ import asyncpg
 import pytest
 
 from hookproof.engine.audit import delivery_timeline, event_timeline
+from hookproof.engine.delivery.log_repository import DeliveryLogKeys
 from hookproof.engine.runtime.composition import construct_archiver
 from hookproof.engine.runtime.daemon import Engine
 from hookproof.errors import ConcurrencyConflict, ConflictError, StreamArchived
@@ -132,6 +133,10 @@ async def test_run_removes_exactly_the_closed_streams_older_than_the_cutoff(
     for did in ids["retrying"] + ids["mixed_open"] + [late["deliveryId"]]:
         assert after["deliveries"][did] == before["deliveries"][did]
     assert set(after["deliveries"]) == set(before["deliveries"]) - set(closed_deliveries)
+    # the delivery log's keys left with their ledger rows (archive_remove.sql), no others
+    keys = {r[0] for r in await engine.pool.fetch("SELECT delivery_id FROM delivery_log")}
+    assert keys == set(after["deliveries"])
+    assert await DeliveryLogKeys(engine.pool).drift() == []
     assert after["subscriptions"] == before["subscriptions"]
     for e in ("evt-c0", "evt-c1", "evt-ac", "evt-late"):
         assert event_stream_id(tenant, e) in after["streams"]

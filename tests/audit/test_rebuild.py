@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hookproof.engine.db.database import connect_pool
+from hookproof.engine.delivery.log_repository import DeliveryLogKeys
 from hookproof.engine.recording.registry import async_projections, inline_hooks, projections_by_name
 from hookproof.events import ANY, Event, EventStore, Metadata, StreamAppend
 from hookproof.events.consumer_events import (
@@ -172,6 +173,8 @@ async def _verify_all(store: EventStore) -> dict[str, list[str]]:
     for name, projection in projections_by_name().items():
         result = await rebuild(store, projection, verify=True, inline=name not in asynchronous)
         out[name] = result.differences or []
+    # the delivery log's keys (written by the ledger's inserts) agree with the ledger
+    out["delivery_log"] = await DeliveryLogKeys(store.pool).drift()
     return out
 
 
@@ -192,6 +195,7 @@ def test_rebuild_equals_incremental(db_url_sync: str) -> None:
                     "attempt_stats": [],
                     "consumers": [],
                     "deliveries": [],
+                    "delivery_log": [],
                     "event_types": [],
                     "stream_catalogue": [],
                     "subscriptions": [],
@@ -220,13 +224,26 @@ def test_rebuild_equals_incremental(db_url_sync: str) -> None:
                 assert await conn.fetchval("SELECT count(*) FROM pg_indexes") == indexes
                 # The swapped-in tables keep working as inline projections.
             assert after == before
+            # the rebuilt ledger's COPY wrote its keys; the swapped-in table writes new ones
+            assert await DeliveryLogKeys(pool).drift() == []
             replayable = ledger.sources("replay")
             d = next((k for k, r in before["deliveries"].items() if r["state"] in replayable), None)
             event = h.planned("d-after-swap") if d is None else h.replay(d)
             d = d or "d-after-swap"
             await store.append([StreamAppend(f"delivery-{d}", [event], ANY, Metadata(actor="x"))])
-            assert (await _verify_all(store))["deliveries"] == []
+            verified = await _verify_all(store)
+            assert (verified["deliveries"], verified["delivery_log"]) == ([], [])
+            assert await pool.fetchval(
+                "SELECT count(*) FROM delivery_log WHERE delivery_id = $1", d
+            ) == 1
             await pool.execute("UPDATE deliveries SET state = 'INJECTED' WHERE delivery_id = $1", d)
+            # a lost key and a stale one: verify reports both, a rebuild mends both
+            await pool.execute("DELETE FROM delivery_log WHERE delivery_id = $1", d)
+            await pool.execute(
+                "INSERT INTO delivery_log SELECT tenant_id, created_at, 'dlv_stale',"
+                " subscription_id, topic, event_id FROM deliveries WHERE delivery_id = $1",
+                d,
+            )
         finally:
             await pool.close()
 
@@ -235,6 +252,8 @@ def test_rebuild_equals_incremental(db_url_sync: str) -> None:
     r = run_cli(["projections", "rebuild", "--verify"], env, timeout=120)
     assert r.returncode == 1, r.stdout + r.stderr
     assert "DIFF delivery_id=" in r.stdout and "state: live='INJECTED'" in r.stdout
+    assert "DIFF missing in delivery_log: delivery_id=" in r.stdout
+    assert "DIFF extra in delivery_log: delivery_id=dlv_stale" in r.stdout
     r = run_cli(["projections", "rebuild"], env, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "events/s" in r.stdout

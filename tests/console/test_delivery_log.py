@@ -4,6 +4,7 @@ tenants isolated; and an attempt's recorded response (headers, bounded excerpt, 
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from urllib.parse import quote
 
@@ -11,9 +12,10 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
-from hookproof.engine.delivery.log import LOG_QUERIES
+from hookproof.engine.delivery.log import LOG_QUERIES, RARE_STATES, LogQuery, query_name
 from hookproof.engine.runtime.daemon import Engine
-from hookproof.events.sqlfiles import query
+from hookproof.events.sqlfiles import migration_files, query
+from hookproof.projections.ledger import LEDGER_STATES
 
 from ..delivery.conftest import Subscriber, active_subscription, dispatch_all, publish
 from ..live import Client
@@ -74,6 +76,15 @@ async def test_the_log_is_filtered_searched_and_paged_by_the_api(
         assert await log("?state=DEAD_LETTER") == {by["evt-1", dead], by["evt-2", dead]}
         assert await log("?state=RETRYABLE") == {by["evt-1", retry], by["evt-2", retry]}
         accepted = {by["evt-1", ok], by["evt-2", ok]}
+        # a common state: the time order's keys, the state checked on each ledger row
+        assert await log("?state=ENDPOINT_ACCEPTED") == accepted
+        assert await log("?state=PLANNED") == set()
+        assert await log("?state=ENDPOINT_ACCEPTED&eventType=invoice.paid") == {by["evt-2", ok]}
+        assert await log(f"?state=ENDPOINT_ACCEPTED&subscriptionId={dead}") == set()
+        assert await log(f"?state=DEAD_LETTER&subscriptionId={dead}&limit=1") <= {
+            by["evt-1", dead],
+            by["evt-2", dead],
+        }
         assert await log("?evidence=ENDPOINT_ACCEPTED") == accepted
         assert await log("?evidence=NONE") == everything - accepted
         assert await log("?evidence=APPLICATION_CONFIRMED") == set()
@@ -148,16 +159,43 @@ async def test_the_log_is_filtered_searched_and_paged_by_the_api(
 
 
 def test_every_log_query_has_the_same_filters_after_its_leading_one() -> None:
-    """The files differ only in the leading filter that picks their index."""
+    """The files differ only in the leading filter that picks their index: the keys queries
+    (delivery_log's indexes) among themselves, the ledger's among themselves; and both kinds
+    apply the same filters, keyset and page."""
+
     def body(name: str) -> str:
         text = query(name, "hookproof.engine")  # its include lines expanded
         lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("--")]
         return "\n".join(ln for ln in lines if "-- the leading filter" not in ln)
 
-    reference = body("deliveries_log")
-    assert "ORDER BY created_at DESC, delivery_id DESC" in reference
+    keys = body("deliveries_log")
+    assert "ORDER BY k.created_at DESC, k.delivery_id DESC" in keys
+    ledger = body("deliveries_log_by_state")
+    assert "ORDER BY created_at DESC, delivery_id DESC" in ledger
     for _, name in LOG_QUERIES:
-        assert body(name) == reference, name
+        assert body(name) in (keys, ledger), name
+    assert body("deliveries_log_by_subscription") == keys
+    assert body("deliveries_log_by_topic") == keys
+    assert body("deliveries_log_by_event") == keys
+    assert body("deliveries_log_by_id") == ledger
+
+    def filters(name: str) -> list[str]:
+        lines = body(name).splitlines()
+        start = next(i for i, ln in enumerate(lines) if "$2::text IS NULL" in ln)
+        end = next(i for i, ln in enumerate(lines) if ln.startswith("LIMIT"))
+        return [ln.replace("k.", "").replace("d.", "") for ln in lines[start : end + 1]]
+
+    assert filters("deliveries_log") == filters("deliveries_log_by_state")
+
+
+def test_the_state_filter_reads_its_own_index_only_for_the_rare_states() -> None:
+    for state in LEDGER_STATES:
+        name = query_name(LogQuery(tenant_id="ten_a", state=state))
+        assert name == ("deliveries_log_by_state" if state in RARE_STATES else "deliveries_log")
+    assert "ENDPOINT_ACCEPTED" not in RARE_STATES and "PLANNED" not in RARE_STATES
+    (sql,) = [m for n, _, m in migration_files("hookproof.engine") if n == 1000]
+    predicate = sql[sql.index("WHERE state IN (") :].split(";")[0]
+    assert set(re.findall(r"'([A-Z_]+)'", predicate)) == RARE_STATES
 
 
 async def test_an_attempt_records_what_came_back_bounded_and_redacted(

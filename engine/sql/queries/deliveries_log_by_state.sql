@@ -1,13 +1,14 @@
 -- One page of the delivery log (GET /v1/deliveries), newest first, keyset on
--- (created_at, delivery_id). Every deliveries_log*.sql file includes the same filters
--- (deliveries_log_filters.sql) after a leading filter of its own, a plain equality, so its index is the one
--- the plan walks even as a generic plan of the prepared statement. $1 tenant, $2 subscription, $3 topic, $4 state,
+-- (created_at, delivery_id). Every deliveries_log*.sql file includes the same filters after a
+-- leading filter of its own, a plain equality, so its index is the one the plan walks even as a
+-- generic plan of the prepared statement. $1 tenant, $2 subscription, $3 topic, $4 state,
 -- $5 evidence, $6 since, $7 until, $8 event id, $9 delivery id, $10 consumer (a portal
 -- session), $11/$12 the cursor, $13 limit.
--- Leading filter: state (deliveries_log_state index).
+-- Leading filter: a rare state (deliveries_log_rare_state, partial: engine/delivery/log.py
+-- RARE_STATES; any other state reads deliveries_log.sql).
 -- The page's keys first, then its rows: the keys' scan reads only the index when it holds
--- every filtered column (deliveries_log_state does: migration 0981), so a combination
--- that few rows match is answered from the index without visiting the table.
+-- every filtered column (deliveries_log_rare_state does), so a combination that few rows match is answered
+-- from the index without visiting the table.
 SELECT d.* FROM deliveries AS d
 JOIN (
 SELECT delivery_id FROM deliveries

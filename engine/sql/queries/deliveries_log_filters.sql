@@ -1,5 +1,7 @@
--- The delivery log's filters after each query's leading one, its keyset and its page
--- (included by every deliveries_log*.sql; the parameters are theirs).
+-- The delivery log's filters after a ledger query's leading one, its keyset and its page
+-- (included by deliveries_log_by_state.sql and deliveries_log_by_id.sql, which read the
+-- ledger's own indexes; the keys queries include deliveries_log_key_filters.sql). The
+-- parameters are theirs.
   AND ($2::text IS NULL OR subscription_id = $2)
   AND ($3::text IS NULL OR topic = $3)
   AND ($4::text IS NULL OR state = $4)
