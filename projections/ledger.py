@@ -24,6 +24,7 @@ from hookproof.events import delivery_events as de
 
 __all__ = [
     "ABSENT",
+    "ACCEPTED_ON_ENTRY",
     "ADMITTING",
     "EVENT_COMMANDS",
     "EVIDENCE_ONLY",
@@ -153,6 +154,17 @@ NOT_THROUGH: Final = frozenset(LEDGER_STATES) - {S.PLANNED, S.DISPATCHING} - set
 #: ENDPOINT_ACCEPTED, where most rows rest. A confirmed row is written once more anyway (its
 #: receipt), and a tenant without receipts has none: its filter must not walk the whole log.
 LOG_INDEXED: Final = NOT_THROUGH | {S.APPLICATION_CONFIRMED}
+#: States a delivery enters only by an acceptance, on time or late ("accepted",
+#: "late_accepted"): the fold records ``accepted_at`` with every acceptance and nothing clears
+#: it, so each of their rows has endpoint evidence, and the log's ``evidence=NONE`` filter can
+#: match none of them (a confirmation may come without an acceptance: APPLICATION_CONFIRMED is
+#: not one of them).
+ACCEPTED_ON_ENTRY: Final = frozenset(
+    dst
+    for dst in LEDGER_STATES
+    if (entries := {c for (src, c), to in LEDGER_TRANSITIONS.items() if to == dst != src})
+    and entries <= {"accepted", LATE_COMMANDS["accepted"]}
+)
 #: Each subset by name (what the tests match the spelled-out lists against), with the sources
 #: of the operator's commands.
 SUBSETS: Final[dict[str, frozenset[str]]] = {

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 import msgspec
 
-from hookproof.projections.ledger import LOG_INDEXED
+from hookproof.projections.ledger import ACCEPTED_ON_ENTRY, LOG_INDEXED
 from hookproof.projections.ledger import LedgerState as S
 
 from ..db.queries import ENGINE_QUERIES
@@ -28,6 +28,7 @@ __all__ = [
     "RARE_STATES",
     "LogQuery",
     "item_of",
+    "matches_nothing",
     "query_name",
 ]
 
@@ -87,6 +88,14 @@ def query_name(q: LogQuery) -> str:
         if value is not None and (attr != "state" or value in RARE_STATES):
             return name
     return "deliveries_log"
+
+
+def matches_nothing(q: LogQuery) -> bool:
+    """True when the ledger's transition table rules out every row ``q`` asks for: a state
+    entered only by an acceptance (``ledger.ACCEPTED_ON_ENTRY``) with ``evidence=NONE``. Such a
+    page is empty without a read; the query would walk the tenant's whole time order (that
+    state has no index of its own, bench/README.md "Session 11: WAL and disk per delivery")."""
+    return q.evidence == "NONE" and q.state in ACCEPTED_ON_ENTRY
 
 
 def _iso(v: Any) -> Any:

@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from ..db.queries import ENGINE_QUERIES
 from ..db.repository import PoolRepository, Record
-from .log import SQL, LogQuery, item_of, query_name
+from .log import SQL, LogQuery, item_of, matches_nothing, query_name
 
 _KEYS = ENGINE_QUERIES.named("delivery_log_drift", "delivery_log_settle")
 
@@ -19,7 +19,10 @@ class DeliveryLog(PoolRepository):
 
     async def rows(self, q: LogQuery) -> list[Record]:
         """Up to ``q.limit + 1`` rows (one more tells whether a next page exists), planned
-        for these values (``deliveries_log_custom_plan.sql``)."""
+        for these values (``deliveries_log_custom_plan.sql``); none, without a read, for a
+        combination the ledger rules out (:func:`.log.matches_nothing`)."""
+        if matches_nothing(q):
+            return []
         at, last = q.before if q.before is not None else (None, None)
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute(SQL["deliveries_log_custom_plan"])

@@ -21,7 +21,10 @@ OTHER = "ten_00000000000000bb"
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 # Ledger rows straight into the table (the log reads no events): every state, three
 # subscriptions and topics, some accepted or confirmed, pairs planned at the same instant
-# (the keyset's tie on created_at), and another tenant's rows beside them.
+# (the keyset's tie on created_at), and another tenant's rows beside them. As the fold writes
+# them, every ENDPOINT_ACCEPTED row has ``accepted_at`` (ledger.ACCEPTED_ON_ENTRY): its pair
+# with ``evidence=NONE`` is answered empty without a read (log.matches_nothing), and the walk
+# below holds that answer to the plain filter of the rows.
 FILL = """
 INSERT INTO deliveries (delivery_id, event_id, subscription_id, tenant_id, generation, endpoint,
     endpoint_digest, payload_digest, topic, owner, receipts, max_attempts, state, attempt,
@@ -30,7 +33,9 @@ SELECT 'dlv_' || lpad(to_hex($3::int + g), 28, '0'), 'evt-' || (g / 3),
     'sub_' || lpad(to_hex(g % 3), 24, '0'), $1, 1, 'https://example.test/', 'd', 'sha-256=:x:',
     'topic.' || (g % 4), 'test', true, 8, ($4::text[])[1 + g % cardinality($4::text[])],
     1, CASE WHEN g % 5 = 0 THEN 'CONFIRMED' ELSE 'PENDING' END,
-    CASE WHEN g % 2 = 0 THEN $5::timestamptz END, 3,
+    CASE WHEN g % 2 = 0
+              OR ($4::text[])[1 + g % cardinality($4::text[])] = 'ENDPOINT_ACCEPTED'
+         THEN $5::timestamptz END, 3,
     $5::timestamptz + make_interval(mins => g / 2), $5::timestamptz
 FROM generate_series(1, $2::int) AS g
 """
