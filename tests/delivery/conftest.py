@@ -7,7 +7,7 @@ import json
 import socket
 import ssl
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -195,6 +195,28 @@ async def publish(
     )
 
 
+async def publish_many(engine: Engine, tenant: str, topic: str, numbers: Iterable[int]) -> None:
+    """One batch of events ``evt-<topic>-<i>`` on ``topic``, each its own aggregate."""
+    import msgspec
+
+    events = [
+        msgspec.convert(
+            {
+                "eventId": f"evt-{topic}-{i}",
+                "topic": topic,
+                "version": "1.0",
+                "aggregateId": f"order-{i}",
+                "aggregateVersion": 1,
+                "occurredAt": "2026-11-30T10:00:00Z",
+                "payload": {"i": i},
+            },
+            EventIn,
+        )
+        for i in numbers
+    ]
+    await engine.services.ingest.ingest_batch(tenant, events, actor=f"tenant:{tenant}")
+
+
 def stalled_dispatcher(engine: Engine, settings: Settings, name: str) -> Any:
     """A second dispatcher whose leases expire at once (as if it stalled past the lease)."""
     from hookproof.engine.delivery.dispatcher import Dispatcher
@@ -220,5 +242,3 @@ async def dispatch_all(engine: Engine) -> int:
 
 async def delivery(engine: Engine, tenant: str, delivery_id: str) -> dict[str, Any]:
     return await engine.services.reader.delivery(tenant, delivery_id)
-
-

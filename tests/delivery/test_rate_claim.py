@@ -6,36 +6,12 @@ A subscription without a limit is claimed as before, with no wait."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-import msgspec
-
 from hookproof.engine.runtime.daemon import Engine
-from hookproof.schemas.api import EventIn
 
-from .conftest import Subscriber, active_subscription, publish
+from .conftest import Subscriber, active_subscription, publish, publish_many
 
 PER_SECOND = 2.0
 BURST = 3
-
-
-async def publish_many(engine: Engine, tenant: str, topic: str, numbers: Iterable[int]) -> None:
-    events = [
-        msgspec.convert(
-            {
-                "eventId": f"evt-{topic}-{i}",
-                "topic": topic,
-                "version": "1.0",
-                "aggregateId": f"order-{i}",
-                "aggregateVersion": 1,
-                "occurredAt": "2026-11-30T10:00:00Z",
-                "payload": {"i": i},
-            },
-            EventIn,
-        )
-        for i in numbers
-    ]
-    await engine.services.ingest.ingest_batch(tenant, events, actor=f"tenant:{tenant}")
 
 
 async def test_a_claim_keeps_what_the_bucket_grants_and_says_when_the_next_token_is(

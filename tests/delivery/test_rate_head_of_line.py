@@ -15,36 +15,12 @@ asserts on what the claims return, not on time:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-import msgspec
-
 from hookproof.engine.delivery.gates import RATE_STICKY_S, EndpointGates
 from hookproof.engine.runtime.daemon import Engine
-from hookproof.schemas.api import EventIn
 
-from .conftest import Subscriber, active_subscription
+from .conftest import Subscriber, active_subscription, publish_many
 
 SLOW = {"perSecond": 0.01, "burst": 1}  # one token now, the next in 100 s: never in a test
-
-
-async def publish_many(engine: Engine, tenant: str, topic: str, numbers: Iterable[int]) -> None:
-    events = [
-        msgspec.convert(
-            {
-                "eventId": f"evt-{topic}-{i}",
-                "topic": topic,
-                "version": "1.0",
-                "aggregateId": f"order-{i}",
-                "aggregateVersion": 1,
-                "occurredAt": "2026-11-30T10:00:00Z",
-                "payload": {"i": i},
-            },
-            EventIn,
-        )
-        for i in numbers
-    ]
-    await engine.services.ingest.ingest_batch(tenant, events, actor=f"tenant:{tenant}")
 
 
 async def _limited_and_free(
