@@ -36,11 +36,15 @@ def _dispatcher(engine: Engine, settings: Settings, slot: int, steal_after_s: fl
 async def test_each_worker_claims_its_own_endpoints_and_overdue_ones_of_the_other(
     engine: Engine, tenant: str, subscriber: Subscriber, settings: Settings
 ) -> None:
-    # subscriptions on distinct endpoints until both shares of two workers are present
+    # subscriptions on distinct endpoints until both shares of two workers are present; each
+    # on its own topic, so every endpoint has one delivery (a claim takes no more rows for an
+    # endpoint than its concurrency room, 8: a shared topic made the test fail whenever the
+    # first eight endpoints fell in one share)
     by_share: dict[int, str] = {}
     for i in range(16):
-        await active_subscription(engine, tenant, subscriber.url(f"ok/site-{i}"))
-        for d in (await publish(engine, tenant, f"evt-share-{i}")).deliveries:
+        topic = f"share.t{i}"
+        await active_subscription(engine, tenant, subscriber.url(f"ok/site-{i}"), topics=[topic])
+        for d in (await publish(engine, tenant, f"evt-share-{i}", topic=topic)).deliveries:
             share = await engine.pool.fetchval(SHARE, d["deliveryId"])
             by_share.setdefault(share, d["deliveryId"])
         if len(by_share) == 2:
