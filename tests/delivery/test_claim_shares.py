@@ -13,7 +13,9 @@ from hookproof.engine.runtime.daemon import Engine
 
 from .conftest import Subscriber, active_subscription, publish
 
-SHARE = "SELECT mod(abs(hashtext(endpoint_digest)::bigint), 2) FROM deliveries WHERE delivery_id = $1"
+SHARE = (
+    "SELECT mod(abs(hashtext(endpoint_digest)::bigint), 2) FROM deliveries WHERE delivery_id = $1"
+)
 
 
 def test_shares_own_first_then_the_others_overdue() -> None:
@@ -52,7 +54,9 @@ async def test_each_worker_claims_its_own_endpoints_and_overdue_ones_of_the_othe
     assert len(by_share) == 2
     everything = {
         r["delivery_id"]
-        for r in await engine.pool.fetch("SELECT delivery_id FROM deliveries WHERE state = 'PLANNED'")
+        for r in await engine.pool.fetch(
+            "SELECT delivery_id FROM deliveries WHERE state = 'PLANNED'"
+        )
     }
 
     # fresh rows: worker 0 takes only its share; worker 1 (stealing after an hour) only its own
