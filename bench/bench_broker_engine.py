@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
 import cProfile
 import io
@@ -38,6 +39,7 @@ import secrets
 import shutil
 import ssl
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Coroutine
@@ -59,10 +61,17 @@ from hookproof.engine.runtime.daemon import build_engine
 from hookproof.schemas.api import EventIn, SubscriptionCreate
 from hookproof_subscriber import build_challenge_response
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.daemon import Daemon, start_daemon
+
 RESULTS = Path(__file__).resolve().parent / "results"
 AMQP_URL = os.environ.get("HOOKPROOF_TEST_AMQP_URL", "amqp://guest:guest@127.0.0.1:5672/")
 DESTINATIONS = 10
 WINDOW = 256
+
+
+#: one fixed master key, so that ``--daemon-workers`` can open the credentials sealed here
+MASTER_KEY = base64.urlsafe_b64encode(b"b" * 32).decode().rstrip("=")
 
 
 def _event(i: int) -> EventIn:
@@ -98,11 +107,17 @@ async def _lsn(pool: Any) -> int:
     return (int(hi, 16) << 32) + int(lo, 16)
 
 
-def _others(postmaster: Any, nats_server: EmbeddedNats | None, kind: str) -> list[Any]:
+def _others(
+    postmaster: Any, nats_server: EmbeddedNats | None, kind: str, daemon: Daemon | None
+) -> list[Any]:
     """The processes whose CPU the phase also costs: Postgres (the postmaster and every child,
-    listed again at the end, since the pool opens backends during the phase) and the broker
-    (the embedded nats-server, or RabbitMQ's ``beam.smp``)."""
-    procs = [("postgres", postmaster), *(("postgres", c) for c in postmaster.children(True))]
+    listed again at the end, since the pool opens backends during the phase), the broker
+    (the embedded nats-server, or RabbitMQ's ``beam.smp``) and ``serve`` with its workers."""
+    procs = []
+    if daemon is not None:
+        supervisor = psutil.Process(daemon.proc.pid)
+        procs += [("engine", supervisor), *(("engine", c) for c in supervisor.children(True))]
+    procs += [("postgres", postmaster), *(("postgres", c) for c in postmaster.children(True))]
     if kind == "nats" and nats_server is not None and nats_server.process is not None:
         procs.append(("broker", psutil.Process(nats_server.process.pid)))
     if kind == "amqp":
@@ -214,6 +229,7 @@ async def run_engine(
     *,
     drop_log_indexes: bool = False,
     profile: str | None = None,
+    daemon_workers: int = 0,
 ) -> dict[str, Any]:
     import pgserver
 
@@ -243,6 +259,7 @@ async def run_engine(
         dns_servers=(("127.0.0.1", 9),),
         connect_timeout_s=3.0,
         request_timeout_s=10.0,
+        master_key_b64=MASTER_KEY,
     )
     engine = await build_engine(settings, pool)
     tenant = (await engine.tenants.create("bench")).tenant_id
@@ -299,8 +316,9 @@ async def run_engine(
                     out["challengeId"], build_challenge_response(msg.body), actor="bench"
                 )
             sids.append(state.subscription_id)
-        for i in range(events):
-            await engine.services.ingest.ingest(tenant, _event(i), actor="bench")
+        if not daemon_workers:
+            for i in range(events):
+                await engine.services.ingest.ingest(tenant, _event(i), actor="bench")
         if drop_log_indexes:
             for name in _LOG_INDEXES:
                 await pool.execute(f"DROP INDEX IF EXISTS {name}")
@@ -312,16 +330,39 @@ async def run_engine(
         postmaster = psutil.Process(
             psutil.Process(await pool.fetchval("SELECT pg_backend_pid()")).ppid()
         )
-        others0 = _cpu_by_process(_others(postmaster, nats_server, kind))
+        daemon = None
+        if daemon_workers:
+            daemon = await asyncio.to_thread(
+                start_daemon,
+                {
+                    "HOOKPROOF_DATABASE_URL": pg.get_uri(),
+                    "HOOKPROOF_DATA_DIR": str(settings.data_dir),
+                    "HOOKPROOF_MASTER_KEY": MASTER_KEY,
+                    "HOOKPROOF_EGRESS_ALLOW": ",".join(f"{h}:{p}" for h, p in pairs),
+                    "HOOKPROOF_EGRESS_CA_FILE": str(ca_file),
+                    "HOOKPROOF_DNS_SERVERS": "127.0.0.1:9",
+                    "HOOKPROOF_WORKERS": str(daemon_workers),
+                },
+                folder,
+            )
+        others0 = _cpu_by_process(_others(postmaster, nats_server, kind, daemon))
+        profiler = cProfile.Profile() if profile else None
         ru0 = resource.getrusage(resource.RUSAGE_SELF)
         if profiler is not None:
             profiler.enable()
         lsn0, t0 = await _lsn(pool), time.perf_counter()
-        workers = [
-            asyncio.create_task(cast(Coroutine[Any, Any, None], w(stop)))
-            for name, w in engine.workers
-            if name == "dispatcher"
-        ]
+        workers = []
+        if daemon is not None:
+            # one batch, one transaction: the daemon's dispatchers see every delivery at once
+            await engine.services.ingest.ingest_batch(
+                tenant, [_event(i) for i in range(events)], actor="bench"
+            )
+        else:
+            workers = [
+                asyncio.create_task(cast(Coroutine[Any, Any, None], w(stop)))
+                for name, w in engine.workers
+                if name == "dispatcher"
+            ]
         while True:
             n = await pool.fetchval(
                 "SELECT count(*) FROM deliveries WHERE state = 'ENDPOINT_ACCEPTED'"
@@ -333,7 +374,11 @@ async def run_engine(
         if profiler is not None:
             profiler.disable()
         ru1 = resource.getrusage(resource.RUSAGE_SELF)
-        others = _cpu_spent(others0, _cpu_by_process(_others(postmaster, nats_server, kind)))
+        others = _cpu_spent(
+            others0, _cpu_by_process(_others(postmaster, nats_server, kind, daemon))
+        )
+        if daemon is not None:
+            await asyncio.to_thread(daemon.stop)
         wal1 = await _wal_stats(pool)
         stop.set()
         for t in workers:
@@ -352,18 +397,31 @@ async def run_engine(
             pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(45)
             await asyncio.to_thread(Path(f"{profile}.{kind}.txt").write_text, text.getvalue())
             profiler.dump_stats(f"{profile}.{kind}.prof")
+        # one delivered message as the broker holds it: the bare publisher's second round
+        # sends the same headers and body (`bare_same_message`)
+        sample: tuple[dict[str, Any], bytes] | None = None
+        if kind == "nats":
+            got = await js.get_last_msg(f"B{tag}0", f"b{tag}.0")  # type: ignore[union-attr]
+            sample = (dict(got.headers or {}), bytes(got.data or b""))
+        elif kind == "amqp":
+            got = await queues[0].get(no_ack=True)
+            sample = (dict(got.headers or {}), bytes(got.body))
         return {
+            "_sample": sample,
             "kind": kind,
             "destinations": DESTINATIONS,
             "deliveries": total,
             "wall_s": round(wall, 3),
             "deliveries_per_s": round(total / wall, 1),
             "wal_bytes_per_delivery": round((lsn1 - lsn0) / total, 1),
-            "engine_cpu_ms_per_delivery": round(cpu * 1000 / total, 3),
+            "engine_cpu_ms_per_delivery": round(
+                (others["engine"] if daemon is not None else cpu) * 1000 / total, 3
+            ),
+            "harness": f"serve --workers {daemon_workers}" if daemon is not None else "in-process",
             # Postgres's and the broker's CPU over the same phase (psutil): what is left of
             # two cores for the engine
             "cpu_ms_per_delivery_by_process": {
-                "engine": round(cpu * 1000 / total, 3),
+                "engine" if daemon is None else "bench": round(cpu * 1000 / total, 3),
                 **{role: round(spent * 1000 / total, 3) for role, spent in others.items()},
             },
             "log_indexes_dropped": drop_log_indexes,
@@ -386,9 +444,22 @@ async def run_engine(
         pg.cleanup()
 
 
-async def bare(kind: str, n: int, nats_server: EmbeddedNats | None) -> dict[str, Any]:
-    """The same library's own confirmed publisher, same count, 10 destinations, pipelined."""
+async def bare(
+    kind: str,
+    n: int,
+    nats_server: EmbeddedNats | None,
+    sample: tuple[dict[str, Any], bytes] | None = None,
+) -> dict[str, Any]:
+    """The same library's own confirmed publisher, same count, 10 destinations, pipelined:
+    a small body with one header (the issue's baseline) or, given *sample*, the headers and
+    body of a message the engine delivered."""
     body = json.dumps({"payload": {"amount": 1, "lines": [{"sku": "A-1"}]}}).encode() * 2
+    extra: dict[str, Any] = {}
+    if sample is not None:
+        extra, body = dict(sample[0]), sample[1]
+        extra.pop("Nats-Msg-Id", None)
+        # sent again by ``stream=`` below, naming this round's own stream
+        extra.pop("Nats-Expected-Stream", None)
     sem = asyncio.Semaphore(WINDOW)
     tag = secrets.token_hex(3)
     if kind == "nats":
@@ -400,7 +471,10 @@ async def bare(kind: str, n: int, nats_server: EmbeddedNats | None) -> dict[str,
         async def one(i: int) -> None:
             async with sem:
                 await js.publish(
-                    f"r{tag}.{i % DESTINATIONS}", body, headers={"Nats-Msg-Id": f"m{i}"}
+                    f"r{tag}.{i % DESTINATIONS}",
+                    body,
+                    headers={**extra, "Nats-Msg-Id": f"m{i}"},
+                    stream=f"R{tag}{i % DESTINATIONS}" if sample is not None else None,
                 )
 
         t0 = time.perf_counter()
@@ -420,7 +494,10 @@ async def bare(kind: str, n: int, nats_server: EmbeddedNats | None) -> dict[str,
         async def one(i: int) -> None:
             async with sem:
                 msg = aio_pika.Message(
-                    body, delivery_mode=aio_pika.DeliveryMode.PERSISTENT, message_id=f"m{i}"
+                    body,
+                    headers=extra or None,
+                    delivery_mode=aio_pika.DeliveryMode.PERSISTENT,
+                    message_id=f"m{i}",
                 )
                 await exs[i % DESTINATIONS].publish(msg, "k", mandatory=True)
 
@@ -431,7 +508,15 @@ async def bare(kind: str, n: int, nats_server: EmbeddedNats | None) -> dict[str,
             await ch.queue_delete(f"r{tag}{i}.q")
             await ch.exchange_delete(f"r{tag}{i}")
         await conn.close()
-    return {"messages": n, "wall_s": round(wall, 3), "msgs_per_s": round(n / wall, 1)}
+    return {
+        "messages": n,
+        "headers": len(extra)
+        + (2 if kind == "nats" and sample is not None else 0)
+        + (1 if kind == "nats" and sample is None else 0),
+        "body_bytes": len(body),
+        "wall_s": round(wall, 3),
+        "msgs_per_s": round(n / wall, 1),
+    }
 
 
 def _loadavg() -> list[str]:
@@ -450,6 +535,13 @@ async def main() -> None:
     parser.add_argument("--drop-log-indexes", action="store_true")
     parser.add_argument("--profile", default=None, help="path prefix for cProfile reports")
     parser.add_argument("--no-bare", action="store_true")
+    parser.add_argument(
+        "--daemon-workers",
+        type=int,
+        default=0,
+        help="dispatch in `hookproof serve --workers N` (the events ingested as one batch at"
+        " the phase's start; WAL then includes the ingest) instead of in this process",
+    )
     args = parser.parse_args()
     # the daemon's logging (JSON lines on stderr, as ``serve``), not structlog's development
     # renderer: that costs about 190 us per attempt line, a fifth of the engine's CPU here
@@ -472,10 +564,17 @@ async def main() -> None:
                 server,
                 drop_log_indexes=args.drop_log_indexes,
                 profile=args.profile,
+                daemon_workers=args.daemon_workers,
             )
+            sample = run.pop("_sample")
             if kind != "https" and not args.no_bare:
                 run["bare"] = await bare(kind, run["deliveries"], server)
                 run["ratio_to_bare"] = round(run["deliveries_per_s"] / run["bare"]["msgs_per_s"], 3)
+                same = await bare(kind, run["deliveries"], server, sample)
+                run["bare_same_message"] = same
+                run["ratio_to_bare_same_message"] = round(
+                    run["deliveries_per_s"] / same["msgs_per_s"], 3
+                )
             out["runs"][kind] = run
             print(json.dumps(run), flush=True)
     finally:
