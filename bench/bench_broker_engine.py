@@ -20,6 +20,14 @@ dispatch phase, ``pg_stat_wal`` (records, full-page images, bytes), ``pg_waldump
 by resource manager, the outcome events' sizes by type, ``--drop-log-indexes`` (the
 delivery log's secondary indexes, migration 1000, dropped before the phase, to attribute the
 WAL they cost) and ``--profile`` (cProfile over the dispatch phase, the top functions to a file).
+
+Session 13 added issue 35's variants through the whole engine (``--kinds
+https,https-mtls,https-oauth2,https-proxy``): every HTTPS kind now has ten origins (one port
+per subscription, the end-to-end bench's 10-site peak); ``https-mtls`` gives each subscription
+its own client certificate and the site requires one; ``https-oauth2`` gives each its own client
+credentials against the site's ``/token`` (the site answers 401 without the bearer token, so an
+accepted delivery carried it); ``https-proxy`` sends through Debian's tinyproxy
+(``HOOKPROOF_EGRESS_PROXY``), whose CPU is counted as ``proxy``.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ import re
 import resource
 import secrets
 import shutil
+import socket
 import ssl
 import subprocess
 import sys
@@ -108,12 +117,19 @@ async def _lsn(pool: Any) -> int:
 
 
 def _others(
-    postmaster: Any, nats_server: EmbeddedNats | None, kind: str, daemon: Daemon | None
+    postmaster: Any,
+    nats_server: EmbeddedNats | None,
+    kind: str,
+    daemon: Daemon | None,
+    proxy: asyncio.subprocess.Process | None = None,
 ) -> list[Any]:
     """The processes whose CPU the phase also costs: Postgres (the postmaster and every child,
     listed again at the end, since the pool opens backends during the phase), the broker
-    (the embedded nats-server, or RabbitMQ's ``beam.smp``) and ``serve`` with its workers."""
+    (the embedded nats-server, or RabbitMQ's ``beam.smp``), tinyproxy and ``serve`` with its
+    workers."""
     procs = []
+    if proxy is not None:
+        procs.append(("proxy", psutil.Process(proxy.pid)))
     if daemon is not None:
         supervisor = psutil.Process(daemon.proc.pid)
         procs += [("engine", supervisor), *(("engine", c) for c in supervisor.children(True))]
@@ -200,9 +216,21 @@ _LOG_INDEXES = (
 )
 
 
-async def _site(ca: trustme.CA) -> tuple[web.AppRunner, int]:
+async def _site(
+    ca: trustme.CA, *, origins: int = 1, client_ca: trustme.CA | None = None, oauth2: bool = False
+) -> tuple[web.AppRunner, list[int]]:
+    """A trustme HTTPS subscriber on ``origins`` ports (each an origin of its own). With
+    ``client_ca`` it requires a client certificate issued by it; with ``oauth2`` it serves a
+    token at ``/token`` and refuses a delivery without ``Authorization: Bearer`` (401)."""
+
     async def handle(request: web.Request) -> web.Response:
         body = await request.read()
+        if oauth2 and request.path == "/token":
+            return web.json_response(
+                {"access_token": "t" * 40, "token_type": "Bearer", "expires_in": 3600}
+            )
+        if oauth2 and request.headers.get("Authorization") != "Bearer " + "t" * 40:
+            return web.Response(status=401)
         if b'"type":"hookproof.challenge.v1"' in body:
             return web.Response(
                 body=build_challenge_response(body), content_type="application/json"
@@ -215,10 +243,47 @@ async def _site(ca: trustme.CA) -> tuple[web.AppRunner, int]:
     await runner.setup()
     ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ca.issue_cert("127.0.0.1").configure_cert(ctx)
-    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=ctx)
-    await site.start()
-    port = runner.addresses[0][1]
-    return runner, port
+    if client_ca is not None:
+        ctx.verify_mode = ssl.CERT_REQUIRED
+        ctx.load_verify_locations(cadata=client_ca.cert_pem.bytes().decode())
+    for _ in range(origins):
+        await web.TCPSite(runner, "127.0.0.1", 0, ssl_context=ctx).start()
+    return runner, [int(a[1]) for a in runner.addresses]
+
+
+def _client_auth(ca: trustme.CA, name: str) -> dict[str, Any]:
+    leaf = ca.issue_cert(name)
+    return {
+        "type": "mtls",
+        "certificatePem": "".join(b.bytes().decode() for b in leaf.cert_chain_pems),
+        "privateKeyPem": leaf.private_key_pem.bytes().decode(),
+    }
+
+
+async def _tinyproxy(folder: Path) -> tuple[asyncio.subprocess.Process, int]:
+    """Debian's tinyproxy on a free loopback port (``HOOKPROOF_EGRESS_PROXY``'s forward proxy)."""
+    exe = shutil.which("tinyproxy")
+    if exe is None:
+        raise SystemExit("https-proxy needs tinyproxy (apt-get install tinyproxy; .ci/run does)")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    conf = folder / "tinyproxy.conf"
+    conf.write_text(
+        f"Port {port}\nListen 127.0.0.1\nTimeout 30\nLogLevel Warning\n"
+        f'LogFile "{folder / "tinyproxy.log"}"\nMaxClients 200\nAllow 127.0.0.1\n'
+    )
+    proc = await asyncio.create_subprocess_exec(exe, "-d", "-c", str(conf))
+    for _ in range(500):
+        try:
+            _, w = await asyncio.open_connection("127.0.0.1", port)
+            w.close()
+            await w.wait_closed()
+            return proc, port
+        except OSError:
+            await asyncio.sleep(0.02)
+    proc.kill()
+    raise RuntimeError("tinyproxy did not start")
 
 
 async def run_engine(
@@ -242,11 +307,23 @@ async def run_engine(
     ca = trustme.CA()
     ca_file = folder / "ca.pem"
     ca.cert_pem.write_to_path(str(ca_file))
-    runner = None
+    runner = proxy = None
+    proxy_url: str | None = None
     pairs: list[tuple[str, int]] = []
-    if kind == "https":
-        runner, port = await _site(ca)
-        pairs.append(("127.0.0.1", port))
+    client_ca = trustme.CA()
+    if kind.startswith("https"):
+        # ten origins, one per subscription (the end-to-end bench's 10-site peak): each has its
+        # own pooled connections, handshakes and, with mTLS, client identity
+        runner, ports = await _site(
+            ca,
+            origins=DESTINATIONS,
+            client_ca=client_ca if kind == "https-mtls" else None,
+            oauth2=kind == "https-oauth2",
+        )
+        pairs += [("127.0.0.1", p) for p in ports]
+        if kind == "https-proxy":
+            proxy, proxy_port = await _tinyproxy(folder)
+            proxy_url = f"http://127.0.0.1:{proxy_port}"
     elif kind == "nats":
         assert nats_server is not None
         pairs.append((nats_server.host, nats_server.port))
@@ -260,6 +337,7 @@ async def run_engine(
         connect_timeout_s=3.0,
         request_timeout_s=10.0,
         master_key_b64=MASTER_KEY,
+        egress_proxy=proxy_url,
     )
     engine = await build_engine(settings, pool)
     tenant = (await engine.tenants.create("bench")).tenant_id
@@ -275,8 +353,18 @@ async def run_engine(
             ch = await amqp.channel()
             queues = []
         for i in range(DESTINATIONS):
-            if kind == "https":
-                body = _sub(endpoint=f"https://127.0.0.1:{pairs[0][1]}/s{i}")
+            if kind.startswith("https"):
+                auth: dict[str, Any] | None = None
+                if kind == "https-mtls":
+                    auth = _client_auth(client_ca, f"sub{i}.bench")
+                elif kind == "https-oauth2":
+                    auth = {
+                        "type": "oauth2",
+                        "tokenUrl": f"https://127.0.0.1:{pairs[i][1]}/token",
+                        "clientId": f"client-{i}",
+                        "clientSecret": secrets.token_urlsafe(24),
+                    }
+                body = _sub(endpoint=f"https://127.0.0.1:{pairs[i][1]}/s{i}", auth=auth)
             elif kind == "nats":
                 await js.add_stream(name=f"B{tag}{i}", subjects=[f"b{tag}.{i}"])  # type: ignore[union-attr]
                 body = _sub(
@@ -342,10 +430,11 @@ async def run_engine(
                     "HOOKPROOF_EGRESS_CA_FILE": str(ca_file),
                     "HOOKPROOF_DNS_SERVERS": "127.0.0.1:9",
                     "HOOKPROOF_WORKERS": str(daemon_workers),
+                    **({"HOOKPROOF_EGRESS_PROXY": proxy_url} if proxy_url else {}),
                 },
                 folder,
             )
-        others0 = _cpu_by_process(_others(postmaster, nats_server, kind, daemon))
+        others0 = _cpu_by_process(_others(postmaster, nats_server, kind, daemon, proxy))
         profiler = cProfile.Profile() if profile else None
         ru0 = resource.getrusage(resource.RUSAGE_SELF)
         if profiler is not None:
@@ -375,7 +464,7 @@ async def run_engine(
             profiler.disable()
         ru1 = resource.getrusage(resource.RUSAGE_SELF)
         others = _cpu_spent(
-            others0, _cpu_by_process(_others(postmaster, nats_server, kind, daemon))
+            others0, _cpu_by_process(_others(postmaster, nats_server, kind, daemon, proxy))
         )
         if daemon is not None:
             await asyncio.to_thread(daemon.stop)
@@ -410,6 +499,7 @@ async def run_engine(
             "_sample": sample,
             "kind": kind,
             "destinations": DESTINATIONS,
+            "origins": len(pairs),
             "deliveries": total,
             "wall_s": round(wall, 3),
             "deliveries_per_s": round(total / wall, 1),
@@ -441,6 +531,9 @@ async def run_engine(
         await pool.close()
         if runner is not None:
             await runner.cleanup()
+        if proxy is not None:
+            proxy.kill()
+            await proxy.wait()
         pg.cleanup()
 
 
@@ -567,7 +660,7 @@ async def main() -> None:
                 daemon_workers=args.daemon_workers,
             )
             sample = run.pop("_sample")
-            if kind != "https" and not args.no_bare:
+            if not kind.startswith("https") and not args.no_bare:
                 run["bare"] = await bare(kind, run["deliveries"], server)
                 run["ratio_to_bare"] = round(run["deliveries_per_s"] / run["bare"]["msgs_per_s"], 3)
                 same = await bare(kind, run["deliveries"], server, sample)
