@@ -39,6 +39,7 @@ import contextlib
 import cProfile
 import io
 import json
+import multiprocessing
 import os
 import pstats
 import re
@@ -122,12 +123,15 @@ def _others(
     kind: str,
     daemon: Daemon | None,
     proxy: asyncio.subprocess.Process | None = None,
+    site: multiprocessing.Process | None = None,
 ) -> list[Any]:
     """The processes whose CPU the phase also costs: Postgres (the postmaster and every child,
     listed again at the end, since the pool opens backends during the phase), the broker
-    (the embedded nats-server, or RabbitMQ's ``beam.smp``), tinyproxy and ``serve`` with its
-    workers."""
+    (the embedded nats-server, or RabbitMQ's ``beam.smp``), tinyproxy, the HTTPS subscriber and
+    ``serve`` with its workers."""
     procs = []
+    if site is not None and site.pid is not None:
+        procs.append(("site", psutil.Process(site.pid)))
     if proxy is not None:
         procs.append(("proxy", psutil.Process(proxy.pid)))
     if daemon is not None:
@@ -216,20 +220,22 @@ _LOG_INDEXES = (
 )
 
 
-async def _site(
-    ca: trustme.CA, *, origins: int = 1, client_ca: trustme.CA | None = None, oauth2: bool = False
-) -> tuple[web.AppRunner, list[int]]:
-    """A trustme HTTPS subscriber on ``origins`` ports (each an origin of its own). With
-    ``client_ca`` it requires a client certificate issued by it; with ``oauth2`` it serves a
-    token at ``/token`` and refuses a delivery without ``Authorization: Bearer`` (401)."""
+def _serve_site(
+    ports: list[int], cert_pem: bytes, key_pem: bytes, client_ca_pem: bytes | None, oauth2: bool
+) -> None:
+    """The HTTPS subscriber, in a process of its own (its CPU is not the engine's): one origin
+    per port of ``ports``. With ``client_ca_pem`` it requires a client certificate issued by
+    that CA; with ``oauth2`` it serves a token at ``/token`` and refuses a delivery without
+    ``Authorization: Bearer`` (401)."""
+    token = "t" * 40
 
     async def handle(request: web.Request) -> web.Response:
         body = await request.read()
         if oauth2 and request.path == "/token":
             return web.json_response(
-                {"access_token": "t" * 40, "token_type": "Bearer", "expires_in": 3600}
+                {"access_token": token, "token_type": "Bearer", "expires_in": 3600}
             )
-        if oauth2 and request.headers.get("Authorization") != "Bearer " + "t" * 40:
+        if oauth2 and request.headers.get("Authorization") != "Bearer " + token:
             return web.Response(status=401)
         if b'"type":"hookproof.challenge.v1"' in body:
             return web.Response(
@@ -237,18 +243,66 @@ async def _site(
             )
         return web.Response(status=204)
 
-    app = web.Application()
-    app.router.add_route("POST", "/{tail:.*}", handle)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
+    folder = Path(tempfile.mkdtemp(prefix="hp-bench-site-"))
+    (folder / "c.pem").write_bytes(cert_pem)
+    (folder / "k.pem").write_bytes(key_pem)
     ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    ca.issue_cert("127.0.0.1").configure_cert(ctx)
-    if client_ca is not None:
+    ctx.load_cert_chain(str(folder / "c.pem"), str(folder / "k.pem"))
+    if client_ca_pem is not None:
         ctx.verify_mode = ssl.CERT_REQUIRED
-        ctx.load_verify_locations(cadata=client_ca.cert_pem.bytes().decode())
-    for _ in range(origins):
-        await web.TCPSite(runner, "127.0.0.1", 0, ssl_context=ctx).start()
-    return runner, [int(a[1]) for a in runner.addresses]
+        ctx.load_verify_locations(cadata=client_ca_pem.decode())
+
+    async def serve() -> None:
+        app = web.Application()
+        app.router.add_route("POST", "/{tail:.*}", handle)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        for port in ports:
+            await web.TCPSite(runner, "127.0.0.1", port, ssl_context=ctx).start()
+        await asyncio.Event().wait()
+
+    asyncio.run(serve())
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def _wait_port(port: int) -> None:
+    for _ in range(500):
+        try:
+            _, w = await asyncio.open_connection("127.0.0.1", port)
+            w.close()
+            await w.wait_closed()
+            return
+        except OSError:
+            await asyncio.sleep(0.02)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
+
+
+async def _site(
+    ca: trustme.CA, *, origins: int = 1, client_ca: trustme.CA | None = None, oauth2: bool = False
+) -> tuple[multiprocessing.Process, list[int]]:
+    """``_serve_site`` started in a child process (spawned) on ``origins`` free ports."""
+    leaf = ca.issue_cert("127.0.0.1")
+    ports = [_free_port() for _ in range(origins)]
+    proc = multiprocessing.get_context("spawn").Process(
+        target=_serve_site,
+        args=(
+            ports,
+            b"".join(b.bytes() for b in leaf.cert_chain_pems),
+            leaf.private_key_pem.bytes(),
+            client_ca.cert_pem.bytes() if client_ca is not None else None,
+            oauth2,
+        ),
+        daemon=True,
+    )
+    proc.start()
+    for port in ports:
+        await _wait_port(port)
+    return proc, ports
 
 
 def _client_auth(ca: trustme.CA, name: str) -> dict[str, Any]:
@@ -265,25 +319,19 @@ async def _tinyproxy(folder: Path) -> tuple[asyncio.subprocess.Process, int]:
     exe = shutil.which("tinyproxy")
     if exe is None:
         raise SystemExit("https-proxy needs tinyproxy (apt-get install tinyproxy; .ci/run does)")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
+    port = _free_port()
     conf = folder / "tinyproxy.conf"
     conf.write_text(
         f"Port {port}\nListen 127.0.0.1\nTimeout 30\nLogLevel Warning\n"
         f'LogFile "{folder / "tinyproxy.log"}"\nMaxClients 200\nAllow 127.0.0.1\n'
     )
     proc = await asyncio.create_subprocess_exec(exe, "-d", "-c", str(conf))
-    for _ in range(500):
-        try:
-            _, w = await asyncio.open_connection("127.0.0.1", port)
-            w.close()
-            await w.wait_closed()
-            return proc, port
-        except OSError:
-            await asyncio.sleep(0.02)
-    proc.kill()
-    raise RuntimeError("tinyproxy did not start")
+    try:
+        await _wait_port(port)
+    except RuntimeError:
+        proc.kill()
+        raise
+    return proc, port
 
 
 async def run_engine(
@@ -307,14 +355,15 @@ async def run_engine(
     ca = trustme.CA()
     ca_file = folder / "ca.pem"
     ca.cert_pem.write_to_path(str(ca_file))
-    runner = proxy = None
+    site: multiprocessing.Process | None = None
+    proxy = None
     proxy_url: str | None = None
     pairs: list[tuple[str, int]] = []
     client_ca = trustme.CA()
     if kind.startswith("https"):
         # ten origins, one per subscription (the end-to-end bench's 10-site peak): each has its
         # own pooled connections, handshakes and, with mTLS, client identity
-        runner, ports = await _site(
+        site, ports = await _site(
             ca,
             origins=DESTINATIONS,
             client_ca=client_ca if kind == "https-mtls" else None,
@@ -434,7 +483,7 @@ async def run_engine(
                 },
                 folder,
             )
-        others0 = _cpu_by_process(_others(postmaster, nats_server, kind, daemon, proxy))
+        others0 = _cpu_by_process(_others(postmaster, nats_server, kind, daemon, proxy, site))
         profiler = cProfile.Profile() if profile else None
         ru0 = resource.getrusage(resource.RUSAGE_SELF)
         if profiler is not None:
@@ -464,7 +513,7 @@ async def run_engine(
             profiler.disable()
         ru1 = resource.getrusage(resource.RUSAGE_SELF)
         others = _cpu_spent(
-            others0, _cpu_by_process(_others(postmaster, nats_server, kind, daemon, proxy))
+            others0, _cpu_by_process(_others(postmaster, nats_server, kind, daemon, proxy, site))
         )
         if daemon is not None:
             await asyncio.to_thread(daemon.stop)
@@ -529,8 +578,9 @@ async def run_engine(
             await amqp.close()
         await engine.close()
         await pool.close()
-        if runner is not None:
-            await runner.cleanup()
+        if site is not None:
+            site.terminate()
+            await asyncio.to_thread(site.join, 10)
         if proxy is not None:
             proxy.kill()
             await proxy.wait()
