@@ -367,7 +367,8 @@ async def pg_statements(pool: Any, deliveries: int, top: int = 15) -> dict[str, 
     """The phase's statements from pg_stat_statements (reset at its start): totals and the
     ``top`` by total execution time, each also per delivery."""
     rows = await pool.fetch(
-        "SELECT query, calls, total_exec_time, mean_exec_time, rows FROM pg_stat_statements"
+        "SELECT query, calls, total_exec_time, mean_exec_time, total_plan_time, rows"
+        " FROM pg_stat_statements"
         " WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
         " ORDER BY total_exec_time DESC"
     )
@@ -375,8 +376,12 @@ async def pg_statements(pool: Any, deliveries: int, top: int = 15) -> dict[str, 
     n = max(1, deliveries)
     calls = sum(r["calls"] for r in own)
     total = sum(r["total_exec_time"] for r in own)
+    plan = sum(r["total_plan_time"] for r in own)
     return {
-        "note": "execution time only (no parse/plan, no network); reset at the phase start",
+        "note": "execution time (no parse/plan, no network); planning time apart, 0 unless"
+        " pg_stat_statements.track_planning is on; reset at the phase start",
+        "plan_ms_total": round(plan, 1),
+        "plan_ms_per_delivery": round(plan / n, 4),
         "statements": len(own),
         "calls": calls,
         "calls_per_delivery": round(calls / n, 2),
@@ -389,6 +394,7 @@ async def pg_statements(pool: Any, deliveries: int, top: int = 15) -> dict[str, 
                 "calls_per_delivery": round(r["calls"] / n, 3),
                 "total_ms": round(r["total_exec_time"], 1),
                 "mean_ms": round(r["mean_exec_time"], 4),
+                "plan_ms": round(r["total_plan_time"], 1),
                 "rows": r["rows"],
                 "share": round(r["total_exec_time"] / total, 3) if total else 0.0,
             }

@@ -4,9 +4,13 @@ another endpoint's rows behind it in due order are still reached."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+from hookproof.engine.db.queries import ENGINE_QUERIES
 from hookproof.engine.runtime.daemon import Engine
 
-from .conftest import Subscriber, active_subscription, publish
+from .conftest import Subscriber, active_subscription, publish, publish_many
 
 LOCKED_ELSEWHERE = (
     "SELECT count(*) FROM (SELECT 1 FROM deliveries WHERE state = 'PLANNED'"
@@ -137,3 +141,43 @@ async def test_with_more_waiting_endpoints_than_probes_the_claim_goes_by_due_ord
                     )
                 ]
             assert got == sorted(want), heads_max
+
+
+def _nodes(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    return [plan, *(n for child in plan.get("Plans", ()) for n in _nodes(child))]
+
+
+async def test_a_generic_plan_made_on_an_empty_ledger_chooses_the_rows_once(
+    engine: Engine, tenant: str, subscriber: Subscriber
+) -> None:
+    """A fresh database: the claim's generic plan is made while the ledger is empty (every
+    estimate one row) and kept until autovacuum's next ANALYZE. The rows are still chosen once
+    per claim, not once per due row (with ``IN (SELECT ... FROM chosen)`` that plan reran the
+    choice and its window functions per due row: 0.4-1.4 s per claim of 400 rows, bench/README
+    "Session 13")."""
+    for topic in ("a", "b"):
+        await active_subscription(engine, tenant, subscriber.url(f"ok/{topic}"), topics=[topic])
+    claim = ENGINE_QUERIES.named("dispatch_claim")["dispatch_claim"]
+    # limit 10, nothing blocked, one share, a scan of 40, no named rooms, room 8, none held
+    args = "10, '{}'::text[], 1, 0, true, 0.0, 40, '{}'::text[], '{}'::int[], 8, '{}'::text[]"
+    async with engine.pool.acquire() as conn:
+        await conn.execute("SET plan_cache_mode = force_generic_plan")
+        await conn.execute(f"PREPARE empty_ledger_claim AS {claim}")
+        explain = f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE empty_ledger_claim({args})"
+        tx = conn.transaction()
+        await tx.start()
+        await conn.fetchval(explain)  # the generic plan, made on the empty ledger
+        await tx.rollback()
+        for topic in ("a", "b"):
+            await publish_many(engine, tenant, topic, range(15))
+        tx = conn.transaction()
+        await tx.start()
+        plan = json.loads(await conn.fetchval(explain))[0]["Plan"]
+        await tx.rollback()
+        await conn.execute("DEALLOCATE empty_ledger_claim")
+        await conn.execute("RESET plan_cache_mode")
+    windows = [n for n in _nodes(plan) if n["Node Type"] == "WindowAgg"]
+    assert windows and all(n["Actual Loops"] == 1 for n in windows), [
+        (n["Node Type"], n["Actual Loops"]) for n in windows
+    ]
+    assert plan["Actual Rows"] == 10  # and the claim still takes what it is asked for
