@@ -46,7 +46,6 @@ import re
 import resource
 import secrets
 import shutil
-import socket
 import ssl
 import subprocess
 import sys
@@ -72,6 +71,9 @@ from hookproof.schemas.api import EventIn, SubscriptionCreate
 from hookproof_subscriber import build_challenge_response
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_endpoint_auth import _free_port, _wait_port
+
 from tests.daemon import Daemon, start_daemon
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -262,24 +264,6 @@ def _serve_site(
         await asyncio.Event().wait()
 
     asyncio.run(serve())
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-async def _wait_port(port: int) -> None:
-    for _ in range(500):
-        try:
-            _, w = await asyncio.open_connection("127.0.0.1", port)
-            w.close()
-            await w.wait_closed()
-            return
-        except OSError:
-            await asyncio.sleep(0.02)
-    raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
 
 
 async def _site(
