@@ -7,7 +7,7 @@ one fetch from the server's token route, then hits, and ``Authorization: Bearer`
 through Debian's tinyproxy (``CONNECT 127.0.0.1:<port>``; its own CPU is not counted, it is a
 separate process). Not a test; nothing is asserted.
 
-``--sites`` (default 10, the end-to-end bench's peak: bench/README.md "Session 10: rate limits
+``--sites`` (default 10, the end-to-end bench's peak: bench/HISTORY.md "Session 10: rate limits
 and endpoint auth"): the server listens on that many ports, each an origin of its own (its own
 pooled connections, handshakes, client identity), and the senders take the sites in turn. The
 CPU of the server process and of tinyproxy in each run is reported beside the sender's (psutil,

@@ -1,4 +1,4 @@
-"""100,000 idle subscriptions beside 10 busy ones (issue 37; bench/README.md "Session 9").
+"""100,000 idle subscriptions beside 10 busy ones (issue 37; bench/HISTORY.md "Session 9").
 
 One ``hookproof serve`` (one worker) on a Postgres of its own (pgserver, temporary folder), the
 subscriber sites and the load generator in this process. Phase ``subs_10``: 10 subscriptions

@@ -1,5 +1,5 @@
 """A model of the ledger row's WAL: as it is, and with the dispatch queue in a table of its own
-so that both ledger updates can be HOT (the split session 6 proposed; bench/README.md
+so that both ledger updates can be HOT (the split session 6 proposed; bench/HISTORY.md
 "Session 7").
 
 Builds a table shaped as ``deliveries`` (every column and the fillfactor the migrations leave;

@@ -1,6 +1,6 @@
 """Delivery throughput while a reader polls the read routes at 50 requests/s, with the read routes
 on a hot standby (``HOOKPROOF_READ_DATABASE_URL``), on the primary alone, and with no reader
-(issue 37; bench/README.md "Session 9").
+(issue 37; bench/HISTORY.md "Session 9").
 
 Everything local: a primary (pgserver in a temporary folder) and its streaming standby
 (``pg_basebackup -R -X stream``, started with the same binaries on its own port and socket

@@ -180,7 +180,7 @@ class Settings:
     #: ``HOOKPROOF_STATS_INTERVAL_S``: the least time between two passes of the projector over
     #: the attempt statistics (``GET /v1/subscriptions/{id}/attempt-stats`` is at most about
     #: this far behind the log; 0.05..3600). Shorter: fresher counts, a little more WAL when
-    #: many subscriptions each see a few attempts per pass (bench/README.md "Session 8").
+    #: many subscriptions each see a few attempts per pass (bench/HISTORY.md "Session 8").
     stats_interval_s: float = 5.0
     #: The environment the settings came from. Tokens and switches below are read from it
     #: when used, so an operator can set or rotate them without a restart.

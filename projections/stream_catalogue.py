@@ -31,7 +31,7 @@ class StreamCatalogue(Projection):
     key_column = "stream_id"
     headers_only = True
     # Read by the archive alone, after catching it up: not worth ~0.5 KiB of WAL per delivery
-    # (bench/README.md "Session 7"); a crash costs one re-fold of the log's headers.
+    # (bench/HISTORY.md "Session 7"); a crash costs one re-fold of the log's headers.
     unlogged = True
 
     async def apply_incremental(
@@ -76,7 +76,7 @@ class StreamCatalogue(Projection):
         headers after ``after`` read, folded and merged (``stream_catalogue.advance.sql``);
         returns how many events it applied and the last one's position (``after`` if none).
         Nothing of the page is decoded or folded in this process, whose event loop may be
-        answering the API meanwhile (bench/README.md "Session 8: soak"). The same fold as
+        answering the API meanwhile (bench/HISTORY.md "Session 8: soak"). The same fold as
         :meth:`apply_incremental` and ``evolve``: tests/projections/test_stream_catalogue.py.
         """
         r = await conn.fetchrow(

@@ -94,7 +94,7 @@ def matches_nothing(q: LogQuery) -> bool:
     """True when the ledger's transition table rules out every row ``q`` asks for: a state
     entered only by an acceptance (``ledger.ACCEPTED_ON_ENTRY``) with ``evidence=NONE``. Such a
     page is empty without a read; the query would walk the tenant's whole time order (that
-    state has no index of its own, bench/README.md "Session 11: WAL and disk per delivery")."""
+    state has no index of its own, bench/HISTORY.md "Session 11: WAL and disk per delivery")."""
     return q.evidence == "NONE" and q.state in ACCEPTED_ON_ENTRY
 
 

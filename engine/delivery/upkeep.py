@@ -4,7 +4,7 @@ An admission moves its row out of the partial due index (``deliveries_due``), bu
 entry stays, pointing at a dead row version, until a vacuum removes it. The entries sit where
 the claim starts reading (the oldest ``next_attempt_at``), so every claim steps over all of
 them: measured ~10,000 per claim at half the peak rate, most of the claim's cost
-(bench/README.md, Session 5). Autovacuum comes too seldom for a queue (a database at most once
+(bench/HISTORY.md, Session 5). Autovacuum comes too seldom for a queue (a database at most once
 a minute, a table after 20% of it changed), so the first worker's dispatcher vacuums the table
 itself once enough row versions died (:func:`vacuum_due`: a pure rule over the statistics).
 """

@@ -3,7 +3,7 @@
 Under steady load a worker's live memory stays flat, but glibc's malloc keeps what Python
 frees inside its arenas (free chunks between live ones) and hands little of it back to the
 system, so RSS climbs with every high-water mark of the working set. In issue 40's soak
-(bench/README.md "Session 10: soak") a worker held 16 MB in use throughout while the free
+(bench/HISTORY.md "Session 10: soak") a worker held 16 MB in use throughout while the free
 space inside its arenas grew from 6 to 28 MB in five minutes: RSS +20%, no leak.
 ``malloc_trim(0)`` returns every whole free page of every arena (``madvise``): 1.3-1.5 ms per
 call in that soak, in a thread (ctypes releases the GIL), so the event loop is not held while
@@ -13,7 +13,7 @@ C library has no ``malloc_trim`` (musl, macOS) nothing runs.
 ``collector_after_start_up``: once a process serves, what its start-up made (modules,
 classes, the application, the services: ~77,000-80,000 objects per worker) lives as long as
 the process, yet every full collection of the garbage collector walked it again: in
-bench_e2e's peak (issue 37, bench/README.md "Session 11") the workers' collections took 10% of
+bench_e2e's peak (issue 37, bench/HISTORY.md "Session 11") the workers' collections took 10% of
 their CPU, most of it in full collections. ``gc.freeze()`` after start-up moves those objects
 out of the collector's generations for good (collections: 4% of the CPU), and a generation-0
 threshold of 7,000 instead of 700 (a net growth of 7,000 tracked objects between collections

@@ -7,18 +7,18 @@ Two projections are asynchronous, both kept in batches, never per commit:
   comparing): at most one pass every ``CATALOGUE_INTERVAL_S`` seconds, in pages of
   ``CATALOGUE_PAGE`` events. A delivery's three events (planned, admitted, outcome) then
   usually fall in one page and become one catalogue row written once, instead of an insert and
-  two updates as separate commits (bench/README.md "Session 6");
+  two updates as separate commits (bench/HISTORY.md "Session 6");
 - the attempt statistics (``projections/attempt_stats.py``), which ``attempt-stats`` reads:
   a pass every ``Settings.stats_interval_s`` (5 s by default), so the counts are at most that
   far behind; each pass changes each (subscription, hour, outcome) row once, however many
-  attempts it folds (bench/README.md "Session 8").
+  attempts it folds (bench/HISTORY.md "Session 8").
 
 A graceful stop still brings them to the committed head.
 
 A stream-catalogue page is read, folded and merged by Postgres in one statement
 (``StreamCatalogue.advance``): the first worker's event loop, which also answers the API,
 only waits for it. Folding a minute's pages in Python held that loop for hundreds of
-milliseconds once a minute: the API's p99 spikes of issue 40 (bench/README.md "Session 8:
+milliseconds once a minute: the API's p99 spikes of issue 40 (bench/HISTORY.md "Session 8:
 soak"). Each pass that applied events logs ``catalogue_pass`` (events, milliseconds).
 """
 

@@ -153,7 +153,7 @@ async def test_a_generic_plan_made_on_an_empty_ledger_chooses_the_rows_once(
     """A fresh database: the claim's generic plan is made while the ledger is empty (every
     estimate one row) and kept until autovacuum's next ANALYZE. The rows are still chosen once
     per claim, not once per due row (with ``IN (SELECT ... FROM chosen)`` that plan reran the
-    choice and its window functions per due row: 0.4-1.4 s per claim of 400 rows, bench/README
+    choice and its window functions per due row: 0.4-1.4 s per claim of 400 rows, bench/HISTORY.md
     "Session 13")."""
     for topic in ("a", "b"):
         await active_subscription(engine, tenant, subscriber.url(f"ok/{topic}"), topics=[topic])

@@ -1,4 +1,4 @@
--- Fewer index bytes per ingested event (bench/README.md "Session 5: ingest"; the plans and
+-- Fewer index bytes per ingested event (bench/HISTORY.md "Session 5: ingest"; the plans and
 -- index scans of `bench_ingest.py --explain`). Each event writes 11 log rows (10 of them
 -- delivery rows) and 10 ledger rows; two of the index entries they carried served no query:
 --

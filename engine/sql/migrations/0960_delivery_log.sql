@@ -1,6 +1,6 @@
 -- The delivery log (GET /v1/deliveries: filters, search, keyset pages; issue 39). Each access
 -- path the log offers has an index whose order is the page's order, so a first page reads
--- about `limit` entries whatever the tenant holds (bench/README.md "Session 9"):
+-- about `limit` entries whatever the tenant holds (bench/HISTORY.md "Session 9"):
 --   no filter or a time range       -> deliveries_log (tenant, created_at, id)
 --   subscriptionId (an endpoint)    -> deliveries_log_subscription
 --   state                           -> deliveries_log_state

@@ -1,4 +1,4 @@
--- The delivery log's two slow combinations at 1,000,000 deliveries (issue 39, bench/README.md
+-- The delivery log's two slow combinations at 1,000,000 deliveries (issue 39, bench/HISTORY.md
 -- "Session 10: portal and console"):
 --
 -- 1. All five filters at once: the planner multiplied the filters' selectivities as if they

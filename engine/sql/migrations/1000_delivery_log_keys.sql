@@ -1,5 +1,5 @@
 -- The delivery log's keys in a table of their own, written once per delivery (issues 37, 40;
--- bench/README.md "Session 11: WAL and disk per delivery").
+-- bench/HISTORY.md "Session 11: WAL and disk per delivery").
 --
 -- A ledger row is written three times (planned, admitted, outcome) and none of its updates is
 -- HOT (each changes `state`, which the queue's partial indexes name), so each version writes

@@ -4,7 +4,7 @@
 -- ledger row (d). The parameters are theirs. Nothing more is asked of the join than the id
 -- (a key is its row's: written with it, never changed): a second join column makes the
 -- planner expect one row from the join and sort the tenant's rows instead of walking the
--- keys' order (bench/README.md "Session 11").
+-- keys' order (bench/HISTORY.md "Session 11").
   AND ($2::text IS NULL OR k.subscription_id = $2)
   AND ($3::text IS NULL OR k.topic = $3)
   AND ($4::text IS NULL OR d.state = $4)

@@ -29,14 +29,14 @@
 -- of other rows in the claim's limit; none of the subscriptions in $11, waiting for their
 -- next token), then only those are locked. A claim used to lock its
 -- whole LIMIT in due order and leave what a nearly full endpoint could not take, so a busy
--- endpoint's backlog cost a row lock (and its WAL record) per row per claim (bench/README.md
+-- endpoint's backlog cost a row lock (and its WAL record) per row per claim (bench/HISTORY.md
 -- "Session 6"). The conditions are checked again on the locked rows (READ COMMITTED: the
 -- newest version of each), so fencing, ordering and SKIP LOCKED are as they were.
 -- The chosen ids are one array, computed once (an init plan), and the locked rows are read by
 -- primary key. `IN (SELECT ... FROM chosen)` let a generic plan cached while the ledger was
 -- empty (a fresh database: every estimate one row) run the choice, window functions and all,
 -- once per due row: 0.4-1.4 s per claim of 400 rows until autovacuum's next ANALYZE
--- (bench/README.md "Session 13: the claim's plan on a fresh database").
+-- (bench/HISTORY.md "Session 13: the claim's plan on a fresh database").
 WITH due AS MATERIALIZED (
     SELECT d.delivery_id, d.endpoint_digest, d.subscription_id, d.next_attempt_at
     FROM deliveries d

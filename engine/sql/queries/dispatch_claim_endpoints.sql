@@ -3,7 +3,7 @@
 -- endpoints, the subscriptions waiting for their rate limit's next token and other shares), and
 -- each gives its oldest due rows through one range of deliveries_due_endpoint_subscription, so
 -- a claim never walks a saturated endpoint's backlog (dispatch_claim.sql read every due row of
--- a full endpoint ahead of the others' in due order, and filtered it out: bench/README.md
+-- a full endpoint ahead of the others' in due order, and filtered it out: bench/HISTORY.md
 -- "Session 7") nor a held subscription's (migration 1010). Then each endpoint keeps its oldest
 -- rows up to its room, whichever subscriptions they are of. A rate-limited subscription gives
 -- at most the whole tokens its bucket held at its last commit plus one (hookproof_rate_peek):

@@ -5,7 +5,7 @@
 -- evidence, read only by position or stream): no statistics. The others are looked up by
 -- unique keys or walked in index order, and their few common values (category, type,
 -- stream_version) fit in ten: target 10, a sample of 3,000 rows instead of 30,000.
--- bench/README.md "Session 10: soak" (bench_analyze.py, a soak's database of 200,000 events):
+-- bench/HISTORY.md "Session 10: soak" (bench_analyze.py, a soak's database of 200,000 events):
 -- ANALYZE events 640 -> 40 ms of the server's CPU, and the generic plan of every named query
 -- that reads events or deliveries (48) unchanged.
 ALTER TABLE events

@@ -1,4 +1,4 @@
--- The stream catalogue writes no WAL (bench/README.md "Session 7": ~0.5 KiB per delivery, the
+-- The stream catalogue writes no WAL (bench/HISTORY.md "Session 7": ~0.5 KiB per delivery, the
 -- largest share of the log's cost that is not evidence). No request path reads it; the archive
 -- and `projections rebuild --verify` catch it up before reading it. An unlogged table is
 -- emptied by crash recovery (and is empty on a promoted standby), while its checkpoint, in the

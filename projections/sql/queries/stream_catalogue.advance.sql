@@ -1,4 +1,4 @@
--- One page of the stream catalogue's projector, done by the server alone (bench/README.md
+-- One page of the stream catalogue's projector, done by the server alone (bench/HISTORY.md
 -- "Session 8: soak"): the next $3 row headers after the checkpoint ($1, $2) in commit-safe
 -- order (as tail_headers.sql), folded per stream (the fold of StreamCatalogue.evolve: version
 -- and last event time and position the greatest, events counted, category and first event

@@ -5,7 +5,7 @@
 -- An UPDATE of the rows already there and a plain INSERT of the others, not INSERT ... ON
 -- CONFLICT: the page is written under its projection's checkpoint lock (one writer at a
 -- time), and ON CONFLICT cost a speculative insertion (a confirm record) per new row and a
--- row lock record per existing one in the WAL (bench/README.md "Session 6").
+-- row lock record per existing one in the WAL (bench/HISTORY.md "Session 6").
 WITH page AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[],
                          $5::timestamptz[], $6::timestamptz[], $7::bigint[])
