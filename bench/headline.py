@@ -6,7 +6,8 @@ python bench/headline.py --check  # exit 1 when the README's table is not what t
 Every figure below is declared, never typed: what it measures, the command that produces it,
 its result file, the JSON paths read from that file and the format they are shown in, and the
 goal where one exists. A path is keys separated by ``/``; ``*`` takes every item of a list or
-every value of an object, ``{a,b}`` the named ones, a number the item at that index. A path
+every value of an object, ``{a,b}`` the named ones, a number the item at that index; in a key
+``~1`` stands for ``/`` and ``~0`` for ``~`` (as in a JSON Pointer). A path
 that matches several values needs an operation in front: ``max:``, ``min:``, ``sum:``,
 ``count:`` (how many), ``true:`` (how many are true), ``eq=TEXT:`` (how many equal TEXT),
 ``lt=NUMBER:`` or ``gt=NUMBER:`` (how many are below or above NUMBER). A figure's ``met`` is
@@ -71,8 +72,12 @@ _AUTH = f"{_BROKER} --kinds https,https-mtls,https-oauth2,https-proxy"
 _AUTH_CPU = "sum:runs/{kind}/cpu_ms_per_delivery_by_process/{{engine,postgres}}"
 _SOAK = ".venv/bin/python bench/bench_soak.py --minutes 10 --rate 40 --wal-by-relation"
 _INGEST = ".venv/bin/python bench/bench_ingest.py"
-_STORE = ".venv/bin/python bench/bench_event_store.py"
+_STORE = (
+    ".venv/bin/python bench/bench_event_store.py --seconds 2 --warmup 0.3 --batches 1,100"
+    " --tail-events 200000"
+)
 _SIGS = ".venv/bin/python bench/bench_signatures.py --workers 2"
+_TS = "summary_median_us"
 
 FIGURES: tuple[Figure, ...] = (
     Figure(
@@ -228,8 +233,34 @@ FIGURES: tuple[Figure, ...] = (
         "mutation_gate/passed",
     ),
     Figure(
+        "subscriber SDK verification of a 1 KiB delivery, CPU per verification:"
+        " TypeScript (Node.js) vs Python, ed25519 / HMAC-SHA256",
+        ".venv/bin/python bench/bench_ts_verify.py",
+        "s6_ts_verify.json",
+        (
+            f"{_TS}/sig.v1 ed25519 ~1 full/node_cpu_us",
+            f"{_TS}/sig.v1 hmac-sha256 ~1 full/node_cpu_us",
+            f"{_TS}/sig.v1 ed25519 ~1 full/python_cpu_us",
+            f"{_TS}/sig.v1 hmac-sha256 ~1 full/python_cpu_us",
+        ),
+        "{0:.0f} / {1:.0f} us (TypeScript) vs {2:.0f} / {3:.0f} us (Python)",
+        "-",
+        None,
+        "load_avg_before/0",
+    ),
+    Figure(
+        "console and portal pages with 10,000 deliveries in range: first render, slowest view",
+        ".venv/bin/python bench/bench_pages.py",
+        "s10_pages.json",
+        ("max:views/*/first_render_ms/median", "count:views/*", "max:views/*/transfer_bytes"),
+        "**{0:,.0f} ms** (median, slowest of {1} views); at most {2:,} bytes transferred",
+        "< 1 s",
+        "< 1000",
+        "load_before/0",
+    ),
+    Figure(
         "delivery log at 1,000,000 deliveries: first page, every filter combination",
-        ".venv/bin/python bench/bench_delivery_log.py",
+        ".venv/bin/python bench/bench_delivery_log.py --runs 10",
         "s11_wal_delivery_log_after.json",
         ("lt=50:cells/*/first_page/server_ms", "count:cells/*", "max:cells/*/first_page/server_ms"),
         "**{0} of {1}** filter combinations under 50 ms server time; the slowest {2:,.1f} ms",
@@ -342,7 +373,7 @@ FIGURES: tuple[Figure, ...] = (
     ),
     Figure(
         "reads on a hot standby: delivery rate with a reader at 50 GETs/s, vs no reader",
-        ".venv/bin/python bench/bench_standby.py --events 400",
+        ".venv/bin/python bench/bench_standby.py --events 400 --workers 2",
         "s10_standby_reads.json",
         ("summary/standby_reader_vs_none", "summary/primary_reader_vs_none"),
         "**{0:.3f}** of no reader (reader on the primary: {1:.3f})",
@@ -362,7 +393,7 @@ FIGURES: tuple[Figure, ...] = (
     ),
     Figure(
         "engine RSS at 10,000 subscriptions (supervisor + 2 workers)",
-        ".venv/bin/python bench/bench_e2e.py",
+        ".venv/bin/python bench/bench_e2e.py --peak-seconds 12 --half-seconds 15 --baseline-seconds 5",
         "e2e_s5_final.json",
         ("phases/peak_10000_subscriptions/engine_peak_rss_mb",),
         "**{0:.1f} MB**",
@@ -410,7 +441,7 @@ def _number(value: Any) -> Any:
 def _walk(node: Any, parts: list[str], where: str) -> list[Any]:
     if not parts:
         return [node]
-    head, rest = parts[0], parts[1:]
+    head, rest = parts[0].replace("~1", "/").replace("~0", "~"), parts[1:]
     if head == "*":
         children = list(node.values()) if isinstance(node, dict) else node
         if not isinstance(children, list):
@@ -444,7 +475,8 @@ def read(data: Any, spec: str, where: str = "") -> Any:
         return sum(1 for v in values if (float(v) < bound if op[0] == "l" else float(v) > bound))
     if op not in _OPS or not values:
         raise HeadlineError(f"{where} {spec}: unknown operation or nothing matched")
-    numbers = [float(v) for v in values]
+    whole = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+    numbers = [int(v) if whole else float(v) for v in values]
     if op == "max":
         return max(numbers)
     return min(numbers) if op == "min" else sum(numbers)

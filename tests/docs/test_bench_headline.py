@@ -87,11 +87,16 @@ def test_paths_read_what_they_name(headline: ModuleType) -> None:
         "runs": {"a": {"ms": 1.5, "ok": True}, "b": {"ms": 2.5, "ok": False}},
         "cells": [{"ms": 3}, {"ms": 60}, {"ms": "7.5"}],
         "load": ["1.07", "0.9"],
+        "a / b": {"n": 4},
     }
     read = headline.read
     assert read(data, "runs/a/ms") == 1.5
     assert read(data, "load/0") == 1.07
     assert read(data, "max:cells/*/ms") == 60.0
+    assert read(data, "max:runs/*/ms") == 2.5
+    whole = read(data, "max:cells/{0,1}/ms")
+    assert whole == 60 and isinstance(whole, int)
+    assert read(data, "a ~1 b/n") == 4
     assert read(data, "min:cells/*/ms") == 3.0
     assert read(data, "sum:runs/{a,b}/ms") == 4.0
     assert read(data, "count:cells/*") == 3
