@@ -78,6 +78,7 @@ _STORE = (
 )
 _SIGS = ".venv/bin/python bench/bench_signatures.py --workers 2"
 _TS = "summary_median_us"
+_REBUILD = ".venv/bin/python bench/bench_rebuild.py"
 
 FIGURES: tuple[Figure, ...] = (
     Figure(
@@ -402,13 +403,22 @@ FIGURES: tuple[Figure, ...] = (
         "machine/loadavg_start/0",
     ),
     Figure(
-        "projection rebuild of 1,000,000 events (deliveries); timeline of one delivery",
-        ".venv/bin/python bench/bench_rebuild.py",
+        "projection rebuild of a 1,000,000-event log (the slowest projection)",
+        _REBUILD,
         "rebuild_after_ledger_table.json",
-        ("goals/rebuildEventsPerSecond/worst", "goals/timelineMs/p50"),
-        "**{0:,} events/s**; timeline p50 {1:.2f} ms",
-        "150,000 events/s; < 50 ms",
+        ("goals/rebuildEventsPerSecond/worst",),
+        "**{0:,} events/s** of log",
+        "150,000 events/s",
         "goals/rebuildEventsPerSecond/met",
+    ),
+    Figure(
+        "timeline of one delivery in a 1,000,000-event log",
+        _REBUILD,
+        "rebuild_after_ledger_table.json",
+        ("timelineMs/p50", "timelineMs/p95"),
+        "**{0:.2f} ms** median (p95 {1:.2f})",
+        "< 50 ms",
+        "goals/timelineMs/met",
     ),
     Figure(
         "retention: 300 deliveries/s offered, 1-minute retention, 10 min, default throttle",
