@@ -28,13 +28,20 @@ Handler = Callable[[argparse.Namespace, Settings], Awaitable[int] | int]
 async def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
     from ..db.database import connect_pool, resolve_database
     from ..db.migrate import migrate
+    from ..keys.master import locate_master_key
+    from ..keys.master_check import record_master_key, verify_master_key
 
     target = resolve_database(settings)
     try:
         pool = await connect_pool(target.url, max_size=1)  # errors: StoreError, with a code
         try:
+            master = locate_master_key(settings)  # the key, checked before anything is written
+            print(f"hookproof: {master.describe()}", file=sys.stderr, flush=True)
             async with pool.acquire() as conn:
+                record = await verify_master_key(conn, master)
                 applied = await migrate(conn)
+                if record:
+                    await record_master_key(conn, master)
         finally:
             await pool.close()
     finally:
