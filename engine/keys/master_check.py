@@ -114,13 +114,20 @@ async def verify_master_key(conn: asyncpg.Connection, master: MasterKey) -> bool
 
 async def record_master_key(conn: asyncpg.Connection, master: MasterKey) -> MasterKey:
     """Save a new key's file, record its check value (first key wins), and verify again: a
-    concurrent first start with another key is refused here. The key in use is returned."""
-    master = save_master_key(master)
-    nonce, ciphertext = MaterialBox(master.key).seal(CHECK_ID, CHECK_PLAINTEXT)
-    await conn.execute(SQL["master_key_check_insert"], master.fingerprint, nonce, ciphertext)
-    await verify_master_key(conn, master)
-    log.info("master_key_check_recorded", fingerprint=master.fingerprint)
-    return master
+    concurrent first start with another key is refused here, and the key file it had just
+    created is removed (no second key left behind). The key in use is returned."""
+    saved = save_master_key(master)
+    created = master.pending_file if saved.key == master.key else None
+    nonce, ciphertext = MaterialBox(saved.key).seal(CHECK_ID, CHECK_PLAINTEXT)
+    await conn.execute(SQL["master_key_check_insert"], saved.fingerprint, nonce, ciphertext)
+    try:
+        await verify_master_key(conn, saved)
+    except MasterKeyMismatch:
+        if created is not None:
+            created.unlink(missing_ok=True)
+        raise
+    log.info("master_key_check_recorded", fingerprint=saved.fingerprint)
+    return saved
 
 
 async def master_key_problem(pool: asyncpg.Pool, key: bytes) -> str | None:

@@ -153,3 +153,23 @@ async def test_the_check_value_is_written_once(pool: asyncpg.Pool, tmp_path: Pat
             await conn.execute("DELETE FROM master_key_check")
         with pytest.raises(asyncpg.InsufficientPrivilegeError):
             await conn.execute("UPDATE master_key_check SET fingerprint = 'mk_0'")
+
+
+async def test_a_concurrent_first_start_with_another_key_leaves_no_key_behind(
+    pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    """Two first starts from two folders: both found no check value; the one that records
+    second is refused and the key file it had just made is removed."""
+    settings = Settings(database_url="postgresql://unused", data_dir=tmp_path / "first")
+    first = locate_master_key(settings)
+    second = locate_master_key(replace(settings, data_dir=tmp_path / "second"))
+    async with pool.acquire() as conn:
+        assert await verify_master_key(conn, first)
+        assert await verify_master_key(conn, second)
+        await record_master_key(conn, first)
+        with pytest.raises(MasterKeyMismatch) as info:
+            await record_master_key(conn, second)
+    assert first.fingerprint in info.value.detail
+    assert (tmp_path / "first" / "master.key").exists()
+    assert not (tmp_path / "second" / "master.key").exists()
+    assert await pool.fetchval("SELECT fingerprint FROM master_key_check") == first.fingerprint
