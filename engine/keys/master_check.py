@@ -25,7 +25,15 @@ from .errors import KeyMaterialUnavailable, MasterKeyMismatch
 from .master import MasterKey, fingerprint, save_master_key
 from .material import MaterialBox
 
-__all__ = ["Verdict", "judge", "master_key_problem", "record_master_key", "verify_master_key"]
+__all__ = [
+    "CHECK_ID",
+    "CHECK_PLAINTEXT",
+    "Verdict",
+    "judge",
+    "master_key_problem",
+    "record_master_key",
+    "verify_master_key",
+]
 
 log = structlog.get_logger("hookproof.keys")
 
