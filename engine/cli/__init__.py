@@ -60,7 +60,13 @@ async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
     from ..db.queries import ENGINE_QUERIES
     from ..db.storage import read_outlook, read_tables
 
-    SQL = ENGINE_QUERIES.named("db_server_version", "db_events_exists", "audit_event_count")
+    SQL = ENGINE_QUERIES.named(
+        "db_server_version",
+        "db_events_exists",
+        "audit_event_count",
+        "master_key_tables",
+        "master_key_check_select",
+    )
     target = resolve_database(settings)
     sampled = None
     try:
@@ -71,6 +77,9 @@ async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
             events = 0
             if await conn.fetchval(SQL["db_events_exists"]):
                 events = await conn.fetchval(SQL["audit_event_count"])
+            check = None  # the master key the database expects (engine/keys/master_check.py)
+            if (await conn.fetchrow(SQL["master_key_tables"]))["master_key_check"]:
+                check = await conn.fetchrow(SQL["master_key_check_select"])
             seen = await read_outlook(conn, settings.retention_days)
             if args.sample > 0:  # measured: the tables' bytes now and ``--sample`` s later
                 before = sum(t.total_bytes for t in seen.tables)
@@ -87,6 +96,9 @@ async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
         "serverVersion": version,
         "pendingMigrations": [f"{n:04d}_{name}" for n, name in pending],
         "events": events,
+        "masterKey": None
+        if check is None
+        else {"fingerprint": check["fingerprint"], "recordedAt": check["created_at"].isoformat()},
         **seen.to_json(),
     }
     if sampled is not None:
@@ -96,6 +108,13 @@ async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
     else:
         print(f"database: {status['description']} (PostgreSQL {version})")
         print(f"pending migrations: {len(pending)}; events in the log: {events}")
+        expects = status["masterKey"]
+        print(
+            "master key: no check value recorded yet"
+            if expects is None
+            else f"master key: the database expects {expects['fingerprint']}"
+            f" (recorded {expects['recordedAt']})"
+        )
         _print_storage(seen, sampled)
     return 0
 

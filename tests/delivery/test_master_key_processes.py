@@ -157,6 +157,10 @@ async def test_a_master_key_from_another_folder_is_refused_and_nothing_sealed_is
     assert await pool.fetchval("SELECT fingerprint FROM master_key_check") == fingerprint(key_a)
     before = await _snapshot(pool)
     assert before["key_material"] and before["endpoint_auth"]
+    # which key the database expects, without any key: what an operator compares a backup with
+    status = await _cli(["db", "status", "--json"], {**env, "HOOKPROOF_DATA_DIR": ""}, folder_b)
+    assert status.returncode == 0, status.stderr
+    assert json.loads(status.stdout)["masterKey"]["fingerprint"] == fingerprint(key_a)
 
     # the same settings from another folder: a new key would be made there; refused instead
     elsewhere = folder_b / ".hookproof" / "master.key"
