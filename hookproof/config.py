@@ -2,7 +2,8 @@
 
 ``HOOKPROOF_DATABASE_URL``, ``HOOKPROOF_LISTEN``, ``HOOKPROOF_MASTER_KEY``,
 ``HOOKPROOF_EGRESS_ALLOW``, ``HOOKPROOF_EGRESS_CA_FILE``, ``HOOKPROOF_DNS_SERVERS``, plus
-``HOOKPROOF_DATA_DIR`` (embedded Postgres and the master key file), the optional read
+``HOOKPROOF_DATA_DIR`` (embedded Postgres and the master key file), ``HOOKPROOF_MASTER_KEY_FILE``
+(a master key file the operator places), the optional read
 replica ``HOOKPROOF_READ_DATABASE_URL`` (a hot standby of the primary) and tuning knobs.
 """
 
@@ -111,6 +112,9 @@ class Settings:
     listen_host: str = "127.0.0.1"
     listen_port: int = 8080
     master_key_b64: str | None = field(default=None, repr=False)
+    #: ``HOOKPROOF_MASTER_KEY_FILE``: a file holding the master key (base64url), where the
+    #: operator put it (created 0600 on first use when absent). engine/keys/master.py
+    master_key_file: Path | None = None
     egress_allow: tuple[tuple[str, int], ...] = ()
     #: ``HOOKPROOF_EGRESS_PROXY``: ``http://host:port`` of the operator's forward proxy; every
     #: HTTPS connection to a subscriber is then ``CONNECT <vetted address>:<port>`` through it
@@ -119,6 +123,9 @@ class Settings:
     egress_ca_file: str | None = None
     dns_servers: tuple[tuple[str, int], ...] = ()
     data_dir: Path = Path(".hookproof")
+    #: ``HOOKPROOF_DATA_DIR`` is unset: the data dir is ``.hookproof`` under the working
+    #: directory, a place an external database's master key is never looked for
+    data_dir_default: bool = False
     egress_ports: tuple[int, ...] = (443, 8443)
     challenge_ttl_s: float = 300.0
     connect_timeout_s: float = 5.0
@@ -272,6 +279,11 @@ class Settings:
             listen_host=lhost,
             listen_port=int(lport),
             master_key_b64=env.get("HOOKPROOF_MASTER_KEY") or None,
+            master_key_file=(
+                Path(env["HOOKPROOF_MASTER_KEY_FILE"])
+                if env.get("HOOKPROOF_MASTER_KEY_FILE")
+                else None
+            ),
             egress_allow=parse_addr_port_list(
                 env.get("HOOKPROOF_EGRESS_ALLOW"), name="HOOKPROOF_EGRESS_ALLOW"
             ),
@@ -281,6 +293,7 @@ class Settings:
                 env.get("HOOKPROOF_DNS_SERVERS"), name="HOOKPROOF_DNS_SERVERS"
             ),
             data_dir=Path(env.get("HOOKPROOF_DATA_DIR") or ".hookproof"),
+            data_dir_default=not env.get("HOOKPROOF_DATA_DIR"),
             egress_ports=tuple(int(p) for p in ports.split(",")) if ports else (443, 8443),
             challenge_ttl_s=_float(env, "HOOKPROOF_CHALLENGE_TTL", 300.0),
             connect_timeout_s=_float(env, "HOOKPROOF_CONNECT_TIMEOUT", 5.0),
@@ -399,7 +412,15 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(
         "HOOKPROOF_MASTER_KEY",
         "unset",
-        "base64url of 32 random bytes; unset: a 0600 key file created in the data dir",
+        "base64url of 32 random bytes; unset: `HOOKPROOF_MASTER_KEY_FILE`, else `master.key` in"
+        " the data dir (created 0600 on first use; with `HOOKPROOF_DATABASE_URL`, only in a data"
+        " dir set by `HOOKPROOF_DATA_DIR`)",
+    ),
+    Variable(
+        "HOOKPROOF_MASTER_KEY_FILE",
+        "unset",
+        "a file holding the master key (created 0600 when absent); the database records the"
+        " key's check value and every command refuses another key",
     ),
     Variable(
         "HOOKPROOF_ADMIN_TOKEN",

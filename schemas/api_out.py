@@ -275,7 +275,8 @@ class Health(_Out, kw_only=True):
 
 
 class Readiness(_Out, kw_only=True):
-    """``GET /readyz`` (200): the database answers and its schema is current (else 503)."""
+    """``GET /readyz`` (200): the database answers, its schema is current and the master key
+    opens its sealed material (else 503)."""
 
     status: Literal["ready"]
 

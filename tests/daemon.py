@@ -41,11 +41,12 @@ class Daemon:
 
 
 def run_cli(
-    args: list[str], env: dict[str, str], timeout: float = 60
+    args: list[str], env: dict[str, str], timeout: float = 60, *, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "hookproof.engine.cli", *args],
         env={**os.environ, **env},
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -53,7 +54,9 @@ def run_cli(
     )
 
 
-def start_daemon(env: dict[str, str], log_dir: Path, *, port: int | None = None) -> Daemon:
+def start_daemon(
+    env: dict[str, str], log_dir: Path, *, port: int | None = None, cwd: Path | None = None
+) -> Daemon:
     port = port or free_port()
     # one process unless the test asks for ``serve --workers N`` (the default is the cores)
     full_env = {
@@ -67,6 +70,7 @@ def start_daemon(env: dict[str, str], log_dir: Path, *, port: int | None = None)
         proc = subprocess.Popen(
             [sys.executable, "-m", "hookproof.engine.cli", "serve"],
             env=full_env,
+            cwd=cwd,
             stdout=out,
             stderr=subprocess.STDOUT,
             # its own process group, so a daemon that never became ready is ended with its

@@ -51,6 +51,9 @@ class ApiContext:
     portal: Any = None
     #: which database answers the read routes (``engine.standby``; None: the primary only)
     reads: ReadRouter | None = None
+    #: ``/readyz``: a reason code while the master key cannot open the database's sealed
+    #: material (``engine.keys.master_check.master_key_problem``; None: not checked)
+    keys_problem: Callable[[], Awaitable[str | None]] | None = None
 
     @staticmethod
     def of(request: web.Request) -> ApiContext:

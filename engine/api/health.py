@@ -26,6 +26,12 @@ async def readyz(request: web.Request) -> web.Response:
         return json_response({"status": "unavailable", "reason": type(exc).__name__}, status=503)
     if pending:
         return json_response({"status": "unavailable", "reason": "pending_migrations"}, status=503)
+    try:  # keys that cannot be opened: nothing can be signed or sent
+        problem = await ctx.keys_problem() if ctx.keys_problem is not None else None
+    except Exception as exc:
+        return json_response({"status": "unavailable", "reason": type(exc).__name__}, status=503)
+    if problem is not None:
+        return json_response({"status": "unavailable", "reason": problem}, status=503)
     return json_response(Readiness(status="ready"))
 
 

@@ -374,7 +374,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("get", "/healthz"): {"summary": "Liveness", "public": True, "response": "Health"},
     ("get", "/readyz"): {
-        "summary": "Readiness (database reachable, schema current)",
+        "summary": "Readiness (database reachable, schema current, master key right)",
         "public": True,
         "response": "Readiness",
     },

@@ -28,13 +28,20 @@ Handler = Callable[[argparse.Namespace, Settings], Awaitable[int] | int]
 async def cmd_migrate(args: argparse.Namespace, settings: Settings) -> int:
     from ..db.database import connect_pool, resolve_database
     from ..db.migrate import migrate
+    from ..keys.master import locate_master_key
+    from ..keys.master_check import record_master_key, verify_master_key
 
     target = resolve_database(settings)
     try:
         pool = await connect_pool(target.url, max_size=1)  # errors: StoreError, with a code
         try:
+            master = locate_master_key(settings)  # the key, checked before anything is written
+            print(f"hookproof: {master.describe()}", file=sys.stderr, flush=True)
             async with pool.acquire() as conn:
+                record = await verify_master_key(conn, master)
                 applied = await migrate(conn)
+                if record:
+                    await record_master_key(conn, master)
         finally:
             await pool.close()
     finally:
@@ -53,7 +60,13 @@ async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
     from ..db.queries import ENGINE_QUERIES
     from ..db.storage import read_outlook, read_tables
 
-    SQL = ENGINE_QUERIES.named("db_server_version", "db_events_exists", "audit_event_count")
+    SQL = ENGINE_QUERIES.named(
+        "db_server_version",
+        "db_events_exists",
+        "audit_event_count",
+        "master_key_tables",
+        "master_key_check_select",
+    )
     target = resolve_database(settings)
     sampled = None
     try:
@@ -64,6 +77,9 @@ async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
             events = 0
             if await conn.fetchval(SQL["db_events_exists"]):
                 events = await conn.fetchval(SQL["audit_event_count"])
+            check = None  # the master key the database expects (engine/keys/master_check.py)
+            if (await conn.fetchrow(SQL["master_key_tables"]))["master_key_check"]:
+                check = await conn.fetchrow(SQL["master_key_check_select"])
             seen = await read_outlook(conn, settings.retention_days)
             if args.sample > 0:  # measured: the tables' bytes now and ``--sample`` s later
                 before = sum(t.total_bytes for t in seen.tables)
@@ -80,6 +96,9 @@ async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
         "serverVersion": version,
         "pendingMigrations": [f"{n:04d}_{name}" for n, name in pending],
         "events": events,
+        "masterKey": None
+        if check is None
+        else {"fingerprint": check["fingerprint"], "recordedAt": check["created_at"].isoformat()},
         **seen.to_json(),
     }
     if sampled is not None:
@@ -89,6 +108,13 @@ async def cmd_db_status(args: argparse.Namespace, settings: Settings) -> int:
     else:
         print(f"database: {status['description']} (PostgreSQL {version})")
         print(f"pending migrations: {len(pending)}; events in the log: {events}")
+        expects = status["masterKey"]
+        print(
+            "master key: no check value recorded yet"
+            if expects is None
+            else f"master key: the database expects {expects['fingerprint']}"
+            f" (recorded {expects['recordedAt']})"
+        )
         _print_storage(seen, sampled)
     return 0
 

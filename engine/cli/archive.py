@@ -31,7 +31,7 @@ def default_cutoff(settings: Settings, now: datetime | None = None) -> datetime:
 async def cmd_archive_run(args: argparse.Namespace, settings: Settings) -> int:
     cutoff = parse_as_of(args.before, "--before") if args.before else default_cutoff(settings)
     assert cutoff is not None
-    async with Context(settings) as ctx:
+    async with Context(settings, sealed=True) as ctx:
         result = await ctx.archiver().run(cutoff)
     out = result.to_json()
     if args.json:

@@ -25,6 +25,7 @@ from ..db.database import (
     resolve_database,
 )
 from ..db.repository import PoolRepository
+from ..keys.master import MasterKey, locate_master_key
 
 if TYPE_CHECKING:
     from ..archive import Archiver
@@ -48,7 +49,12 @@ class Context:
     ``reading``: a command that only reads (``audit``, ``projections rebuild --verify``) reads
     the hot standby of ``HOOKPROOF_READ_DATABASE_URL`` when one is configured, through
     read-only sessions and without migrating (``on_standby``); a standby that cannot be
-    reached is logged (``standby_unavailable``) and the primary is read instead."""
+    reached is logged (``standby_unavailable``) and the primary is read instead.
+
+    ``sealed``: the command opens sealed material (the key ring, an engine, ``serve``): the
+    master key is located (stated on stderr: fingerprint and where) and checked against the
+    database's check value before anything is migrated or written (``engine/keys/
+    master_check.py``); a key that does not open it ends the command, the database untouched."""
 
     def __init__(
         self,
@@ -58,9 +64,11 @@ class Context:
         clock: Clock = system_clock,
         reading: bool = False,
         announce: bool = True,
+        sealed: bool = False,
     ) -> None:
         self.settings = settings
         self.reading = reading
+        self.sealed = sealed
         self.on_standby = False
         self.announce = announce
         self.max_size = max_size
@@ -92,8 +100,18 @@ class Context:
                     file=sys.stderr,
                     flush=True,
                 )
-        self._pool = await connect_pool(self.target.url, max_size=self.max_size)
-        await construct_schema(self._pool)
+        try:
+            self._pool = await connect_pool(self.target.url, max_size=self.max_size)
+            if not self.sealed:
+                await construct_schema(self._pool)
+            else:  # after the database answered: its errors come first
+                master = locate_master_key(self.settings)
+                if self.announce:
+                    print(f"hookproof: {master.describe()}", file=sys.stderr, flush=True)
+                await _guarded_schema(self._pool, master)
+        except BaseException:
+            await self.__aexit__()
+            raise
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -110,6 +128,12 @@ class Context:
     def _open(self) -> asyncpg.Pool:
         assert self._pool is not None, "the context is not open"
         return self._pool
+
+    def _sealed(self) -> asyncpg.Pool:
+        """The pool, for a port that opens sealed material (the context checked the key)."""
+        if not self.sealed:
+            raise RuntimeError("this command opens sealed material: open it with sealed=True")
+        return self._open()
 
     # -- ports ----------------------------------------------------------------------------
 
@@ -140,7 +164,7 @@ class Context:
     def keyring(self) -> KeyRing:
         from ..runtime.composition import construct_keyring
 
-        return construct_keyring(self._open(), self.settings, self.store, self.clock)
+        return construct_keyring(self._sealed(), self.settings, self.store, self.clock)
 
     def tenants(self) -> TenantService:
         from ..runtime.composition import construct_tenants
@@ -171,16 +195,30 @@ class Context:
     def archiver(self) -> Archiver:
         from ..runtime.composition import construct_archiver
 
-        return construct_archiver(self._open(), self.settings, store=self.store, clock=self.clock)
+        return construct_archiver(self._sealed(), self.settings, store=self.store, clock=self.clock)
 
     async def engine(self) -> Engine:
         """A whole engine (``build_engine``) on this context's pool; the caller closes it."""
         from ..runtime.composition import EngineOptions, build_engine
 
-        return await build_engine(self.settings, self._open(), EngineOptions(clock=self.clock))
+        return await build_engine(self.settings, self._sealed(), EngineOptions(clock=self.clock))
 
     async def serve(self, **options: Any) -> None:
         """``daemon.serve`` on this context's pool until it is stopped."""
         from ..runtime.daemon import serve
 
-        await serve(self.settings, self._open(), **options)
+        await serve(self.settings, self._sealed(), **options)
+
+
+async def _guarded_schema(pool: asyncpg.Pool, master: MasterKey) -> None:
+    """Check ``master`` (read only), migrate, then record its check value if there is none."""
+    from ..keys.master_check import record_master_key, verify_master_key
+    from ..runtime.composition import construct_schema
+
+    async with pool.acquire() as conn:
+        record = await verify_master_key(conn, master)
+    await construct_schema(pool)
+    if record:
+        async with pool.acquire() as conn:
+            master = await record_master_key(conn, master)
+    log.info("master_key_in_use", fingerprint=master.fingerprint, where=master.where)

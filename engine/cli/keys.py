@@ -162,7 +162,7 @@ async def _destroy(ring: KeyRing, args: argparse.Namespace, actor: str) -> Any:
 def _handler(action: Action) -> Callable[[argparse.Namespace, Settings], Awaitable[int]]:
     async def run(args: argparse.Namespace, settings: Settings) -> int:
 
-        async with Context(settings) as ctx:
+        async with Context(settings, sealed=True) as ctx:
             ring = ctx.keyring()
             result = await action(ring, args, args.actor or default_actor())
         _print(result, args.json)

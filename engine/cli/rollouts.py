@@ -85,7 +85,7 @@ def _handler(action: Action) -> Callable[[argparse.Namespace, Settings], Awaitab
         from ..api.rollouts import rollout_json
 
         actor = args.actor or f"cli:{getpass.getuser()}"
-        async with Context(settings) as ctx:
+        async with Context(settings, sealed=True) as ctx:
             svc = ctx.rollouts()
             view = await action(svc, args, actor)
             ids = (

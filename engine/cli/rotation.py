@@ -20,7 +20,7 @@ def _actor(args: argparse.Namespace) -> str:
 
 
 async def _with_engine(settings: Settings):  # type: ignore[no-untyped-def]
-    ctx = Context(settings)
+    ctx = Context(settings, sealed=True)
     await ctx.__aenter__()
     engine = await ctx.engine()
     return ctx, engine

@@ -60,8 +60,11 @@ def _supervise(settings: Settings, workers: int) -> int:
 
     target = resolve_database(settings)  # the embedded server lives as long as this process
     print(f"hookproof: database: {target.describe()}", file=sys.stderr, flush=True)
+    # the children get the embedded database's URL: its data dir (where its master key is)
+    # is named to them too, absolute, as the one a URL of their own would not imply
+    extra = {"HOOKPROOF_DATA_DIR": str(settings.data_dir.absolute())} if target.embedded else {}
     try:
-        code = migrate_in_child(target.url)  # once, before any child starts
+        code = migrate_in_child(target.url, extra)  # once, before any child starts
         if code != 0:
             return code
 
@@ -72,7 +75,7 @@ def _supervise(settings: Settings, workers: int) -> int:
                 flush=True,
             )
 
-        return supervise(workers, target.url, ready=all_ready)
+        return supervise(workers, target.url, ready=all_ready, extra_env=extra)
     finally:
         target.close()
 
@@ -80,7 +83,7 @@ def _supervise(settings: Settings, workers: int) -> int:
 async def _serve_one(settings: Settings) -> int:
     from .context import Context
 
-    async with Context(settings, max_size=30) as ctx:
+    async with Context(settings, max_size=30, sealed=True) as ctx:
         assert ctx.target is not None
         target = ctx.target
 
@@ -102,7 +105,7 @@ async def _serve_worker(args: argparse.Namespace, settings: Settings) -> int:
     from .context import Context
 
     structlog.contextvars.bind_contextvars(worker=args.worker_index, pid=os.getpid())
-    async with Context(settings, max_size=args.pool_size or 30, announce=False) as ctx:
+    async with Context(settings, max_size=args.pool_size or 30, announce=False, sealed=True) as ctx:
 
         def ready(_address: str) -> None:
             if args.ready_fd is not None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from hookproof.errors import ConflictError, HookproofError, NotFound
+from hookproof.errors import ConfigurationError, ConflictError, HookproofError, NotFound
 
 __all__ = [
     "KeyMaterialUnavailable",
     "KeyNotFound",
     "KeyTransitionForbidden",
     "MasterKeyInvalid",
+    "MasterKeyMismatch",
+    "MasterKeyUnset",
     "NoActiveKey",
 ]
 
@@ -47,6 +49,23 @@ class MasterKeyInvalid(HookproofError):
     code = "master_key_invalid"
     status = 500
     title = "Master key invalid"
+
+
+class MasterKeyUnset(ConfigurationError):
+    """An external database and no master key setting: the key is never looked for (or
+    created) in the working directory. The command exits with EX_CONFIG."""
+
+    code = "master_key_unset"
+    title = "Master key not set"
+
+
+class MasterKeyMismatch(ConfigurationError):
+    """The master key does not open the database's sealed material (its check value, or
+    sealed rows older than the check value). The command exits with EX_CONFIG, the database
+    untouched. Detail: the expected key's fingerprint and where the key was looked for."""
+
+    code = "master_key_mismatch"
+    title = "Master key does not match the database"
 
 
 class KeyMaterialUnavailable(HookproofError):

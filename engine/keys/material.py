@@ -1,30 +1,24 @@
 """Key material at rest: AES-256-GCM under the master key, associated data = key id.
 
-The master key is ``HOOKPROOF_MASTER_KEY`` (base64url of 32 bytes) or, when unset, the file
-``<data_dir>/master.key`` created with mode 0600 on first use. Plaintext material leaves this
+Where the master key comes from: :mod:`.master` (``HOOKPROOF_MASTER_KEY``, the file of
+``HOOKPROOF_MASTER_KEY_FILE``, or ``<data dir>/master.key``). Plaintext material leaves this
 module only as objects handed to the signer; it is never logged, put in an event, an error
 message or a response.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import os
 import secrets
-import stat
 from datetime import datetime
-from pathlib import Path
 
 import asyncpg
-import structlog
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from hookproof.config import Settings
 from hookproof.engine.db.queries import ENGINE_QUERIES
 
 from .errors import KeyMaterialUnavailable, MasterKeyInvalid
+from .master import MASTER_KEY_BYTES, MASTER_KEY_FILE, decode_master_key, load_master_key
 
 __all__ = [
     "MASTER_KEY_BYTES",
@@ -37,58 +31,7 @@ __all__ = [
     "store_material",
 ]
 
-log = structlog.get_logger("hookproof.keys")
-
-MASTER_KEY_BYTES = 32
-MASTER_KEY_FILE = "master.key"
-
 SQL = ENGINE_QUERIES.named("key_material_insert", "key_material_select", "key_material_destroy")
-
-
-def decode_master_key(text: str, *, source: str) -> bytes:
-    """base64url (padding optional) of exactly 32 bytes, else MasterKeyInvalid."""
-    cleaned = text.strip()
-    try:
-        raw = base64.urlsafe_b64decode(cleaned + "=" * (-len(cleaned) % 4))
-        if not cleaned or base64.urlsafe_b64encode(raw).rstrip(b"=").decode() != cleaned.rstrip(
-            "="
-        ):
-            raise ValueError("not canonical base64url")
-    except (binascii.Error, ValueError) as exc:
-        raise MasterKeyInvalid(f"{source}: the master key is not base64url") from exc
-    if len(raw) != MASTER_KEY_BYTES:
-        raise MasterKeyInvalid(
-            f"{source}: the master key must be {MASTER_KEY_BYTES} bytes, got {len(raw)}"
-        )
-    return raw
-
-
-def load_master_key(settings: Settings) -> bytes:
-    """The master key from the settings, else from (or into) ``<data_dir>/master.key``."""
-    if settings.master_key_b64:
-        return decode_master_key(settings.master_key_b64, source="HOOKPROOF_MASTER_KEY")
-    path = Path(settings.data_dir) / MASTER_KEY_FILE
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        text = base64.urlsafe_b64encode(secrets.token_bytes(MASTER_KEY_BYTES)).rstrip(b"=")
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            pass  # another process created it first: read theirs
-        else:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(text + b"\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            log.info("master_key_created", path=str(path))
-    mode = stat.S_IMODE(path.stat().st_mode)
-    if mode & 0o077:
-        raise MasterKeyInvalid(
-            f"{path}: the master key file must not be readable by group or others "
-            f"(mode {mode:o}; chmod 600)",
-            code="master_key_file_insecure",
-        )
-    return decode_master_key(path.read_text(encoding="ascii"), source=str(path))
 
 
 class MaterialBox:

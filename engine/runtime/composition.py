@@ -12,6 +12,7 @@ alike. The order and what each step takes: ``docs/composition.md``.
 from __future__ import annotations
 
 import functools
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import asyncpg
@@ -51,6 +52,7 @@ from ..egress import EgressTransport
 from ..endpoint_auth import AuthMaterials, EndpointAuth
 from ..ingest.test_events import TestEventSender
 from ..keys import KeyRing
+from ..keys.master_check import master_key_problem
 from ..keys.material import load_master_key
 from ..keys.signers import ChallengeSigningKeys
 from ..observe import tracing
@@ -360,6 +362,7 @@ def construct_api(
     rotation: Rotation,
     jobs: BackgroundJobs,
     reads: ReadRouter,
+    keys_problem: Callable[[], Awaitable[str | None]] | None = None,
 ) -> ApiContext:
     """What request handlers share; a registration schedules its challenge in the background,
     ``POST .../challenge`` runs one now (through rotation: it proves a pending secret)."""
@@ -373,6 +376,7 @@ def construct_api(
         consumers=consumers,
         portal=portal,
         reads=reads,
+        keys_problem=keys_problem,
     )
 
 
@@ -459,7 +463,8 @@ async def build_engine(
     await keyring.ensure_active_engine_key(actor="system")
     tenants = construct_tenants(store, settings, clock)
     consumers, portal = construct_consumers(store, settings, clock)
-    credentials = DestinationCredentials(pool, load_master_key(settings))  # broker secrets
+    master_key = load_master_key(settings)
+    credentials = DestinationCredentials(pool, master_key)  # broker secrets
     sealed = construct_auth_materials(pool, settings)  # endpoint auth secrets
     subscriptions = construct_subscriptions(
         store,
@@ -538,6 +543,7 @@ async def build_engine(
         rotation=rotation,
         jobs=jobs,
         reads=reads,
+        keys_problem=functools.partial(master_key_problem, pool, master_key),
     )
     workers, settlers = construct_workers(settings, roles, store, subscriptions, services)
     closers: list[Closer] = [] if stop_tracing is None else [stop_tracing]  # flushed last

@@ -74,10 +74,11 @@ def _command(*args: str) -> list[str]:
     return [sys.executable, "-m", "hookproof.engine.cli", *args]
 
 
-def migrate_in_child(database_url: str) -> int:
+def migrate_in_child(database_url: str, extra_env: dict[str, str] | None = None) -> int:
     """``hookproof migrate`` in a short-lived child (the migration code and the driver stay
-    out of the supervisor); its exit code (errors on its stderr)."""
-    env = {**Settings().env, "HOOKPROOF_DATABASE_URL": database_url}
+    out of the supervisor); its exit code (errors on its stderr). ``extra_env``: what the
+    children must see besides the URL (the embedded database's data dir: its master key)."""
+    env = {**Settings().env, **(extra_env or {}), "HOOKPROOF_DATABASE_URL": database_url}
     done = subprocess.run(_command("migrate"), env=env, stdout=subprocess.DEVNULL, check=False)
     if done.returncode != 0:
         log.error("migrations_failed", code=done.returncode)
@@ -266,9 +267,20 @@ def _stop_all(children: list[_Child]) -> None:
             proc.wait(5)
 
 
-def supervise(n: int, database_url: str, *, ready: Callable[[], None] | None = None) -> int:
+def supervise(
+    n: int,
+    database_url: str,
+    *,
+    ready: Callable[[], None] | None = None,
+    extra_env: dict[str, str] | None = None,
+) -> int:
     """Run ``n`` children until SIGTERM/SIGINT; restart any that exits on its own."""
-    env = {**Settings().env, "HOOKPROOF_DATABASE_URL": database_url, "HOOKPROOF_WORKERS": "1"}
+    env = {
+        **Settings().env,
+        **(extra_env or {}),
+        "HOOKPROOF_DATABASE_URL": database_url,
+        "HOOKPROOF_WORKERS": "1",
+    }
     sigs = _Signals()
     children = [_Child(i) for i in range(n)]
     try:

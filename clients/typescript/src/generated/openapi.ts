@@ -181,7 +181,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness (database reachable, schema current) */
+        /** Readiness (database reachable, schema current, master key right) */
         get: operations["get_readyz"];
         put?: never;
         post?: never;
@@ -1597,7 +1597,8 @@ export interface components {
         };
         /**
          * Readiness
-         * @description ``GET /readyz`` (200): the database answers and its schema is current (else 503).
+         * @description ``GET /readyz`` (200): the database answers, its schema is current and the master key
+         *     opens its sealed material (else 503).
          */
         Readiness: {
             /** @enum {unknown} */

@@ -21,7 +21,8 @@ T = TypeVar("T", bound="Readiness")
 
 @_attrs_define
 class Readiness:
-    """ ``GET /readyz`` (200): the database answers and its schema is current (else 503).
+    """ ``GET /readyz`` (200): the database answers, its schema is current and the master key
+    opens its sealed material (else 503).
 
         Attributes:
             status (ReadinessStatus):

@@ -1,0 +1,3 @@
+SELECT fingerprint, nonce, ciphertext, created_at
+FROM master_key_check
+WHERE id
