@@ -16,6 +16,7 @@ export const REASONS = [
   "alg_mismatch",
   "malformed",
   "replayed_nonce",
+  "keys_unavailable",
 ] as const;
 
 /** One verification outcome code. */
