@@ -46,7 +46,7 @@ async def aiohttp_fetch(url: str, *, request_timeout: float = 10.0) -> bytes:
         async with session.get(url, allow_redirects=False) as resp:
             if resp.status != 200:
                 raise OSError(f"JWKS fetch failed with HTTP {resp.status}")
-            body = await resp.content.read(_MAX_JWKS_BYTES + 1)
+            body: bytes = await resp.content.read(_MAX_JWKS_BYTES + 1)
             if len(body) > _MAX_JWKS_BYTES:
                 raise OSError("JWKS document too large")
             return body
