@@ -21,7 +21,31 @@ import { FormatError, VerificationError, type Reason } from "./reasons.js";
 import { buildMessageBase, parseSignature, serializeSignatureParams, signBytes } from "./rfc9421.js";
 import { NEXT_LABEL, SIG_V1, verifyRequest, type Profile, type VerifyResult } from "./sigv1.js";
 import { STANDARD_WEBHOOKS_V1, verifyStandard } from "./stdwebhooks.js";
-import { CHALLENGE_TYPE, defaultNonceCache, Keys, PROFILES, type VerifyOptions } from "./verify.js";
+import { CHALLENGE_TYPE, defaultNonceCache, Keys, markUnavailable, PROFILES, type VerifyOptions } from "./verify.js";
+import { DEFAULT_MAX_AGE, epochSeconds, type Freshness } from "./freshness.js";
+
+/**
+ * How old a broker message may be: its age counts from `enqueuedAt`, the broker's enqueue time
+ * (amqplib `msg.properties.timestamp`, nats.js `msg.info.timestampNanos`; a `Date` or Unix
+ * seconds), else from the signature's creation, and may be at most `maxAge` seconds (default 7
+ * days). No nonce is checked for a delivery: dedupe by delivery id.
+ */
+export interface FreshnessOptions {
+  enqueuedAt?: Date | number;
+  maxAge?: number;
+}
+
+function freshnessOf(options: FreshnessOptions): Freshness {
+  const maxAge = options.maxAge ?? DEFAULT_MAX_AGE;
+  if (!Number.isInteger(maxAge) || maxAge <= 0) throw new FormatError("malformed", "maxAge must be a positive whole number of seconds");
+  let enqueuedAt: number | undefined;
+  try {
+    enqueuedAt = epochSeconds(options.enqueuedAt);
+  } catch (err) {
+    throw new FormatError("malformed", err instanceof Error ? err.message : "bad enqueue time");
+  }
+  return enqueuedAt !== undefined ? { maxAge, enqueuedAt } : { maxAge };
+}
 
 export const EVENT_ID_HEADER = "hookproof-event-id";
 export const DELIVERY_ID_HEADER = "hookproof-delivery-id";
@@ -190,10 +214,12 @@ interface MessageVerification {
 /** Every accepted signature of a message, each verified on its own (never throws). */
 export async function verifyMessageAny(
   message: BrokerMessage,
-  options: VerifyOptions & { acceptNotBefore?: boolean },
+  options: VerifyOptions & FreshnessOptions & { acceptNotBefore?: boolean },
 ): Promise<MessageVerification> {
   let hdrs: Map<string, string>;
+  let freshness: Freshness;
   try {
+    freshness = freshnessOf(options);
     hdrs = messageHeaders(message.headers);
   } catch (err) {
     const detail = err instanceof Error ? err.message : "bad headers";
@@ -203,7 +229,6 @@ export async function verifyMessageAny(
   const keys = new Keys(options);
   const wanted = new Set(options.accept ?? PROFILES);
   const now = Math.trunc((options.now?.getTime() ?? Date.now()) / 1000);
-  const nonceCache = options.nonceCache === null ? undefined : (options.nonceCache ?? defaultNonceCache());
   const acceptNotBefore = options.acceptNotBefore ?? false;
   const expected: Record<string, string> = {};
   if (options.subscriptionId !== undefined) expected[SUBSCRIPTION_HEADER] = options.subscriptionId;
@@ -219,9 +244,10 @@ export async function verifyMessageAny(
     let res: VerifyResult;
     if (profile === undefined) {
       const std = async (refresh: boolean): Promise<VerifyResult> =>
-        verifyStandard(hdrs, message.body, { keys: await keys.all(refresh), now, ...(nonceCache ? { nonceCache } : {}), acceptNotBefore });
+        verifyStandard(hdrs, message.body, { keys: await keys.all(refresh), now, acceptNotBefore, freshness });
       res = await std(false);
       if (!res.ok && REFRESH_ON.includes(res.reason) && keys.mayRefresh()) res = await std(true);
+      res = markUnavailable(res, keys);
     } else {
       let kid: string | undefined;
       let alg: unknown;
@@ -233,10 +259,12 @@ export async function verifyMessageAny(
         kid = undefined;
       }
       let key: VerificationKey | undefined;
+      let failed: string | undefined;
       try {
         key = await keys.lookup(kid, alg);
-      } catch {
+      } catch (err) {
         key = undefined;
+        failed = err instanceof Error ? err.name : "Error";
       }
       res = verifyRequest("POST", "", hdrs, message.body, {
         keys: (id) => (id === kid ? key : undefined),
@@ -244,9 +272,10 @@ export async function verifyMessageAny(
         profile,
         acceptNotBefore,
         destination: message.destination,
-        ...(nonceCache ? { nonceCache } : {}),
+        freshness,
         ...(Object.keys(expected).length > 0 ? { expected } : {}),
       });
+      res = markUnavailable(res, keys, failed);
     }
     results.set(name, res);
   }
@@ -266,10 +295,15 @@ function asInt(value: string | undefined): number | undefined {
 
 /**
  * Verify a message read from `message.destination` and return the delivery; throws
- * `VerificationError` with the Python SDK's reason code otherwise. `subscriptionId` pins the
- * subscription.
+ * `VerificationError` with the Python SDK's reason code otherwise (its `transient`: leave the
+ * message for redelivery, never drop it). `subscriptionId` pins the subscription. The message's
+ * age is judged by `enqueuedAt` / `maxAge` (see `FreshnessOptions`), never the HTTP 300 s; no
+ * nonce is checked (`nonceCache` is not consulted): dedupe by delivery id.
  */
-export async function verifyBrokerMessage(message: BrokerMessage, options: VerifyOptions): Promise<VerifiedBrokerDelivery> {
+export async function verifyBrokerMessage(
+  message: BrokerMessage,
+  options: VerifyOptions & FreshnessOptions,
+): Promise<VerifiedBrokerDelivery> {
   const res = await verifyMessageAny(message, { ...options, acceptNotBefore: false });
   if (!res.ok) throw new VerificationError(res.reason as Exclude<Reason, "ok">, res.result.detail, res.result.keyId);
   const hdrs = messageHeaders(message.headers);

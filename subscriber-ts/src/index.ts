@@ -2,7 +2,8 @@
  * hookproof subscriber SDK for Node.js: verify `hookproof.sig.v1` and `standard-webhooks.v1`
  * deliveries, answer challenges and sign application receipts (DESIGN.md section 11).
  */
-export { REASONS, VerificationError, type Reason, type RefusalCode } from "./reasons.js";
+export { REASONS, TRANSIENT_REASONS, VerificationError, type Reason, type RefusalCode } from "./reasons.js";
+export { DEFAULT_MAX_AGE } from "./freshness.js";
 export {
   verifyDelivery,
   verifyAny,
@@ -52,6 +53,7 @@ export {
   type BrokerChallengeAnswer,
   type MessageHeaders,
   type VerifiedBrokerDelivery,
+  type FreshnessOptions,
 } from "./broker.js";
 export { contentDigest, verifyContentDigest, parseContentDigest, DigestError } from "./digest.js";
 export {

@@ -16,12 +16,16 @@ export const REASONS = [
   "alg_mismatch",
   "malformed",
   "replayed_nonce",
+  "keys_unavailable",
 ] as const;
 
 /** One verification outcome code. */
 export type Reason = (typeof REASONS)[number];
 /** A refusal code (every reason but `ok`). */
 export type RefusalCode = Exclude<Reason, "ok">;
+
+/** Refusals a later attempt may not repeat (the keys could not be downloaded): redeliver, never drop. */
+export const TRANSIENT_REASONS: readonly RefusalCode[] = ["keys_unavailable"];
 
 /** A request that must not be accepted; `code` is one of `REASONS` (never `ok`). */
 export class VerificationError extends Error {
@@ -37,6 +41,11 @@ export class VerificationError extends Error {
     this.code = code;
     this.keyId = keyId;
     this.profile = profile;
+  }
+
+  /** Whether the message may verify later (`keys_unavailable`): leave it for redelivery. */
+  get transient(): boolean {
+    return TRANSIENT_REASONS.includes(this.code);
   }
 }
 

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 
 import { contentDigest, DigestError, verifyContentDigest } from "./digest.js";
 import { b64Encode } from "./encoding.js";
+import { judgeFreshness, type Freshness } from "./freshness.js";
 import { normalizeHeaders, type HeadersLike } from "./headers.js";
 import { ED25519, HMAC_SHA256, type SigningKey, type VerificationKey } from "./keys.js";
 import { NonceCache } from "./nonce.js";
@@ -105,6 +106,8 @@ export interface VerifyRequestOptions {
   expected?: Record<string, string>;
   /** A broker message: `"@destination"` is this URI (method and URL are not used). */
   destination?: string;
+  /** A broker message's age rule: replaces the signature's time window; no nonce is checked. */
+  freshness?: Freshness;
 }
 
 function fail(reason: Reason, detail: string, info: Partial<VerifyResult> = {}): VerifyResult {
@@ -192,8 +195,17 @@ function verify(
   if (!(kid.length > 0 && kid.length <= MAX_TEXT_PARAM)) return fail("malformed", "keyid length out of range", info);
   if (e < c) return fail("malformed", "expires precedes created", info);
   if (e - c > profile.maxLifetime) return fail("malformed", "signature lifetime exceeds the profile maximum", info);
-  if (c > now + skew) return fail("not_yet_valid", "created is in the future", info);
-  if (e < now - skew) return fail("expired", "signature expired", info);
+  let at = now;
+  let nonceCache = options.nonceCache;
+  if (options.freshness !== undefined) {
+    const [problem, when] = judgeFreshness(options.freshness, c, e, now, skew);
+    if (problem !== undefined) return fail(problem[0], problem[1], info);
+    at = when;
+    nonceCache = undefined; // a broker consumer dedupes by delivery id
+  } else {
+    if (c > now + skew) return fail("not_yet_valid", "created is in the future", info);
+    if (e < now - skew) return fail("expired", "signature expired", info);
+  }
   if (!profile.algorithms.includes(alg as string)) {
     return fail("alg_mismatch", `algorithm '${String(alg)}' not allowed by the profile`, info);
   }
@@ -201,10 +213,10 @@ function verify(
   const key = options.keys(kid);
   if (key === undefined) return fail("unknown_key", "key id not known", info);
   if (key.state === "REVOKED") return fail("revoked_key", "key is revoked", info);
-  if (!options.acceptNotBefore && (key.state === "NOT_BEFORE" || (key.notBefore !== undefined && key.notBefore > now + skew))) {
+  if (!options.acceptNotBefore && (key.state === "NOT_BEFORE" || (key.notBefore !== undefined && key.notBefore > at + skew))) {
     return fail("key_not_yet_valid", "key is not valid yet", info);
   }
-  if (key.notAfter !== undefined && key.notAfter < now - skew) return fail("expired", "key validity ended", info);
+  if (key.notAfter !== undefined && key.notAfter < at - skew) return fail("expired", "key validity ended", info);
   if (key.alg !== alg) return fail("alg_mismatch", "alg parameter differs from the key's algorithm", info);
 
   let base: Buffer;
@@ -235,7 +247,7 @@ function verify(
       return fail("bad_signature", `signed ${lname} is not this receiver's`, info);
     }
   }
-  if (options.nonceCache !== undefined && info.nonce !== undefined && !options.nonceCache.checkAndAdd(kid, info.nonce, e, now)) {
+  if (nonceCache !== undefined && info.nonce !== undefined && !nonceCache.checkAndAdd(kid, info.nonce, e, now)) {
     return fail("replayed_nonce", "nonce already seen", info);
   }
   return { ...info, ok: true, reason: "ok", detail: "", key };

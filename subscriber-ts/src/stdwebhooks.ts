@@ -6,6 +6,7 @@
  */
 import { contentDigest } from "./digest.js";
 import { b64Encode, decodeBase64Strict } from "./encoding.js";
+import { judgeFreshness, type Freshness } from "./freshness.js";
 import { normalizeHeaders, type HeadersLike } from "./headers.js";
 import { ED25519, HMAC_SHA256, type SigningKey, type VerificationKey } from "./keys.js";
 import type { NonceCache } from "./nonce.js";
@@ -16,6 +17,8 @@ import type { VerifyResult } from "./sigv1.js";
 export const STANDARD_WEBHOOKS_V1 = "standard-webhooks.v1";
 /** The reference libraries' window: five minutes either way (seconds). */
 export const TOLERANCE_S = 300;
+/** A broker message's clock skew, as `hookproof.sig.v1`'s. */
+const SKEW = 60;
 const MAX_ID = 256;
 const MAX_SIGNATURES = 16;
 const VERSION: Record<string, string> = { [HMAC_SHA256]: "v1", [ED25519]: "v1a" };
@@ -53,6 +56,8 @@ export interface VerifyStandardOptions {
   tolerance?: number;
   nonceCache?: NonceCache;
   acceptNotBefore?: boolean;
+  /** A broker message's age rule: replaces `tolerance` for the timestamp; no replay cache. */
+  freshness?: Freshness;
 }
 
 function fail(reason: Reason, detail: string, info: Partial<VerifyResult> = {}): VerifyResult {
@@ -91,8 +96,17 @@ function verify(headers: HeadersLike, body: Uint8Array, options: VerifyStandardO
   if (!/^[0-9]{1,12}$/.test(rawTs)) return fail("malformed", "webhook-timestamp is not Unix seconds", { digest });
   const ts = Number(rawTs);
   const info: Partial<VerifyResult> = { digest, created: ts };
-  if (ts > now + tolerance) return fail("not_yet_valid", "webhook-timestamp is in the future", info);
-  if (ts < now - tolerance) return fail("expired", "webhook-timestamp too old", info);
+  let at = now;
+  let nonceCache = options.nonceCache;
+  if (options.freshness !== undefined) {
+    const [problem, when] = judgeFreshness(options.freshness, ts, ts + tolerance, now, SKEW);
+    if (problem !== undefined) return fail(problem[0], problem[1], info);
+    at = when;
+    nonceCache = undefined; // a broker consumer dedupes by delivery id
+  } else {
+    if (ts > now + tolerance) return fail("not_yet_valid", "webhook-timestamp is in the future", info);
+    if (ts < now - tolerance) return fail("expired", "webhook-timestamp too old", info);
+  }
   const sigs: Array<[string, Buffer]> = [];
   for (const item of rawSig.split(" ").slice(0, MAX_SIGNATURES)) {
     const comma = item.indexOf(",");
@@ -111,13 +125,13 @@ function verify(headers: HeadersLike, body: Uint8Array, options: VerifyStandardO
   for (const key of pool) {
     for (const [version, sig] of sigs) {
       if (VERSION[key.alg] !== version || !verifyBytes(key, content, sig)) continue;
-      const problem = usable(key, now, tolerance, options.acceptNotBefore ?? false);
+      const problem = usable(key, at, tolerance, options.acceptNotBefore ?? false);
       if (problem !== undefined) {
         refused ??= problem;
         continue;
       }
       Object.assign(info, { keyId: key.keyId, alg: key.alg, expires: ts + tolerance });
-      if (options.nonceCache !== undefined && !options.nonceCache.checkAndAdd("standard-webhooks", `${msgId}.${rawTs}`, ts + tolerance, now)) {
+      if (nonceCache !== undefined && !nonceCache.checkAndAdd("standard-webhooks", `${msgId}.${rawTs}`, ts + tolerance, now)) {
         return fail("replayed_nonce", "webhook-id and timestamp seen", info);
       }
       return { ...info, ok: true, reason: "ok", detail: "", key };

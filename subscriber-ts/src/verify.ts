@@ -155,6 +155,22 @@ export class Keys {
   mayRefresh(): boolean {
     return this.cache !== undefined && this.cache.mayRefresh();
   }
+
+  /** Why the keys could not be downloaded (the JWKS cache's last fetch failed), or undefined. */
+  unavailable(): string | undefined {
+    const error = this.cache?.lastError;
+    return error !== undefined ? `JWKS fetch failed: ${error}` : undefined;
+  }
+}
+
+/**
+ * `res` with `keys_unavailable` for `unknown_key` when the keys could not be downloaded (the key
+ * may well exist: we could not look); every other outcome unchanged.
+ */
+export function markUnavailable(res: VerifyResult, keys: Keys, failed?: string): VerifyResult {
+  const why = failed ?? keys.unavailable();
+  if (res.reason !== "unknown_key" || why === undefined) return res;
+  return { ...res, reason: "keys_unavailable", detail: `the verification keys could not be downloaded (${why}); try again later` };
 }
 
 /** Which signatures a request carries (by header presence; nothing verified). */
@@ -227,14 +243,17 @@ export async function verifyAny(request: WebhookRequest, options: VerifyAnyOptio
         });
       res = await std(false);
       if (!res.ok && REFRESH_ON.includes(res.reason) && keys.mayRefresh()) res = await std(true);
+      res = markUnavailable(res, keys);
     } else {
       const profile = name.endsWith(NEXT_LABEL) ? SIG_V1_NEXT : SIG_V1;
       const { keyId: kid, alg } = peek(normalized, profile.label);
       let key: VerificationKey | undefined;
+      let failed: string | undefined;
       try {
         key = await keys.lookup(kid, alg);
-      } catch {
+      } catch (err) {
         key = undefined;
+        failed = err instanceof Error ? err.name : "Error";
       }
       res = verifyRequest(request.method, url, request.headers, request.body, {
         keys: (id) => (id === kid ? key : undefined),
@@ -244,6 +263,7 @@ export async function verifyAny(request: WebhookRequest, options: VerifyAnyOptio
         ...(nonceCache ? { nonceCache } : {}),
         ...(Object.keys(expected).length > 0 ? { expected } : {}),
       });
+      res = markUnavailable(res, keys, failed);
     }
     results.set(name, res);
   }

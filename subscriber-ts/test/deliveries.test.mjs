@@ -1,9 +1,10 @@
 // Deliveries signed by the Python engine (scripts/make_fixtures.py) and single mutations of them:
 // the TypeScript verifier gives the Python SDK's reason code for every one.
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { test } from "node:test";
 
-import { NonceCache, REASONS, VerificationError, signRequest, verifyAny, verifyDelivery } from "../dist/index.js";
+import { JwksCache, NonceCache, REASONS, VerificationError, signRequest, verifyAny, verifyDelivery } from "../dist/index.js";
 import { D, at, fixture, keysOf, requestOf } from "./helpers.mjs";
 
 const MUTATIONS = fixture("mutations.json");
@@ -69,6 +70,14 @@ test("every refusal code is reached by a mutation of a valid delivery", async ()
   const again = await reasonOf(requestOf(ED), options);
   assert.equal(again, "replayed_nonce");
   reached.add(again);
+  // keys_unavailable: the engine's JWKS cannot be downloaded (a loopback port nobody listens on)
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${server.address().port}/.well-known/hookproof/jwks.json`;
+  await new Promise((resolve) => server.close(resolve));
+  const down = await reasonOf(requestOf(ED), { jwksCache: new JwksCache(url), now: at(ED.now), nonceCache: null });
+  assert.equal(down, "keys_unavailable");
+  reached.add(down);
   assert.deepEqual([...REASONS].filter((r) => !reached.has(r)), []);
 });
 

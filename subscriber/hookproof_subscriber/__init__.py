@@ -11,6 +11,8 @@ from .applier import (
 )
 from .challenge import ChallengeResponder, build_challenge_response, endpoint_digest
 from .digest import content_digest, parse_content_digest, verify_content_digest
+from .extras import MissingExtraError
+from .freshness import DEFAULT_MAX_AGE, Freshness
 from .handler import Subscriber, aiohttp_handler
 from .jwks import JwksKeyResolver
 from .keys import (
@@ -26,6 +28,7 @@ from .keys import (
 from .messages import (
     MESSAGE_COMPONENTS,
     SIG_V1_MESSAGE,
+    TRANSIENT_REASONS,
     BrokerChallengeAnswer,
     BrokerDelivery,
     MessageVerificationError,
@@ -77,6 +80,7 @@ from .stdwebhooks import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_MAX_AGE",
     "MESSAGE_COMPONENTS",
     "NEXT_LABEL",
     "PROFILES",
@@ -87,17 +91,20 @@ __all__ = [
     "SIG_V1_MESSAGE",
     "SIG_V1_NEXT",
     "STANDARD_WEBHOOKS_V1",
+    "TRANSIENT_REASONS",
     "WHSEC_PREFIX",
     "BrokerChallengeAnswer",
     "BrokerDelivery",
     "ChallengeResponder",
     "Event",
     "EventApplier",
+    "Freshness",
     "InMemoryStore",
     "JwksKeyResolver",
     "KeyResolver",
     "KeyState",
     "MessageVerificationError",
+    "MissingExtraError",
     "NonceCache",
     "Outcome",
     "Profile",

@@ -16,6 +16,7 @@ from typing import Any
 from .applier import ApplierStore, ApplyOutcome, EventApplier, Handler, InMemoryStore, Outcome
 from .applier import Event as Event
 from .challenge import CHALLENGE_TYPE, ChallengeResponder, _EndpointVerifier
+from .extras import require_aiohttp
 from .keys import KeyResolver, SigningKey
 from .profiles import PROFILES
 from .receipts import Receipt, build_receipt, send_receipt
@@ -122,6 +123,8 @@ class Subscriber(_EndpointVerifier):
         )
         self.last_verified = res.verified
         log.info("hookproof verify", extra={"hookproof": res.log_fields()})
+        if not res.ok and res.reason == "keys_unavailable":  # transient: the sender retries
+            return _problem(503, str(res.reason), "verification keys unavailable")
         if not res.ok:
             return _problem(401, str(res.reason), "signature refused")
         if is_challenge:
@@ -204,6 +207,7 @@ def _items(headers: Any) -> list[tuple[str, str]]:
 
 def aiohttp_handler(subscriber: Subscriber) -> Callable[[Any], Awaitable[Any]]:
     """An aiohttp request handler (``app.router.add_post(path, aiohttp_handler(sub))``)."""
+    require_aiohttp("aiohttp_handler")
     from aiohttp import web
 
     async def handler(request: web.Request) -> web.StreamResponse:

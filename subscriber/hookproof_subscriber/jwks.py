@@ -8,6 +8,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from .extras import MissingExtraError, has_aiohttp, require_aiohttp
 from .keys import VerificationKey, jwk_to_verification_key
 
 __all__ = ["JWKS_PATH", "Fetch", "JwksKeyResolver", "aiohttp_fetch", "parse_jwks"]
@@ -36,15 +37,16 @@ def parse_jwks(document: bytes | str | Mapping[str, Any]) -> dict[str, Verificat
 
 
 async def aiohttp_fetch(url: str, *, request_timeout: float = 10.0) -> bytes:
-    """Fetch *url* with aiohttp (no redirects, bounded size, no proxy from the environment)."""
-    import aiohttp
+    """Fetch *url* with aiohttp (no redirects, bounded size, no proxy from the environment).
+    Without aiohttp installed: :class:`~.extras.MissingExtraError`."""
+    aiohttp = require_aiohttp("downloading the engine's keys (JwksKeyResolver)")
 
     client_timeout = aiohttp.ClientTimeout(total=request_timeout)
     async with aiohttp.ClientSession(timeout=client_timeout, trust_env=False) as session:
         async with session.get(url, allow_redirects=False) as resp:
             if resp.status != 200:
                 raise OSError(f"JWKS fetch failed with HTTP {resp.status}")
-            body = await resp.content.read(_MAX_JWKS_BYTES + 1)
+            body: bytes = await resp.content.read(_MAX_JWKS_BYTES + 1)
             if len(body) > _MAX_JWKS_BYTES:
                 raise OSError("JWKS document too large")
             return body
@@ -55,7 +57,12 @@ class JwksKeyResolver:
 
     ``resolve`` answers from the cache (sync, as ``KeyResolver``); ``aresolve`` first
     refreshes when the cache is older than *ttl* or the key id is unknown, at most once
-    per *min_refresh_interval* seconds. A failed fetch keeps the last good set.
+    per *min_refresh_interval* seconds. A failed fetch keeps the last good set, and
+    ``unavailable`` says why until a fetch succeeds (verification then answers
+    ``keys_unavailable``, a transient refusal, instead of ``unknown_key``). Without *fetch*
+    it downloads with aiohttp: constructing it without aiohttp installed raises
+    :class:`~.extras.MissingExtraError` (install ``hookproof-subscriber[aiohttp]`` or pass
+    *fetch*).
     """
 
     def __init__(
@@ -67,6 +74,12 @@ class JwksKeyResolver:
         min_refresh_interval: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        if fetch is None and not has_aiohttp():
+            raise MissingExtraError(
+                "JwksKeyResolver (downloading the engine's keys)",
+                "aiohttp",
+                'pip install "hookproof-subscriber[aiohttp]", or pass fetch=',
+            )
         self.url = url
         self._fetch: Fetch = fetch or aiohttp_fetch
         self.ttl = ttl
@@ -90,6 +103,12 @@ class JwksKeyResolver:
     @property
     def key_ids(self) -> list[str]:
         return sorted(self._keys)
+
+    @property
+    def unavailable(self) -> str | None:
+        """Why the keys could not be downloaded (the last fetch's error), or None after a
+        successful fetch or before any attempt."""
+        return f"JWKS fetch failed: {self.last_error}" if self.last_error else None
 
     def _stale(self) -> bool:
         return self._fetched_at is None or self._clock() - self._fetched_at > self.ttl

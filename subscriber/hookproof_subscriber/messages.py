@@ -29,6 +29,7 @@ import secrets
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -41,6 +42,8 @@ from .challenge import (
     parse_challenge,
 )
 from .digest import content_digest
+from .extras import require_aiohttp
+from .freshness import DEFAULT_MAX_AGE, Freshness, epoch_seconds
 from .keys import ED25519, HMAC_SHA256, KeyResolver, SigningKey
 from .profiles import NEXT_LABEL, PROFILES, ProfileVerification, _may_refresh, _standard_keys
 from .rfc9421 import (
@@ -59,6 +62,7 @@ from .sigv1 import (
     VerifyResult,
     _OneKey,
     _verify,
+    mark_unavailable,
     peek_key_id,
 )
 from .stdwebhooks import STANDARD_WEBHOOKS_V1, candidate_keys, verify_standard
@@ -72,6 +76,7 @@ __all__ = [
     "SIG_V1_MESSAGE",
     "SIG_V1_MESSAGE_NEXT",
     "SUBSCRIPTION_HEADER",
+    "TRANSIENT_REASONS",
     "BrokerChallengeAnswer",
     "BrokerDelivery",
     "MessageVerificationError",
@@ -110,6 +115,11 @@ MESSAGE_COMPONENTS: tuple[str, ...] = (
 SIG_V1_MESSAGE: Profile = dataclasses.replace(SIG_V1, components=MESSAGE_COMPONENTS)
 #: The second label of a key rollout, on a message.
 SIG_V1_MESSAGE_NEXT: Profile = dataclasses.replace(SIG_V1_MESSAGE, label=NEXT_LABEL)
+
+#: Reasons a later attempt may not give (keys could not be downloaded): redeliver, never drop.
+TRANSIENT_REASONS = frozenset({str(Reason.KEYS_UNAVAILABLE)})
+#: The default: 7 days from the signature's creation, no nonce check (dedupe by delivery id).
+_FRESH = Freshness()
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _MAX_HEADERS = 64
@@ -280,9 +290,12 @@ def verify_message(
     profile: Profile = SIG_V1_MESSAGE,
     accept_not_before: bool = False,
     expected: Mapping[str, str] | None = None,
+    freshness: Freshness | None = _FRESH,
 ) -> VerifyResult:
     """Verify a message's ``hookproof.sig.v1`` signature for *destination*. Never raises;
-    the reason codes are the HTTP verifier's."""
+    the reason codes are the HTTP verifier's. The message's age is judged by *freshness*
+    (default: 7 days from the signature's creation; no nonce check: dedupe by delivery id);
+    ``freshness=None`` applies the signature's own time window and *nonce_cache*."""
     try:
         hdrs = message_headers(headers)
         return _verify(
@@ -298,6 +311,7 @@ def verify_message(
             accept_not_before,
             expected,
             destination=destination,
+            freshness=freshness,
         )
     except SignatureFormatError as exc:
         return VerifyResult(ok=False, reason=Reason(exc.reason), detail=exc.detail)
@@ -318,9 +332,12 @@ async def averify_message(
     profile: Profile = SIG_V1_MESSAGE,
     accept_not_before: bool = False,
     expected: Mapping[str, str] | None = None,
+    freshness: Freshness | None = _FRESH,
 ) -> VerifyResult:
-    """:func:`verify_message` for resolvers that fetch keys (a JWKS)."""
+    """:func:`verify_message` for resolvers that fetch keys (a JWKS): a key that could not be
+    downloaded is ``keys_unavailable`` (transient), not ``unknown_key``."""
     resolver: Any = keys
+    failed: str | None = None
     if isinstance(keys, AsyncKeyResolver):
         try:
             kid = peek_key_id(message_headers(headers), profile)
@@ -328,10 +345,10 @@ async def averify_message(
             kid = None
         try:
             key = await keys.aresolve(kid) if kid is not None else None
-        except Exception:
-            key = None
+        except Exception as exc:
+            key, failed = None, type(exc).__name__
         resolver = _OneKey(kid, key)
-    return verify_message(
+    res = verify_message(
         headers,
         body,
         destination,
@@ -341,7 +358,9 @@ async def averify_message(
         profile=profile,
         accept_not_before=accept_not_before,
         expected=expected,
+        freshness=freshness,
     )
+    return mark_unavailable(res, keys, failed)
 
 
 _REFRESH_ON = (Reason.UNKNOWN_KEY, Reason.BAD_SIGNATURE, Reason.KEY_NOT_YET_VALID)
@@ -358,9 +377,10 @@ async def averify_message_any(
     nonce_cache: NonceCache | None = None,
     accept_not_before: bool = False,
     expected: Mapping[str, str] | None = None,
+    freshness: Freshness | None = _FRESH,
 ) -> ProfileVerification:
     """Every accepted signature a message carries, each verified on its own (as
-    :func:`~.profiles.averify_any` for HTTP). Never raises."""
+    :func:`~.profiles.averify_any` for HTTP), its age judged by *freshness*. Never raises."""
     try:
         hdrs = message_headers(headers)
     except SignatureFormatError as exc:
@@ -387,6 +407,7 @@ async def averify_message_any(
                 now=now,
                 nonce_cache=nonce_cache,
                 accept_not_before=accept_not_before,
+                freshness=freshness,
             )
             if not res.ok and res.reason in _REFRESH_ON and _may_refresh(keys):
                 await keys.refresh()  # type: ignore[union-attr]
@@ -397,7 +418,9 @@ async def averify_message_any(
                     now=now,
                     nonce_cache=nonce_cache,
                     accept_not_before=accept_not_before,
+                    freshness=freshness,
                 )
+            res = mark_unavailable(res, keys)
         else:
             res = await averify_message(
                 hdrs,
@@ -409,6 +432,7 @@ async def averify_message_any(
                 profile=profile,
                 accept_not_before=accept_not_before,
                 expected=expected,
+                freshness=freshness,
             )
         results[name] = res
     if not results:
@@ -423,13 +447,20 @@ async def averify_message_any(
 
 
 class MessageVerificationError(ValueError):
-    """A message that must not be applied; ``reason`` is a verifier reason code."""
+    """A message that must not be applied; ``reason`` is a verifier reason code.
+    ``transient`` (``keys_unavailable``): the message may verify later, so leave it for
+    redelivery (AMQP nack with requeue, NATS nak with a delay), never drop it; any other
+    reason is permanent for these bytes."""
 
     def __init__(self, reason: str, detail: str = "", key_id: str | None = None) -> None:
         super().__init__(detail or reason)
         self.reason = reason
         self.detail = detail or reason
         self.key_id = key_id
+
+    @property
+    def transient(self) -> bool:
+        return self.reason in TRANSIENT_REASONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,13 +503,28 @@ async def verify_broker_message(
     accept: Iterable[str] = PROFILES,
     now: int | None = None,
     nonce_cache: NonceCache | None = None,
+    enqueued_at: datetime | float | None = None,
+    max_age: int = DEFAULT_MAX_AGE,
 ) -> BrokerDelivery:
     """Verify a message read from *destination* and return the delivery; raise
-    :class:`MessageVerificationError` with the reason code otherwise. *subscription_id* pins
-    the subscription (a validly signed message for another one is ``bad_signature``)."""
+    :class:`MessageVerificationError` with the reason code otherwise (its ``transient`` says
+    whether to leave the message for redelivery). *subscription_id* pins the subscription (a
+    validly signed message for another one is ``bad_signature``).
+
+    Freshness (DESIGN.md section 13): the message's age is measured from *enqueued_at*, the
+    broker's enqueue time (aio-pika ``message.timestamp``, nats-py
+    ``msg.metadata.timestamp``; a ``datetime`` or Unix seconds), else from the signature's
+    creation, and may be at most *max_age* seconds (default 7 days): a message that waited
+    in a queue is not stale. Replays are the consumer's to drop by delivery id
+    (``message_id``, ``Nats-Msg-Id``); *nonce_cache* is not consulted (a redelivery carries
+    the same nonce) and stays only for compatibility."""
     if not isinstance(body, bytes | bytearray) or len(body) > _MAX_BODY:
         raise MessageVerificationError("malformed", "body must be bytes of at most 1 MiB")
     body = bytes(body)
+    try:
+        freshness = Freshness(max_age, epoch_seconds(enqueued_at))
+    except (TypeError, ValueError, OverflowError, OSError) as exc:
+        raise MessageVerificationError("malformed", f"enqueued_at or max_age: {exc}") from exc
     expected = {SUBSCRIPTION_HEADER: subscription_id} if subscription_id else None
     res = await averify_message_any(
         headers,
@@ -487,8 +533,8 @@ async def verify_broker_message(
         keys=keys,
         accept=accept,
         now=now,
-        nonce_cache=nonce_cache,
         expected=expected,
+        freshness=freshness,
     )
     chosen = res.result
     if not res.ok or chosen is None:
@@ -612,8 +658,9 @@ async def send_challenge_response(
     request_timeout: float = 10.0,
 ) -> tuple[int, bytes]:
     """POST an ``ok`` answer to the engine with aiohttp; return ``(status, response body)``.
-    No token: the proof inside authenticates it."""
-    import aiohttp
+    No token: the proof inside authenticates it. Without aiohttp installed:
+    :class:`~.extras.MissingExtraError`."""
+    aiohttp = require_aiohttp("send_challenge_response")
 
     if not answer.ok or answer.challenge_id is None:
         raise ValueError(f"a refused challenge is not answered ({answer.reason})")

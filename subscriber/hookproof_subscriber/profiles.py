@@ -23,6 +23,7 @@ from .sigv1 import (
     Reason,
     VerifyResult,
     averify_request,
+    mark_unavailable,
 )
 from .stdwebhooks import STANDARD_WEBHOOKS_V1, candidate_keys, verify_standard
 
@@ -145,6 +146,7 @@ async def averify_any(
                     nonce_cache=nonce_cache,
                     accept_not_before=accept_not_before,
                 )
+            res = mark_unavailable(res, keys)
         else:
             profile = SIG_V1_NEXT if name.endswith(NEXT_LABEL) else SIG_V1
             res = await averify_request(

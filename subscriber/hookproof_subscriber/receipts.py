@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .digest import parse_content_digest
+from .extras import require_aiohttp
 from .keys import ED25519, SigningKey
 from .sigv1 import RECEIPT_V1, sign_request
 
@@ -197,8 +198,9 @@ async def send_receipt(
     request_timeout: float = 10.0,
     extra_headers: Mapping[str, str] | None = None,
 ) -> tuple[int, bytes]:
-    """Sign and ``POST`` the receipt with aiohttp; return ``(status, response body)``."""
-    import aiohttp
+    """Sign and ``POST`` the receipt with aiohttp; return ``(status, response body)``.
+    Without aiohttp installed: :class:`~.extras.MissingExtraError`."""
+    aiohttp = require_aiohttp("send_receipt")
 
     headers, body = sign_receipt(receipt, url=url, key=key)
     if extra_headers:

@@ -8,6 +8,7 @@ reason code. The verifier never raises: anything unexpected is ``malformed``.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import heapq
 import secrets
 import threading
@@ -18,6 +19,7 @@ from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from .digest import DigestError, content_digest, verify_content_digest
+from .freshness import Freshness
 from .keys import ED25519, HMAC_SHA256, KeyResolver, KeyState, SigningKey, VerificationKey
 from .rfc9421 import (
     SignatureFormatError,
@@ -43,6 +45,8 @@ __all__ = [
     "Reason",
     "VerifyResult",
     "averify_request",
+    "keys_unavailable",
+    "mark_unavailable",
     "peek_key_id",
     "sign_request",
     "verify_request",
@@ -79,6 +83,8 @@ class Reason(StrEnum):
     ALG_MISMATCH = "alg_mismatch"
     MALFORMED = "malformed"
     REPLAYED_NONCE = "replayed_nonce"
+    #: the verification keys could not be downloaded (transient: try again later)
+    KEYS_UNAVAILABLE = "keys_unavailable"
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +269,24 @@ def _fail(reason: Reason, detail: str = "", **kw: Any) -> VerifyResult:
     return VerifyResult(ok=False, reason=reason, detail=detail, **kw)
 
 
+def keys_unavailable(keys: Any) -> str | None:
+    """Why a fetching resolver holds no usable key set (its ``unavailable``: the last key
+    download failed), or None."""
+    why = getattr(keys, "unavailable", None)
+    return why if isinstance(why, str) and why else None
+
+
+def mark_unavailable(res: VerifyResult, keys: Any, failed: str | None = None) -> VerifyResult:
+    """*res* with ``keys_unavailable`` for ``unknown_key`` when the keys could not be
+    downloaded (*failed*, or the resolver says so): the key may well exist, we could not
+    look. Every other outcome is returned unchanged."""
+    why = failed or keys_unavailable(keys)
+    if res.reason is not Reason.UNKNOWN_KEY or why is None:
+        return res
+    detail = f"the verification keys could not be downloaded ({why}); try again later"
+    return dataclasses.replace(res, reason=Reason.KEYS_UNAVAILABLE, detail=detail)
+
+
 def verify_request(
     method: str,
     url: str,
@@ -321,14 +345,15 @@ async def averify_request(
 ) -> VerifyResult:
     """``verify_request`` for resolvers that fetch keys asynchronously (e.g. a JWKS)."""
     resolver: Any = keys
+    failed: str | None = None
     if isinstance(keys, AsyncKeyResolver):
         kid = peek_key_id(headers, profile)
         try:
             key = await keys.aresolve(kid) if kid is not None else None
-        except Exception:
-            key = None
+        except Exception as exc:
+            key, failed = None, type(exc).__name__
         resolver = _OneKey(kid, key)
-    return verify_request(
+    res = verify_request(
         method,
         url,
         headers,
@@ -341,6 +366,7 @@ async def averify_request(
         accept_not_before=accept_not_before,
         expected=expected,
     )
+    return mark_unavailable(res, keys, failed)
 
 
 class _OneKey:
@@ -364,9 +390,12 @@ def _verify(
     accept_not_before: bool = False,
     expected: Mapping[str, str] | None = None,
     destination: str | None = None,
+    freshness: Freshness | None = None,
 ) -> VerifyResult:
     """The one verification path. With *destination* the signed thing is a broker message
-    (``@destination`` instead of the request's derived components; *method*/*url* unused)."""
+    (``@destination`` instead of the request's derived components; *method*/*url* unused).
+    With *freshness* (broker messages) the age rule replaces the signature's time window,
+    keys are judged at the enqueue time and no nonce is checked (dedupe by delivery id)."""
     now = int(time.time()) if now is None else int(now)
     skew = profile.clock_skew if clock_skew is None else clock_skew
     digest = content_digest(bytes(body)) if isinstance(body, bytes | bytearray) else None
@@ -416,9 +445,15 @@ def _verify(
         return _fail(Reason.MALFORMED, "expires precedes created", **info)
     if profile.max_lifetime is not None and expires - created > profile.max_lifetime:
         return _fail(Reason.MALFORMED, "signature lifetime exceeds the profile maximum", **info)
-    if created > now + skew:
+    at = now
+    if freshness is not None:
+        problem, at = freshness.judge(created, expires, now, skew)
+        if problem is not None:
+            return _fail(Reason(problem[0]), problem[1], **info)
+        nonce_cache = None
+    elif created > now + skew:
         return _fail(Reason.NOT_YET_VALID, "created is in the future", **info)
-    if expires < now - skew:
+    elif expires < now - skew:
         return _fail(Reason.EXPIRED, "signature expired", **info)
     alg = p["alg"]
     if alg not in profile.algorithms:
@@ -433,10 +468,10 @@ def _verify(
         return _fail(Reason.REVOKED_KEY, "key is revoked", **info)
     if not accept_not_before and (
         key.state is KeyState.NOT_BEFORE
-        or (key.not_before is not None and key.not_before > now + skew)
+        or (key.not_before is not None and key.not_before > at + skew)
     ):
         return _fail(Reason.KEY_NOT_YET_VALID, "key is not valid yet", **info)
-    if key.not_after is not None and key.not_after < now - skew:
+    if key.not_after is not None and key.not_after < at - skew:
         return _fail(Reason.EXPIRED, "key validity ended", **info)
     if key.alg != alg:
         return _fail(Reason.ALG_MISMATCH, "alg parameter differs from the key's algorithm", **info)

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .digest import content_digest
+from .freshness import Freshness
 from .keys import (
     ED25519,
     HMAC_SHA256,
@@ -45,6 +46,7 @@ __all__ = [
 STANDARD_WEBHOOKS_V1 = "standard-webhooks.v1"
 WHSEC_PREFIX = "whsec_"
 TOLERANCE_S = 300  # the reference libraries' window: five minutes either way
+_SKEW = 60  # a broker message's clock skew, as hookproof.sig.v1's
 _MAX_ID = 256
 _MAX_SIGNATURES = 16
 
@@ -148,6 +150,7 @@ def verify_standard(
     tolerance: int = TOLERANCE_S,
     nonce_cache: NonceCache | None = None,
     accept_not_before: bool = False,
+    freshness: Freshness | None = None,
 ) -> VerifyResult:
     """Verify ``webhook-signature``. Never raises.
 
@@ -156,10 +159,14 @@ def verify_standard(
     signature. Reasons: ``malformed`` (headers missing or unparsable), ``expired`` /
     ``not_yet_valid`` (timestamp outside *tolerance*), ``unknown_key`` (no key of the
     signature's kind), ``revoked_key`` (only a revoked key matches), ``bad_signature``,
-    ``replayed_nonce`` (the same id and timestamp seen again), ``ok``.
+    ``replayed_nonce`` (the same id and timestamp seen again), ``ok``. With *freshness* (a
+    broker message) the timestamp is judged by its age rule instead of *tolerance*, and no
+    replay cache is consulted (a broker consumer dedupes by the delivery id).
     """
     try:
-        return _verify(headers, body, keys, now, tolerance, nonce_cache, accept_not_before)
+        return _verify(
+            headers, body, keys, now, tolerance, nonce_cache, accept_not_before, freshness
+        )
     except Exception as exc:
         return _fail(Reason.MALFORMED, f"unexpected input ({type(exc).__name__})")
 
@@ -172,6 +179,7 @@ def _verify(
     tolerance: int,
     nonce_cache: NonceCache | None,
     accept_not_before: bool,
+    freshness: Freshness | None = None,
 ) -> VerifyResult:
     if not isinstance(body, bytes | bytearray):
         return _fail(Reason.MALFORMED, "body must be bytes")
@@ -190,9 +198,15 @@ def _verify(
         return _fail(Reason.MALFORMED, "webhook-timestamp is not Unix seconds", digest=digest)
     ts = int(raw_ts)
     info: dict[str, Any] = {"digest": digest, "created": ts}
-    if ts > now + tolerance:
+    at = now
+    if freshness is not None:
+        late, at = freshness.judge(ts, ts + tolerance, now, _SKEW)
+        if late is not None:
+            return _fail(Reason(late[0]), late[1], **info)
+        nonce_cache = None
+    elif ts > now + tolerance:
         return _fail(Reason.NOT_YET_VALID, "webhook-timestamp is in the future", **info)
-    if ts < now - tolerance:
+    elif ts < now - tolerance:
         return _fail(Reason.EXPIRED, "webhook-timestamp too old", **info)
     sigs: list[tuple[str, bytes]] = []
     for item in raw_sig.split(" ")[:_MAX_SIGNATURES]:
@@ -215,7 +229,7 @@ def _verify(
         for version, sig in sigs:
             if not _matches(key, version, sig, content):
                 continue
-            problem = _usable(key, now, tolerance, accept_not_before)
+            problem = _usable(key, at, tolerance, accept_not_before)
             if problem is not None:
                 refused = refused or problem
                 continue

@@ -16,7 +16,7 @@ import pytest
 
 from hookproof.engine.destinations import parse_destination
 from hookproof.engine.destinations.nats_server import EmbeddedNats
-from hookproof_subscriber import NonceCache, StaticKeyResolver
+from hookproof_subscriber import StaticKeyResolver
 
 from .conftest import ENGINE_KEY, Rabbit, message_for
 
@@ -26,6 +26,7 @@ KEYS = StaticKeyResolver([ENGINE_KEY.verification_key()])
 
 def load(name: str, destination: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     monkeypatch.setenv("DESTINATION_URI", destination)
+    monkeypatch.setenv("RETRY_DELAY", "0.2")
     spec = importlib.util.spec_from_file_location(
         f"example_{name}_{secrets.token_hex(3)}", EXAMPLES / f"{name}.py"
     )
@@ -55,17 +56,16 @@ async def test_aio_pika_example_verifies_and_applies_once(
         msg = message_for(dest)
         assert (await pubs.publish(dest, msg, creds)).ok
         assert (await pubs.publish(dest, msg, creds)).ok  # a retry: the same ids
-        nonces = NonceCache()
         for _ in range(2):
             incoming = await queue.get(timeout=5)
-            await example.handle(incoming, KEYS, nonces)
+            await example.handle(incoming, KEYS)
         out = capsys.readouterr().out
         assert out.count("apply ") == 1, out
         # a message for another destination is refused, never applied
         other, _ = rabbit.destination(name, "other-key")
         bad = message_for(other)
         assert (await pubs.publish(dest, bad, creds)).ok
-        await example.handle(await queue.get(timeout=5), KEYS, NonceCache())
+        await example.handle(await queue.get(timeout=5), KEYS)
         assert "refused bad_signature" in capsys.readouterr().out
     finally:
         await queue.delete(if_unused=False, if_empty=False)
@@ -93,7 +93,7 @@ async def test_nats_example_verifies_and_applies(
         assert (await pubs.publish(dest, message_for(dest))).ok
         sub = await js.pull_subscribe(f"ex{tag}.e", durable=f"c{tag}", stream=f"EX{tag}")
         (msg,) = await sub.fetch(1, timeout=5)
-        await example.handle(msg, KEYS, NonceCache())
+        await example.handle(msg, KEYS)
         assert capsys.readouterr().out.count("apply ") == 1
     finally:
         await nc.close()

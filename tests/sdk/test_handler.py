@@ -179,3 +179,26 @@ async def test_framework_free_handle_and_application_failure() -> None:
     assert (await sub.handle("POST", url, h, b))[0] == 401  # the same signed request: replay
     status, _, body = await sub.handle("POST", url, {"Content-Type": "text/plain"}, b"junk")
     assert status == 401 and json.loads(body)["code"] == "malformed"
+
+
+async def test_keys_that_cannot_be_downloaded_answer_503_keys_unavailable() -> None:
+    """A JWKS that cannot be fetched is not ``unknown_key`` (401): the key may exist, the
+    receiver could not look; 503 ``keys_unavailable`` lets the engine retry."""
+    runner = web.AppRunner(web.Application())  # a loopback server without the JWKS route
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    port = int(runner.addresses[0][1])
+    try:
+        applied: list[Event] = []
+        sub = Subscriber(
+            keys=JwksKeyResolver.for_engine(f"http://127.0.0.1:{port}"),
+            on_event=applied.append,
+            clock=lambda: NOW,
+        )
+        h, b = delivery("e1", 1)
+        status, _, body = await sub.handle("POST", "https://hooks.example.com/hookproof", h, b)
+        doc = json.loads(body)
+        assert (status, doc["code"]) == (503, "keys_unavailable")
+        assert applied == []
+    finally:
+        await runner.cleanup()
