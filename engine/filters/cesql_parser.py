@@ -148,7 +148,7 @@ class _Parser:
             if self.peek().kind == "(":
                 return self.call(tok)
             return Attribute(_identifier(tok), tok.pos)
-        raise parse_error(f"unexpected {_describe(tok)}", tok.pos)
+        raise parse_error(f"expected an operand, found {_describe(tok)}", tok.pos)
 
     def call(self, name: Token) -> Node:
         if not _FUNCTION.fullmatch(name.value):
