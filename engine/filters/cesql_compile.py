@@ -298,7 +298,7 @@ def _like(node: Like) -> Compiled:
         value = operand(attrs)
         if type(value) is not str:
             value = to_str(value)
-        return matcher(value) is not negated  # type: ignore[arg-type]
+        return matcher(value) is not negated
 
     return like
 

@@ -47,7 +47,8 @@ class FilterResult:
 
 
 class CompiledFilter(Protocol):
-    dialect: str
+    @property
+    def dialect(self) -> str: ...
 
     def matches(self, event: FilterEvent) -> bool: ...
 

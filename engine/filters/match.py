@@ -199,18 +199,28 @@ def _compile_object(schema: dict[Any, Any], path: str, depth: int) -> Matcher:
         else:
             plain.append((key, _compile(sub, _pointer(path, key), depth + 1)))
     needs_object = bool(plain) or not ops
+    plain_fields, operators = tuple(plain), tuple(ops)
 
     def fields(v: Any) -> bool:
-        if isinstance(v, dict):
-            return all(m(v.get(k, _MISSING)) for k, m in plain)
-        if isinstance(v, list) and plain:
-            return any(fields(e) for e in v)
+        if type(v) is dict:
+            get = v.get
+            for key, matcher in plain_fields:
+                if not matcher(get(key, _MISSING)):
+                    return False
+            return True
+        if type(v) is list and plain_fields:
+            for element in v:
+                if fields(element):
+                    return True
         return False
 
     def match_object(v: Any) -> bool:
         if needs_object and not fields(v):
             return False
-        return all(op(v) for op in ops)
+        for operator in operators:
+            if not operator(v):
+                return False
+        return True
 
     return match_object
 
