@@ -47,14 +47,15 @@ class CesqlExpression:
         except Failure as failed:
             value = failed.value if failed.origin is self.root else self._zero
             return CesqlResult(value, failed.error)
-        except RecursionError:
-            return CesqlResult(self._zero, CesqlError("generic", "evaluation nested too deeply"))
+        except Exception as unexpected:  # an attribute of no CESQL type, say: never a crash
+            detail = f"evaluation failed: {type(unexpected).__name__}"
+            return CesqlResult(self._zero, CesqlError("generic", detail))
 
     def matches(self, attributes: Mapping[str, Value]) -> bool:
         """The filter's answer: the value coerced to Boolean is TRUE, and nothing erred."""
         try:
             value = self._fn(attributes)
-        except (Failure, RecursionError):
+        except Exception:  # an error (Failure) or a generic one: false, as a filter
             return False
         return value is True or (type(value) is str and value.lower() == "true")
 

@@ -75,36 +75,38 @@ def _cast_to(target: type, value: Value, pos: int) -> tuple[Value, CesqlError | 
 def like_matcher(pattern: str) -> Callable[[str], bool]:
     """``%`` any run, ``_`` one character, a backslash before ``%``, ``_`` or itself makes
     it literal (any other backslash is itself); the whole value must match."""
-    parts: list[str] = []  # "%" and "_" wildcards, else literal runs
+    parts: list[tuple[bool, str]] = []  # (is a wildcard, "%" / "_" or a literal run)
     i = 0
     while i < len(pattern):
         c = pattern[i]
         if c == "\\" and i + 1 < len(pattern) and pattern[i + 1] in "%_\\":
-            c, i = "\\" + pattern[i + 1], i + 1
-        if c in ("%", "_"):
-            parts.append(c)
+            i += 1
+            c = pattern[i]
+        elif c in "%_":
+            parts.append((True, c))
+            i += 1
+            continue
+        if parts and not parts[-1][0]:
+            parts[-1] = (False, parts[-1][1] + c)
         else:
-            literal = c[-1]
-            if parts and parts[-1] not in ("%", "_"):
-                parts[-1] += literal
-            else:
-                parts.append(literal)
+            parts.append((False, c))
         i += 1
-    if "_" not in parts and parts.count("%") <= 2:
-        literals = [p for p in parts if p != "%"]
-        text = literals[0] if literals else ""
-        shape = tuple(p == "%" for p in parts)
-        if shape in ((), (False,)):
-            return lambda v: v == text
-        if shape == (False, True):
-            return lambda v: v.startswith(text)
-        if shape == (True, False):
-            return lambda v: v.endswith(text)
-        if shape in ((True,), (True, True)):
-            return lambda v: True
-        if shape == (True, False, True):
-            return lambda v: text in v
-    regex = "".join(".*" if p == "%" else "." if p == "_" else re.escape(p) for p in parts)
+    shape = tuple(p[1] if p[0] else "" for p in parts)
+    literals = [p[1] for p in parts if not p[0]]
+    text = literals[0] if len(literals) == 1 else ""
+    if shape in ((), ("",)):
+        return lambda v: v == text
+    if shape == ("", "%"):
+        return lambda v: v.startswith(text)
+    if shape == ("%", ""):
+        return lambda v: v.endswith(text)
+    if shape == ("%", "", "%"):
+        return lambda v: text in v
+    if shape and all(s == "%" for s in shape):
+        return lambda v: True
+    regex = "".join(
+        (".*" if text == "%" else ".") if wild else re.escape(text) for wild, text in parts
+    )
     compiled = re.compile(regex, re.DOTALL)
     return lambda v: compiled.fullmatch(v) is not None
 

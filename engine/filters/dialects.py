@@ -164,8 +164,8 @@ def compile_filter(expression: Any, path: str = "", depth: int = 0) -> CompiledF
     if not isinstance(expression, dict) or len(expression) != 1:
         raise _invalid("a filter expression is an object with one key, its dialect", None, path)
     ((dialect, body),) = expression.items()
-    if dialect not in DIALECTS:
-        shown = dialect if len(dialect) <= 64 else dialect[:64] + "..."
+    if not isinstance(dialect, str) or dialect not in DIALECTS:
+        shown = str(dialect) if len(str(dialect)) <= 64 else str(dialect)[:64] + "..."
         raise FilterError(
             f"unknown filter dialect {shown!r} (known: {', '.join(DIALECTS)})",
             code=FILTER_UNKNOWN_DIALECT,

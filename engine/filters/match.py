@@ -235,7 +235,10 @@ class MatchDocument:
         self._matcher = _compile(document, "", 0)
 
     def matches(self, value: Any) -> bool:
-        return self._matcher(value)
+        try:
+            return self._matcher(value)
+        except RecursionError:  # a value nested past the interpreter's stack: no match
+            return False
 
 
 def compile_match(document: Any) -> MatchDocument:

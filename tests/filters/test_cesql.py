@@ -72,6 +72,15 @@ def test_in_and_exists(text: str, value: Any, error: str | None) -> None:
         ("'a.c' LIKE 'a_c'", True),
         ("'abc' LIKE '%b%'", True),
         ("'multi\nline' LIKE 'multi%'", True),
+        # an escaped wildcard is a literal wherever it stands
+        ("'%abc' LIKE '\\%abc'", True),
+        ("'xabc' LIKE '\\%abc'", False),
+        ("'ab_' LIKE 'ab\\_'", True),
+        ("'abc' LIKE 'ab\\_'", False),
+        ("'a\\b' LIKE 'a\\\\b'", True),
+        ("'_' LIKE '\\_%'", True),
+        ("'x%y' LIKE '%\\%%'", True),
+        ("'xy' LIKE '%\\%%'", False),
     ],
 )
 def test_grammar(text: str, value: Any) -> None:
@@ -121,6 +130,13 @@ def test_parse_errors_say_where(text: str, position: int) -> None:
     assert refused.value.dialect == "sql"
     assert refused.value.position == position
     assert refused.value.status == 400
+
+
+def test_an_attribute_of_no_cesql_type_is_a_generic_error_not_a_crash() -> None:
+    expression = compile_cesql("n + 1 = 2")
+    result = expression.evaluate({"n": 1.5})
+    assert (result.value, result.error and result.error.kind) == (False, "generic")
+    assert expression.matches({"n": 1.5}) is False
 
 
 def test_the_most_negative_literal_is_valid() -> None:
