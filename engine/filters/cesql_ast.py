@@ -71,7 +71,6 @@ class Binary:
 class Like:
     operand: Node
     pattern: str
-    negated: bool
     pos: int
 
 
@@ -79,7 +78,6 @@ class Like:
 class In:
     operand: Node
     items: tuple[Node, ...]
-    negated: bool
     pos: int
 
 

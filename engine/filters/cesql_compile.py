@@ -294,13 +294,13 @@ def _binary(node: Binary) -> Compiled:
 
 
 def _like(node: Like) -> Compiled:
-    operand, matcher, negated = compile_node(node.operand), like_matcher(node.pattern), node.negated
+    operand, matcher = compile_node(node.operand), like_matcher(node.pattern)
 
     def like(attrs: Attributes) -> Value:
         value = operand(attrs)
         if type(value) is not str:
             value = to_str(value)
-        return matcher(value) is not negated
+        return matcher(value)
 
     return like
 
@@ -308,7 +308,6 @@ def _like(node: Like) -> Compiled:
 def _in(node: In) -> Compiled:
     operand = compile_node(node.operand)
     items = tuple((compile_node(item), item.pos) for item in node.items)
-    negated = node.negated
 
     def member(attrs: Attributes) -> Value:
         x = operand(attrs)
@@ -320,10 +319,9 @@ def _in(node: In) -> Compiled:
                 y, error_y = _cast_to(target, y, pos)
                 error = error or error_y
             found = found or y == x
-        result = found is not negated
         if error is not None:
-            raise Failure(error, result, node)
-        return result
+            raise Failure(error, found, node)
+        return found
 
     return member
 

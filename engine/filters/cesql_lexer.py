@@ -1,7 +1,8 @@
 """The CESQL lexer (``cesql/CESQLLexer.g4``), hand-written: keywords case-insensitive,
-strings in ``'...'`` or ``"..."`` where a backslash escapes the closing quote (and any other
-backslash pair is kept as written, for ``LIKE`` escapes), integers as unsigned digit runs
-(the parser folds a sign that touches them)."""
+strings in ``'...'`` or ``"..."`` where a backslash escapes the closing quote (any other
+backslash pair, and a doubled quote, are kept as written, as the CloudEvents Go SDK reads
+them; ``LIKE`` needs its escapes intact), integers as unsigned digit runs (the parser folds
+a sign that touches them)."""
 
 from __future__ import annotations
 
@@ -50,8 +51,8 @@ def _string(text: str, start: int) -> tuple[str, int]:
             out.append(nxt if nxt == quote else c + nxt)
             i += 2
         elif c == quote:
-            if i + 1 < n and text[i + 1] == quote:  # a doubled quote, as in SQL
-                out.append(quote)
+            if i + 1 < n and text[i + 1] == quote:  # CESQLLexer.g4 takes a doubled quote
+                out.append(quote + quote)  # as part of the literal, and keeps it as written
                 i += 2
                 continue
             return "".join(out), i + 1

@@ -106,17 +106,22 @@ class _Parser:
         return left
 
     def postfix(self, left: Node, negated: bool) -> Node:
+        """``x LIKE 'p'`` or ``x IN (a, ...)``; ``NOT LIKE`` and ``NOT IN`` are ``NOT`` over
+        them, as in the grammar's reading by the CloudEvents SDKs."""
         tok = self.take()
+        node: Node
         if tok.kind == "LIKE":
             pattern = self.expect("STRING", "a string literal after LIKE")
-            return Like(left, pattern.value, negated, tok.pos)
-        self.expect("(", "'(' after IN")
-        items = [self.expression()]
-        while self.peek().kind == ",":
-            self.take()
-            items.append(self.expression())
-        self.expect(")", "')' closing the IN set")
-        return In(left, tuple(items), negated, tok.pos)
+            node = Like(left, pattern.value, tok.pos)
+        else:
+            self.expect("(", "'(' after IN")
+            items = [self.expression()]
+            while self.peek().kind == ",":
+                self.take()
+                items.append(self.expression())
+            self.expect(")", "')' closing the IN set")
+            node = In(left, tuple(items), tok.pos)
+        return Unary("NOT", node, tok.pos) if negated else node
 
     def prefix(self) -> Node:
         tok = self.take()
@@ -165,9 +170,11 @@ class _Parser:
 
 
 def _identifier(tok: Token) -> str:
+    """An attribute name, lower-cased: CloudEvents names are lower case, and CESQL reads
+    ``ID`` as ``id`` (as the CloudEvents Go SDK does)."""
     if not _IDENTIFIER.fullmatch(tok.value):
         raise parse_error(f"{tok.value!r} is not an attribute name", tok.pos)
-    return tok.value
+    return tok.value.lower()
 
 
 def _integer(digits: str, digits_pos: int, pos: int) -> Literal:

@@ -36,6 +36,9 @@ def _eval(text: str, event: dict[str, Any] | None = None) -> tuple[Any, str | No
         ("EXISTS nope", False, None),
         ("NOT EXISTS nope", True, None),
         ("exists SUBJECT", False, None),
+        ("EXISTS ID", True, None),  # attribute names read in lower case
+        ("TYPE = 'order.created'", True, None),
+        ("3 NOT IN (1, 'x')", False, "cast"),  # NOT over an erring IN: its zero, FALSE
     ],
 )
 def test_in_and_exists(text: str, value: Any, error: str | None) -> None:
@@ -66,7 +69,7 @@ def test_in_and_exists(text: str, value: Any, error: str | None) -> None:
         ("7 % -2", 1),
         ("true aNd NoT false", True),
         ("concat_ws('-', 'a', 1, TRUE)", "a-1-true"),
-        ("'it''s'", "it's"),
+        ("'it''s'", "it''s"),  # a doubled quote is kept as written (the Go SDK's reading)
         ("'a\\b'", "a\\b"),
         ("'' LIKE '%'", True),
         ("'a.c' LIKE 'a_c'", True),
