@@ -73,13 +73,14 @@ def _cast_to(target: type, value: Value, pos: int) -> tuple[Value, CesqlError | 
 
 
 def like_matcher(pattern: str) -> Callable[[str], bool]:
-    """``%`` any run, ``_`` one character, a backslash before ``%``, ``_`` or itself makes
-    it literal (any other backslash is itself); the whole value must match."""
+    """``%`` any run, ``_`` one character, a backslash before ``%`` or ``_`` makes it
+    literal (any other backslash is itself, as in the specification and the CloudEvents Go
+    SDK); the whole value must match."""
     parts: list[tuple[bool, str]] = []  # (is a wildcard, "%" / "_" or a literal run)
     i = 0
     while i < len(pattern):
         c = pattern[i]
-        if c == "\\" and i + 1 < len(pattern) and pattern[i + 1] in "%_\\":
+        if c == "\\" and i + 1 < len(pattern) and pattern[i + 1] in "%_":
             i += 1
             c = pattern[i]
         elif c in "%_":
@@ -306,22 +307,24 @@ def _like(node: Like) -> Compiled:
 
 
 def _in(node: In) -> Compiled:
+    """The set's elements in order, each cast to the left operand's type: the first equal
+    one answers TRUE (later ones are not evaluated), the first that does not cast is a
+    ``cast`` error (as the CloudEvents Go SDK evaluates ``IN``)."""
     operand = compile_node(node.operand)
     items = tuple((compile_node(item), item.pos) for item in node.items)
 
     def member(attrs: Attributes) -> Value:
         x = operand(attrs)
         target = type(x)
-        error, found = None, False
         for item, pos in items:
             y = item(attrs)
             if type(y) is not target:
-                y, error_y = _cast_to(target, y, pos)
-                error = error or error_y
-            found = found or y == x
-        if error is not None:
-            raise Failure(error, found, node)
-        return found
+                y, error = _cast_to(target, y, pos)
+                if error is not None:
+                    raise Failure(error, False, node)
+            if y == x:
+                return True
+        return False
 
     return member
 

@@ -30,6 +30,8 @@ def _eval(text: str, event: dict[str, Any] | None = None) -> tuple[Any, str | No
         ("TRUE IN ('true')", True, None),
         ("n IN (7)", True, None),
         ("3 IN (1, 'x')", False, "cast"),
+        ("3 IN (3, 'x')", True, None),  # the first equal element answers
+        ("3 IN (3, missing)", True, None),
         ("missing IN (1)", False, "missingAttribute"),
         ("3 IN (missing)", False, "missingAttribute"),
         ("EXISTS id", True, None),
@@ -80,7 +82,8 @@ def test_in_and_exists(text: str, value: Any, error: str | None) -> None:
         ("'xabc' LIKE '\\%abc'", False),
         ("'ab_' LIKE 'ab\\_'", True),
         ("'abc' LIKE 'ab\\_'", False),
-        ("'a\\b' LIKE 'a\\\\b'", True),
+        ("'a\\b' LIKE 'a\\b'", True),
+        ("'a\\b' LIKE 'a\\\\b'", False),  # a backslash does not escape itself
         ("'_' LIKE '\\_%'", True),
         ("'x%y' LIKE '%\\%%'", True),
         ("'xy' LIKE '%\\%%'", False),
