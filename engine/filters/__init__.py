@@ -24,6 +24,7 @@ from hookproof.engine.filters.filters import (
     compile_filters,
     digest,
 )
+from hookproof.engine.filters.index import FilterIndex, index_key
 from hookproof.engine.filters.match import MatchDocument, compile_match
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "CompiledFilters",
     "FilterError",
     "FilterEvent",
+    "FilterIndex",
     "FilterResult",
     "FiltersEvaluation",
     "MatchDocument",
@@ -48,5 +50,6 @@ __all__ = [
     "digest",
     "from_cloudevent",
     "from_hookproof_event",
+    "index_key",
     "to_cloudevent_attributes",
 ]
