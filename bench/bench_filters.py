@@ -8,6 +8,9 @@
    ``{id, topic, time, metadata, data}``.
 3. A whole ``filters`` array (prefix + sql + match) over a hookproof event, with and
    without building the event's filter view (the attribute mapping) per call.
+4. 10,000 subscriptions, each with its own equality on one field (half ``exact`` on
+   ``subject``, half ``match`` on ``data.customer``): the subscriptions an event matches,
+   found through ``FilterIndex`` against checking every subscription's filters.
 
 Each figure: the median and the best of ``--repeats`` timings of ``--loops`` calls, in
 microseconds per call. Writes bench/results/s15_filters.json. Not a test.
@@ -30,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from hookproof.engine.filters import (
+    FilterIndex,
     compile_cesql,
     compile_filters,
     compile_match,
@@ -114,6 +118,37 @@ def _time(fn: Callable[[], object], loops: int, repeats: int) -> dict[str, float
     return {"median_us": round(statistics.median(per_call), 3), "best_us": round(min(per_call), 3)}
 
 
+def _many(loops: int, repeats: int) -> dict[str, Any]:
+    subscriptions = []
+    for i in range(10_000):
+        if i % 2:
+            filters = [{"exact": {"subject": f"order-{i}"}}]
+        else:
+            filters = [{"match": {"data": {"customer": {"id": f"c_{i}"}}}}]
+        subscriptions.append((f"sub_{i}", compile_filters(filters)))
+    index: FilterIndex[str] = FilterIndex()
+    for key, filters in subscriptions:
+        index.add(key, filters)
+    wire = {**WIRE, "aggregateId": "order-4001", "payload": {**WIRE["payload"]}}
+    wire["payload"]["customer"] = {"id": "c_4000", "tier": "gold", "country": "DE"}
+    event = from_hookproof_event(wire, tenant_id="acme")
+
+    def everyone() -> list[str]:
+        return [key for key, filters in subscriptions if filters.matches(event)]
+
+    assert index.matching(event) == everyone() == ["sub_4000", "sub_4001"]
+    few = max(loops // 1000, 3)
+    return {
+        "subscriptions": len(subscriptions),
+        "matched": index.matching(event),
+        "index_matching": _time(lambda: index.matching(event), loops, repeats),
+        "check_everyone": _time(everyone, few, repeats),
+        "index_build": _time(
+            lambda: [FilterIndex().add(k, f) for k, f in subscriptions[:1000]], 3, repeats
+        ),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--loops", type=int, default=20_000)
@@ -164,6 +199,7 @@ def main() -> None:
             repeats,
         ),
     }
+    out["ten_thousand_subscriptions"] = _many(loops, repeats)
     out["loadavg_after"] = list(os.getloadavg())
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(out, indent=2) + "\n")
