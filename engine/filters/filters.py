@@ -11,6 +11,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from hookproof.engine.filters.attributes import FilterEvent
 from hookproof.engine.filters.dialects import CompiledFilter, FilterResult, compile_filter
 from hookproof.engine.filters.errors import FILTER_INVALID, FilterError
@@ -61,4 +63,6 @@ def compile_filters(filters: Any) -> CompiledFilters:
     if len(filters) > MAX_FILTERS:
         raise FilterError(f"filters holds at most {MAX_FILTERS} expressions", code=FILTER_INVALID)
     compiled = tuple(compile_filter(item, f"/{i}") for i, item in enumerate(filters))
-    return CompiledFilters(tuple(filters), compiled, digest(filters))
+    canonical = canonical_json(filters)
+    source = msgspec.json.decode(canonical)  # a copy of its own, as JSON reads it back
+    return CompiledFilters(tuple(source), compiled, hashlib.sha256(canonical).hexdigest())

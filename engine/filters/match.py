@@ -23,6 +23,7 @@ supported (as in Outpost): an unknown ``$`` key is refused when compiled, and so
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -164,7 +165,9 @@ def _check_json(value: Any, path: str, depth: int) -> None:
     elif isinstance(value, list):
         for i, item in enumerate(value):
             _check_json(item, _pointer(path, i), depth + 1)
-    elif not isinstance(value, _PRIMITIVE) or value != value:  # NaN is no JSON
+    elif not isinstance(value, _PRIMITIVE) or (
+        isinstance(value, float) and not math.isfinite(value)  # NaN and infinities: no JSON
+    ):
         raise _invalid("not a JSON value", path)
 
 

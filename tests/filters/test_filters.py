@@ -193,6 +193,17 @@ def test_bad_filters_are_refused_with_their_code(
     json.dumps(problem)  # a problem+json body as it stands
 
 
+def test_compiled_filters_keep_a_copy_of_their_own() -> None:
+    filters: list[Any] = [{"exact": {"type": "order.created"}}]
+    compiled = compile_filters(filters)
+    filters[0]["exact"]["type"] = "changed"
+    assert compiled.source == ({"exact": {"type": "order.created"}},)
+    assert compiled.digest == digest([{"exact": {"type": "order.created"}}])
+    with pytest.raises(FilterError) as refused:
+        compile_filters([{"match": {"a": float("inf")}}])
+    assert refused.value.code == "filter_invalid_match"
+
+
 def test_nesting_is_bounded() -> None:
     deep: Any = {"exact": {"type": "a"}}
     for _ in range(20):
