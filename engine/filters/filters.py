@@ -62,7 +62,11 @@ def compile_filters(filters: Any) -> CompiledFilters:
         raise FilterError("filters is an array of filter expressions", code=FILTER_INVALID)
     if len(filters) > MAX_FILTERS:
         raise FilterError(f"filters holds at most {MAX_FILTERS} expressions", code=FILTER_INVALID)
-    compiled = tuple(compile_filter(item, f"/{i}") for i, item in enumerate(filters))
+    for i, item in enumerate(filters):  # refuse with the caller's own structure and paths
+        compile_filter(item, f"/{i}")
     canonical = canonical_json(filters)
-    source = msgspec.json.decode(canonical)  # a copy of its own, as JSON reads it back
-    return CompiledFilters(tuple(source), compiled, hashlib.sha256(canonical).hexdigest())
+    # then compile a copy of its own, as JSON reads it back: a caller that changes its dicts
+    # later changes neither the filters' behaviour nor their digest
+    source = tuple(msgspec.json.decode(canonical))
+    compiled = tuple(compile_filter(item, f"/{i}") for i, item in enumerate(source))
+    return CompiledFilters(source, compiled, hashlib.sha256(canonical).hexdigest())

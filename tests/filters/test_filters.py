@@ -198,6 +198,11 @@ def test_compiled_filters_keep_a_copy_of_their_own() -> None:
     compiled = compile_filters(filters)
     filters[0]["exact"]["type"] = "changed"
     assert compiled.source == ({"exact": {"type": "order.created"}},)
+    assert compiled.matches(EVENT)
+    document: dict[str, Any] = {"data": {"currency": {"$in": ["EUR"]}}}
+    by_match = compile_filters([{"match": document}])
+    document["data"]["currency"]["$in"].clear()
+    assert by_match.matches(EVENT)
     assert compiled.digest == digest([{"exact": {"type": "order.created"}}])
     with pytest.raises(FilterError) as refused:
         compile_filters([{"match": {"a": float("inf")}}])
