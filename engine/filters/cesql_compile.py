@@ -3,7 +3,7 @@
 The fast path allocates nothing but the result: a node that meets an error raises
 :class:`~hookproof.engine.filters.cesql_types.Failure` with its own value; the nodes above
 it let it pass (their value is the zero of their type, which the caller supplies from
-:func:`static_type`). ``AND`` and ``OR`` short-circuit; ``XOR`` and ``IN`` do not.
+:func:`static_type`). ``AND``, ``OR`` and ``IN`` short-circuit; ``XOR`` does not.
 """
 
 from __future__ import annotations
