@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
+from hookproof.engine.filters import FilterEvent, compile_filters
 from hookproof.engine.filters.cesql import compile_cesql
 from hookproof.engine.filters.errors import FilterError
 
@@ -77,9 +78,23 @@ def test_tck_case(file: str, case: dict[str, Any]) -> None:
         assert refused.value.code == "filter_parse_error"
         assert refused.value.dialect == "sql"
         assert refused.value.position is not None
+        with pytest.raises(FilterError) as as_filter:
+            compile_filters([{"sql": case["expression"]}])
+        assert (as_filter.value.code, as_filter.value.path) == ("filter_parse_error", "/0/sql")
         return
     result = compile_cesql(case["expression"]).evaluate(_event(case))
     assert (result.error.kind if result.error else None) == expected_error
     if "result" in case or known is not None:
         assert result.value == expected_value
         assert type(result.value) is type(expected_value)
+    # the same through the ``sql`` dialect of a ``filters`` array: the evaluate answer
+    # carries the value and the error kind; the filter holds only when the value, coerced
+    # to Boolean, is TRUE and nothing erred (``STRING(TRUE)`` holds)
+    evaluation = compile_filters([{"sql": case["expression"]}]).evaluate(
+        FilterEvent(_event(case), {})
+    )
+    answer = evaluation.to_json()["results"][0]
+    assert answer["value"] == result.value
+    assert answer.get("error", {}).get("kind") == expected_error
+    coerced_true = result.value is True or str(result.value).lower() == "true"
+    assert evaluation.matches is (coerced_true and expected_error is None)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from hookproof.engine.filters import FilterEvent, compile_filters
 from hookproof.engine.filters.errors import FilterError
 from hookproof.engine.filters.match import compile_match
 
@@ -48,3 +49,13 @@ def test_ref_is_refused_not_guessed(case: dict[str, Any]) -> None:
     assert refused.value.code == "filter_invalid_match"
     assert refused.value.dialect == "match"
     assert "$ref" in refused.value.path
+
+
+@pytest.mark.parametrize("case", _params("tests") + _params("not_tests"))
+def test_case_through_the_match_dialect(case: dict[str, Any]) -> None:
+    """The same answer as a ``match`` filter over an event whose ``data`` is the input."""
+    event = FilterEvent({"id": "1"}, {"id": "1", "data": case["input"]})
+    plain = compile_filters([{"match": {"data": case["schema"]}}])
+    inverted = compile_filters([{"match": {"$not": {"data": case["schema"]}}}])
+    assert plain.matches(event) is case["expected"]
+    assert inverted.matches(event) is (not case["expected"])
