@@ -39,7 +39,9 @@ from ..egress.failures import FailureCode
 from ..egress.policy import AddressDrift, AddressPolicy, Vetting
 from ..egress.result import PeerCertificate, describe_certificate
 from ..egress.transport import EgressPolicy
+from .bounds import BrokerLimits, PeerLimit
 from .evidence import BrokerCode, BrokerEvidence, BrokerOutcome
+from .guarded import Guard, open_guarded
 from .spec import Destination
 
 __all__ = ["BrokerFailure", "BrokerNet", "Connected", "guarded_factory", "scrub"]
@@ -181,8 +183,11 @@ class BrokerNet:
         resolver: HostResolver,
         ca_file: str | None = None,
         connect_timeout_s: float = 5.0,
+        limits: BrokerLimits | None = None,
     ) -> None:
         self.policy = address_policy
+        #: what a broker peer may send and how long each step may take (:mod:`.bounds`)
+        self.limits = limits or BrokerLimits()
         self.resolver = resolver
         self.ca_file = ca_file
         self.connect_timeout_s = connect_timeout_s
@@ -276,9 +281,11 @@ class BrokerNet:
         return vetting
 
     async def open_stream(
-        self, dest: Destination, vetting: Vetting, *, limit: int = 2**16
+        self, dest: Destination, vetting: Vetting, guard: Guard, *, limit: int = 2**16
     ) -> Connected:
-        """A TCP (and, for a TLS destination, verified TLS) stream to a vetted address."""
+        """A TCP (and, for a TLS destination, verified TLS) stream to a vetted address, every
+        received chunk checked by *guard* before the stream buffers it (:mod:`.guarded`).
+        The TCP connect is bounded by ``connect_timeout_s``, TLS by ``limits.tls_handshake_s``."""
         vetted = vetting.vetted
         infos: list[aiohappyeyeballs.AddrInfoType] = []
         for addr in vetting.addresses:
@@ -316,20 +323,23 @@ class BrokerNet:
                     interleave=1,
                     socket_factory=guarded_factory(vetted),
                 )
-                try:
-                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                    reader, writer = await asyncio.open_connection(
-                        sock=sock,
-                        limit=limit,
-                        ssl=self.ssl_context() if dest.tls else None,
-                        server_hostname=dest.host if dest.tls else None,
-                        ssl_handshake_timeout=self.connect_timeout_s if dest.tls else None,
-                    )
-                except BaseException:
-                    sock.close()
-                    raise
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                reader, writer = await open_guarded(
+                    sock,
+                    guard,
+                    limit=limit,
+                    ssl_context=self.ssl_context() if dest.tls else None,
+                    server_hostname=dest.host if dest.tls else None,
+                    tls_handshake_s=self.limits.tls_handshake_s,
+                )
+            except BaseException:
+                sock.close()
+                raise
         except BrokerFailure:
             raise
+        except PeerLimit as exc:
+            raise BrokerFailure(exc.code.value, BrokerOutcome.NOT_SENT, exc.detail) from exc
         except TimeoutError as exc:
             raise BrokerFailure(
                 FailureCode.CONNECT_TIMEOUT.value, BrokerOutcome.NOT_SENT, "connect timed out"
