@@ -53,6 +53,8 @@ __all__ = ["NatsPublisher"]
 log = structlog.get_logger("hookproof.destinations")
 
 _WRONG_STREAM = 10060  # JetStream: "expected stream does not match"
+#: how long a publish may still get its PubAck after the broker closed the connection
+_LAST_WORDS_S = 0.5
 
 
 @dataclass(eq=False)
@@ -270,13 +272,16 @@ class NatsPublisher:
             )
         )
         await asyncio.wait({publishing, conn.relay.ended}, return_when=FIRST_COMPLETED)
-        refused = conn.relay.ended.result() if conn.relay.ended.done() else None
-        if refused is not None and not publishing.done():  # a bound ended it first
-            publishing.cancel()
-            with contextlib.suppress(BaseException):
-                await publishing
-            raise refused
-        return await publishing
+        if not publishing.done():  # the connection ended first
+            refused = conn.relay.ended.result()
+            if refused is None:  # the broker left: what it sent before reaches nats-py
+                await asyncio.wait({publishing}, timeout=_LAST_WORDS_S)
+            if not publishing.done():
+                publishing.cancel()
+                with contextlib.suppress(BaseException):
+                    await publishing
+                raise refused or nats.errors.ConnectionClosedError()
+        return publishing.result()
 
     @staticmethod
     def _connect_failure(exc: Exception, secrets: tuple[str, ...]) -> BrokerFailure:

@@ -199,7 +199,7 @@ class BrokerNet:
             )
 
     @classmethod
-    def from_policy(cls, policy: EgressPolicy) -> BrokerNet:
+    def from_policy(cls, policy: EgressPolicy, limits: BrokerLimits | None = None) -> BrokerNet:
         """The broker side of the egress configuration (5671 and 4222 join its ports)."""
         return cls(
             address_policy=AddressPolicy.build(
@@ -213,6 +213,7 @@ class BrokerNet:
             ),
             ca_file=policy.ca_file,
             connect_timeout_s=policy.connect_timeout_s,
+            limits=limits,
         )
 
     async def close(self) -> None:

@@ -1,0 +1,121 @@
+"""Every destination kind against its hostile fake broker (the kit: :mod:`.kinds`), through the
+real publishers, guarded sockets and pools: each handshake step that hangs ends in
+``broker_handshake_timeout`` within its deadline, a confirmation late or never in
+``confirm_timeout``, a close between publish and confirmation in ``connection_lost``, endless
+small frames in ``broker_budget_exceeded``; a frame announced as 1.5 GB (96 MB of it sent) in
+``broker_frame_too_large`` on its header, with this process's RSS within 50 MB of before; and
+a broker that comes back to good behaviour is published to again (nothing is left wedged)."""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import AsyncIterator
+
+import psutil
+import pytest
+
+from hookproof.engine.destinations import (
+    BrokerLimits,
+    BrokerNet,
+    BrokerOutcome,
+    BrokerPublishers,
+    parse_destination,
+)
+
+from ..conftest import allow, message_for
+from .base import FakeServer
+from .kinds import KINDS, HostileKind
+
+HANDSHAKE_S = 0.5
+CONFIRM_S = 1.0
+#: what the deadline may be late by on this shared 2-core machine
+SLACK_S = 1.5
+RSS_SLACK = 50 * 1024 * 1024
+
+CASES = [(kind, mode) for kind in KINDS for mode in kind.misbehaviours]
+
+
+@pytest.fixture
+async def fake(request: pytest.FixtureRequest) -> AsyncIterator[FakeServer]:
+    kind: HostileKind = request.param
+    server = kind.make()
+    await server.start()
+    yield server
+    await server.close()
+
+
+def publishers(port: int) -> BrokerPublishers:
+    limits = BrokerLimits(handshake_s=HANDSHAKE_S, tls_handshake_s=HANDSHAKE_S)
+    net = BrokerNet.from_policy(allow(("127.0.0.1", port)), limits)
+    return BrokerPublishers(net, timeout_s=CONFIRM_S)
+
+
+async def publish(kind: HostileKind, pubs: BrokerPublishers, port: int, name: str) -> object:
+    dest, creds = parse_destination(
+        kind.destination(port, name), allow_pairs=[("127.0.0.1", port)]
+    )
+    return await pubs.publish(dest, message_for(dest), creds)
+
+
+@pytest.mark.parametrize(
+    ("fake", "kind", "mode"),
+    [(k, k, m) for k, m in CASES],
+    ids=[f"{k.name}-{m}" for k, m in CASES],
+    indirect=["fake"],
+)
+async def test_each_misbehaviour_is_typed_and_timely(
+    fake: FakeServer, kind: HostileKind, mode: str
+) -> None:
+    want = kind.misbehaviours[mode]
+    pubs = publishers(fake.port)
+    try:
+        fake.mode = mode
+        started = time.monotonic()
+        found = await publish(kind, pubs, fake.port, "h1")
+        took = time.monotonic() - started
+        assert found.code == want.code, (mode, found.code, found.detail)  # type: ignore[attr-defined]
+        assert found.outcome is BrokerOutcome(want.outcome), found.outcome  # type: ignore[attr-defined]
+        bound = {"handshake": HANDSHAKE_S, "confirm": CONFIRM_S, "none": 0.0}[want.deadline]
+        assert took < bound + SLACK_S, (mode, took)
+        if want.deadline != "none":
+            assert took >= bound * 0.9, (mode, took)  # it did wait for the deadline
+        # the connection is gone: a good broker is published to again, at once
+        fake.mode = "good"
+        again = await publish(kind, pubs, fake.port, "h1")
+        assert again.ok, (mode, again.code, again.detail)  # type: ignore[attr-defined]
+    finally:
+        await pubs.close()
+
+
+GIANT = [(kind, mode) for kind in KINDS for mode in kind.giant]
+
+
+@pytest.mark.parametrize(
+    ("fake", "kind", "mode"),
+    [(k, k, m) for k, m in GIANT],
+    ids=[f"{k.name}-{m}" for k, m in GIANT],
+    indirect=["fake"],
+)
+async def test_giant_frame_leaves_memory_as_it_was(
+    fake: FakeServer, kind: HostileKind, mode: str
+) -> None:
+    warming = publishers(fake.port)  # the libraries loaded, one exchange made, then closed
+    try:
+        warm = await publish(kind, warming, fake.port, "warm")
+        assert warm.ok, warm.detail  # type: ignore[attr-defined]
+    finally:
+        await warming.close()
+    pubs = publishers(fake.port)
+    me = psutil.Process()
+    try:
+        gc.collect()
+        before = me.memory_info().rss
+        fake.mode = mode
+        found = await publish(kind, pubs, fake.port, "giant")
+        gc.collect()
+        after = me.memory_info().rss
+        assert found.code == "broker_frame_too_large", found.detail  # type: ignore[attr-defined]
+        assert after - before < RSS_SLACK, (before, after)
+    finally:
+        await pubs.close()
