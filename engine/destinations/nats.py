@@ -217,9 +217,9 @@ class NatsPublisher:
                 options["user"] = credentials.username
                 options["password"] = credentials.password
         client = NATS()
+        connecting = asyncio.ensure_future(client.connect(**options))
         try:
             async with asyncio.timeout(limits.handshake_s):
-                connecting = asyncio.ensure_future(client.connect(**options))
                 await asyncio.wait({connecting, relay.ended}, return_when=FIRST_COMPLETED)
                 refused = relay.ended.result() if relay.ended.done() else None
                 if refused is not None and not connecting.done():  # a bound ended it first
@@ -229,6 +229,10 @@ class NatsPublisher:
                     raise refused
                 await connecting  # the broker's own answer (a -ERR, or its leaving)
         except BaseException as exc:
+            if not connecting.done():
+                connecting.cancel()
+            with contextlib.suppress(BaseException):
+                await connecting  # its own failure is retrieved here
             # a failed connect may leave tasks behind; nats-py's close can then wait on tasks
             # that never started, hence the bound
             with contextlib.suppress(Exception):

@@ -7,7 +7,10 @@ credentials. It carries a later publish only when its address is in that publish
 set (the key says so), it is still open, and it is within the life bounds of the egress pool
 (idle at most 15 s, age at most 60 s, a bounded number of publishes). Concurrent publishes to
 one key share one connection (AMQP confirms and JetStream acks are pipelined); opening is
-done once per key at a time.
+done once per key at a time, and a failed opening fails the publishes that waited for it
+(the next publish opens again), so a broker that never answers costs each waiter one
+deadline, never one per waiter ahead of it. Connections left idle are closed in the
+background (:meth:`BrokerPool._reap`), not only when a publish next looks.
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ class BrokerPool(Generic[C]):
         self._conns: dict[PoolKey, C] = {}
         self._opening: dict[PoolKey, asyncio.Future[C]] = {}
         self._closing: set[asyncio.Task[None]] = set()
+        self._reaper: asyncio.Task[None] | None = None
         self.opened = 0
         self.reused = 0
         self.closed = False
@@ -110,12 +114,11 @@ class BrokerPool(Generic[C]):
                 self.discard(key, conn, reason)
             pending = self._opening.get(key)
             if pending is not None:
-                try:
-                    await asyncio.shield(pending)
-                except Exception:
-                    pass  # the opener reports its own failure; try again ourselves
-                else:
-                    continue
+                # the connection being opened for the key is this publish's too: its failure
+                # (a broker that never answers) is this publish's failure, never a next
+                # opening after this wait (the deadlines of the waiters would add up)
+                await asyncio.shield(pending)
+                continue
             future: asyncio.Future[C] = loop.create_future()
             self._opening[key] = future
             try:
@@ -123,7 +126,7 @@ class BrokerPool(Generic[C]):
             except BaseException as exc:
                 if not future.done():
                     future.set_exception(exc if isinstance(exc, Exception) else RuntimeError())
-                    future.exception()  # retrieved: the waiters retry on their own
+                    future.exception()  # retrieved: the waiters raise it themselves
                 raise
             finally:
                 self._opening.pop(key, None)
@@ -131,8 +134,24 @@ class BrokerPool(Generic[C]):
             conn.publishes = 1
             self._conns[key] = conn
             self.opened += 1
+            if self._reaper is None or self._reaper.done():
+                self._reaper = loop.create_task(self._reap())
             future.set_result(conn)
             return conn, False
+
+    async def _reap(self) -> None:
+        """Close the connections no publish took for twice ``idle_s`` (longer than any one
+        publish may last, so none is cut mid-confirmation) or already closed, even when no
+        publish comes again; ends when the pool is empty (the next opening starts it)."""
+        loop = asyncio.get_running_loop()
+        while self._conns and not self.closed:
+            await asyncio.sleep(self.limits.idle_s / 2)
+            now = loop.time()
+            for key, conn in list(self._conns.items()):
+                if not conn.is_open():
+                    self.discard(key, conn, "closed")
+                elif now - conn.last_used > 2 * self.limits.idle_s:
+                    self.discard(key, conn, "idle")
 
     def discard(self, key: PoolKey, conn: C, reason: str) -> None:
         """Forget *conn* (if it is the key's) and close it in the background."""
@@ -146,6 +165,8 @@ class BrokerPool(Generic[C]):
     async def close(self) -> None:
         """Close every connection."""
         self.closed = True
+        if self._reaper is not None:
+            self._reaper.cancel()
         conns = list(self._conns.values())
         self._conns.clear()
         for conn in conns:

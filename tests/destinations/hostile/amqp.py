@@ -76,9 +76,7 @@ class FakeAmqp(FakeServer):
             return await self.hang()
         if mode == "giant_start":
             return await stream_giant(writer, _giant_header(0))
-        writer.write(
-            pframe.marshal(c.Connection.Start(server_properties=_PROPERTIES), 0)
-        )
+        writer.write(pframe.marshal(c.Connection.Start(server_properties=_PROPERTIES), 0))
         frames = _Frames(reader)
         await frames.next()  # StartOk
         if mode == "hang_tune":

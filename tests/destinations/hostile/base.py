@@ -42,11 +42,17 @@ class FakeServer:
     _server: asyncio.Server | None = None
     _sessions: set[asyncio.Task[None]] = field(default_factory=set)
     _writers: set[asyncio.StreamWriter] = field(default_factory=set)
+    #: set while no session is open
+    none_open: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def start(self) -> int:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
         self.port = self._server.sockets[0].getsockname()[1]
         return self.port
+
+    @property
+    def open_sessions(self) -> int:
+        return len(self._sessions)
 
     def mode_at_publish(self) -> str:
         return self.mode
@@ -62,6 +68,7 @@ class FakeServer:
         task = asyncio.current_task()
         assert task is not None
         self._sessions.add(task)
+        self.none_open.clear()
         self._writers.add(writer)
         try:
             await self.session(reader, writer)
@@ -69,6 +76,8 @@ class FakeServer:
             pass
         finally:
             self._sessions.discard(task)
+            if not self._sessions:
+                self.none_open.set()
             self._writers.discard(writer)
             writer.transport.abort()
 

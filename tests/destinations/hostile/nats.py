@@ -123,8 +123,8 @@ class FakeNats(FakeServer):
 def _matches(pattern: str, subject: str) -> bool:
     p, s = pattern.split("."), subject.split(".")
     if p[-1] == ">":
-        return s[: len(p) - 1] == p[:-1] or all(a in ("*", b) for a, b in zip(p[:-1], s))
-    return len(p) == len(s) and all(a in ("*", b) for a, b in zip(p, s))
+        p, s = p[:-1], s[: len(p) - 1]
+    return len(p) == len(s) and all(a in ("*", b) for a, b in zip(p, s, strict=True))
 
 
 def _headers(block: bytes) -> dict[str, str]:

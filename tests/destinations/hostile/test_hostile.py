@@ -4,10 +4,12 @@ real publishers, guarded sockets and pools: each handshake step that hangs ends 
 ``confirm_timeout``, a close between publish and confirmation in ``connection_lost``, endless
 small frames in ``broker_budget_exceeded``; a frame announced as 1.5 GB (96 MB of it sent) in
 ``broker_frame_too_large`` on its header, with this process's RSS within 50 MB of before; and
-a broker that comes back to good behaviour is published to again (nothing is left wedged)."""
+a broker that comes back to good behaviour is published to again (nothing is left wedged);
+an idle pooled connection is closed without a publish coming."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import time
 from collections.abc import AsyncIterator
@@ -19,6 +21,7 @@ from hookproof.engine.destinations import (
     BrokerLimits,
     BrokerNet,
     BrokerOutcome,
+    BrokerPoolLimits,
     BrokerPublishers,
     parse_destination,
 )
@@ -45,16 +48,14 @@ async def fake(request: pytest.FixtureRequest) -> AsyncIterator[FakeServer]:
     await server.close()
 
 
-def publishers(port: int) -> BrokerPublishers:
+def publishers(port: int, pool: BrokerPoolLimits | None = None) -> BrokerPublishers:
     limits = BrokerLimits(handshake_s=HANDSHAKE_S, tls_handshake_s=HANDSHAKE_S)
     net = BrokerNet.from_policy(allow(("127.0.0.1", port)), limits)
-    return BrokerPublishers(net, timeout_s=CONFIRM_S)
+    return BrokerPublishers(net, timeout_s=CONFIRM_S, limits=pool)
 
 
 async def publish(kind: HostileKind, pubs: BrokerPublishers, port: int, name: str) -> object:
-    dest, creds = parse_destination(
-        kind.destination(port, name), allow_pairs=[("127.0.0.1", port)]
-    )
+    dest, creds = parse_destination(kind.destination(port, name), allow_pairs=[("127.0.0.1", port)])
     return await pubs.publish(dest, message_for(dest), creds)
 
 
@@ -117,5 +118,21 @@ async def test_giant_frame_leaves_memory_as_it_was(
         after = me.memory_info().rss
         assert found.code == "broker_frame_too_large", found.detail  # type: ignore[attr-defined]
         assert after - before < RSS_SLACK, (before, after)
+    finally:
+        await pubs.close()
+
+
+@pytest.mark.parametrize("fake", KINDS, ids=[k.name for k in KINDS], indirect=True)
+async def test_idle_connection_closed(fake: FakeServer, request: pytest.FixtureRequest) -> None:
+    """A pooled connection no publish takes is closed in the background (the broker sees it
+    go), not only when a publish next looks at it."""
+    kind = next(k for k in KINDS if k.name == request.node.callspec.id)
+    pubs = publishers(fake.port, BrokerPoolLimits(idle_s=0.2))
+    try:
+        found = await publish(kind, pubs, fake.port, "idle")
+        assert found.ok, found.detail  # type: ignore[attr-defined]
+        assert fake.open_sessions == 1
+        async with asyncio.timeout(5):
+            await fake.none_open.wait()
     finally:
         await pubs.close()
