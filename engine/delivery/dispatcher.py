@@ -145,8 +145,7 @@ class Dispatcher:
         self.metrics: AttemptMetrics = metrics if metrics is not None else DispatchMetrics()
         self.outcomes = OutcomeBatcher(store)
         self.inflight: set[asyncio.Task[None]] = set()
-        #: running attempts no longer counted against ``max_inflight`` (:mod:`.bounded`)
-        self.parked: set[asyncio.Task[None]] = set()
+        self.parked: set[asyncio.Task[None]] = set()  # not counted in max_inflight: .bounded
         self.park_after_s = PARK_AFTER_S
         self.max_parked = max_inflight * PARKED_PER_INFLIGHT
         self.attempt_deadline_s = max(1.0, self.lease_s - ATTEMPT_MARGIN_S)
@@ -516,12 +515,11 @@ class Dispatcher:
 
     async def run_once(self) -> int:
         jobs = await self.claim()
-        loop = asyncio.get_running_loop()
         for job in jobs:
             task = asyncio.create_task(self.send(job))
             self.inflight.add(task)
             task.add_done_callback(self._done)
-            loop.call_later(self.park_after_s, self._park, task)
+            asyncio.get_running_loop().call_later(self.park_after_s, self._park, task)
         return len(jobs)
 
     def _park(self, task: asyncio.Task[None]) -> None:
