@@ -220,7 +220,8 @@ class NatsPublisher:
         connecting = asyncio.ensure_future(client.connect(**options))
         try:
             async with asyncio.timeout(limits.handshake_s):
-                await asyncio.wait({connecting, relay.ended}, return_when=FIRST_COMPLETED)
+                first: set[asyncio.Future[Any]] = {connecting, relay.ended}
+                await asyncio.wait(first, return_when=FIRST_COMPLETED)
                 refused = relay.ended.result() if relay.ended.done() else None
                 if refused is not None and not connecting.done():  # a bound ended it first
                     connecting.cancel()
