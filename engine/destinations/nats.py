@@ -191,7 +191,13 @@ class NatsPublisher:
             ).feed,
             ByteBudget(limits.budget_base),
         )
-        upstream = await self.net.open_stream(dest, vetting, guard, limit=2 * limits.nats_info_line)
+        upstream = await self.net.open_stream(
+            dest,
+            vetting,
+            guard,
+            limit=2 * limits.nats_info_line,
+            server_first=not dest.tls,  # plain NATS sends INFO first; TLS-first waits
+        )
         relay = NatsRelay(upstream)
         secrets = credentials.secrets() if credentials else ()
 

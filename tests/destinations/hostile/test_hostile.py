@@ -5,7 +5,8 @@ real publishers, guarded sockets and pools: each handshake step that hangs ends 
 small frames in ``broker_budget_exceeded``; a frame announced as 1.5 GB (96 MB of it sent) in
 ``broker_frame_too_large`` on its header, with this process's RSS within 50 MB of before; and
 a broker that comes back to good behaviour is published to again (nothing is left wedged);
-an idle pooled connection is closed without a publish coming."""
+an idle pooled connection is closed without a publish coming; with the egress proxy set, a
+broker is reached through it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import asyncio
 import gc
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import psutil
 import pytest
@@ -25,6 +27,8 @@ from hookproof.engine.destinations import (
     BrokerPublishers,
     parse_destination,
 )
+from hookproof.engine.egress.proxy import parse_proxy
+from tests.challenge.test_egress_proxy import Tinyproxy, _start
 
 from ..conftest import allow, message_for
 from .base import FakeServer
@@ -48,9 +52,12 @@ async def fake(request: pytest.FixtureRequest) -> AsyncIterator[FakeServer]:
     await server.close()
 
 
-def publishers(port: int, pool: BrokerPoolLimits | None = None) -> BrokerPublishers:
+def publishers(
+    port: int, pool: BrokerPoolLimits | None = None, proxy: str | None = None
+) -> BrokerPublishers:
     limits = BrokerLimits(handshake_s=HANDSHAKE_S, tls_handshake_s=HANDSHAKE_S)
-    net = BrokerNet.from_policy(allow(("127.0.0.1", port)), limits)
+    policy = allow(("127.0.0.1", port), proxy=parse_proxy(proxy) if proxy else None)
+    net = BrokerNet.from_policy(policy, limits)
     return BrokerPublishers(net, timeout_s=CONFIRM_S, limits=pool)
 
 
@@ -134,5 +141,28 @@ async def test_idle_connection_closed(fake: FakeServer, request: pytest.FixtureR
         assert fake.open_sessions == 1
         async with asyncio.timeout(5):
             await fake.none_open.wait()
+    finally:
+        await pubs.close()
+
+
+@pytest.fixture
+async def tinyproxy(tmp_path: Path) -> AsyncIterator[Tinyproxy]:
+    async for proxy in _start(tmp_path):
+        yield proxy
+
+
+@pytest.mark.parametrize("fake", KINDS, ids=[k.name for k in KINDS], indirect=True)
+async def test_brokers_honour_the_egress_proxy(
+    fake: FakeServer, tinyproxy: Tinyproxy, request: pytest.FixtureRequest
+) -> None:
+    """With ``HOOKPROOF_EGRESS_PROXY`` a broker is reached as ``CONNECT <vetted address>:<port>``
+    through the operator's proxy (tinyproxy), and the publish is confirmed through it."""
+    kind = next(k for k in KINDS if k.name == request.node.callspec.id)
+    pubs = publishers(fake.port, proxy=tinyproxy.url)
+    try:
+        found = await publish(kind, pubs, fake.port, "proxied")
+        assert found.ok, found.detail  # type: ignore[attr-defined]
+        assert found.peer_address == "127.0.0.1"  # type: ignore[attr-defined]
+        assert tinyproxy.requests() == [f"CONNECT 127.0.0.1:{fake.port} HTTP/1.1"]
     finally:
         await pubs.close()
