@@ -94,6 +94,7 @@ class BrokerPublishers:
         *,
         credentials_digest: str | None = None,
         pinned: Iterable[str] | None = None,
+        owner: str | None = None,
     ) -> BrokerEvidence:
         publisher = self.amqp if dest.type == "amqp" else self.nats
         return await publisher.publish(
@@ -102,6 +103,7 @@ class BrokerPublishers:
             credentials,
             credentials_digest=credentials_digest,
             pinned=pinned,
+            owner=owner,
         )
 
     async def close(self) -> None:

@@ -189,6 +189,7 @@ class AmqpPublisher:
         *,
         credentials_digest: str | None = None,
         pinned: Iterable[str] | None = None,
+        owner: str | None = None,
     ) -> BrokerEvidence:
         """Publish *message* and return the broker's answer as evidence (never raises for
         a network or broker outcome)."""
@@ -196,7 +197,7 @@ class AmqpPublisher:
             raise ValueError("not an AMQP destination")
         started = time.monotonic()
         secrets = credentials.secrets() if credentials else ()
-        state: dict[str, Any] = {"published": False}
+        state: dict[str, Any] = {"published": False, "owner": owner}
         vetting: Vetting | None = None
         try:
             vetting = await self.net.vet(dest, pinned, state)
@@ -278,12 +279,20 @@ class AmqpPublisher:
             dest.host,
             dest.vhost,
             credentials_digest,
+            state["owner"],
         )
         # a pooled connection to any vetted address of the answer may carry it
         conn: _AmqpConnection | None = None
         for addr in addresses:
             probe = PoolKey(
-                "amqp", addr, dest.port, dest.tls, dest.host, dest.vhost, credentials_digest
+                "amqp",
+                addr,
+                dest.port,
+                dest.tls,
+                dest.host,
+                dest.vhost,
+                credentials_digest,
+                state["owner"],
             )
             if self.brokers.holds(probe):
                 key = probe

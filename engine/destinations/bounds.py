@@ -41,7 +41,6 @@ class LimitCode(enum.StrEnum):
     BUDGET_EXCEEDED = "broker_budget_exceeded"
     HANDSHAKE_TIMEOUT = "broker_handshake_timeout"
     TLS_HANDSHAKE_TIMEOUT = "tls_handshake_timeout"
-    ATTEMPT_TIMEOUT = "broker_attempt_timeout"
 
 
 @dataclass(frozen=True, slots=True)

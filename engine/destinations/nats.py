@@ -106,6 +106,7 @@ class NatsPublisher:
         *,
         credentials_digest: str | None = None,
         pinned: Iterable[str] | None = None,
+        owner: str | None = None,
     ) -> BrokerEvidence:
         """Publish *message* and return JetStream's answer as evidence (never raises for a
         network or broker outcome)."""
@@ -113,7 +114,7 @@ class NatsPublisher:
             raise ValueError("not a NATS destination")
         started = time.monotonic()
         secrets = credentials.secrets() if credentials else ()
-        state: dict[str, Any] = {"published": False}
+        state: dict[str, Any] = {"published": False, "owner": owner}
         vetting: Vetting | None = None
         try:
             vetting = await self.net.vet(dest, pinned, state)
@@ -167,7 +168,9 @@ class NatsPublisher:
     ) -> tuple[_NatsConnection, PoolKey, bool]:
         addresses = self.net.first_vetted(dest, vetting)
         keys = [
-            PoolKey("nats", a, dest.port, dest.tls, dest.host, None, credentials_digest)
+            PoolKey(
+                "nats", a, dest.port, dest.tls, dest.host, None, credentials_digest, state["owner"]
+            )
             for a in addresses
         ]
         key = next((k for k in keys if self.brokers.holds(k)), keys[0])

@@ -1,16 +1,16 @@
 """Broker connections pooled per (vetted address, port, TLS, credentials digest).
 
 A connection is keyed by :class:`PoolKey`: the broker type, the vetted peer address and port,
-whether TLS is on and the host name it verified, the AMQP vhost, and the keyed digest of the
-credentials it logged in with, so one tenant's connection never carries another's
-credentials. It carries a later publish only when its address is in that publish's vetted
-set (the key says so), it is still open, and it is within the life bounds of the egress pool
-(idle at most 15 s, age at most 60 s, a bounded number of publishes). Concurrent publishes to
-one key share one connection (AMQP confirms and JetStream acks are pipelined); opening is
-done once per key at a time, and a failed opening fails the publishes that waited for it
-(the next publish opens again), so a broker that never answers costs each waiter one
-deadline, never one per waiter ahead of it. Connections left idle are closed in the
-background (:meth:`BrokerPool._reap`), not only when a publish next looks.
+whether TLS is on and the host name it verified, the AMQP vhost, the keyed digest of the
+credentials it logged in with, and the tenant (``owner``), so one tenant's connection never
+carries another's credentials or publishes. It carries a later publish only when its address
+is in that publish's vetted set (the key says so), it is still open, and it is within the
+life bounds of the egress pool (idle at most 15 s, age at most 60 s, a bounded number of
+publishes). Concurrent publishes to one key share one connection (AMQP confirms and JetStream
+acks are pipelined); opening is done once per key at a time, and a failed opening fails the
+publishes that waited for it (the next publish opens again), so a broker that never answers
+costs each waiter one deadline, never one per waiter ahead of it. Connections left idle are
+closed in the background (:meth:`BrokerPool._reap`), not only when a publish next looks.
 """
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ class PoolKey:
     server_hostname: str
     vhost: str | None
     credentials_digest: str | None
+    #: the tenant whose publishes it carries: never shared across tenants, so one tenant's
+    #: destination that hangs or breaks a connection touches no other tenant's publishes
+    owner: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -166,3 +166,24 @@ async def test_brokers_honour_the_egress_proxy(
         assert tinyproxy.requests() == [f"CONNECT 127.0.0.1:{fake.port} HTTP/1.1"]
     finally:
         await pubs.close()
+
+
+@pytest.mark.parametrize("fake", KINDS, ids=[k.name for k in KINDS], indirect=True)
+async def test_tenants_never_share_a_connection(
+    fake: FakeServer, request: pytest.FixtureRequest
+) -> None:
+    """Two tenants publishing to the same broker with the same (no) credentials get a
+    connection each: a destination of one that breaks its connection (a channel that hangs)
+    never takes the other's publishes with it."""
+    kind = next(k for k in KINDS if k.name == request.node.callspec.id)
+    pubs = publishers(fake.port)
+    try:
+        dest, creds = parse_destination(
+            kind.destination(fake.port, "shared"), allow_pairs=[("127.0.0.1", fake.port)]
+        )
+        for owner in ("tenant-a", "tenant-a", "tenant-b"):
+            found = await pubs.publish(dest, message_for(dest), creds, owner=owner)
+            assert found.ok, found.detail
+        assert fake.connections == 2
+    finally:
+        await pubs.close()
