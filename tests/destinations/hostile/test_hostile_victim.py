@@ -28,7 +28,7 @@ from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import EventIn, SubscriptionCreate
 from tests.delivery.conftest import Subscriber
 
-from ..engine_support import Api, started
+from ..engine_support import Api, dispatch_until, started
 from .base import FakeServer
 from .kinds import KINDS, HostileKind
 
@@ -68,14 +68,14 @@ def event(topic: str, n: int, tag: str) -> dict[str, Any]:
 
 
 async def hostile_subscriptions(
-    engine: Engine, api: Api, token: str, kind: HostileKind, fake: FakeServer
+    engine: Engine, api: Api, token: str, kind: HostileKind, fake: FakeServer, count: int = HOSTILE
 ) -> list[str]:
-    """HOSTILE verified subscriptions of one tenant to the fake broker (still good)."""
+    """*count* verified subscriptions of one tenant to the fake broker (still good)."""
     keys = await engine.services.keyring.resolver()
     from hookproof_subscriber import answer_broker_challenge
 
     sids = []
-    for i in range(HOSTILE):
+    for i in range(count):
         body = {
             "destination": kind.destination(fake.port, f"h{i}"),
             "topics": ["order.created"],
@@ -198,5 +198,50 @@ async def test_hung_broker_destinations_never_delay_another_tenant(
             finally:
                 stop.set()
                 await running
+    finally:
+        await fake.close()
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=[k.name for k in KINDS])
+async def test_a_worker_gives_one_attempt_bounded_time(
+    pool: asyncpg.Pool, tmp_path: Path, kind: HostileKind
+) -> None:
+    """Past the dispatcher's attempt deadline (here 0.3 s, shorter than the broker's own
+    handshake deadline) the attempt is recorded UNKNOWN_TRANSPORT ``attempt_deadline``, within
+    its lease, whatever the destination does."""
+    fake = kind.make()
+    await fake.start()
+    settings = Settings(
+        data_dir=tmp_path,
+        egress_allow=(("127.0.0.1", fake.port),),
+        dns_servers=(("127.0.0.1", 9),),
+        connect_timeout_s=1.0,
+        request_timeout_s=3.0,
+    )
+    try:
+        async with started(pool, settings) as (engine, api):
+            tenant = await engine.tenants.create("slow")
+            (sid,) = await hostile_subscriptions(engine, api, tenant.token, kind, fake, 1)
+            fake.mode = kind.hung
+            fake.drop_all()
+            dispatcher = engine.services.dispatcher
+            dispatcher.attempt_deadline_s = 0.3
+            ev = msgspec.convert(event("order.created", 0, "slow"), EventIn)
+            await engine.services.ingest.ingest(tenant.tenant_id, ev, actor="test")
+            t0 = time.monotonic()
+
+            async def recorded() -> bool:
+                rows = await engine.pool.fetch(
+                    "SELECT convert_from(data, 'UTF8')::jsonb AS doc FROM events"
+                    " WHERE type = 'delivery.attempt_failed'"
+                )
+                return any(json.loads(r["doc"])["code"] == "attempt_deadline" for r in rows)
+
+            await dispatch_until(engine, recorded, rounds=40)
+            assert time.monotonic() - t0 < 4.0  # the broker's own 5 s handshake never ran out
+            state = await engine.pool.fetchval(
+                "SELECT state FROM deliveries WHERE subscription_id = $1", sid
+            )
+            assert state in ("UNKNOWN_TRANSPORT", "PLANNED"), state
     finally:
         await fake.close()
