@@ -38,6 +38,11 @@ class HostileKind:
     #: a mode in which the broker takes the TCP connection and then stops answering
     hung: str
     giant: tuple[str, ...]
+    #: a mode in which the broker takes the connection and never sends a byte (under TLS: the
+    #: handshake never completes)
+    silent: str
+    #: (port, name) -> the ``destination`` of the same kind over TLS
+    tls_destination: Callable[[int, str], dict[str, Any]]
 
 
 H = Misbehaviour("broker_handshake_timeout", "not_sent", "handshake")
@@ -57,6 +62,10 @@ def _amqp_dest(port: int, name: str) -> dict[str, Any]:
     }
 
 
+def _amqps_dest(port: int, name: str) -> dict[str, Any]:
+    return {**_amqp_dest(port, name), "url": f"amqps://127.0.0.1:{port}/%2F"}
+
+
 def _amqp_recorded(fake: FakeAmqp, uri: str) -> list[tuple[Mapping[str, Any], bytes]]:
     exchange = uri.rsplit("/", 2)[-2]
     return [(p.headers, p.body) for p in fake.published if p.exchange == exchange]
@@ -69,6 +78,10 @@ def _nats_dest(port: int, name: str) -> dict[str, Any]:
         "subject": f"orders.{name}",
         "stream": "ORDERS",
     }
+
+
+def _nats_tls_dest(port: int, name: str) -> dict[str, Any]:
+    return {**_nats_dest(port, name), "url": f"tls://127.0.0.1:{port}"}
 
 
 def _nats_recorded(fake: FakeNats, uri: str) -> list[tuple[Mapping[str, Any], bytes]]:
@@ -97,6 +110,8 @@ KINDS: tuple[HostileKind, ...] = (
         },
         hung="hang_channel",
         giant=("giant_start", "giant_confirm"),
+        silent="hang_start",
+        tls_destination=_amqps_dest,
     ),
     HostileKind(
         name="nats",
@@ -115,5 +130,7 @@ KINDS: tuple[HostileKind, ...] = (
         },
         hung="hang_info",
         giant=("giant_info", "giant_msg"),
+        silent="hang_info",
+        tls_destination=_nats_tls_dest,
     ),
 )

@@ -187,3 +187,26 @@ async def test_tenants_never_share_a_connection(
         assert fake.connections == 2
     finally:
         await pubs.close()
+
+
+@pytest.mark.parametrize("fake", KINDS, ids=[k.name for k in KINDS], indirect=True)
+async def test_tls_handshake_that_hangs_is_typed_and_timely(
+    fake: FakeServer, request: pytest.FixtureRequest
+) -> None:
+    """A broker that takes the TCP connection and never answers the ClientHello:
+    ``tls_handshake_timeout`` within the TLS deadline, nothing sent."""
+    kind = next(k for k in KINDS if k.name == request.node.callspec.id)
+    fake.mode = kind.silent
+    pubs = publishers(fake.port)
+    try:
+        dest, creds = parse_destination(
+            kind.tls_destination(fake.port, "tls"), allow_pairs=[("127.0.0.1", fake.port)]
+        )
+        started = time.monotonic()
+        found = await pubs.publish(dest, message_for(dest), creds)
+        took = time.monotonic() - started
+        assert found.code == "tls_handshake_timeout", found.detail
+        assert found.outcome is BrokerOutcome.NOT_SENT
+        assert HANDSHAKE_S * 0.9 <= took < HANDSHAKE_S + SLACK_S, took
+    finally:
+        await pubs.close()
