@@ -6,7 +6,8 @@ the library's buffer (:mod:`.net` feeds them every chunk the socket gives before
 ``StreamReader`` sees it), so a refused frame is never buffered:
 
 - :class:`AmqpFrames`: each AMQP 0-9-1 frame's announced size (the 7-byte header) against
-  ``frame_max``; a larger frame is ``broker_frame_too_large`` on its header;
+  ``frame_max``; a larger frame is ``broker_frame_too_large`` on its header; the server's
+  ``Connection.Tune`` proposal lowered to our ``frame_max`` (what the library then accepts);
 - :class:`NatsLines`: each NATS control line against its bound (``INFO`` may be longer) and each
   ``MSG``/``HMSG`` payload's announced size against ``max_payload``;
 - :class:`ByteBudget`: the bytes a connection may receive in all, granted per exchange (a
@@ -32,6 +33,7 @@ __all__ = [
 ]
 
 _AMQP_HEADER: Final = 7  # type (1), channel (2), size (4); the body and 0xCE follow
+_TUNE: Final = (10).to_bytes(2, "big") + (30).to_bytes(2, "big")  # Connection.Tune
 
 
 class LimitCode(enum.StrEnum):
@@ -100,17 +102,65 @@ class ByteBudget:
 
 class AmqpFrames:
     """Follows the AMQP 0-9-1 frame boundaries of a byte stream and refuses, on its header,
-    any frame announced larger than ``frame_max``. A server answering the protocol header
-    with its own (``AMQP...``: a version mismatch) is left to the library."""
+    any frame announced larger than ``frame_max``. The server's ``Connection.Tune`` is passed
+    on with its ``frame_max`` lowered to ours (the library echoes the proposal in
+    ``Connection.Tune-Ok``, so the maximum negotiated with the broker is ours). A server
+    answering the protocol header with its own (``AMQP...``: a version mismatch) is left to
+    the library."""
 
     def __init__(self, frame_max: int) -> None:
         self.frame_max = frame_max
         self._header = bytearray()
         self._left = 0  # bytes of the current frame still to come (body and end octet)
+        self._pre = bytearray()  # whole frames are read until the Tune (each within bounds)
+        self._tuned = False
         self._started = False
         self._passthrough = False
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: bytes) -> bytes:
+        """*data* checked, as the library is to read it (the Tune lowered)."""
+        if self._tuned or self._passthrough:
+            self._follow(data)
+            return data
+        self._pre += data
+        out = bytearray()
+        while len(self._pre) >= _AMQP_HEADER:
+            if not self._started and self._pre.startswith(b"AMQP"):
+                self._passthrough = True  # the library reports the protocol mismatch
+                break
+            size = self._announced(self._pre)
+            self._started = True
+            end = _AMQP_HEADER + size + 1
+            if len(self._pre) < end:
+                return bytes(out)
+            frame = self._pre[:end]
+            del self._pre[:end]
+            if frame[0] == 1 and frame[1:3] == b"\0\0" and frame[7:11] == _TUNE:
+                proposed = int.from_bytes(frame[13:17], "big")
+                if proposed == 0 or proposed > self.frame_max:  # 0: no limit proposed
+                    frame[13:17] = self.frame_max.to_bytes(4, "big")
+                self._tuned = True
+                out += frame
+                break
+            out += frame
+        if self._tuned or self._passthrough:
+            rest = bytes(self._pre)
+            self._pre.clear()
+            if self._tuned:
+                self._follow(rest)
+            out += rest
+        return bytes(out)
+
+    def _announced(self, header: bytes | bytearray) -> int:
+        size = int.from_bytes(header[3:7], "big")
+        if size > self.frame_max:
+            raise PeerLimit(
+                LimitCode.FRAME_TOO_LARGE,
+                f"the broker announced a frame of {size} bytes (frame_max {self.frame_max})",
+            )
+        return size
+
+    def _follow(self, data: bytes) -> None:
         i, n = 0, len(data)
         while i < n and not self._passthrough:
             if self._left:
@@ -123,17 +173,8 @@ class AmqpFrames:
             i += take
             if len(self._header) < _AMQP_HEADER:
                 return
-            if not self._started and self._header.startswith(b"AMQP"):
-                self._passthrough = True  # the library reports the protocol mismatch
-                return
-            self._started = True
-            size = int.from_bytes(self._header[3:7], "big")
+            size = self._announced(self._header)
             self._header.clear()
-            if size > self.frame_max:
-                raise PeerLimit(
-                    LimitCode.FRAME_TOO_LARGE,
-                    f"the broker announced a frame of {size} bytes (frame_max {self.frame_max})",
-                )
             self._left = size + 1
 
 
@@ -152,7 +193,12 @@ class NatsLines:
         self._line = bytearray()
         self._left = 0  # payload bytes (and CRLF) of the current message still to come
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: bytes) -> bytes:
+        """*data*, checked."""
+        self._follow(data)
+        return data
+
+    def _follow(self, data: bytes) -> None:
         i, n = 0, len(data)
         while i < n:
             if self._left:

@@ -3,7 +3,8 @@
 :class:`GuardedProtocol` is asyncio's own ``StreamReaderProtocol`` (the protocol
 ``asyncio.open_connection`` builds) with one step in front of ``data_received``: the chunk goes
 to a :class:`Guard` (the frame reader of the kind and the connection's
-:class:`~.bounds.ByteBudget`) first. A chunk past a bound never reaches the
+:class:`~.bounds.ByteBudget`) first, which passes it on (AMQP's ``Connection.Tune`` with the
+``frame_max`` lowered to ours, the rest as it came). A chunk past a bound never reaches the
 ``StreamReader``: the reader is failed with the :class:`~.bounds.PeerLimit` (what the library
 awaiting it then raises) and the transport aborted, so nothing the peer announced is buffered
 and the socket's memory is returned at once.
@@ -27,13 +28,14 @@ class Guard:
     """What a connection's received bytes are checked by: ``frames`` (a kind's
     ``feed(bytes)``) and ``budget``. ``refused`` holds the bound it went past, if any."""
 
-    frames: Callable[[bytes], None]
+    frames: Callable[[bytes], bytes]
     budget: ByteBudget
     refused: PeerLimit | None = field(default=None)
 
-    def check(self, data: bytes) -> None:
+    def check(self, data: bytes) -> bytes:
+        """*data* as the library is to read it; :class:`PeerLimit` past a bound."""
         self.budget.spend(len(data))
-        self.frames(data)
+        return self.frames(data)
 
 
 class GuardedProtocol(asyncio.StreamReaderProtocol):
@@ -53,14 +55,15 @@ class GuardedProtocol(asyncio.StreamReaderProtocol):
         if self.guard.refused is not None:
             return  # aborted: nothing more is kept
         try:
-            self.guard.check(data)
+            data = self.guard.check(data)
         except PeerLimit as exc:
             self.guard.refused = exc
             self.reader.set_exception(exc)
             if isinstance(self.transport, asyncio.Transport):
                 self.transport.abort()
             return
-        super().data_received(data)
+        if data:
+            super().data_received(data)
 
 
 async def open_guarded(

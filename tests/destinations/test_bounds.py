@@ -40,8 +40,32 @@ def split(data: bytes, cuts: list[int]) -> list[bytes]:
 )
 def test_amqp_valid_frames_pass_however_split(sizes: list[int], cuts: list[int]) -> None:
     reader = AmqpFrames(FRAME_MAX)
-    for part in split(b"".join(amqp_frame(n) for n in sizes), cuts):
-        reader.feed(part)
+    stream = b"".join(amqp_frame(n) for n in sizes)
+    assert b"".join(reader.feed(part) for part in split(stream, cuts)) == stream
+
+
+def tune(frame_max: int) -> bytes:
+    payload = (10).to_bytes(2, "big") + (30).to_bytes(2, "big") + (2047).to_bytes(2, "big")
+    payload += frame_max.to_bytes(4, "big") + (60).to_bytes(2, "big")
+    return bytes([1, 0, 0]) + len(payload).to_bytes(4, "big") + payload + b"\xce"
+
+
+@given(
+    proposed=st.sampled_from([0, FRAME_MAX + 1, 131_072, 2**32 - 1, 1024, FRAME_MAX]),
+    after=st.lists(st.integers(0, FRAME_MAX), max_size=4),
+    cuts=st.lists(st.integers(0, 10**6), max_size=12),
+)
+def test_amqp_tune_lowered_to_our_frame_max(
+    proposed: int, after: list[int], cuts: list[int]
+) -> None:
+    """The library reads the server's Tune with frame_max at most ours (0, "no limit",
+    becomes ours); every other byte passes unchanged, however the stream is split."""
+    start = amqp_frame(300, channel=0)  # Connection.Start stands in: any frame before Tune
+    rest = b"".join(amqp_frame(n) for n in after)
+    reader = AmqpFrames(FRAME_MAX)
+    got = b"".join(reader.feed(p) for p in split(start + tune(proposed) + rest, cuts))
+    want = proposed if 0 < proposed <= FRAME_MAX else FRAME_MAX
+    assert got == start + tune(want) + rest
 
 
 @given(
@@ -76,8 +100,7 @@ def nats_msg(payload: int) -> bytes:
 def test_nats_valid_stream_passes_however_split(payloads: list[int], cuts: list[int]) -> None:
     reader = NatsLines(max_payload=2048, control_line=4096, info_line=65536)
     stream = b'INFO {"max_payload":2048}\r\nPING\r\n+OK\r\n' + b"".join(map(nats_msg, payloads))
-    for part in split(stream, cuts):
-        reader.feed(part)
+    assert b"".join(reader.feed(part) for part in split(stream, cuts)) == stream
 
 
 @given(size=st.integers(2049, 10**12), cuts=st.lists(st.integers(0, 10**6), max_size=8))

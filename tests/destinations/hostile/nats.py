@@ -138,8 +138,9 @@ def _headers(block: bytes) -> dict[str, str]:
 
 
 async def _endless(writer: asyncio.StreamWriter) -> None:
-    """``+OK`` lines without end (each one valid and small)."""
-    many = b"+OK\r\n" * 16384
+    """Messages without end, each valid and within ``max_payload`` (to a subscription the
+    client does not have, which it drops)."""
+    many = b"MSG nobody.here 999 262144\r\n" + b"z" * 262_144 + b"\r\n"
     with contextlib.suppress(ConnectionError):
         while True:
             writer.write(many)
