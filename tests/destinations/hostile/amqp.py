@@ -68,6 +68,10 @@ class FakeAmqp(FakeServer):
     mode: str = "good"
     late_s: float = 3.0
     published: list[Published] = field(default_factory=list)
+    #: the frame_max the broker proposes in Connection.Tune (0: no limit)
+    propose_frame_max: int = 0
+    #: the frame_max the client answered in Connection.Tune-Ok (the negotiated maximum)
+    negotiated: int | None = None
 
     async def session(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         mode = self.mode
@@ -81,8 +85,9 @@ class FakeAmqp(FakeServer):
         await frames.next()  # StartOk
         if mode == "hang_tune":
             return await self.hang()
-        writer.write(pframe.marshal(c.Connection.Tune(2047, 131072, 0), 0))
-        await frames.next()  # TuneOk
+        writer.write(pframe.marshal(c.Connection.Tune(2047, self.propose_frame_max, 0), 0))
+        _, tune_ok = await frames.next()
+        self.negotiated = tune_ok.frame_max
         await frames.next()  # Open
         if mode == "hang_open":
             return await self.hang()

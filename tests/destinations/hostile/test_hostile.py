@@ -31,6 +31,7 @@ from hookproof.engine.egress.proxy import parse_proxy
 from tests.challenge.test_egress_proxy import Tinyproxy, _start
 
 from ..conftest import allow, message_for
+from .amqp import FakeAmqp
 from .base import FakeServer
 from .kinds import KINDS, HostileKind
 
@@ -208,5 +209,21 @@ async def test_tls_handshake_that_hangs_is_typed_and_timely(
         assert found.code == "tls_handshake_timeout", found.detail
         assert found.outcome is BrokerOutcome.NOT_SENT
         assert HANDSHAKE_S * 0.9 <= took < HANDSHAKE_S + SLACK_S, took
+    finally:
+        await pubs.close()
+
+
+@pytest.mark.parametrize("fake", [KINDS[0]], ids=["amqp"], indirect=True)
+@pytest.mark.parametrize("proposed", [0, 1_048_576, 65_536])
+async def test_amqp_frame_max_is_negotiated_down_to_ours(fake: FakeServer, proposed: int) -> None:
+    """Whatever the broker proposes in Connection.Tune (0: no limit), the engine answers
+    Tune-Ok with at most its own frame_max (128 KiB), and publishes fine."""
+    assert isinstance(fake, FakeAmqp)
+    fake.propose_frame_max = proposed
+    pubs = publishers(fake.port)
+    try:
+        found = await publish(KINDS[0], pubs, fake.port, "tune")
+        assert found.ok, found.detail  # type: ignore[attr-defined]
+        assert fake.negotiated == (proposed if 0 < proposed <= 131_072 else 131_072)
     finally:
         await pubs.close()
