@@ -122,7 +122,7 @@ def _plain_info(line: bytes) -> bytes:
         return line
     try:
         info = json.loads(rest)
-    except ValueError:
+    except (ValueError, RecursionError):  # a deeply nested one too
         return line  # nats-py reports it
     if not isinstance(info, dict):
         return line
