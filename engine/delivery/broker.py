@@ -203,6 +203,7 @@ class BrokerDestination:
             credentials,
             credentials_digest=cfg.credentials_digest,
             pinned=pinned,
+            owner=target.tenant_id,
         )
         if not found.ok:
             log.info(

@@ -40,6 +40,7 @@ from ..keys.signing import Signer, sign_headers
 from ..rollouts.dispatch import ShadowCounter, shadow_check
 from .attempt_metrics import AttemptMetrics, DispatchMetrics
 from .batcher import OutcomeBatcher
+from .bounded import ATTEMPT_MARGIN_S, PARK_AFTER_S, PARKED_PER_INFLIGHT, send_bounded
 from .claim import (
     STEAL_AFTER_S,
     KeyScope,
@@ -55,7 +56,6 @@ from .destination import (
     PendingAttempt,
     SignedMessage,
     kind_of,
-    send_attempt,
 )
 from .gates import EndpointGates, Reservation
 from .job import Job, traceparent
@@ -145,6 +145,10 @@ class Dispatcher:
         self.metrics: AttemptMetrics = metrics if metrics is not None else DispatchMetrics()
         self.outcomes = OutcomeBatcher(store)
         self.inflight: set[asyncio.Task[None]] = set()
+        self.parked: set[asyncio.Task[None]] = set()  # not counted in max_inflight: .bounded
+        self.park_after_s = PARK_AFTER_S
+        self.max_parked = max_inflight * PARKED_PER_INFLIGHT
+        self.attempt_deadline_s = max(1.0, self.lease_s - ATTEMPT_MARGIN_S)
         self._wake = asyncio.Event()
         # one process vacuums the ledger's dead index entries (the first worker)
         self.upkeep = LedgerUpkeep(self.deliveries) if settings.worker_slot[0] == 0 else None
@@ -154,8 +158,9 @@ class Dispatcher:
     async def claim(self) -> list[Job]:
         """One transaction: claim due rows, plan (:func:`.claim.plan_claim`), append the
         quarantines, dead letters and admissions, read the bodies of what will be sent."""
-        free = min(self.max_inflight - len(self.inflight) - self._claiming, self.batch)
-        if free <= 0:
+        active = len(self.inflight) - len(self.parked)
+        free = min(self.max_inflight - active - self._claiming, self.batch)
+        if free <= 0 or len(self.parked) >= self.max_parked:
             return []
         now = self.clock()
         self.gates.prune()
@@ -366,7 +371,7 @@ class Dispatcher:
             base = self.base_headers(job)
             pending = PendingAttempt(r, self.message_for(job, base), started)
             await self.check_shadow(job, base)
-            completed = await send_attempt(self.destination, pending)
+            completed = await send_bounded(self.destination, pending, self.attempt_deadline_s)
             success = breaker_success(completed.evidence)
             await self.record(
                 job,
@@ -486,7 +491,7 @@ class Dispatcher:
             await self.store.append(
                 [
                     StreamAppend(
-                        delivery_stream_id(r['delivery_id']),
+                        delivery_stream_id(r["delivery_id"]),
                         [
                             AttemptLost(
                                 delivery_id=r["delivery_id"],
@@ -514,11 +519,20 @@ class Dispatcher:
             task = asyncio.create_task(self.send(job))
             self.inflight.add(task)
             task.add_done_callback(self._done)
+            asyncio.get_running_loop().call_later(self.park_after_s, self._park, task)
         return len(jobs)
 
+    def _park(self, task: asyncio.Task[None]) -> None:
+        """A slow attempt stops counting against ``max_inflight``; the loop may claim again."""
+        if task.done() or task not in self.inflight:
+            return
+        self.parked.add(task)
+        self._wake.set()
+
     def _done(self, task: asyncio.Task[None]) -> None:
-        was_full = len(self.inflight) >= self.max_inflight
+        was_full = len(self.inflight) - len(self.parked) >= self.max_inflight
         self.inflight.discard(task)
+        self.parked.discard(task)
         if was_full:  # room for more sends again
             self._wake.set()
 
@@ -563,7 +577,8 @@ class Dispatcher:
                         )
                         n = 0
                         await asyncio.sleep(self.poll_interval)
-                    if n and not self._drained and len(self.inflight) < self.max_inflight:
+                    active = len(self.inflight) - len(self.parked)
+                    if n and not self._drained and active < self.max_inflight:
                         continue  # more may be due now; else a NOTIFY, a freed slot or the poll
                     # While claims find work, one may have left rows it could not take (locked
                     # by a sibling's claim: SKIP LOCKED) at endpoints that are not full, whose

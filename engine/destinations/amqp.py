@@ -41,7 +41,9 @@ from yarl import URL
 from ..egress.addresses import format_ip
 from ..egress.policy import Vetting
 from ..egress.result import PeerCertificate
+from .bounds import AmqpFrames, ByteBudget, LimitCode, PeerLimit
 from .evidence import AmqpConfirmation, BrokerCode, BrokerEvidence, BrokerOutcome
+from .guarded import Guard
 from .message import BrokerMessage
 from .net import BrokerFailure, BrokerNet, Connected, failed_evidence, scrub, unforeseen
 from .pool import BrokerPool, BrokerPoolLimits, PoolKey
@@ -55,18 +57,29 @@ _PERSISTENT = 2
 
 
 class _VettedTransport(aiormq.TransportFactory):
-    """aiormq's transport, opened through :meth:`BrokerNet.open_stream` (public hook)."""
+    """aiormq's transport, opened through :meth:`BrokerNet.open_stream` (public hook), every
+    frame's announced size checked against ``frame_max`` and every byte against the
+    connection's budget before aiormq's reader buffers it (:mod:`.guarded`). Once the stream
+    is open, the protocol handshake gets ``limits.handshake_s`` (``deadline``)."""
 
-    def __init__(self, net: BrokerNet, dest: Destination, vetting: Vetting) -> None:
+    def __init__(
+        self, net: BrokerNet, dest: Destination, vetting: Vetting, deadline: asyncio.Timeout
+    ) -> None:
         self.net = net
         self.dest = dest
         self.vetting = vetting
+        self.deadline = deadline
+        self.guard = Guard(
+            AmqpFrames(net.limits.amqp_frame_max).feed, ByteBudget(net.limits.budget_base)
+        )
         self.connected: Connected | None = None
 
     async def create(
         self, url: URL, **kwargs: Any
     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        self.connected = await self.net.open_stream(self.dest, self.vetting)
+        self.connected = await self.net.open_stream(self.dest, self.vetting, self.guard)
+        loop = asyncio.get_running_loop()
+        self.deadline.reschedule(loop.time() + self.net.limits.handshake_s)
         return self.connected.reader, self.connected.writer
 
 
@@ -76,6 +89,8 @@ class _AmqpConnection:
     peer: tuple[str, int]
     certificate: PeerCertificate | None
     allowance: bool
+    guard: Guard
+    handshake_s: float
     opened_at: float = 0.0
     last_used: float = 0.0
     publishes: int = 0
@@ -90,12 +105,13 @@ class _AmqpConnection:
             await self.connection.close()
 
     async def channel(self, uri: str) -> Any:
-        """This destination's confirm-mode channel (reopened if the broker closed it)."""
+        """This destination's confirm-mode channel (reopened if the broker closed it):
+        ``Channel.Open`` and ``Confirm.Select`` within ``handshake_s``, waiting included."""
         ch = self.channels.get(uri)
         if ch is not None and not ch.is_closed:
             return ch
         lock = self.channel_locks.setdefault(uri, asyncio.Lock())
-        async with lock:
+        async with asyncio.timeout(self.handshake_s), lock:
             ch = self.channels.get(uri)
             if ch is None or ch.is_closed:
                 ch = await self.connection.channel(publisher_confirms=True, on_return_raises=False)
@@ -116,6 +132,36 @@ def _url(dest: Destination, credentials: BrokerCredentials | None) -> URL:
     if credentials is not None and credentials.username is not None:
         url = url.with_user(credentials.username).with_password(credentials.password or "")
     return url.with_query({"heartbeat": "30"})
+
+
+def _connect_failure(exc: Exception, opened: bool, secrets: tuple[str, ...]) -> BrokerFailure:
+    """A failed AMQP connect as a failure (nothing was published). A deadline passed after
+    the stream opened is the protocol handshake's (``broker_handshake_timeout``)."""
+    if isinstance(exc, aiormq.exceptions.ProbableAuthenticationError):
+        return BrokerFailure(
+            BrokerCode.BROKER_AUTH_FAILED.value,
+            BrokerOutcome.REJECTED,
+            "the broker refused the credentials",
+        )
+    if isinstance(exc, aiormq.exceptions.ConnectionClosed):
+        return BrokerFailure(
+            BrokerCode.BROKER_REFUSED.value,
+            BrokerOutcome.REJECTED,
+            scrub(f"the broker closed the connection: {exc}", secrets),
+        )
+    if isinstance(exc, TimeoutError):
+        if opened:
+            return BrokerFailure(
+                LimitCode.HANDSHAKE_TIMEOUT.value,
+                BrokerOutcome.NOT_SENT,
+                "no AMQP Connection.OpenOk within the handshake deadline",
+            )
+        return BrokerFailure("connect_timeout", BrokerOutcome.NOT_SENT, "AMQP connect timed out")
+    return BrokerFailure(
+        "connect_failed",
+        BrokerOutcome.NOT_SENT,
+        scrub(f"AMQP connect: {type(exc).__name__}: {exc}", secrets),
+    )
 
 
 class AmqpPublisher:
@@ -143,6 +189,7 @@ class AmqpPublisher:
         *,
         credentials_digest: str | None = None,
         pinned: Iterable[str] | None = None,
+        owner: str | None = None,
     ) -> BrokerEvidence:
         """Publish *message* and return the broker's answer as evidence (never raises for
         a network or broker outcome)."""
@@ -150,7 +197,7 @@ class AmqpPublisher:
             raise ValueError("not an AMQP destination")
         started = time.monotonic()
         secrets = credentials.secrets() if credentials else ()
-        state: dict[str, Any] = {"published": False}
+        state: dict[str, Any] = {"published": False, "owner": owner}
         vetting: Vetting | None = None
         try:
             vetting = await self.net.vet(dest, pinned, state)
@@ -177,7 +224,13 @@ class AmqpPublisher:
     async def _open(
         self, dest: Destination, credentials: BrokerCredentials | None, vetting: Vetting
     ) -> _AmqpConnection:
-        transport = _VettedTransport(self.net, dest, vetting)
+        limits = self.net.limits
+        # the TCP connect and TLS are bounded inside open_stream; the transport then sets the
+        # protocol handshake's own deadline
+        deadline = asyncio.timeout(
+            self.net.connect_timeout_s + limits.tls_handshake_s + limits.handshake_s
+        )
+        transport = _VettedTransport(self.net, dest, vetting, deadline)
         connection = aiormq.Connection(
             _url(dest, credentials),
             transport_factory=transport,
@@ -185,32 +238,17 @@ class AmqpPublisher:
         )
         secrets = credentials.secrets() if credentials else ()
         try:
-            async with asyncio.timeout(self.net.connect_timeout_s + self.timeout_s):
+            async with deadline:
                 await connection.connect()
         except BrokerFailure:
             raise
-        except aiormq.exceptions.ProbableAuthenticationError as exc:
-            raise BrokerFailure(
-                BrokerCode.BROKER_AUTH_FAILED.value,
-                BrokerOutcome.REJECTED,
-                "the broker refused the credentials",
-            ) from exc
-        except aiormq.exceptions.ConnectionClosed as exc:
-            raise BrokerFailure(
-                BrokerCode.BROKER_REFUSED.value,
-                BrokerOutcome.REJECTED,
-                scrub(f"the broker closed the connection: {exc}", secrets),
-            ) from exc
-        except TimeoutError as exc:
-            raise BrokerFailure(
-                "connect_timeout", BrokerOutcome.NOT_SENT, "AMQP handshake timed out"
-            ) from exc
-        except (aiormq.exceptions.AMQPError, OSError) as exc:
-            raise BrokerFailure(
-                "connect_failed",
-                BrokerOutcome.NOT_SENT,
-                scrub(f"AMQP connect: {type(exc).__name__}: {exc}", secrets),
-            ) from exc
+        except Exception as exc:
+            if transport.guard.refused is not None:  # past a bound: the socket is aborted
+                refused = transport.guard.refused
+                raise BrokerFailure(
+                    refused.code.value, BrokerOutcome.NOT_SENT, refused.detail
+                ) from exc
+            raise _connect_failure(exc, transport.connected is not None, secrets) from exc
         assert transport.connected is not None
         peer = transport.connected.peer
         return _AmqpConnection(
@@ -218,6 +256,8 @@ class AmqpPublisher:
             peer=(format_ip(peer[0]), peer[1]),
             certificate=transport.connected.certificate,
             allowance=peer in self.net.policy.allow_pairs,
+            guard=transport.guard,
+            handshake_s=limits.handshake_s,
         )
 
     async def _publish(
@@ -239,12 +279,20 @@ class AmqpPublisher:
             dest.host,
             dest.vhost,
             credentials_digest,
+            state["owner"],
         )
         # a pooled connection to any vetted address of the answer may carry it
         conn: _AmqpConnection | None = None
         for addr in addresses:
             probe = PoolKey(
-                "amqp", addr, dest.port, dest.tls, dest.host, dest.vhost, credentials_digest
+                "amqp",
+                addr,
+                dest.port,
+                dest.tls,
+                dest.host,
+                dest.vhost,
+                credentials_digest,
+                state["owner"],
             )
             if self.brokers.holds(probe):
                 key = probe
@@ -257,9 +305,27 @@ class AmqpPublisher:
             channel = await conn.channel(dest.uri)
         except Exception as exc:
             self.brokers.discard(key, conn, "channel_failed")
+            if conn.guard.refused is not None:
+                refused = conn.guard.refused
+                raise BrokerFailure(
+                    refused.code.value, BrokerOutcome.NOT_SENT, refused.detail
+                ) from exc
+            if isinstance(exc, TimeoutError):
+                raise BrokerFailure(
+                    LimitCode.HANDSHAKE_TIMEOUT.value,
+                    BrokerOutcome.NOT_SENT,
+                    "no AMQP Channel.OpenOk / Confirm.SelectOk within the handshake deadline",
+                ) from exc
             raise BrokerFailure(
                 "connect_failed", BrokerOutcome.NOT_SENT, f"channel: {type(exc).__name__}"
             ) from exc
+        # what the broker may send back for this publish: a confirmation, or a return with
+        # the message itself
+        conn.guard.budget.grant(
+            self.net.limits.budget_per_publish
+            + len(message.body)
+            + sum(len(k) + len(str(v)) for k, v in message.headers.items())
+        )
         properties = spec.Basic.Properties(
             content_type=message.content_type,
             delivery_mode=_PERSISTENT,
@@ -311,8 +377,14 @@ class AmqpPublisher:
             OSError,
             asyncio.IncompleteReadError,
             RuntimeError,
+            PeerLimit,
         ) as exc:
             self.brokers.discard(key, conn, "connection_lost")
+            if conn.guard.refused is not None:  # the engine ended it: the peer went too far
+                refused = conn.guard.refused
+                raise BrokerFailure(
+                    refused.code.value, BrokerOutcome.UNKNOWN, refused.detail
+                ) from exc
             raise BrokerFailure(
                 BrokerCode.CONNECTION_LOST.value,
                 BrokerOutcome.UNKNOWN,

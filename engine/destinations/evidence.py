@@ -18,9 +18,12 @@ rejected      the broker answered "not taken": ``broker_nack``,       RETRYABLE 
               access refused), ``broker_auth_failed``
 refused       policy said no before any socket (egress codes)         as an HTTPS refusal
 not_sent      failed before the message was handed to a connection    RETRYABLE
+              (``broker_handshake_timeout``, ``broker_frame_too_large``
+              on the handshake: :mod:`.bounds`)
 unknown       handed to a connection, no confirmation: connection     UNKNOWN_TRANSPORT,
-              lost, ``confirm_timeout``                               retried with the same
-                                                                      delivery id
+              lost, ``confirm_timeout``, a bound passed after the     retried with the same
+              publish (``broker_frame_too_large``,                    delivery id
+              ``broker_budget_exceeded``)
 ============  ======================================================  ====================
 
 :meth:`BrokerEvidence.evidence` is the JSON-safe summary for the attempt event, ``GET
@@ -41,6 +44,7 @@ from typing import Any, Final
 from ..egress.failures import FailureCode
 from ..egress.policy import AddressDrift
 from ..egress.result import PeerCertificate
+from .bounds import LimitCode
 
 __all__ = [
     "BROKER_CODES",
@@ -160,9 +164,11 @@ class BrokerCode(enum.StrEnum):
     PLAIN_NOT_ALLOWED = "destination_plain_not_allowed"
 
 
-#: Every ``BrokerEvidence.code`` a publisher can produce (broker and egress codes).
-BROKER_CODES: Final = frozenset(c.value for c in BrokerCode) | frozenset(
-    c.value for c in FailureCode
+#: Every ``BrokerEvidence.code`` a publisher can produce (broker, bounds and egress codes).
+BROKER_CODES: Final = (
+    frozenset(c.value for c in BrokerCode)
+    | frozenset(c.value for c in LimitCode)
+    | frozenset(c.value for c in FailureCode)
 )
 
 

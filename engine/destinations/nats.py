@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import ssl
 import time
+from asyncio import FIRST_COMPLETED
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -36,10 +37,13 @@ import structlog
 from nats.aio.client import Client as NATS
 from nats.aio.client import RawCredentials
 
-from ..egress.addresses import IPAddress, format_ip
+from ..egress.addresses import format_ip
 from ..egress.policy import Vetting
+from .bounds import ByteBudget, LimitCode, NatsLines, PeerLimit
 from .evidence import BrokerCode, BrokerEvidence, BrokerOutcome, JetStreamAck
+from .guarded import Guard
 from .message import BrokerMessage
+from .nats_relay import NatsRelay
 from .net import BrokerFailure, BrokerNet, failed_evidence, scrub, unforeseen
 from .pool import BrokerPool, BrokerPoolLimits, PoolKey
 from .spec import BrokerCredentials, Destination
@@ -49,6 +53,8 @@ __all__ = ["NatsPublisher"]
 log = structlog.get_logger("hookproof.destinations")
 
 _WRONG_STREAM = 10060  # JetStream: "expected stream does not match"
+#: how long a publish may still get its PubAck after the broker closed the connection
+_LAST_WORDS_S = 0.5
 
 
 @dataclass(eq=False)
@@ -57,16 +63,22 @@ class _NatsConnection:
     js: Any  # its JetStreamContext
     peer: tuple[str, int]
     allowance: bool
+    relay: NatsRelay
+    guard: Guard
     opened_at: float = 0.0
     last_used: float = 0.0
     publishes: int = 0
 
     def is_open(self) -> bool:
-        return bool(self.client.is_connected)
+        return bool(self.client.is_connected) and not self.relay.ended.done()
 
     async def close(self) -> None:
-        if not self.client.is_closed:
-            await self.client.close()
+        try:
+            if not self.client.is_closed:
+                async with asyncio.timeout(2.0):
+                    await self.client.close()
+        finally:
+            await self.relay.close()
 
 
 class NatsPublisher:
@@ -94,6 +106,7 @@ class NatsPublisher:
         *,
         credentials_digest: str | None = None,
         pinned: Iterable[str] | None = None,
+        owner: str | None = None,
     ) -> BrokerEvidence:
         """Publish *message* and return JetStream's answer as evidence (never raises for a
         network or broker outcome)."""
@@ -101,7 +114,7 @@ class NatsPublisher:
             raise ValueError("not a NATS destination")
         started = time.monotonic()
         secrets = credentials.secrets() if credentials else ()
-        state: dict[str, Any] = {"published": False}
+        state: dict[str, Any] = {"published": False, "owner": owner}
         vetting: Vetting | None = None
         try:
             vetting = await self.net.vet(dest, pinned, state)
@@ -155,55 +168,54 @@ class NatsPublisher:
     ) -> tuple[_NatsConnection, PoolKey, bool]:
         addresses = self.net.first_vetted(dest, vetting)
         keys = [
-            PoolKey("nats", a, dest.port, dest.tls, dest.host, None, credentials_digest)
+            PoolKey(
+                "nats", a, dest.port, dest.tls, dest.host, None, credentials_digest, state["owner"]
+            )
             for a in addresses
         ]
         key = next((k for k in keys if self.brokers.holds(k)), keys[0])
         conn, reused = await self.brokers.acquire(
-            key, lambda: self._open(dest, credentials, addresses)
+            key, lambda: self._open(dest, credentials, vetting)
         )
         state["conn"], state["reused"] = conn, reused
         return conn, key, reused
 
     async def _open(
-        self,
-        dest: Destination,
-        credentials: BrokerCredentials | None,
-        addresses: list[IPAddress],
+        self, dest: Destination, credentials: BrokerCredentials | None, vetting: Vetting
     ) -> _NatsConnection:
-        last: BrokerFailure | None = None
-        for addr in addresses:  # the vetted addresses in answer order, one at a time
-            try:
-                return await self._open_one(dest, credentials, addr)
-            except BrokerFailure as exc:
-                if exc.outcome is not BrokerOutcome.NOT_SENT:
-                    raise
-                last = exc
-        assert last is not None
-        raise last
-
-    async def _open_one(
-        self, dest: Destination, credentials: BrokerCredentials | None, addr: IPAddress
-    ) -> _NatsConnection:
-        host = format_ip(addr)
-        server = f"{dest.scheme}://{f'[{host}]' if addr.version == 6 else host}:{dest.port}"
+        """The broker's socket opened by the engine (bounded, :mod:`.nats_relay`), nats-py
+        connected to it through the relay within ``limits.handshake_s``."""
+        limits = self.net.limits
+        guard = Guard(
+            NatsLines(
+                max_payload=limits.nats_max_payload,
+                control_line=limits.nats_control_line,
+                info_line=limits.nats_info_line,
+            ).feed,
+            ByteBudget(limits.budget_base),
+        )
+        upstream = await self.net.open_stream(
+            dest,
+            vetting,
+            guard,
+            limit=2 * limits.nats_info_line,
+            server_first=not dest.tls,  # plain NATS sends INFO first; TLS-first waits
+        )
+        relay = NatsRelay(upstream)
         secrets = credentials.secrets() if credentials else ()
 
         async def on_error(exc: Exception) -> None:
             log.info("broker_nats_error", error=type(exc).__name__)
 
         options: dict[str, Any] = {
-            "servers": [server],
+            "servers": [await relay.start()],
             "name": "hookproof",
             "allow_reconnect": False,
             "max_reconnect_attempts": 0,
-            "connect_timeout": max(1, int(self.net.connect_timeout_s)),
+            "connect_timeout": max(1, int(limits.handshake_s + 1)),
             "dont_randomize": True,
             "no_echo": True,
             "error_cb": on_error,
-            "tls": self.net.ssl_context(),
-            "tls_hostname": dest.host,
-            "tls_handshake_first": dest.tls,
         }
         if credentials is not None:
             if credentials.token is not None:
@@ -214,24 +226,76 @@ class NatsPublisher:
                 options["user"] = credentials.username
                 options["password"] = credentials.password
         client = NATS()
+        connecting = asyncio.ensure_future(client.connect(**options))
         try:
-            async with asyncio.timeout(self.net.connect_timeout_s + 1):
-                await client.connect(**options)
+            async with asyncio.timeout(limits.handshake_s):
+                first: set[asyncio.Future[Any]] = {connecting, relay.ended}
+                await asyncio.wait(first, return_when=FIRST_COMPLETED)
+                refused = relay.ended.result() if relay.ended.done() else None
+                if refused is not None and not connecting.done():  # a bound ended it first
+                    connecting.cancel()
+                    with contextlib.suppress(BaseException):
+                        await connecting
+                    raise refused
+                await connecting  # the broker's own answer (a -ERR, or its leaving)
         except BaseException as exc:
-            # a failed connect may leave its socket open; nats-py's close can then wait on
-            # tasks that never started, hence the bound
+            if not connecting.done():
+                connecting.cancel()
+            with contextlib.suppress(BaseException):
+                await connecting  # its own failure is retrieved here
+            # a failed connect may leave tasks behind; nats-py's close can then wait on tasks
+            # that never started, hence the bound
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(1.0):
                     await client.close()
+            await relay.close()
+            if isinstance(exc, PeerLimit):
+                raise BrokerFailure(exc.code.value, BrokerOutcome.NOT_SENT, exc.detail) from exc
+            if isinstance(exc, TimeoutError):
+                raise BrokerFailure(
+                    LimitCode.HANDSHAKE_TIMEOUT.value,
+                    BrokerOutcome.NOT_SENT,
+                    "no NATS INFO / PONG within the handshake deadline",
+                ) from exc
             if isinstance(exc, Exception):
                 raise self._connect_failure(exc, secrets) from exc
             raise
-        allowance = (addr, dest.port) in self.net.policy.allow_pairs
-        if allowance:
-            log.warning("broker_allowance_used", address=host, port=dest.port, host=dest.host)
+        peer = upstream.peer
+        allowance = peer in self.net.policy.allow_pairs
         return _NatsConnection(
-            client, client.jetstream(timeout=self.timeout_s), (host, dest.port), allowance
+            client,
+            client.jetstream(timeout=self.timeout_s),
+            (format_ip(peer[0]), peer[1]),
+            allowance,
+            relay,
+            guard,
         )
+
+    async def _acked(
+        self, conn: _NatsConnection, dest: Destination, body: bytes, headers: dict[str, str]
+    ) -> Any:
+        """JetStream's answer to the publish, or the bound that ended the connection first
+        (raised: :class:`PeerLimit`; a broker that left is nats-py's own error)."""
+        publishing = asyncio.ensure_future(
+            conn.js.publish(
+                dest.subject,
+                body,
+                timeout=self.timeout_s,
+                stream=dest.stream,
+                headers=headers,
+            )
+        )
+        await asyncio.wait({publishing, conn.relay.ended}, return_when=FIRST_COMPLETED)
+        if not publishing.done():  # the connection ended first
+            refused = conn.relay.ended.result()
+            if refused is None:  # the broker left: what it sent before reaches nats-py
+                await asyncio.wait({publishing}, timeout=_LAST_WORDS_S)
+            if not publishing.done():
+                publishing.cancel()
+                with contextlib.suppress(BaseException):
+                    await publishing
+                raise refused or nats.errors.ConnectionClosedError()
+        return publishing.result()
 
     @staticmethod
     def _connect_failure(exc: Exception, secrets: tuple[str, ...]) -> BrokerFailure:
@@ -267,15 +331,14 @@ class NatsPublisher:
         headers = dict(message.headers)
         headers["Nats-Msg-Id"] = message.message_id
         assert dest.subject is not None and dest.stream is not None
+        # what the broker may send back for this publish: its PubAck
+        conn.guard.budget.grant(self.net.limits.budget_per_publish)
         state["published"] = True
         try:
-            ack = await conn.js.publish(
-                dest.subject,
-                message.body,
-                timeout=self.timeout_s,
-                stream=dest.stream,
-                headers=headers,
-            )
+            ack = await self._acked(conn, dest, message.body, headers)
+        except PeerLimit as exc:
+            self.brokers.discard(key, conn, exc.code.value)
+            raise BrokerFailure(exc.code.value, BrokerOutcome.UNKNOWN, exc.detail) from exc
         except nats.js.errors.NoStreamResponseError as exc:
             raise BrokerFailure(
                 BrokerCode.JETSTREAM_NO_STREAM.value,

@@ -10,7 +10,9 @@
 - :meth:`BrokerNet.open_stream`: a connection only to the vetted addresses, through
   ``aiohappyeyeballs`` with a socket factory that refuses any sockaddr outside the vetted set
   (the last line), then TLS verifying the certificate on the broker's host name (SNI too),
-  with the optional extra CA bundle (``HOOKPROOF_EGRESS_CA_FILE``).
+  with the optional extra CA bundle (``HOOKPROOF_EGRESS_CA_FILE``). With
+  ``HOOKPROOF_EGRESS_PROXY`` the socket is the operator's proxy tunnelled by
+  ``CONNECT <vetted address>:<port>`` (:mod:`..egress.proxy`), TLS end to end as without it.
 
 :class:`BrokerFailure` is what the publishers raise internally and turn into evidence: a code,
 the outcome it implies and whether the message may have left; library exceptions stay its
@@ -35,11 +37,15 @@ from hookproof.schemas.destinations import BROKER_PORTS
 
 from ..egress.addresses import IPAddress, format_ip
 from ..egress.dns import DnsFailure, HostResolver
+from ..egress.errors import Refusal
 from ..egress.failures import FailureCode
 from ..egress.policy import AddressDrift, AddressPolicy, Vetting
+from ..egress.proxy import EgressProxy, open_tunnel
 from ..egress.result import PeerCertificate, describe_certificate
 from ..egress.transport import EgressPolicy
+from .bounds import BrokerLimits, PeerLimit
 from .evidence import BrokerCode, BrokerEvidence, BrokerOutcome
+from .guarded import Guard, open_guarded
 from .spec import Destination
 
 __all__ = ["BrokerFailure", "BrokerNet", "Connected", "guarded_factory", "scrub"]
@@ -181,8 +187,14 @@ class BrokerNet:
         resolver: HostResolver,
         ca_file: str | None = None,
         connect_timeout_s: float = 5.0,
+        limits: BrokerLimits | None = None,
+        proxy: EgressProxy | None = None,
     ) -> None:
         self.policy = address_policy
+        #: the operator's forward proxy (``HOOKPROOF_EGRESS_PROXY``): brokers go through it too
+        self.proxy = proxy
+        #: what a broker peer may send and how long each step may take (:mod:`.bounds`)
+        self.limits = limits or BrokerLimits()
         self.resolver = resolver
         self.ca_file = ca_file
         self.connect_timeout_s = connect_timeout_s
@@ -194,7 +206,7 @@ class BrokerNet:
             )
 
     @classmethod
-    def from_policy(cls, policy: EgressPolicy) -> BrokerNet:
+    def from_policy(cls, policy: EgressPolicy, limits: BrokerLimits | None = None) -> BrokerNet:
         """The broker side of the egress configuration (5671 and 4222 join its ports)."""
         return cls(
             address_policy=AddressPolicy.build(
@@ -208,6 +220,8 @@ class BrokerNet:
             ),
             ca_file=policy.ca_file,
             connect_timeout_s=policy.connect_timeout_s,
+            limits=limits,
+            proxy=policy.proxy,
         )
 
     async def close(self) -> None:
@@ -276,9 +290,17 @@ class BrokerNet:
         return vetting
 
     async def open_stream(
-        self, dest: Destination, vetting: Vetting, *, limit: int = 2**16
+        self,
+        dest: Destination,
+        vetting: Vetting,
+        guard: Guard,
+        *,
+        limit: int = 2**16,
+        server_first: bool = False,
     ) -> Connected:
-        """A TCP (and, for a TLS destination, verified TLS) stream to a vetted address."""
+        """A TCP (and, for a TLS destination, verified TLS) stream to a vetted address, every
+        received chunk checked by *guard* before the stream buffers it (:mod:`.guarded`).
+        The TCP connect is bounded by ``connect_timeout_s``, TLS by ``limits.tls_handshake_s``."""
         vetted = vetting.vetted
         infos: list[aiohappyeyeballs.AddrInfoType] = []
         for addr in vetting.addresses:
@@ -308,28 +330,38 @@ class BrokerNet:
             raise BrokerFailure(
                 FailureCode.REFUSED_ADDRESS.value, BrokerOutcome.REFUSED, "no vetted address"
             )
+        tunnelled: tuple[IPAddress, int] | None = None
         try:
             async with asyncio.timeout(self.connect_timeout_s):
-                sock = await aiohappyeyeballs.start_connection(
-                    infos,
-                    happy_eyeballs_delay=_HAPPY_EYEBALLS_DELAY,
-                    interleave=1,
-                    socket_factory=guarded_factory(vetted),
-                )
-                try:
-                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                    reader, writer = await asyncio.open_connection(
-                        sock=sock,
-                        limit=limit,
-                        ssl=self.ssl_context() if dest.tls else None,
-                        server_hostname=dest.host if dest.tls else None,
-                        ssl_handshake_timeout=self.connect_timeout_s if dest.tls else None,
+                if self.proxy is not None:  # CONNECT <vetted address>:<port>, TLS end to end
+                    tunnelled = (self.first_vetted(dest, vetting)[0], dest.port)
+                    sock = await open_tunnel(self.proxy, *tunnelled, server_first=server_first)
+                else:
+                    sock = await aiohappyeyeballs.start_connection(
+                        infos,
+                        happy_eyeballs_delay=_HAPPY_EYEBALLS_DELAY,
+                        interleave=1,
+                        socket_factory=guarded_factory(vetted),
                     )
-                except BaseException:
-                    sock.close()
-                    raise
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                reader, writer = await open_guarded(
+                    sock,
+                    guard,
+                    limit=limit,
+                    ssl_context=self.ssl_context() if dest.tls else None,
+                    server_hostname=dest.host if dest.tls else None,
+                    tls_handshake_s=self.limits.tls_handshake_s,
+                )
+            except BaseException:
+                sock.close()
+                raise
         except BrokerFailure:
             raise
+        except PeerLimit as exc:
+            raise BrokerFailure(exc.code.value, BrokerOutcome.NOT_SENT, exc.detail) from exc
+        except Refusal as exc:  # the proxy: down, or it refused the tunnel
+            raise BrokerFailure(exc.code.value, BrokerOutcome.NOT_SENT, exc.detail) from exc
         except TimeoutError as exc:
             raise BrokerFailure(
                 FailureCode.CONNECT_TIMEOUT.value, BrokerOutcome.NOT_SENT, "connect timed out"
@@ -346,7 +378,7 @@ class BrokerNet:
             ) from exc
         peer_info = writer.get_extra_info("peername")
         try:
-            peer = (ipaddress.ip_address(str(peer_info[0])), int(peer_info[1]))
+            peer = tunnelled or (ipaddress.ip_address(str(peer_info[0])), int(peer_info[1]))
         except (TypeError, ValueError, IndexError):
             peer = None
         if peer is None or peer not in vetted:  # unreachable while the guard works

@@ -1,13 +1,16 @@
 """Broker connections pooled per (vetted address, port, TLS, credentials digest).
 
 A connection is keyed by :class:`PoolKey`: the broker type, the vetted peer address and port,
-whether TLS is on and the host name it verified, the AMQP vhost, and the keyed digest of the
-credentials it logged in with, so one tenant's connection never carries another's
-credentials. It carries a later publish only when its address is in that publish's vetted
-set (the key says so), it is still open, and it is within the life bounds of the egress pool
-(idle at most 15 s, age at most 60 s, a bounded number of publishes). Concurrent publishes to
-one key share one connection (AMQP confirms and JetStream acks are pipelined); opening is
-done once per key at a time.
+whether TLS is on and the host name it verified, the AMQP vhost, the keyed digest of the
+credentials it logged in with, and the tenant (``owner``), so one tenant's connection never
+carries another's credentials or publishes. It carries a later publish only when its address
+is in that publish's vetted set (the key says so), it is still open, and it is within the
+life bounds of the egress pool (idle at most 15 s, age at most 60 s, a bounded number of
+publishes). Concurrent publishes to one key share one connection (AMQP confirms and JetStream
+acks are pipelined); opening is done once per key at a time, and a failed opening fails the
+publishes that waited for it (the next publish opens again), so a broker that never answers
+costs each waiter one deadline, never one per waiter ahead of it. Connections left idle are
+closed in the background (:meth:`BrokerPool._reap`), not only when a publish next looks.
 """
 
 from __future__ import annotations
@@ -37,6 +40,9 @@ class PoolKey:
     server_hostname: str
     vhost: str | None
     credentials_digest: str | None
+    #: the tenant whose publishes it carries: never shared across tenants, so one tenant's
+    #: destination that hangs or breaks a connection touches no other tenant's publishes
+    owner: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +77,7 @@ class BrokerPool(Generic[C]):
         self._conns: dict[PoolKey, C] = {}
         self._opening: dict[PoolKey, asyncio.Future[C]] = {}
         self._closing: set[asyncio.Task[None]] = set()
+        self._reaper: asyncio.Task[None] | None = None
         self.opened = 0
         self.reused = 0
         self.closed = False
@@ -110,12 +117,11 @@ class BrokerPool(Generic[C]):
                 self.discard(key, conn, reason)
             pending = self._opening.get(key)
             if pending is not None:
-                try:
-                    await asyncio.shield(pending)
-                except Exception:
-                    pass  # the opener reports its own failure; try again ourselves
-                else:
-                    continue
+                # the connection being opened for the key is this publish's too: its failure
+                # (a broker that never answers) is this publish's failure, never a next
+                # opening after this wait (the deadlines of the waiters would add up)
+                await asyncio.shield(pending)
+                continue
             future: asyncio.Future[C] = loop.create_future()
             self._opening[key] = future
             try:
@@ -123,7 +129,7 @@ class BrokerPool(Generic[C]):
             except BaseException as exc:
                 if not future.done():
                     future.set_exception(exc if isinstance(exc, Exception) else RuntimeError())
-                    future.exception()  # retrieved: the waiters retry on their own
+                    future.exception()  # retrieved: the waiters raise it themselves
                 raise
             finally:
                 self._opening.pop(key, None)
@@ -131,8 +137,24 @@ class BrokerPool(Generic[C]):
             conn.publishes = 1
             self._conns[key] = conn
             self.opened += 1
+            if self._reaper is None or self._reaper.done():
+                self._reaper = loop.create_task(self._reap())
             future.set_result(conn)
             return conn, False
+
+    async def _reap(self) -> None:
+        """Close the connections no publish took for twice ``idle_s`` (longer than any one
+        publish may last, so none is cut mid-confirmation) or already closed, even when no
+        publish comes again; ends when the pool is empty (the next opening starts it)."""
+        loop = asyncio.get_running_loop()
+        while self._conns and not self.closed:
+            await asyncio.sleep(self.limits.idle_s / 2)
+            now = loop.time()
+            for key, conn in list(self._conns.items()):
+                if not conn.is_open():
+                    self.discard(key, conn, "closed")
+                elif now - conn.last_used > 2 * self.limits.idle_s:
+                    self.discard(key, conn, "idle")
 
     def discard(self, key: PoolKey, conn: C, reason: str) -> None:
         """Forget *conn* (if it is the key's) and close it in the background."""
@@ -146,6 +168,8 @@ class BrokerPool(Generic[C]):
     async def close(self) -> None:
         """Close every connection."""
         self.closed = True
+        if self._reaper is not None:
+            self._reaper.cancel()
         conns = list(self._conns.values())
         self._conns.clear()
         for conn in conns:

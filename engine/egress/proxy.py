@@ -93,9 +93,13 @@ async def _proxy_socket(proxy: EgressProxy) -> socket.socket:
     raise _failed(f"the proxy did not accept a connection: {last}") from last
 
 
-async def open_tunnel(proxy: EgressProxy, address: IPAddress, port: int) -> socket.socket:
+async def open_tunnel(
+    proxy: EgressProxy, address: IPAddress, port: int, *, server_first: bool = False
+) -> socket.socket:
     """A socket tunnelled to ``address``:``port`` through ``proxy`` (the caller bounds the
-    time); raises :class:`Refusal` ``egress_proxy_failed``."""
+    time); raises :class:`Refusal` ``egress_proxy_failed``. ``server_first``: the peer speaks
+    before the client (plain NATS's ``INFO``), so the answer is read a byte at a time and
+    what follows its blank line is left in the socket for the peer's protocol."""
     loop = asyncio.get_running_loop()
     sock = await _proxy_socket(proxy)
     try:
@@ -104,7 +108,7 @@ async def open_tunnel(proxy: EgressProxy, address: IPAddress, port: int) -> sock
         while b"\r\n\r\n" not in head:
             # the answer ends at its blank line and nothing follows it: the server's TLS
             # speaks only after our ClientHello
-            chunk = await loop.sock_recv(sock, MAX_PROXY_HEAD - len(head))
+            chunk = await loop.sock_recv(sock, 1 if server_first else MAX_PROXY_HEAD - len(head))
             if not chunk:
                 raise _failed("the proxy closed the connection before answering the CONNECT")
             head += chunk
