@@ -486,7 +486,7 @@ class Dispatcher:
             await self.store.append(
                 [
                     StreamAppend(
-                        delivery_stream_id(r["delivery_id"]),
+                        delivery_stream_id(r['delivery_id']),
                         [
                             AttemptLost(
                                 delivery_id=r["delivery_id"],

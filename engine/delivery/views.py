@@ -141,7 +141,7 @@ class DeliveryReader:
         return row
 
     async def _view(self, row: dict[str, Any]) -> dict[str, Any]:
-        events = await self.store.read_stream(delivery_stream_id(row["delivery_id"]))
+        events = await self.store.read_stream(delivery_stream_id(row['delivery_id']))
         attempts: dict[int, dict[str, Any]] = {}
         admissions: dict[int, AttemptAdmitted] = {}
         sent: dict[int, AttemptRequest] = {}
