@@ -92,7 +92,9 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
         view["lastReason"] = shown = tenant_reason(s.last_reason)
         if shown == "bad_status" and s.last_status is not None:
             view["lastStatus"] = s.last_status
-        hint = reason_hint(shown, s.last_status if shown == "bad_status" else None)
+        hint = reason_hint(
+            shown, s.last_status if shown == "bad_status" else None, endpoint=c.endpoint
+        )
         if hint is not None:
             view["lastReasonDetail"] = hint
     return view

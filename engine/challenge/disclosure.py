@@ -8,10 +8,14 @@ code, ``endpoint_ip_forbidden``, for every such outcome; the specifics go to the
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
+from urllib.parse import urlsplit
 
 __all__ = [
+    "EGRESS_ALLOW_SETTING",
     "ENDPOINT_IP_FORBIDDEN",
+    "literal_address",
     "reason_hint",
     "redact_event_data",
     "redact_timeline",
@@ -21,13 +25,40 @@ __all__ = [
 ]
 
 ENDPOINT_IP_FORBIDDEN = "endpoint_ip_forbidden"
+#: the setting that admits one exact address and port the engine would otherwise refuse
+EGRESS_ALLOW_SETTING = "HOOKPROOF_EGRESS_ALLOW"
 
 #: transport codes that reveal something about the engine's view of DNS or its network
 _HIDDEN = frozenset({"egress_refused_address", "dns_failure", "egress_pin_mismatch"})
 
 
 #: drift reasons whose observed addresses include one the engine refused
-_DENIED_DRIFT = frozenset({"dns_rebinding_denied"})
+_DENIED_DRIFT = frozenset({"dns_rebinding_denied", ENDPOINT_IP_FORBIDDEN})
+
+
+def literal_address(endpoint: str | None) -> tuple[str, int] | None:
+    """``(address, port)`` when the endpoint's host is an IP address written out (no DNS is
+    involved in reaching it), else None (pure)."""
+    if not endpoint:
+        return None
+    try:
+        parts = urlsplit(endpoint)
+        address = ipaddress.ip_address(parts.hostname or "")
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme, 0)
+    except ValueError:
+        return None
+    return str(address), port
+
+
+def _not_allowed(address: str, port: int) -> str:
+    pair = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+    return (
+        f"the endpoint's address {address} (port {port}) is not one the engine may reach"
+        " (private, loopback or otherwise reserved; no DNS is involved). Where the engine runs,"
+        f" {EGRESS_ALLOW_SETTING}={pair} allows exactly it (hookproof dev-endpoint prints it for"
+        " a local receiver, with HOOKPROOF_EGRESS_CA_FILE); then resume the subscription"
+        " (POST /v1/subscriptions/{id}/resume)"
+    )
 
 
 def tenant_reason(code: str | None) -> str | None:
@@ -123,8 +154,15 @@ _HINTS = {
 }
 
 
-def reason_hint(reason: str | None, status: int | None = None) -> str | None:
-    """One sentence on what to do about a tenant-visible challenge reason (None: no hint)."""
+def reason_hint(
+    reason: str | None, status: int | None = None, endpoint: str | None = None
+) -> str | None:
+    """One sentence on what to do about a tenant-visible challenge reason (None: no hint);
+    ``endpoint``: the subscription's, so a refused literal address is named with the setting
+    that would allow it (the tenant wrote that address: naming it reveals nothing)."""
+    literal = literal_address(endpoint) if reason == ENDPOINT_IP_FORBIDDEN else None
+    if literal is not None:
+        return _not_allowed(*literal)
     if reason == "bad_status":
         answered = f"HTTP {status}" if status is not None else "a status other than 200"
         more = " (is the path right?)" if status == 404 else ""
