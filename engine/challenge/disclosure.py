@@ -151,6 +151,21 @@ _HINTS = {
     "bad_proof": "the proof does not verify: wrong secret or receipt key (schemas/challenge.md)",
     "expired": "the answer came after the challenge expired (HOOKPROOF_CHALLENGE_TTL)",
     "no_response": "the endpoint gave no answer",
+    "broker_refused": (
+        "the broker refused the challenge's publish: the exchange (RabbitMQ) must exist before"
+        " the subscription, and the destination's user may write to it"
+    ),
+    "unroutable": (
+        "the exchange routed the challenge to no queue: bind a queue to it for the routing key"
+        " before the subscription (the challenge is read from that queue)"
+    ),
+    "jetstream_no_stream": (
+        "no JetStream stream takes the subject: create a stream for it before the subscription"
+    ),
+    "broker_auth_failed": (
+        "the broker refused the destination's credentials: PATCH the destination with a user"
+        " that may connect and write"
+    ),
 }
 
 
