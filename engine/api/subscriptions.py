@@ -115,6 +115,8 @@ async def _decode(request: web.Request, typ: type[Any]) -> Any:
         if exc.code == "invalid_request" and where.split(".")[0] == "destination":
             raise ValidationError(exc.detail, field=where, code="destination_invalid") from exc
         raise
+
+
 def _is_broker(c: Any) -> bool:
     return c.destination is not None and not c.destination.is_relay
 

@@ -59,7 +59,7 @@ class ReceiptRedeliverer:
         rows = await self.repository.overdue(age, limit)
         n = 0
         for r in rows:
-            stream = delivery_stream_id(r['delivery_id'])
+            stream = delivery_stream_id(r["delivery_id"])
             events = await self.store.read_stream(stream)
             done = sum(
                 1
