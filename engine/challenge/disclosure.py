@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 __all__ = [
     "EGRESS_ALLOW_SETTING",
     "ENDPOINT_IP_FORBIDDEN",
+    "code_detail",
     "literal_address",
     "reason_hint",
     "redact_event_data",
@@ -162,11 +163,26 @@ _HINTS = {
     "jetstream_no_stream": (
         "no JetStream stream takes the subject: create a stream for it before the subscription"
     ),
+    "relay_not_attached": (
+        "no hookproof listen is attached to this relay subscription: run hookproof listen with"
+        " its --to URL (deliveries wait under the retry policy meanwhile)"
+    ),
     "broker_auth_failed": (
         "the broker refused the destination's credentials: PATCH the destination with a user"
         " that may connect and write"
     ),
 }
+
+
+def code_detail(
+    shown: str | None, recorded: str | None, *, endpoint: str | None, said: str | None = None
+) -> str | None:
+    """``lastCodeDetail`` of a delivery: a broker's own words on its refusal (``said``; never
+    for a code whose specifics tenants do not see), then what to do (pure)."""
+    hint = reason_hint(shown, endpoint=endpoint)
+    if said and shown == recorded:
+        return said + (f"; {hint}" if hint else "")
+    return hint
 
 
 def reason_hint(

@@ -52,6 +52,7 @@ async def test_a_literal_address_no_longer_allowed_is_reported_as_not_allowed(
             daemon = await asyncio.to_thread(start_daemon, without, tmp_path, port=port)
             async with http.post(f"{base}/v1/events", json=_event(2)) as r:
                 assert r.status == 202, await r.text()
+                [did] = [d["deliveryId"] for d in (await r.json())["deliveries"]]
 
             async def view() -> dict[str, Any]:
                 async with http.get(f"{base}/v1/subscriptions/{sid}") as r:
@@ -70,6 +71,11 @@ async def test_a_literal_address_no_longer_allowed_is_reported_as_not_allowed(
                 history = (await r.json())["items"]
             reasons = {e["data"].get("reason") for e in history}
             assert "endpoint_ip_forbidden" in reasons and "dns_rebinding_denied" not in reasons
+            # the delivery's attempt says the same, in the same words
+            async with http.get(f"{base}/v1/deliveries/{did}") as r:
+                delivery = await r.json()
+            assert delivery["lastCode"] == "endpoint_ip_forbidden", delivery
+            assert f"HOOKPROOF_EGRESS_ALLOW=127.0.0.1:{dev.port}" in delivery["lastCodeDetail"]
         assert "applied order-2" not in receiver.output()  # nothing was sent to it
         lines = [json.loads(x) for x in daemon.log().splitlines() if x.startswith("{")]
         suspend = [x for x in lines if x.get("event") == "drift_suspend"]
