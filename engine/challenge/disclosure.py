@@ -12,6 +12,8 @@ import ipaddress
 from typing import Any
 from urllib.parse import urlsplit
 
+from .reason_hints import MORE_HINTS
+
 __all__ = [
     "EGRESS_ALLOW_SETTING",
     "ENDPOINT_IP_FORBIDDEN",
@@ -151,7 +153,7 @@ _HINTS = {
     ),
     "bad_proof": "the proof does not verify: wrong secret or receipt key (schemas/challenge.md)",
     "expired": "the answer came after the challenge expired (HOOKPROOF_CHALLENGE_TTL)",
-    "no_response": "the endpoint gave no answer",
+    "no_response": "the endpoint gave no answer: does the receiver answer POSTs at this path?",
     "broker_refused": (
         "the broker refused the challenge's publish: the exchange (RabbitMQ) must exist before"
         " the subscription, and the destination's user may write to it"
@@ -203,4 +205,11 @@ def reason_hint(
         )
     if reason is not None and reason.endswith("_mismatch"):
         return "the answer must echo the challenge's fields unchanged (schemas/challenge.md)"
-    return _HINTS.get(reason) if reason is not None else None
+    if reason is None:
+        return None
+    if reason.startswith("http_") and reason[5:].isdigit():  # a delivery's answered status
+        return (
+            f"the endpoint answered HTTP {reason[5:]}; only a 2xx accepts a delivery: retried"
+            " under the subscription's retry policy, then dead-lettered"
+        )
+    return _HINTS.get(reason) or MORE_HINTS.get(reason)
