@@ -73,6 +73,8 @@ class SubscriptionState:
     last_reason: str | None = None
     #: the status of the last challenge answered with a status other than 200 (``bad_status``)
     last_status: int | None = None
+    #: what the last failed challenge's ``detail`` said (a broker's refusal text), if anything
+    last_detail: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -118,6 +120,7 @@ def evolve(state: SubscriptionState | None, event: Event, version: int) -> Subsc
             generation=event.generation,
             pending=None if event.generation != state.generation else state.pending,
             last_reason=event.reason,
+            last_detail=None,
             version=version,
             updated_at=event.at,
         )
@@ -165,11 +168,14 @@ def evolve(state: SubscriptionState | None, event: Event, version: int) -> Subsc
             consumed_challenges=consumed,
             last_reason=event.reason,
             last_status=event.status,
+            last_detail=event.detail,
             version=version,
             updated_at=event.at,
         )
     if isinstance(event, DriftDetected):
-        return replace(state, last_reason=event.reason, version=version, updated_at=event.at)
+        return replace(
+            state, last_reason=event.reason, last_detail=None, version=version, updated_at=event.at
+        )
     return replace(state, version=version)
 
 

@@ -211,6 +211,8 @@ class Delivery(_Out, kw_only=True):
     attempt: int
     next_attempt_at: str | None
     last_code: str | None
+    #: what ``lastCode`` means and what to do (a broker's own words on its refusal first)
+    last_code_detail: str | msgspec.UnsetType = msgspec.UNSET
     owner: str | None
     attempts: list[DeliveryAttempt]
     request_body: RequestBody

@@ -92,7 +92,14 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
         view["lastReason"] = shown = tenant_reason(s.last_reason)
         if shown == "bad_status" and s.last_status is not None:
             view["lastStatus"] = s.last_status
-        hint = reason_hint(shown, s.last_status if shown == "bad_status" else None)
+        hint = reason_hint(
+            shown, s.last_status if shown == "bad_status" else None, endpoint=c.endpoint
+        )
+        # a broker's own words on its refusal ("no exchange 'x'"), first (never for a code
+        # whose specifics tenants do not see, never from an HTTPS transport)
+        said = s.last_detail if shown == s.last_reason and _is_broker(c) else None
+        if said:
+            hint = said + (f"; {hint}" if hint else "")
         if hint is not None:
             view["lastReasonDetail"] = hint
     return view
@@ -108,6 +115,12 @@ async def _decode(request: web.Request, typ: type[Any]) -> Any:
         if exc.code == "invalid_request" and where.split(".")[0] == "destination":
             raise ValidationError(exc.detail, field=where, code="destination_invalid") from exc
         raise
+
+
+def _is_broker(c: Any) -> bool:
+    return c.destination is not None and not c.destination.is_relay
+
+
 def _auth_view(ref: EndpointAuthRef | None) -> dict[str, Any] | None:
     """What a reader may see of ``auth``: its kind and public parts, never a secret."""
     if ref is None:

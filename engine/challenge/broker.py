@@ -73,6 +73,9 @@ class Published:
     spki_sha256: str | None
     broker: dict[str, Any]
     at: datetime
+    #: the broker's own words on a refusal ("no exchange 'x' in vhost '/'"; never a secret,
+    #: never the engine's view of DNS): recorded so ``lastReasonDetail`` can say it
+    detail: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +103,7 @@ def decide_published(state: SubscriptionState, command: Published) -> list[Event
                 challenge_id=command.challenge_id,
                 generation=command.generation,
                 reason=command.code or "broker_failed",
+                detail=command.detail,
                 at=at,
             )
         ]

@@ -8,10 +8,17 @@ code, ``endpoint_ip_forbidden``, for every such outcome; the specifics go to the
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
+from urllib.parse import urlsplit
+
+from .reason_hints import MORE_HINTS
 
 __all__ = [
+    "EGRESS_ALLOW_SETTING",
     "ENDPOINT_IP_FORBIDDEN",
+    "code_detail",
+    "literal_address",
     "reason_hint",
     "redact_event_data",
     "redact_timeline",
@@ -21,13 +28,40 @@ __all__ = [
 ]
 
 ENDPOINT_IP_FORBIDDEN = "endpoint_ip_forbidden"
+#: the setting that admits one exact address and port the engine would otherwise refuse
+EGRESS_ALLOW_SETTING = "HOOKPROOF_EGRESS_ALLOW"
 
 #: transport codes that reveal something about the engine's view of DNS or its network
 _HIDDEN = frozenset({"egress_refused_address", "dns_failure", "egress_pin_mismatch"})
 
 
 #: drift reasons whose observed addresses include one the engine refused
-_DENIED_DRIFT = frozenset({"dns_rebinding_denied"})
+_DENIED_DRIFT = frozenset({"dns_rebinding_denied", ENDPOINT_IP_FORBIDDEN})
+
+
+def literal_address(endpoint: str | None) -> tuple[str, int] | None:
+    """``(address, port)`` when the endpoint's host is an IP address written out (no DNS is
+    involved in reaching it), else None (pure)."""
+    if not endpoint:
+        return None
+    try:
+        parts = urlsplit(endpoint)
+        address = ipaddress.ip_address(parts.hostname or "")
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme, 0)
+    except ValueError:
+        return None
+    return str(address), port
+
+
+def _not_allowed(address: str, port: int) -> str:
+    pair = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+    return (
+        f"the endpoint's address {address} (port {port}) is not one the engine may reach"
+        " (private, loopback or otherwise reserved; no DNS is involved). Where the engine runs,"
+        f" {EGRESS_ALLOW_SETTING}={pair} allows exactly it (hookproof dev-endpoint prints it for"
+        " a local receiver, with HOOKPROOF_EGRESS_CA_FILE); then resume the subscription"
+        " (POST /v1/subscriptions/{id}/resume)"
+    )
 
 
 def tenant_reason(code: str | None) -> str | None:
@@ -119,12 +153,49 @@ _HINTS = {
     ),
     "bad_proof": "the proof does not verify: wrong secret or receipt key (schemas/challenge.md)",
     "expired": "the answer came after the challenge expired (HOOKPROOF_CHALLENGE_TTL)",
-    "no_response": "the endpoint gave no answer",
+    "no_response": "the endpoint gave no answer: does the receiver answer POSTs at this path?",
+    "broker_refused": (
+        "the broker refused the challenge's publish: the exchange (RabbitMQ) must exist before"
+        " the subscription, and the destination's user may write to it"
+    ),
+    "unroutable": (
+        "the exchange routed the challenge to no queue: bind a queue to it for the routing key"
+        " before the subscription (the challenge is read from that queue)"
+    ),
+    "jetstream_no_stream": (
+        "no JetStream stream takes the subject: create a stream for it before the subscription"
+    ),
+    "relay_not_attached": (
+        "no hookproof listen is attached to this relay subscription: run hookproof listen with"
+        " its --to URL (deliveries wait under the retry policy meanwhile)"
+    ),
+    "broker_auth_failed": (
+        "the broker refused the destination's credentials: PATCH the destination with a user"
+        " that may connect and write"
+    ),
 }
 
 
-def reason_hint(reason: str | None, status: int | None = None) -> str | None:
-    """One sentence on what to do about a tenant-visible challenge reason (None: no hint)."""
+def code_detail(
+    shown: str | None, recorded: str | None, *, endpoint: str | None, said: str | None = None
+) -> str | None:
+    """``lastCodeDetail`` of a delivery: a broker's own words on its refusal (``said``; never
+    for a code whose specifics tenants do not see), then what to do (pure)."""
+    hint = reason_hint(shown, endpoint=endpoint)
+    if said and shown == recorded:
+        return said + (f"; {hint}" if hint else "")
+    return hint
+
+
+def reason_hint(
+    reason: str | None, status: int | None = None, endpoint: str | None = None
+) -> str | None:
+    """One sentence on what to do about a tenant-visible challenge reason (None: no hint);
+    ``endpoint``: the subscription's, so a refused literal address is named with the setting
+    that would allow it (the tenant wrote that address: naming it reveals nothing)."""
+    literal = literal_address(endpoint) if reason == ENDPOINT_IP_FORBIDDEN else None
+    if literal is not None:
+        return _not_allowed(*literal)
     if reason == "bad_status":
         answered = f"HTTP {status}" if status is not None else "a status other than 200"
         more = " (is the path right?)" if status == 404 else ""
@@ -134,4 +205,11 @@ def reason_hint(reason: str | None, status: int | None = None) -> str | None:
         )
     if reason is not None and reason.endswith("_mismatch"):
         return "the answer must echo the challenge's fields unchanged (schemas/challenge.md)"
-    return _HINTS.get(reason) if reason is not None else None
+    if reason is None:
+        return None
+    if reason.startswith("http_") and reason[5:].isdigit():  # a delivery's answered status
+        return (
+            f"the endpoint answered HTTP {reason[5:]}; only a 2xx accepts a delivery: retried"
+            " under the subscription's retry policy, then dead-lettered"
+        )
+    return _HINTS.get(reason) or MORE_HINTS.get(reason)

@@ -8,7 +8,10 @@ later connection (a delivery) goes through :meth:`DriftGuard.post`, which posts 
 Default policy (:data:`DEFAULT_POLICY`):
 
 - any resolved address in a denied range (the transport refuses it before any socket is
-  opened): ``dns_rebinding_denied``, the subscription is SUSPENDED;
+  opened): ``dns_rebinding_denied``, the subscription is SUSPENDED; an endpoint whose host is
+  an IP address written out (no DNS: nothing rebound, the address is simply not allowed, e.g.
+  an engine restarted without the ``HOOKPROOF_EGRESS_ALLOW`` that admitted it) is SUSPENDED
+  ``endpoint_ip_forbidden``, and the log names the setting;
 - a certificate from another issuer than the one recorded at the challenge:
   ``certificate_issuer_changed``, the subscription is SUSPENDED;
 - the address set changed to other public addresses, or the certificate key changed under the
@@ -53,6 +56,7 @@ from ..egress.identity import ClientIdentity
 from ..egress.policy import AddressDrift
 from ..egress.result import PeerCertificate
 from ..subscriptions import SubscriptionService, Transition, stream_of
+from .disclosure import EGRESS_ALLOW_SETTING, ENDPOINT_IP_FORBIDDEN, literal_address
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -75,6 +79,7 @@ IGNORE = "ignore"
 DRIFT_REASONS = frozenset(
     {
         "dns_rebinding_denied",
+        ENDPOINT_IP_FORBIDDEN,
         "certificate_issuer_changed",
         "certificate_key_changed",
         "address_set_changed",
@@ -143,7 +148,8 @@ def assess(
     """Compare one connection's result with what the passed challenge recorded (pure)."""
     denied = bool(result.denied) or bool(result.drift is not None and result.drift.denied)
     if denied or result.code == FailureCode.REFUSED_ADDRESS:
-        return DriftAssessment(suspend="dns_rebinding_denied")
+        literal = literal_address(state.config.endpoint) is not None
+        return DriftAssessment(suspend=ENDPOINT_IP_FORBIDDEN if literal else "dns_rebinding_denied")
     if result.code == FailureCode.PIN_MISMATCH and state.pinned_addresses:
         return DriftAssessment(suspend="address_set_changed")
     record: str | None = None
@@ -261,11 +267,18 @@ class DriftGuard:
         )
 
     async def _suspend(self, state: SubscriptionState, result: Observed, reason: str) -> None:
+        literal = literal_address(state.config.endpoint)
+        allow = {}
+        if literal is not None and reason == ENDPOINT_IP_FORBIDDEN:
+            address, port = literal
+            pair = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+            allow = {"allow_with": f"{EGRESS_ALLOW_SETTING}={pair}"}
         log.warning(
             "drift_suspend",
             **_log_fields(state, result, reason),
             denied=[list(d) for d in result.denied],
             spki_sha256=result.spki_sha256,
+            **allow,
         )
         try:
             await self.subscriptions.execute(

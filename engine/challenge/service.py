@@ -360,16 +360,19 @@ class Challenger:
         )
         found = await self.brokers.publish_to(cfg, message)
         cert = found.certificate
+        shown = tenant_reason(found.code) if found.code else None
         command = Published(
             challenge.challenge_id,
             challenge.generation,
             found.ok,
-            tenant_reason(found.code) if found.code else None,
+            shown,
             found.peer_address,
             found.resolved,
             cert.spki_sha256 if cert else None,
             found.evidence(),
             self.clock(),
+            # the broker's words, unless the code is one whose specifics tenants never see
+            found.detail[:300] if found.detail and shown == found.code else None,
         )
         if not found.ok:
             log.warning(

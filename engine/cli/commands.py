@@ -239,16 +239,23 @@ async def cmd_tenant_portal_session(args: argparse.Namespace, settings: Settings
 
 async def cmd_demo(args: argparse.Namespace, settings: Settings) -> int:
     import logging
+    import tempfile
     import warnings
+    from pathlib import Path
 
     from ..observe.logging import configure_logging
     from .demo import run_demo
 
-    configure_logging(logging.WARNING)  # the demo's story goes to stdout; warnings to stderr
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pgserver's platformdirs notice on servers
-        import pgserver  # noqa: F401
-    return await run_demo(events=args.events, keep=args.keep)
+    # the demo's story goes to stdout; the engine's log lines (warnings: the egress allowances
+    # the demo needs, and anything else) to a file the report names, never into the report
+    log = Path(tempfile.gettempdir()) / f"hookproof-demo-{time.strftime('%Y%m%d-%H%M%S')}.log"
+    with log.open("a", encoding="utf-8") as file:
+        configure_logging(logging.WARNING, file=file)
+        logging.basicConfig(stream=file, level=logging.WARNING, force=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # pgserver's platformdirs notice on servers
+            import pgserver  # noqa: F401
+        return await run_demo(events=args.events, keep=args.keep, log=log)
 
 
 def register(

@@ -31,6 +31,7 @@ from hookproof.projections.ledger import OPEN, LedgerState
 from ..db.queries import ENGINE_QUERIES
 from ..destinations.nats_server import EmbeddedNats
 from .demo_broker import nats_destination_demo
+from .demo_report import gate_lines, ladder_lines
 
 __all__ = ["run_demo"]
 
@@ -98,13 +99,10 @@ class _Sub:
             await self.runner.cleanup()
 
 
-def _row(cols: list[str], widths: list[int]) -> str:
-    return "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=False))
-
-
-async def run_demo(events: int = 10, *, keep: bool = False) -> int:
+async def run_demo(events: int = 10, *, keep: bool = False, log: Path | None = None) -> int:
     """The demo; ``keep``: afterwards the daemon stays up (every worker), with the console,
-    the tenant token and the real portal link printed, until SIGINT or SIGTERM."""
+    the tenant token and the real portal link printed, until SIGINT or SIGTERM. ``log``: the
+    file the engine's log lines go to (named in the report, kept afterwards)."""
     import pgserver
 
     from ..db.database import connect_pool
@@ -129,6 +127,8 @@ async def run_demo(events: int = 10, *, keep: bool = False) -> int:
         request_timeout_s=5.0,
     )
     print(f"[demo] embedded Postgres in {folder}/pg ...", flush=True)
+    if log is not None:
+        print(f"[demo] the engine's log: {log}", flush=True)
     server = await asyncio.to_thread(
         pgserver.get_server,  # type: ignore[attr-defined]
         str(folder / "pg"),
@@ -245,28 +245,13 @@ async def run_demo(events: int = 10, *, keep: bool = False) -> int:
             )
             subs.update(consumers)
 
-            print("\n== evidence ladder ==")
-            widths = [32, 8, 22, 18, 12, 6]
-            print(_row(["delivery", "to", "state", "endpoint", "application", "key"], widths))
             rows = await pool.fetch(SQL["demo_deliveries"])
-            names = {v: k for k, v in subs.items()}
+            views = []
             for r in rows:
                 async with http.get(f"{engine_url}/v1/deliveries/{r['delivery_id']}") as resp:
-                    d = await resp.json()
-                key = d["attempts"][-1]["keyId"][:6] if d["attempts"] else "-"
-                print(
-                    _row(
-                        [
-                            d["deliveryId"],
-                            names.get(d["subscriptionId"], "?"),
-                            d["state"],
-                            d["evidence"]["endpoint"],
-                            d["evidence"]["application"],
-                            key,
-                        ],
-                        widths,
-                    )
-                )
+                    views.append(await resp.json())
+            print(f"\n== evidence ladder: {len(views)} deliveries ==")
+            print("\n".join(ladder_lines(views, {v: k for k, v in subs.items()})))
         print(
             f"\nledger applied {len(set(with_receipts.applied))} events (receipts sent); "
             f"mailer applied {len(set(plain.applied))} (no receipts: UNOBSERVABLE)"
@@ -297,6 +282,8 @@ async def run_demo(events: int = 10, *, keep: bool = False) -> int:
         broker.cleanup()
         shutil.rmtree(folder, ignore_errors=True)
     print(f"\n[demo] finished in {time.perf_counter() - started:.1f}s; nothing left running")
+    if log is not None:
+        print(f"[demo] the engine's log (kept): {log}")
     return 0
 
 
@@ -440,16 +427,10 @@ async def _rollout(
 
 
 async def _print_gates(pool: Any) -> None:
-    import json
-
     from ..audit.gates import gate_report, gates_failed
 
     async with pool.acquire() as conn:
         results = await gate_report(conn)
     print("\n== release gates (from the log alone) ==")
-    for g in results:
-        value = g.shown()
-        print(f"  {g.status.upper():<12} {g.name:<40} {value!s:>10}  (needs {g.threshold})")
-        if g.status not in ("pass",):
-            print(f"               {g.title}; {json.dumps(g.detail, default=str)}")
+    print("\n".join(gate_lines(results)))
     print("  => " + ("FAILED" if gates_failed(results) else "no gate failed"))

@@ -1,7 +1,7 @@
 """``hookproof listen``: bring an engine's deliveries to a receiver on this machine.
 
 ``hookproof listen --to http://localhost:3000/webhooks [--topics a,b] [--engine URL]
-[--token T] [--json]`` (``--engine``: ``HOOKPROOF_URL``, else ``http://127.0.0.1:8080``;
+[--token T] [--answer-challenge] [--json]`` (``--engine``: ``HOOKPROOF_URL``, else ``http://127.0.0.1:8080``;
 ``--token``: ``HOOKPROOF_TOKEN``, a tenant or portal token). See
 :mod:`hookproof.engine.relay.client`.
 """
@@ -58,6 +58,7 @@ async def cmd_listen(args: argparse.Namespace, settings: Settings) -> int:
         token=token,
         json=args.json,
         receipt_key=_receipt_key(args),
+        answer_challenge=args.answer_challenge,
     )
     return await listen(opts, out=lambda line: print(line, flush=True))
 
@@ -86,6 +87,13 @@ def register(
         "--receipt-key-jwk",
         default=None,
         help="file with the receipt key's public Ed25519 JWK (the challenge proof)",
+    )
+    p.add_argument(
+        "--answer-challenge",
+        action="store_true",
+        help="answer the engine's challenge from this CLI, for a local receiver that cannot"
+        " (the evidence records that the CLI answered; not possible with a receipt key or"
+        " shared secret the CLI does not hold); by default the receiver answers it",
     )
     add_json(p)
     p.set_defaults(handler=cmd_listen)

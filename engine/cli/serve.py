@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from hookproof.config import Settings, default_workers
@@ -47,11 +47,28 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int | Coroutine[A
     from ..observe.logging import configure_logging
 
     configure_logging()
-    if supervisor:
-        return _supervise(settings, workers)
     if args.worker_index is not None:  # one child of ``serve --workers N``
         return _serve_worker(args, settings)
-    return _serve_one(settings)
+    leave = _join(settings)
+    if supervisor:
+        try:
+            return _supervise(settings, workers)
+        finally:
+            leave()
+    return _serve_one(settings, leave)
+
+
+def _join(settings: Settings) -> Callable[[], None]:
+    """On the embedded database: which running daemon this one joins (refused when their
+    egress settings differ: :mod:`..runtime.peers`)."""
+    if settings.database_url:
+        return lambda: None
+    import structlog
+
+    from ..runtime.peers import join_embedded
+
+    log = structlog.get_logger("hookproof.serve")
+    return join_embedded(settings, log.info)
 
 
 def _supervise(settings: Settings, workers: int) -> int:
@@ -80,17 +97,20 @@ def _supervise(settings: Settings, workers: int) -> int:
         target.close()
 
 
-async def _serve_one(settings: Settings) -> int:
+async def _serve_one(settings: Settings, leave: Callable[[], None]) -> int:
     from .context import Context
 
-    async with Context(settings, max_size=30, sealed=True) as ctx:
-        assert ctx.target is not None
-        target = ctx.target
+    try:
+        async with Context(settings, max_size=30, sealed=True) as ctx:
+            assert ctx.target is not None
+            target = ctx.target
 
-        def ready(address: str) -> None:
-            print(f"hookproof serving on http://{address} ({target.describe()})", flush=True)
+            def ready(address: str) -> None:
+                print(f"hookproof serving on http://{address} ({target.describe()})", flush=True)
 
-        await ctx.serve(ready=ready)  # imports the daemon (never in the supervisor)
+            await ctx.serve(ready=ready)  # imports the daemon (never in the supervisor)
+    finally:
+        leave()
     return 0
 
 

@@ -4,13 +4,12 @@ view of the log, and no tenant's own event can pass for one (pure)."""
 
 from __future__ import annotations
 
-from typing import Final
-
 from hookproof.errors import ValidationError
 
-__all__ = ["TEST_EVENT_PREFIX", "check_event_id_space", "is_test_event"]
+# one definition, the SDK's: its receivers confirm such an event without applying it
+from hookproof_subscriber.applier import TEST_EVENT_PREFIX
 
-TEST_EVENT_PREFIX: Final = "hookproof-test-"
+__all__ = ["TEST_EVENT_PREFIX", "check_event_id_space", "is_test_event"]
 
 
 def is_test_event(event_id: str) -> bool:

@@ -30,7 +30,7 @@ from hookproof.events.delivery_events import (
 from hookproof.projections.deliveries import evolve_delivery
 from hookproof.projections.ledger import LedgerState as S
 
-from ..challenge.disclosure import tenant_dead_letter_reason, tenant_reason
+from ..challenge.disclosure import code_detail, tenant_dead_letter_reason, tenant_reason
 from ..db.repository import Record
 from ..destinations.evidence import broker_view
 from ..destinations.relay_codes import RELAY_REPORTED
@@ -141,8 +141,9 @@ class DeliveryReader:
         return row
 
     async def _view(self, row: dict[str, Any]) -> dict[str, Any]:
-        events = await self.store.read_stream(delivery_stream_id(row['delivery_id']))
+        events = await self.store.read_stream(delivery_stream_id(row["delivery_id"]))
         attempts: dict[int, dict[str, Any]] = {}
+        said: dict[int, str] = {}  # a failed broker attempt's refusal, in the broker's words
         admissions: dict[int, AttemptAdmitted] = {}
         sent: dict[int, AttemptRequest] = {}
         confirmation: dict[str, Any] | None = None
@@ -202,6 +203,7 @@ class DeliveryReader:
                 )
                 if ev.broker is not UNSET:
                     attempts[ev.attempt]["broker"] = _broker(ev.broker, ev.delivery_id)
+                    said[ev.attempt] = str(ev.broker.get("detail") or "")
                 if isinstance(ev.proxy, str):
                     attempts[ev.attempt]["proxy"] = ev.proxy
             elif isinstance(ev, AttemptLost) and ev.attempt in attempts:
@@ -255,6 +257,14 @@ class DeliveryReader:
             "createdAt": _iso(row["created_at"]),
             "updatedAt": _iso(row["updated_at"]),
         }
+        detail = code_detail(
+            view["lastCode"],
+            row["last_code"],
+            endpoint=row["endpoint"],
+            said=said.get(max(said)) if said else None,
+        )
+        if row["last_code"] and detail:
+            view["lastCodeDetail"] = detail
         if row["state"] == S.DEAD_LETTER:
             view["deadLetter"] = {
                 "owner": row["owner"],

@@ -332,11 +332,17 @@ class EgressTransport:
         attempt.resolved = answers
         vetting = self.addresses.vet(answers, endpoint.port)
         if vetting.refusal is not None:
+            # an operator who means to reach such an address admits the exact pair
+            allow = [
+                f"[{a}]:{endpoint.port}" if ":" in a else f"{a}:{endpoint.port}"
+                for a, _ in vetting.denied
+            ]
             log.warning(
                 "egress_refused",
                 code=vetting.refusal.value,
                 host=endpoint.host,
                 detail=vetting.detail,
+                **({"allow_with": "HOOKPROOF_EGRESS_ALLOW=" + ",".join(allow)} if allow else {}),
             )
             return vetting
         attempt.vetted = vetting.vetted

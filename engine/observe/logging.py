@@ -1,10 +1,11 @@
-"""structlog as JSON lines on stderr, for the daemon. Nothing is configured at import time."""
+"""structlog as JSON lines on stderr (or a file: ``hookproof demo`` keeps its report clean), for
+the daemon. Nothing is configured at import time."""
 
 from __future__ import annotations
 
 import logging
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 import msgspec
 import structlog
@@ -21,7 +22,8 @@ def _dumps(event: Any, **_: Any) -> str:
     return _ENCODER.encode(event).decode()
 
 
-def configure_logging(level: int = logging.INFO) -> None:
+def configure_logging(level: int = logging.INFO, *, file: TextIO | None = None) -> None:
+    """JSON lines at ``level`` and above, to ``file`` (default stderr)."""
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -33,6 +35,6 @@ def configure_logging(level: int = logging.INFO) -> None:
         wrapper_class=structlog.make_filtering_bound_logger(level),
         # one write per line (message and newline together): the workers of
         # ``serve --workers N`` share stderr, and their lines must not interleave
-        logger_factory=structlog.WriteLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.WriteLoggerFactory(file=file or sys.stderr),
         cache_logger_on_first_use=True,
     )

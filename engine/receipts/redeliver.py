@@ -6,7 +6,8 @@ expects a receipt. When none came within ``HOOKPROOF_RECEIPT_TIMEOUT`` seconds (
 deliveryId and bytes; a new attempt), at most ``HOOKPROOF_RECEIPT_REDELIVERIES`` times
 (default 3). The subscriber SDK deduplicates by event id and answers a retry of an event it
 already applied by re-sending the original receipt, so a lost receipt is recovered and an
-event dropped between the 2xx and the application is applied exactly once.
+event dropped between the 2xx and the application is applied exactly once. A test event
+(``hookproof-test-`` ids) is never sent again: its 2xx answers the test (the SDK confirms it).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class ReceiptRedeliverer:
         rows = await self.repository.overdue(age, limit)
         n = 0
         for r in rows:
-            stream = delivery_stream_id(r['delivery_id'])
+            stream = delivery_stream_id(r["delivery_id"])
             events = await self.store.read_stream(stream)
             done = sum(
                 1

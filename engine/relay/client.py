@@ -7,12 +7,20 @@ challenge, the answer's body too: the engine checks the proof in it). The connec
 again after a loss, with backoff (0.5 s doubling to 15 s); attempts made meanwhile wait under
 the subscription's retry policy. A refused handshake (401, 404, 409) ends the command; so does
 another ``listen`` attaching to the same subscription (close code 4409).
+
+A challenge's outcome is what the engine judged, not what the receiver answered: after
+reporting the answer the CLI reads the subscription back and says ``challenge passed`` (ACTIVE)
+or ``challenge refused`` with the engine's reason, its detail and what to do (answer with the
+subscriber SDK, or ``--answer-challenge``: the CLI answers for a receiver that has none, its
+report says so and the evidence names the CLI); a refusal ends the command (exit 4). No engine
+at the URL: one line naming the URL and ``HOOKPROOF_URL``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import random
 import signal
@@ -23,12 +31,21 @@ from typing import Any, Final
 import aiohttp
 
 from hookproof.errors import HookproofError
+from hookproof_subscriber.challenge import ChallengeError, build_challenge_response
 
 from ..destinations.relay_codes import RelayCode
 from ..destinations.relay_endpoint import normalise_relay_endpoint
 from . import protocol
 
-__all__ = ["DEFAULT_ENGINE", "ListenOptions", "ListenRefused", "find_or_create", "listen"]
+__all__ = [
+    "DEFAULT_ENGINE",
+    "EXIT_CHALLENGE_REFUSED",
+    "EngineUnreachable",
+    "ListenOptions",
+    "ListenRefused",
+    "find_or_create",
+    "listen",
+]
 
 DEFAULT_ENGINE: Final = "http://127.0.0.1:8080"
 #: how long the local receiver may take (below the engine's wait for the report)
@@ -38,6 +55,15 @@ BACKOFF_MAX_S: Final = 15.0
 CLOSE_REPLACED: Final = 4409
 #: a request frame: the delivery's body (base64) and headers
 MAX_FRAME: Final = 64 * 1024 * 1024
+#: the exit code when the engine refused the challenge (the subscription stays pending)
+EXIT_CHALLENGE_REFUSED: Final = 4
+#: how long the CLI waits for the engine's verdict on a challenge it reported
+VERDICT_WAIT_S: Final = 30.0
+SDK_HINT: Final = (
+    "answer challenges with the subscriber SDK (Python: hookproof_subscriber.Subscriber;"
+    " TypeScript: answerChallenge), or run listen --answer-challenge to let this CLI answer"
+    " for a receiver that has none"
+)
 
 
 class ListenRefused(HookproofError):
@@ -48,6 +74,14 @@ class ListenRefused(HookproofError):
     title = "Listen refused"
 
 
+class EngineUnreachable(HookproofError):
+    """No hookproof engine answered at the URL tried."""
+
+    code = "engine_unreachable"
+    status = 502
+    title = "No engine at this URL"
+
+
 @dataclass(frozen=True, slots=True)
 class ListenOptions:
     to: str
@@ -56,6 +90,7 @@ class ListenOptions:
     token: str
     json: bool = False
     receipt_key: dict[str, Any] | None = None  # {"keyId", "publicKeyJwk"}
+    answer_challenge: bool = False
 
 
 def _headers(token: str) -> dict[str, str]:
@@ -129,6 +164,7 @@ class Relay:
         self.out = out
         self._send_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
+        self.exit_code: int | None = None
 
     async def run(self) -> int:
         delay = BACKOFF_FIRST_S
@@ -144,6 +180,8 @@ class Relay:
                 ) as ws:
                     delay = BACKOFF_FIRST_S
                     code = await self._session(ws)
+                    if self.exit_code is not None:
+                        return self.exit_code
                     if code == CLOSE_REPLACED:
                         self.out_line({"event": "replaced"}, "replaced by another listen; done")
                         return 3
@@ -185,6 +223,33 @@ class Relay:
             "status": None,
             "error": None,
         }
+        if challenge and self.opts.answer_challenge:
+            report.update(self._answer(frame))
+        else:
+            report.update(await self._post_local(frame, challenge))
+        what = "challenge" if challenge else frame["deliveryId"]
+        by = " (answered by this CLI: --answer-challenge)" if "answeredBy" in report else ""
+        self.out_line(
+            {
+                "event": "forwarded",
+                "kind": frame["kind"],
+                "deliveryId": frame["deliveryId"],
+                "attempt": frame["attempt"],
+                "status": report["status"],
+                "error": report["error"],
+                **({"answeredBy": report["answeredBy"]} if by else {}),
+            },
+            f"{what} attempt {frame['attempt']} -> {report['status'] or report['error']}{by}"
+            + ("; the engine checks the answer..." if challenge else ""),
+        )
+        with contextlib.suppress(Exception):
+            async with self._send_lock:
+                await ws.send_str(json.dumps(report))
+        if challenge:
+            await self._verdict(ws, frame["deliveryId"], answered_by_cli=bool(by))
+
+    async def _post_local(self, frame: dict[str, Any], challenge: bool) -> dict[str, Any]:
+        """POST the exact bytes to the local receiver: what it answered, for the report."""
         try:
             body = protocol.unb64(frame["body"])
             async with self.http.post(
@@ -195,44 +260,106 @@ class Relay:
                 timeout=aiohttp.ClientTimeout(total=LOCAL_TIMEOUT_S),
             ) as resp:
                 answer = await resp.content.read(protocol.MAX_REPORT_BODY)
-                report["status"] = resp.status
+                out: dict[str, Any] = {"status": resp.status}
                 if challenge:
-                    report["contentType"] = resp.headers.get("Content-Type")
-                    report["body"] = protocol.b64(answer)
+                    out["contentType"] = resp.headers.get("Content-Type")
+                    out["body"] = protocol.b64(answer)
+                return out
         except (aiohttp.ClientConnectorError, ConnectionRefusedError):
-            report["error"] = RelayCode.LOCAL_UNREACHABLE.value
+            return {"error": RelayCode.LOCAL_UNREACHABLE.value}
         except (aiohttp.ClientError, OSError, TimeoutError, ValueError):
-            report["error"] = RelayCode.LOCAL_FAILED.value
-        what = "challenge" if challenge else frame["deliveryId"]
+            return {"error": RelayCode.LOCAL_FAILED.value}
+
+    def _answer(self, frame: dict[str, Any]) -> dict[str, Any]:
+        """``--answer-challenge``: the challenge response without a proof (this CLI holds no
+        secret or receipt key), reported as the CLI's own answer."""
+        try:
+            body = build_challenge_response(protocol.unb64(frame["body"]))
+        except (ChallengeError, ValueError):
+            return {"error": RelayCode.LOCAL_FAILED.value, "answeredBy": protocol.ANSWERED_BY_CLI}
+        return {
+            "status": 200,
+            "contentType": "application/json",
+            "body": protocol.b64(body),
+            "answeredBy": protocol.ANSWERED_BY_CLI,
+        }
+
+    async def _verdict(
+        self, ws: aiohttp.ClientWebSocketResponse, challenge_id: str, *, answered_by_cli: bool
+    ) -> None:
+        """Read back what the engine made of the challenge and say it; a refusal ends the
+        command (the subscription stays PENDING_CHALLENGE until the next attach)."""
+        url = f"{self.opts.engine}/v1/subscriptions/{self.subscription_id}"
+        deadline = asyncio.get_running_loop().time() + VERDICT_WAIT_S
+        view: dict[str, Any] = {}
+        while asyncio.get_running_loop().time() < deadline:
+            try:
+                async with self.http.get(url, headers=_headers(self.opts.token)) as resp:
+                    if resp.status == 200:
+                        view = dict(await resp.json())
+            except (aiohttp.ClientError, OSError, TimeoutError, ValueError):
+                view = {}
+            pending = (view.get("pendingChallenge") or {}).get("challengeId")
+            if view and pending != challenge_id:
+                break
+            await asyncio.sleep(0.2)
+        else:
+            self.out_line(
+                {"event": "challenge", "passed": None, "challengeId": challenge_id},
+                "challenge: no verdict from the engine yet (see GET /v1/subscriptions/"
+                f"{self.subscription_id})",
+            )
+            return
+        if view.get("state") in ("ACTIVE", "ROTATING"):
+            self.out_line(
+                {"event": "challenge", "passed": True, "state": view.get("state")},
+                f"challenge passed: {self.subscription_id} is {view.get('state')};"
+                " deliveries follow",
+            )
+            return
+        reason, detail = view.get("lastReason"), view.get("lastReasonDetail")
+        hint = (
+            "the subscription expects a proof under its secret or receipt key, which only your"
+            " receiver holds: answer challenges with the subscriber SDK there"
+            if answered_by_cli
+            else SDK_HINT
+        )
         self.out_line(
             {
-                "event": "forwarded",
-                "kind": frame["kind"],
-                "deliveryId": frame["deliveryId"],
-                "attempt": frame["attempt"],
-                "status": report["status"],
-                "error": report["error"],
+                "event": "challenge",
+                "passed": False,
+                "state": view.get("state"),
+                "reason": reason,
+                "detail": detail,
+                "hint": hint,
             },
-            f"{what} attempt {frame['attempt']} -> {report['status'] or report['error']}",
+            f"challenge refused by the engine: {reason}"
+            + (f" ({detail})" if detail else "")
+            + f"\nhint: {hint}\n{self.subscription_id} stays {view.get('state')}: fix the"
+            " receiver and run listen again (the challenge runs again when it attaches)",
         )
+        self.exit_code = EXIT_CHALLENGE_REFUSED
         with contextlib.suppress(Exception):
-            async with self._send_lock:
-                await ws.send_str(json.dumps(report))
+            await ws.close()
 
 
 async def listen(opts: ListenOptions, out: Callable[[str], None] = print) -> int:
     """Run until SIGINT/SIGTERM (0), a refusal (raised), or a replacement (3)."""
     to = normalise_relay_endpoint(opts.to).url  # refuses anything but http:// to loopback
-    opts = ListenOptions(
-        to, opts.topics, opts.engine.rstrip("/"), opts.token, opts.json, opts.receipt_key
-    )
+    opts = dataclasses.replace(opts, to=to, engine=opts.engine.rstrip("/"))
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     try:
         async with aiohttp.ClientSession(auto_decompress=False) as http:
-            sub = await find_or_create(http, opts)
+            try:
+                sub = await find_or_create(http, opts)
+            except (aiohttp.ClientError, OSError, TimeoutError, ValueError) as exc:
+                raise EngineUnreachable(
+                    f"no hookproof engine answered at {opts.engine} ({_why(exc)}): start one"
+                    " (hookproof serve) or point --engine or HOOKPROOF_URL at it"
+                ) from exc
             sid = sub["id"]
             if opts.json:
                 out(json.dumps({"subscriptionId": sid, "to": to}))
@@ -252,6 +379,17 @@ async def listen(opts: ListenOptions, out: Callable[[str], None] = print) -> int
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
+
+
+def _why(exc: BaseException) -> str:
+    """A few words on a failed request to the engine (never a traceback)."""
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return f"cannot connect: {exc.os_error.strerror or type(exc.os_error).__name__}"
+    if isinstance(exc, aiohttp.ContentTypeError):
+        return "the answer is not the engine's JSON"
+    if isinstance(exc, aiohttp.InvalidURL):
+        return "not a URL"
+    return type(exc).__name__
 
 
 def parse_topics(raw: str | None) -> tuple[str, ...]:

@@ -20,14 +20,17 @@ from .hub import ExchangeResult, RelayHub
 __all__ = ["RelayDestination", "attempt_of", "evidence_of_exchange", "relay_peer"]
 
 
-def relay_peer(session_id: str | None) -> str | None:
-    """What stands for the peer of a relayed request: the session that carried it."""
-    return None if session_id is None else f"relay:{session_id}"
+def relay_peer(session_id: str | None, answered_by: str | None = None) -> str | None:
+    """What stands for the peer of a relayed request: the session that carried it
+    (``relay:<session>/cli`` when the CLI answered a challenge itself)."""
+    if session_id is None:
+        return None
+    return f"relay:{session_id}" + (f"/{answered_by}" if answered_by else "")
 
 
 def evidence_of_exchange(result: ExchangeResult) -> Evidence:
     """What the ledger records of one exchange through a relay (pure)."""
-    peer = relay_peer(result.session_id)
+    peer = relay_peer(result.session_id, result.answered_by)
     if not result.attached:
         return Evidence(outcome=Outcome.NOT_SENT, code=RelayCode.NOT_ATTACHED)
     if result.reported and result.status is not None:

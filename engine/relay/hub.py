@@ -46,7 +46,8 @@ POLL_S: Final = 1.0
 class ExchangeResult:
     """What became of one exchange. ``attached``: a session took it in; ``sent``: it was
     handed to that session's WebSocket; ``reported``: an answer (``status``, or ``error``, a
-    :class:`RelayCode` value) was recorded; ``response``: a challenge's answer body."""
+    :class:`RelayCode` value) was recorded; ``response``: a challenge's answer body;
+    ``answered_by``: ``"cli"`` when ``listen --answer-challenge`` answered it, not the receiver."""
 
     attached: bool
     session_id: str | None = None
@@ -56,6 +57,7 @@ class ExchangeResult:
     error: str | None = None
     response: bytes = b""
     response_type: str | None = None
+    answered_by: str | None = None
 
 
 @dataclass(slots=True)
@@ -195,6 +197,7 @@ class RelayHub:
             error,
             body,
             (rep.content_type or "")[:200] or None,
+            rep.answered_by,
         )
         if not landed:
             log.warning(
@@ -205,6 +208,12 @@ class RelayHub:
                 attempt=rep.attempt,
             )
             return False
+        if rep.answered_by is not None:
+            log.info(
+                "relay_challenge_answered_by_cli",
+                session_id=session_id,
+                challenge_id=rep.delivery_id[:64],
+            )
         return True
 
     # -- the claiming side -----------------------------------------------------------------
@@ -254,6 +263,7 @@ class RelayHub:
             error=row["error"],
             response=bytes(row["response"] or b""),
             response_type=row["response_type"],
+            answered_by=row["answered_by"],
         )
 
     async def close(self) -> None:

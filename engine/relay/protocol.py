@@ -11,8 +11,10 @@ Engine -> CLI:
 
 CLI -> engine: ``{"type": "report", "exchangeId", "deliveryId", "attempt", "status": <int> |
 null, "error": null | "relay_local_unreachable" | "relay_local_failed", "contentType"?,
-"body"?}``: what the local receiver answered (``body``, base64, only for a challenge: the
-engine verifies the proof in it). A report is credited only to the exchange whose id, delivery
+"body"?, "answeredBy"?}``: what the local receiver answered (``body``, base64, only for a
+challenge: the engine verifies the proof in it). ``answeredBy: "cli"``: the CLI answered a
+challenge itself (``listen --answer-challenge``), the receiver was not asked; the evidence
+says so. A report is credited only to the exchange whose id, delivery
 id and attempt it names, on the session that sent it; anything else is dropped and logged.
 """
 
@@ -25,6 +27,7 @@ from typing import Final, Literal
 import msgspec
 
 __all__ = [
+    "ANSWERED_BY_CLI",
     "MAX_REPORT_BODY",
     "RelayAttached",
     "RelayReplaced",
@@ -37,6 +40,8 @@ __all__ = [
     "unb64",
 ]
 
+#: ``answeredBy`` of a challenge the CLI answered itself (``listen --answer-challenge``)
+ANSWERED_BY_CLI: Final = "cli"
 #: a challenge answer's body the engine keeps (the proof is a few hundred bytes)
 MAX_REPORT_BODY: Final = 65_536
 
@@ -72,6 +77,7 @@ class RelayReport(_Frame, kw_only=True, tag="report", forbid_unknown_fields=True
     error: str | None = None
     content_type: str | None = None
     body: str | None = None
+    answered_by: Literal["cli"] | None = None
 
 
 ToClient = RelayAttached | RelayRequest | RelayReplaced

@@ -98,6 +98,7 @@ class RelayRepository(PoolRepository):
         error: str | None,
         body: bytes,
         content_type: str | None,
+        answered_by: str | None = None,
     ) -> bool:
         row = await self.pool.fetchrow(
             SQL["relay_exchange_report"],
@@ -109,6 +110,7 @@ class RelayRepository(PoolRepository):
             error,
             body,
             content_type,
+            answered_by,
         )
         return row is not None
 

@@ -2,6 +2,7 @@
 answer challenges and prove application."""
 
 from .applier import (
+    TEST_EVENT_PREFIX,
     Event,
     EventApplier,
     InMemoryStore,
@@ -91,6 +92,7 @@ __all__ = [
     "SIG_V1_MESSAGE",
     "SIG_V1_NEXT",
     "STANDARD_WEBHOOKS_V1",
+    "TEST_EVENT_PREFIX",
     "TRANSIENT_REASONS",
     "WHSEC_PREFIX",
     "BrokerChallengeAnswer",

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from .digest import content_digest
 
 __all__ = [
+    "TEST_EVENT_PREFIX",
     "AppliedRecord",
     "ApplierStore",
     "ApplyOutcome",
@@ -35,6 +36,11 @@ __all__ = [
     "RejectEvent",
     "SqliteStore",
 ]
+
+#: the eventIds of the engine's test events ("Send a test event", ``POST
+#: /v1/subscriptions/{id}/test-events``): a space the engine reserves (no tenant's event can
+#: take such an id), so a verified delivery with one is a test of the path, not a fact to apply
+TEST_EVENT_PREFIX = "hookproof-test-"
 
 
 class Outcome(StrEnum):
@@ -97,6 +103,11 @@ class Event:
             generation=int(gen) if gen and gen.isdigit() else None,
             traceparent=h.get("traceparent"),
         )
+
+    @property
+    def test(self) -> bool:
+        """A test event (its id in :data:`TEST_EVENT_PREFIX`'s reserved space)."""
+        return self.event_id.startswith(TEST_EVENT_PREFIX)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))

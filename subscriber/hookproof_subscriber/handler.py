@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -134,6 +135,8 @@ class Subscriber(_EndpointVerifier):
             event = Event.from_delivery(body, headers)
         except (ValueError, TypeError, KeyError):
             return _problem(400, "malformed", "not a hookproof delivery body")
+        if event.test:
+            return self._confirm_test(event)
         with consumer_span(
             dict(_items(headers)),
             attributes={
@@ -161,6 +164,28 @@ class Subscriber(_EndpointVerifier):
             return _json(409, doc)
         return _json(202 if first.outcome is Outcome.BUFFERED else 200, doc)
 
+    def _confirm_test(self, event: Event) -> Response:
+        """A test event (verified like any delivery): confirmed without applying it. The
+        application is not called and the aggregate's order is untouched (a test's
+        ``aggregateVersion`` is 0, which the applier would call stale); the receipt says the
+        path works end to end, so the engine records the test APPLICATION_CONFIRMED."""
+        operation_id = str(uuid.uuid4())
+        if self.receipt_sender is not None:
+            self._schedule(
+                build_receipt(
+                    subscription_id=event.subscription_id,
+                    event_id=event.event_id,
+                    delivery_id=event.delivery_id,
+                    payload_digest=event.payload_digest,
+                    result=str(Outcome.APPLIED),
+                    operation_id=operation_id,
+                    receipt_key_generation=self.receipt_key_generation,
+                )
+            )
+        log.info("hookproof test event confirmed", extra={"event_id": event.event_id})
+        doc = {"eventId": event.event_id, "result": "test", "operationId": operation_id}
+        return _json(200, doc)
+
     def receipt_for(self, outcome: ApplyOutcome) -> Receipt | None:
         """The receipt for a consumed event (a duplicate re-sends the original receipt)."""
         rec = outcome.record
@@ -181,8 +206,10 @@ class Subscriber(_EndpointVerifier):
         if self.receipt_sender is None:
             return
         receipt = self.receipt_for(outcome)
-        if receipt is None:
-            return
+        if receipt is not None:
+            self._schedule(receipt)
+
+    def _schedule(self, receipt: Receipt) -> None:
         task = asyncio.get_running_loop().create_task(self._send(receipt))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 import psutil
 
@@ -20,6 +21,19 @@ def test_demo_runs_end_to_end_and_leaves_nothing_running() -> None:
     assert "rotated the engine key" in out and "suspended: 0" in out
     assert "APPLICATION_CONFIRMED" in out and "UNOBSERVABLE" in out
     assert "no gate failed" in out and "nothing left running" in out
+    # one screen: the engine's JSON log lines go to the file the report names, not into it;
+    # the ladder is a line per subscriber and outcome; a ratio of rates reads as a percentage
+    assert not [line for line in out.splitlines() if line.lstrip().startswith("{")]
+    assert len(out.splitlines()) <= 60, len(out.splitlines())
+    log = re.search(r"^\[demo\] the engine's log \(kept\): (\S+)$", out, re.M)
+    assert log and '"event":"egress_allowance_configured"' in Path(log.group(1)).read_text()
+    Path(log.group(1)).unlink()
+    gate = re.search(r"^  PASS +rotation_acceptance +(\d+\.\d)% +\(needs >= 99\.95%\)$", out, re.M)
+    assert gate, out[-2500:]
+    assert re.search(r"^ +accepted during key rotation \d+\.\d%, outside it \d+\.\d%$", out, re.M)
+    assert re.search(
+        r"^  ledger +\d+ +APPLICATION_CONFIRMED +ENDPOINT_ACCEPTED +CONFIRMED ", out, re.M
+    )
     # the rollout: the mailer moves from Standard Webhooks to hookproof.sig.v1, stage by stage
     assert "== rollout: mailer from standard-webhooks.v1 to hookproof.sig.v1 ==" in out
     assert "SHADOW     checked 4, mismatches 0" in out

@@ -58,3 +58,6 @@ def test_demo_keep_leaves_a_working_console_and_portal_link() -> None:
             proc.wait(10)
     assert proc.returncode == 0
     assert "nothing left running" in rest
+    log = re.search(r"^\[demo\] the engine's log: (\S+)$", "".join(seen), re.M)
+    assert log, "".join(seen)[-2000:]
+    os.unlink(log.group(1))  # the report named it; the test leaves nothing behind

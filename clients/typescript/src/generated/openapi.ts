@@ -1170,6 +1170,7 @@ export interface components {
             evidence: components["schemas"]["DeliveryEvidence"];
             generation: number;
             lastCode: string | null;
+            lastCodeDetail?: string;
             nextAttemptAt: string | null;
             ordering?: Record<string, never>;
             owner: string | null;
@@ -1672,6 +1673,8 @@ export interface components {
         };
         /** RelayReport */
         RelayReport: {
+            /** @default null */
+            answeredBy?: "cli" | null;
             attempt: number;
             /** @default null */
             body?: string | null;

@@ -102,6 +102,7 @@ from .relay_destination_in_type import RelayDestinationInType
 from .relay_replaced import RelayReplaced
 from .relay_replaced_type import RelayReplacedType
 from .relay_report import RelayReport
+from .relay_report_answered_by_type_0 import RelayReportAnsweredByType0
 from .relay_report_type import RelayReportType
 from .relay_request import RelayRequest
 from .relay_request_headers import RelayRequestHeaders
@@ -252,6 +253,7 @@ __all__ = (
     "RelayReplaced",
     "RelayReplacedType",
     "RelayReport",
+    "RelayReportAnsweredByType0",
     "RelayReportType",
     "RelayRequest",
     "RelayRequestHeaders",

@@ -61,6 +61,7 @@ class Delivery:
             application_receipt (DeliveryApplicationReceipt | Unset):
             archived (bool | Unset):
             dead_letter (DeliveryDeadLetter | Unset):
+            last_code_detail (str | Unset):
             ordering (DeliveryOrdering | Unset):
             receipt_conflicts (list[DeliveryReceiptConflictsItem] | Unset):
      """
@@ -85,6 +86,7 @@ class Delivery:
     application_receipt: DeliveryApplicationReceipt | Unset = UNSET
     archived: bool | Unset = UNSET
     dead_letter: DeliveryDeadLetter | Unset = UNSET
+    last_code_detail: str | Unset = UNSET
     ordering: DeliveryOrdering | Unset = UNSET
     receipt_conflicts: list[DeliveryReceiptConflictsItem] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -154,6 +156,8 @@ class Delivery:
         if not isinstance(self.dead_letter, Unset):
             dead_letter = self.dead_letter.to_dict()
 
+        last_code_detail = self.last_code_detail
+
         ordering: dict[str, Any] | Unset = UNSET
         if not isinstance(self.ordering, Unset):
             ordering = self.ordering.to_dict()
@@ -195,6 +199,8 @@ class Delivery:
             field_dict["archived"] = archived
         if dead_letter is not UNSET:
             field_dict["deadLetter"] = dead_letter
+        if last_code_detail is not UNSET:
+            field_dict["lastCodeDetail"] = last_code_detail
         if ordering is not UNSET:
             field_dict["ordering"] = ordering
         if receipt_conflicts is not UNSET:
@@ -308,6 +314,8 @@ class Delivery:
 
 
 
+        last_code_detail = d.pop("lastCodeDetail", UNSET)
+
         _ordering = d.pop("ordering", UNSET)
         ordering: DeliveryOrdering | Unset
         if isinstance(_ordering,  Unset):
@@ -351,6 +359,7 @@ class Delivery:
             application_receipt=application_receipt,
             archived=archived,
             dead_letter=dead_letter,
+            last_code_detail=last_code_detail,
             ordering=ordering,
             receipt_conflicts=receipt_conflicts,
         )

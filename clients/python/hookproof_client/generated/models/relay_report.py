@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.relay_report_answered_by_type_0 import RelayReportAnsweredByType0
 from ..models.relay_report_type import RelayReportType
 from ..types import UNSET, Unset
 from typing import cast
@@ -29,6 +30,7 @@ class RelayReport:
             delivery_id (str):
             exchange_id (str):
             type_ (RelayReportType):
+            answered_by (None | RelayReportAnsweredByType0 | Unset):
             body (None | str | Unset):
             content_type (None | str | Unset):
             error (None | str | Unset):
@@ -39,6 +41,7 @@ class RelayReport:
     delivery_id: str
     exchange_id: str
     type_: RelayReportType
+    answered_by: None | RelayReportAnsweredByType0 | Unset = UNSET
     body: None | str | Unset = UNSET
     content_type: None | str | Unset = UNSET
     error: None | str | Unset = UNSET
@@ -56,6 +59,14 @@ class RelayReport:
         exchange_id = self.exchange_id
 
         type_ = self.type_.value
+
+        answered_by: None | str | Unset
+        if isinstance(self.answered_by, Unset):
+            answered_by = UNSET
+        elif isinstance(self.answered_by, RelayReportAnsweredByType0):
+            answered_by = self.answered_by.value
+        else:
+            answered_by = self.answered_by
 
         body: None | str | Unset
         if isinstance(self.body, Unset):
@@ -90,6 +101,8 @@ class RelayReport:
             "exchangeId": exchange_id,
             "type": type_,
         })
+        if answered_by is not UNSET:
+            field_dict["answeredBy"] = answered_by
         if body is not UNSET:
             field_dict["body"] = body
         if content_type is not UNSET:
@@ -115,6 +128,26 @@ class RelayReport:
         type_ = RelayReportType(d.pop("type"))
 
 
+
+
+        def _parse_answered_by(data: object) -> None | RelayReportAnsweredByType0 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                answered_by_type_0 = RelayReportAnsweredByType0(data)
+
+
+
+                return answered_by_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | RelayReportAnsweredByType0 | Unset, data)
+
+        answered_by = _parse_answered_by(d.pop("answeredBy", UNSET))
 
 
         def _parse_body(data: object) -> None | str | Unset:
@@ -162,6 +195,7 @@ class RelayReport:
             delivery_id=delivery_id,
             exchange_id=exchange_id,
             type_=type_,
+            answered_by=answered_by,
             body=body,
             content_type=content_type,
             error=error,
