@@ -39,9 +39,10 @@ class FailureKind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Bounds:
-    """The sandbox's bounds. Fuel is counted in WebAssembly instructions (about a billion a
-    second on one core); the memory cap is the whole linear memory, the heap cap QuickJS's
-    own allocator limit inside it."""
+    """The sandbox's bounds. Fuel is wasmtime's count of WebAssembly operators (the 500 M
+    default is about 40 ms of CPU for a JavaScript endless loop, bench/results/
+    s15_transform.json; an ordinary run uses about 1 M); the memory cap is the whole linear
+    memory, the heap cap QuickJS's own allocator limit inside it."""
 
     fuel: int = 500_000_000
     memory_bytes: int = 64 * 1024 * 1024

@@ -38,7 +38,7 @@
     if (e === null) return true;
     try {
       const m = toStr(e.message);
-      return m === "out of memory" || m === "stack overflow" || m === "Maximum call stack size exceeded";
+      return m === "out of memory" || m === "string too long" || m === "stack overflow" || m === "Maximum call stack size exceeded";
     } catch (_) { return false; }
   }
   function describe(kind, e) {

@@ -340,3 +340,10 @@ async def hostile_beside_others(sandbox: Sandbox) -> None:
     # each ordinary run is far inside the hostile's own bound
     assert max(latencies) < sandbox.bounds.timeout_s / 2
     assert max(lags, default=0.0) < 0.5
+
+
+async def test_a_rope_past_the_longest_string_is_a_memory_failure(sandbox: Sandbox) -> None:
+    # concatenation builds ropes: the length limit can come before the heap limit
+    await fails(
+        sandbox, "function handler(w) { let s = 'x'; for (;;) s = s + s; }", FailureKind.MEMORY
+    )
