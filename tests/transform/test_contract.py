@@ -16,8 +16,10 @@ from hookproof.errors import ValidationError
 from hookproof.events.canonical import canonical_json
 from tests.transform.conftest import webhook
 
-#: Svix's documented example transformation (docs.svix.com/transformations, "An example
-#: Transformation": redirect when the payload names a custom URL), with its JSDoc, unchanged
+#: Svix's example transformation (docs.svix.com/transformations, "An example Transformation":
+#: redirect when the payload names a custom URL), written out from the page's description with
+#: the JSDoc of their editor's template (the stored copy of the page stops at the code's first
+#: line). In hookproof the URL is a path, so the custom URL here is a path too.
 SVIX_EXAMPLE = """/**
  * @param webhook the webhook object
  * @param webhook.method destination method. Allowed values: "POST", "PUT"
