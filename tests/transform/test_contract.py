@@ -9,11 +9,13 @@ import hashlib
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from hookproof.engine.transform import Bounds, Failure, FailureKind, Output, Sandbox
+from hookproof.engine.transform import Bounds, Failure, FailureKind, Output, Sandbox, TransformInput
 from hookproof.engine.transform.decide import decide, input_document
 from hookproof.errors import ValidationError
-from hookproof.events.canonical import canonical_json
+from hookproof.events.canonical import canonical_json, decode_json
 from tests.transform.conftest import webhook
 
 #: Svix's example transformation (docs.svix.com/transformations, "An example Transformation":
@@ -183,3 +185,55 @@ def test_decide_bounds_the_output_after_canonical_encoding() -> None:
     assert isinstance(verdict, Failure) and verdict.kind is FailureKind.OUTPUT_TOO_LARGE
     fits = decide(envelope, "code", "0" * 64, Bounds(output_bytes=102), 1)
     assert isinstance(fits, Output) and len(fits.payload) == 102
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**53), max_value=2**53)
+    | st.floats(allow_nan=False, allow_infinity=False).map(
+        lambda x: x + 0.0
+    )  # -0.0 is 0 in JSON.stringify
+    | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5)
+    ),
+    max_leaves=20,
+)
+
+
+def as_doubles(value: object) -> object:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, list):
+        return [as_doubles(v) for v in value]
+    assert isinstance(value, dict)
+    return {k: as_doubles(v) for k, v in value.items()}
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(payload=json_values)
+def test_an_identity_handler_gives_back_the_canonical_payload(
+    sandbox: Sandbox, payload: object
+) -> None:
+    """Every JSON value a double can hold crosses the sandbox and back as the same value, in
+    canonical bytes (keys such as ``__proto__`` included: the input is parsed, not evaluated)."""
+    inp = TransformInput(payload, "t.x", "/in", now_ms=1, seed=b"s")
+    result = sandbox.run_sync("function handler(webhook) { return webhook; }", inp)
+    assert isinstance(result, Output), result
+    # the same value, numbers compared as the doubles JavaScript holds (it writes an integral
+    # number without ".0", so 1.0 comes back as 1 and 2.5e16 as 25000000000000000)
+    assert as_doubles(decode_json(result.payload)) == as_doubles(payload)
+    assert canonical_json(decode_json(result.payload)) == result.payload
+
+
+async def test_a_proto_key_in_the_payload_is_data(sandbox: Sandbox) -> None:
+    payload = {"__proto__": {"polluted": True}, "constructor": {"prototype": {"x": 1}}}
+    code = "function handler(w) { w.payload.probe = ({}).polluted === undefined; return w; }"
+    result = await sandbox.run(code, webhook(payload))
+    assert isinstance(result, Output)
+    assert json.loads(result.payload) == {**payload, "probe": True}
