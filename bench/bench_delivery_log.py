@@ -116,7 +116,7 @@ def page_weight() -> dict[str, Any]:
 
 
 async def measure(conn: Any, log: Any, q: Any, runs: int) -> dict[str, Any]:
-    from hookproof.engine.delivery.log import SQL, query_name
+    from hookproof.engine.delivery.log import SQL, log_args, query_name
 
     times = []
     for _ in range(runs):
@@ -124,22 +124,7 @@ async def measure(conn: Any, log: Any, q: Any, runs: int) -> dict[str, Any]:
         rows = await log.rows(q)
         times.append(time.perf_counter() - t0)
     times.sort()
-    at, last = q.before if q.before is not None else (None, None)
-    args = [
-        q.tenant_id,
-        q.subscription_id,
-        q.topic,
-        q.state,
-        q.evidence,
-        q.since,
-        q.until,
-        q.event_id,
-        q.delivery_id,
-        q.consumer_id,
-        at,
-        last,
-        q.limit + 1,
-    ]
+    args = log_args(q)
     plan = await conn.fetchval(
         "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + SQL[query_name(q)], *args
     )

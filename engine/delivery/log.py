@@ -28,6 +28,7 @@ __all__ = [
     "RARE_STATES",
     "LogQuery",
     "item_of",
+    "log_args",
     "matches_nothing",
     "query_name",
 ]
@@ -43,7 +44,9 @@ EVIDENCE_FILTERS: Final = frozenset(
 #: checked in it without visiting the table)
 LOG_QUERIES: Final = (
     ("delivery_id", "deliveries_log_by_id"),
+    ("delivery_id_prefix", "deliveries_log_by_id_prefix"),
     ("event_id", "deliveries_log_by_event"),
+    ("event_id_prefix", "deliveries_log_by_event_prefix"),
     ("state", "deliveries_log_by_state"),
     ("subscription_id", "deliveries_log_by_subscription"),
     ("topic", "deliveries_log_by_topic"),
@@ -65,7 +68,9 @@ SQL = ENGINE_QUERIES.named(
 class LogQuery(msgspec.Struct, frozen=True, kw_only=True):
     """A checked request for one page of a tenant's log (``None``: that filter not given).
     ``consumer_id``: a portal session's consumer, whose subscriptions alone are visible.
-    ``before``: the last ``(created_at, delivery_id)`` of the previous page."""
+    ``before``: the last ``(created_at, delivery_id)`` of the previous page.
+    ``delivery_id_prefix`` / ``event_id_prefix``: the start of the ids to match (a range on
+    the ledger's primary key / delivery_log_event, each match checked with ``starts_with``)."""
 
     tenant_id: str
     limit: int = 100
@@ -79,6 +84,30 @@ class LogQuery(msgspec.Struct, frozen=True, kw_only=True):
     delivery_id: str | None = None
     consumer_id: str | None = None
     before: tuple[datetime, str] | None = None
+    delivery_id_prefix: str | None = None
+    event_id_prefix: str | None = None
+
+
+def log_args(q: LogQuery) -> list[Any]:
+    """The parameters of every ``deliveries_log*.sql`` query for ``q``, in their order."""
+    at, last = q.before if q.before is not None else (None, None)
+    return [
+        q.tenant_id,
+        q.subscription_id,
+        q.topic,
+        q.state,
+        q.evidence,
+        q.since,
+        q.until,
+        q.event_id,
+        q.delivery_id,
+        q.consumer_id,
+        at,
+        last,
+        q.limit + 1,
+        q.delivery_id_prefix,
+        q.event_id_prefix,
+    ]
 
 
 def query_name(q: LogQuery) -> str:
