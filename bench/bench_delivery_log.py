@@ -14,7 +14,8 @@ Not a test: nothing asserts.
     flock /tmp/bench.lock .venv/bin/python bench/bench_delivery_log.py [--rows 1000000]
 
 Results: ``bench/results/s10_delivery_log.json`` (session 9's run, before migration 0981:
-``s9_portal_delivery_log.json``).
+``s9_portal_delivery_log.json``); session 15's run with the ``idPrefix`` cells (200,000 rows,
+10 runs): ``s15_delivery_log_id_prefix.json``.
 """
 
 from __future__ import annotations
@@ -70,6 +71,12 @@ def combos(now: datetime) -> list[tuple[str, dict[str, Any]]]:
         ("since+until (a past hour)", {"since": day - timedelta(hours=1), "until": day}),
         ("eventId", {"event_id": "evt-123457"}),
         ("deliveryId", {"delivery_id": "dlv_" + format(123457, "x").rjust(28, "0")}),
+        # session 15: the console's search by the start of an id (idPrefix)
+        ("idPrefix event id (11 rows)", {"event_id_prefix": "evt-12345"}),
+        ("idPrefix event id (1 row in 9)", {"event_id_prefix": "evt-1"}),
+        ("idPrefix delivery id (256 ids)", {"delivery_id_prefix": "dlv_" + "0" * 22 + "01e2"}),
+        ("idPrefix delivery id (dlv_0: every id)", {"delivery_id_prefix": "dlv_0"}),
+        ("idPrefix delivery id (dlv_: every id)", {"delivery_id_prefix": "dlv_"}),
         ("subscription+state", {"subscription_id": sub, "state": "DEAD_LETTER"}),
         ("subscription+event_type", {"subscription_id": sub, "topic": "topic.6"}),
         ("state+event_type", {"state": "DEAD_LETTER", "topic": "topic.7"}),

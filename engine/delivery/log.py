@@ -23,6 +23,7 @@ from .test_event_ids import is_test_event
 from .views import evidence_of
 
 __all__ = [
+    "BROAD_ID_PREFIX",
     "EVIDENCE_FILTERS",
     "LOG_QUERIES",
     "RARE_STATES",
@@ -51,6 +52,12 @@ LOG_QUERIES: Final = (
     ("subscription_id", "deliveries_log_by_subscription"),
     ("topic", "deliveries_log_by_topic"),
 )
+
+#: a delivery id prefix with fewer hex digits after ``dlv_`` than this does not lead: delivery
+#: ids are hex digests (``ingest.delivery_id_for``), so it matches 1/16 of them or more, and the
+#: time order (its filter checks the prefix) finds a page of them sooner than the primary key's
+#: range, which reads every match before sorting (bench/results/s15_delivery_log_id_prefix.json)
+BROAD_ID_PREFIX: Final = 2
 
 #: the states the state filter reads from deliveries_log_rare_state (deliveries_log_by_state.sql;
 #: ledger.LOG_INDEXED: failed, given up on, confirmed). The other states go through the keys'
@@ -114,8 +121,11 @@ def query_name(q: LogQuery) -> str:
     """The named query for ``q``: its most selective filter leads (an index walks it)."""
     for attr, name in LOG_QUERIES:
         value = getattr(q, attr)
-        if value is not None and (attr != "state" or value in RARE_STATES):
-            return name
+        if value is None or (attr == "state" and value not in RARE_STATES):
+            continue
+        if attr == "delivery_id_prefix" and len(value) - len("dlv_") < BROAD_ID_PREFIX:
+            continue
+        return name
     return "deliveries_log"
 
 

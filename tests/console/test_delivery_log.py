@@ -204,6 +204,20 @@ def test_every_log_query_has_the_same_filters_after_its_leading_one() -> None:
     assert filters("deliveries_log") == filters("deliveries_log_by_state")
 
 
+def test_a_broad_delivery_id_prefix_walks_the_time_order() -> None:
+    """A delivery id prefix with one hex digit or none matches 1/16 of the ids or more: the
+    time order leads (its filter checks the prefix); two digits or more read the range."""
+    for prefix, name in (
+        ("dlv_", "deliveries_log"),
+        ("dlv_a", "deliveries_log"),
+        ("dlv_ab", "deliveries_log_by_id_prefix"),
+        ("dlv_" + "a" * 28, "deliveries_log_by_id_prefix"),
+    ):
+        assert query_name(LogQuery(tenant_id="ten_a", delivery_id_prefix=prefix)) == name
+    q = LogQuery(tenant_id="ten_a", delivery_id_prefix="dlv_a", subscription_id="sub_" + "0" * 24)
+    assert query_name(q) == "deliveries_log_by_subscription"
+
+
 def test_the_state_filter_reads_its_own_index_only_for_the_rare_states() -> None:
     for state in LEDGER_STATES:
         name = query_name(LogQuery(tenant_id="ten_a", state=state))

@@ -96,6 +96,7 @@ def _combinations() -> list[dict[str, Any]]:
         {"event_id": "evt-7"},
         {"delivery_id": "dlv_" + format(12, "x").rjust(28, "0")},
         {"delivery_id_prefix": "dlv_" + "0" * 26 + "1"},  # ids 0x10..0x1f
+        {"delivery_id_prefix": "dlv_0"},  # broad: the time order leads, the filter checks it
         {"event_id_prefix": "evt-1"},  # evt-1, evt-10..evt-19, evt-100..
     ]
     pairs = [{**a, **b} for a, b in itertools.combinations(one[1:], 2) if not set(a) & set(b)]
