@@ -316,6 +316,10 @@ async def test_portal_in_the_customers_words_branded_and_embedded(
                     await expect(closed).to_contain_text("still works until")
                     assert not await page.locator("#main").is_visible()
                     await axe_clean(page, "closed")
+                    await page.reload()  # closed stays closed, and says the same
+                    await expect(closed).to_contain_text("still works until")
+                    assert not await page.locator("#link-ended").is_visible()
+                    assert not await page.locator("#main").is_visible()
                     portal_token = Client(http, daemon.base_url, link["token"])
                     status, who = await portal_token.call("GET", "/v1/whoami")
                     assert status == 200 and who["consumerId"] == "cust-a"  # what it said

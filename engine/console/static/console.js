@@ -112,9 +112,12 @@ function portalPage() {
 }
 
 // "Close" in the portal: this page forgets the link's token. A portal token cannot end its own
-// session (only the company that made it can), so the page says the link still works.
-function portalClosed() {
-  const until = who && who.expiresAt ? short(who.expiresAt) : null;
+// session (only the company that made it can), so the page says the link still works. A reload
+// of the closed page says the same (CLOSED_KEY keeps the link's expiry, not the token).
+const CLOSED_KEY = "hookproof.portal-closed";
+
+function portalClosed(until) {
+  save(CLOSED_KEY, until || "");
   drop(TOKEN_KEY);
   who = null;
   for (const id of ["login", "main", "nav", "forget", "link-ended"]) $("#" + id).hidden = true;
@@ -123,6 +126,7 @@ function portalClosed() {
     ": anyone who has it can open this page until then. To end it sooner, ask the company " +
     "that sent it to you.";
   $("#closed").hidden = false;
+  $("#title").textContent = "Webhook endpoints";
   document.title = "You closed this page";
 }
 
@@ -500,7 +504,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#token").addEventListener("keydown", (e) => { if (e.key === "Enter") $("#use-token").click(); });
   $("#recover-subscription").addEventListener("change", (e) => { e.target.dataset.chosen = "1"; });
   $("#forget").addEventListener("click", () => {
-    if (who && who.kind === "portal") { portalClosed(); return; }
+    if (who && who.kind === "portal") { portalClosed(who.expiresAt ? short(who.expiresAt) : null); return; }
     drop(TOKEN_KEY);
     if (portalPage()) { linkEnded(); return; }
     location.hash = "";
@@ -519,10 +523,12 @@ document.addEventListener("DOMContentLoaded", () => {
     save(LINK_KEY, "1");
     history.replaceState(null, "", location.pathname + location.search + "#/endpoints");
     if (!link) { linkEnded(); return; }
+    drop(CLOSED_KEY);  // a link opened again is open again
     save(TOKEN_KEY, link[1]);
     freshLink = true;
   }
   if (token()) login();
+  else if (portalPage() && load(CLOSED_KEY) !== null) portalClosed(load(CLOSED_KEY));
   else if (portalPage()) linkEnded();
   else $("#login").hidden = false;
 });
