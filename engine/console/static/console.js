@@ -220,6 +220,9 @@ function attemptDetail(a, body) {
       : `sent to ${text(a.endpoint)} signed with key ${text(a.keyId)} (${text(a.signatureAlgorithm)})`),
     q ? el("div", { class: "attempt-request" },
       el("h4", {}, "Request"),
+      who.kind === "portal" ? el("p", { class: "muted" },
+        "The headers exactly as your endpoint received them (the signature's values hidden); " +
+        "the signature covers the Webhook- headers, so check it with them as they are.") : null,
       el("p", { class: "request-line" }, el("code", {}, `${q.method || "PUBLISH"} ${q.target}`)),
       el("table", { class: "kv request-headers" }, el("tbody", {}, ...kvRows(q.headers))),
       el("p", { class: "muted" }, body && !body.archived
