@@ -14,7 +14,8 @@ Not a test: nothing asserts.
     flock /tmp/bench.lock .venv/bin/python bench/bench_delivery_log.py [--rows 1000000]
 
 Results: ``bench/results/s10_delivery_log.json`` (session 9's run, before migration 0981:
-``s9_portal_delivery_log.json``).
+``s9_portal_delivery_log.json``); session 15's run with the ``idPrefix`` cells (200,000 rows,
+10 runs): ``s15_delivery_log_id_prefix.json``.
 """
 
 from __future__ import annotations
@@ -70,6 +71,12 @@ def combos(now: datetime) -> list[tuple[str, dict[str, Any]]]:
         ("since+until (a past hour)", {"since": day - timedelta(hours=1), "until": day}),
         ("eventId", {"event_id": "evt-123457"}),
         ("deliveryId", {"delivery_id": "dlv_" + format(123457, "x").rjust(28, "0")}),
+        # session 15: the console's search by the start of an id (idPrefix)
+        ("idPrefix event id (11 rows)", {"event_id_prefix": "evt-12345"}),
+        ("idPrefix event id (1 row in 9)", {"event_id_prefix": "evt-1"}),
+        ("idPrefix delivery id (256 ids)", {"delivery_id_prefix": "dlv_" + "0" * 22 + "01e2"}),
+        ("idPrefix delivery id (dlv_0: every id)", {"delivery_id_prefix": "dlv_0"}),
+        ("idPrefix delivery id (dlv_: every id)", {"delivery_id_prefix": "dlv_"}),
         ("subscription+state", {"subscription_id": sub, "state": "DEAD_LETTER"}),
         ("subscription+event_type", {"subscription_id": sub, "topic": "topic.6"}),
         ("state+event_type", {"state": "DEAD_LETTER", "topic": "topic.7"}),
@@ -116,7 +123,7 @@ def page_weight() -> dict[str, Any]:
 
 
 async def measure(conn: Any, log: Any, q: Any, runs: int) -> dict[str, Any]:
-    from hookproof.engine.delivery.log import SQL, query_name
+    from hookproof.engine.delivery.log import SQL, log_args, query_name
 
     times = []
     for _ in range(runs):
@@ -124,22 +131,7 @@ async def measure(conn: Any, log: Any, q: Any, runs: int) -> dict[str, Any]:
         rows = await log.rows(q)
         times.append(time.perf_counter() - t0)
     times.sort()
-    at, last = q.before if q.before is not None else (None, None)
-    args = [
-        q.tenant_id,
-        q.subscription_id,
-        q.topic,
-        q.state,
-        q.evidence,
-        q.since,
-        q.until,
-        q.event_id,
-        q.delivery_id,
-        q.consumer_id,
-        at,
-        last,
-        q.limit + 1,
-    ]
+    args = log_args(q)
     plan = await conn.fetchval(
         "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + SQL[query_name(q)], *args
     )

@@ -416,10 +416,12 @@ class DeliveryLogPage(msgspec.Struct, kw_only=True, rename="camel"):
     ``state`` (a ledger state), ``evidence`` (``ENDPOINT_ACCEPTED``: the endpoint accepted it;
     ``APPLICATION_CONFIRMED``: a signed receipt confirmed it; ``NONE``: no acceptance yet),
     ``since``/``until`` (RFC 3339, on ``createdAt``, since inclusive, until exclusive),
-    ``eventId``, ``deliveryId``; ``limit`` 1..1000 (default 100) and ``cursor`` (a
-    ``nextCursor``). A bad value is a 400 with a code (``invalid_state``,
-    ``invalid_evidence``, ``invalid_time``, ``invalid_time_range``, ``invalid_id``,
-    ``invalid_event_type``, ``invalid_limit``, ``invalid_cursor``, ``unknown_parameter``).
+    ``eventId``, ``deliveryId``, ``idPrefix`` (the start of an id: of a delivery id when it
+    starts with ``dlv_``, else of an event id; 1..200 printable characters); ``limit``
+    1..1000 (default 100) and ``cursor`` (a ``nextCursor``). A bad value is a 400 with a code
+    (``invalid_state``, ``invalid_evidence``, ``invalid_time``, ``invalid_time_range``,
+    ``invalid_id``, ``invalid_id_prefix``, ``invalid_event_type``, ``invalid_limit``,
+    ``invalid_cursor``, ``unknown_parameter``).
     A portal session sees only its consumer's deliveries."""
 
     items: list[DeliveryLogItem]

@@ -24,6 +24,7 @@ _FILES = {
     "/console/portal.js": ("portal.js", "text/javascript"),
     "/console/views.js": ("views.js", "text/javascript"),
     "/console/console.css": ("console.css", "text/css"),
+    "/console/verify": ("verify.html", "text/html"),
 }
 
 

@@ -28,6 +28,7 @@ LOG_PARAMETERS: Final = frozenset(
         "until",
         "eventId",
         "deliveryId",
+        "idPrefix",
         "limit",
         "cursor",
     }
@@ -128,8 +129,12 @@ def log_query(
         raise ValidationError(
             f"limit must be an integer 1..{LIMIT_MAX}", field="limit", code="invalid_limit"
         )
+    prefix = _text(q, "idPrefix", "invalid_id_prefix")
+    by_delivery = prefix is not None and prefix.startswith("dlv_")
     return LogQuery(
         tenant_id=tenant_id,
+        delivery_id_prefix=prefix if by_delivery else None,
+        event_id_prefix=None if by_delivery else prefix,
         limit=int(raw),
         subscription_id=sid,
         topic=_text(q, "eventType", "invalid_event_type"),

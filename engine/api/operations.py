@@ -319,6 +319,11 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "public": True,
         "mime": "text/css",
     },
+    ("get", "/console/verify"): {
+        "summary": "How to verify a webhook's signature (HTML page, linked from the portal)",
+        "public": True,
+        "mime": "text/html",
+    },
     ("post", "/v1/receipts"): {
         "summary": "Submit a signed applicationReceipt.v1",
         "public": True,

@@ -132,6 +132,9 @@ QUERY: dict[tuple[str, str], dict[str, Param]] = {
         until=Param(_TIME, code="invalid_time"),
         eventId=Param(_id(EVENT_ID), code="invalid_id"),
         deliveryId=Param(_id(DELIVERY_ID), code="invalid_id"),
+        idPrefix=Param(
+            {"type": "string", "minLength": 1, "maxLength": 200}, code="invalid_id_prefix"
+        ),
     ),
     ("GET", "/v1/deliveries/{id}/timeline"): _paged(
         200, 1000, asOf=Param(_TIME, code="invalid_time")

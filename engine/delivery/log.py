@@ -23,11 +23,13 @@ from .test_event_ids import is_test_event
 from .views import evidence_of
 
 __all__ = [
+    "BROAD_ID_PREFIX",
     "EVIDENCE_FILTERS",
     "LOG_QUERIES",
     "RARE_STATES",
     "LogQuery",
     "item_of",
+    "log_args",
     "matches_nothing",
     "query_name",
 ]
@@ -43,11 +45,19 @@ EVIDENCE_FILTERS: Final = frozenset(
 #: checked in it without visiting the table)
 LOG_QUERIES: Final = (
     ("delivery_id", "deliveries_log_by_id"),
+    ("delivery_id_prefix", "deliveries_log_by_id_prefix"),
     ("event_id", "deliveries_log_by_event"),
+    ("event_id_prefix", "deliveries_log_by_event_prefix"),
     ("state", "deliveries_log_by_state"),
     ("subscription_id", "deliveries_log_by_subscription"),
     ("topic", "deliveries_log_by_topic"),
 )
+
+#: a delivery id prefix with fewer hex digits after ``dlv_`` than this does not lead: delivery
+#: ids are hex digests (``ingest.delivery_id_for``), so it matches 1/16 of them or more, and the
+#: time order (its filter checks the prefix) finds a page of them sooner than the primary key's
+#: range, which reads every match before sorting (bench/results/s15_delivery_log_id_prefix.json)
+BROAD_ID_PREFIX: Final = 2
 
 #: the states the state filter reads from deliveries_log_rare_state (deliveries_log_by_state.sql;
 #: ledger.LOG_INDEXED: failed, given up on, confirmed). The other states go through the keys'
@@ -65,7 +75,9 @@ SQL = ENGINE_QUERIES.named(
 class LogQuery(msgspec.Struct, frozen=True, kw_only=True):
     """A checked request for one page of a tenant's log (``None``: that filter not given).
     ``consumer_id``: a portal session's consumer, whose subscriptions alone are visible.
-    ``before``: the last ``(created_at, delivery_id)`` of the previous page."""
+    ``before``: the last ``(created_at, delivery_id)`` of the previous page.
+    ``delivery_id_prefix`` / ``event_id_prefix``: the start of the ids to match (a range on
+    the ledger's primary key / delivery_log_event, each match checked with ``starts_with``)."""
 
     tenant_id: str
     limit: int = 100
@@ -79,14 +91,41 @@ class LogQuery(msgspec.Struct, frozen=True, kw_only=True):
     delivery_id: str | None = None
     consumer_id: str | None = None
     before: tuple[datetime, str] | None = None
+    delivery_id_prefix: str | None = None
+    event_id_prefix: str | None = None
+
+
+def log_args(q: LogQuery) -> list[Any]:
+    """The parameters of every ``deliveries_log*.sql`` query for ``q``, in their order."""
+    at, last = q.before if q.before is not None else (None, None)
+    return [
+        q.tenant_id,
+        q.subscription_id,
+        q.topic,
+        q.state,
+        q.evidence,
+        q.since,
+        q.until,
+        q.event_id,
+        q.delivery_id,
+        q.consumer_id,
+        at,
+        last,
+        q.limit + 1,
+        q.delivery_id_prefix,
+        q.event_id_prefix,
+    ]
 
 
 def query_name(q: LogQuery) -> str:
     """The named query for ``q``: its most selective filter leads (an index walks it)."""
     for attr, name in LOG_QUERIES:
         value = getattr(q, attr)
-        if value is not None and (attr != "state" or value in RARE_STATES):
-            return name
+        if value is None or (attr == "state" and value not in RARE_STATES):
+            continue
+        if attr == "delivery_id_prefix" and len(value) - len("dlv_") < BROAD_ID_PREFIX:
+            continue
+        return name
     return "deliveries_log"
 
 

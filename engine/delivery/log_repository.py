@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from ..db.queries import ENGINE_QUERIES
 from ..db.repository import PoolRepository, Record
-from .log import SQL, LogQuery, item_of, matches_nothing, query_name
+from .log import SQL, LogQuery, item_of, log_args, matches_nothing, query_name
 
 _KEYS = ENGINE_QUERIES.named("delivery_log_drift", "delivery_log_settle")
 
@@ -23,25 +23,9 @@ class DeliveryLog(PoolRepository):
         combination the ledger rules out (:func:`.log.matches_nothing`)."""
         if matches_nothing(q):
             return []
-        at, last = q.before if q.before is not None else (None, None)
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute(SQL["deliveries_log_custom_plan"])
-            rows = await conn.fetch(
-                SQL[query_name(q)],
-                q.tenant_id,
-                q.subscription_id,
-                q.topic,
-                q.state,
-                q.evidence,
-                q.since,
-                q.until,
-                q.event_id,
-                q.delivery_id,
-                q.consumer_id,
-                at,
-                last,
-                q.limit + 1,
-            )
+            rows = await conn.fetch(SQL[query_name(q)], *log_args(q))
         return cast(list[Record], rows)
 
     async def page(self, q: LogQuery) -> tuple[list[dict[str, Any]], tuple[datetime, str] | None]:

@@ -108,6 +108,7 @@ PUBLIC_ROUTES = frozenset(
         "/console/portal.js",
         "/console/views.js",
         "/console/console.css",
+        "/console/verify",
         "/portal/{tenantId}",
         "/.well-known/hookproof/jwks.json",
         "/v1/receipts",

@@ -107,6 +107,7 @@ async def test_console_files_are_served_with_a_strict_policy(base: str) -> None:
             ("/console/portal.js", "text/javascript"),
             ("/console/views.js", "text/javascript"),
             ("/console/console.css", "text/css"),
+            ("/console/verify", "text/html"),
         ):
             async with http.get(base + path) as r:
                 assert r.status == 200 and r.content_type == kind

@@ -90,6 +90,18 @@ async def test_the_log_is_filtered_searched_and_paged_by_the_api(
         assert await log("?evidence=APPLICATION_CONFIRMED") == set()
         assert await log("?eventId=evt-1") == {by["evt-1", s] for s in (ok, dead, retry)}
         assert await log(f"?deliveryId={by['evt-2', dead]}") == {by["evt-2", dead]}
+        # the start of an id: a delivery's (dlv_...) or an event's
+        assert await log("?idPrefix=evt-") == everything
+        assert await log("?idPrefix=evt-2") == {by["evt-2", s] for s in (ok, dead, retry)}
+        assert await log("?idPrefix=evt-3") == set()
+        assert await log("?idPrefix=dlv_") == everything
+        one = by["evt-2", dead]
+        starts = {d for d in everything if d.startswith(one[:9])}
+        assert one in starts and await log(f"?idPrefix={one[:9]}") == starts
+        assert await log(f"?idPrefix={one}") == {one}
+        assert await log(f"?idPrefix={one[:9]}&subscriptionId={ok}") == {
+            d for d in starts if d in (by["evt-1", ok], by["evt-2", ok])
+        }
         assert await log(f"?state=DEAD_LETTER&eventType=invoice.paid&subscriptionId={dead}") == {
             by["evt-2", dead]
         }
@@ -120,6 +132,8 @@ async def test_the_log_is_filtered_searched_and_paged_by_the_api(
             ("?subscriptionId=sub_1", "subscriptionId", "invalid_id"),
             ("?deliveryId=dlv_zz", "deliveryId", "invalid_id"),
             ("?eventId=", "eventId", "invalid_id"),
+            ("?idPrefix=", "idPrefix", "invalid_id_prefix"),
+            ("?idPrefix=" + "e" * 201, "idPrefix", "invalid_id_prefix"),
             ("?eventType=" + "x" * 201, "eventType", "invalid_event_type"),
             ("?since=yesterday", "since", "invalid_time"),
             ("?until=2026-12-01T00:00:00", "until", "invalid_time"),
@@ -153,6 +167,8 @@ async def test_the_log_is_filtered_searched_and_paged_by_the_api(
             "?eventId=evt-1",
             f"?subscriptionId={ok}",
             f"?deliveryId={by['evt-1', ok]}",
+            "?idPrefix=evt-1",
+            f"?idPrefix={by['evt-1', ok][:10]}",
         ):
             status, page = await o.call("GET", "/v1/deliveries" + query)
             assert (status, page) == (200, {"items": [], "nextCursor": None}), query
@@ -186,6 +202,20 @@ def test_every_log_query_has_the_same_filters_after_its_leading_one() -> None:
         return [ln.replace("k.", "").replace("d.", "") for ln in lines[start : end + 1]]
 
     assert filters("deliveries_log") == filters("deliveries_log_by_state")
+
+
+def test_a_broad_delivery_id_prefix_walks_the_time_order() -> None:
+    """A delivery id prefix with one hex digit or none matches 1/16 of the ids or more: the
+    time order leads (its filter checks the prefix); two digits or more read the range."""
+    for prefix, name in (
+        ("dlv_", "deliveries_log"),
+        ("dlv_a", "deliveries_log"),
+        ("dlv_ab", "deliveries_log_by_id_prefix"),
+        ("dlv_" + "a" * 28, "deliveries_log_by_id_prefix"),
+    ):
+        assert query_name(LogQuery(tenant_id="ten_a", delivery_id_prefix=prefix)) == name
+    q = LogQuery(tenant_id="ten_a", delivery_id_prefix="dlv_a", subscription_id="sub_" + "0" * 24)
+    assert query_name(q) == "deliveries_log_by_subscription"
 
 
 def test_the_state_filter_reads_its_own_index_only_for_the_rare_states() -> None:

@@ -170,8 +170,9 @@ async def test_portal_link_shows_only_its_consumer(
                     await page.fill("#add-endpoint-url", subscriber.url("ok-pnew"))
                     await page.select_option("#add-endpoint-alg", "hmac-sha256")
                     await page.click("#add-endpoint")
-                    await expect(result).to_contain_text("added sub_")
+                    await expect(result).to_contain_text(f"added {subscriber.url('ok-pnew')}")
                     new_sid = await result.get_attribute("data-id")
+                    assert new_sid and new_sid.startswith("sub_")
                     secret = page.locator("#secret-value")
                     await expect(page.locator("#secret-once")).to_be_visible()
                     first_secret = await secret.inner_text()
@@ -184,7 +185,10 @@ async def test_portal_link_shows_only_its_consumer(
                     assert history["items"][0]["actor"] == "portal:" + link_a["sessionId"]
                     # rotate its secret: the next one, shown once
                     await new_row.locator("button[data-rotate]").click()
-                    await expect(page.locator("#secret-for")).to_have_text(str(new_sid))
+                    await expect(page.locator("#secret-for")).to_have_attribute("data-id", new_sid)
+                    await expect(page.locator("#secret-for")).to_have_text(
+                        subscriber.url("ok-pnew")
+                    )
                     await expect(secret).not_to_have_text(first_secret)
 
                     await asyncio.to_thread(ARTIFACTS.mkdir, parents=True, exist_ok=True)
@@ -202,7 +206,7 @@ async def test_portal_link_shows_only_its_consumer(
                     await expect(other.locator("#subscriptions tbody tr")).to_have_count(1)
                     await other.click('#nav a[data-view="dead-letters"]')
                     await expect(other.locator("#dead-letters .note")).to_have_text(
-                        "No dead letters."
+                        "No failed deliveries."
                     )
                     content = await other.content()
                     for foreign in (ok_a, dead_a, str(new_sid), ok_did, dead_did, none):

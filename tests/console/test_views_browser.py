@@ -249,13 +249,14 @@ async def test_console_views_log_filters_and_attempt_detail(
             assert got == {d for (e, s), d in by.items() if s in accepted}
             got = await filtered(lambda: page.fill("#f-event-type", "u"), "eventType=u")
             assert got == {d for (e, s), d in by.items() if e == "evt-u"}
-            got = await filtered(lambda: page.fill("#f-search", "evt-3"), "eventId=evt-3")
+            got = await filtered(lambda: page.fill("#f-search", "evt-3"), "idPrefix=evt-3")
             assert got == {d for (e, s), d in by.items() if e == "evt-3"}
             did = by["evt-2", sub["dead"]]
             assert await filtered(lambda: page.fill("#f-search", did), "deliveryId=") == {did}
             got = await filtered(lambda: page.fill("#f-since", "2999-01-01T00:00"), "since=2999")
             assert got == set()
-            await expect(page.locator("#log-error")).to_have_text("No deliveries match.")
+            await expect(page.locator("#log-empty")).to_have_text("No deliveries match.")
+            await expect(page.locator("#log-error")).to_have_text("")
             got = await filtered(lambda: page.fill("#f-until", "2999-01-01T00:00"), "until=2999")
             assert len(got) == 25
             # back and forward walk the filters
@@ -441,7 +442,8 @@ async def test_portal_speaks_the_customers_language_and_sends_test_events(
             await other.goto(base + "/console#/deliveries")
             assert await rows(other) == {by["evt-b", sub["b"]]}
             await other.goto(base + f"/console#/delivery/{by['evt-0', sub['ok']]}")
-            await expect(other.locator("#delivery-state")).to_contain_text("404")
+            await expect(other.locator("#delivery-error")).to_have_text("No such delivery.")
+            await expect(other.locator("#delivery-detail")).to_be_hidden()
             await other.goto(base + f"/console#/deliveries?eventId={quote(str(event_id))}")
             assert await rows(other) == set()
             content = await other.content()

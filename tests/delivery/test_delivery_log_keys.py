@@ -12,7 +12,7 @@ from typing import Any
 import asyncpg
 import pytest
 
-from hookproof.engine.delivery.log import RARE_STATES, LogQuery, query_name
+from hookproof.engine.delivery.log import RARE_STATES, LogQuery, log_args, query_name
 from hookproof.engine.delivery.log_repository import DeliveryLog, DeliveryLogKeys
 from hookproof.projections.ledger import LEDGER_STATES
 
@@ -57,6 +57,8 @@ def _expected(rows: list[dict[str, Any]], q: LogQuery) -> list[str]:
             and q.state in (None, r["state"])
             and q.event_id in (None, r["event_id"])
             and q.delivery_id in (None, r["delivery_id"])
+            and r["delivery_id"].startswith(q.delivery_id_prefix or "")
+            and r["event_id"].startswith(q.event_id_prefix or "")
             and (q.since is None or r["created_at"] >= q.since)
             and (q.until is None or r["created_at"] < q.until)
             and evidence
@@ -93,6 +95,9 @@ def _combinations() -> list[dict[str, Any]]:
         {"until": T0 + timedelta(minutes=40)},
         {"event_id": "evt-7"},
         {"delivery_id": "dlv_" + format(12, "x").rjust(28, "0")},
+        {"delivery_id_prefix": "dlv_" + "0" * 26 + "1"},  # ids 0x10..0x1f
+        {"delivery_id_prefix": "dlv_0"},  # broad: the time order leads, the filter checks it
+        {"event_id_prefix": "evt-1"},  # evt-1, evt-10..evt-19, evt-100..
     ]
     pairs = [{**a, **b} for a, b in itertools.combinations(one[1:], 2) if not set(a) & set(b)]
     return one + pairs
@@ -113,7 +118,9 @@ async def test_every_filter_and_pair_pages_the_ledger_rows_it_names(pool: asyncp
     assert used == {
         "deliveries_log",
         "deliveries_log_by_id",
+        "deliveries_log_by_id_prefix",
         "deliveries_log_by_event",
+        "deliveries_log_by_event_prefix",
         "deliveries_log_by_subscription",
         "deliveries_log_by_state",
         "deliveries_log_by_topic",
@@ -147,10 +154,36 @@ async def test_a_rare_state_reads_its_partial_index(pool: asyncpg.Pool, state: s
     indexes = {
         "DEAD_LETTER": ("deliveries_log_rare_state", "deliveries_dead_page"),
     }.get(state, ("deliveries_log_rare_state",))
-    q = LogQuery(tenant_id=TENANT, state=state)
-    args = [TENANT, None, None, state, None, None, None, None, None, None, None, None, 26]
+    q = LogQuery(tenant_id=TENANT, state=state, limit=25)
+    args = log_args(q)
     async with pool.acquire() as conn, conn.transaction():
         await conn.execute("SET LOCAL enable_seqscan = off")
         await conn.execute(SQL["deliveries_log_custom_plan"])
         plan = "\n".join(r[0] for r in await conn.fetch("EXPLAIN " + SQL[query_name(q)], *args))
     assert any(f"on {i}" in plan for i in indexes), plan
+
+
+@pytest.mark.parametrize(
+    ("filters", "index"),
+    [
+        ({"delivery_id_prefix": "dlv_" + "0" * 25 + "12"}, "deliveries_pkey"),
+        ({"event_id_prefix": "evt-12"}, "delivery_log_event"),
+    ],
+)
+async def test_an_id_prefix_walks_an_index(
+    pool: asyncpg.Pool, filters: dict[str, Any], index: str
+) -> None:
+    """The console's search by the start of an id reads an index range, never the tenant's
+    whole log: the ledger's primary key for a delivery id, delivery_log_event for an event's."""
+    from hookproof.engine.delivery.log import SQL
+
+    await pool.execute(FILL, TENANT, 3000, 0, list(LEDGER_STATES), T0)
+    await pool.execute("ANALYZE deliveries")
+    await pool.execute("ANALYZE delivery_log")
+    q = LogQuery(tenant_id=TENANT, limit=25, **filters)
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute(SQL["deliveries_log_custom_plan"])
+        rows = await conn.fetch("EXPLAIN " + SQL[query_name(q)], *log_args(q))
+    plan = "\n".join(r[0] for r in rows)
+    assert f"using {index}" in plan or f"on {index}" in plan, plan
+    assert "Seq Scan" not in plan, plan

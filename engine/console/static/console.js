@@ -11,6 +11,7 @@ const REPLAYABLE = new Set(["DEAD_LETTER", "QUARANTINED"]);
 const SKIPPABLE = new Set(["DEAD_LETTER"]);
 let who = null;
 let shownDelivery = null;
+let freshLink = false;  // this page was opened with a #portal= link (not a reload of one)
 
 function $(sel, root) { return (root || document).querySelector(sel); }
 
@@ -33,7 +34,33 @@ function el(tag, attrs, ...children) {
 function text(v) { return v === null || v === undefined || v === "" ? "-" : String(v); }
 function short(iso) { return iso ? String(iso).replace("T", " ").replace(/\.\d+/, "").replace("+00:00", "Z") : "-"; }
 
-function token() { return sessionStorage.getItem(TOKEN_KEY); }
+// This tab's state (the token, whether a portal link opened it). A third-party frame may be
+// denied storage (Chromium throws on any access to sessionStorage there): every access goes
+// through these three, and without storage the state lives in this page's memory alone.
+const memory = new Map();
+function load(key) {
+  let value = null;
+  try { value = window.sessionStorage.getItem(key); } catch (e) { value = null; }
+  return value !== null ? value : (memory.has(key) ? memory.get(key) : null);
+}
+function save(key, value) {
+  memory.set(key, value);
+  try { window.sessionStorage.setItem(key, value); } catch (e) { /* kept in memory only */ }
+}
+function drop(key) {
+  memory.delete(key);
+  try { window.sessionStorage.removeItem(key); } catch (e) { /* kept in memory only */ }
+}
+// Whether what save() keeps survives a navigation of this tab.
+function storageKept() {
+  try {
+    window.sessionStorage.setItem("hookproof.probe", "1");
+    window.sessionStorage.removeItem("hookproof.probe");
+    return true;
+  } catch (e) { return false; }
+}
+
+function token() { return load(TOKEN_KEY); }
 
 async function api(method, path, payload) {
   const headers = { "Authorization": "Bearer " + token(), "Accept": "application/json" };
@@ -72,8 +99,8 @@ const LINK_KEY = "hookproof.portal-link";
 
 // A portal link that does not (or no longer) work: the customer's page, never the token form.
 function linkEnded() {
-  sessionStorage.removeItem(TOKEN_KEY);
-  for (const id of ["login", "main", "nav", "forget"]) $("#" + id).hidden = true;
+  drop(TOKEN_KEY);
+  for (const id of ["login", "main", "nav", "forget", "closed"]) $("#" + id).hidden = true;
   $("#link-ended").hidden = false;
   $("#title").textContent = "Webhook endpoints";
   document.title = "This link has ended";
@@ -81,14 +108,33 @@ function linkEnded() {
 
 // Opened as a portal page (a #portal= link, now or earlier in this tab, or /portal/{tenant}).
 function portalPage() {
-  return sessionStorage.getItem(LINK_KEY) === "1" || location.pathname.startsWith("/portal/");
+  return load(LINK_KEY) === "1" || location.pathname.startsWith("/portal/");
+}
+
+// "Close" in the portal: this page forgets the link's token. A portal token cannot end its own
+// session (only the company that made it can), so the page says the link still works. A reload
+// of the closed page says the same (CLOSED_KEY keeps the link's expiry, not the token).
+const CLOSED_KEY = "hookproof.portal-closed";
+
+function portalClosed(until) {
+  save(CLOSED_KEY, until || "");
+  drop(TOKEN_KEY);
+  who = null;
+  for (const id of ["login", "main", "nav", "forget", "link-ended"]) $("#" + id).hidden = true;
+  $("#closed-detail").textContent = "This page no longer shows your endpoints. The link you " +
+    "opened it with still works" + (until ? " until " + until : " until it expires") +
+    ": anyone who has it can open this page until then. To end it sooner, ask the company " +
+    "that sent it to you.";
+  $("#closed").hidden = false;
+  $("#title").textContent = "Webhook endpoints";
+  document.title = "You closed this page";
 }
 
 async function login() {
   const r = await api("GET", "/v1/whoami");
   if (r.status !== 200) {
     if (portalPage()) { linkEnded(); return; }
-    sessionStorage.removeItem(TOKEN_KEY);
+    drop(TOKEN_KEY);
     $("#login-error").textContent = "Token refused: " + problemText(r);
     $("#login").hidden = false;
     $("#main").hidden = true;
@@ -104,12 +150,20 @@ async function login() {
   $("#forget").hidden = false;
   $("#who").textContent = who.kind === "operator" ? "operator" : "tenant " + who.tenantId;
   for (const li of document.querySelectorAll("[data-operator]")) li.hidden = who.kind !== "operator";
-  if (who.kind === "portal") await portalEnter(who);  // portal.js: the consumer's own view
+  // the tenant's own sections (endpoints, deliveries, event types, dead letters) are not the
+  // operator's: its token sees none of them
+  for (const li of document.querySelectorAll("[data-tenant]")) li.hidden = who.kind === "operator";
+  if (who.kind === "portal" && await portalEnter(who)) return;  // portal.js; true: it moved
   await route();  // views.js: the view the address names
 }
 
 function renderTimeline(ol, r) {
   if (r.status !== 200) { ol.replaceChildren(el("li", { class: "error" }, problemText(r))); return; }
+  if (who.kind === "portal") {  // portal.js: what happened, in the customer's words
+    ol.replaceChildren(...r.body.entries.map((e) => el("li", {},
+      el("span", { class: "when" }, short(e.recordedAt)), " ", timelineWords(e))));
+    return;
+  }
   ol.replaceChildren(...r.body.entries.map((e) => el("li", {},
     el("span", { class: "when" }, short(e.recordedAt)), " ",
     el("code", {}, e.type), " ",
@@ -124,16 +178,19 @@ function ladder(view, sub) {
   const verified = sub && sub.verifiedGeneration !== null && sub.verifiedGeneration >= view.generation;
   const accepted = view.evidence.endpoint === "ENDPOINT_ACCEPTED";
   const app = view.evidence.application;
+  const portal = who.kind === "portal";
   const rungs = [
-    ["verified", "Endpoint verified (challenge passed for this generation)",
-      sub ? (verified ? "yes" : "no") : "unknown"],
+    ["verified", portal ? "Endpoint verified (it passed the address check)"
+      : "Endpoint verified (challenge passed for this generation)",
+    sub ? (verified ? "yes" : "no") : "unknown"],
     ["accepted", "Endpoint accepted (a 2xx to a signed attempt)", accepted ? "yes" : "no"],
     ["application", "Application confirmed (signed receipt)",
       app === "CONFIRMED" ? "yes" : app === "UNOBSERVABLE" ? "UNOBSERVABLE" : "pending"],
   ];
+  const shown = (value) => portal && value === "UNOBSERVABLE" ? "cannot be seen" : value;
   return rungs.map(([key, label, value]) => el("li", { class: "rung r-" + value.toLowerCase(), "data-rung": key, "data-value": value },
     el("span", { class: "mark" }, value === "yes" ? "✔" : value === "UNOBSERVABLE" ? "?" : "·"), " ",
-    label, ": ", el("strong", {}, value)));
+    label, ": ", el("strong", {}, shown(value))));
 }
 
 // An answer framed by the connection's end that ended without TLS close_notify: the status
@@ -157,10 +214,15 @@ function attemptDetail(a, body) {
   const q = a.request;
   const rows = r ? kvRows(r.headers) : [];
   return el("details", { class: "attempt-detail", "data-attempt": a.attempt },
-    el("summary", {}, `Attempt ${a.attempt}: ${text(a.outcome)}${a.status ? ", HTTP " + a.status : ""}`),
-    el("p", { class: "muted" }, `sent to ${text(a.endpoint)} signed with key ${text(a.keyId)} (${text(a.signatureAlgorithm)})`),
+    el("summary", {}, `Attempt ${a.attempt}: ${stateWord(a.outcome)}${a.status ? ", HTTP " + a.status : ""}`),
+    el("p", { class: "muted" }, who.kind === "portal"
+      ? `sent to ${text(a.endpoint)}, signed with ${signedWith(a.signatureAlgorithm)}`
+      : `sent to ${text(a.endpoint)} signed with key ${text(a.keyId)} (${text(a.signatureAlgorithm)})`),
     q ? el("div", { class: "attempt-request" },
       el("h4", {}, "Request"),
+      who.kind === "portal" ? el("p", { class: "muted" },
+        "The headers exactly as your endpoint received them (the signature's values hidden); " +
+        "the signature covers the Webhook- headers, so check it with them as they are.") : null,
       el("p", { class: "request-line" }, el("code", {}, `${q.method || "PUBLISH"} ${q.target}`)),
       el("table", { class: "kv request-headers" }, el("tbody", {}, ...kvRows(q.headers))),
       el("p", { class: "muted" }, body && !body.archived
@@ -175,18 +237,43 @@ function attemptDetail(a, body) {
       : el("p", { class: "muted" }, "No response was recorded for this attempt."));
 }
 
+// The attempts table's columns: the portal's leave out the engine's generation and key id.
+function attemptColumns() {
+  return who.kind === "portal"
+    ? ["#", "outcome", "answer", "reason", "from address", "ms", "sent"]
+    : ["#", "outcome", "status", "code", "generation", "key", "peer", "ms", "admitted"];
+}
+
+function attemptRow(a) {
+  const answer = el("td", { class: "answer" }, a.broker ? brokerText(a.broker) : text(a.status), a.bodyTruncated ? truncatedMark() : null);
+  if (who.kind === "portal") {
+    return el("tr", { "data-attempt": a.attempt },
+      el("td", {}, a.attempt), el("td", {}, stateWord(a.outcome)), answer,
+      el("td", {}, a.code ? humanWords(a.code) : "-"), el("td", {}, text(a.peerAddress)),
+      el("td", {}, text(a.durationMs)), el("td", {}, short(a.admittedAt)));
+  }
+  return el("tr", { "data-attempt": a.attempt },
+    el("td", {}, a.attempt),
+    el("td", {}, a.outcome),
+    answer,
+    el("td", {}, text(a.code)),
+    el("td", {}, text(a.generation)),
+    el("td", {}, text(a.keyId)),
+    el("td", {}, text(a.peerAddress)),
+    el("td", {}, text(a.durationMs)),
+    el("td", {}, short(a.admittedAt)));
+}
+
 async function showDelivery(id) {
   shownDelivery = id;
   const r = await api("GET", "/v1/deliveries/" + encodeURIComponent(id));
-  if (r.status !== 200) {
-    $("#delivery .did").textContent = id;
-    $("#delivery-state").textContent = problemText(r);
-    $("#ladder").replaceChildren();
-    fill($("#attempts tbody"), []);
-    $("#attempt-details").replaceChildren();
-    $("#request-body").textContent = "";
-    $("#delivery-actions").replaceChildren();
-    $("#delivery-timeline").replaceChildren();
+  if (shownDelivery !== id) return null;
+  $("#delivery .did").textContent = id;
+  if (r.status !== 200) {  // the refusal alone: nothing of a delivery shown before stays
+    $("#delivery-detail").hidden = true;
+    $("#delivery-error").textContent = r.status === 404 && who.kind === "portal"
+      ? "No such delivery." : problemText(r);
+    $("#delivery-error").hidden = false;
     return null;
   }
   const v = r.body;
@@ -195,7 +282,9 @@ async function showDelivery(id) {
     api("GET", "/v1/deliveries/" + encodeURIComponent(id) + "/timeline"),
   ]);
   if (shownDelivery !== id) return v;
-  $("#delivery .did").textContent = id;
+  $("#delivery-error").hidden = true;
+  $("#delivery-error").textContent = "";
+  $("#delivery-detail").hidden = false;
   $("#delivery-state").textContent = stateWord(v.state);
   $("#delivery-state").dataset.state = v.state;
   $("#delivery-test").hidden = !v.test;
@@ -203,18 +292,10 @@ async function showDelivery(id) {
   $("#delivery-endpoint").textContent = v.endpoint;
   $("#delivery-endpoint").href = "#/endpoint/" + encodeURIComponent(v.subscriptionId);
   $("#delivery-owner").textContent = text(v.owner);
+  $("#delivery-owner-part").hidden = who.kind === "portal";  // an internal owner, not theirs
   $("#ladder").replaceChildren(...ladder(v, sub.status === 200 ? sub.body : null));
-  fill($("#attempts tbody"), v.attempts.map((a) => el("tr", { "data-attempt": a.attempt },
-    el("td", {}, a.attempt),
-    el("td", {}, a.outcome),
-    el("td", { class: "answer" }, a.broker ? brokerText(a.broker) : text(a.status), a.bodyTruncated ? truncatedMark() : null),
-    el("td", {}, text(a.code)),
-    el("td", {}, text(a.generation)),
-    el("td", {}, text(a.keyId)),
-    el("td", {}, text(a.peerAddress)),
-    el("td", {}, text(a.durationMs)),
-    el("td", {}, short(a.admittedAt)),
-  )));
+  $("#attempts thead tr").replaceChildren(...attemptColumns().map((c) => el("th", { scope: "col" }, c)));
+  fill($("#attempts tbody"), v.attempts.map(attemptRow));
   $("#attempt-details").replaceChildren(...v.attempts.map((a) => attemptDetail(a, v.requestBody)));
   const rb = v.requestBody;
   $("#request-body").textContent = rb && rb.text !== null ? rb.text + (rb.truncated ? "\n[first 64 KiB shown]" : "") : "(no longer stored)";
@@ -229,7 +310,11 @@ async function showDelivery(id) {
   if (v.ordering) {
     actions.push(el("span", { class: "muted" }, ` ordered: aggregate ${v.ordering.aggregateId} version ${v.ordering.aggregateVersion}`));
   }
-  if (v.deadLetter) actions.push(el("span", { class: "muted" }, ` dead letter: ${v.deadLetter.reason} (owner ${v.deadLetter.owner})`));
+  if (v.deadLetter) {
+    actions.push(el("span", { class: "muted" }, who.kind === "portal"
+      ? ` failed for good: ${humanWords(v.deadLetter.reason)}`
+      : ` dead letter: ${v.deadLetter.reason} (owner ${v.deadLetter.owner})`));
+  }
   $("#delivery-actions").replaceChildren(...actions);
   renderTimeline($("#delivery-timeline"), tl);
   return v;
@@ -261,25 +346,50 @@ async function skip(id) {
 
 // -- dead letters, gates, rollouts -----------------------------------------------------------
 
+function deadLetterColumns() {
+  return who.kind === "portal"
+    ? ["delivery", "endpoint", "reason", "attempts", "failed since", ""]
+    : ["delivery", "endpoint", "owner", "reason", "attempts", "failed since", ""];
+}
+
 async function loadDeadLetters() {
   const tbody = $("#dead-letters tbody");
-  if (who.kind === "operator") {
-    note("dead-letters", "Dead letters belong to tenants: enter a tenant token to see them.");
-    fill(tbody, []);
-    return;
-  }
-  const r = await api("GET", "/v1/dead-letters");
+  $("#dead-letters thead tr").replaceChildren(...deadLetterColumns().map((c) =>
+    el("th", { scope: "col" }, c || el("span", { class: "visually-hidden" }, "actions"))));
+  const portal = who.kind === "portal";
+  const [r] = await Promise.all([api("GET", "/v1/dead-letters"), fetchEndpoints()]);
   if (r.status !== 200) { note("dead-letters", problemText(r)); return; }
-  note("dead-letters", r.body.items.length ? "" : "No dead letters.");
+  note("dead-letters", r.body.items.length ? "" : portal ? "No failed deliveries." : "No dead letters.");
+  const names = new Map(endpoints.map((s) => [s.id, s.endpoint]));
   fill(tbody, r.body.items.map((d) => el("tr", { "data-id": d.deliveryId },
     el("td", {}, el("a", { href: "#/delivery/" + encodeURIComponent(d.deliveryId) }, d.deliveryId)),
-    el("td", {}, el("a", { href: "#/endpoint/" + encodeURIComponent(d.subscriptionId) }, d.subscriptionId)),
-    el("td", {}, text(d.owner)),
-    el("td", {}, text(d.reason)),
+    el("td", { class: portal ? "endpoint" : null }, el("a", { href: "#/endpoint/" + encodeURIComponent(d.subscriptionId) },
+      portal ? names.get(d.subscriptionId) || "an endpoint" : d.subscriptionId)),
+    portal ? null : el("td", {}, text(d.owner)),
+    el("td", {}, portal ? humanWords(d.reason) : text(d.reason)),
     el("td", {}, text(d.attempt)),
     el("td", {}, short(d.deadSince)),
     el("td", {}, el("button", { type: "button", "data-replay": d.deliveryId, onclick: () => replay(d.deliveryId) }, replayLabel())),
   )));
+  // the recover form: the endpoint of the newest failure chosen (else the one chosen before)
+  const select = $("#recover-subscription");
+  const newest = r.body.items.length ? r.body.items[0].subscriptionId : null;
+  if (newest && !select.dataset.chosen && names.has(newest)) select.value = newest;
+  if (!$("#recover-since").value) $("#recover-since").value = localPicker(Date.now() - 86400e3, $("#recover-since"));
+}
+
+// A datetime-local field's value for an instant, in this browser's time zone, to the field's
+// step (whole minutes, or milliseconds with step 0.001).
+function localPicker(ms, input) {
+  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60e3);
+  return d.toISOString().slice(0, input.step === "0.001" ? 23 : 16);
+}
+
+// A datetime-local field's value (this browser's time zone) as an RFC 3339 time (UTC).
+function pickedTime(input) {
+  if (!input.value) return "";
+  const when = new Date(input.value);
+  return Number.isNaN(when.getTime()) ? "" : when.toISOString();
 }
 
 // Recover a time range: follows nextSince for a few pages, then says where to go on.
@@ -287,14 +397,17 @@ const RECOVER_PAGES = 20;
 
 async function recoverRange() {
   const out = $("#recover-result");
-  const sid = $("#recover-subscription").value.trim();
-  let since = $("#recover-since").value.trim();
-  const until = $("#recover-until").value.trim();
+  const sid = $("#recover-subscription").value;
+  let since = pickedTime($("#recover-since"));
+  const until = pickedTime($("#recover-until"));
+  const portal = who.kind === "portal";
   if (!sid || !since) {
     out.className = "error";
-    out.textContent = "A subscription id and since are needed.";
+    out.textContent = portal ? "Choose an endpoint and the date and time to retry from."
+      : "An endpoint and since are needed.";
     return;
   }
+  const name = portal ? (endpoints.find((s) => s.id === sid) || {}).endpoint || "the endpoint" : sid;
   const button = $("#recover");
   button.disabled = true;
   out.className = "muted";
@@ -308,7 +421,7 @@ async function recoverRange() {
       const r = await api("POST", "/v1/subscriptions/" + encodeURIComponent(sid) + "/recover", body);
       if (r.status !== 202) {
         out.className = "error";
-        out.textContent = (total ? `recovered ${total}, then ` : "") + "recover refused: " + problemText(r);
+        out.textContent = (total ? `recovered ${total}, then ` : "") + (portal ? "not retried: " : "recover refused: ") + problemText(r);
         return;
       }
       total += r.body.recovered;
@@ -318,10 +431,11 @@ async function recoverRange() {
     }
     out.className = "";
     out.dataset.recovered = String(total);
-    out.textContent = `recovered ${total} deliver${total === 1 ? "y" : "ies"} of ${sid}` +
-      (next ? `; more remain from ${next} (since set to it: recover again)` : "");
-    if (next) $("#recover-since").value = next;
-    setStatus(`recovered ${total} from ${sid}`);
+    out.textContent = (portal ? `${total} failed deliver${total === 1 ? "y" : "ies"} of ${name} will be sent again`
+      : `recovered ${total} deliver${total === 1 ? "y" : "ies"} of ${sid}`) +
+      (next ? `; more remain from ${short(next)} (the start is set to it: ${portal ? "retry" : "recover"} again)` : "");
+    if (next) $("#recover-since").value = localPicker(Date.parse(next), $("#recover-since"));
+    setStatus(portal ? `${total} sent again to ${name}` : `recovered ${total} from ${sid}`);
   } finally {
     button.disabled = false;
     await loadDeadLetters();
@@ -386,13 +500,15 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#use-token").addEventListener("click", () => {
     const value = $("#token").value.trim();
     if (!value) return;
-    sessionStorage.setItem(TOKEN_KEY, value);
+    save(TOKEN_KEY, value);
     $("#token").value = "";
     login();
   });
   $("#token").addEventListener("keydown", (e) => { if (e.key === "Enter") $("#use-token").click(); });
+  $("#recover-subscription").addEventListener("change", (e) => { e.target.dataset.chosen = "1"; });
   $("#forget").addEventListener("click", () => {
-    sessionStorage.removeItem(TOKEN_KEY);
+    if (who && who.kind === "portal") { portalClosed(who.expiresAt ? short(who.expiresAt) : null); return; }
+    drop(TOKEN_KEY);
     if (portalPage()) { linkEnded(); return; }
     location.hash = "";
     location.reload();
@@ -407,12 +523,15 @@ document.addEventListener("DOMContentLoaded", () => {
   // A link that is not one (cut, mangled) is an ended link to its customer.
   if (location.hash.startsWith("#portal=")) {
     const link = location.hash.match(/^#portal=([A-Za-z0-9_-]{1,200})$/);
-    sessionStorage.setItem(LINK_KEY, "1");
+    save(LINK_KEY, "1");
     history.replaceState(null, "", location.pathname + location.search + "#/endpoints");
     if (!link) { linkEnded(); return; }
-    sessionStorage.setItem(TOKEN_KEY, link[1]);
+    drop(CLOSED_KEY);  // a link opened again is open again
+    save(TOKEN_KEY, link[1]);
+    freshLink = true;
   }
   if (token()) login();
+  else if (portalPage() && load(CLOSED_KEY) !== null) portalClosed(load(CLOSED_KEY));
   else if (portalPage()) linkEnded();
   else $("#login").hidden = false;
 });

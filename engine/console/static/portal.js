@@ -25,12 +25,55 @@ const SUBSCRIPTION_WORDS = {
   ACTIVE: "Active", PENDING_CHALLENGE: "Checking the address", SUSPENDED: "Paused",
   REVOKED: "Removed", EXPIRED: "Expired",
 };
-// Where a customer's code checks a signature: the public keys served by this daemon.
+// Where a customer's code checks a signature: the public keys served by this daemon, and the
+// page that says how (verify.html).
 const PUBLIC_KEYS = "/.well-known/hookproof/jwks.json";
+const SIGNATURE_DOCS = "/console/verify";
+// What a timeline entry says happened, by its event type (others: the state it left).
+const TIMELINE_WORDS = {
+  "delivery.planned": "Queued for your endpoint",
+  "delivery.attempt_admitted": "Sending",
+  "delivery.endpoint_accepted": "Your endpoint accepted it",
+  "delivery.attempt_failed": "An attempt failed",
+  "delivery.attempt_lost": "An attempt got no answer",
+  "delivery.dead_lettered": "Failed for good",
+  "delivery.quarantined": "Held",
+  "delivery.replay_requested": "Sent again on request",
+  "delivery.skipped": "Skipped",
+  "delivery.application_confirmed": "Your application confirmed it",
+  "subscription.registered": "Endpoint added",
+  "subscription.challenge_issued": "Address check sent",
+  "subscription.challenge_published": "Address check sent",
+  "subscription.challenge_passed": "Address check passed",
+  "subscription.challenge_failed": "Address check failed",
+  "subscription.updated": "Settings changed",
+  "subscription.state_changed": "Status changed",
+};
+
+// An engine code ("max_attempts", "ENDPOINT_ACCEPTED") as words: "Max attempts".
+function humanWords(code) {
+  if (code === null || code === undefined || code === "") return "-";
+  const words = String(code).replace(/[_.]+/g, " ").trim().toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
 
 function stateWord(state) {
   if (!who || who.kind !== "portal") return text(state);
-  return STATE_WORDS[state] || SUBSCRIPTION_WORDS[state] || text(state);
+  return STATE_WORDS[state] || SUBSCRIPTION_WORDS[state] || humanWords(state);
+}
+
+function timelineWords(e) {
+  const what = TIMELINE_WORDS[e.type] || "Updated";
+  return e.state ? `${what} (now: ${stateWord(e.state).toLowerCase()})` : what;
+}
+
+function evidenceWords(ev) {
+  if (ev.application === "CONFIRMED") return "confirmed by your application";
+  return ev.endpoint === "ENDPOINT_ACCEPTED" ? "accepted by your endpoint" : "not accepted yet";
+}
+
+function signedWith(alg) {
+  return alg === "hmac-sha256" ? "your shared secret (HMAC-SHA256)" : "our public key (Ed25519)";
 }
 
 function svg(tag, attrs, label) {
@@ -42,12 +85,27 @@ function svg(tag, attrs, label) {
 
 // -- entering the portal: the customer's words and the tenant's branding -----------------------
 
+// The portal's own address (/portal/<tenant>: served under the tenant's policy, which lets its
+// logo load); a portal link opened at /console moves there at once. True when it moves.
+function portalAddress(w) {
+  return "/portal/" + encodeURIComponent(w.tenantId);
+}
+
 async function portalEnter(w) {
+  if (location.pathname === "/console" && freshLink) {
+    // the token goes along in this tab's storage, or (storage denied) in the fragment again
+    const rest = storageKept() ? location.hash : "#portal=" + token();
+    location.replace(portalAddress(w) + rest);
+    return true;
+  }
   $("#who").textContent = "";
   $("#portal").hidden = false;
   $("#portal-consumer").textContent = w.consumerId;
   $("#portal-expires").textContent = short(w.expiresAt);
   $("#forget").textContent = "Close";
+  for (const p of document.querySelectorAll("[data-portal-only]")) p.hidden = false;
+  for (const input of document.querySelectorAll("#recover-form input[type=datetime-local]")) input.step = "60";
+  $("#recover").textContent = "Retry";
   $("#title").textContent = "Webhook endpoints";
   $("#h-dead-letters").textContent = "Failed deliveries";
   $("#h-recover").textContent = "Retry failed deliveries";
@@ -55,13 +113,14 @@ async function portalEnter(w) {
   for (const p of document.querySelectorAll("[data-engine-only]")) p.hidden = true;
   for (const o of document.querySelectorAll("#f-state option")) if (o.value) o.textContent = stateWord(o.value);
   const r = await api("GET", "/v1/portal/branding");
-  if (r.status !== 200) return;
+  if (r.status !== 200) return false;
   const b = r.body;
   if (b.displayName) {
     $("#title").textContent = b.displayName + " webhooks";
     document.title = b.displayName + " webhooks";
   }
-  if (b.logoUrl) {
+  // the logo only where the page's policy allows its origin: the tenant's portal address
+  if (b.logoUrl && location.pathname === portalAddress(w)) {
     const logo = $("#brand-logo");
     logo.src = b.logoUrl;
     logo.alt = (b.displayName || "") + " logo";
@@ -69,15 +128,22 @@ async function portalEnter(w) {
   }
   // CSSOM, not a style attribute: allowed under style-src 'self'
   if (b.accentColour) document.documentElement.style.setProperty("--accent", b.accentColour);
+  return false;
 }
 
 function signingNote(s) {
-  const scheme = s.signatureProfile || "hookproof.sig.v1";
-  const how = s.signatureAlgorithm === "hmac-sha256" ? "a shared secret" : "a public key (Ed25519)";
-  const keys = s.signatureAlgorithm === "hmac-sha256" ? "the secret shown when the endpoint was added"
-    : el("a", { href: PUBLIC_KEYS }, "the public keys");
-  return [`Every request is signed (${scheme}, with ${how}). How to verify a signature: `,
-    "the hookproof-subscriber library (Python or Node.js) checks it with ", keys, "."];
+  const docs = el("a", { href: SIGNATURE_DOCS, target: "_blank", rel: "noopener" }, "the steps and libraries");
+  if (who.kind !== "portal") {
+    const scheme = s.signatureProfile || "hookproof.sig.v1";
+    const how = s.signatureAlgorithm === "hmac-sha256" ? "a shared secret" : "a public key (Ed25519)";
+    return [`Every request is signed (${scheme}, with ${how}). How to verify a signature: `, docs, "."];
+  }
+  const keys = s.signatureAlgorithm === "hmac-sha256" ? "the shared secret shown when the endpoint was added"
+    : el("a", { href: PUBLIC_KEYS }, "our public keys");
+  return [`Every request we send is signed with ${signedWith(s.signatureAlgorithm)}, as an HTTP `,
+    "message signature (RFC 9421) in its Signature and Signature-Input headers. How to verify a ",
+    "signature: ", docs, "; the hookproof-subscriber library (Python or Node.js) checks it for you with ",
+    keys, "."];
 }
 
 // -- charts: attempts per hour (24 h) or per day (7 d), stacked by outcome, with axes ---------
@@ -167,7 +233,8 @@ function drawChart(buckets, holder, opts, latency) {
       const h = Math.max(1, Math.round((n / max) * plotH));
       y -= h;
       const rect = svg("rect", { x, y, width: barW, height: h, fill: colour, "data-outcome": outcome, "data-n": n });
-      rect.append(svg("title", {}, `${short(b.hour)}: ${n} ${outcome.toLowerCase()}`));
+      const label = (OUTCOMES.find(([o]) => o === outcome) || [, "other"])[1];
+      rect.append(svg("title", {}, `${short(b.hour)}: ${n} ${label}`));
       chart.append(rect);
     }
   });
@@ -234,9 +301,10 @@ function latencyLines(chart, buckets, g) {
 
 // -- Add endpoint, rotate secret, test events -------------------------------------------------
 
-function showSecretOnce(secret, sid) {
+function showSecretOnce(secret, sid, url) {
   $("#secret-value").textContent = secret;
-  $("#secret-for").textContent = sid;
+  $("#secret-for").textContent = url;
+  $("#secret-for").dataset.id = sid;
   $("#secret-once").hidden = false;
 }
 
@@ -281,8 +349,8 @@ async function addEndpoint() {
   }
   out.className = "";
   out.dataset.id = r.body.id;
-  out.textContent = `added ${r.body.id} (${r.body.endpoint}): we are checking the address now`;
-  if (r.body.secret) showSecretOnce(r.body.secret, r.body.id);
+  out.textContent = `added ${text(r.body.endpoint)}: we are checking the address now`;
+  if (r.body.secret) showSecretOnce(r.body.secret, r.body.id, text(r.body.endpoint));
   $("#add-endpoint-url").value = "";
   await loadSubscriptions();
 }
@@ -290,8 +358,9 @@ async function addEndpoint() {
 async function rotateSecret(sid) {
   const r = await api("POST", "/v1/subscriptions/" + encodeURIComponent(sid) + "/secret/rotate");
   if (r.status !== 201) { setStatus("rotation refused: " + problemText(r)); return; }
-  showSecretOnce(r.body.secret, sid);
-  setStatus(`next secret issued for ${sid}: install it, then the check promotes it`);
+  const url = text((endpoints.find((s) => s.id === sid) || {}).endpoint);
+  showSecretOnce(r.body.secret, sid, url);
+  setStatus(`next secret issued for ${url}: install it, then the address check makes it the one in use`);
   await loadSubscriptions();
 }
 
@@ -310,9 +379,9 @@ async function sendTest() {
 async function recoverOne() {
   const sid = $("#recover-one").dataset.sid;
   const out = $("#recover-one-result");
-  const since = $("#recover-one-since").value;
+  const since = pickedTime($("#recover-one-since"));
   if (!since) { out.className = "error"; out.textContent = "Choose the date and time to retry from."; return; }
-  const r = await api("POST", "/v1/subscriptions/" + encodeURIComponent(sid) + "/recover", { since: since + ":00Z" });
+  const r = await api("POST", "/v1/subscriptions/" + encodeURIComponent(sid) + "/recover", { since });
   if (r.status !== 202) { out.className = "error"; out.textContent = "not retried: " + problemText(r); return; }
   out.className = "";
   out.dataset.recovered = String(r.body.recovered);

@@ -5,8 +5,8 @@
 "use strict";
 
 const VIEWS = ["endpoints", "endpoint", "deliveries", "delivery", "event-types", "dead-letters", "gates", "rollouts"];
-const OPERATOR_VIEWS = new Set(["gates", "rollouts"]);
-const LOG_FILTERS = ["subscriptionId", "eventType", "state", "evidence", "since", "until", "eventId", "deliveryId", "cursor"];
+const OPERATOR_VIEWS = new Set(["gates", "rollouts"]);  // the others are a tenant's (or portal's)
+const LOG_FILTERS = ["subscriptionId", "eventType", "state", "evidence", "since", "until", "eventId", "deliveryId", "idPrefix", "cursor"];
 let endpoints = [];  // the caller's subscriptions (first page), for names and selects
 
 function parseHash() {
@@ -20,7 +20,7 @@ async function route() {
   if (!who) return;
   document.body.dataset.rendered = "";
   let { view, arg, params } = parseHash();
-  if (!view || (OPERATOR_VIEWS.has(view) && who.kind !== "operator")) {
+  if (!view || OPERATOR_VIEWS.has(view) !== (who.kind === "operator")) {
     view = who.kind === "operator" ? "gates" : "endpoints";
     history.replaceState(null, "", location.pathname + location.search + "#/" + view);
   }
@@ -57,11 +57,16 @@ async function fetchEndpoints() {
   const r = await api("GET", "/v1/subscriptions");
   if (r.status !== 200) return r;
   endpoints = r.body.items;
-  $("#recover-subscriptions").replaceChildren(...endpoints.map((s) => el("option", { value: s.id })));
+  // the portal names an endpoint by its address alone; the console adds its id
+  const label = (s) => who.kind === "portal" ? text(s.endpoint) : `${text(s.endpoint)} (${s.id})`;
+  const recover = $("#recover-subscription");
+  const picked = recover.value;
+  recover.replaceChildren(...endpoints.map((s) => el("option", { value: s.id }, label(s))));
+  if (picked) recover.value = picked;
   const select = $("#f-subscription");
   const chosen = select.value;
   select.replaceChildren(el("option", { value: "" }, "any"),
-    ...endpoints.map((s) => el("option", { value: s.id }, `${s.endpoint} (${s.id})`)));
+    ...endpoints.map((s) => el("option", { value: s.id }, label(s))));
   select.value = chosen;
   return r;
 }
@@ -133,7 +138,7 @@ function challengeResult(s) {
 }
 
 async function showEndpoint(id) {
-  $("#view-endpoint .sid").textContent = id;
+  $("#view-endpoint .sid").textContent = who.kind === "portal" ? "" : id;
   const [sub, tl, types] = await Promise.all([
     api("GET", "/v1/subscriptions/" + encodeURIComponent(id)),
     api("GET", "/v1/subscriptions/" + encodeURIComponent(id) + "/timeline"),
@@ -141,6 +146,7 @@ async function showEndpoint(id) {
   ]);
   if (sub.status !== 200) { $("#endpoint-summary").textContent = problemText(sub); return; }
   const s = sub.body;
+  if (who.kind === "portal") $("#view-endpoint .sid").textContent = text(s.endpoint);
   $("#endpoint-summary").replaceChildren(el("span", { class: "endpoint" }, s.endpoint), " · ",
     stateBadge(s.state), " · event types ", (s.topics || []).join(", "));
   $("#endpoint-signing").replaceChildren(...signingNote(s));
@@ -150,7 +156,7 @@ async function showEndpoint(id) {
   $("#send-test").disabled = !items.length;
   $("#send-test").dataset.sid = id;
   $("#recover-one").dataset.sid = id;
-  if (!$("#recover-one-since").value) $("#recover-one-since").value = localInput(new Date(Date.now() - 86400e3).toISOString());
+  if (!$("#recover-one-since").value) $("#recover-one-since").value = localPicker(Date.now() - 86400e3, $("#recover-one-since"));
   $("#test-result").textContent = items.length ? "" : "No event type has an example yet.";
   renderTimeline($("#subscription-timeline"), tl);
   await drawBigCharts(id);
@@ -176,19 +182,22 @@ async function loadLog(params) {
   $("#f-evidence").value = params.get("evidence") || "";
   $("#f-since").value = localInput(params.get("since"));
   $("#f-until").value = localInput(params.get("until"));
-  $("#f-search").value = params.get("eventId") || params.get("deliveryId") || "";
+  $("#f-search").value = params.get("idPrefix") || params.get("eventId") || params.get("deliveryId") || "";
   const query = new URLSearchParams();
   for (const k of LOG_FILTERS) if (params.get(k)) query.set(k, params.get(k));
   query.set("limit", "25");
   const r = await api("GET", "/v1/deliveries?" + query.toString());
   const tbody = $("#deliveries tbody");
+  $("#log-empty").textContent = "";
   if (r.status !== 200) {
     $("#log-error").textContent = problemText(r);
     fill(tbody, []);
     $("#page-next").hidden = true;
     return;
   }
-  $("#log-error").textContent = r.body.items.length ? "" : "No deliveries match.";
+  $("#log-error").textContent = "";
+  // an empty page is an answer, not an error
+  $("#log-empty").textContent = r.body.items.length ? "" : "No deliveries match.";
   const names = new Map(endpoints.map((s) => [s.id, s.endpoint]));
   fill(tbody, r.body.items.map((d) => el("tr", { "data-id": d.deliveryId, "data-state": d.state },
     el("td", {}, el("a", { href: "#/delivery/" + encodeURIComponent(d.deliveryId) }, d.deliveryId)),
@@ -196,8 +205,9 @@ async function loadLog(params) {
     el("td", {}, d.topic),
     el("td", { class: "state" }, stateBadge(d.state)),
     el("td", {}, text(d.attempt)),
-    el("td", {}, d.evidence.endpoint + " / " + d.evidence.application),
-    el("td", { class: "endpoint" }, el("a", { href: "#/endpoint/" + encodeURIComponent(d.subscriptionId) }, names.get(d.subscriptionId) || d.subscriptionId)),
+    el("td", {}, who.kind === "portal" ? evidenceWords(d.evidence) : d.evidence.endpoint + " / " + d.evidence.application),
+    el("td", { class: "endpoint" }, el("a", { href: "#/endpoint/" + encodeURIComponent(d.subscriptionId) },
+      names.get(d.subscriptionId) || (who.kind === "portal" ? "an endpoint" : d.subscriptionId))),
     el("td", {}, short(d.createdAt)),
   )));
   const base = new URLSearchParams(params);
@@ -218,8 +228,9 @@ function applyFilters(e) {
   put("evidence", $("#f-evidence").value);
   put("since", fromLocalInput($("#f-since").value));
   put("until", fromLocalInput($("#f-until").value));
+  // a whole delivery id names one delivery; anything else is the start of a delivery or event id
   const search = $("#f-search").value.trim();
-  if (search) q.set(/^dlv_[0-9a-f]{28}$/.test(search) ? "deliveryId" : "eventId", search);
+  if (search) q.set(/^dlv_[0-9a-f]{28}$/.test(search) ? "deliveryId" : "idPrefix", search);
   go("#/deliveries" + (q.toString() ? "?" + q.toString() : ""));
 }
 

@@ -89,6 +89,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How to verify a webhook's signature (HTML page, linked from the portal) */
+        get: operations["get_console_verify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console/views.js": {
         parameters: {
             query?: never;
@@ -1227,10 +1244,12 @@ export interface components {
          *     ``state`` (a ledger state), ``evidence`` (``ENDPOINT_ACCEPTED``: the endpoint accepted it;
          *     ``APPLICATION_CONFIRMED``: a signed receipt confirmed it; ``NONE``: no acceptance yet),
          *     ``since``/``until`` (RFC 3339, on ``createdAt``, since inclusive, until exclusive),
-         *     ``eventId``, ``deliveryId``; ``limit`` 1..1000 (default 100) and ``cursor`` (a
-         *     ``nextCursor``). A bad value is a 400 with a code (``invalid_state``,
-         *     ``invalid_evidence``, ``invalid_time``, ``invalid_time_range``, ``invalid_id``,
-         *     ``invalid_event_type``, ``invalid_limit``, ``invalid_cursor``, ``unknown_parameter``).
+         *     ``eventId``, ``deliveryId``, ``idPrefix`` (the start of an id: of a delivery id when it
+         *     starts with ``dlv_``, else of an event id; 1..200 printable characters); ``limit``
+         *     1..1000 (default 100) and ``cursor`` (a ``nextCursor``). A bad value is a 400 with a code
+         *     (``invalid_state``, ``invalid_evidence``, ``invalid_time``, ``invalid_time_range``,
+         *     ``invalid_id``, ``invalid_id_prefix``, ``invalid_event_type``, ``invalid_limit``,
+         *     ``invalid_cursor``, ``unknown_parameter``).
          *     A portal session sees only its consumer's deliveries.
          */
         DeliveryLogPage: {
@@ -2269,6 +2288,28 @@ export interface operations {
             503: components["responses"]["Problem503"];
         };
     };
+    get_console_verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            405: components["responses"]["Problem405"];
+            503: components["responses"]["Problem503"];
+        };
+    };
     get_console_views_js: {
         parameters: {
             query?: never;
@@ -2840,6 +2881,8 @@ export interface operations {
                 eventId?: string;
                 /** @description outside its schema: 400 invalid_id */
                 deliveryId?: string;
+                /** @description outside its schema: 400 invalid_id_prefix */
+                idPrefix?: string;
             };
             header?: never;
             path?: never;

@@ -30,6 +30,7 @@ def _get_kwargs(
     until: datetime.datetime | Unset = UNSET,
     event_id: str | Unset = UNSET,
     delivery_id: str | Unset = UNSET,
+    id_prefix: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -71,6 +72,8 @@ def _get_kwargs(
     params["eventId"] = event_id
 
     params["deliveryId"] = delivery_id
+
+    params["idPrefix"] = id_prefix
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -165,6 +168,7 @@ def sync_detailed(
     until: datetime.datetime | Unset = UNSET,
     event_id: str | Unset = UNSET,
     delivery_id: str | Unset = UNSET,
+    id_prefix: str | Unset = UNSET,
 
 ) -> Response[DeliveryLogPage | Problem]:
     """ The delivery log, newest first: filtered, searched, paged
@@ -180,6 +184,7 @@ def sync_detailed(
         until (datetime.datetime | Unset):
         event_id (str | Unset):
         delivery_id (str | Unset):
+        id_prefix (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -201,6 +206,7 @@ since=since,
 until=until,
 event_id=event_id,
 delivery_id=delivery_id,
+id_prefix=id_prefix,
 
     )
 
@@ -223,6 +229,7 @@ def sync(
     until: datetime.datetime | Unset = UNSET,
     event_id: str | Unset = UNSET,
     delivery_id: str | Unset = UNSET,
+    id_prefix: str | Unset = UNSET,
 
 ) -> DeliveryLogPage | Problem | None:
     """ The delivery log, newest first: filtered, searched, paged
@@ -238,6 +245,7 @@ def sync(
         until (datetime.datetime | Unset):
         event_id (str | Unset):
         delivery_id (str | Unset):
+        id_prefix (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -260,6 +268,7 @@ since=since,
 until=until,
 event_id=event_id,
 delivery_id=delivery_id,
+id_prefix=id_prefix,
 
     ).parsed
 
@@ -276,6 +285,7 @@ async def asyncio_detailed(
     until: datetime.datetime | Unset = UNSET,
     event_id: str | Unset = UNSET,
     delivery_id: str | Unset = UNSET,
+    id_prefix: str | Unset = UNSET,
 
 ) -> Response[DeliveryLogPage | Problem]:
     """ The delivery log, newest first: filtered, searched, paged
@@ -291,6 +301,7 @@ async def asyncio_detailed(
         until (datetime.datetime | Unset):
         event_id (str | Unset):
         delivery_id (str | Unset):
+        id_prefix (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -312,6 +323,7 @@ since=since,
 until=until,
 event_id=event_id,
 delivery_id=delivery_id,
+id_prefix=id_prefix,
 
     )
 
@@ -334,6 +346,7 @@ async def asyncio(
     until: datetime.datetime | Unset = UNSET,
     event_id: str | Unset = UNSET,
     delivery_id: str | Unset = UNSET,
+    id_prefix: str | Unset = UNSET,
 
 ) -> DeliveryLogPage | Problem | None:
     """ The delivery log, newest first: filtered, searched, paged
@@ -349,6 +362,7 @@ async def asyncio(
         until (datetime.datetime | Unset):
         event_id (str | Unset):
         delivery_id (str | Unset):
+        id_prefix (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -371,5 +385,6 @@ since=since,
 until=until,
 event_id=event_id,
 delivery_id=delivery_id,
+id_prefix=id_prefix,
 
     )).parsed
