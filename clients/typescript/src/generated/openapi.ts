@@ -2104,6 +2104,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Problem (RFC 9457); code: uri_too_long (the request line is over 8,190 bytes) */
+        Problem414: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Problem (RFC 9457); code: unsupported_encoding (a Content-Encoding the API does not take), unsupported_media_type */
         Problem415: {
             headers: {
@@ -2124,6 +2133,15 @@ export interface components {
         };
         /** @description Problem (RFC 9457); code: if_match_required */
         Problem428: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Problem (RFC 9457); code: header_too_large (a header field over 8,190 bytes), too_many_headers (over 128) */
+        Problem431: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2175,6 +2193,8 @@ export interface operations {
                 content?: never;
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2197,6 +2217,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2219,6 +2241,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2241,6 +2265,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2263,6 +2289,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2285,6 +2313,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2307,6 +2337,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2332,6 +2364,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2354,6 +2388,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2380,6 +2416,8 @@ export interface operations {
             400: components["responses"]["Problem400"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2402,6 +2440,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2435,6 +2475,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2482,7 +2524,9 @@ export interface operations {
             408: components["responses"]["Problem408"];
             409: components["responses"]["Problem409"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2514,6 +2558,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2554,8 +2600,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2584,6 +2632,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2625,8 +2675,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2668,8 +2720,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2703,6 +2757,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2747,8 +2803,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2779,7 +2837,9 @@ export interface operations {
             405: components["responses"]["Problem405"];
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
+            414: components["responses"]["Problem414"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2811,6 +2871,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2858,6 +2920,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2886,6 +2950,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2918,8 +2984,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2952,8 +3020,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2989,6 +3059,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3020,6 +3092,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3045,6 +3119,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3073,6 +3149,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3124,8 +3202,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3174,8 +3254,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3228,8 +3310,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3258,6 +3342,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3287,6 +3373,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3316,8 +3404,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3346,7 +3436,9 @@ export interface operations {
             405: components["responses"]["Problem405"];
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
+            414: components["responses"]["Problem414"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3372,6 +3464,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3406,8 +3500,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3450,8 +3546,10 @@ export interface operations {
             408: components["responses"]["Problem408"];
             409: components["responses"]["Problem409"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3478,6 +3576,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3509,6 +3609,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3551,8 +3653,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3581,6 +3685,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3622,8 +3728,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3656,8 +3764,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3690,8 +3800,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3724,8 +3836,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3759,6 +3873,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3807,8 +3923,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3837,6 +3955,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3884,9 +4004,11 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
             428: components["responses"]["Problem428"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3915,6 +4037,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3947,8 +4071,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3982,6 +4108,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4023,8 +4151,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4066,8 +4196,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4109,8 +4241,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4143,8 +4277,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4186,8 +4322,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4224,8 +4362,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4261,6 +4401,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4300,8 +4442,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4327,6 +4471,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
