@@ -1310,7 +1310,8 @@ export interface components {
             /** @default null */
             consumerId?: string | null;
             eventId: string;
-            occurredAt: string;
+            /** @description When it happened (RFC 3339). Omitted: the engine records when it first accepted the event, and the same eventId and payload posted again without occurredAt is the same event (created false), never a conflict; a value the sender sets is compared as sent. */
+            occurredAt?: string;
             payload: unknown;
             topic: string;
             version: string;
