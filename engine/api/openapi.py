@@ -49,7 +49,7 @@ _PROBLEM_CODES: dict[int, str] = {
     415: "unsupported_encoding (a Content-Encoding the API does not take), unsupported_media_type",
     422: "the request is well-formed but refused as a whole (e.g. a rollout that cannot start)",
     428: "if_match_required",
-    431: "header_too_large (a header field over 8,190 bytes), too_many_headers (over 128)",
+    431: "header_too_large (a header name or value over 8,190 bytes), too_many_headers (over 128)",
     503: "database_unavailable (Retry-After says when to come back)",
 }
 

@@ -2141,7 +2141,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem (RFC 9457); code: header_too_large (a header field over 8,190 bytes), too_many_headers (over 128) */
+        /** @description Problem (RFC 9457); code: header_too_large (a header name or value over 8,190 bytes), too_many_headers (over 128) */
         Problem431: {
             headers: {
                 [name: string]: unknown;
