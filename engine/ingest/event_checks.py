@@ -21,8 +21,13 @@ _ID = EVENT_ID
 _VERSION = re.compile(r"^(0|[1-9][0-9]{0,4})\.(0|[1-9][0-9]{0,4})$")
 
 
-def canonical_body(e: EventIn, occurred_at: str) -> bytes:
-    """What every delivery of ``e`` carries; ``occurred_at``: the sender's or the engine's."""
+def canonical_body(e: EventIn, occurred_at: str | None = None) -> bytes:
+    """What every delivery of ``e`` carries; ``occurred_at``: the engine's time for an event
+    whose sender set none (``e.occurred_at`` otherwise)."""
+    if occurred_at is None:
+        if e.occurred_at is UNSET:
+            raise ValueError("an event without occurredAt needs the time it was accepted")
+        occurred_at = e.occurred_at
     return canonical_json(
         {
             "type": e.topic,
