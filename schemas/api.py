@@ -190,14 +190,24 @@ class SubscriptionTransition(_Strict, kw_only=True):
     reason: str | None = None
 
 
+#: ``EventIn.occurredAt``: optional, and how a repost without it is compared (issue 49)
+_OCCURRED_AT = (
+    "When it happened (RFC 3339). Omitted: the engine records when it first accepted the "
+    "event, and the same eventId and payload posted again without occurredAt is the same "
+    "event (created false), never a conflict; a value the sender sets is compared as sent."
+)
+
+
 class EventIn(_Strict, kw_only=True):
     event_id: str
     topic: str
     version: str
     aggregate_id: str
     aggregate_version: int
-    occurred_at: str
     payload: Any
+    occurred_at: Annotated[str, msgspec.Meta(description=_OCCURRED_AT)] | msgspec.UnsetType = (
+        msgspec.UNSET
+    )
     #: Planned only for this consumer's subscriptions (None: only consumer-less ones).
     consumer_id: ConsumerId | None = None
 

@@ -9,6 +9,7 @@ from aiohttp import web
 from . import audit, console, consumers, health, portal, subscriptions
 from .body import BODY_TIMEOUT_KEY
 from .context import CONTEXT_KEY, ApiContext
+from .edges import PARSER_LIMITS
 from .problems import MAX_BODY, error_middleware
 from .reads import write_position_middleware
 
@@ -22,7 +23,9 @@ def create_app(ctx: ApiContext, extra_routes: Iterable[web.RouteDef] = ()) -> we
     app = web.Application(
         middlewares=[error_middleware, portal.portal_middleware, write_position_middleware],
         client_max_size=MAX_BODY,
-        handler_args={"auto_decompress": False, "lingering_time": 0},
+        # the documented request-line and header limits are ours (engine/api/edges.py: 414/431
+        # problem+json); aiohttp's parser, whose refusal is a plain 400, stops further out
+        handler_args={"auto_decompress": False, "lingering_time": 0, **PARSER_LIMITS},
     )
     app[CONTEXT_KEY] = ctx
     app[BODY_TIMEOUT_KEY] = ctx.settings.body_timeout_s

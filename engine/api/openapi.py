@@ -45,9 +45,11 @@ _PROBLEM_CODES: dict[int, str] = {
     409: "conflicts: event_payload_conflict, version_conflict, consumer_exists, ...",
     412: "precondition_failed (If-Match is not the current generation or version)",
     413: "body_too_large",
+    414: "uri_too_long (the request line is over 8,190 bytes)",
     415: "unsupported_encoding (a Content-Encoding the API does not take), unsupported_media_type",
     422: "the request is well-formed but refused as a whole (e.g. a rollout that cannot start)",
     428: "if_match_required",
+    431: "header_too_large (a header name or value over 8,190 bytes), too_many_headers (over 128)",
     503: "database_unavailable (Retry-After says when to come back)",
 }
 
@@ -147,7 +149,7 @@ def _success(op: dict[str, Any]) -> dict[str, Any]:
 
 def _operation(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
     params = _parameters(method, path, op)
-    statuses = {405, 503}
+    statuses = {405, 414, 431, 503}  # every route: the request's edges (engine/api/edges.py)
     if not op.get("public"):
         statuses |= {401, 403}
     if params or "body" in op or op.get("rawBody"):

@@ -17,6 +17,7 @@ from ..common.jsonscan import MAX_DEPTH, JsonScan, TooDeep, check_depth
 from ..db.db_errors import database_unavailable
 from ..portal.auth import PUBLIC_ROUTES
 from .body import MAX_BODY, BodyTooLarge, read_body, settle_unread
+from .edges import check_edges
 from .params import check_params, route_of
 
 __all__ = [
@@ -123,6 +124,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
 
 async def _answer(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
+        check_edges(request)  # 414/431 before anything reads the request
         _check_params(request)
         return await handler(request)
     except HookproofError as err:

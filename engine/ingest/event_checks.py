@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from msgspec import UNSET
+
 from hookproof.errors import ValidationError
 from hookproof.events.canonical import canonical_json
 from hookproof.events.delivery_events import EVENT_ID
@@ -19,7 +21,13 @@ _ID = EVENT_ID
 _VERSION = re.compile(r"^(0|[1-9][0-9]{0,4})\.(0|[1-9][0-9]{0,4})$")
 
 
-def canonical_body(e: EventIn) -> bytes:
+def canonical_body(e: EventIn, occurred_at: str | None = None) -> bytes:
+    """What every delivery of ``e`` carries; ``occurred_at``: the engine's time for an event
+    whose sender set none (``e.occurred_at`` otherwise)."""
+    if occurred_at is None:
+        if e.occurred_at is UNSET:
+            raise ValueError("an event without occurredAt needs the time it was accepted")
+        occurred_at = e.occurred_at
     return canonical_json(
         {
             "type": e.topic,
@@ -27,7 +35,7 @@ def canonical_body(e: EventIn) -> bytes:
             "version": e.version,
             "aggregateId": e.aggregate_id,
             "aggregateVersion": e.aggregate_version,
-            "occurredAt": e.occurred_at,
+            "occurredAt": occurred_at,
             "payload": e.payload,
         }
     )
@@ -52,7 +60,8 @@ def validate_event(e: EventIn) -> int:
         raise ValidationError(
             "aggregateVersion must be a non-negative integer", field="aggregateVersion"
         )
-    parse_time(e.occurred_at, "occurredAt")
+    if e.occurred_at is not UNSET:
+        parse_time(e.occurred_at, "occurredAt")
     if e.consumer_id is not None:
         check_consumer_id(e.consumer_id, "consumerId")
     return int(m.group(1))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -39,6 +39,7 @@ from .eligibility import Unplanned
 from .event_checks import canonical_body, topic_patterns, validate_event
 from .group_commit import GroupCommit
 from .ingest_repository import IngestRepository
+from .repost import with_stored_times
 from .unplanned import explain_unplanned
 
 __all__ = [
@@ -80,10 +81,18 @@ class _Item:
     stream_id: str
     #: a test event: planned for this one subscription only (and marked ``test``)
     only: str | None = None
+    #: the event's ``occurredAt``: the sender's, else when the engine accepted it (``filled``)
+    occurred_at: str = ""
+    filled: bool = False
 
     @property
     def key(self) -> tuple[str, str]:
         return (self.tenant_id, self.event.event_id)
+
+    def at_time(self, occurred_at: str) -> _Item:
+        """This event with another ``occurredAt`` (its body and digest made again)."""
+        body = canonical_body(self.event, occurred_at)
+        return replace(self, body=body, digest=content_digest(body), occurred_at=occurred_at)
 
 
 Answer = IngestResult | Exception
@@ -157,7 +166,9 @@ class IngestService:
                 field="topic",
                 code="reserved_topic",
             )
-        body = canonical_body(e)
+        filled = e.occurred_at is UNSET
+        at = self.clock().isoformat() if filled else str(e.occurred_at)
+        body = canonical_body(e, at)
         return _Item(
             tenant_id,
             e,
@@ -167,6 +178,8 @@ class IngestService:
             content_digest(body),
             event_stream_id(tenant_id, e.event_id),
             only,
+            at,
+            filled,
         )
 
     async def ingest(
@@ -449,7 +462,7 @@ class IngestService:
                             version=e.version,
                             aggregate_id=e.aggregate_id,
                             aggregate_version=e.aggregate_version,
-                            occurred_at=e.occurred_at,
+                            occurred_at=it.occurred_at,
                             payload_digest=it.digest,
                             body_size=len(it.body),
                             consumer_id=e.consumer_id,
@@ -481,6 +494,7 @@ class IngestService:
         ids = [it.event.event_id for it in again]
         rows = await self.repo.bodies(conn, tenants, ids)
         stored = {(r["tenant_id"], r["event_id"]): r for r in rows}
+        again = await with_stored_times(self.repo, conn, again, stored)
         same = [it for it in again if stored[it.key]["payload_digest"] == it.digest]
         planned: dict[tuple[str, str], list[dict[str, str]]] = {it.key: [] for it in same}
         if same:

@@ -15,6 +15,7 @@ __all__ = ["IngestRepository"]
 SQL = ENGINE_QUERIES.named(
     "ingest_candidates",
     "ingest_bodies_get",
+    "ingest_bodies_occurred_at",
     "ingest_bodies_insert",
     "deliveries_of_events",
     "ingest_tenant_subscriptions",
@@ -54,6 +55,15 @@ class IngestRepository(PoolRepository):
         conn: Connection, tenants: Sequence[str], event_ids: Sequence[str]
     ) -> list[Record]:
         return cast(list[Record], await conn.fetch(SQL["ingest_bodies_get"], tenants, event_ids))
+
+    @staticmethod
+    async def occurred_at(
+        conn: Connection, tenants: Sequence[str], event_ids: Sequence[str]
+    ) -> list[Record]:
+        """The ``occurredAt`` each of these stored events carries."""
+        return cast(
+            list[Record], await conn.fetch(SQL["ingest_bodies_occurred_at"], tenants, event_ids)
+        )
 
     @staticmethod
     async def deliveries_of_events(

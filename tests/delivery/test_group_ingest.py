@@ -13,6 +13,7 @@ import random
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 import aiohttp
@@ -274,3 +275,56 @@ def test_the_ingest_ledger_inserts_name_every_ledger_column() -> None:
         assert tuple(c.strip() for c in listed.group(1).split(",")) == DeliveryLedger.columns
         updated = re.findall(r"^\s+(\w+) = EXCLUDED\.\1", sql, flags=re.M)
         assert tuple(updated) == DeliveryLedger.columns[1:], name
+
+
+def unpinned(event_id: str, payload: Any) -> dict[str, Any]:
+    """An event whose sender sets no ``occurredAt`` (the SDKs' default)."""
+    doc = event(event_id, payload)
+    del doc["occurredAt"]
+    return doc
+
+
+async def test_an_unpinned_occurred_at_is_the_engines_and_its_reposts_are_the_same_event(
+    engine: Engine, client: Client, subscriber: Subscriber
+) -> None:
+    """Issue 49: without ``occurredAt`` the engine records when it accepted the event; the
+    same id and payload posted again without one (concurrently, in later groups, in a batch)
+    is the same event, whatever the time; a time the sender sets is compared as sent."""
+    tenant = client.tenant  # type: ignore[attr-defined]
+    await active_subscription(engine, tenant, subscriber.url("ok"))
+    answers = await asyncio.gather(
+        *(client.post("/v1/events", unpinned("u-1", {"a": 1})) for _ in range(6))
+    )
+    assert [s for s, _ in answers] == [202] * 6
+    assert sum(b["created"] for _, b in answers) == 1
+    assert len({b["payloadDigest"] for _, b in answers}) == 1
+    assert len({json.dumps(b["deliveries"]) for _, b in answers}) == 1
+    status, stored = await client.get("/v1/events/u-1")
+    assert status == 200 and stored["payloadDigest"] == answers[0][1]["payloadDigest"]
+
+    while await dispatch_all(engine):
+        pass
+    [body] = [json.loads(r.body) for r in subscriber.deliveries("ok")]
+    at = body["occurredAt"]
+    assert datetime.fromisoformat(at).tzinfo is not None  # the engine's time, with its zone
+
+    # in a batch: unpinned again, pinned to the recorded time, pinned to another, unpinned
+    # with another payload; a pinned event reposted unpinned is the same event too
+    await client.post("/v1/events", event("p-1", {"b": 1}))
+    docs = [
+        unpinned("u-1", {"a": 1}),
+        event("u-1", {"a": 1}, occurredAt=at),
+        event("u-1", {"a": 1}, occurredAt="2020-01-01T00:00:00Z"),
+        unpinned("u-1", {"a": 2}),
+        unpinned("p-1", {"b": 1}),
+    ]
+    status, batch = await client.post("/v1/events/batch", {"events": docs})
+    assert status == 200
+    r = batch["results"]
+    assert [x["status"] for x in r] == [202, 202, 409, 409, 202]
+    assert r[0]["created"] is False and r[1]["created"] is False and r[4]["created"] is False
+    assert r[0]["payloadDigest"] == r[1]["payloadDigest"] == stored["payloadDigest"]
+    assert {x["problem"]["code"] for x in r[2:4]} == {"event_payload_conflict"}
+    kinds = Counter(e.type for e in await engine.store.read_stream(event_stream_id(tenant, "u-1")))
+    assert kinds == Counter({"event.ingested": 1, "event.payload_conflict": 2})
+    assert await engine.pool.fetchval("SELECT count(*) FROM deliveries") == 2

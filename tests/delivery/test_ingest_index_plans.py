@@ -16,7 +16,11 @@ from hookproof.events.sqlfiles import render
 from hookproof.projections.queries import PROJECTION_QUERIES
 
 SQL = ENGINE_QUERIES.named(
-    "key_ring_head", "archive_candidate_events", "recover_candidates", "ingest_bodies_get"
+    "key_ring_head",
+    "archive_candidate_events",
+    "recover_candidates",
+    "ingest_bodies_get",
+    "ingest_bodies_occurred_at",
 )
 LOAD = PROJECTION_QUERIES.named("stream_catalogue.load")["stream_catalogue.load"]
 
@@ -31,6 +35,7 @@ CASES: list[tuple[str, str, tuple[Any, ...]]] = [
     ),
     # the primary key, or the (event_id) index with the tenant as filter: a probe either way
     ("event_bodies_", SQL["ingest_bodies_get"], (["ten_a", "ten_b"], ["e-1", "e-2"])),
+    ("event_bodies_", SQL["ingest_bodies_occurred_at"], (["ten_a", "ten_b"], ["e-1", "e-2"])),
     (
         "proj_stream_catalogue_pkey",
         render(LOAD, table="proj_stream_catalogue"),

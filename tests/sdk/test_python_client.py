@@ -12,6 +12,7 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +110,35 @@ def sync_scenario(base: str, token: str, sub: Subscriber) -> None:
             "order.created", {"n": 1}, event_id=first.event_id, consumer_id="cust-1", occurred_at=at
         )
         assert again.created is False and again.event_id == first.event_id
+
+        # no occurredAt pinned: none is sent, the engine records when it accepted the event,
+        # and the same id and payload published again without one (here by another client,
+        # as a retry from another process would be) is the same event, not a conflict
+        plain = hp.publish("order.created", {"n": 7}, consumer_id="cust-1")
+        assert plain.created and [d.subscription_id for d in plain.deliveries] == [sid]
+        with Client(base, token) as other:
+            repost = other.publish(
+                "order.created", {"n": 7}, event_id=plain.event_id, consumer_id="cust-1"
+            )
+        assert repost.created is False and repost.payload_digest == plain.payload_digest
+        assert repost.deliveries == plain.deliveries
+        # the receiver gets the engine's time; a different time set by the sender conflicts
+        until(lambda: plain.event_id in received_ids(sub, "ok-sync"), "the unpinned event")
+        [body] = [
+            json.loads(r.body)
+            for r in sub.deliveries("ok-sync")
+            if json.loads(r.body)["eventId"] == plain.event_id
+        ][:1]
+        assert datetime.fromisoformat(body["occurredAt"]).tzinfo is not None
+        with pytest.raises(HookproofProblem) as moved:
+            hp.publish(
+                "order.created",
+                {"n": 7},
+                event_id=plain.event_id,
+                consumer_id="cust-1",
+                occurred_at="2020-01-01T00:00:00+00:00",
+            )
+        assert moved.value.code == "event_payload_conflict"
 
         # a dead letter, replayed once the receiver is fixed
         failing = hp.create_subscription(

@@ -121,6 +121,12 @@ async def test_typescript_sender_against_a_real_engine(
     assert report["again"]["eventId"] == single["eventId"]
     assert report["again"]["created"] is False
     assert report["again"]["deliveries"] == single["deliveries"]
+    # no occurredAt pinned: published again by another client, the same event (not a 409)
+    unpinned = report["unpinned"]
+    assert unpinned["first"]["created"] is True
+    assert unpinned["again"]["created"] is False
+    assert unpinned["again"]["eventId"] == unpinned["first"]["eventId"]
+    assert unpinned["again"]["payloadDigest"] == unpinned["first"]["payloadDigest"]
     batch = report["batch"]
     assert [r["status"] for r in batch] == [202] * 4
     assert len({r["eventId"] for r in batch} | {single["eventId"]}) == 5

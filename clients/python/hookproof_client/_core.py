@@ -8,7 +8,7 @@ import random
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeVar
 
 import httpx
@@ -143,14 +143,14 @@ class OutgoingEvent:
     version: str = "1.0"
     aggregate_id: str | None = None  # None: the event id (each event its own aggregate)
     aggregate_version: int = 1
-    occurred_at: datetime | str = ""  # empty: now
+    #: empty: not sent; the engine records when it first accepted the event, and the same
+    #: event published again without one (from any process) is recognised, not a conflict
+    occurred_at: datetime | str = ""
     consumer_id: str | None = None
 
     def __post_init__(self) -> None:
         if not self.event_id:
             object.__setattr__(self, "event_id", new_event_id())
-        if not self.occurred_at:
-            object.__setattr__(self, "occurred_at", datetime.now(UTC))
 
     def to_dict(self) -> dict[str, Any]:
         at = self.occurred_at
@@ -160,9 +160,10 @@ class OutgoingEvent:
             "version": self.version,
             "aggregateId": self.aggregate_id if self.aggregate_id is not None else self.event_id,
             "aggregateVersion": self.aggregate_version,
-            "occurredAt": at.isoformat() if isinstance(at, datetime) else at,
             "payload": self.payload,
         }
+        if at:
+            doc["occurredAt"] = at.isoformat() if isinstance(at, datetime) else at
         if self.consumer_id is not None:
             doc["consumerId"] = self.consumer_id
         return doc

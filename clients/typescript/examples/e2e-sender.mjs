@@ -90,6 +90,16 @@ async function main() {
   report.again = { eventId: again.eventId, created: again.created, deliveries: again.deliveries };
   report.batch = batch.results;
 
+  // 2b. no occurredAt pinned (none is sent): the same id and payload published again by
+  // another client (as a retry from another process would be) is the same event
+  const unpinned = await client.publish("order.unpinned", { orderId: "o-u" });
+  const other = new HookproofClient({ baseUrl, token: env("HOOKPROOF_TOKEN") });
+  const repost = await other.publish("order.unpinned", { orderId: "o-u" }, { eventId: unpinned.eventId });
+  report.unpinned = {
+    first: { eventId: unpinned.eventId, created: unpinned.created, payloadDigest: unpinned.payloadDigest },
+    again: { eventId: repost.eventId, created: repost.created, payloadDigest: repost.payloadDigest },
+  };
+
   // 3. the same id with another payload: a typed problem
   report.conflict = await problemOf(
     client.publish("order.created", { orderId: "o-other" }, { eventId: single.eventId, consumerId: CONSUMER, occurredAt }),

@@ -57,7 +57,8 @@ export interface PublishOptions {
   aggregateId?: string;
   /** Default: 1. */
   aggregateVersion?: number;
-  /** Default: now. */
+  /** Default: not sent; the engine records when it first accepted the event, and the same
+   * `eventId` and payload published again without one (from any process) is recognised. */
   occurredAt?: string | Date;
   /** Publish to one consumer's subscriptions only. */
   consumerId?: string;
@@ -337,16 +338,18 @@ export class HookproofClient {
 /** The wire form of one event, every field fixed now (so every try sends the same bytes). */
 export async function buildEvent(eventType: string, payload: unknown, options: PublishOptions = {}): Promise<EventIn> {
   const eventId = options.eventId ?? (await newEventId());
-  const occurredAt = options.occurredAt ?? new Date();
+  const occurredAt = options.occurredAt;
   const event: EventIn = {
     eventId,
     topic: eventType,
     version: options.version ?? "1.0",
     aggregateId: options.aggregateId ?? eventId,
     aggregateVersion: options.aggregateVersion ?? 1,
-    occurredAt: typeof occurredAt === "string" ? occurredAt : occurredAt.toISOString(),
     payload,
   };
+  if (occurredAt !== undefined) {
+    event.occurredAt = typeof occurredAt === "string" ? occurredAt : occurredAt.toISOString();
+  }
   if (options.consumerId !== undefined) event.consumerId = options.consumerId;
   return event;
 }

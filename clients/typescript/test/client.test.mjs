@@ -35,7 +35,8 @@ test("publish retries a cut connection and a 503 with the same eventId and the s
     assert.equal(first.body.version, "1.0");
     assert.equal(first.body.aggregateId, ids[0]);
     assert.equal(first.body.aggregateVersion, 1);
-    assert.ok(!Number.isNaN(Date.parse(first.body.occurredAt)));
+    // none pinned, none sent: the engine records the time, so a repost is the same event
+    assert.equal(first.body.occurredAt, undefined);
   } finally {
     await srv.close();
   }

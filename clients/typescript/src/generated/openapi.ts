@@ -1330,7 +1330,8 @@ export interface components {
             /** @default null */
             consumerId?: string | null;
             eventId: string;
-            occurredAt: string;
+            /** @description When it happened (RFC 3339). Omitted: the engine records when it first accepted the event, and the same eventId and payload posted again without occurredAt is the same event (created false), never a conflict; a value the sender sets is compared as sent. */
+            occurredAt?: string;
             payload: unknown;
             topic: string;
             version: string;
@@ -2126,6 +2127,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Problem (RFC 9457); code: uri_too_long (the request line is over 8,190 bytes) */
+        Problem414: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Problem (RFC 9457); code: unsupported_encoding (a Content-Encoding the API does not take), unsupported_media_type */
         Problem415: {
             headers: {
@@ -2146,6 +2156,15 @@ export interface components {
         };
         /** @description Problem (RFC 9457); code: if_match_required */
         Problem428: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Problem (RFC 9457); code: header_too_large (a header name or value over 8,190 bytes), too_many_headers (over 128) */
+        Problem431: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2197,6 +2216,8 @@ export interface operations {
                 content?: never;
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2219,6 +2240,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2241,6 +2264,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2263,6 +2288,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2285,6 +2312,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2329,6 +2358,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2351,6 +2382,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2376,6 +2409,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2398,6 +2433,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2424,6 +2461,8 @@ export interface operations {
             400: components["responses"]["Problem400"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2446,6 +2485,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2479,6 +2520,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2526,7 +2569,9 @@ export interface operations {
             408: components["responses"]["Problem408"];
             409: components["responses"]["Problem409"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2558,6 +2603,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2598,8 +2645,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2628,6 +2677,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2669,8 +2720,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2712,8 +2765,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2747,6 +2802,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2791,8 +2848,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2823,7 +2882,9 @@ export interface operations {
             405: components["responses"]["Problem405"];
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
+            414: components["responses"]["Problem414"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2855,6 +2916,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2904,6 +2967,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2932,6 +2997,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2964,8 +3031,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -2998,8 +3067,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3035,6 +3106,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3066,6 +3139,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3091,6 +3166,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3119,6 +3196,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3170,8 +3249,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3220,8 +3301,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3274,8 +3357,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3304,6 +3389,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3333,6 +3420,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3362,8 +3451,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3392,7 +3483,9 @@ export interface operations {
             405: components["responses"]["Problem405"];
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
+            414: components["responses"]["Problem414"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3418,6 +3511,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3452,8 +3547,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3496,8 +3593,10 @@ export interface operations {
             408: components["responses"]["Problem408"];
             409: components["responses"]["Problem409"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3524,6 +3623,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3555,6 +3656,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3597,8 +3700,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3627,6 +3732,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3668,8 +3775,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3702,8 +3811,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3736,8 +3847,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3770,8 +3883,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3805,6 +3920,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3853,8 +3970,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3883,6 +4002,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3930,9 +4051,11 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
             428: components["responses"]["Problem428"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3961,6 +4084,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3993,8 +4118,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4028,6 +4155,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4069,8 +4198,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4112,8 +4243,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4155,8 +4288,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4189,8 +4324,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4232,8 +4369,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4270,8 +4409,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4307,6 +4448,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4346,8 +4489,10 @@ export interface operations {
             409: components["responses"]["Problem409"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -4373,6 +4518,8 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };

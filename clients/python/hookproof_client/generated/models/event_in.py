@@ -27,21 +27,23 @@ class EventIn:
             aggregate_id (str):
             aggregate_version (int):
             event_id (str):
-            occurred_at (str):
             payload (Any):
             topic (str):
             version (str):
             consumer_id (None | str | Unset):
+            occurred_at (str | Unset): When it happened (RFC 3339). Omitted: the engine records when it first accepted the
+                event, and the same eventId and payload posted again without occurredAt is the same event (created false), never
+                a conflict; a value the sender sets is compared as sent.
      """
 
     aggregate_id: str
     aggregate_version: int
     event_id: str
-    occurred_at: str
     payload: Any
     topic: str
     version: str
     consumer_id: None | str | Unset = UNSET
+    occurred_at: str | Unset = UNSET
 
 
 
@@ -53,8 +55,6 @@ class EventIn:
         aggregate_version = self.aggregate_version
 
         event_id = self.event_id
-
-        occurred_at = self.occurred_at
 
         payload = self.payload
 
@@ -68,6 +68,8 @@ class EventIn:
         else:
             consumer_id = self.consumer_id
 
+        occurred_at = self.occurred_at
+
 
         field_dict: dict[str, Any] = {}
 
@@ -75,13 +77,14 @@ class EventIn:
             "aggregateId": aggregate_id,
             "aggregateVersion": aggregate_version,
             "eventId": event_id,
-            "occurredAt": occurred_at,
             "payload": payload,
             "topic": topic,
             "version": version,
         })
         if consumer_id is not UNSET:
             field_dict["consumerId"] = consumer_id
+        if occurred_at is not UNSET:
+            field_dict["occurredAt"] = occurred_at
 
         return field_dict
 
@@ -95,8 +98,6 @@ class EventIn:
         aggregate_version = d.pop("aggregateVersion")
 
         event_id = d.pop("eventId")
-
-        occurred_at = d.pop("occurredAt")
 
         payload = d.pop("payload")
 
@@ -114,15 +115,17 @@ class EventIn:
         consumer_id = _parse_consumer_id(d.pop("consumerId", UNSET))
 
 
+        occurred_at = d.pop("occurredAt", UNSET)
+
         event_in = cls(
             aggregate_id=aggregate_id,
             aggregate_version=aggregate_version,
             event_id=event_id,
-            occurred_at=occurred_at,
             payload=payload,
             topic=topic,
             version=version,
             consumer_id=consumer_id,
+            occurred_at=occurred_at,
         )
 
         return event_in
