@@ -41,10 +41,11 @@ from ..rollouts.dispatch import ShadowCounter, shadow_check
 from .attempt_metrics import AttemptMetrics, DispatchMetrics
 from .batcher import OutcomeBatcher
 from .claim import (
+    PARK_S,
     STEAL_AFTER_S,
     KeyScope,
     claim_appends,
-    claim_row,
+    claim_rows,
     claim_shares,
     plan_claim,
 )
@@ -203,7 +204,11 @@ class Dispatcher:
                         self.gates.hold(r["subscription_id"], time.monotonic() + r["rate_wait_s"])
             self._drained = len(records) < free
             self._rate_wait = min(waits) if waits else None
-            plan = plan_claim(map(claim_row, records), reservation.room)
+            rows, parked = claim_rows(records)
+            for sid, reason in parked.items():  # that subscription only: the claim goes on
+                log.error("claim_row_unreadable", subscription_id=sid, reason=reason)
+                self.gates.hold(sid, time.monotonic() + PARK_S)
+            plan = plan_claim(rows, reservation.room)
             keys: dict[KeyScope, tuple[SigningKey, int]] = {}
             for scope, alg in plan.key_scopes():  # one ring lookup per scope per claim
                 try:
@@ -486,7 +491,7 @@ class Dispatcher:
             await self.store.append(
                 [
                     StreamAppend(
-                        delivery_stream_id(r['delivery_id']),
+                        delivery_stream_id(r["delivery_id"]),
                         [
                             AttemptLost(
                                 delivery_id=r["delivery_id"],
