@@ -9,7 +9,8 @@ to the archive with the rest of the delivery (retention covers it).
 Redacted: the values of headers that carry credentials or signatures (:func:`is_secret_header`),
 and, in headers and body alike, any echo of a value the engine itself sent in a secret-bearing
 request header (an echo endpoint would otherwise store the attempt's signature back), and of
-the endpoint authentication's credentials in any case and encoding (:mod:`.secret_scrub`).
+the endpoint authentication's credentials in any case and encoding
+(:mod:`~hookproof.engine.common.secret_scrub`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Final
 
 from hookproof.events.delivery_events import AttemptResponse
 
-from .secret_scrub import scrubber
+from ..common.secret_scrub import scrubber
 
 __all__ = [
     "EXCERPT_BYTES",
@@ -88,7 +89,7 @@ def response_of(
     is kept (each value and each space-separated part of it, signatures come as lists).
     ``credentials``: the endpoint authentication's values the attempt sent (DESIGN.md 14),
     whatever their header's name: scrubbed in every form a peer can echo them in
-    (:mod:`.secret_scrub`), before anything is stored."""
+    (:mod:`~hookproof.engine.common.secret_scrub`), before anything is stored."""
     if status is None:
         return None
     creds = scrubber(credentials)

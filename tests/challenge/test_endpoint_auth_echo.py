@@ -89,15 +89,31 @@ async def test_an_echoed_credential_is_in_no_stored_or_served_copy(
         body = json.dumps(doc).replace(json.dumps(forms["json0"])[1:-1], forms["json0"])
         return web.Response(status=200, headers=headers, body=body.encode())
 
+    async def redirect(seen: Seen) -> web.StreamResponse:  # the credential in a Location
+        sent = urllib.parse.quote(seen.header("Authorization") or "", safe="")
+        return web.Response(status=302, headers={"Location": f"https://else.test/?a={sent}"})
+
+    h.endpoint.raw = redirect
+    redirected = await publish(h, f"redirect-{case}", 1)
+    assert await dispatch(h) == 1
     h.endpoint.raw = echo
     planned = await publish(h, f"echo-{case}", 1)
     assert await dispatch(h) == 1
+    h.endpoint.raw = redirect
+    await h.challenge(view["id"])  # a failed challenge keeps the redirect target
+    failed = await h.events(view["id"], "subscription.challenge_failed")
+    assert failed[-1]["reason"] == "redirect" and "else.test" in failed[-1]["location"]
     delivery_id = planned[0]["deliveryId"]
+    status, _, moved = await h.api.call(
+        "GET", f"/v1/deliveries/{redirected[0]['deliveryId']}", token=h.token
+    )
+    assert status == 200 and "else.test" in json.dumps(moved)  # the redirect was kept
 
     served: dict[str, Any] = {}
     for path in (
         f"/v1/deliveries/{delivery_id}",
         f"/v1/deliveries/{delivery_id}/timeline",
+        f"/v1/deliveries/{redirected[0]['deliveryId']}",
         f"/v1/subscriptions/{view['id']}/timeline",
         f"/v1/subscriptions/{view['id']}/history",
         f"/v1/deliveries?subscriptionId={view['id']}",

@@ -24,8 +24,10 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Final
 
-__all__ = ["Scrubber", "scrubber", "secret_texts"]
+__all__ = ["ENCODED_MAX_PER_CHAR", "REDACTED", "Scrubber", "scrubber", "secret_texts"]
 
+#: what replaces a secret in a kept text
+REDACTED: Final = "[redacted]"
 #: base64 runs shorter than this are not searched for (too likely to occur by chance)
 _B64_MIN: Final = 6
 #: the longest a character can become in an echo (4 UTF-8 bytes, each ``%XX``)
