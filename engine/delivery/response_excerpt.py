@@ -113,7 +113,7 @@ def response_of(
     head = body[: EXCERPT_BYTES + max(_SCRUB_MARGIN, creds.longest)]
     for value in secrets:
         head = head.replace(value.encode(), REDACTED.encode())
-    head = creds.bytes(head, REDACTED.encode())
+    head = creds.bytes(head, REDACTED.encode(), limit=EXCERPT_BYTES)
     return AttemptResponse(
         headers=kept,
         excerpt=head[:EXCERPT_BYTES].decode("utf-8", errors="replace"),
