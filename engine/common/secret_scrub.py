@@ -110,6 +110,8 @@ class Scrubber:
                     needles.add(piece)
                     if b" " in piece:  # form encoding: a space as +
                         needles.add(piece.replace(b" ", b"+"))
+                    if b"\\" in piece:  # JSON: a backslash escaped (kept as two in the view)
+                        needles.add(piece.replace(b"\\", b"\\\\"))
         runs = {p for t in texts for run in _base64_runs(t) for p in _chunks(run)}
         self.needles = sorted(needles, key=len, reverse=True)
         self.runs = sorted((r for r in runs if len(r) >= _B64_MIN), key=len, reverse=True)
@@ -138,12 +140,13 @@ class Scrubber:
             while i >= 0:
                 out.append((i, i + len(run)))
                 i = data.find(run, i + 1)
+        raw = data.lower()  # as it is too: a stray % or backslash before an echo decodes it
         view, starts, ends = _canonical(data)
         for needle in self.needles:
-            i = view.find(needle)
-            while i >= 0:
+            for i in _all(raw, needle):
+                out.append((i, i + len(needle)))
+            for i in _all(view, needle):
                 out.append((starts[i], ends[i + len(needle) - 1]))
-                i = view.find(needle, i + 1)
         return out
 
     def bytes(self, data: bytes, marker: bytes, limit: int | None = None) -> bytes:
@@ -172,8 +175,12 @@ class Scrubber:
 
 
 #: one token of a text as a peer may have encoded it: a run of plain bytes, ``%XX``, a JSON
-#: ``\\uXXXX`` or short escape, or a lone ``%`` or backslash
-_TOKEN: Final = re.compile(rb"([^%\\]+)|%([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})|\\([\"\\/])|([\s\S])")
+#: ``\\uXXXX`` (a surrogate pair as one), ``\\"`` or ``\\/``, or a lone ``%`` or backslash
+#: (an escaped backslash stays two: a backslash before an escape may be the text's own)
+_TOKEN: Final = re.compile(
+    rb"([^%\\]+)|%([0-9a-fA-F]{2})|((?:\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|\\u[0-9a-fA-F]{4})|\\([\"/])|([\s\S])"
+)
 
 
 def _canonical(data: bytes) -> tuple[bytes, list[int], list[int]]:
@@ -192,13 +199,29 @@ def _canonical(data: bytes) -> tuple[bytes, list[int], list[int]]:
         if m.group(2) is not None:
             piece = bytes([int(m.group(2), 16)])
         elif m.group(3) is not None:
-            piece = chr(int(m.group(3), 16)).encode("utf-8", errors="surrogatepass")
+            piece = _from_json(m.group(3))
         else:
             piece = m.group(4)
         view += piece
         starts.extend([s] * len(piece))
         ends.extend([e] * len(piece))
     return bytes(view).lower(), starts, ends
+
+
+def _from_json(escape: bytes) -> bytes:
+    """The UTF-8 of one ``\\uXXXX`` escape, or of a surrogate pair of them."""
+    units = [int(escape[i + 2 : i + 6], 16) for i in range(0, len(escape), 6)]
+    if len(units) == 2:
+        return chr(0x10000 + ((units[0] - 0xD800) << 10) + (units[1] - 0xDC00)).encode("utf-8")
+    return chr(units[0]).encode("utf-8", errors="surrogatepass")
+
+
+def _all(text: bytes, needle: bytes) -> list[int]:
+    out, i = [], text.find(needle)
+    while i >= 0:
+        out.append(i)
+        i = text.find(needle, i + 1)
+    return out
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -211,13 +234,14 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-_JSON_ESCAPE: Final = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|([\"\\/]))")
+_JSON_ESCAPE: Final = re.compile(
+    rb"((?:\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})|\\u[0-9a-fA-F]{4})"
+    rb"|\\([\"/])"
+)
 
 
 def _unescape(m: re.Match[bytes]) -> bytes:
-    if m.group(2) is not None:
-        return m.group(2)
-    return chr(int(m.group(1), 16)).encode("utf-8", errors="surrogatepass")
+    return m.group(2) if m.group(2) is not None else _from_json(m.group(1))
 
 
 @lru_cache(maxsize=256)

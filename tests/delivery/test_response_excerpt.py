@@ -56,6 +56,15 @@ def test_credentials_and_echoed_signatures_are_redacted() -> None:
     assert "AAAAAAAA" not in kept.excerpt and kept.excerpt.endswith(REDACTED[:20])
 
 
+def _json_escape(c: str) -> str:
+    """``c`` as JSON ``\\uXXXX`` escapes (a surrogate pair beyond the BMP)."""
+    code = ord(c)
+    if code <= 0xFFFF:
+        return f"\\u{code:04X}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04X}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
 _ENCODINGS = {
     "plain": lambda t: t,
     "lower": str.lower,
@@ -63,12 +72,12 @@ _ENCODINGS = {
     "percent": lambda t: urllib.parse.quote(t, safe=""),
     "form": urllib.parse.quote_plus,
     "json": lambda t: json.dumps(t, ensure_ascii=True)[1:-1],
-    "json_all": lambda t: "".join(f"\\u{ord(c):04X}" for c in t),
+    "json_all": lambda t: "".join(_json_escape(c) for c in t),
     "base64": lambda t: base64.b64encode(t.encode()).decode(),
     "base64url": lambda t: base64.urlsafe_b64encode(t.encode()).decode().rstrip("="),
 }
 _secret = st.text(
-    st.characters(min_codepoint=0x21, max_codepoint=0x2FF, exclude_characters="\x7f"),
+    st.characters(min_codepoint=0x21, max_codepoint=0x1FFFF, exclude_categories=("C", "Z")),
     min_size=8,
     max_size=60,
 )
