@@ -2,7 +2,7 @@
 
 A ``rateLimit.perSecond`` of ``5e-324`` was accepted once, and from then on every claim, every
 tenant's, failed on float8 underflow in the bucket's arithmetic until the row was fixed by
-hand. The API refuses it now (``tests/subscriptions/test_extreme_numbers.py``); here the rows
+hand. The API refuses it now (``tests/challenge/test_extreme_numbers.py``); here the rows
 are written as a database from before the fix (or a hand) holds them: the bucket's
 arithmetic clamps them (migration 1046, ``dispatch_claim_rate.sql``), and a row the
 dispatcher cannot read at all is left out of claims with its subscription (logged
