@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from structlog.testing import capture_logs
 
 from .auth_support import dispatch, publish
 from .conftest import MakeHarness, Seen
@@ -93,14 +94,16 @@ async def test_an_echoed_credential_is_in_no_stored_or_served_copy(
         sent = urllib.parse.quote(seen.header("Authorization") or "", safe="")
         return web.Response(status=302, headers={"Location": f"https://else.test/?a={sent}"})
 
-    h.endpoint.raw = redirect
-    redirected = await publish(h, f"redirect-{case}", 1)
-    assert await dispatch(h) == 1
-    h.endpoint.raw = echo
-    planned = await publish(h, f"echo-{case}", 1)
-    assert await dispatch(h) == 1
-    h.endpoint.raw = redirect
-    await h.challenge(view["id"])  # a failed challenge keeps the redirect target
+    with capture_logs() as logs:  # what the engine logs of these exchanges, too
+        h.endpoint.raw = redirect
+        redirected = await publish(h, f"redirect-{case}", 1)
+        assert await dispatch(h) == 1
+        h.endpoint.raw = echo
+        planned = await publish(h, f"echo-{case}", 1)
+        assert await dispatch(h) == 1
+        h.endpoint.raw = redirect
+        await h.challenge(view["id"])  # a failed challenge keeps the redirect target
+    assert logs and _absent(json.dumps(logs, default=str), value, hidden) == []
     failed = await h.events(view["id"], "subscription.challenge_failed")
     assert failed[-1]["reason"] == "redirect" and "else.test" in failed[-1]["location"]
     delivery_id = planned[0]["deliveryId"]
