@@ -8,6 +8,21 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from .destinations import DestinationIn
+from .numbers import (
+    AggregateVersion,
+    Attempts,
+    Burst,
+    DualWindowS,
+    EventVersion,
+    GapTimeoutS,
+    InitialDelayS,
+    MaxDelayS,
+    Multiplier,
+    Percent,
+    PerSecond,
+    RetryAfterCapS,
+    TtlSeconds,
+)
 
 __all__ = [
     "CONSUMER_ID_PATTERN",
@@ -78,11 +93,11 @@ class _Strict(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="
 
 
 class RetryPolicyIn(_Strict, kw_only=True):
-    max_attempts: int = 8
-    initial_delay_s: float = 5.0
-    max_delay_s: float = 3600.0
-    multiplier: float = 2.0
-    retry_after_cap_s: float = 3600.0
+    max_attempts: Attempts = 8
+    initial_delay_s: InitialDelayS = 5.0
+    max_delay_s: MaxDelayS = 3600.0
+    multiplier: Multiplier = 2.0
+    retry_after_cap_s: RetryAfterCapS = 3600.0
     on_gone: Literal["suspend", "dead_letter"] = "suspend"
 
 
@@ -125,8 +140,8 @@ class HeaderAuthIn(_AuthIn, kw_only=True, tag="header"):
 class RateLimitIn(_Strict, kw_only=True):
     """At most ``burst + perSecond * t`` requests in any ``t`` seconds (DESIGN.md section 14)."""
 
-    per_second: Annotated[float, msgspec.Meta(gt=0, le=100_000)]
-    burst: Annotated[int, msgspec.Meta(ge=1, le=100_000)]
+    per_second: PerSecond
+    burst: Burst
 
 
 #: A subscription's ``auth`` (DESIGN.md section 14): write-only, never echoed.
@@ -138,7 +153,7 @@ class SubscriptionCreate(_Strict, kw_only=True):
     endpoint: str | None = None
     topics: list[str]
     filter: dict[str, Any] | None = None
-    event_versions: list[int]
+    event_versions: list[EventVersion]
     region: Text200
     signature_algorithm: Literal["ed25519", "hmac-sha256"]
     retry_policy: RetryPolicyIn | None = None
@@ -148,7 +163,7 @@ class SubscriptionCreate(_Strict, kw_only=True):
     old_generation_policy: Literal["drain", "quarantine"] = "drain"
     signature_profile: Literal["hookproof.sig.v1", "standard-webhooks.v1"] = "hookproof.sig.v1"
     ordering: Literal["none", "aggregate"] = "none"
-    ordering_gap_timeout_s: float = 60.0
+    ordering_gap_timeout_s: GapTimeoutS = 60.0
     #: Import only: ``whsec_...`` of an hmac-sha256 ``standard-webhooks.v1`` subscription.
     secret: str | None = None
     #: The tenant's consumer this subscription belongs to (immutable; None: consumer-less).
@@ -166,7 +181,7 @@ class SubscriptionPatch(_Strict, kw_only=True):
     endpoint: str | msgspec.UnsetType = msgspec.UNSET
     topics: list[str] | msgspec.UnsetType = msgspec.UNSET
     filter: dict[str, Any] | msgspec.UnsetType | None = msgspec.UNSET
-    event_versions: list[int] | msgspec.UnsetType = msgspec.UNSET
+    event_versions: list[EventVersion] | msgspec.UnsetType = msgspec.UNSET
     region: Text200 | msgspec.UnsetType = msgspec.UNSET
     retry_policy: RetryPolicyIn | msgspec.UnsetType = msgspec.UNSET
     expires_at: str | msgspec.UnsetType | None = msgspec.UNSET
@@ -174,7 +189,7 @@ class SubscriptionPatch(_Strict, kw_only=True):
     receipt_key: ReceiptKeyIn | msgspec.UnsetType | None = msgspec.UNSET
     old_generation_policy: Literal["drain", "quarantine"] | msgspec.UnsetType = msgspec.UNSET
     ordering: Literal["none", "aggregate"] | msgspec.UnsetType = msgspec.UNSET
-    ordering_gap_timeout_s: float | msgspec.UnsetType = msgspec.UNSET
+    ordering_gap_timeout_s: GapTimeoutS | msgspec.UnsetType = msgspec.UNSET
     #: Immutable: accepted only when it names the consumer the subscription already has.
     consumer_id: ConsumerId | msgspec.UnsetType | None = msgspec.UNSET
     #: A new broker destination (a new generation; only on a broker subscription).
@@ -203,7 +218,7 @@ class EventIn(_Strict, kw_only=True):
     topic: str
     version: str
     aggregate_id: str
-    aggregate_version: int
+    aggregate_version: AggregateVersion
     payload: Any
     occurred_at: Annotated[str, msgspec.Meta(description=_OCCURRED_AT)] | msgspec.UnsetType = (
         msgspec.UNSET
@@ -262,12 +277,12 @@ class RolloutCreate(_Strict, kw_only=True):
     subscriptions: list[str] | Literal["all"]
     internal: list[str] = []
     #: how long a switched subscription gets both signatures (default: the VERIFY_ONLY window)
-    dual_window_s: float | None = None
+    dual_window_s: DualWindowS | None = None
 
 
 class RolloutAdvance(_Strict, kw_only=True):
     stage: Literal["INTERNAL", "CUTOVER", "COMPLETE"]
-    percent: int | None = None
+    percent: Percent | None = None
 
 
 class RecoverIn(_Strict, kw_only=True):
@@ -300,7 +315,7 @@ class ConsumerDisable(_Strict, kw_only=True):
 class PortalSessionCreate(_Strict, kw_only=True):
     """``POST /v1/consumers/{id}/portal-sessions``."""
 
-    ttl_seconds: int = 3600
+    ttl_seconds: TtlSeconds = 3600
     capabilities: list[str] = msgspec.field(default_factory=lambda: ["read", "manage", "replay"])
 
 
@@ -464,7 +479,7 @@ class TestEventIn(_Strict, kw_only=True):
     __test__ = False  # not a pytest class
 
     topic: str | None = None
-    version: int | None = None
+    version: EventVersion | None = None
 
 
 class PortalBrandingIn(_Strict, kw_only=True):

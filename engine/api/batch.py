@@ -18,7 +18,7 @@ from hookproof.schemas.api import MAX_BATCH_EVENTS, EventBatchIn, EventIn
 
 from ..common.jsonscan import JsonScan, TooManyEntries
 from ..ingest.ingest import IngestResult
-from .problems import MAX_BODY, MAX_DEPTH, read_body
+from .problems import MAX_BODY, MAX_DEPTH, decode_code, read_body
 
 __all__ = ["MAX_BATCH_BODY", "decode_batch", "result_entry"]
 
@@ -67,7 +67,7 @@ def _decode_one(raw: msgspec.Raw, index: int) -> EventIn | HookproofError:
     except msgspec.ValidationError as exc:
         message = str(exc)
         field = message.rsplit("at `$.", 1)[1].rstrip("`") if "at `$." in message else None
-        return _Refused(message, field=field, event_id=_event_id_of(raw))
+        return _Refused(message, field=field, code=decode_code(message), event_id=_event_id_of(raw))
 
 
 def _event_id_of(raw: msgspec.Raw) -> str | None:

@@ -33,7 +33,8 @@ _TYPES: dict[str, Any] = {
 
 _PROBLEM_CODES: dict[int, str] = {
     400: "invalid_request, invalid_json, invalid_id, invalid_limit, invalid_cursor, "
-    "invalid_state, invalid_time, invalid_query, invalid_data, json_too_deep, ...",
+    "invalid_state, invalid_time, invalid_query, invalid_data, json_too_deep, "
+    "number_out_of_range (a number outside its field's minimum..maximum), ...",
     401: "missing_token, invalid_token, portal_session_expired",
     403: "operator_only (a tenant token on an operator route), tenant_only (the operator "
     "token on a tenant route), portal_scope (a portal token outside its scope), "
@@ -61,6 +62,7 @@ _RELAY_FRAMES: list[Any] = [
     relay_protocol.RelayReplaced,
     relay_protocol.RelayReport,
 ]
+
 
 def operation_id(method: str, path: str) -> str:
     return method + "_" + re.sub(r"[^A-Za-z0-9]+", "_", path).strip("_")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -27,6 +28,7 @@ __all__ = [
     "TooDeep",
     "check_depth",
     "decode_body",
+    "decode_code",
     "error_middleware",
     "json_response",
     "problem",
@@ -75,6 +77,16 @@ def _unavailable(request: web.Request, exc: BaseException) -> web.Response | Non
     return problem(err)
 
 
+#: a number outside the range its field declares (``schemas/numbers.py``), or outside float8
+_OUT_OF_RANGE = re.compile(r"Expected `(int|float)` (>=|<=|>|<) |Number out of range")
+
+
+def decode_code(message: str) -> str | None:
+    """The reason code of a msgspec refusal: ``number_out_of_range`` for a number outside
+    its field's declared range, else ``None`` (the default ``invalid_request``)."""
+    return "number_out_of_range" if _OUT_OF_RANGE.match(message) else None
+
+
 def _field_from_msgspec(message: str) -> str | None:
     # msgspec: "Expected `int`, got `str` - at `$.eventVersions[0]`"
     if "in `$." in message:  # a dict key: "... - at `key` in `$.versions`"
@@ -97,7 +109,9 @@ async def decode_body(request: web.Request, typ: type[Any]) -> Any:
         return msgspec.json.decode(body, type=typ)
     except msgspec.ValidationError as exc:
         message = str(exc)
-        raise ValidationError(message, field=_field_from_msgspec(message)) from exc
+        raise ValidationError(
+            message, field=_field_from_msgspec(message), code=decode_code(message)
+        ) from exc
     except msgspec.DecodeError as exc:
         raise ValidationError(f"malformed JSON: {exc}", code="invalid_json") from exc
 

@@ -31,12 +31,14 @@ from .admission import ClaimRow, Exhausted, Refuse, admission, claimable
 from .ordering import gap_to_skip
 
 __all__ = [
+    "PARK_S",
     "STEAL_AFTER_S",
     "ClaimPlan",
     "KeyScope",
     "Send",
     "claim_appends",
     "claim_row",
+    "claim_rows",
     "claim_shares",
     "dead_letter_event",
     "key_scope",
@@ -101,6 +103,31 @@ def claim_row(record: Mapping[str, Any]) -> ClaimRow:
         created_at=record.get("created_at"),
         head_hash=record.get("head_hash"),
     )
+
+
+#: how long a subscription whose claimed row cannot be read is left out of claims
+PARK_S = 60.0
+
+
+def claim_rows(
+    records: Iterable[Mapping[str, Any]],
+) -> tuple[list[ClaimRow], dict[str, str]]:
+    """The readable rows of a claim, and ``{subscription_id: reason}`` of those that are not
+    (issue 46: one subscription's stored config, e.g. a number out of every range, never
+    fails the claim of the others; the dispatcher logs it and parks that subscription)."""
+    rows: list[ClaimRow] = []
+    parked: dict[str, str] = {}
+    for record in records:
+        sid = record["subscription_id"]
+        if sid in parked:
+            continue
+        try:
+            rows.append(claim_row(record))
+        except (msgspec.MsgspecError, KeyError, TypeError, ValueError, OverflowError) as exc:
+            parked[sid] = f"unreadable_config:{type(exc).__name__}"
+    if parked:
+        rows = [r for r in rows if r.subscription_id not in parked]
+    return rows, parked
 
 
 def key_scope(row: ClaimRow) -> KeyScope:

@@ -42,10 +42,11 @@ from .attempt_metrics import AttemptMetrics, DispatchMetrics
 from .batcher import OutcomeBatcher
 from .bounded import ATTEMPT_MARGIN_S, PARK_AFTER_S, PARKED_PER_INFLIGHT, send_bounded
 from .claim import (
+    PARK_S,
     STEAL_AFTER_S,
     KeyScope,
     claim_appends,
-    claim_row,
+    claim_rows,
     claim_shares,
     plan_claim,
 )
@@ -208,7 +209,11 @@ class Dispatcher:
                         self.gates.hold(r["subscription_id"], time.monotonic() + r["rate_wait_s"])
             self._drained = len(records) < free
             self._rate_wait = min(waits) if waits else None
-            plan = plan_claim(map(claim_row, records), reservation.room)
+            rows, parked = claim_rows(records)
+            for sid, reason in parked.items():  # that subscription only: the claim goes on
+                log.error("claim_row_unreadable", subscription_id=sid, reason=reason)
+                self.gates.hold(sid, time.monotonic() + PARK_S)
+            plan = plan_claim(rows, reservation.room)
             keys: dict[KeyScope, tuple[SigningKey, int]] = {}
             for scope, alg in plan.key_scopes():  # one ring lookup per scope per claim
                 try:

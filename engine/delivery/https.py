@@ -10,7 +10,7 @@ subscription's ``auth`` (DESIGN.md section 14) is applied to every send by
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Final
 
 from hookproof.projections.subscriptions import SubscriptionState
@@ -32,10 +32,15 @@ __all__ = ["STATE_MEMO", "HttpsDestination", "evidence_of"]
 STATE_MEMO: Final = 2_048
 
 
-def evidence_of(result: EgressResult, sent: Mapping[str, str] | None = None) -> Evidence:
+def evidence_of(
+    result: EgressResult,
+    sent: Mapping[str, str] | None = None,
+    credentials: Iterable[str] = (),
+) -> Evidence:
     """What the ledger records of one egress result: the outcome, Retry-After, and the answer's
     headers and body excerpt bounded and redacted (``sent``: the request's headers, whose
-    secret values are scrubbed from what is kept)."""
+    secret values are scrubbed from what is kept; ``credentials``: the auth's header values,
+    scrubbed in every encoding)."""
     return Evidence(
         outcome=result.outcome,
         code=result.code,
@@ -47,7 +52,7 @@ def evidence_of(result: EgressResult, sent: Mapping[str, str] | None = None) -> 
         spki_sha256=result.spki_sha256,
         body_truncated=result.body_truncated,
         proxy=result.proxy,
-        response=response_of(result.status, result.headers, result.body, sent or {}),
+        response=response_of(result.status, result.headers, result.body, sent or {}, credentials),
     )
 
 
@@ -88,11 +93,14 @@ class HttpsDestination:
 
         #: every header value sent (the auth's too): scrubbed from the answer's excerpt
         sent: dict[str, str] = dict(message.headers)
+        #: every credential sent (each try's: a 401 refreshes the token), in any encoding
+        credentials: list[str] = []
 
         async def send(
             extra: list[tuple[str, str]], identity: ClientIdentity | None
         ) -> EgressResult:
             sent.update(extra)
+            credentials.extend(value for _, value in extra)
             headers = [*message.headers.items(), *extra] if extra else message.headers
             if current:
                 assert state is not None
@@ -106,4 +114,5 @@ class HttpsDestination:
 
         if self.auth is None or state is None or state.config.auth is None:
             return evidence_of(await send([], None), sent)
-        return evidence_of(await self.auth.send(state, target.endpoint, send), sent)
+        result = await self.auth.send(state, target.endpoint, send)
+        return evidence_of(result, sent, credentials)

@@ -8,7 +8,9 @@ to the archive with the rest of the delivery (retention covers it).
 
 Redacted: the values of headers that carry credentials or signatures (:func:`is_secret_header`),
 and, in headers and body alike, any echo of a value the engine itself sent in a secret-bearing
-request header (an echo endpoint would otherwise store the attempt's signature back).
+request header (an echo endpoint would otherwise store the attempt's signature back), and of
+the endpoint authentication's credentials in any case and encoding
+(:mod:`~hookproof.engine.common.secret_scrub`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from functools import lru_cache
 from typing import Final
 
 from hookproof.events.delivery_events import AttemptResponse
+
+from ..common.secret_scrub import scrubber
 
 __all__ = [
     "EXCERPT_BYTES",
@@ -78,12 +82,17 @@ def response_of(
     headers: Iterable[tuple[str, str]],
     body: bytes,
     sent: Mapping[str, str],
+    credentials: Iterable[str] = (),
 ) -> AttemptResponse | None:
     """The bounded, redacted record of an answer; ``None`` when no response came back.
     ``sent`` is the request's headers: the values of its secret ones are scrubbed from what
-    is kept (each value and each space-separated part of it, signatures come as lists)."""
+    is kept (each value and each space-separated part of it, signatures come as lists).
+    ``credentials``: the endpoint authentication's values the attempt sent (DESIGN.md 14),
+    whatever their header's name: scrubbed in every form a peer can echo them in
+    (:mod:`~hookproof.engine.common.secret_scrub`), before anything is stored."""
     if status is None:
         return None
+    creds = scrubber(credentials)
     secrets = sorted(
         {
             part
@@ -99,11 +108,12 @@ def response_of(
     kept: list[tuple[str, str]] = []
     for name, value in items[:HEADERS_MAX]:
         shown = REDACTED if is_secret_header(name) else _scrub(value, secrets)
-        kept.append((name.lower(), shown[:HEADER_VALUE_MAX]))
+        kept.append((name.lower(), creds.text(shown, REDACTED)[:HEADER_VALUE_MAX]))
     # scrubbed before the cut, so no secret's beginning is left at the excerpt's end
-    head = body[: EXCERPT_BYTES + _SCRUB_MARGIN]
+    head = body[: EXCERPT_BYTES + max(_SCRUB_MARGIN, creds.longest)]
     for value in secrets:
         head = head.replace(value.encode(), REDACTED.encode())
+    head = creds.bytes(head, REDACTED.encode(), limit=EXCERPT_BYTES)
     return AttemptResponse(
         headers=kept,
         excerpt=head[:EXCERPT_BYTES].decode("utf-8", errors="replace"),

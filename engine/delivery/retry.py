@@ -99,7 +99,11 @@ def decide(policy: RetryPolicy, attempt: int, error: AttemptError, *, rand: floa
         )
     if exhausted(attempt, policy.max_attempts):
         return RetryDecision(False, 0.0, "exhausted", dead_letter_reason=f"exhausted:{error.code}")
-    base = min(policy.max_delay_s, policy.initial_delay_s * policy.multiplier ** (attempt - 1))
+    try:
+        grown = policy.initial_delay_s * policy.multiplier ** (attempt - 1)
+    except OverflowError:  # replays add attempts past any policy: 10.0 ** 400 is no float
+        grown = math.inf
+    base = min(policy.max_delay_s, grown)
     delay = base * rand  # full jitter
     wait = error.retry_after_s
     if wait is not None and math.isfinite(wait):

@@ -17,6 +17,7 @@ import asyncio
 import base64
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Final
 from urllib.parse import quote, urlencode
 
@@ -27,6 +28,7 @@ from hookproof.events.subscription_events import EndpointAuthRef
 from hookproof.projections.subscriptions import SubscriptionState
 
 from ..common.memo import BoundedMemo
+from ..common.secret_scrub import REDACTED, scrubber
 from ..egress import EgressResult, EgressTransport, FailureCode, Outcome
 from ..egress.identity import ClientIdentity
 from .materials import AuthMaterials, AuthMaterialUnavailable
@@ -148,10 +150,12 @@ class EndpointAuth:
         self.tokens = TokenCache(transport)
 
     async def send(self, state: SubscriptionState, url: str, send: Send) -> EgressResult:
-        """``send`` with the subscription's credential (``url``: for an unavailable result)."""
+        """``send`` with the subscription's credential (``url``: for an unavailable result);
+        the result's redirect target and detail scrubbed of it (:func:`_scrubbing`)."""
         ref = state.config.auth
         if ref is None:
             return await send([], None)
+        send = _scrubbing(send)
         sid = state.subscription_id
         try:
             secret = await self.materials.open(sid, ref)
@@ -181,6 +185,26 @@ class EndpointAuth:
         except _NoToken as no:
             return _unavailable(url, sid, no.reason)
         return await send([("Authorization", f"Bearer {token}")], None)
+
+
+def _scrubbing(send: Send) -> Send:
+    """``send`` whose result's ``location`` (a peer's redirect target: stored with the attempt
+    and with a failed challenge) and ``detail`` (logged) hold no echo of the credentials that
+    request carried, in any case or encoding (issue 46; the answer's body and headers are
+    scrubbed where they are kept: ``delivery/response_excerpt.py``)."""
+
+    async def scrubbed(
+        extra: list[tuple[str, str]], identity: ClientIdentity | None
+    ) -> EgressResult:
+        result = await send(extra, identity)
+        creds = scrubber(value for _, value in extra)
+        location = None if result.location is None else creds.text(result.location, REDACTED)
+        detail = creds.text(result.detail, REDACTED)
+        if location == result.location and detail == result.detail:
+            return result
+        return replace(result, location=location, detail=detail)
+
+    return scrubbed
 
 
 def _unavailable(url: str, subscription_id: str, reason: str) -> EgressResult:

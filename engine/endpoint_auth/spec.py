@@ -72,7 +72,9 @@ RESERVED_EXACT: Final = frozenset(
     }
 )
 #: ... and every name starting with one of these.
-RESERVED_PREFIXES: Final = ("content-", "webhook-", "hookproof-")
+#: ``signature`` covers Signature, Signature-Input and Signature-Agent (RFC 9421 and its web
+#: bot auth draft: the README reserves ``Signature*``)
+RESERVED_PREFIXES: Final = ("content-", "webhook-", "hookproof-", "signature")
 
 _TOKEN: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _DIGEST_INFO: Final = b"hookproof endpoint auth digest v1"

@@ -26,6 +26,8 @@ from typing import Final, Literal
 
 import msgspec
 
+from hookproof.schemas.numbers import AttemptNumber
+
 __all__ = [
     "ANSWERED_BY_CLI",
     "MAX_REPORT_BODY",
@@ -72,8 +74,9 @@ class RelayReplaced(_Frame, kw_only=True, tag="replaced"):
 class RelayReport(_Frame, kw_only=True, tag="report", forbid_unknown_fields=True):
     exchange_id: str
     delivery_id: str
-    attempt: int
-    status: int | None = None
+    #: bounded (``schemas/numbers.py``): a number Postgres cannot hold is refused as a frame
+    attempt: AttemptNumber
+    status: int | None = None  # outside 100..599: relay_report_invalid (hub.py)
     error: str | None = None
     content_type: str | None = None
     body: str | None = None

@@ -24,6 +24,7 @@ from hookproof.events.rollout_events import (
     RolloutRolledBack,
     RolloutShadowChecked,
 )
+from hookproof.schemas.numbers import DUAL_WINDOW_MAX_S
 
 __all__ = [
     "ABSENT",
@@ -171,7 +172,9 @@ def evolve(view: RolloutView | None, event: Event, version: int | None = None) -
             source_key_id=event.source_key_id,
             subscriptions=tuple(event.subscriptions) if event.subscriptions is not None else None,
             internal=frozenset(event.internal),
-            dual_window_s=event.dual_window_s,
+            # within the API's bound (schemas/numbers.py): a window recorded before it (1e308)
+            # would overflow every claim's timedelta for the rollout's subscriptions
+            dual_window_s=min(DUAL_WINDOW_MAX_S, max(0.0, event.dual_window_s)),
             created_at=event.at,
             updated_at=event.at,
         )

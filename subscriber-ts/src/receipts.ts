@@ -90,8 +90,8 @@ export function buildReceipt(input: ReceiptInput): Record<string, unknown> {
     throw new ReceiptError("appliedAt must be an RFC 3339 timestamp");
   }
   const gen = doc.receiptKeyGeneration;
-  if (typeof gen !== "number" || !Number.isInteger(gen) || gen < 1) {
-    throw new ReceiptError("receiptKeyGeneration must be a positive integer");
+  if (typeof gen !== "number" || !Number.isInteger(gen) || gen < 1 || gen > 2147483647) {
+    throw new ReceiptError("receiptKeyGeneration must be an integer 1..2147483647");
   }
   return doc;
 }

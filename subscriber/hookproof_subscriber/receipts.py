@@ -109,8 +109,8 @@ def _validate(doc: Mapping[str, Any]) -> None:
     if not isinstance(applied_at, str) or not _RFC3339.fullmatch(applied_at):
         raise ReceiptError("appliedAt must be an RFC 3339 timestamp")
     gen = doc.get("receiptKeyGeneration")
-    if type(gen) is not int or gen < 1:
-        raise ReceiptError("receiptKeyGeneration must be a positive integer")
+    if type(gen) is not int or not 1 <= gen <= 2**31 - 1:
+        raise ReceiptError("receiptKeyGeneration must be an integer 1..2147483647")
 
 
 def build_receipt(

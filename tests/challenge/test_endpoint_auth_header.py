@@ -21,6 +21,7 @@ RESERVED = [
     "Content-Digest",
     "Signature",
     "Signature-Input",
+    "Signature-Agent",
     "Connection",
     "Transfer-Encoding",
     "Upgrade",

@@ -7,6 +7,7 @@ exactly when its next token is there. The SQL function the claim uses
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -119,3 +120,35 @@ async def test_the_claims_sql_arithmetic_is_the_same(pool: Any) -> None:
             assert row["wait_s"] is None
         else:
             assert abs(row["wait_s"] - mine.wait_s) <= 1e-9
+
+
+EXTREMES = [0.0, -1.0, 5e-324, 1e-300, 1e308, math.inf, -math.inf, math.nan]
+
+
+async def test_no_stored_number_makes_the_bucket_fail(pool: Any) -> None:
+    """Issue 46: a perSecond of 5e-324 stored once made every claim fail (float8 underflow).
+    Whatever the bucket or the config holds (0, negative, denormal, 1e308, infinite, NaN),
+    the SQL function answers, inside the API's bounds, and agrees with ``take``."""
+    cases = [
+        (tk, el, r, b, w)
+        for r in [*EXTREMES, 2.0]
+        for b in [*EXTREMES, 3.0]
+        for tk, el in [(0.0, 1.0), (math.nan, 2.0), (math.inf, math.inf), (1.0, math.nan)]
+        for w in (1, 5)
+    ]
+    rows = await pool.fetch(
+        "SELECT (f).granted, (f).tokens, (f).wait_s FROM ("
+        " SELECT hookproof_rate_refill(t, e, r, b, w) AS f, k"
+        " FROM unnest($1::float8[], $2::float8[], $3::float8[], $4::float8[], $5::int[])"
+        " WITH ORDINALITY AS c(t, e, r, b, w, k)) AS x ORDER BY k",
+        *[list(col) for col in zip(*cases, strict=True)],
+    )
+    for (tokens, elapsed, rate, burst, wanted), row in zip(cases, rows, strict=True):
+        mine = take(Bucket(tokens, 0.0), elapsed, rate, burst, wanted)  # type: ignore[arg-type]
+        assert 0 <= row["granted"] <= wanted and row["granted"] == mine.granted
+        assert 0 <= row["tokens"] <= 100_000 and math.isfinite(row["tokens"])
+        assert abs(row["tokens"] - mine.bucket.tokens) <= 1e-6
+        if mine.wait_s is None:
+            assert row["wait_s"] is None
+        else:
+            assert 0 <= row["wait_s"] <= 1000 and abs(row["wait_s"] - mine.wait_s) <= 1e-9

@@ -241,3 +241,27 @@ def test_complete_freezes_the_covered_list_and_survives_the_profile_write_back()
     assert p.mode == "target" and [s.profile for s in p.signers] == [SIG]
     # a subscription made after COMPLETE is never covered
     assert plan_signing([v], "sub_new", SW, "ed25519", later).rollout_id is None
+
+
+@pytest.mark.parametrize("window", [1e308, -1.0, 7_776_001.0])
+def test_a_recorded_window_outside_the_bound_is_read_within_it(window: float) -> None:
+    """Issue 46: a ``dualWindowS`` of 1e308 recorded before the API bounded it overflowed the
+    ``timedelta`` of every claim that signed for the rollout's subscriptions."""
+    from hookproof.events.rollout_events import RolloutCreated
+    from hookproof.schemas.numbers import DUAL_WINDOW_MAX_S
+
+    view = evolve(
+        None,
+        RolloutCreated(
+            rollout_id="ro_" + "0" * 20,
+            target_kind="signatureProfile",
+            target="standard-webhooks.v1",
+            source_key_id=None,
+            subscriptions=None,
+            internal=[],
+            dual_window_s=window,
+            at="2026-01-01T00:00:00+00:00",
+        ),
+    )
+    assert 0 <= view.dual_window_s <= DUAL_WINDOW_MAX_S
+    assert datetime(2026, 1, 1, tzinfo=UTC) + timedelta(seconds=view.dual_window_s)

@@ -173,7 +173,7 @@ async def test_generation_changes_through_the_api(api: Api, token: str) -> None:
             "receiptKey.publicKeyJwk",
             "invalid_request",
         ),
-        ({"retryPolicy": {"maxAttempts": 0}}, "retryPolicy.maxAttempts", "invalid_request"),
+        ({"retryPolicy": {"maxAttempts": 0}}, "retryPolicy.maxAttempts", "number_out_of_range"),
         ({"filter": {"": 1}}, "filter", "invalid_request"),
     ],
 )

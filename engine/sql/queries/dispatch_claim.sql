@@ -57,8 +57,8 @@ WITH due AS MATERIALIZED (
 ), caps AS (  -- a rate-limited subscription: its bucket's whole tokens (last committed) + 1
     SELECT s.subscription_id,
            1 + hookproof_rate_peek(s.subscription_id,
-                                   (s.config::jsonb #>> '{rate_limit,per_second}')::float8,
-                                   (s.config::jsonb #>> '{rate_limit,burst}')::float8) AS cap
+                                   hookproof_rate_per_second(s.config),
+                                   hookproof_rate_burst(s.config)) AS cap
     FROM subscriptions AS s
     WHERE s.subscription_id IN (SELECT u.subscription_id FROM due AS u)
       AND strpos(s.config, '"rate_limit":{') > 0

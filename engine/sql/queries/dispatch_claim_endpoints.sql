@@ -25,8 +25,8 @@ WITH pairs AS MATERIALIZED (
            CASE WHEN strpos(s.config, '"rate_limit":{') > 0 THEN
                least(p.n, 1 + hookproof_rate_peek(
                    s.subscription_id,
-                   (s.config::jsonb #>> '{rate_limit,per_second}')::float8,
-                   (s.config::jsonb #>> '{rate_limit,burst}')::float8))
+                   hookproof_rate_per_second(s.config),
+                   hookproof_rate_burst(s.config)))
            ELSE p.n END AS take
     FROM unnest($2::text[], $3::text[], $4::int[]) AS p(endpoint_digest, subscription_id, n)
     JOIN subscriptions AS s ON s.subscription_id = p.subscription_id

@@ -10,8 +10,9 @@
 -- interval later; engine/delivery/dispatcher.py).
 , wanted AS (
     SELECT l.subscription_id,
-           (l.sub_config::jsonb #>> '{rate_limit,per_second}')::float8 AS per_second,
-           (l.sub_config::jsonb #>> '{rate_limit,burst}')::float8 AS burst,
+           -- clamped to the API's bounds (migration 1046): no row's value fails the claim
+           hookproof_rate_per_second(l.sub_config) AS per_second,
+           hookproof_rate_burst(l.sub_config) AS burst,
            count(*)::int AS n
     FROM locked AS l
     WHERE strpos(l.sub_config, '"rate_limit":{') > 0

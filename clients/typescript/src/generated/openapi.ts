@@ -1326,6 +1326,7 @@ export interface components {
         /** EventIn */
         EventIn: {
             aggregateId: string;
+            /** @description 0..4611686018427387904 */
             aggregateVersion: number;
             /** @default null */
             consumerId?: string | null;
@@ -1548,7 +1549,10 @@ export interface components {
          */
         PortalSessionCreate: {
             capabilities?: string[];
-            /** @default 3600 */
+            /**
+             * @description 60..86400 seconds
+             * @default 3600
+             */
             ttlSeconds?: number;
         };
         /**
@@ -1613,7 +1617,9 @@ export interface components {
          * @description At most ``burst + perSecond * t`` requests in any ``t`` seconds (DESIGN.md section 14).
          */
         RateLimitIn: {
+            /** @description 1..100000 requests */
             burst: number;
+            /** @description 0.001..100000 requests per second */
             perSecond: number;
         };
         /**
@@ -1695,6 +1701,7 @@ export interface components {
         RelayReport: {
             /** @default null */
             answeredBy?: "cli" | null;
+            /** @description 1..2147483647 */
             attempt: number;
             /** @default null */
             body?: string | null;
@@ -1737,20 +1744,35 @@ export interface components {
         };
         /** RetryPolicyIn */
         RetryPolicyIn: {
-            /** @default 5 */
+            /**
+             * @description 0.001..86400 seconds
+             * @default 5
+             */
             initialDelayS?: number;
-            /** @default 8 */
+            /**
+             * @description 1..100 attempts
+             * @default 8
+             */
             maxAttempts?: number;
-            /** @default 3600 */
+            /**
+             * @description 0.001..604800 seconds
+             * @default 3600
+             */
             maxDelayS?: number;
-            /** @default 2 */
+            /**
+             * @description 1..10
+             * @default 2
+             */
             multiplier?: number;
             /**
              * @default suspend
              * @enum {unknown}
              */
             onGone?: "dead_letter" | "suspend";
-            /** @default 3600 */
+            /**
+             * @description 0..604800 seconds
+             * @default 3600
+             */
             retryAfterCapS?: number;
         };
         /**
@@ -1895,7 +1917,10 @@ export interface components {
              * @enum {unknown}
              */
             ordering?: "aggregate" | "none";
-            /** @default 60 */
+            /**
+             * @description 0..86400 seconds
+             * @default 60
+             */
             orderingGapTimeoutS?: number;
             owner: string;
             /** @default null */
@@ -1956,6 +1981,7 @@ export interface components {
             oldGenerationPolicy?: "drain" | "quarantine";
             /** @enum {unknown} */
             ordering?: "aggregate" | "none";
+            /** @description 0..86400 seconds */
             orderingGapTimeoutS?: number;
             owner?: string;
             rateLimit?: components["schemas"]["RateLimitIn"] | null;
@@ -2045,7 +2071,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Problem (RFC 9457); code: invalid_request, invalid_json, invalid_id, invalid_limit, invalid_cursor, invalid_state, invalid_time, invalid_query, invalid_data, json_too_deep, ... */
+        /** @description Problem (RFC 9457); code: invalid_request, invalid_json, invalid_id, invalid_limit, invalid_cursor, invalid_state, invalid_time, invalid_query, invalid_data, json_too_deep, number_out_of_range (a number outside its field's minimum..maximum), ... */
         Problem400: {
             headers: {
                 [name: string]: unknown;
@@ -2336,6 +2362,8 @@ export interface operations {
                 };
             };
             405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
     };

@@ -25,7 +25,7 @@ class EventIn:
     """ 
         Attributes:
             aggregate_id (str):
-            aggregate_version (int):
+            aggregate_version (int): 0..4611686018427387904
             event_id (str):
             payload (Any):
             topic (str):

@@ -26,7 +26,7 @@ class PortalSessionCreate:
 
         Attributes:
             capabilities (list[str] | Unset):
-            ttl_seconds (int | Unset):  Default: 3600.
+            ttl_seconds (int | Unset): 60..86400 seconds Default: 3600.
      """
 
     capabilities: list[str] | Unset = UNSET

@@ -23,8 +23,8 @@ class RateLimitIn:
     """ At most ``burst + perSecond * t`` requests in any ``t`` seconds (DESIGN.md section 14).
 
         Attributes:
-            burst (int):
-            per_second (float):
+            burst (int): 1..100000 requests
+            per_second (float): 0.001..100000 requests per second
      """
 
     burst: int

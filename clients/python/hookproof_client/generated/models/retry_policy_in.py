@@ -24,12 +24,12 @@ T = TypeVar("T", bound="RetryPolicyIn")
 class RetryPolicyIn:
     """ 
         Attributes:
-            initial_delay_s (float | Unset):  Default: 5.0.
-            max_attempts (int | Unset):  Default: 8.
-            max_delay_s (float | Unset):  Default: 3600.0.
-            multiplier (float | Unset):  Default: 2.0.
+            initial_delay_s (float | Unset): 0.001..86400 seconds Default: 5.0.
+            max_attempts (int | Unset): 1..100 attempts Default: 8.
+            max_delay_s (float | Unset): 0.001..604800 seconds Default: 3600.0.
+            multiplier (float | Unset): 1..10 Default: 2.0.
             on_gone (RetryPolicyInOnGone | Unset):  Default: RetryPolicyInOnGone.SUSPEND.
-            retry_after_cap_s (float | Unset):  Default: 3600.0.
+            retry_after_cap_s (float | Unset): 0..604800 seconds Default: 3600.0.
      """
 
     initial_delay_s: float | Unset = 5.0

@@ -53,7 +53,7 @@ class SubscriptionCreate:
             old_generation_policy (SubscriptionCreateOldGenerationPolicy | Unset):  Default:
                 SubscriptionCreateOldGenerationPolicy.DRAIN.
             ordering (SubscriptionCreateOrdering | Unset):  Default: SubscriptionCreateOrdering.NONE.
-            ordering_gap_timeout_s (float | Unset):  Default: 60.0.
+            ordering_gap_timeout_s (float | Unset): 0..86400 seconds Default: 60.0.
             rate_limit (None | RateLimitIn | Unset):
             receipt_key (None | ReceiptKeyIn | Unset):
             retry_policy (None | RetryPolicyIn | Unset):

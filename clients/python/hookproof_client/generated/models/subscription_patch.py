@@ -46,7 +46,7 @@ class SubscriptionPatch:
             filter_ (None | SubscriptionPatchFilterType0 | Unset):
             old_generation_policy (SubscriptionPatchOldGenerationPolicy | Unset):
             ordering (SubscriptionPatchOrdering | Unset):
-            ordering_gap_timeout_s (float | Unset):
+            ordering_gap_timeout_s (float | Unset): 0..86400 seconds
             owner (str | Unset):
             rate_limit (None | RateLimitIn | Unset):
             receipt_key (None | ReceiptKeyIn | Unset):
