@@ -32,9 +32,10 @@ import structlog
 
 from hookproof.errors import ValidationError
 
+from ..common.budget import Bucket
 from ..destinations.relay_codes import LOCAL_ERRORS, RelayCode
 from . import protocol
-from .limits import REPORT_BURST, REPORTS_PER_S, Bucket, SessionBudget
+from .limits import REPORT_BURST, REPORTS_PER_S, SessionBudget
 from .repository import CHANNEL, RelayRepository
 
 __all__ = [

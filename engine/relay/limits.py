@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-__all__ = ["LOG_BURST", "LOG_PER_S", "REPORTS_PER_S", "REPORT_BURST", "Bucket", "SessionBudget"]
+from ..common.budget import Bucket
+
+__all__ = ["LOG_BURST", "LOG_PER_S", "REPORTS_PER_S", "REPORT_BURST", "SessionBudget"]
 
 #: report frames a tenant's relays may send per second (over all its sessions), and at once
 REPORTS_PER_S: Final = 50.0
@@ -18,27 +20,6 @@ REPORT_BURST: Final = 200.0
 #: warning lines one session may cause per second, and at once (the rest are counted)
 LOG_PER_S: Final = 0.5
 LOG_BURST: Final = 10.0
-
-
-@dataclass(slots=True)
-class Bucket:
-    """``burst`` tokens, refilled at ``rate`` per second; :meth:`take` spends one."""
-
-    rate: float
-    burst: float
-    tokens: float = field(default=-1.0)
-    at: float | None = None
-
-    def take(self, now: float) -> bool:
-        if self.at is None:
-            self.tokens = self.burst
-        else:
-            self.tokens = min(self.burst, self.tokens + max(0.0, now - self.at) * self.rate)
-        self.at = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
-            return True
-        return False
 
 
 @dataclass(slots=True)

@@ -2130,6 +2130,16 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Problem (RFC 9457); code: rate_limited (the caller's budget is spent; Retry-After says when to come back) */
+        Problem429: {
+            headers: {
+                "Retry-After"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Problem (RFC 9457); code: database_unavailable (Retry-After says when to come back) */
         Problem503: {
             headers: {
@@ -4225,6 +4235,7 @@ export interface operations {
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
             503: components["responses"]["Problem503"];
         };
     };
