@@ -279,5 +279,15 @@ async def test_answers_naming_a_long_history_cost_another_tenants_reads_little(
                 f"{base}/v1/challenges/{cid}/response", data=_answer(sid, cid, nonce)
             ) as r:
                 assert r.status == 404
+            # still held: an oversized answer is 413 before anything is read; a guess naming
+            # no subscription at all is the same 404 as a guess naming this one
+            big = _answer(sid, late, late_nonce) + b" " * 9000
+            async with http.post(f"{base}/v1/challenges/{late}/response", data=big) as r:
+                assert r.status == 413
+            nobody = "sub_" + secrets.token_hex(12)
+            async with http.post(
+                f"{base}/v1/challenges/{late}/response", data=_answer(nobody, late, late_nonce)
+            ) as r:
+                assert (r.status, (await r.json())["code"]) == (404, "challenge_not_found")
     finally:
         await asyncio.to_thread(daemon.stop)
