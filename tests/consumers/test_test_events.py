@@ -5,6 +5,7 @@ reserved id space; refusals with codes; tenants and consumers isolated."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import aiohttp
@@ -109,7 +110,11 @@ async def test_test_events_are_rate_limited_per_caller_with_a_429_and_retry_afte
     """A portal link sending test events without end (issue 46: 300 in 11 s wrote 1,200
     events) gets its burst, then 429 ``rate_limited`` with ``Retry-After``, nothing ingested;
     the tenant's own token and another tenant are not held by that caller's budget."""
-    from hookproof.engine.api.test_events import TEST_EVENT_BURST
+    from hookproof.engine.api.test_events import (
+        TENANT_TEST_EVENT_BURST,
+        TENANT_TEST_EVENTS_PER_S,
+        TEST_EVENT_BURST,
+    )
 
     acme = await new_tenant(engine, http, base, "acme")
     other = await new_tenant(engine, http, base, "other")
@@ -125,6 +130,7 @@ async def test_test_events_are_rate_limited_per_caller_with_a_429_and_retry_afte
     async def events_now() -> int:
         return int(await engine.pool.fetchval("SELECT count(*) FROM events"))
 
+    first = time.monotonic()  # the tenant's budget starts being spent here
     codes: list[int] = []
     refused: list[tuple[dict[str, Any], str | None, str]] = []
     for _ in range(int(TEST_EVENT_BURST) + 20):
@@ -147,3 +153,17 @@ async def test_test_events_are_rate_limited_per_caller_with_a_429_and_retry_afte
     assert status == 202, sent
     status, sent = await other.call("POST", f"/v1/subscriptions/{theirs}/test-events", {})
     assert status == 202, sent
+    # however many portal sessions the tenant opens, all of them together have the tenant's
+    # budget (30 at once, 2 a second)
+    accepted = sum(c == 202 for c in codes) + 1  # the portal link's and the tenant's own
+    for _ in range(4):
+        more = await start_session(acme, "cust-a")
+        for _ in range(int(TEST_EVENT_BURST)):
+            async with http.post(
+                base + path, json={}, headers={"Authorization": f"Bearer {more['token']}"}
+            ) as r:
+                accepted += r.status == 202
+                assert r.status in (202, 429)
+    cap = TENANT_TEST_EVENT_BURST + TENANT_TEST_EVENTS_PER_S * (time.monotonic() - first) + 1
+    assert accepted <= cap, (accepted, cap)
+    assert accepted < int(TEST_EVENT_BURST) * 5 + 1  # the callers' own budgets alone: 51
