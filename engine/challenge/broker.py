@@ -33,7 +33,7 @@ from hookproof.projections.subscriptions import PendingChallenge, PendingRow, Su
 from hookproof_subscriber.challenge import CHALLENGE_TYPE
 
 from ..subscriptions.machine import next_state
-from .protocol import Challenge, check_response
+from .protocol import Challenge, check_response, expiry_of
 
 __all__ = [
     "ANSWER_REASONS",
@@ -169,8 +169,7 @@ def precheck(row: PendingRow | None, answer: Answer) -> str | None:
     digest = hashlib.sha256(nonce.encode()).hexdigest()
     if not hmac.compare_digest(digest, row.nonce_sha256 or ""):
         return "nonce_mismatch"
-    expires = datetime.fromisoformat(row.expires_at.replace("Z", "+00:00"))
-    if answer.at >= expires:
+    if answer.at >= expiry_of(row.expires_at):
         return "expired"
     return None
 
