@@ -17,6 +17,7 @@ __all__ = [
     "HookproofError",
     "NotFound",
     "PreconditionFailed",
+    "RateLimited",
     "StoreError",
     "StreamArchived",
     "Unauthorized",
@@ -89,6 +90,19 @@ class PreconditionFailed(HookproofError):
     code = "precondition_failed"
     status = 412
     title = "Precondition failed"
+
+
+class RateLimited(HookproofError):
+    """The caller spent its budget for this kind of request (issue 46); it may come back
+    after ``retry_after_s`` seconds (the answer's ``Retry-After``)."""
+
+    code = "rate_limited"
+    status = 429
+    title = "Too many requests"
+
+    def __init__(self, detail: str, *, retry_after_s: int, code: str | None = None) -> None:
+        super().__init__(detail, code=code, retryAfterS=retry_after_s)
+        self.retry_after_s = retry_after_s
 
 
 class StoreError(HookproofError):

@@ -33,7 +33,7 @@ from hookproof.events.subscription_events import (
 
 from .base import Projection, Row
 
-__all__ = ["PendingChallenge", "SubscriptionState", "Subscriptions", "evolve", "fold"]
+__all__ = ["PendingChallenge", "PendingRow", "SubscriptionState", "Subscriptions", "evolve", "fold"]
 
 EVENT_SQL = EVENT_QUERIES.named("read_stream")
 
@@ -49,6 +49,18 @@ class PendingChallenge:
     #: its host resolved to (what a valid answer pins), None until then
     published: ChallengePublished | None = None
     nonce_sha256: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PendingRow:
+    """A subscription's pending challenge as its projection row holds it (None: none
+    pending) and the challenge answered last: all an answer is checked against before its
+    stream is read."""
+
+    challenge_id: str | None
+    nonce_sha256: str | None
+    expires_at: str | None
+    answered: str | None
 
 
 @dataclass(frozen=True)
@@ -75,6 +87,8 @@ class SubscriptionState:
     last_status: int | None = None
     #: what the last failed challenge's ``detail`` said (a broker's refusal text), if anything
     last_detail: str | None = None
+    #: the challenge answered (passed or failed) last
+    answered_challenge: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -148,6 +162,7 @@ def evolve(state: SubscriptionState | None, event: Event, version: int) -> Subsc
             state,
             pending=None,
             consumed_challenges=state.consumed_challenges | {event.challenge_id},
+            answered_challenge=event.challenge_id,
             verified_generation=event.generation,
             proven_key_id=event.key_id,
             pinned_addresses=tuple(sorted(event.resolved_addresses)),
@@ -159,13 +174,16 @@ def evolve(state: SubscriptionState | None, event: Event, version: int) -> Subsc
     if isinstance(event, ChallengeFailed):
         pending = state.pending
         consumed = state.consumed_challenges
+        answered = state.answered_challenge
         if pending is not None and pending.challenge_id == event.challenge_id:
             pending = None
             consumed = consumed | {event.challenge_id}
+            answered = event.challenge_id
         return replace(
             state,
             pending=pending,
             consumed_challenges=consumed,
+            answered_challenge=answered,
             last_reason=event.reason,
             last_status=event.status,
             last_detail=event.detail,
@@ -213,6 +231,10 @@ class Subscriptions(Projection):
         "created_at",
         "updated_at",
         "consumer_id",
+        "pending_challenge_id",
+        "pending_nonce_sha256",
+        "pending_expires_at",
+        "answered_challenge_id",
     )
     key_column = "subscription_id"
     categories = ("subscription",)
@@ -264,6 +286,10 @@ def _to_row(s: SubscriptionState) -> Row:
         "created_at": _ts(s.created_at),
         "updated_at": _ts(s.updated_at),
         "consumer_id": s.config.consumer_id,
+        "pending_challenge_id": s.pending.challenge_id if s.pending else None,
+        "pending_nonce_sha256": s.pending.nonce_sha256 if s.pending else None,
+        "pending_expires_at": s.pending.expires_at if s.pending else None,
+        "answered_challenge_id": s.answered_challenge,
         "_state": s,
     }
 

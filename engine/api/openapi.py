@@ -50,6 +50,7 @@ _PROBLEM_CODES: dict[int, str] = {
     415: "unsupported_encoding (a Content-Encoding the API does not take), unsupported_media_type",
     422: "the request is well-formed but refused as a whole (e.g. a rollout that cannot start)",
     428: "if_match_required",
+    429: "rate_limited (the caller's budget is spent; Retry-After says when to come back)",
     431: "header_too_large (a header name or value over 8,190 bytes), too_many_headers (over 128)",
     503: "database_unavailable (Retry-After says when to come back)",
 }
@@ -249,7 +250,7 @@ def _components() -> dict[str, Any]:
             response["headers"] = {
                 "Allow": {"required": True, "schema": {"type": "string"}},
             }
-        if status == 503:
+        if status in (429, 503):
             response["headers"] = {"Retry-After": {"schema": {"type": "string"}}}
         responses[f"Problem{status}"] = response
     return {

@@ -221,6 +221,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "body": "TestEventIn",
         "status": 202,
         "response": "TestEventSent",
+        "refusals": (429,),
     },
     ("put", "/v1/portal/branding"): {
         "summary": "Set the portal's branding and frame-ancestors (replaced whole)",

@@ -9,6 +9,8 @@ One relay per subscription: a second attach replaces the first, which is sent ``
 "replaced"}`` and closed with code 4409 (a CLI that lost its network and reconnects must not
 be locked out by its own half-open session). Attaching to a PENDING_CHALLENGE subscription
 runs its challenge through the new session. Frames: :mod:`hookproof.engine.relay.protocol`.
+A report with numbers out of range closes the session with 1008 and its code (the client sees
+the close; nothing is written); reports over the tenant's budget are dropped and counted.
 """
 
 from __future__ import annotations
@@ -19,19 +21,22 @@ from typing import Final
 import structlog
 from aiohttp import WSMsgType, web
 
-from hookproof.errors import ConflictError
+from hookproof.errors import ConflictError, ValidationError
 
 from ..relay import protocol
 from ..relay.hub import LocalSession, RelayHub, new_session_id
 from ..subscriptions.machine import TERMINAL
 from .context import ApiContext, tenant_of
 
-__all__ = ["CLOSE_REPLACED", "routes"]
+__all__ = ["CLOSE_REFUSED", "CLOSE_REPLACED", "routes"]
 
 log = structlog.get_logger("hookproof.relay")
 
 #: the WebSocket close code of a session another attach replaced
 CLOSE_REPLACED: Final = 4409
+#: the close code of a session whose relay sent a report no exchange can have (numbers out of
+#: range: RFC 6455 policy violation); the reason is the report's code
+CLOSE_REFUSED: Final = 1008
 #: a relay's frames are reports (a challenge answer's body at most 64 KiB, base64)
 MAX_FRAME: Final = 256 * 1024
 HEARTBEAT_S: Final = 20.0
@@ -73,9 +78,16 @@ def routes(hub: RelayHub) -> list[web.RouteDef]:
                 await ctx.on_registered(state)  # through this session, in the background
             async for msg in ws:
                 if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
-                    await hub.report(session_id, msg.data)
+                    try:
+                        await hub.report(session_id, msg.data)
+                    except ValidationError as exc:  # numbers no exchange can have
+                        await ws.close(code=CLOSE_REFUSED, message=exc.code.encode())
+                        break
         finally:
             await hub.detach(session_id)
+            if not ws.closed:  # any other end (a failure included): the client is told too
+                with contextlib.suppress(Exception):
+                    await ws.close(code=1011, message=b"session_ended")
         return ws
 
     return [web.get("/v1/relay/{id}", relay_socket, allow_head=False)]

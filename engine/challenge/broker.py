@@ -6,9 +6,11 @@ broker's confirmation is recorded (:func:`decide_published`: ``ChallengePublishe
 answers with the ``hookproof.challenge-response.v1`` body at ``POST
 /v1/challenges/{challengeId}/response``: no token, the answer authenticates itself (the nonce
 only a reader of the destination saw, and the proof under the secret or the receipt key).
-:func:`answer_reason` judges it against the log; only a valid answer is recorded
-(:func:`decide_answer`: ``ChallengePassed`` and ``activate``). A wrong, replayed or late
-answer records nothing: unauthenticated input never creates an event.
+:func:`precheck` judges it first against the subscription's projection row (the pending
+challenge's id, nonce hash and expiry: no stream is read for a guess, a replay, a wrong nonce
+or a late answer); :func:`answer_reason` then judges it against the log; only a valid answer
+is recorded (:func:`decide_answer`: ``ChallengePassed`` and ``activate``). A wrong, replayed or
+late answer records nothing: unauthenticated input never creates an event.
 """
 
 from __future__ import annotations
@@ -27,11 +29,11 @@ from hookproof.events.subscription_events import (
     ChallengePublished,
     SubscriptionStateChanged,
 )
-from hookproof.projections.subscriptions import PendingChallenge, SubscriptionState
+from hookproof.projections.subscriptions import PendingChallenge, PendingRow, SubscriptionState
 from hookproof_subscriber.challenge import CHALLENGE_TYPE
 
 from ..subscriptions.machine import next_state
-from .protocol import Challenge, check_response
+from .protocol import Challenge, check_response, expiry_of
 
 __all__ = [
     "ANSWER_REASONS",
@@ -42,6 +44,7 @@ __all__ = [
     "challenge_of",
     "decide_answer",
     "decide_published",
+    "precheck",
 ]
 
 #: the largest answer read (a response body is a few hundred bytes)
@@ -154,6 +157,25 @@ def _nonce(body: bytes) -> str | None:
         return None
     nonce = doc.get("nonce") if isinstance(doc, dict) else None
     return nonce if isinstance(nonce, str) and 0 < len(nonce) <= 256 else None
+
+
+def precheck(row: PendingRow | None, answer: Answer) -> str | None:
+    """None when the answer names the subscription's pending challenge with its nonce, in
+    time (its stream may then be read to judge the rest), else the reason: a guess or an
+    answer to anything but the pending challenge is ``challenge_not_found``, the challenge
+    answered last ``response_replayed``."""
+    if row is None or row.challenge_id != answer.challenge_id or row.expires_at is None:
+        replayed = row is not None and row.answered == answer.challenge_id
+        return "response_replayed" if replayed else "challenge_not_found"
+    nonce = _nonce(answer.body)
+    if nonce is None:
+        return "malformed_response"
+    digest = hashlib.sha256(nonce.encode()).hexdigest()
+    if not hmac.compare_digest(digest, row.nonce_sha256 or ""):
+        return "nonce_mismatch"
+    if answer.at >= expiry_of(row.expires_at):
+        return "expired"
+    return None
 
 
 def answer_reason(state: SubscriptionState, answer: Answer) -> str | None:

@@ -30,6 +30,7 @@ __all__ = [
     "Challenge",
     "build_challenge",
     "check_response",
+    "expiry_of",
 ]
 
 #: a challenge's id as :func:`build_challenge` makes it (``chl_`` + 24 hex)
@@ -163,6 +164,11 @@ def build_challenge(
     )
 
 
+def expiry_of(expires_at: str) -> datetime:
+    """A challenge's ``expiresAt`` as the engine wrote it (its own clock, never client text)."""
+    return datetime.fromisoformat(expires_at.replace("Z", "+00:00"))
+
+
 def check_response(
     challenge: Challenge,
     *,
@@ -179,8 +185,7 @@ def check_response(
     ``consumed`` holds the ids of this subscription's earlier (consumed) challenges: a
     response echoing one of them is a replay (``response_replayed``), not a typo.
     """
-    expires = datetime.fromisoformat(challenge.expires_at.replace("Z", "+00:00"))
-    if now >= expires:
+    if now >= expiry_of(challenge.expires_at):
         return "expired"
     if status is None:
         return "no_response"

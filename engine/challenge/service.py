@@ -14,7 +14,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Final, NoReturn, Protocol
 
 import structlog
 
@@ -39,7 +39,14 @@ from ..keys.signing import Signer, sign_headers
 from ..observe import tracing
 from ..subscriptions import SubscriptionService, stream_of
 from ..subscriptions.service import SUBSCRIPTION_ID
-from .broker import Answer, Published, answer_reason, decide_answer, decide_published
+from .broker import (
+    Answer,
+    Published,
+    answer_reason,
+    decide_answer,
+    decide_published,
+    precheck,
+)
 from .decide import Complete, decide, needs_secret, state_reason, transport_reason, verdict
 from .disclosure import tenant_reason
 from .protocol import Challenge, build_challenge
@@ -51,6 +58,8 @@ log = structlog.get_logger("hookproof.challenge")
 KeyFor = Callable[[SubscriptionState], Any]
 #: how long an answer waits for its challenge's confirmation to be recorded (40 x 50 ms)
 _PUBLISH_WAITS, _PUBLISH_WAIT_S = 40, 0.05
+#: answers judged against their stream at once (each past :func:`.broker.precheck`: its nonce)
+_JUDGING: Final = 4
 #: a completion's time before ``_prepare`` gives it the time of each attempt
 _EACH_ATTEMPT = datetime.min.replace(tzinfo=UTC)
 
@@ -116,6 +125,7 @@ class Challenger:
         self.signing_key_for = signing_key_for
         self.secret_for = secret_for
         self.clock = clock
+        self._judging = asyncio.Semaphore(_JUDGING)
 
     async def issue(
         self, state: SubscriptionState, key: SigningKey, *, actor: str
@@ -399,18 +409,33 @@ class Challenger:
 
     async def answer(self, challenge_id: str, body: bytes, *, actor: str) -> ChallengeOutcome:
         """A consumer's answer to a broker challenge: recorded (ACTIVE) only when valid;
-        otherwise nothing is written and the reason is raised as a problem."""
+        otherwise nothing is written and the reason is raised as a problem.
+
+        Anyone may call this (subscription ids are not secret): the answer is checked against
+        the subscription's projection row first (pending challenge id, nonce, expiry: one row,
+        the same read for every guess), and only an answer that passes has the stream read,
+        at most :data:`_JUDGING` at a time (issue 46)."""
         subscription_id = _subscription_of(body)
-        state = await self.subscriptions.load(subscription_id) if subscription_id else None
-        if (
-            subscription_id is None
-            or state is None
-            or state.pending is None
-            or state.pending.challenge_id != challenge_id
-        ):
+        row = (
+            await self.subscriptions.pending_challenge(subscription_id) if subscription_id else None
+        )
+        early = precheck(row, Answer(challenge_id, body, self.clock()))
+        if early is not None or subscription_id is None:
+            _refuse(early or "challenge_not_found")
+        assert subscription_id is not None
+        async with self._judging:
+            return await self._judge(subscription_id, challenge_id, body, actor=actor)
+
+    async def _judge(
+        self, subscription_id: str, challenge_id: str, body: bytes, *, actor: str
+    ) -> ChallengeOutcome:
+        """The answer against the log (its nonce was right): recorded when valid."""
+        state = await self.subscriptions.load(subscription_id)
+        if state is None or state.pending is None or state.pending.challenge_id != challenge_id:
             if state is not None and challenge_id in state.consumed_challenges:
-                raise ConflictError("challenge already answered", code="response_replayed")
-            raise NotFound("no such pending challenge", code="challenge_not_found")
+                _refuse("response_replayed")
+            _refuse("challenge_not_found")
+        assert state is not None and state.pending is not None
         secret = None
         if state.config.signature_algorithm == "hmac-sha256":
             probe = Challenge(challenge_id, "", "", 0, "", "", state.pending.key_id, b"")
@@ -452,12 +477,20 @@ class Challenger:
             reason=reason,
         )
         if reason is not None:
-            raise ValidationError(
-                f"the answer does not activate the subscription ({reason})",
-                field="body",
-                code=reason,
-            )
+            _refuse(reason)
         return ChallengeOutcome(challengeId=challenge_id, passed=True, reason=None)
+
+
+def _refuse(reason: str) -> NoReturn:
+    """The refused answer's problem: 404 for a guess, 409 for a replay, else 422 with the
+    reason code (logged only past the nonce: a guess costs no log line)."""
+    if reason == "challenge_not_found":
+        raise NotFound("no such pending challenge", code="challenge_not_found")
+    if reason == "response_replayed":
+        raise ConflictError("challenge already answered", code="response_replayed")
+    raise ValidationError(
+        f"the answer does not activate the subscription ({reason})", field="body", code=reason
+    )
 
 
 def _present(state: SubscriptionState | None) -> SubscriptionState:

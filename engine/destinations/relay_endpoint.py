@@ -26,6 +26,7 @@ __all__ = [
     "is_relay_peer",
     "normalise_relay_endpoint",
     "relay_config",
+    "room_key",
 ]
 
 RELAY_SCHEME: Final = "http"
@@ -39,6 +40,18 @@ def _reject(code: str, detail: str) -> ValidationError:
 def is_relay_endpoint(url: str) -> bool:
     """True for a relay subscription's endpoint (``http://``); never for an HTTPS one."""
     return url.startswith(f"{RELAY_SCHEME}://")
+
+
+def room_key(subscription_id: str, endpoint: str, endpoint_digest: str) -> str:
+    """The key a planned delivery's concurrency room and circuit breaker go by (the ledger's
+    ``endpoint_digest``): an HTTPS or broker endpoint's digest (one room per real peer,
+    whoever sends to it), but for a relay subscription its own: every developer's receiver
+    is ``http://localhost:3000/...``, and one tenant's failing or slow receiver must never
+    hold another's relayed deliveries (issue 46). The challenge still binds the endpoint's
+    own digest (the subscription's config keeps it)."""
+    if not is_relay_endpoint(endpoint):
+        return endpoint_digest
+    return hashlib.sha256(f"relay\x00{subscription_id}".encode()).hexdigest()
 
 
 def is_relay_peer(peer_address: str | None) -> bool:

@@ -7,6 +7,11 @@ Bearer`` with a token from :class:`TokenCache`, and on a ``401`` one fresh token
 resend. When no credential can be had the send is not made: the result is ``auth_unavailable``
 (nothing sent, retried by the policy).
 
+Token fetches are priced per credential (issue 46): the attempts that need a token at once
+share one fetch; a fetch has a deadline shorter than an attempt's lease; a failed fetch's
+reason is the answer for :data:`FAILURE_TTL_S` (attempts fail fast, the token server is not
+asked again meanwhile).
+
 No secret, key, token or token response goes into a log line, a result's detail or an event:
 the logs name the subscription, the token URL's host and a reason code.
 """
@@ -34,7 +39,15 @@ from ..egress.identity import ClientIdentity
 from .materials import AuthMaterials, AuthMaterialUnavailable
 from .spec import AuthSecret
 
-__all__ = ["EndpointAuth", "Send", "TokenCache", "token_lifetime"]
+__all__ = [
+    "FAILURE_TTL_S",
+    "FETCH_DEADLINE_S",
+    "EndpointAuth",
+    "Send",
+    "TokenCache",
+    "fetch_deadline",
+    "token_lifetime",
+]
 
 log = structlog.get_logger("hookproof.endpoint_auth")
 
@@ -46,12 +59,22 @@ EXPIRY_MARGIN_S: Final = 30.0
 #: Lifetime assumed when the token response gives no ``expires_in``.
 DEFAULT_LIFETIME_S: Final = 300.0
 _TOKENS_MEMO: Final = 4_096
+#: how long a failed fetch's reason is given to every attempt of that credential (seconds)
+FAILURE_TTL_S: Final = 30.0
+#: the longest a token fetch may take (seconds; :func:`fetch_deadline` shortens it)
+FETCH_DEADLINE_S: Final = 15.0
 
 
 class _TokenAnswer(msgspec.Struct, kw_only=True):
     access_token: str
     token_type: str = "Bearer"
     expires_in: float | None = None
+
+
+def fetch_deadline(connect_s: float, request_s: float, lease_margin_s: float) -> float:
+    """A token fetch's deadline: a connect and an answer, at most a third of the margin an
+    attempt's lease leaves beyond its own send (so fetch and send fit in the lease; pure)."""
+    return max(1.0, min(FETCH_DEADLINE_S, connect_s + request_s, lease_margin_s / 3))
 
 
 def token_lifetime(expires_in: float | None) -> float:
@@ -62,16 +85,27 @@ def token_lifetime(expires_in: float | None) -> float:
 
 class TokenCache:
     """OAuth2 client-credentials tokens per credential (material id), fetched through the
-    egress transport (the token URL is vetted like an endpoint), one fetch at a time each."""
+    egress transport (the token URL is vetted like an endpoint): one fetch at a time each,
+    shared by every caller waiting for it, bounded by ``deadline_s``; a failure is kept
+    ``failure_ttl_s``."""
 
     def __init__(
-        self, transport: EgressTransport, *, clock: Callable[[], float] = time.monotonic
+        self,
+        transport: EgressTransport,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        deadline_s: float = FETCH_DEADLINE_S,
+        failure_ttl_s: float = FAILURE_TTL_S,
     ) -> None:
         self.transport = transport
         self.clock = clock
+        self.deadline_s = deadline_s
+        self.failure_ttl_s = failure_ttl_s
         self.fetches = 0
         self._tokens: BoundedMemo[str, tuple[str, float]] = BoundedMemo(_TOKENS_MEMO)
-        self._locks: dict[str, asyncio.Lock] = {}
+        #: material id -> (reason, until): a failed fetch, answered without asking again
+        self._failed: BoundedMemo[str, tuple[str, float]] = BoundedMemo(_TOKENS_MEMO)
+        self._fetching: dict[str, asyncio.Task[str]] = {}
 
     def drop(self, material_id: str, token: str) -> None:
         """Forget ``token`` (the endpoint refused it) unless a newer one replaced it."""
@@ -80,18 +114,53 @@ class TokenCache:
             self._tokens.put(material_id, ("", 0.0))
 
     async def token(self, subscription_id: str, ref: EndpointAuthRef, secret: AuthSecret) -> str:
-        """A valid token, or raises :class:`_NoToken` with a reason code."""
-        held = self._tokens.get(ref.material_id)
+        """A valid token, or raises :class:`_NoToken` with a reason code (at once while a
+        failed fetch of this credential is recent)."""
+        mid = ref.material_id
+        held = self._tokens.get(mid)
         if held is not None and held[0] and held[1] > self.clock():
             return held[0]
-        lock = self._locks.setdefault(ref.material_id, asyncio.Lock())
-        async with lock:
-            held = self._tokens.get(ref.material_id)
-            if held is not None and held[0] and held[1] > self.clock():
-                return held[0]
-            token, lifetime = await self._fetch(subscription_id, secret)
-            self._tokens.put(ref.material_id, (token, self.clock() + lifetime))
-            return token
+        failed = self._failed.get(mid)
+        if failed is not None and failed[1] > self.clock():
+            raise _NoToken(failed[0])
+        task = self._fetching.get(mid)
+        if task is None:
+            task = asyncio.ensure_future(self._fetch_shared(mid, subscription_id, secret))
+            self._fetching[mid] = task
+            task.add_done_callback(lambda done: self._fetched(mid, done))
+        # a caller that gives up (its attempt cancelled) leaves the fetch to the others
+        return await asyncio.shield(task)
+
+    def _fetched(self, material_id: str, task: asyncio.Task[str]) -> None:
+        if self._fetching.get(material_id) is task:
+            del self._fetching[material_id]
+        if not task.cancelled():
+            task.exception()  # retrieved here: every waiter may have gone
+
+    async def _fetch_shared(
+        self, material_id: str, subscription_id: str, secret: AuthSecret
+    ) -> str:
+        try:
+            async with asyncio.timeout(self.deadline_s):
+                token, lifetime = await self._fetch(subscription_id, secret)
+        except TimeoutError:
+            self._fail(material_id, subscription_id, "token_fetch_timeout")
+            raise _NoToken("token_fetch_timeout") from None
+        except _NoToken as no:
+            self._fail(material_id, subscription_id, no.reason)
+            raise
+        self._tokens.put(material_id, (token, self.clock() + lifetime))
+        self._failed.put(material_id, ("", 0.0))
+        return token
+
+    def _fail(self, material_id: str, subscription_id: str, reason: str) -> None:
+        self._failed.put(material_id, (reason, self.clock() + self.failure_ttl_s))
+        log.warning(
+            "endpoint_auth_token_failed",
+            subscription_id=subscription_id,
+            reason=reason,
+            retry_in_s=self.failure_ttl_s,
+        )
 
     async def _fetch(self, subscription_id: str, secret: AuthSecret) -> tuple[str, float]:
         assert secret.token_url and secret.client_id is not None
@@ -144,10 +213,16 @@ def _header_safe(token: str) -> bool:
 class EndpointAuth:
     """Applies a subscription's ``auth`` to one send (see the module docstring)."""
 
-    def __init__(self, materials: AuthMaterials, transport: EgressTransport) -> None:
+    def __init__(
+        self,
+        materials: AuthMaterials,
+        transport: EgressTransport,
+        *,
+        fetch_deadline_s: float = FETCH_DEADLINE_S,
+    ) -> None:
         self.materials = materials
         self.transport = transport
-        self.tokens = TokenCache(transport)
+        self.tokens = TokenCache(transport, deadline_s=fetch_deadline_s)
 
     async def send(self, state: SubscriptionState, url: str, send: Send) -> EgressResult:
         """``send`` with the subscription's credential (``url``: for an unavailable result);

@@ -31,6 +31,7 @@ from hookproof_subscriber import content_digest
 from ..consumers.repository import ConsumerRepository
 from ..consumers.service import ConsumerDisabledError, UnknownConsumer
 from ..delivery.test_event_ids import check_event_id_space
+from ..destinations.relay_endpoint import room_key
 from ..event_types.gate import Deferred, Judged, SchemaGate, Verdict
 from ..notifications.decide import is_notification_topic, names_notifications
 from ..observe import tracing
@@ -547,7 +548,7 @@ class _Candidate:
     tenant_id: str
     generation: int
     endpoint: str
-    endpoint_digest: str
+    endpoint_digest: str  # the room key (``destinations.relay_endpoint.room_key``)
     topics: list[str]
     event_versions: list[int]
     filter: dict[str, Any] | None
@@ -566,7 +567,7 @@ class _Candidate:
             r["tenant_id"],
             r["generation"],
             r["endpoint"],
-            r["endpoint_digest"],
+            room_key(r["subscription_id"], r["endpoint"], r["endpoint_digest"]),
             list(r["topics"]),
             list(r["event_versions"]),
             config.get("filter"),

@@ -30,16 +30,29 @@ from typing import Final
 import asyncpg
 import structlog
 
+from hookproof.errors import ValidationError
+
+from ..common.budget import Bucket
 from ..destinations.relay_codes import LOCAL_ERRORS, RelayCode
 from . import protocol
+from .limits import REPORT_BURST, REPORTS_PER_S, SessionBudget
 from .repository import CHANNEL, RelayRepository
 
-__all__ = ["CHANNEL", "ExchangeResult", "LocalSession", "RelayHub", "new_session_id"]
+__all__ = [
+    "CHANNEL",
+    "REPORT_REFUSED",
+    "ExchangeResult",
+    "LocalSession",
+    "RelayHub",
+    "new_session_id",
+]
 
 log = structlog.get_logger("hookproof.relay")
 
 #: how often a waiter looks at its row beside the notification (seconds)
 POLL_S: Final = 1.0
+#: the code of a report refused with its session (numbers no exchange can have)
+REPORT_REFUSED: Final = "relay_report_out_of_range"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +93,9 @@ class RelayHub:
         self._sessions: dict[str, LocalSession] = {}
         self._waiters: dict[str, asyncio.Future[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        #: each tenant's report budget (over its sessions on this worker), each session's counts
+        self._buckets: dict[str, Bucket] = {}
+        self._budgets: dict[str, SessionBudget] = {}
 
     # -- the LISTEN connection -------------------------------------------------------------
 
@@ -126,12 +142,14 @@ class RelayHub:
         """``session`` becomes the subscription's one attached relay (replacing any other)."""
         pid = await self._ensure()
         self._sessions[session.session_id] = session
+        self._budgets[session.session_id] = SessionBudget(tenant_id)
         try:
             replaced = await self.repository.attach(
                 subscription_id, session.session_id, tenant_id, pid
             )
         except BaseException:
             self._sessions.pop(session.session_id, None)
+            self._budgets.pop(session.session_id, None)
             raise
         log.info(
             "relay_attached",
@@ -143,10 +161,16 @@ class RelayHub:
     async def detach(self, session_id: str) -> None:
         """The session ended: not attached any more; its waiting exchanges end now."""
         session = self._sessions.pop(session_id, None)
+        budget = self._budgets.pop(session_id, None)
         await self.repository.detach(session_id)
         if session is not None:
             log.info(
-                "relay_detached", subscription_id=session.subscription_id, session_id=session_id
+                "relay_detached",
+                subscription_id=session.subscription_id,
+                session_id=session_id,
+                reports=budget.taken if budget else 0,
+                dropped=budget.dropped if budget else 0,
+                suppressed=budget.suppressed if budget else 0,
             )
 
     async def _forward(self, session: LocalSession, exchange_id: str) -> None:
@@ -166,15 +190,56 @@ class RelayHub:
         except Exception as exc:  # the socket went: the session's end settles the exchange
             log.info("relay_send_failed", session_id=session.session_id, error=type(exc).__name__)
 
+    def counts(self, session_id: str) -> dict[str, int]:
+        """A live session's report counts: ``taken``, ``dropped`` (over the tenant's budget),
+        ``suppressed`` (warning lines left out)."""
+        b = self._budgets.get(session_id)
+        return (
+            {}
+            if b is None
+            else {"taken": b.taken, "dropped": b.dropped, "suppressed": b.suppressed}
+        )
+
+    def _admit(self, session_id: str) -> SessionBudget | None:
+        """The session's budget when its tenant may send one more frame now, else None (the
+        frame is dropped unread and counted)."""
+        budget = self._budgets.get(session_id) or SessionBudget("")  # "": not attached here
+        bucket = self._buckets.get(budget.tenant_id)
+        if bucket is None:
+            bucket = self._buckets[budget.tenant_id] = Bucket(REPORTS_PER_S, REPORT_BURST)
+        if bucket.take(time.monotonic()):
+            budget.taken += 1
+            return budget
+        budget.dropped += 1
+        if budget.may_log(time.monotonic()):
+            log.warning("relay_reports_dropped", session_id=session_id, dropped=budget.dropped)
+        return None
+
+    def _warn(self, budget: SessionBudget, event: str, **fields: object) -> None:
+        if budget.may_log(time.monotonic()):
+            log.warning(event, suppressed=budget.suppressed, **fields)
+
     async def report(self, session_id: str, raw: str | bytes) -> bool:
         """A report frame from ``session_id``'s relay: recorded on the one exchange it names
         if that exchange is this session's, of that delivery id and attempt, sent and not yet
-        answered; otherwise dropped (False) and logged."""
+        answered; otherwise dropped (False) and logged (a bounded number of lines). Frames
+        over the tenant's budget are dropped unread; a report with numbers no exchange can
+        have raises :class:`ValidationError` (``relay_report_out_of_range``): the caller
+        closes the session."""
+        budget = self._admit(session_id)
+        if budget is None:
+            return False
         try:
             rep = protocol.decode_report(raw)
         except ValueError as exc:
-            log.warning("relay_frame_refused", session_id=session_id, error=str(exc)[:200])
+            self._warn(budget, "relay_frame_refused", session_id=session_id, error=str(exc)[:200])
             return False
+        bad = protocol.out_of_range(rep)
+        if bad is not None:
+            log.warning("relay_report_refused", session_id=session_id, field=bad)
+            raise ValidationError(
+                f"a relay report's {bad} is out of range", field=bad, code=REPORT_REFUSED
+            )
         status, error = rep.status, rep.error
         if status is not None and not 100 <= status <= 599:
             status, error = None, RelayCode.REPORT_INVALID.value
@@ -200,7 +265,8 @@ class RelayHub:
             rep.answered_by,
         )
         if not landed:
-            log.warning(
+            self._warn(
+                budget,
                 "relay_report_unmatched",
                 session_id=session_id,
                 exchange_id=rep.exchange_id[:64],

@@ -30,6 +30,7 @@ from hookproof.schemas.numbers import AttemptNumber
 
 __all__ = [
     "ANSWERED_BY_CLI",
+    "MAX_INT4",
     "MAX_REPORT_BODY",
     "RelayAttached",
     "RelayReplaced",
@@ -39,6 +40,7 @@ __all__ = [
     "b64",
     "decode_report",
     "encode",
+    "out_of_range",
     "unb64",
 ]
 
@@ -46,6 +48,10 @@ __all__ = [
 ANSWERED_BY_CLI: Final = "cli"
 #: a challenge answer's body the engine keeps (the proof is a few hundred bytes)
 MAX_REPORT_BODY: Final = 65_536
+#: the largest number a report may carry (an attempt is a Postgres ``integer``)
+MAX_INT4: Final = 2**31 - 1
+#: the longest id a report may name (the engine's are under 40 characters)
+MAX_ID: Final = 200
 
 
 class _Frame(msgspec.Struct, kw_only=True, rename="camel", tag_field="type"):
@@ -105,6 +111,21 @@ def decode_report(raw: str | bytes) -> RelayReport:
         raise ValueError(str(exc)) from exc
     except msgspec.DecodeError as exc:
         raise ValueError("not JSON") from exc
+
+
+def out_of_range(report: RelayReport) -> str | None:
+    """The field of ``report`` whose value no exchange can have (an attempt below 1 or beyond
+    :data:`MAX_INT4`, a status beyond an ``integer``, an id longer than :data:`MAX_ID`), or
+    None. Such a report is refused and its session closed, never matched against a row."""
+    if not 1 <= report.attempt <= MAX_INT4:
+        return "attempt"
+    if report.status is not None and not -MAX_INT4 <= report.status <= MAX_INT4:
+        return "status"
+    if len(report.exchange_id) > MAX_ID:
+        return "exchangeId"
+    if len(report.delivery_id) > MAX_ID:
+        return "deliveryId"
+    return None
 
 
 def encode(frame: ToClient) -> str:

@@ -50,6 +50,7 @@ from ..delivery.repository import DeliveryRepository
 from ..destinations.credentials import DestinationCredentials
 from ..egress import EgressTransport
 from ..endpoint_auth import AuthMaterials, EndpointAuth
+from ..endpoint_auth.sender import fetch_deadline
 from ..ingest.test_events import TestEventSender
 from ..keys import KeyRing
 from ..keys.master_check import master_key_problem
@@ -231,9 +232,15 @@ def construct_auth_materials(pool: asyncpg.Pool, settings: Settings) -> AuthMate
     return AuthMaterials.from_settings(pool, settings)
 
 
-def construct_endpoint_auth(materials: AuthMaterials, transport: EgressTransport) -> EndpointAuth:
-    """Applies a subscription's ``auth`` to its challenges and deliveries (tokens cached)."""
-    return EndpointAuth(materials, transport)
+def construct_endpoint_auth(
+    materials: AuthMaterials, transport: EgressTransport, settings: Settings
+) -> EndpointAuth:
+    """Applies a subscription's ``auth`` to its challenges and deliveries (tokens cached, a
+    fetch bounded within an attempt's lease)."""
+    deadline = fetch_deadline(
+        settings.connect_timeout_s, settings.request_timeout_s, settings.lease_margin_s
+    )
+    return EndpointAuth(materials, transport, fetch_deadline_s=deadline)
 
 
 def construct_egress(settings: Settings) -> EgressTransport:
@@ -476,7 +483,7 @@ async def build_engine(
         auth_materials=sealed,
     )
     transport = construct_egress(settings)
-    auth = construct_endpoint_auth(sealed, transport)
+    auth = construct_endpoint_auth(sealed, transport, settings)
     broker = BrokerDestination.from_settings(settings, subscriptions, credentials)
     relay = construct_relay(pool, settings)
     challenger = construct_challenger(

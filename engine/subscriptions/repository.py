@@ -21,7 +21,11 @@ __all__ = ["SubscriptionRepository"]
 T = TypeVar("T")
 
 SQL = ENGINE_QUERIES.named(
-    "subscription_page", "events_of_streams", "subscription_due_expiry", "subscriptions_visible"
+    "subscription_page",
+    "events_of_streams",
+    "subscription_due_expiry",
+    "subscriptions_visible",
+    "subscription_pending_challenge",
 )
 
 
@@ -52,6 +56,11 @@ class SubscriptionRepository(PoolRepository):
             SQL["subscriptions_visible"], tenant_id, list(subscription_ids), consumer_id
         )
         return {r["subscription_id"] for r in rows}
+
+    async def pending_challenge(self, subscription_id: str) -> Record | None:
+        """The subscription's pending challenge columns (id, nonce hash, expiry, the one
+        answered last), or None: no such subscription. One row, no stream read."""
+        return await self.pool.fetchrow(SQL["subscription_pending_challenge"], subscription_id)
 
     async def events_of_streams(self, streams: Sequence[str]) -> list[Record]:
         """Every (live) event of the given streams, in stream order."""

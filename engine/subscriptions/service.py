@@ -23,7 +23,7 @@ from hookproof.events.subscription_events import (
     SubscriptionConfig,
     subscription_stream_id,
 )
-from hookproof.projections.subscriptions import SubscriptionState, fold
+from hookproof.projections.subscriptions import PendingRow, SubscriptionState, fold
 from hookproof.schemas.api import RateLimitIn, SubscriptionCreate, SubscriptionPatch
 from hookproof.schemas.destinations import DestinationIn, RelayDestinationIn
 
@@ -115,6 +115,19 @@ class SubscriptionService:
 
     async def load(self, subscription_id: str) -> SubscriptionState | None:
         return fold(await self.store.read_stream(stream_of(subscription_id)))
+
+    async def pending_challenge(self, subscription_id: str) -> PendingRow | None:
+        """The subscription's pending challenge as its projection row has it (no stream read:
+        what an unauthenticated answer is checked against first)."""
+        row = await self.repository.pending_challenge(subscription_id)
+        if row is None:
+            return None
+        return PendingRow(
+            row["pending_challenge_id"],
+            row["pending_nonce_sha256"],
+            row["pending_expires_at"],
+            row["answered_challenge_id"],
+        )
 
     async def get(self, tenant_id: str, subscription_id: str) -> SubscriptionState:
         if not SUBSCRIPTION_ID.match(subscription_id):  # malformed: never reaches a query

@@ -158,3 +158,38 @@ def test_the_publish_outcome() -> None:
     assert isinstance(ev, ChallengeFailed) and ev.reason == "unroutable"
     stale = Published("chl_gone", 1, True, None, None, (), None, {}, NOW)
     assert decide_published(state, stale) == []
+
+
+def test_precheck_judges_an_answer_by_the_projection_row_alone() -> None:
+    import hashlib
+
+    from hookproof.engine.challenge.broker import precheck
+    from hookproof.projections.subscriptions import PendingRow
+
+    now = datetime(2026, 12, 1, tzinfo=UTC)
+    nonce = "n" * 43
+    row = PendingRow(
+        "chl_" + "a" * 24,
+        hashlib.sha256(nonce.encode()).hexdigest(),
+        (now + timedelta(seconds=60)).isoformat(),
+        "chl_" + "b" * 24,
+    )
+
+    def body(n: str | None) -> bytes:
+        return json.dumps({"nonce": n} if n is not None else {}).encode()
+
+    def judged(r: PendingRow | None, cid: str, b: bytes, at: datetime = now) -> str | None:
+        return precheck(r, Answer(cid, b, at))
+
+    cid = row.challenge_id
+    assert cid is not None
+    assert judged(row, cid, body(nonce)) is None
+    assert judged(None, cid, body(nonce)) == "challenge_not_found"
+    assert judged(row, "chl_" + "c" * 24, body(nonce)) == "challenge_not_found"
+    assert judged(row, "chl_" + "b" * 24, body(nonce)) == "response_replayed"
+    none_pending = PendingRow(None, None, None, "chl_" + "b" * 24)
+    assert judged(none_pending, cid, body(nonce)) == "challenge_not_found"
+    assert judged(row, cid, body(None)) == "malformed_response"
+    assert judged(row, cid, b"not json") == "malformed_response"
+    assert judged(row, cid, body("m" * 43)) == "nonce_mismatch"
+    assert judged(row, cid, body(nonce), now + timedelta(seconds=60)) == "expired"

@@ -6,10 +6,12 @@ nor a token anywhere in the logs, the events, the error bodies or the metrics.""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import logging
 import secrets
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import unquote
@@ -33,6 +35,7 @@ class TokenServer:
         self.issued: list[str] = []
         self.forms: list[dict[str, str]] = []
         self.fail = False
+        self.delay = 0.0  # seconds before answering (a stalled token server)
         self.port = 0
         self._runner: web.AppRunner | None = None
 
@@ -57,6 +60,8 @@ class TokenServer:
     async def _handle(self, request: web.Request) -> web.Response:
         form = {k: str(v) for k, v in (await request.post()).items()}
         self.forms.append(form)
+        if self.delay:
+            await asyncio.sleep(self.delay)
         if self.fail:
             return web.json_response({"error": "temporarily_unavailable"}, status=503)
         scheme, _, creds = request.headers.get("Authorization", "").partition(" ")
@@ -289,3 +294,56 @@ def _sub(h: Harness) -> dict[str, Any]:
     from tests.subscriptions.conftest import sub_body
 
     return sub_body(endpoint=h.endpoint.url)
+
+
+async def test_token_fetches_coalesce_have_a_deadline_and_failures_are_kept_briefly(
+    make_harness: MakeHarness, token_server: TokenServer
+) -> None:
+    """Attempts that need a token at once share one fetch; a stalled token server costs one
+    deadline, not one per attempt in a queue; its failure is the answer for 30 s (no fetch
+    meanwhile), then the next attempt fetches again (issue 46). Real HTTPS token server,
+    the engine's own egress transport."""
+    from hookproof.engine.endpoint_auth import AuthSecret, TokenCache
+    from hookproof.engine.endpoint_auth.sender import FAILURE_TTL_S
+    from hookproof.events.subscription_events import EndpointAuthRef
+
+    h = await make_harness(extra_allow=(("127.0.0.1", token_server.port),))
+    now = [1000.0]
+    cache = TokenCache(h.engine.services.transport, clock=lambda: now[0], deadline_s=1.0)
+    ref = EndpointAuthRef(type="oauth2", digest="hmac-sha256:" + "0" * 64, material_id="m-1")
+    secret = AuthSecret(
+        type="oauth2",
+        token_url=token_server.url,
+        client_id=token_server.client_id,
+        client_secret=token_server.client_secret,
+    )
+
+    async def ten() -> list[str | BaseException]:
+        calls = [cache.token("sub_x", ref, secret) for _ in range(10)]
+        return list(await asyncio.gather(*calls, return_exceptions=True))
+
+    token_server.delay = 30.0  # stalled
+    start = time.monotonic()
+    outcomes = await ten()
+    took = time.monotonic() - start
+    assert len(token_server.forms) == 1  # one fetch for the ten
+    assert {str(o) for o in outcomes} == {"token_fetch_timeout"}, outcomes
+    assert took < 5.0  # one deadline (1 s), not ten in a queue
+    # failed recently: every attempt fails at once, nothing asked
+    start = time.monotonic()
+    assert {str(o) for o in await ten()} == {"token_fetch_timeout"}
+    assert time.monotonic() - start < 0.5 and len(token_server.forms) == 1
+    # a failure answered by the server itself is kept as well
+    token_server.delay, token_server.fail = 0.0, True
+    now[0] += FAILURE_TTL_S + 1
+    assert {str(o) for o in await ten()} == {"status_503"}
+    assert len(token_server.forms) == 2
+    now[0] += FAILURE_TTL_S - 1
+    assert {str(o) for o in await ten()} == {"status_503"}
+    assert len(token_server.forms) == 2
+    # once the failure is old, the next attempts fetch again, together
+    token_server.fail = False
+    now[0] += 2
+    outcomes = await ten()
+    assert len(token_server.forms) == 3 and len(token_server.issued) == 1
+    assert outcomes == [token_server.issued[0]] * 10

@@ -5,6 +5,8 @@ reserved id space; refusals with codes; tenants and consumers isolated."""
 from __future__ import annotations
 
 import json
+import time
+from typing import Any
 
 import aiohttp
 
@@ -89,9 +91,7 @@ async def test_a_test_event_reaches_one_endpoint_and_says_it_is_a_test(
     ):
         status, problem = await acme.call("POST", path, body_in)
         assert status in (400, 409, 422) and problem["code"] == code, (body_in, problem)
-    status, problem = await acme.call(
-        "POST", "/v1/events", event("hookproof-test-0123", "cust-a")
-    )
+    status, problem = await acme.call("POST", "/v1/events", event("hookproof-test-0123", "cust-a"))
     assert (status, problem["code"]) == (400, "reserved_event_id")
     status, problem = await acme.call("POST", "/v1/subscriptions/sub_nope/test-events", {})
     assert (status, problem["code"]) == (400, "invalid_id")
@@ -102,3 +102,68 @@ async def test_a_test_event_reaches_one_endpoint_and_says_it_is_a_test(
         pass
     assert len(subscriber.deliveries()) == before + 1  # evt-real's one delivery only
     assert real["deliveries"]
+
+
+async def test_test_events_are_rate_limited_per_caller_with_a_429_and_retry_after(
+    engine: Engine, base: str, http: aiohttp.ClientSession, subscriber: Subscriber
+) -> None:
+    """A portal link sending test events without end (issue 46: 300 in 11 s wrote 1,200
+    events) gets its burst, then 429 ``rate_limited`` with ``Retry-After``, nothing ingested;
+    the tenant's own token and another tenant are not held by that caller's budget."""
+    from hookproof.engine.api.test_events import (
+        TENANT_TEST_EVENT_BURST,
+        TENANT_TEST_EVENTS_PER_S,
+        TEST_EVENT_BURST,
+    )
+
+    acme = await new_tenant(engine, http, base, "acme")
+    other = await new_tenant(engine, http, base, "other")
+    await acme.consumer("cust-a")
+    await other.consumer("cust-o")
+    target = await acme.subscribe(subscriber.url("ok-target"), "cust-a")
+    theirs = await other.subscribe(subscriber.url("ok-theirs"), "cust-o")
+    for t in (acme, other):
+        assert (await t.call("PUT", "/v1/event-types/order.created", ORDER_TYPE))[0] == 200
+    session = await start_session(acme, "cust-a")
+    path = f"/v1/subscriptions/{target}/test-events"
+
+    async def events_now() -> int:
+        return int(await engine.pool.fetchval("SELECT count(*) FROM events"))
+
+    first = time.monotonic()  # the tenant's budget starts being spent here
+    codes: list[int] = []
+    refused: list[tuple[dict[str, Any], str | None, str]] = []
+    for _ in range(int(TEST_EVENT_BURST) + 20):
+        before = await events_now()
+        async with http.post(
+            base + path, json={}, headers={"Authorization": f"Bearer {session['token']}"}
+        ) as r:
+            codes.append(r.status)
+            if r.status == 429:
+                refused.append((await r.json(), r.headers.get("Retry-After"), r.content_type))
+                assert await events_now() == before  # nothing ingested, nothing written
+    assert codes[: int(TEST_EVENT_BURST)] == [202] * int(TEST_EVENT_BURST), codes
+    assert codes.count(429) >= 19, codes  # one more token at most refilled meanwhile
+    problem, retry_after, content_type = refused[0]
+    assert content_type == "application/problem+json"
+    assert problem["code"] == "rate_limited" and problem["status"] == 429
+    assert retry_after is not None and 1 <= int(retry_after) <= 2
+    # the tenant itself and another tenant are not held by the portal link's budget
+    status, sent = await acme.call("POST", path, {})
+    assert status == 202, sent
+    status, sent = await other.call("POST", f"/v1/subscriptions/{theirs}/test-events", {})
+    assert status == 202, sent
+    # however many portal sessions the tenant opens, all of them together have the tenant's
+    # budget (30 at once, 2 a second)
+    accepted = sum(c == 202 for c in codes) + 1  # the portal link's and the tenant's own
+    for _ in range(4):
+        more = await start_session(acme, "cust-a")
+        for _ in range(int(TEST_EVENT_BURST)):
+            async with http.post(
+                base + path, json={}, headers={"Authorization": f"Bearer {more['token']}"}
+            ) as r:
+                accepted += r.status == 202
+                assert r.status in (202, 429)
+    cap = TENANT_TEST_EVENT_BURST + TENANT_TEST_EVENTS_PER_S * (time.monotonic() - first) + 1
+    assert accepted <= cap, (accepted, cap)
+    assert accepted < int(TEST_EVENT_BURST) * 5 + 1  # the callers' own budgets alone: 51

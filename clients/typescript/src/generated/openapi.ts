@@ -2189,6 +2189,16 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Problem (RFC 9457); code: rate_limited (the caller's budget is spent; Retry-After says when to come back) */
+        Problem429: {
+            headers: {
+                "Retry-After"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Problem (RFC 9457); code: header_too_large (a header name or value over 8,190 bytes), too_many_headers (over 128) */
         Problem431: {
             headers: {
@@ -4440,6 +4450,7 @@ export interface operations {
             414: components["responses"]["Problem414"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
