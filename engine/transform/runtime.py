@@ -21,10 +21,18 @@ import importlib.resources
 import json
 import threading
 from dataclasses import dataclass
+from typing import Protocol
 
 import wasmtime
 
 from hookproof.engine.transform.wasi import FixedClock, define_hermetic_wasi
+
+
+class _Exports(Protocol):
+    """What an instance's exports offer here (wasmtime does not export its own type)."""
+
+    def __getitem__(self, name: str, /) -> object: ...
+
 
 __all__ = ["TICK_S", "RawRun", "WasmQuickJs", "Worker", "shared_engine"]
 
@@ -126,7 +134,7 @@ class Worker:
         """The size of this worker's linear memory (the snapshot's size until a run grows it)."""
         return int(self._memory.data_len(self._store))
 
-    def _call_export(self, exports: wasmtime.InstanceExports, name: str, *args: int) -> int:
+    def _call_export(self, exports: _Exports, name: str, *args: int) -> int:
         func = exports[name]
         assert isinstance(func, wasmtime.Func)
         result = func(self._store, *args)
