@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Final
+from collections.abc import Callable, Coroutine
+from typing import Any, Final
 
 import structlog
 
 from ..egress.failures import Outcome
 from .destination import Completed, Destination, Evidence, PendingAttempt, send_attempt
 
-__all__ = ["ATTEMPT_MARGIN_S", "PARKED_PER_INFLIGHT", "PARK_AFTER_S", "send_bounded"]
+__all__ = ["ATTEMPT_MARGIN_S", "PARKED_PER_INFLIGHT", "PARK_AFTER_S", "InFlight", "send_bounded"]
 
 log = structlog.get_logger("hookproof.dispatcher")
 
@@ -47,3 +48,47 @@ async def send_bounded(
         )
         lost = Evidence(outcome=Outcome.UNKNOWN, code="attempt_deadline", request_written=True)
         return pending.sent().completed(lost, time.monotonic())
+
+
+class InFlight:
+    """A dispatcher's running attempts: ``tasks`` (all) and ``parked`` (running past
+    :data:`PARK_AFTER_S`, not counted against ``max_inflight``, at most ``max_inflight`` times
+    :data:`PARKED_PER_INFLIGHT`). ``on_room`` is called when a claim may find room again."""
+
+    def __init__(self, max_inflight: int, on_room: Callable[[], None]) -> None:
+        self.max_inflight = max_inflight
+        self.max_parked = max_inflight * PARKED_PER_INFLIGHT
+        self.park_after_s = PARK_AFTER_S
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.parked: set[asyncio.Task[None]] = set()
+        self._on_room = on_room
+
+    @property
+    def active(self) -> int:
+        """Running attempts that count against ``max_inflight``."""
+        return len(self.tasks) - len(self.parked)
+
+    def room(self) -> int:
+        """How many more attempts a claim may start now (0 while the parked are at their cap)."""
+        if len(self.parked) >= self.max_parked:
+            return 0
+        return self.max_inflight - self.active
+
+    def start(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self._done)
+        asyncio.get_running_loop().call_later(self.park_after_s, self._park, task)
+
+    def _park(self, task: asyncio.Task[None]) -> None:
+        if task.done() or task not in self.tasks:
+            return
+        self.parked.add(task)
+        self._on_room()
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        was_full = self.active >= self.max_inflight
+        self.tasks.discard(task)
+        self.parked.discard(task)
+        if was_full:  # room for more sends again
+            self._on_room()

@@ -40,7 +40,7 @@ from ..keys.signing import Signer, sign_headers
 from ..rollouts.dispatch import ShadowCounter, shadow_check
 from .attempt_metrics import AttemptMetrics, DispatchMetrics
 from .batcher import OutcomeBatcher
-from .bounded import ATTEMPT_MARGIN_S, PARK_AFTER_S, PARKED_PER_INFLIGHT, send_bounded
+from .bounded import ATTEMPT_MARGIN_S, InFlight, send_bounded
 from .claim import (
     PARK_S,
     STEAL_AFTER_S,
@@ -145,12 +145,9 @@ class Dispatcher:
         self.gates = gates if gates is not None else EndpointGates()
         self.metrics: AttemptMetrics = metrics if metrics is not None else DispatchMetrics()
         self.outcomes = OutcomeBatcher(store)
-        self.inflight: set[asyncio.Task[None]] = set()
-        self.parked: set[asyncio.Task[None]] = set()  # not counted in max_inflight: .bounded
-        self.park_after_s = PARK_AFTER_S
-        self.max_parked = max_inflight * PARKED_PER_INFLIGHT
-        self.attempt_deadline_s = max(1.0, self.lease_s - ATTEMPT_MARGIN_S)
         self._wake = asyncio.Event()
+        self.inflight = InFlight(max_inflight, self._wake.set)  # parked attempts: .bounded
+        self.attempt_deadline_s = max(1.0, self.lease_s - ATTEMPT_MARGIN_S)
         # one process vacuums the ledger's dead index entries (the first worker)
         self.upkeep = LedgerUpkeep(self.deliveries) if settings.worker_slot[0] == 0 else None
 
@@ -159,9 +156,8 @@ class Dispatcher:
     async def claim(self) -> list[Job]:
         """One transaction: claim due rows, plan (:func:`.claim.plan_claim`), append the
         quarantines, dead letters and admissions, read the bodies of what will be sent."""
-        active = len(self.inflight) - len(self.parked)
-        free = min(self.max_inflight - active - self._claiming, self.batch)
-        if free <= 0 or len(self.parked) >= self.max_parked:
+        free = min(self.inflight.room() - self._claiming, self.batch)
+        if free <= 0:
             return []
         now = self.clock()
         self.gates.prune()
@@ -521,29 +517,12 @@ class Dispatcher:
     async def run_once(self) -> int:
         jobs = await self.claim()
         for job in jobs:
-            task = asyncio.create_task(self.send(job))
-            self.inflight.add(task)
-            task.add_done_callback(self._done)
-            asyncio.get_running_loop().call_later(self.park_after_s, self._park, task)
+            self.inflight.start(self.send(job))
         return len(jobs)
 
-    def _park(self, task: asyncio.Task[None]) -> None:
-        """A slow attempt stops counting against ``max_inflight``; the loop may claim again."""
-        if task.done() or task not in self.inflight:
-            return
-        self.parked.add(task)
-        self._wake.set()
-
-    def _done(self, task: asyncio.Task[None]) -> None:
-        was_full = len(self.inflight) - len(self.parked) >= self.max_inflight
-        self.inflight.discard(task)
-        self.parked.discard(task)
-        if was_full:  # room for more sends again
-            self._wake.set()
-
     async def drain(self) -> None:
-        while self.inflight:
-            await asyncio.wait(list(self.inflight))
+        while self.inflight.tasks:
+            await asyncio.wait(list(self.inflight.tasks))
         await self.flush_shadow()
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -582,8 +561,7 @@ class Dispatcher:
                         )
                         n = 0
                         await asyncio.sleep(self.poll_interval)
-                    active = len(self.inflight) - len(self.parked)
-                    if n and not self._drained and active < self.max_inflight:
+                    if n and not self._drained and self.inflight.active < self.max_inflight:
                         continue  # more may be due now; else a NOTIFY, a freed slot or the poll
                     # While claims find work, one may have left rows it could not take (locked
                     # by a sibling's claim: SKIP LOCKED) at endpoints that are not full, whose
@@ -601,5 +579,5 @@ class Dispatcher:
                 upkeep.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await upkeep
-            if self.inflight:
-                await asyncio.wait(list(self.inflight), timeout=self.settings.request_timeout_s + 5)
+            if self.inflight.tasks:
+                await asyncio.wait(list(self.inflight.tasks), timeout=self.settings.request_timeout_s + 5)

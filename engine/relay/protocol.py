@@ -26,8 +26,6 @@ from typing import Final, Literal
 
 import msgspec
 
-from hookproof.schemas.numbers import AttemptNumber
-
 __all__ = [
     "ANSWERED_BY_CLI",
     "MAX_INT4",
@@ -80,8 +78,9 @@ class RelayReplaced(_Frame, kw_only=True, tag="replaced"):
 class RelayReport(_Frame, kw_only=True, tag="report", forbid_unknown_fields=True):
     exchange_id: str
     delivery_id: str
-    #: bounded (``schemas/numbers.py``): a number Postgres cannot hold is refused as a frame
-    attempt: AttemptNumber
+    #: bounded by :func:`out_of_range` (1..MAX_INT4): a number Postgres cannot hold closes
+    #: the session (1008 ``relay_report_out_of_range``) and is never written
+    attempt: int
     status: int | None = None  # outside 100..599: relay_report_invalid (hub.py)
     error: str | None = None
     content_type: str | None = None

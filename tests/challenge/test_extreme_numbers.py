@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 from hookproof.engine.api.openapi import openapi_document
 from hookproof.engine.relay.hub import RelayHub
 from hookproof.engine.relay.repository import RelayRepository
+from hookproof.errors import ValidationError
 from hookproof_subscriber import Subscriber
 from tests.subscriptions.conftest import sub_body
 
@@ -392,4 +393,9 @@ async def test_extreme_relay_report_numbers_are_refused_frames(
                 '{"type":"report","exchangeId":"rx_1","deliveryId":"dlv_1",'
                 f'"attempt":{attempt},"status":{status}}}'
             )
-            assert await hub.report("rs_none", frame) is False, frame
+            # dropped (False), or refused outright (the caller closes the session, 1008):
+            # never recorded, never an error of another kind
+            try:
+                assert await hub.report("rs_none", frame) is False, frame
+            except ValidationError as exc:
+                assert exc.code == "relay_report_out_of_range", frame
