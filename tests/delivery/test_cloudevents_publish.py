@@ -1,0 +1,325 @@
+"""``POST /v1/events`` takes CloudEvents (DESIGN.md section 16, issue 51 item 1): events built
+by the official ``cloudevents`` SDK (structured, binary, a batch) are accepted, planned and
+delivered to a real HTTPS subscriber with the section 16 mapping; a repeat answers as a
+repeated publish does; a CloudEvent that breaks the spec is a 400 naming the attribute, and
+leaves nothing behind. Real API server, real database, real HTTPS (trustme)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp.test_utils import TestServer
+from cloudevents.core.bindings.http import HTTPMessage, to_binary_event, to_structured_event
+from cloudevents.core.formats.json import JSONFormat
+from cloudevents.core.v1.event import CloudEvent
+
+from hookproof.engine.runtime.daemon import Engine
+
+from .conftest import Subscriber, active_subscription, delivery, dispatch_all
+
+STRUCTURED = "application/cloudevents+json"
+BATCH = "application/cloudevents-batch+json"
+TIME = "2026-12-07T10:00:00Z"
+
+
+@pytest.fixture
+async def api(engine: Engine) -> AsyncIterator[tuple[str, str, str]]:
+    issued = await engine.tenants.create("acme")
+    server = TestServer(engine.app(), host="127.0.0.1")
+    await server.start_server()
+    try:
+        yield str(server.make_url("")).rstrip("/"), issued.tenant_id, issued.token
+    finally:
+        await server.close()
+
+
+async def _send(
+    base: str, token: str, body: bytes, headers: dict[str, str], path: str = "/v1/events"
+) -> tuple[int, Any]:
+    h = {"Authorization": f"Bearer {token}", **headers}
+    # no Content-Type given: none sent (aiohttp would add application/octet-stream)
+    skip = [] if any(k.lower() == "content-type" for k in h) else ["Content-Type"]
+    async with aiohttp.ClientSession(skip_auto_headers=skip) as http:
+        async with http.post(base + path, data=body, headers=h) as r:
+            return r.status, await r.json(content_type=None)
+
+
+async def _message(base: str, token: str, message: HTTPMessage) -> tuple[int, Any]:
+    return await _send(base, token, message.body, dict(message.headers))
+
+
+def _event(data: Any = None, **attributes: Any) -> CloudEvent:
+    attrs: dict[str, Any] = {
+        "type": "order.created",
+        "source": "/shop/eu",
+        "time": datetime(2026, 12, 7, 10, tzinfo=UTC),
+    }
+    attrs.update(attributes)
+    return CloudEvent(attrs, data if data is not None else {"amount": 42})
+
+
+def _body_of(subscriber: Subscriber, event_id: str) -> dict[str, Any]:
+    [got] = [
+        json.loads(r.body)
+        for r in subscriber.deliveries()
+        if json.loads(r.body).get("eventId") == event_id
+    ]
+    return got
+
+
+async def test_sdk_events_in_every_mode_are_mapped_planned_and_delivered(
+    engine: Engine, api: tuple[str, str, str], subscriber: Subscriber
+) -> None:
+    base, tenant, token = api
+    await active_subscription(engine, tenant, subscriber.url("ok-ce"))
+    structured = _event(
+        {"amount": 1},
+        id="ce-structured-1",
+        subject="order-7",
+        aggregateversion=3,
+        eventversion="1.2",
+        region="eu",
+    )
+    binary = _event({"amount": 2}, id="ce-binary-1", subject="order-7", aggregateversion=4)
+    batch = [_event({"amount": 10 + i}, id=f"ce-batch-{i}") for i in range(2)]
+
+    answers = [
+        await _message(base, token, to_structured_event(structured)),
+        await _message(base, token, to_binary_event(binary)),
+    ]
+    for status, answer in answers:
+        assert status == 202, answer
+        assert answer["created"] is True and len(answer["deliveries"]) == 1
+    body = b"[" + b",".join(JSONFormat().write(e) for e in batch) + b"]"
+    status, results = await _send(base, token, body, {"Content-Type": BATCH})
+    assert status == 200, results
+    assert [r["status"] for r in results["results"]] == [202, 202]
+    assert [r["eventId"] for r in results["results"]] == ["ce-batch-0", "ce-batch-1"]
+
+    await dispatch_all(engine)
+    for _, answer in answers:
+        [planned] = answer["deliveries"]
+        view = await delivery(engine, tenant, planned["deliveryId"])
+        assert view["state"] == "ENDPOINT_ACCEPTED", view
+    assert _body_of(subscriber, "ce-structured-1") == {
+        "type": "order.created",
+        "eventId": "ce-structured-1",
+        "version": "1.2",
+        "aggregateId": "order-7",
+        "aggregateVersion": 3,
+        "occurredAt": TIME,
+        "payload": {"amount": 1},
+        "source": "/shop/eu",
+        "extensions": {"region": "eu"},
+    }
+    got = _body_of(subscriber, "ce-binary-1")  # the headers, read back
+    assert (got["aggregateId"], got["aggregateVersion"], got["payload"]) == (
+        "order-7",
+        4,
+        {"amount": 2},
+    )
+    # no subject, no aggregateversion, no eventversion: the documented defaults
+    got = _body_of(subscriber, "ce-batch-1")
+    assert (got["aggregateId"], got["aggregateVersion"], got["version"]) == ("ce-batch-1", 0, "1.0")
+    assert got["source"] == "/shop/eu" and "extensions" not in got
+
+
+async def test_a_republished_cloudevent_answers_as_a_repeated_publish(
+    engine: Engine, api: tuple[str, str, str], subscriber: Subscriber
+) -> None:
+    base, tenant, token = api
+    await active_subscription(engine, tenant, subscriber.url("ok-again"))
+    event = _event(id="ce-again", subject="order-1", aggregateversion=1)
+    status, first = await _message(base, token, to_structured_event(event))
+    assert status == 202 and first["created"] is True
+    # the same CloudEvent again, in either mode: the same answer, created false
+    for message in (to_structured_event(event), to_binary_event(event)):
+        status, again = await _message(base, token, message)
+        assert status == 202, again
+        assert again["created"] is False
+        assert again["payloadDigest"] == first["payloadDigest"]
+        assert again["deliveries"] == first["deliveries"]
+    # the same id with other data: the conflict of today's publish
+    status, conflict = await _message(
+        base, token, to_structured_event(_event({"amount": 1}, id="ce-again"))
+    )
+    assert status == 409 and conflict["code"] == "event_payload_conflict", conflict
+    await dispatch_all(engine)
+    assert len(subscriber.deliveries("ok-again")) == 1
+
+
+async def test_a_typed_topic_judges_cloudevent_data_as_it_judges_a_payload(
+    engine: Engine, api: tuple[str, str, str], subscriber: Subscriber
+) -> None:
+    base, _, token = api
+    schema = {
+        "type": "object",
+        "required": ["amount"],
+        "properties": {"amount": {"type": "integer"}},
+    }
+    h = {"Authorization": f"Bearer {token}"}
+    async with aiohttp.ClientSession(headers=h) as http:
+        body = {"description": "d", "versions": {"1": {"schema": schema, "example": {"amount": 1}}}}
+        async with http.put(base + "/v1/event-types/order.created", json=body) as r:
+            assert r.status in (200, 201), await r.text()
+    status, bad = await _message(
+        base, token, to_structured_event(_event({"amount": "many"}, id="ce-typed-bad"))
+    )
+    plain = {
+        "eventId": "plain-typed-bad",
+        "topic": "order.created",
+        "version": "1.0",
+        "aggregateId": "a",
+        "aggregateVersion": 1,
+        "occurredAt": TIME,
+        "payload": {"amount": "many"},
+    }
+    status_plain, bad_plain = await _send(
+        base, token, json.dumps(plain).encode(), {"Content-Type": "application/json"}
+    )
+    assert status == status_plain == 400 and bad["code"] == bad_plain["code"], (bad, bad_plain)
+    status, good = await _message(
+        base, token, to_binary_event(_event({"amount": 5}, id="ce-typed-good"))
+    )
+    assert status == 202, good
+
+
+def _doc(**over: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "specversion": "1.0",
+        "id": "ce-bad",
+        "source": "/shop",
+        "type": "order.created",
+        "time": TIME,
+        "data": {"amount": 1},
+    }
+    for k, v in over.items():
+        if v is _DROP:
+            doc.pop(k)
+        else:
+            doc[k] = v
+    return doc
+
+
+_DROP = object()
+
+#: (case, attribute named, code, structured document)
+STRUCTURED_REFUSALS: list[tuple[str, str | None, str, Any]] = [
+    ("no specversion", "specversion", "cloudevent_invalid", _doc(specversion=_DROP)),
+    ("specversion 0.3", "specversion", "cloudevent_invalid", _doc(specversion="0.3")),
+    ("specversion a number", "specversion", "cloudevent_invalid", _doc(specversion=1.0)),
+    ("no id", "id", "cloudevent_invalid", _doc(id=_DROP)),
+    ("empty id", "id", "cloudevent_invalid", _doc(id="")),
+    ("id a number", "id", "cloudevent_invalid", _doc(id=7)),
+    ("no source", "source", "cloudevent_invalid", _doc(source=_DROP)),
+    ("empty source", "source", "cloudevent_invalid", _doc(source="")),
+    ("null source", "source", "cloudevent_invalid", _doc(source=None)),
+    ("no type", "type", "cloudevent_invalid", _doc(type=_DROP)),
+    ("empty type", "type", "cloudevent_invalid", _doc(type="")),
+    ("empty subject", "subject", "cloudevent_invalid", _doc(subject="")),
+    ("upper-case name", "Region", "cloudevent_invalid", _doc(Region="eu")),
+    ("name with a dash", "my-ext", "cloudevent_invalid", _doc(**{"my-ext": "x"})),
+    ("name with an underscore", "my_ext", "cloudevent_invalid", _doc(my_ext="x")),
+    ("time not RFC 3339", "time", "cloudevent_invalid", _doc(time="07/12/2026 10:00")),
+    ("time without offset", "time", "cloudevent_invalid", _doc(time="2026-12-07T10:00:00")),
+    ("time a date only", "time", "cloudevent_invalid", _doc(time="2026-12-07")),
+    ("data and data_base64", "data_base64", "cloudevent_invalid", _doc(data_base64="AAEC")),
+    ("dataschema relative", "dataschema", "cloudevent_invalid", _doc(dataschema="schemas/x")),
+    ("extension an object", "region", "cloudevent_invalid", _doc(region={"a": 1})),
+    ("extension a float", "weight", "cloudevent_invalid", _doc(weight=1.5)),
+    ("extension past 32 bits", "big", "cloudevent_invalid", _doc(big=2**31)),
+    ("a control character", "subject", "cloudevent_invalid", _doc(subject="a\x00b")),
+    ("aggregateversion -1", "aggregateversion", "cloudevent_invalid", _doc(aggregateversion=-1)),
+    ("aggregateversion text", "aggregateversion", "cloudevent_invalid", _doc(aggregateversion="x")),
+    ("not an object", None, "cloudevent_invalid", ["not", "an", "event"]),
+    # valid CloudEvents hookproof cannot carry
+    ("text data", "datacontenttype", "cloudevent_unsupported", _doc(datacontenttype="text/plain")),
+    ("binary data", "data_base64", "cloudevent_unsupported", _doc(data=_DROP, data_base64="AAEC")),
+    ("no time", "time", "cloudevent_unsupported", _doc(time=_DROP)),
+    # hookproof's own bounds, the attribute named beside the field
+    ("id with a slash", "id", "invalid_request", _doc(id="a/b")),
+    ("eventversion not MAJOR.MINOR", "eventversion", "invalid_request", _doc(eventversion="v2")),
+    ("source with a space", "source", "invalid_request", _doc(source="/my shop")),
+]
+
+
+async def test_structured_refusals_name_the_attribute(api: tuple[str, str, str]) -> None:
+    base, _, token = api
+    h = {"Authorization": f"Bearer {token}"}
+    for case, attribute, code, doc in STRUCTURED_REFUSALS:
+        status, problem = await _send(
+            base, token, json.dumps(doc).encode(), {"Content-Type": STRUCTURED}
+        )
+        assert status == 400, (case, problem)
+        assert problem["code"] == code and problem.get("attribute") == attribute, (case, problem)
+        assert problem["status"] == 400 and problem["type"].endswith(code)
+        # the same CloudEvent in a batch: its own 400 result with the same problem
+        body = json.dumps([doc, _doc(id="ce-fine")]).encode()
+        status, batch = await _send(base, token, body, {"Content-Type": BATCH})
+        assert status == 200, (case, batch)
+        refused, fine = batch["results"]
+        assert refused["status"] == 400 and refused["problem"]["code"] == code, (case, refused)
+        assert refused["problem"].get("attribute") == attribute, (case, refused)
+        assert fine["status"] == 202 and fine["eventId"] == "ce-fine", (case, fine)
+        # nothing of the refused one was stored
+        async with aiohttp.ClientSession(headers=h) as http:
+            async with http.get(f"{base}/v1/events/ce-bad") as r:
+                assert r.status == 404, case
+
+
+def _headers(**over: str | None) -> dict[str, str]:
+    h: dict[str, str | None] = {
+        "ce-specversion": "1.0",
+        "ce-id": "ce-bad",
+        "ce-source": "/shop",
+        "ce-type": "order.created",
+        "ce-time": TIME,
+        "Content-Type": "application/json",
+    }
+    h.update(over)
+    return {k: v for k, v in h.items() if v is not None}
+
+
+#: (case, attribute named, code, headers, body)
+BINARY_REFUSALS: list[tuple[str, str | None, str, dict[str, str], bytes]] = [
+    ("no ce-specversion", "specversion", "cloudevent_invalid", _headers(**{"ce-specversion": None}), b"{}"),
+    ("ce-specversion 2.0", "specversion", "cloudevent_invalid", _headers(**{"ce-specversion": "2.0"}), b"{}"),
+    ("no ce-source", "source", "cloudevent_invalid", _headers(**{"ce-source": None}), b"{}"),
+    ("no ce-type", "type", "cloudevent_invalid", _headers(**{"ce-type": None}), b"{}"),
+    ("empty ce-id", "id", "cloudevent_invalid", _headers(**{"ce-id": ""}), b"{}"),
+    ("bad ce-time", "time", "cloudevent_invalid", _headers(**{"ce-time": "yesterday"}), b"{}"),
+    ("ce- name with a dot", "my.ext", "cloudevent_invalid", _headers(**{"ce-my.ext": "x"}), b"{}"),
+    ("ce-datacontenttype", "datacontenttype", "cloudevent_invalid", _headers(**{"ce-datacontenttype": "application/json"}), b"{}"),
+    ("text body", "datacontenttype", "cloudevent_unsupported", _headers(**{"Content-Type": "text/plain"}), b"hello"),
+    ("data not JSON", None, "invalid_json", _headers(), b"{not json"),
+]  # fmt: skip
+
+
+async def test_binary_refusals_name_the_attribute(api: tuple[str, str, str]) -> None:
+    base, _, token = api
+    for case, attribute, code, headers, body in BINARY_REFUSALS:
+        status, problem = await _send(base, token, body, headers)
+        assert status == 400, (case, problem)
+        assert problem["code"] == code and problem.get("attribute") == attribute, (case, problem)
+
+
+async def test_other_event_formats_and_bad_batches_are_refused_whole(
+    api: tuple[str, str, str],
+) -> None:
+    base, _, token = api
+    status, problem = await _send(
+        base, token, b"x", {"Content-Type": "application/cloudevents+avro"}
+    )
+    assert status == 415 and problem["code"] == "unsupported_media_type", problem
+    status, problem = await _send(base, token, b'{"id": "x"}', {"Content-Type": BATCH})
+    assert status == 400 and problem["code"] == "cloudevent_invalid", problem
+    status, empty = await _send(base, token, b"[]", {"Content-Type": BATCH})
+    assert status == 200 and empty == {"results": []}
+    too_many = json.dumps([_doc(id=f"e{i}") for i in range(1001)]).encode()
+    status, problem = await _send(base, token, too_many, {"Content-Type": BATCH})
+    assert status == 400 and problem["code"] == "batch_too_large", problem
