@@ -164,6 +164,8 @@ def _operation(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
     responses: dict[str, Any] = {str(op.get("status", 200)): _success(op)}
     for also in op.get("also", ()):  # another success (a receipt sent again: 200)
         responses[str(also)] = _success(op)
+    for also, typ in op.get("otherSuccess", {}).items():  # another success of its own type
+        responses[str(also)] = _success({"status": also, "response": typ})
     if op.get("mime") == "application/jwk-set+json":
         responses["304"] = {"description": "Not modified (If-None-Match matched the ETag)"}
     responses.update({str(s): _problem(s) for s in sorted(statuses)})
@@ -184,6 +186,9 @@ def _operation(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
             "required": not op.get("optionalBody"),
             "content": {"application/json": media},
         }
+        if "bodyDescription" in op:
+            entry["requestBody"]["description"] = op["bodyDescription"]
+        entry["requestBody"].update(op.get("bodyExtension", {}))
     elif isinstance(op.get("rawBody"), str):  # a body checked against a schema file
         entry["requestBody"] = {
             "required": True,
@@ -233,6 +238,7 @@ def _components() -> dict[str, Any]:
         ref_template="#/components/schemas/{name}",
     )
     schemas["ApplicationReceipt"] = _receipt_schema()
+    schemas["CloudEventIn"] = _schema_file("cloudevent-in.v1.schema.json")
     responses = {}
     for status, codes in _PROBLEM_CODES.items():
         response: dict[str, Any] = {

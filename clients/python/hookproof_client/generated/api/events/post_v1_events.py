@@ -9,6 +9,7 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.event_accepted import EventAccepted
+from ...models.event_batch_results import EventBatchResults
 from ...models.event_in import EventIn
 from ...models.problem import Problem
 from typing import cast
@@ -41,7 +42,14 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> EventAccepted | Problem | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> EventAccepted | EventBatchResults | Problem | None:
+    if response.status_code == 200:
+        response_200 = EventBatchResults.from_dict(response.json())
+
+
+
+        return response_200
+
     if response.status_code == 202:
         response_202 = EventAccepted.from_dict(response.json())
 
@@ -139,7 +147,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[EventAccepted | Problem]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[EventAccepted | EventBatchResults | Problem]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -153,7 +161,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     body: EventIn,
 
-) -> Response[EventAccepted | Problem]:
+) -> Response[EventAccepted | EventBatchResults | Problem]:
     """ Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause:
     reason, detail, subscriptions)
 
@@ -165,7 +173,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[EventAccepted | Problem]
+        Response[EventAccepted | EventBatchResults | Problem]
      """
 
 
@@ -185,7 +193,7 @@ def sync(
     client: AuthenticatedClient,
     body: EventIn,
 
-) -> EventAccepted | Problem | None:
+) -> EventAccepted | EventBatchResults | Problem | None:
     """ Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause:
     reason, detail, subscriptions)
 
@@ -197,7 +205,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        EventAccepted | Problem
+        EventAccepted | EventBatchResults | Problem
      """
 
 
@@ -212,7 +220,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     body: EventIn,
 
-) -> Response[EventAccepted | Problem]:
+) -> Response[EventAccepted | EventBatchResults | Problem]:
     """ Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause:
     reason, detail, subscriptions)
 
@@ -224,7 +232,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[EventAccepted | Problem]
+        Response[EventAccepted | EventBatchResults | Problem]
      """
 
 
@@ -244,7 +252,7 @@ async def asyncio(
     client: AuthenticatedClient,
     body: EventIn,
 
-) -> EventAccepted | Problem | None:
+) -> EventAccepted | EventBatchResults | Problem | None:
     """ Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause:
     reason, detail, subscriptions)
 
@@ -256,7 +264,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        EventAccepted | Problem
+        EventAccepted | EventBatchResults | Problem
      """
 
 
