@@ -163,7 +163,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "status": 202,
         "response": "EventAccepted",
         "links": DELIVERY_LINKS,
-        # the CloudEvents HTTP binding (DESIGN.md section 16; schemas/cloudevents.md)
+        # the CloudEvents HTTP binding (schemas/cloudevents.md)
         # other media types of the body, described beside the content map: openapi-python-client
         # 0.29 cannot generate several bodies of one operation (an undefined Unset, and an
         # isinstance against list[...]), and the binary mode is headers no schema can show

@@ -7,8 +7,10 @@ leaves nothing behind. Real API server, real database, real HTTPS (trustme)."""
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -323,3 +325,43 @@ async def test_other_event_formats_and_bad_batches_are_refused_whole(
     too_many = json.dumps([_doc(id=f"e{i}") for i in range(1001)]).encode()
     status, problem = await _send(base, token, too_many, {"Content-Type": BATCH})
     assert status == 400 and problem["code"] == "batch_too_large", problem
+
+
+def _readme_curls() -> list[tuple[dict[str, str], bytes]]:
+    """The curl commands of the README's "Publishing CloudEvents": headers and body."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = text.split("### Publishing CloudEvents", 1)[1].split("\n### ", 1)[0]
+    commands, current = [], ""
+    for line in section.splitlines():
+        code = line.strip()
+        if code.startswith("curl "):
+            current = code
+        elif current and line.startswith("    ") and not code.startswith("#"):
+            current += " " + code
+        elif current:
+            commands.append(current)
+            current = ""
+    out = []
+    for command in commands:
+        words = shlex.split(command.replace("\\ ", " "))
+        headers = dict(
+            w.split(": ", 1) for k, w in zip(words, words[1:], strict=False) if k == "-H"
+        )
+        headers.pop("Authorization", None)
+        [body] = [w for k, w in zip(words, words[1:], strict=False) if k == "-d"]
+        out.append((headers, body.encode()))
+    return out
+
+
+async def test_the_readme_curls_publish_in_each_mode(api: tuple[str, str, str]) -> None:
+    base, _, token = api
+    curls = _readme_curls()
+    assert [h.get("Content-Type") for h, _ in curls] == [STRUCTURED, "application/json", BATCH]
+    statuses = []
+    for headers, body in curls:
+        status, answer = await _send(base, token, body, headers)
+        statuses.append(status)
+        assert status in (200, 202), answer
+        results = answer["results"] if status == 200 else [answer]
+        assert all(r.get("created", False) for r in results), answer
+    assert statuses == [202, 202, 200]
