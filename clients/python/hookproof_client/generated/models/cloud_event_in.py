@@ -25,8 +25,8 @@ T = TypeVar("T", bound="CloudEventIn")
 @_attrs_define
 class CloudEventIn:
     """ A CloudEvent 1.0 in the JSON event format, as POST /v1/events takes it (Content-Type application/cloudevents+json;
-    an array of these with application/cloudevents-batch+json). Mapped to a hookproof event by DESIGN.md section 16: id
-    -> eventId, type -> topic, subject -> aggregateId (absent: the id), time -> occurredAt, aggregateversion ->
+    an array of these with application/cloudevents-batch+json). Mapped to a hookproof event as schemas/cloudevents.md
+    says: id -> eventId, type -> topic, subject -> aggregateId (absent: the id), time -> occurredAt, aggregateversion ->
     aggregateVersion (absent: 0), eventversion -> version (absent: "1.0"), consumerid -> consumerId, data -> payload;
     source and the other extensions are kept. A null attribute is absent. Refusals: 400 cloudevent_invalid (breaks the
     CloudEvents spec) or cloudevent_unsupported (data that is not JSON, no time), with the attribute named in the
