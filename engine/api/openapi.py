@@ -164,8 +164,6 @@ def _operation(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
     responses: dict[str, Any] = {str(op.get("status", 200)): _success(op)}
     for also in op.get("also", ()):  # another success (a receipt sent again: 200)
         responses[str(also)] = _success(op)
-    for also, typ in op.get("otherSuccess", {}).items():  # another success of its own type
-        responses[str(also)] = _success({"status": also, "response": typ})
     if op.get("mime") == "application/jwk-set+json":
         responses["304"] = {"description": "Not modified (If-None-Match matched the ETag)"}
     responses.update({str(s): _problem(s) for s in sorted(statuses)})

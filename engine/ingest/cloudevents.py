@@ -4,10 +4,11 @@ binding's modes are read at the API edge (``api/cloudevents.py``).
 
 ``id`` -> eventId, ``type`` -> topic, ``subject`` -> aggregateId (absent: the id),
 ``time`` -> occurredAt (required: it is part of the signed body, so a repeat must carry the
-same), extension ``aggregateversion`` -> aggregateVersion (absent: 0, never held by ordered
-delivery), extension ``eventversion`` -> version (absent: ``"1.0"``), extension
-``consumerid`` -> consumerId, ``source`` and the other extensions kept, ``data`` -> payload
-(JSON only). ``dataschema`` and ``datacontenttype`` are checked, not kept.
+same), extension ``aggregateversion`` -> aggregateVersion (absent: 0, no order: never held
+by ordered delivery, applied once by id by the subscriber SDK's ``EventApplier``), extension
+``eventversion`` -> version (absent: ``"1.0"``), extension ``consumerid`` -> consumerId,
+``source`` and the other extensions kept, ``data`` -> payload (JSON only). ``dataschema``
+and ``datacontenttype`` are checked, not kept.
 """
 
 from __future__ import annotations

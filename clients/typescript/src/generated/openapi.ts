@@ -3202,15 +3202,6 @@ export interface operations {
         };
         responses: {
             /** @description Success */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventBatchResults"];
-                };
-            };
-            /** @description Success */
             202: {
                 headers: {
                     [name: string]: unknown;

@@ -9,7 +9,6 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.event_accepted import EventAccepted
-from ...models.event_batch_results import EventBatchResults
 from ...models.event_in import EventIn
 from ...models.problem import Problem
 from typing import cast
@@ -42,14 +41,7 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> EventAccepted | EventBatchResults | Problem | None:
-    if response.status_code == 200:
-        response_200 = EventBatchResults.from_dict(response.json())
-
-
-
-        return response_200
-
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> EventAccepted | Problem | None:
     if response.status_code == 202:
         response_202 = EventAccepted.from_dict(response.json())
 
@@ -147,7 +139,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[EventAccepted | EventBatchResults | Problem]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[EventAccepted | Problem]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -161,7 +153,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     body: EventIn,
 
-) -> Response[EventAccepted | EventBatchResults | Problem]:
+) -> Response[EventAccepted | Problem]:
     """ Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause:
     reason, detail, subscriptions)
 
@@ -173,7 +165,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[EventAccepted | EventBatchResults | Problem]
+        Response[EventAccepted | Problem]
      """
 
 
@@ -193,7 +185,7 @@ def sync(
     client: AuthenticatedClient,
     body: EventIn,
 
-) -> EventAccepted | EventBatchResults | Problem | None:
+) -> EventAccepted | Problem | None:
     """ Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause:
     reason, detail, subscriptions)
 
@@ -205,7 +197,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        EventAccepted | EventBatchResults | Problem
+        EventAccepted | Problem
      """
 
 
@@ -220,7 +212,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     body: EventIn,
 
-) -> Response[EventAccepted | EventBatchResults | Problem]:
+) -> Response[EventAccepted | Problem]:
     """ Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause:
     reason, detail, subscriptions)
 
@@ -232,7 +224,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[EventAccepted | EventBatchResults | Problem]
+        Response[EventAccepted | Problem]
      """
 
 
@@ -252,7 +244,7 @@ async def asyncio(
     client: AuthenticatedClient,
     body: EventIn,
 
-) -> EventAccepted | EventBatchResults | Problem | None:
+) -> EventAccepted | Problem | None:
     """ Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause:
     reason, detail, subscriptions)
 
@@ -264,7 +256,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        EventAccepted | EventBatchResults | Problem
+        EventAccepted | Problem
      """
 
 
