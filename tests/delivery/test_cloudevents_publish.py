@@ -87,7 +87,8 @@ async def test_sdk_events_in_every_mode_are_mapped_planned_and_delivered(
         eventversion="1.2",
         region="eu",
     )
-    binary = _event({"amount": 2}, id="ce-binary-1", subject="order-7", aggregateversion=4)
+    # a subject the binding percent-encodes in its header (a space, a non-ASCII letter)
+    binary = _event({"amount": 2}, id="ce-binary-1", subject="order ü 7", aggregateversion=4)
     batch = [_event({"amount": 10 + i}, id=f"ce-batch-{i}") for i in range(2)]
 
     answers = [
@@ -121,7 +122,7 @@ async def test_sdk_events_in_every_mode_are_mapped_planned_and_delivered(
     }
     got = _body_of(subscriber, "ce-binary-1")  # the headers, read back
     assert (got["aggregateId"], got["aggregateVersion"], got["payload"]) == (
-        "order-7",
+        "order ü 7",
         4,
         {"amount": 2},
     )
