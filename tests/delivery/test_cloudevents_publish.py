@@ -391,3 +391,36 @@ async def test_aggregateversion_orders_cloudevents_and_its_absence_is_never_held
     ordered = [d["aggregateVersion"] for d in got if d["aggregateId"] == "order-9"]
     assert ordered == [1, 2, 3]
     assert any(d["eventId"] == "unversioned" and d["aggregateVersion"] == 0 for d in got)
+
+
+async def test_a_plain_event_may_carry_source_and_extensions(api: tuple[str, str, str]) -> None:
+    base, _, token = api
+    plain: dict[str, Any] = {
+        "eventId": "plain-1",
+        "topic": "order.created",
+        "version": "1.0",
+        "aggregateId": "a",
+        "aggregateVersion": 1,
+        "occurredAt": TIME,
+        "payload": {"amount": 1},
+    }
+    json_type = {"Content-Type": "application/json"}
+    status, bare = await _send(base, token, json.dumps(plain).encode(), json_type)
+    assert status == 202, bare
+    kept = {**plain, "eventId": "plain-2", "source": "/shop", "extensions": {"region": "eu"}}
+    status, with_source = await _send(base, token, json.dumps(kept).encode(), json_type)
+    assert status == 202, with_source
+    # the same event as a CloudEvent: the same canonical body, so a repeat
+    doc = _doc(id="plain-2", subject="a", aggregateversion=1, region="eu", source="/shop")
+    status, again = await _send(base, token, json.dumps(doc).encode(), {"Content-Type": STRUCTURED})
+    assert status == 202 and again["created"] is False, again
+    assert again["payloadDigest"] == with_source["payloadDigest"] != bare["payloadDigest"]
+    for field, bad in (
+        ("source", {"source": "not a uri"}),
+        ("extensions.Region", {"extensions": {"Region": "eu"}}),
+        ("extensions.id", {"extensions": {"id": "x"}}),
+        ("extensions.big", {"extensions": {"big": 2**40}}),
+    ):
+        body = json.dumps({**plain, "eventId": "plain-bad", **bad}).encode()
+        status, problem = await _send(base, token, body, json_type)
+        assert status == 400 and problem.get("field") == field, (field, problem)
