@@ -124,7 +124,7 @@ def from_attributes(attributes: Mapping[str, Any], data: Any, *, typed: bool) ->
         version=version,
         aggregate_id=subject if subject is not None else attrs["id"],
         aggregate_version=_aggregate_version(attrs.get("aggregateversion")),
-        occurred_at=time,
+        occurred_at=time.upper(),  # RFC 3339 allows a lower-case t and z
         payload=data,
         consumer_id=consumer,
         source=attrs["source"],

@@ -86,3 +86,15 @@ def test_typed_and_header_attributes_give_the_same_canonical_body(
     assert a.aggregate_id == (subject if subject is not None else event_id)
     assert a.aggregate_version == (version or 0) and a.version == "1.0"
     assert a.source == "/shop/eu" and (a.extensions or {}) == extensions
+
+
+def test_a_lower_case_t_and_z_are_rfc_3339_and_kept_upper_case() -> None:
+    attributes = {
+        "specversion": "1.0",
+        "id": "e1",
+        "source": "/s",
+        "type": "t",
+        "time": "2026-12-07t10:00:00.123456789z",
+    }
+    event = from_attributes(attributes, None, typed=True)
+    assert event.occurred_at == "2026-12-07T10:00:00.123456789Z"
