@@ -89,6 +89,8 @@ def from_attributes(attributes: Mapping[str, Any], data: Any, *, typed: bool) ->
                 "an attribute name is lower-case a-z and 0-9 only (at most 64 here)",
                 attribute=name,
             )
+    if "data" in attrs:  # a ce-data header: the data is the body, never an attribute
+        raise CloudEventInvalid("data is not an attribute", attribute="data")
     for name, value in attrs.items():
         if isinstance(value, str) and not printable(value):
             raise CloudEventInvalid("a String holds no control characters", attribute=name)

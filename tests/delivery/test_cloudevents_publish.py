@@ -297,6 +297,7 @@ BINARY_REFUSALS: list[tuple[str, str | None, str, dict[str, str], bytes]] = [
     ("empty ce-id", "id", "cloudevent_invalid", _headers(**{"ce-id": ""}), b"{}"),
     ("bad ce-time", "time", "cloudevent_invalid", _headers(**{"ce-time": "yesterday"}), b"{}"),
     ("ce- name with a dot", "my.ext", "cloudevent_invalid", _headers(**{"ce-my.ext": "x"}), b"{}"),
+    ("a ce-data header", "data", "cloudevent_invalid", _headers(**{"ce-data": "{}"}), b"{}"),
     ("ce-datacontenttype", "datacontenttype", "cloudevent_invalid", _headers(**{"ce-datacontenttype": "application/json"}), b"{}"),
     ("text body", "datacontenttype", "cloudevent_unsupported", _headers(**{"Content-Type": "text/plain"}), b"hello"),
     ("data not JSON", None, "invalid_json", _headers(), b"{not json"),
