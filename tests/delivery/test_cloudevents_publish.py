@@ -7,6 +7,7 @@ leaves nothing behind. Real API server, real database, real HTTPS (trustme)."""
 from __future__ import annotations
 
 import json
+import random
 import shlex
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -425,3 +426,51 @@ async def test_a_plain_event_may_carry_source_and_extensions(api: tuple[str, str
         body = json.dumps({**plain, "eventId": "plain-bad", **bad}).encode()
         status, problem = await _send(base, token, body, json_type)
         assert status == 400 and problem.get("field") == field, (field, problem)
+
+
+async def test_hostile_cloudevents_get_a_typed_4xx_never_a_5xx(api: tuple[str, str, str]) -> None:
+    """300 requests mixing valid and broken attributes, percent-encodings, media types and
+    bodies in every mode: each is a 202 (or 409 repeat) or a problem+json 4xx with a code."""
+    base, _, token = api
+    rng = random.Random(51)
+    names = ["specversion", "id", "source", "type", "subject", "time", "aggregateversion"]
+    names += ["eventversion", "consumerid", "dataschema", "data", "Region", "x" * 70, "", "tag"]
+    values = ["1.0", "0.3", "", "e-1", "/shop", "order.created", TIME, "7", "-1", "%ZZ", "%C3"]
+    values += ["%00", "a%20b", "1.2", "http://x/s", "null", "2026-13-40T99:00:00Z", "ü"]
+    bodies = [b"", b"{}", b"[]", b"null", b'{"a": 1}', b"{not json", b"\xff\xfe", b'"x"']
+    media = [None, "application/json", "text/plain", STRUCTURED, BATCH, "application/x+json"]
+    seen: set[int] = set()
+    for i in range(300):
+        attrs = {
+            "specversion": "1.0",
+            "id": f"fuzz-{rng.randint(0, 40)}",
+            "source": "/shop",
+            "type": "order.created",
+            "time": TIME,
+        }
+        for name in rng.sample(names, rng.randint(0, 3)):  # a few attributes broken or added
+            if rng.random() < 0.3:
+                attrs.pop(name, None)
+            else:
+                attrs[name] = rng.choice(values)
+        mode = rng.choice(["binary", "structured", "batch"])
+        headers: dict[str, str] = {}
+        if mode == "binary":
+            headers = {f"ce-{k}" if k else "ce-": v for k, v in attrs.items()}
+            body = rng.choice(bodies)
+            if (ct := rng.choice(media)) is not None:
+                headers["Content-Type"] = ct
+        else:
+            doc: Any = {**attrs, "data": rng.choice([None, 1, {"a": [1]}, "text"])}
+            if rng.random() < 0.2:
+                doc["data_base64"] = "AAEC"
+            if rng.random() < 0.1:
+                doc = rng.choice([[doc], "x", 3, None])
+            body = json.dumps([doc, doc] if mode == "batch" else doc).encode()
+            headers["Content-Type"] = STRUCTURED if mode == "structured" else BATCH
+        status, answer = await _send(base, token, body, headers)
+        seen.add(status)
+        assert status in (200, 202, 400, 409, 415), (i, headers, body, answer)
+        if status in (400, 409, 415):
+            assert answer["status"] == status and answer["code"], (i, answer)
+    assert 400 in seen and 202 in seen, seen
