@@ -91,6 +91,10 @@ class EventIngested(Event, frozen=True, kw_only=True, tag="event.ingested"):
     consumer_id: str | None = None
     #: a test event sent to one endpoint from the catalogue's example (absent: a real one)
     test: bool | UnsetType = UNSET
+    #: the CloudEvents ``source`` the sender gave (absent: none given)
+    source: str | UnsetType = UNSET
+    #: the sender's other CloudEvents extension attributes (absent: none)
+    extensions: dict[str, str | int | bool] | UnsetType = UNSET
 
 
 class EventPayloadConflict(Event, frozen=True, kw_only=True, tag="event.payload_conflict"):

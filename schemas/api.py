@@ -225,6 +225,12 @@ class EventIn(_Strict, kw_only=True):
     )
     #: Planned only for this consumer's subscriptions (None: only consumer-less ones).
     consumer_id: ConsumerId | None = None
+    #: The CloudEvents ``source`` (a URI-reference) the event came from (None: not given; as a
+    #: CloudEvent it is then ``/tenants/<tenantId>``). Part of the canonical body when given.
+    source: str | None = None
+    #: Other CloudEvents extension attributes (names ``[a-z0-9]``, values string, integer or
+    #: Boolean), kept as given. Part of the canonical body when given.
+    extensions: dict[str, str | int | bool] | None = None
 
 
 MAX_BATCH_EVENTS = 1000

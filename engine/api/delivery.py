@@ -7,7 +7,7 @@ from typing import Any
 
 from aiohttp import web
 
-from hookproof.errors import ValidationError
+from hookproof.errors import HookproofError, ValidationError
 from hookproof.schemas.api import EventIn
 
 from ..delivery.log_repository import DeliveryLog
@@ -16,6 +16,7 @@ from ..delivery.views import DeliveryReader
 from ..ingest.ingest import IngestService
 from ..standby import ReadSide
 from ..subscriptions.service import SUBSCRIPTION_ID
+from . import cloudevents
 from .batch import decode_batch, result_entry
 from .context import actor, portal_of, tenant_of
 from .delivery_log import log_query
@@ -83,8 +84,18 @@ def routes(
     log: DeliveryLog,
 ) -> list[web.RouteDef]:
     async def post_event(request: web.Request) -> web.Response:
+        """A plain event, or a CloudEvent in any mode of the HTTP binding (mapped here; the
+        batch mode answers as ``/v1/events/batch`` does)."""
         tenant = await tenant_of(request)
-        body = await decode_body(request, EventIn)
+        mode = cloudevents.mode_of(request)
+        if mode == "batch":
+            return await answer_batch(request, tenant, await cloudevents.read_batch(request))
+        if mode == "structured":
+            body = await cloudevents.read_structured(request)
+        elif mode == "binary":
+            body = await cloudevents.read_binary(request)
+        else:
+            body = await decode_body(request, EventIn)
         result = await ingest.ingest(tenant, body, actor=actor(request, tenant))
         answer: dict[str, object] = {
             "eventId": result.event_id,
@@ -99,7 +110,11 @@ def routes(
 
     async def post_batch(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
-        events = await decode_batch(request)
+        return await answer_batch(request, tenant, await decode_batch(request))
+
+    async def answer_batch(
+        request: web.Request, tenant: str, events: list[EventIn | HookproofError]
+    ) -> web.Response:
         answers = await ingest.ingest_batch(tenant, events, actor=actor(request, tenant))
         results = [result_entry(e, a) for e, a in zip(events, answers, strict=True)]
         unplanned = [

@@ -189,6 +189,9 @@ def _operation(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
             "required": not op.get("optionalBody"),
             "content": {"application/json": media},
         }
+        if "bodyDescription" in op:
+            entry["requestBody"]["description"] = op["bodyDescription"]
+        entry["requestBody"].update(op.get("bodyExtension", {}))
     elif isinstance(op.get("rawBody"), str):  # a body checked against a schema file
         entry["requestBody"] = {
             "required": True,
@@ -238,6 +241,7 @@ def _components() -> dict[str, Any]:
         ref_template="#/components/schemas/{name}",
     )
     schemas["ApplicationReceipt"] = _receipt_schema()
+    schemas["CloudEventIn"] = _schema_file("cloudevent-in.v1.schema.json")
     responses = {}
     for status, codes in _PROBLEM_CODES.items():
         response: dict[str, Any] = {

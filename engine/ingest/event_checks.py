@@ -1,5 +1,6 @@
 """An ingested event's own checks and canonical form (pure): ids, topic, version, aggregate,
-time and consumer id, and the body every delivery of it carries."""
+time, consumer id, CloudEvents source and extensions, and the body every delivery of it
+carries."""
 
 from __future__ import annotations
 
@@ -15,10 +16,41 @@ from hookproof.schemas.api import EventIn
 from ..consumers.service import check_consumer_id
 from ..subscriptions.validation import parse_time, printable
 
-__all__ = ["canonical_body", "topic_patterns", "validate_event"]
+__all__ = [
+    "EXTENSION_NAME",
+    "MAX_EXTENSIONS",
+    "NOT_EXTENSIONS",
+    "canonical_body",
+    "topic_patterns",
+    "validate_event",
+]
 
 _ID = EVENT_ID
 _VERSION = re.compile(r"^(0|[1-9][0-9]{0,4})\.(0|[1-9][0-9]{0,4})$")
+#: a URI-reference (RFC 3986): its characters only (no space, no control, ASCII)
+_URI_REFERENCE = re.compile(r"^[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]{1,1024}$")
+#: CloudEvents attribute names: a-z and 0-9 (the spec's MUST); up to 64 (it recommends 20)
+EXTENSION_NAME = re.compile(r"^[a-z0-9]{1,64}$")
+MAX_EXTENSIONS = 32
+_INT32 = (-(2**31), 2**31 - 1)
+#: names that are CloudEvents context attributes, or extensions hookproof maps to its fields
+NOT_EXTENSIONS = frozenset(
+    {
+        "specversion",
+        "id",
+        "source",
+        "type",
+        "subject",
+        "time",
+        "datacontenttype",
+        "dataschema",
+        "data",
+        "data_base64",
+        "aggregateversion",
+        "eventversion",
+        "consumerid",
+    }
+)
 
 
 def canonical_body(e: EventIn, occurred_at: str | None = None) -> bytes:
@@ -37,6 +69,9 @@ def canonical_body(e: EventIn, occurred_at: str | None = None) -> bytes:
             "aggregateVersion": e.aggregate_version,
             "occurredAt": occurred_at,
             "payload": e.payload,
+            # CloudEvents: only when given, so a plain event's body is what it always was
+            **({"source": e.source} if e.source is not None else {}),
+            **({"extensions": e.extensions} if e.extensions else {}),
         }
     )
 
@@ -64,4 +99,27 @@ def validate_event(e: EventIn) -> int:
         parse_time(e.occurred_at, "occurredAt")
     if e.consumer_id is not None:
         check_consumer_id(e.consumer_id, "consumerId")
+    if e.source is not None and not _URI_REFERENCE.fullmatch(e.source):
+        raise ValidationError(
+            "source must be a URI-reference of 1..1024 characters", field="source"
+        )
+    if e.extensions:
+        _check_extensions(e.extensions)
     return int(m.group(1))
+
+
+def _check_extensions(extensions: dict[str, str | int | bool]) -> None:
+    if len(extensions) > MAX_EXTENSIONS:
+        raise ValidationError(f"at most {MAX_EXTENSIONS} extension attributes", field="extensions")
+    for name, value in extensions.items():
+        where = f"extensions.{name[:64]}"
+        if not EXTENSION_NAME.fullmatch(name) or name in NOT_EXTENSIONS:
+            raise ValidationError(
+                "an extension name is 1..64 of [a-z0-9] and no context attribute", field=where
+            )
+        if isinstance(value, str) and (len(value) > 4096 or not printable(value)):
+            raise ValidationError(
+                "an extension string is at most 4096 printable characters", field=where
+            )
+        if type(value) is int and not _INT32[0] <= value <= _INT32[1]:
+            raise ValidationError("an extension integer is a signed 32-bit integer", field=where)

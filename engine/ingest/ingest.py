@@ -470,6 +470,8 @@ class IngestService:
                             deliveries=[d["deliveryId"] for d in deliveries],
                             at=at,
                             test=it.only is not None or UNSET,
+                            source=e.source if e.source is not None else UNSET,
+                            extensions=e.extensions or UNSET,
                         )
                     ],
                     NO_STREAM,

@@ -327,8 +327,11 @@ class EventApplier:
     """Apply events once by id and in aggregate-version order.
 
     ``first_version`` is the version expected first for an aggregate never seen before (use
-    ``start_aggregate`` to join a stream mid-way). At most ``max_buffered`` early versions are
-    held per aggregate; beyond that ``submit`` reports CONFLICT so the sender retries later.
+    ``start_aggregate`` to join a stream mid-way). While it is above 0, version 0 means no
+    order (a CloudEvent published without ``aggregateversion``): such an event is applied once
+    by id and neither waits for nor moves its aggregate's versions. At most ``max_buffered``
+    early versions are held per aggregate; beyond that ``submit`` reports CONFLICT so the
+    sender retries later.
     """
 
     handler: Handler
@@ -358,6 +361,10 @@ class EventApplier:
                 if pending.payload_digest != event.payload_digest:
                     return [_conflict(event, None)]
                 return [ApplyOutcome(event, Outcome.BUFFERED)]
+            if event.aggregate_version == 0 < self.first_version:
+                # version 0 carries no order (a CloudEvent published without
+                # aggregateversion): applied once by id, never buffered, never stale
+                return [await self._apply(event, ordered=False)]
             last = store.last_version(event.aggregate_id)
             expected = self.first_version if last is None else last + 1
             if event.aggregate_version < expected:
@@ -389,7 +396,7 @@ class EventApplier:
                 nxt += 1
             return outcomes
 
-    async def _apply(self, event: Event) -> ApplyOutcome:
+    async def _apply(self, event: Event, *, ordered: bool = True) -> ApplyOutcome:
         store = self.store
         with store.transaction():
             result = Outcome.APPLIED
@@ -413,6 +420,7 @@ class EventApplier:
                 event.subscription_id,
             )
             store.add_record(record)
-            store.set_last_version(event.aggregate_id, event.aggregate_version)
-            store.unbuffer(event.aggregate_id, event.aggregate_version)
+            if ordered:
+                store.set_last_version(event.aggregate_id, event.aggregate_version)
+                store.unbuffer(event.aggregate_id, event.aggregate_version)
         return ApplyOutcome(event, result, record, detail)

@@ -107,7 +107,8 @@ async def test_rejection_is_recorded_and_keeps_the_order_moving(kind: str) -> No
         ("e1", Outcome.REJECTED),
         ("e2", Outcome.APPLIED),
     ]
-    assert (await applier.submit(_event("e0", 0)))[0].outcome is Outcome.STALE
+    # an earlier version under another id is stale (version 0 is no version: see below)
+    assert (await applier.submit(_event("e1b", 1)))[0].outcome is Outcome.STALE
 
 
 async def test_sqlite_effects_commit_with_the_applied_record_or_not_at_all(tmp_path: Path) -> None:
@@ -162,3 +163,26 @@ def test_event_from_delivery_binds_the_headers() -> None:
     headers["Webhook-Id"] = "e2"
     with pytest.raises(ValueError):
         Event.from_delivery(body, headers)
+
+
+@pytest.mark.parametrize("kind", STORES)
+async def test_version_0_is_applied_once_by_id_without_order(kind: str) -> None:
+    """A CloudEvent published without aggregateversion arrives as version 0 (of its subject,
+    or of its own id): applied once each, never stale, and the aggregate's order untouched."""
+    applied: list[str] = []
+    applier = EventApplier(lambda e: applied.append(e.event_id), _store(kind))
+    outcomes = [await applier.submit(_event(eid, 0, "order-1")) for eid in ("u1", "u2")]
+    assert [o[0].outcome for o in outcomes] == [Outcome.APPLIED, Outcome.APPLIED]
+    (again,) = await applier.submit(_event("u1", 0, "order-1"))
+    assert again.outcome == Outcome.DUPLICATE
+    # the aggregate's ordered versions still start at 1 and go in order
+    (early,) = await applier.submit(_event("v2", 2, "order-1"))
+    assert early.outcome == Outcome.BUFFERED
+    first = await applier.submit(_event("v1", 1, "order-1"))
+    assert [o.outcome for o in first] == [Outcome.APPLIED, Outcome.APPLIED]
+    assert applied == ["u1", "u2", "v1", "v2"]
+    # counting from 0, version 0 is the first ordered one, as before
+    zero = EventApplier(lambda e: None, _store(kind), first_version=0)
+    (out,) = await zero.submit(_event("z0", 0, "agg-z"))
+    (late,) = await zero.submit(_event("z0b", 0, "agg-z"))
+    assert out.outcome == Outcome.APPLIED and late.outcome == Outcome.STALE

@@ -1092,6 +1092,44 @@ export interface components {
             passed: boolean;
             reason: string | null;
         };
+        /**
+         * CloudEventIn
+         * @description A CloudEvent 1.0 in the JSON event format, as POST /v1/events takes it (Content-Type application/cloudevents+json; an array of these with application/cloudevents-batch+json). Mapped to a hookproof event as schemas/cloudevents.md says: id -> eventId, type -> topic, subject -> aggregateId (absent: the id), time -> occurredAt, aggregateversion -> aggregateVersion (absent: 0), eventversion -> version (absent: "1.0"), consumerid -> consumerId, data -> payload; source and the other extensions are kept. A null attribute is absent. Refusals: 400 cloudevent_invalid (breaks the CloudEvents spec) or cloudevent_unsupported (data that is not JSON, no time), with the attribute named in the problem's attribute member.
+         */
+        CloudEventIn: {
+            /** @description The aggregateVersion (absent: 0); an Integer, or its decimal text. */
+            aggregateversion?: number | string;
+            /** @description The consumerId: planned only for that consumer's subscriptions. */
+            consumerid?: string;
+            /** @description The payload: any JSON value (absent: null). */
+            data?: unknown;
+            /** @description A JSON media type (application/json, text/json or *\/*+json) when given. */
+            datacontenttype?: string;
+            /**
+             * Format: uri
+             * @description Checked, not kept (a delivered CloudEvent carries the catalogue's schema URL).
+             */
+            dataschema?: string;
+            /** @description The version "MAJOR.MINOR" (absent: "1.0"). */
+            eventversion?: string;
+            /** @description The eventId (idempotency per tenant, as for a plain event). */
+            id: string;
+            /** @description A URI-reference; kept with the event. */
+            source: string;
+            /** @constant */
+            specversion: "1.0";
+            /** @description The aggregateId (absent: the id). */
+            subject?: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339: the occurredAt (required here: it is part of the signed body).
+             */
+            time: string;
+            /** @description The topic. */
+            type: string;
+        } & {
+            [key: string]: string | number | boolean | null;
+        };
         /** Consumer */
         Consumer: {
             createdAt: string;
@@ -1331,9 +1369,15 @@ export interface components {
             /** @default null */
             consumerId?: string | null;
             eventId: string;
+            /** @default null */
+            extensions?: {
+                [key: string]: string | number | boolean;
+            } | null;
             /** @description When it happened (RFC 3339). Omitted: the engine records when it first accepted the event, and the same eventId and payload posted again without occurredAt is the same event (created false), never a conflict; a value the sender sets is compared as sent. */
             occurredAt?: string;
             payload: unknown;
+            /** @default null */
+            source?: string | null;
             topic: string;
             version: string;
         };
@@ -1701,7 +1745,6 @@ export interface components {
         RelayReport: {
             /** @default null */
             answeredBy?: "cli" | null;
-            /** @description 1..2147483647 */
             attempt: number;
             /** @default null */
             body?: string | null;
@@ -3301,6 +3344,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A plain event (application/json); a CloudEvent 1.0 in structured mode (application/cloudevents+json) or binary mode (ce-specversion, ce-id, ce-source, ce-type, ce-time... headers, percent-encoded, with the data as a JSON body); or a CloudEvents batch (application/cloudevents-batch+json), answered 200 as POST /v1/events/batch answers. A refused CloudEvent: 400 cloudevent_invalid or cloudevent_unsupported with the attribute named (member attribute). */
         requestBody: {
             content: {
                 /**

@@ -11,6 +11,7 @@ from .attempt_stats import AttemptStats
 from .attempt_stats_batch import AttemptStatsBatch
 from .attempt_stats_interval import AttemptStatsInterval
 from .challenge_answered import ChallengeAnswered
+from .cloud_event_in import CloudEventIn
 from .consumer import Consumer
 from .consumer_create import ConsumerCreate
 from .consumer_create_metadata import ConsumerCreateMetadata
@@ -42,6 +43,7 @@ from .event_batch_result_status import EventBatchResultStatus
 from .event_batch_results import EventBatchResults
 from .event_delivery import EventDelivery
 from .event_in import EventIn
+from .event_in_extensions_type_0 import EventInExtensionsType0
 from .event_type import EventType
 from .event_type_in import EventTypeIn
 from .event_type_in_versions import EventTypeInVersions
@@ -162,6 +164,7 @@ __all__ = (
     "AttemptStatsBatch",
     "AttemptStatsInterval",
     "ChallengeAnswered",
+    "CloudEventIn",
     "Consumer",
     "ConsumerCreate",
     "ConsumerCreateMetadata",
@@ -193,6 +196,7 @@ __all__ = (
     "EventBatchResultStatus",
     "EventDelivery",
     "EventIn",
+    "EventInExtensionsType0",
     "EventType",
     "EventTypeIn",
     "EventTypeInVersions",

@@ -26,7 +26,7 @@ T = TypeVar("T", bound="RelayReport")
 class RelayReport:
     """ 
         Attributes:
-            attempt (int): 1..2147483647
+            attempt (int):
             delivery_id (str):
             exchange_id (str):
             type_ (RelayReportType):
