@@ -580,4 +580,6 @@ class Dispatcher:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await upkeep
             if self.inflight.tasks:
-                await asyncio.wait(list(self.inflight.tasks), timeout=self.settings.request_timeout_s + 5)
+                await asyncio.wait(
+                    list(self.inflight.tasks), timeout=self.settings.request_timeout_s + 5
+                )
