@@ -438,6 +438,55 @@ FIGURES: tuple[Figure, ...] = (
         "< 10",
         "machine/loadavg_start/0",
     ),
+    Figure(
+        "a victim tenant's HTTPS deliveries beside another tenant's 34 hung broker destinations"
+        " (calm / hostile p99; in-process engine)",
+        ".venv/bin/python bench/bench_hostile_victim.py --events 300"
+        " --out bench/results/s15_hostile_victim_quiet.json",
+        "s15_hostile_victim_quiet.json",
+        (
+            "max:kinds/{amqp,nats}/p99_ratio",
+            "kinds/amqp/calm/p99_ms",
+            "kinds/amqp/hostile/p99_ms",
+            "kinds/nats/calm/p99_ms",
+            "kinds/nats/hostile/p99_ms",
+            "max:kinds/{amqp,nats}/hostile/max_ms",
+        ),
+        "AMQP {1:.1f} / {2:.1f} ms, NATS {3:.1f} / {4:.1f} ms: p99 up to **{0:.2f}x** of calm;"
+        " worst delivery {5:.0f} ms (never stalled)",
+        "hostile p99 <= 1.2x calm",
+        "<= 1.2",
+        "loadavg_before/0",
+    ),
+    Figure(
+        "filters: one CESQL evaluation of the TCK's typical expression"
+        " (`id LIKE 'my%' AND source LIKE '%.ca'`), in process",
+        ".venv/bin/python bench/bench_filters.py",
+        "s15_filters.json",
+        ("cesql/0/matches/median_us", "cesql/0/matches/best_us"),
+        "**{0:.1f} us** median ({1:.1f} best)",
+        "< 20 us",
+        "< 20",
+        "loadavg_before/0",
+        "when",
+    ),
+    Figure(
+        "transformation sandbox (QuickJS in wasmtime): CPU per run, 1 KiB payload, ten-line"
+        " handler (library only, not yet wired)",
+        ".venv/bin/python bench/bench_transform.py",
+        "s15_transform.json",
+        (
+            "run_sandbox_with_verdict_and_digests/cpu_us_median",
+            "run_on_a_fresh_worker_each_time/cpu_us_median",
+            "startup_compile_module/cpu_ms",
+        ),
+        "**{0:,.0f} us** (a fresh instance each run: {1:,.0f} us; compiling the module once per"
+        " process: {2:,.0f} ms)",
+        "<= 1 ms",
+        "<= 1000",
+        "loadavg_start/0",
+        "date",
+    ),
 )
 
 
