@@ -100,7 +100,9 @@ async def test_an_echoed_credential_is_in_no_stored_or_served_copy(
         assert await dispatch(h) == 1
         h.endpoint.raw = echo
         planned = await publish(h, f"echo-{case}", 1)
-        assert await dispatch(h) == 1
+        # the echo's delivery, and the redirected one's retry when it is already due (a slow
+        # machine): both are answered by the echo, and both must come out scrubbed
+        assert await dispatch(h) in (1, 2)
         h.endpoint.raw = redirect
         await h.challenge(view["id"])  # a failed challenge keeps the redirect target
     assert logs and _absent(json.dumps(logs, default=str), value, hidden) == []
