@@ -7,88 +7,26 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from msgspec import UNSET, UnsetType
-
 from hookproof.errors import ConflictError, NotFound, StoreError
 from hookproof.events import Event, EventStore, Metadata, StreamAppend
 from hookproof.events.delivery_events import (
-    ApplicationConfirmed,
-    AttemptAdmitted,
-    AttemptFailed,
-    AttemptLost,
-    AttemptRequest,
-    AttemptResponse,
     DeliveryReplayRequested,
     DeliverySkipped,
-    EndpointAccepted,
     EventIngested,
-    OrderingGapSkipped,
-    ReceiptConflict,
     delivery_stream_id,
     event_stream_id,
 )
-from hookproof.projections.deliveries import evolve_delivery
-from hookproof.projections.ledger import LedgerState as S
+from hookproof.projections.delivery_story import DeliveryStory, read_story
 
-from ..challenge.disclosure import code_detail, tenant_dead_letter_reason, tenant_reason
+from ..challenge.disclosure import tenant_dead_letter_reason
 from ..db.repository import Record
-from ..destinations.evidence import broker_view
-from ..destinations.relay_codes import RELAY_REPORTED
-from ..destinations.relay_endpoint import is_relay_endpoint
 from .admission import ledger_next
 from .repository import DeliveryRepository
-from .request_view import body_view, request_view
 from .stats_view import Window, stats_view
+from .story_view import delivery_view, evidence_of, response_view
 from .streams import append_to_deliveries
-from .test_event_ids import is_test_event
 
 __all__ = ["DeliveryReader", "evidence_of", "response_view"]
-
-
-def response_view(response: AttemptResponse | UnsetType) -> dict[str, Any] | None:
-    """An attempt's ``response`` in the API: ``{"headers": [[name, value]...], "excerpt",
-    "bodyBytes", "excerptTruncated", "headersTruncated"}``; ``None`` when none was recorded."""
-    if isinstance(response, UnsetType):
-        return None
-    return {
-        "headers": [list(h) for h in response.headers],
-        "excerpt": response.excerpt,
-        "bodyBytes": response.body_bytes,
-        "excerptTruncated": response.excerpt_truncated,
-        "headersTruncated": response.headers_truncated,
-    }
-
-
-def evidence_of(row: dict[str, Any], verified_generation: int | None = None) -> dict[str, Any]:
-    """The evidence ladder: endpoint and application facts, never inferred from each other.
-    A relay subscription's acceptance is what its relay reported (``RELAY_REPORTED``, with
-    the status it saw): the engine did not see that answer itself."""
-    accepted = row["accepted_at"] is not None
-    if accepted and is_relay_endpoint(row["endpoint"]):
-        relayed = _application(row)
-        relayed["reportedStatus"] = row.get("last_status")
-        return {"endpoint": RELAY_REPORTED, **relayed}
-    endpoint = (
-        S.ENDPOINT_ACCEPTED.value
-        if accepted
-        else (
-            "VERIFIED_ENDPOINT"
-            if verified_generation is not None and verified_generation >= row["generation"]
-            else "NONE"
-        )
-    )
-    return {"endpoint": endpoint, **_application(row)}
-
-
-def _application(row: dict[str, Any]) -> dict[str, Any]:
-    application = row["application"]
-    if application == "CONFIRMED":
-        app = "CONFIRMED"
-    elif not row["receipts"]:
-        app = "UNOBSERVABLE"
-    else:
-        app = "PENDING"
-    return {"application": app}
 
 
 def _command(delivery_id: str, row: Any, event: Event, actor: str) -> StreamAppend:
@@ -111,179 +49,48 @@ class DeliveryReader:
         self.deliveries = deliveries
 
     async def delivery(self, tenant_id: str, delivery_id: str) -> dict[str, Any]:
+        """The delivery as its tenant sees it (:func:`.story_view.delivery_view`): the ledger
+        projection's row and the story of its stream; an archived one, from its archived
+        stream alone (``"archived": true``)."""
         row = await self.deliveries.get(tenant_id, delivery_id)
         if row is None:
-            archived = await self._archived_row(tenant_id, delivery_id)
+            archived = await self._archived_story(tenant_id, delivery_id)
             if archived is None:
                 raise NotFound("no such delivery", code="delivery_not_found")
-            return {**await self._view(archived), "archived": True}
-        return await self._view(dict(row))
+            return {**await self._view(archived.ledger.row(), archived), "archived": True}
+        return await self._view(dict(row), await self._story(delivery_id))
 
-    async def _archived_row(self, tenant_id: str, delivery_id: str) -> dict[str, Any] | None:
-        """The ledger row of an archived delivery, folded from its archived stream (only for
-        its own tenant)."""
+    async def _story(self, delivery_id: str) -> DeliveryStory | None:
+        """The story of the delivery's stream (hot or archived), read once."""
+        events = await self.store.read_stream(delivery_stream_id(delivery_id))
+        return read_story((rec.decode(), rec.stream_version) for rec in events)
+
+    async def _archived_story(self, tenant_id: str, delivery_id: str) -> DeliveryStory | None:
+        """The story of an archived delivery, from its archived stream (only for its own
+        tenant)."""
         if self.store.archive is None:
             return None
         owner = await self.deliveries.archived_owner(delivery_id)
         if owner is not None and owner != tenant_id:
             return None  # another tenant's: decided before any segment is touched
         try:
-            events = await self.store.read_stream(delivery_stream_id(delivery_id))
+            story = await self._story(delivery_id)
         except StoreError:
             if owner is None:  # archived before owners were recorded: maybe not this tenant's
                 return None
             raise
-        row: dict[str, Any] | None = None
-        for rec in events:
-            row = evolve_delivery(row, rec.decode(), rec.stream_version)
-        if row is None or row["tenant_id"] != tenant_id:
+        if story is None or story.ledger.tenant_id != tenant_id:
             return None
-        return row
+        return story
 
-    async def _view(self, row: dict[str, Any]) -> dict[str, Any]:
-        events = await self.store.read_stream(delivery_stream_id(row["delivery_id"]))
-        attempts: dict[int, dict[str, Any]] = {}
-        said: dict[int, str] = {}  # a failed broker attempt's refusal, in the broker's words
-        admissions: dict[int, AttemptAdmitted] = {}
-        sent: dict[int, AttemptRequest] = {}
-        confirmation: dict[str, Any] | None = None
-        conflicts: list[dict[str, Any]] = []
-        gaps: list[dict[str, Any]] = []
-        for rec in events:
-            ev = rec.decode()
-            if isinstance(ev, OrderingGapSkipped):
-                gaps.append({"from": ev.missing_from, "to": ev.missing_to, "waitedS": ev.waited_s})
-            if isinstance(ev, (EndpointAccepted, AttemptFailed)) and isinstance(
-                ev.request, AttemptRequest
-            ):
-                sent[ev.attempt] = ev.request
-            if isinstance(ev, AttemptAdmitted):
-                admissions[ev.attempt] = ev
-                attempts[ev.attempt] = {
-                    "attempt": ev.attempt,
-                    "admittedAt": ev.at,
-                    "generation": ev.generation,
-                    "endpoint": ev.endpoint,
-                    "keyId": ev.key_id,
-                    "keyGeneration": ev.key_generation,
-                    "signatureAlgorithm": ev.signature_alg,
-                    "dispatcher": ev.dispatcher,
-                    "drain": ev.drain,
-                    "outcome": S.DISPATCHING.value,
-                }
-            elif isinstance(ev, EndpointAccepted) and ev.attempt in attempts:
-                relayed = is_relay_endpoint(attempts[ev.attempt]["endpoint"])
-                attempts[ev.attempt].update(
-                    outcome=RELAY_REPORTED if relayed else S.ENDPOINT_ACCEPTED.value,
-                    status=ev.status,
-                    peerAddress=ev.peer_address,
-                    spkiSha256=ev.spki_sha256,
-                    durationMs=ev.duration_ms,
-                    completedAt=ev.at,
-                    bodyTruncated=ev.body_truncated is True,
-                    response=response_view(ev.response),
-                )
-                if ev.broker is not UNSET:
-                    attempts[ev.attempt]["broker"] = _broker(ev.broker, ev.delivery_id)
-                if isinstance(ev.proxy, str):
-                    attempts[ev.attempt]["proxy"] = ev.proxy
-            elif isinstance(ev, AttemptFailed) and ev.attempt in attempts:
-                attempts[ev.attempt].update(
-                    outcome=ev.outcome,
-                    code=tenant_reason(ev.code),
-                    status=ev.status,
-                    location=ev.location,
-                    requestWritten=ev.request_written,
-                    peerAddress=ev.peer_address,
-                    retryAt=ev.retry_at,
-                    durationMs=ev.duration_ms,
-                    completedAt=ev.at,
-                    bodyTruncated=ev.body_truncated is True,
-                    response=response_view(ev.response),
-                )
-                if ev.broker is not UNSET:
-                    attempts[ev.attempt]["broker"] = _broker(ev.broker, ev.delivery_id)
-                    said[ev.attempt] = str(ev.broker.get("detail") or "")
-                if isinstance(ev.proxy, str):
-                    attempts[ev.attempt]["proxy"] = ev.proxy
-            elif isinstance(ev, AttemptLost) and ev.attempt in attempts:
-                attempts[ev.attempt].update(
-                    outcome=S.UNKNOWN_TRANSPORT.value, code="dispatcher_lost", completedAt=ev.at
-                )
-            elif isinstance(ev, ApplicationConfirmed):
-                confirmation = {
-                    "operationId": ev.operation_id,
-                    "result": ev.result,
-                    "appliedAt": ev.applied_at,
-                    "receiptKeyId": ev.receipt_key_id,
-                    "receiptKeyGeneration": ev.receipt_key_generation,
-                    "confirmedAt": ev.at,
-                }
-            elif isinstance(ev, ReceiptConflict):
-                conflicts.append(
-                    {
-                        "receiptDigest": ev.receipt_digest,
-                        "operationId": ev.operation_id,
-                        "at": ev.at,
-                    }
-                )
-        for n, admitted in admissions.items():
-            attempts[n]["request"] = request_view(
-                admitted,
-                event_id=row["event_id"],
-                subscription_id=row["subscription_id"],
-                recorded=sent.get(n),
-            )
+    async def _view(self, row: dict[str, Any], story: DeliveryStory | None) -> dict[str, Any]:
         stored = await self.deliveries.body(row["tenant_id"], row["event_id"])
-        view = {
-            "deliveryId": row["delivery_id"],
-            "eventId": row["event_id"],
-            "test": is_test_event(row["event_id"]),
-            "subscriptionId": row["subscription_id"],
-            "generation": row["generation"],
-            "endpoint": row["endpoint"],
-            "state": row["state"],
-            "evidence": evidence_of(
-                row,
-                await self.deliveries.verified_generation(row["subscription_id"]),
-            ),
-            "payloadDigest": row["payload_digest"],
-            "attempt": row["attempt"],
-            "nextAttemptAt": _iso(row["next_attempt_at"]),
-            "lastCode": tenant_reason(row["last_code"]),
-            "owner": row["owner"],
-            "attempts": [attempts[k] for k in sorted(attempts)],
-            "requestBody": body_view(stored["body"] if stored is not None else None),
-            "createdAt": _iso(row["created_at"]),
-            "updatedAt": _iso(row["updated_at"]),
-        }
-        detail = code_detail(
-            view["lastCode"],
-            row["last_code"],
-            endpoint=row["endpoint"],
-            said=said.get(max(said)) if said else None,
+        return delivery_view(
+            row,
+            story,
+            verified_generation=await self.deliveries.verified_generation(row["subscription_id"]),
+            body=stored["body"] if stored is not None else None,
         )
-        if row["last_code"] and detail:
-            view["lastCodeDetail"] = detail
-        if row["state"] == S.DEAD_LETTER:
-            view["deadLetter"] = {
-                "owner": row["owner"],
-                "reason": tenant_dead_letter_reason(row["dead_letter_reason"]),
-                "replay": f"POST /v1/deliveries/{row['delivery_id']}/replay",
-                "skip": f"POST /v1/deliveries/{row['delivery_id']}/skip",
-            }
-        if row.get("ordering_gap_timeout_s") is not None:
-            view["ordering"] = {
-                "aggregateId": row["aggregate_id"],
-                "aggregateVersion": row["aggregate_version"],
-                "gapTimeoutS": row["ordering_gap_timeout_s"],
-                "gapsSkipped": gaps,
-            }
-        if confirmation:
-            view["applicationReceipt"] = confirmation
-        if conflicts:  # receipts quarantined: their payloadDigest is not the delivered one
-            view["receiptConflicts"] = conflicts
-        return view
 
     async def event(self, tenant_id: str, event_id: str) -> dict[str, Any]:
         """This tenant's event of that id; another tenant's event of the same id is invisible.
@@ -311,14 +118,14 @@ class DeliveryReader:
         for did in ingested.deliveries if ingested is not None else []:
             if did in hot:
                 continue
-            row = await self._archived_row(tenant_id, did)
-            if row is not None:
+            story = await self._archived_story(tenant_id, did)
+            if story is not None:
                 deliveries.append(
                     {
                         "deliveryId": did,
-                        "subscriptionId": row["subscription_id"],
-                        "state": row["state"],
-                        "evidence": evidence_of(row),
+                        "subscriptionId": story.ledger.subscription_id,
+                        "state": story.ledger.state,
+                        "evidence": evidence_of(story.ledger.row()),
                         "archived": True,
                     }
                 )
@@ -453,10 +260,3 @@ class DeliveryReader:
             ],
         )
         return await self.delivery(tenant_id, delivery_id)
-
-
-def _broker(recorded: dict[str, Any], delivery_id: str) -> dict[str, Any]:
-    """A recorded broker answer as its tenant sees it (a denied address's code hidden)."""
-    view = broker_view(recorded, delivery_id)
-    view["code"] = tenant_reason(view["code"])
-    return view
