@@ -46,7 +46,7 @@ from hookproof.events.subscription_events import (
     SubscriptionUpdated,
     subscription_stream_id,
 )
-from hookproof.projections.deliveries import evolve_delivery
+from hookproof.projections.delivery_story import DeliveryStory, tell
 from hookproof.projections.subscriptions import SubscriptionState
 from hookproof.projections.subscriptions import evolve as evolve_subscription
 
@@ -177,8 +177,10 @@ def timeline_entry(
 _TRUNCATED = " (body truncated: the connection ended without TLS close_notify)"
 
 
-def _delivery_outcome(ev: Event) -> tuple[int | None, str | None, str]:
-    """(generation, key id, outcome) of one delivery event."""
+def _delivery_outcome(story: DeliveryStory) -> tuple[int | None, str | None, str]:
+    """(generation, key id, outcome) of the event the story read last."""
+    ev = story.last
+    assert ev is not None  # a told story has read an event
     if isinstance(ev, DeliveryPlanned):
         receipts = "receipts" if ev.receipts else "no receipts"
         return ev.generation, None, f"planned for {ev.endpoint} ({receipts})"
@@ -262,25 +264,26 @@ async def delivery_timeline(
         sub_events = await store.read_stream(
             subscription_stream_id(first.subscription_id), as_of=as_of
         )
-    row: dict[str, Any] | None = None
+    story: DeliveryStory | None = None
     entries: list[Entry] = []
     for rec in events:
-        ev = rec.decode()
-        row = evolve_delivery(row, ev, rec.stream_version)
-        generation, key_id, outcome = _delivery_outcome(ev)
+        story = tell(story, rec.decode(), rec.stream_version)
+        row = story.ledger.row()
+        generation, key_id, outcome = _delivery_outcome(story)
         evidence = evidence_of(row, _verified_at(sub_events, rec.recorded_at))
         entries.append(
             timeline_entry(
                 rec,
-                generation if generation is not None else row["generation"],
+                generation if generation is not None else story.ledger.generation,
                 key_id,
                 outcome,
                 _evidence_text(evidence),
-                row["state"],
+                story.ledger.state,
             )
         )
-    assert row is not None
+    assert story is not None
     moment = as_of or events[-1].recorded_at
+    row = story.ledger.row()
     state = _row_json(row)
     state["evidence"] = evidence_of(row, _verified_at(sub_events, moment))
     return Timeline("delivery", delivery_id, as_of, entries, state)
