@@ -239,7 +239,8 @@ def _chapter(story: DeliveryStory, ev: Event) -> DeliveryStory:
 def tell(story: DeliveryStory | None, event: Event, version: int) -> DeliveryStory:
     """The story after ``event`` (stream version ``version``); ``story`` None: the stream's
     first event, which the ledger table allows only to be ``delivery.planned``."""
-    row = evolve_delivery(None if story is None else story.ledger.row(), event, version)
+    # ``row()`` is a new dict, owned here: the fold may update it in place
+    row = evolve_delivery(None if story is None else story.ledger.row(), event, version, reuse=True)
     if story is None:
         assert isinstance(event, DeliveryPlanned)  # evolve_delivery refused anything else
         return DeliveryStory(planned=event, ledger=Ledger.of_row(row), last=event)
