@@ -179,13 +179,8 @@ class DeliveryStory:
 
     @property
     def last_attempt(self) -> Attempt | None:
+        """The attempt admitted last (None: never attempted)."""
         return self.attempts[-1] if self.attempts else None
-
-    def attempt(self, number: int) -> Attempt | None:
-        for a in self.attempts:
-            if a.number == number:
-                return a
-        return None
 
     @property
     def broker_refusal(self) -> str | None:
