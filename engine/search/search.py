@@ -105,8 +105,12 @@ def event_item(r: Record) -> dict[str, Any]:
 class Search(PoolRepository):
     """Pages of a tenant's deliveries and events that match a search."""
 
-    scan_rows: int = SCAN_ROWS
-    budget_ms: int = SCAN_BUDGET_MS
+    def __init__(
+        self, pool: asyncpg.Pool, *, scan_rows: int = SCAN_ROWS, budget_ms: int = SCAN_BUDGET_MS
+    ) -> None:
+        super().__init__(pool)
+        self.scan_rows = scan_rows
+        self.budget_ms = budget_ms
 
     async def _matches(self, q: SearchQuery, *, events: bool, want: int) -> AsyncIterator[Record]:
         """The candidates that match ``q`` in the page's order, at most ``want``; raises
@@ -134,14 +138,14 @@ class Search(PoolRepository):
             raise SearchTooBroad(
                 f"the search read for longer than its budget ({self.budget_ms} ms) "
                 "without filling its page: narrow it",
-                budget_ms=self.budget_ms,
+                budgetMs=self.budget_ms,
             ) from None
         if read >= self.scan_rows:
             raise SearchTooBroad(
                 f"the search read its budget ({self.scan_rows} candidates) without filling "
                 "its page: narrow it (a time range, a subscription, an equality on a payload "
                 "field or attribute)",
-                scan_rows=self.scan_rows,
+                scanRows=self.scan_rows,
             )
 
     async def _page(
