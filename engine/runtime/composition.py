@@ -404,7 +404,9 @@ def construct_routes(
         metrics_route(services.metrics, deliveries),
         *delivery_routes(services.ingest, services.reader, DeliveryLog.of(store)),
         *recover_routes(services.recovery),
-        *search_routes(Search.of(store), Replays.of_store(store, jobs)),
+        *search_routes(
+            Search.of(store), Replays(store, Search.of(store), (jobs or BackgroundJobs()).spawn)
+        ),
         *test_event_routes(TestEventSender(services.ingest, services.event_types)),
         *branding_routes(BrandingRepository.of(store)),
         *key_routes(services.rotation),

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -40,13 +40,15 @@ from ..db.queries import ENGINE_QUERIES
 from ..db.repository import PoolRepository
 from ..delivery.repository import DeliveryRepository
 from ..delivery.streams import append_to_deliveries
-from ..runtime.jobs import BackgroundJobs
 from .query import SearchQuery, query_digest
 from .search import Search
 
 __all__ = ["REPLAY_ID", "SAMPLE", "ReplayTooLarge", "Replays", "due_after"]
 
 log = structlog.get_logger("hookproof.replay")
+#: runs a job beside the request (the engine's background jobs: awaited by drain, cancelled at
+#: close)
+Spawn = Callable[[Coroutine[Any, Any, None], str], object]
 SQL = ENGINE_QUERIES.named(
     "replay_insert",
     "replay_get",
@@ -93,27 +95,22 @@ def _view(r: Any) -> dict[str, Any]:
 
 
 class Replays(PoolRepository):
-    """Bulk replays of one engine: started, run in ``jobs``, read and cancelled."""
+    """Bulk replays of one engine: started, run by ``spawn``, read and cancelled."""
 
     def __init__(
         self,
         store: EventStore,
         search: Search,
-        jobs: BackgroundJobs,
+        spawn: Spawn,
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         super().__init__(store.pool)
         self.store = store
         self.search = search
-        self.jobs = jobs
+        self.spawn = spawn
         self.clock = clock
         self.deliveries = DeliveryRepository.of(store)
-
-    @classmethod
-    def of_store(cls, store: EventStore, jobs: BackgroundJobs | None = None) -> Replays:
-        """Replays over ``store``'s pool, run in ``jobs`` (a set of their own when None)."""
-        return cls(store, Search.of(store), jobs if jobs is not None else BackgroundJobs())
 
     async def _selection(self, q: SearchQuery) -> list[str]:
         ids = await self.search.all_delivery_ids(q, REPLAY_MAX + 1)
@@ -166,9 +163,7 @@ class Replays(PoolRepository):
             [StreamAppend(replay_stream_id(replay_id), [started], 0, Metadata(actor=actor))]
         )
         log.info("replay_started", replay_id=replay_id, count=len(ids), rate=rate_per_second)
-        self.jobs.spawn(
-            self.run(replay_id, q.tenant_id, rate_per_second, actor), f"replay-{replay_id}"
-        )
+        self.spawn(self.run(replay_id, q.tenant_id, rate_per_second, actor), f"replay-{replay_id}")
         return await self.get(q.tenant_id, replay_id, q.consumer_id)
 
     async def get(self, tenant_id: str, replay_id: str, consumer_id: str | None) -> dict[str, Any]:
