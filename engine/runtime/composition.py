@@ -405,7 +405,10 @@ def construct_routes(
         *delivery_routes(services.ingest, services.reader, DeliveryLog.of(store)),
         *recover_routes(services.recovery),
         *search_routes(
-            Search.of(store), Replays(store, Search.of(store), (jobs or BackgroundJobs()).spawn)
+            Search.of(store),
+            Replays(
+                store, Search.of(store), (jobs if jobs is not None else BackgroundJobs()).spawn
+            ),
         ),
         *test_event_routes(TestEventSender(services.ingest, services.event_types)),
         *branding_routes(BrandingRepository.of(store)),

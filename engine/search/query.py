@@ -66,8 +66,10 @@ def query_digest(source: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_json(source)).hexdigest()
 
 
-def sql_args(q: SearchQuery, rows: int, *, events: bool) -> list[Any]:
-    """The parameters of ``search_deliveries.sql`` (15) or ``search_events.sql`` (16)."""
+def sql_args(q: SearchQuery, rows: int, *, events: bool, index: bool = True) -> list[Any]:
+    """The parameters of ``search_deliveries.sql`` (15) or ``search_events.sql`` (16);
+    ``index`` False: without the body equalities (the page's time order, each candidate's
+    filters evaluated by the caller)."""
     pushed = q.pushed
     at, last = q.before if q.before is not None else (None, None)
     args: list[Any] = [
@@ -85,7 +87,7 @@ def sql_args(q: SearchQuery, rows: int, *, events: bool) -> list[Any]:
         at,
         last,
         rows,
-        pushed.jsonpath,
+        pushed.jsonpath if index else None,
     ]
     if events:
         args.append(q.by_delivery)

@@ -29,13 +29,19 @@ from .query import SearchQuery, sql_args
 
 __all__ = ["SCAN_BUDGET_MS", "SCAN_ROWS", "Search", "SearchTooBroad", "filter_event"]
 
-SQL = ENGINE_QUERIES.named("search_deliveries", "search_events", "search_plan")
+SQL = ENGINE_QUERIES.named(
+    "search_deliveries", "search_events", "search_plan", "search_index_count"
+)
 #: the most candidate rows one page reads (and evaluates the filters on)
 SCAN_ROWS: Final = 5000
 #: the most database time one page takes, in milliseconds
 SCAN_BUDGET_MS: Final = 2000
-#: rows fetched from the database at a time
-_CHUNK = 200
+#: an equality the index finds more events for than this is checked on the page's time order
+#: instead (a page of a common value fills after a few rows; the index would read them all)
+INDEX_CAP: Final = 5000
+#: rows read by the first query of a page (at least the page), doubling up to _MAX_CHUNK
+_CHUNK = 50
+_MAX_CHUNK = 1000
 
 
 class SearchTooBroad(HookproofError):
@@ -118,35 +124,58 @@ class Search(PoolRepository):
         if q.pushed.impossible:
             return
         name = "search_events" if events else "search_deliveries"
+        key = "event_id" if events else "delivery_id"
         found = 0
         read = 0
         try:
             async with self.pool.acquire() as conn, conn.transaction():
                 await conn.execute(SQL["search_plan"], str(self.budget_ms))
-                cursor = conn.cursor(
-                    SQL[name], *sql_args(q, self.scan_rows, events=events), prefetch=_CHUNK
-                )
-                async for r in cursor:
-                    read += 1
-                    consumer = None if events else r["consumer_id"]
-                    if q.filters.matches(filter_event(r["body"], q.tenant_id, consumer)):
-                        found += 1
-                        yield r
-                        if found >= want:
-                            return
+                index = await self.index_narrows(conn, q)
+                before = q.before
+                # keyset chunks, each planned for its own small LIMIT (an index walk in the
+                # page's order, not a plan for the whole budget), growing while few match
+                chunk = max(want, _CHUNK)
+                while True:
+                    n = min(chunk, self.scan_rows - read)
+                    part = replace(q, before=before)
+                    rows = await conn.fetch(
+                        SQL[name], *sql_args(part, n, events=events, index=index)
+                    )
+                    read += len(rows)
+                    for r in rows:
+                        consumer = None if events else r["consumer_id"]
+                        if q.filters.matches(filter_event(r["body"], q.tenant_id, consumer)):
+                            found += 1
+                            yield r
+                            if found >= want:
+                                return
+                    if len(rows) < n:
+                        return  # the end: every candidate read
+                    if read >= self.scan_rows:
+                        break
+                    before = (rows[-1]["created_at"], rows[-1][key])
+                    chunk = min(chunk * 2, _MAX_CHUNK)
         except asyncpg.QueryCanceledError:
             raise SearchTooBroad(
                 f"the search read for longer than its budget ({self.budget_ms} ms) "
                 "without filling its page: narrow it",
                 budgetMs=self.budget_ms,
             ) from None
-        if read >= self.scan_rows:
-            raise SearchTooBroad(
-                f"the search read its budget ({self.scan_rows} candidates) without filling "
-                "its page: narrow it (a time range, a subscription, an equality on a payload "
-                "field or attribute)",
-                scanRows=self.scan_rows,
-            )
+        raise SearchTooBroad(
+            f"the search read its budget ({self.scan_rows} candidates) without filling "
+            "its page: narrow it (a time range, a subscription, an equality on a payload "
+            "field or attribute)",
+            scanRows=self.scan_rows,
+        )
+
+    async def index_narrows(self, conn: asyncpg.Connection, q: SearchQuery) -> bool:
+        """Whether the search index narrows ``q`` to a few events (then its plan reads them);
+        a common value is checked on the page's time order instead."""
+        jsonpath = q.pushed.jsonpath
+        if jsonpath is None:
+            return False
+        found = await conn.fetchval(SQL["search_index_count"], q.tenant_id, jsonpath, INDEX_CAP + 1)
+        return int(found) <= INDEX_CAP
 
     async def _page(
         self, q: SearchQuery, *, events: bool
