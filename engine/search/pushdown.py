@@ -71,16 +71,16 @@ def _literal(value: Any) -> str | None:
         return str(value)
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else None
-    if isinstance(value, str):
-        return json.dumps(value)  # a JSON string is a jsonpath string literal
+    if isinstance(value, str) and "\x00" not in value:  # jsonb holds no NUL
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a jsonpath literal
     return None
 
 
 def _term(path: tuple[str, ...], value: Any) -> str | None:
     literal = _literal(value)
-    if literal is None:
+    if literal is None or any("\x00" in key for key in path):
         return None
-    return "$" + "".join("." + json.dumps(key) for key in path) + " == " + literal
+    return "$" + "".join("." + json.dumps(key, ensure_ascii=False) for key in path) + " == " + literal
 
 
 def _body_path(path: tuple[str, ...]) -> tuple[str, ...] | None:

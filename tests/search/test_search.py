@@ -268,3 +268,15 @@ async def test_search_too_broad_within_its_budget(world: World, engine: Engine) 
     first = SearchQuery(tenant_id=tenant, limit=1)
     items, nxt = await small.deliveries(first)
     assert len(items) == 1 and nxt is not None
+
+
+async def test_a_body_jsonb_cannot_hold_is_still_ingested_and_found(world: World) -> None:
+    """A payload with a NUL character (JSON ``\\u0000``, which jsonb refuses): its ingest is
+    not refused by the search index, and a search the index does not answer finds it."""
+    body = event("evt-nul", "cust-a", aggregateId="order-nul", payload={"note": "a\x00b"})
+    status, answer = await world.acme.call("POST", "/v1/events", body)
+    assert status == 202, answer
+    ids = {d["deliveryId"] for d in answer["deliveries"]}
+    assert await _found(world.acme, {"filters": [{"sql": "subject = 'order-nul'"}]}) == ids
+    nul = [{"match": {"data": {"note": "a\x00b"}}}]  # not pushed down: evaluated
+    assert await _found(world.acme, {"filters": nul}) == ids

@@ -5,8 +5,15 @@
 -- type, eventId, version, aggregateId, aggregateVersion, occurredAt, payload, source?) read as
 -- jsonb. The bodies are written by the engine alone, always canonical UTF-8 JSON, and never
 -- change (a trigger refuses UPDATE), so the function may be declared IMMUTABLE for an index.
+-- jsonb refuses the escape \u0000 (a JSON string may hold it): such a body (any body whose
+-- text holds those six characters, `\\u0000` included) reads as NULL and is in no index entry,
+-- never an error that would refuse the event's ingest. A search whose equality the index
+-- answers does not find such an event; every other search does (docs/search.md).
 CREATE OR REPLACE FUNCTION hookproof_body_json(body bytea) RETURNS jsonb
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT convert_from(body, 'UTF8')::jsonb $$;
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT CASE WHEN position('\x5c7530303030'::bytea IN body) > 0 THEN NULL
+                ELSE convert_from(body, 'UTF8')::jsonb END
+$$;
 
 -- The filters' equalities (an `exact` on subject or eventversion, a `match` document's plain
 -- paths: engine/search/pushdown.py) become one jsonpath predicate (`$."payload"."k" == v &&
