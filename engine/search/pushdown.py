@@ -80,7 +80,8 @@ def _term(path: tuple[str, ...], value: Any) -> str | None:
     literal = _literal(value)
     if literal is None or any("\x00" in key for key in path):
         return None
-    return "$" + "".join("." + json.dumps(key, ensure_ascii=False) for key in path) + " == " + literal
+    keys = "".join("." + json.dumps(key, ensure_ascii=False) for key in path)
+    return "$" + keys + " == " + literal
 
 
 def _body_path(path: tuple[str, ...]) -> tuple[str, ...] | None:
