@@ -226,7 +226,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         await conn.execute(BODIES, OTHER, args.rows // 5, args.rows)
         await conn.execute(
             f"CREATE INDEX {SEARCH_INDEX} ON event_bodies"
-            " USING gin (hookproof_body_json(body) jsonb_path_ops)"
+            " USING gin (hookproof_body_search(body) jsonb_path_ops)"
         )
         for table in ("deliveries", "delivery_log", "event_bodies"):
             await conn.execute(f"VACUUM ANALYZE {table}")

@@ -4,14 +4,14 @@ A search evaluates its compiled filters on every candidate itself (the same answ
 subscription's), so what goes to SQL only has to hold for every event the filters hold for:
 it narrows, never decides. Found at the top level or under ``all``:
 
-- ``exact`` on ``type`` (the delivery log's topic column), ``id`` (the event id), ``subject``
-  and ``eventversion`` (the body's ``aggregateId`` and ``version``);
+- ``exact`` on ``type`` (the delivery log's topic column), ``id`` (the event id) and
+  ``subject`` (the body's ``aggregateId``);
 - a ``match`` document's plain paths to a string, a finite number or a Boolean (and ``$eq``
-  of one, through plain keys and ``$and``), under ``data`` (the body's ``payload``), ``id``,
-  ``topic``, ``time`` and ``metadata.aggregateId`` / ``aggregateVersion`` / ``version`` /
-  ``source``.
+  of one, through plain keys and ``$and``) under ``data`` (the body's ``payload``), and
+  ``id``, ``topic`` and ``metadata.aggregateId``.
 
-The equalities become one SQL/JSON path predicate over the event's canonical body
+The body equalities become one SQL/JSON path predicate over what the index holds of the body
+(``{"payload", "aggregateId"}``: ``hookproof_body_search``)
 (``$."payload"."customer" == "c-1" && ...``), which the body's ``jsonb_path_ops`` index answers
 (migration 1060). In lax mode a path steps through an array (any element) and a comparison
 with an array compares each element, as the match syntax does; one level of array each (an
@@ -29,15 +29,7 @@ from hookproof.engine.filters import CompiledFilters
 
 __all__ = ["Pushdown", "pushdown"]
 
-#: match document root -> body key (metadata: its own keys)
-_ROOTS = {"data": "payload", "id": "eventId", "topic": "type", "time": "occurredAt"}
-_METADATA = {
-    "aggregateId": "aggregateId",
-    "aggregateVersion": "aggregateVersion",
-    "version": "version",
-    "source": "source",
-}
-_ATTRIBUTES = {"subject": "aggregateId", "eventversion": "version"}
+_ATTRIBUTES = {"subject": "aggregateId"}
 #: at most this many equalities go into one predicate (the rest are still evaluated)
 _MAX_TERMS = 16
 
@@ -85,17 +77,12 @@ def _term(path: tuple[str, ...], value: Any) -> str | None:
 
 
 def _body_path(path: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The body's path for a match document's path, or None (not in the body)."""
-    if not path:
-        return None
-    if path[0] == "metadata":
-        if len(path) != 2 or path[1] not in _METADATA:
-            return None
-        return (_METADATA[path[1]],)
-    root = _ROOTS.get(path[0])
-    if root is None or (root != "payload" and len(path) > 1):
-        return None
-    return (root, *path[1:])
+    """The indexed document's path for a match document's path, or None (not indexed)."""
+    if path[:1] == ("data",):
+        return ("payload", *path[1:])
+    if path == ("metadata", "aggregateId"):
+        return ("aggregateId",)
+    return None
 
 
 def _document(out: Pushdown, schema: Any, path: tuple[str, ...]) -> None:
@@ -117,6 +104,8 @@ def _document(out: Pushdown, schema: Any, path: tuple[str, ...]) -> None:
 def _equality(out: Pushdown, path: tuple[str, ...], value: Any) -> None:
     if path == ("topic",) and isinstance(value, str):
         out.column("topic", value)
+    if path == ("id",) and isinstance(value, str):
+        out.column("event_id", value)
     body = _body_path(path)
     term = _term(body, value) if body is not None else None
     if term is not None and term not in out.terms and len(out.terms) < _MAX_TERMS:

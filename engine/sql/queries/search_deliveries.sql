@@ -15,7 +15,7 @@ WHERE k.tenant_id = $1
   AND k.created_at >= COALESCE($6::timestamptz, '-infinity')
   AND k.created_at < COALESCE($7::timestamptz, 'infinity')
   AND ($8::text IS NULL OR k.event_id = $8)
-  AND ($15::jsonpath IS NULL OR hookproof_body_json(b.body) @@ $15)
+  AND ($15::jsonpath IS NULL OR hookproof_body_search(b.body) @@ $15)
   AND (k.created_at, k.delivery_id)
       < (COALESCE($12::timestamptz, 'infinity'), COALESCE($13::text, ''))
 -- include: search_delivery_conditions

@@ -9,7 +9,7 @@ WHERE b.tenant_id = $1
   AND b.created_at >= COALESCE($6::timestamptz, '-infinity')
   AND b.created_at < COALESCE($7::timestamptz, 'infinity')
   AND ($8::text IS NULL OR b.event_id = $8)
-  AND ($15::jsonpath IS NULL OR hookproof_body_json(b.body) @@ $15)
+  AND ($15::jsonpath IS NULL OR hookproof_body_search(b.body) @@ $15)
   AND (b.created_at, b.event_id)
       < (COALESCE($12::timestamptz, 'infinity'), COALESCE($13::text, ''))
   AND (NOT $16::boolean OR EXISTS (

@@ -3,6 +3,6 @@
 -- time order: a page fills after a few rows, each checked). $1 tenant, $2 the jsonpath.
 SELECT count(*) FROM (
     SELECT 1 FROM event_bodies
-    WHERE tenant_id = $1 AND hookproof_body_json(body) @@ $2::jsonpath
+    WHERE tenant_id = $1 AND hookproof_body_search(body) @@ $2::jsonpath
     LIMIT $3
 ) AS found
