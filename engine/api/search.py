@@ -25,6 +25,7 @@ from ..search import Replays, Search, SearchQuery
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import actor, portal_of, tenant_of
 from .pages import cursor_time, decode_cursor, encode_cursor
+from .params import only
 from .problems import decode_body, json_response
 
 __all__ = ["routes", "search_query"]
@@ -171,8 +172,11 @@ def routes(search: Search, replays: Replays) -> list[web.RouteDef]:
         return json_response(view)
 
     return [
+        # static paths a {param} route also matches: only POST is theirs (Allow: POST)
         web.post("/v1/deliveries/search", search_deliveries),
+        only("/v1/deliveries/search", "POST"),
         web.post("/v1/events/search", search_events),
+        only("/v1/events/search", "POST"),
         web.post("/v1/replays", start_replay),
         web.get("/v1/replays/{id}", get_replay, allow_head=False),
         web.post("/v1/replays/{id}/cancel", cancel_replay),
