@@ -16,6 +16,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from hookproof.engine.audit.timeline import delivery_timeline
 from hookproof.engine.runtime.daemon import Engine
 from hookproof.engine.search import query_digest
 from hookproof.events.replay_events import replay_stream_id
@@ -97,6 +98,9 @@ async def test_dry_run_count_is_the_real_runs(world: World, engine: Engine) -> N
         "cancelled": 0,
         "pending": 0,
     }
+    [one] = sorted(everything)[:1]
+    timeline = await delivery_timeline(engine.store, one)
+    assert any(e.outcome.endswith(f"(bulk replay {job['id']})") for e in timeline.entries)
     for did in everything:  # each replayed once, naming the replay
         [replayed] = await _replay_events(engine, did)
         data = replayed.decode()
