@@ -18,6 +18,7 @@ import asyncio
 import re
 import secrets
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -113,7 +114,8 @@ class Replays(PoolRepository):
         self.deliveries = DeliveryRepository.of(store)
 
     async def _selection(self, q: SearchQuery) -> list[str]:
-        ids = await self.search.all_delivery_ids(q, REPLAY_MAX + 1)
+        # every match: a cursor in the body does not narrow a replay
+        ids = await self.search.all_delivery_ids(replace(q, before=None), REPLAY_MAX + 1)
         if len(ids) > REPLAY_MAX:
             raise ReplayTooLarge(
                 f"the search finds more than {REPLAY_MAX} deliveries: narrow it",
