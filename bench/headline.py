@@ -272,6 +272,21 @@ FIGURES: tuple[Figure, ...] = (
         " construction and is answered without a query since 0826741; not re-measured",
     ),
     Figure(
+        "search at 1,000,000 deliveries: first page of a payload-field search; a combined one",
+        ".venv/bin/python bench/bench_search.py --rows 1000000 --runs 10 --wal-rows 40000",
+        "search.json",
+        (
+            "cells/0/first_page/wall_ms_median",
+            "cells/4/first_page/wall_ms_median",
+            "wal/index_bytes_per_event",
+        ),
+        "**{0:,.1f} ms** payload field, **{1:,.1f} ms** payload field + status + time + type "
+        "(median wall); the search index adds {2:,.0f} B of WAL per event",
+        "< 100 ms; < 200 ms combined",
+        "< 100",
+        "load_before/0",
+    ),
+    Figure(
         "soak, 10 min at 40 events/s, 5 subscribers (one failing 20%): API p99, worst 15 s window",
         _SOAK,
         "s11_soak_final_main.json",

@@ -6,6 +6,7 @@ from . import (
     delivery_events,
     event_type_events,
     key_events,
+    replay_events,
     rollout_events,
     subscription_events,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "event_type_events",
     "event_types",
     "key_events",
+    "replay_events",
     "rollout_events",
     "subscription_events",
     "upcaster",

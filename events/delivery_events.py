@@ -270,9 +270,13 @@ class DeliveryQuarantined(Event, frozen=True, kw_only=True, tag="delivery.quaran
 
 
 class DeliveryReplayRequested(Event, frozen=True, kw_only=True, tag="delivery.replay_requested"):
+    """One more attempt, same identity. ``replay_id``: the bulk replay that asked (``replay-<id>``
+    stream), absent for a single replay or a recovery."""
+
     delivery_id: str
     by: str
     at: str
+    replay_id: str | None = None
 
 
 class ReceiptRefusalsCounted(Event, frozen=True, kw_only=True, tag="receipts.refusals_counted"):

@@ -16,6 +16,7 @@ from aiohttp import web
 
 from hookproof.schemas import api as api_in
 from hookproof.schemas import api_out
+from hookproof.schemas import search as api_search
 
 from ..relay import protocol as relay_protocol
 from .operations import EXAMPLES, OPERATIONS
@@ -26,7 +27,7 @@ __all__ = ["OPERATIONS", "openapi_document", "operation_id"]
 #: every type named by the table, by its schema name
 _TYPES: dict[str, Any] = {
     name: getattr(module, name)
-    for module in (api_in, api_out)
+    for module in (api_in, api_out, api_search)
     for name in module.__all__
     if isinstance(getattr(module, name), type) and issubclass(getattr(module, name), msgspec.Struct)
 }
@@ -169,6 +170,8 @@ def _operation(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
     responses: dict[str, Any] = {str(op.get("status", 200)): _success(op)}
     for also in op.get("also", ()):  # another success (a receipt sent again: 200)
         responses[str(also)] = _success(op)
+    for other, name in op.get("otherSuccess", {}).items():  # a success of another shape
+        responses[str(other)] = _success({**op, "status": other, "response": name})
     if op.get("mime") == "application/jwk-set+json":
         responses["304"] = {"description": "Not modified (If-None-Match matched the ETag)"}
     responses.update({str(s): _problem(s) for s in sorted(statuses)})
@@ -236,6 +239,9 @@ def _receipt_schema() -> dict[str, Any]:
 
 def _components() -> dict[str, Any]:
     named = sorted({op[k] for op in OPERATIONS.values() for k in ("body", "response") if k in op})
+    named = sorted(
+        {*named, *(n for op in OPERATIONS.values() for n in op.get("otherSuccess", {}).values())}
+    )
     _, schemas = msgspec.json.schema_components(
         [_TYPES[n] for n in named] + [api_out.Problem] + _RELAY_FRAMES,
         ref_template="#/components/schemas/{name}",

@@ -53,6 +53,16 @@ EXAMPLES: dict[str, Any] = {
         "versions": {"1": {"schema": {"type": "object"}, "example": {"invoiceId": "inv-42"}}},
     },
     "RecoverIn": {"since": "2026-12-01T00:00:00Z"},
+    "SearchIn": {
+        "filters": [{"match": {"data": {"customer": "c-42"}}}],
+        "statusCode": 500,
+        "since": "2026-12-01T00:00:00Z",
+    },
+    "ReplayIn": {
+        "filters": [{"exact": {"type": "invoice.paid"}}],
+        "state": "DEAD_LETTER",
+        "dryRun": True,
+    },
     "ConsumerCreate": {"id": "acme-corp", "name": "Acme Corp"},
     "ConsumerPatch": {"name": "Acme Corporation"},
     "ConsumerDisable": {"reason": "contract ended"},
@@ -126,6 +136,35 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "body": "RecoverIn",
         "status": 202,
         "response": "Recovered",
+    },
+    ("post", "/v1/deliveries/search"): {
+        "summary": "Search deliveries: filters (the subscriptions' dialects) over the event, "
+        "and the delivery's subscription, consumer, state, evidence, status and reason code "
+        "(paged, newest first; search_too_broad past its scan budget)",
+        "body": "SearchIn",
+        "response": "DeliverySearchPage",
+    },
+    ("post", "/v1/events/search"): {
+        "summary": "Search events: filters over the event, and conditions on its deliveries "
+        "(paged, newest first; search_too_broad past its scan budget)",
+        "body": "SearchIn",
+        "response": "EventSearchPage",
+    },
+    ("post", "/v1/replays"): {
+        "summary": "Replay every delivery a search finds, as a job at ratePerSecond "
+        "(dryRun: 200 with the count and a sample)",
+        "body": "ReplayIn",
+        "status": 202,
+        "response": "ReplayView",
+        "otherSuccess": {200: "ReplayDryRun"},
+    },
+    ("get", "/v1/replays/{id}"): {
+        "summary": "A replay job: state and progress",
+        "response": "ReplayView",
+    },
+    ("post", "/v1/replays/{id}/cancel"): {
+        "summary": "Cancel a running replay: the deliveries it had not reached stay untouched",
+        "response": "ReplayView",
     },
     ("get", "/v1/subscriptions/{id}/attempt-stats"): {
         "summary": "Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 "

@@ -25,6 +25,7 @@ from ..ingest.ingest import DELIVERY_ID, EVENT_ID
 from ..portal.service import SESSION_ID
 from ..portal.tenants import TENANT_ID
 from ..rollouts.service import ROLLOUT_ID
+from ..search.replay import REPLAY_ID
 from ..subscriptions.service import SUBSCRIPTION_ID
 
 __all__ = [
@@ -55,6 +56,7 @@ ID_FORMATS: dict[str, re.Pattern[str]] = {
     "event-types": TOPIC,
     "relay": SUBSCRIPTION_ID,
     "challenges": CHALLENGE_ID,
+    "replays": REPLAY_ID,
 }
 
 

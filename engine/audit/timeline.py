@@ -211,7 +211,8 @@ def _delivery_outcome(story: DeliveryStory) -> tuple[int | None, str | None, str
     if isinstance(ev, DeliveryQuarantined):
         return ev.current_generation, None, f"QUARANTINED {ev.reason}"
     if isinstance(ev, DeliveryReplayRequested):
-        return None, None, f"replay requested by {ev.by}"
+        replay = f" (bulk replay {ev.replay_id})" if ev.replay_id else ""
+        return None, None, f"replay requested by {ev.by}{replay}"
     if isinstance(ev, DeliverySkipped):
         return None, None, f"SKIPPED by {ev.by} (releases its aggregate)"
     if isinstance(ev, OrderingGapSkipped):

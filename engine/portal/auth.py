@@ -95,6 +95,12 @@ PORTAL_SCOPE: dict[tuple[str, str], Scope] = {
     ("POST", "/v1/deliveries/{id}/skip"): Scope("replay", "delivery"),
     ("POST", "/v1/subscriptions/{id}/recover"): Scope("replay", "subscription"),
     ("GET", "/v1/relay/{id}"): Scope("manage", "subscription"),  # hookproof listen
+    # search and bulk replay (engine/api/search.py confines them to the consumer's)
+    ("POST", "/v1/deliveries/search"): Scope("read"),
+    ("POST", "/v1/events/search"): Scope("read"),
+    ("POST", "/v1/replays"): Scope("replay"),
+    ("GET", "/v1/replays/{id}"): Scope("replay"),  # the handler: only the consumer's replays
+    ("POST", "/v1/replays/{id}/cancel"): Scope("replay"),
 }
 
 #: routes that take no token at all: a portal token sent along changes nothing there

@@ -35,6 +35,7 @@ from ..api.receipts import routes as receipt_routes
 from ..api.recover import routes as recover_routes
 from ..api.relay import routes as relay_routes
 from ..api.rollouts import routes as rollout_routes
+from ..api.search import routes as search_routes
 from ..api.test_events import routes as test_event_routes
 from ..archive import Archiver, SegmentArchive
 from ..archive.repository import ArchiveRepository
@@ -73,6 +74,7 @@ from ..relay.repository import RelayRepository
 from ..rollouts.service import RolloutService
 from ..rotation.repository import RotationRepository
 from ..rotation.service import Rotation
+from ..search import Replays, Search
 from ..standby import ReadRouter, ReadSide
 from ..subscriptions import SubscriptionService
 from .composition_delivery import (
@@ -392,6 +394,7 @@ def construct_routes(
     deliveries: DeliveryRepository,
     store: EventStore,
     relay: RelayHub | None = None,
+    jobs: BackgroundJobs | None = None,
 ) -> tuple[web.RouteDef, ...]:
     """The parts' routes beside the API's own (``create_app``), in this order."""
     return (
@@ -401,6 +404,12 @@ def construct_routes(
         metrics_route(services.metrics, deliveries),
         *delivery_routes(services.ingest, services.reader, DeliveryLog.of(store)),
         *recover_routes(services.recovery),
+        *search_routes(
+            Search.of(store),
+            Replays(
+                store, Search.of(store), (jobs if jobs is not None else BackgroundJobs()).spawn
+            ),
+        ),
         *test_event_routes(TestEventSender(services.ingest, services.event_types)),
         *branding_routes(BrandingRepository.of(store)),
         *key_routes(services.rotation),
@@ -567,7 +576,7 @@ async def build_engine(
         api=api,
         services=services,
         workers=workers,
-        extra_routes=construct_routes(services, delivery.deliveries, store, relay),
+        extra_routes=construct_routes(services, delivery.deliveries, store, relay, jobs),
         closers=tuple(closers),
         settlers=settlers,
         roles=roles,

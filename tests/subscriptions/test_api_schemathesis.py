@@ -56,6 +56,11 @@ SEMANTIC = {
     "/v1/deliveries$": "the log's filters are judged together (since before until)",
     "/v1/portal/branding$": "the accent colour must keep white text readable (4.5:1), the "
     "logo URL and the frame ancestors must be https origins",
+    "/v1/(deliveries|events)/search$": "filters are compiled (CESQL must parse), times are "
+    "RFC 3339 with since before until, state and evidence from their sets, a cursor one we "
+    "gave; a search no index narrows within its budget is search_too_broad",
+    "/v1/replays$": "the same judgement of its search",
+    "/v1/replays/\\{id\\}/cancel$": "only a running replay can be cancelled",
     "/v1/subscriptions/\\{id\\}/test-events$": "the topic must be one the endpoint takes, "
     "with a catalogue example, and the endpoint active",
     "/v1/challenges/\\{challengeId\\}/response$": "the answer is a proof over a pending "
