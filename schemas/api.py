@@ -42,8 +42,10 @@ __all__ = [
     "EventIn",
     "EventTypeIn",
     "EventTypeVersionIn",
+    "FilterMap",
     "HeaderAuthIn",
     "LatencyPercentiles",
+    "Metadata",
     "MtlsAuthIn",
     "OAuth2AuthIn",
     "PortalBranding",
@@ -52,6 +54,7 @@ __all__ = [
     "PortalSessionItem",
     "PortalSessionPage",
     "PortalSessionsEnded",
+    "PublicJwkIn",
     "RateLimitIn",
     "ReceiptKeyIn",
     "RecoverIn",
@@ -92,6 +95,54 @@ class _Strict(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="
     pass
 
 
+#: a consumer's ``metadata``: the tenant's own members, any JSON values (the service bounds
+#: the whole: ``metadata_too_large`` past 4,096 bytes of canonical JSON)
+Metadata = Annotated[
+    dict[str, Any],
+    msgspec.Meta(
+        description="the tenant's own members (any JSON values; at most 4,096 bytes as JSON)",
+        extra_json_schema={"additionalProperties": True},
+    ),
+]
+
+_SCALAR: dict[str, Any] = {"type": ["string", "number", "integer", "boolean", "null"]}
+#: a subscription's ``filter`` (``subscriptions.matching.validate_filter``): up to 32 dotted
+#: paths into the payload, each to a scalar or a list of scalars (any of them matches)
+FilterMap = Annotated[
+    dict[str, Any],
+    msgspec.Meta(
+        description="payload path (dotted) -> the value it must have, or a list of values",
+        extra_json_schema={
+            "maxProperties": 32,
+            "propertyNames": {"minLength": 1, "maxLength": 200, "pattern": r"^[^.]+(\.[^.]+)*$"},
+            "additionalProperties": {
+                "anyOf": [_SCALAR, {"type": "array", "items": _SCALAR}],
+            },
+        },
+    ),
+]
+
+#: a public Ed25519 key as a JWK (``subscriptions.validation.validate_receipt_key``): other
+#: JWK members (``kid``, ``use``, ``alg``) are accepted and not kept; a private ``d`` refused
+PublicJwkIn = Annotated[
+    dict[str, Any],
+    msgspec.Meta(
+        description="an Ed25519 public key (RFC 8037): kty OKP, crv Ed25519, x (32 bytes, "
+        "base64url); no d",
+        extra_json_schema={
+            "required": ["kty", "crv", "x"],
+            "properties": {
+                "kty": {"const": "OKP"},
+                "crv": {"const": "Ed25519"},
+                "x": {"type": "string", "pattern": "^[A-Za-z0-9_-]{43}$"},
+            },
+            "not": {"required": ["d"]},
+            "additionalProperties": True,
+        },
+    ),
+]
+
+
 class RetryPolicyIn(_Strict, kw_only=True):
     max_attempts: Attempts = 8
     initial_delay_s: InitialDelayS = 5.0
@@ -102,8 +153,8 @@ class RetryPolicyIn(_Strict, kw_only=True):
 
 
 class ReceiptKeyIn(_Strict, kw_only=True):
-    key_id: str
-    public_key_jwk: dict[str, Any]
+    key_id: Text200
+    public_key_jwk: PublicJwkIn
 
 
 class _AuthIn(_Strict, kw_only=True, tag_field="type"):
@@ -152,7 +203,7 @@ class SubscriptionCreate(_Strict, kw_only=True):
     #: the HTTPS endpoint; absent exactly when ``destination`` names a broker (DESIGN.md 13)
     endpoint: str | None = None
     topics: list[str]
-    filter: dict[str, Any] | None = None
+    filter: FilterMap | None = None
     event_versions: list[EventVersion]
     region: Text200
     signature_algorithm: Literal["ed25519", "hmac-sha256"]
@@ -180,7 +231,7 @@ class SubscriptionCreate(_Strict, kw_only=True):
 class SubscriptionPatch(_Strict, kw_only=True):
     endpoint: str | msgspec.UnsetType = msgspec.UNSET
     topics: list[str] | msgspec.UnsetType = msgspec.UNSET
-    filter: dict[str, Any] | msgspec.UnsetType | None = msgspec.UNSET
+    filter: FilterMap | msgspec.UnsetType | None = msgspec.UNSET
     event_versions: list[EventVersion] | msgspec.UnsetType = msgspec.UNSET
     region: Text200 | msgspec.UnsetType = msgspec.UNSET
     retry_policy: RetryPolicyIn | msgspec.UnsetType = msgspec.UNSET
@@ -306,12 +357,12 @@ class ConsumerCreate(_Strict, kw_only=True):
 
     id: ConsumerId
     name: Text200
-    metadata: dict[str, Any] = {}
+    metadata: Metadata = {}
 
 
 class ConsumerPatch(_Strict, kw_only=True):
     name: Text200 | msgspec.UnsetType = msgspec.UNSET
-    metadata: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    metadata: Metadata | msgspec.UnsetType = msgspec.UNSET
 
 
 class ConsumerDisable(_Strict, kw_only=True):
