@@ -3,7 +3,8 @@ status, read from the code itself (the typed errors' ``code``/``status`` and eac
 ``code="..."`` given where one is raised). ``tests/api/test_problem_codes.py`` compares the
 module with this scan, so a new code is in the document or the test fails.
 
-Usage: ``python scripts/problem_codes.py > engine/api/problem_codes.py``."""
+Usage: ``python scripts/problem_codes.py > /tmp/p.py && mv /tmp/p.py engine/api/problem_codes.py``
+(not straight into the module: the scan imports it)."""
 
 from __future__ import annotations
 
