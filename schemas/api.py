@@ -518,7 +518,9 @@ class AttemptResponseView(msgspec.Struct, kw_only=True, rename="camel"):
     ``[redacted]``), ``bodyBytes`` the whole body's size. Absent for attempts recorded before
     it existed and for attempts without an answer."""
 
-    headers: list[tuple[str, str]]
+    #: [name, value] pairs, as lists (no prefixItems with ``items: false``: generators
+    #: cannot read those)
+    headers: list[Annotated[list[str], msgspec.Meta(min_length=2, max_length=2)]]
     excerpt: str
     body_bytes: int
     excerpt_truncated: bool

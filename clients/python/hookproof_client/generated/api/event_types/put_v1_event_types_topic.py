@@ -173,6 +173,9 @@ def sync_detailed(
     """ Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version,
     optional)
 
+     Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version,
+    optional)
+
     Args:
         topic (str):
         body (EventTypeIn): ``PUT /v1/event-types/{topic}``: the whole definition (it replaces the
@@ -209,6 +212,9 @@ def sync(
     """ Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version,
     optional)
 
+     Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version,
+    optional)
+
     Args:
         topic (str):
         body (EventTypeIn): ``PUT /v1/event-types/{topic}``: the whole definition (it replaces the
@@ -238,6 +244,9 @@ async def asyncio_detailed(
 
 ) -> Response[EventType | Problem]:
     """ Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version,
+    optional)
+
+     Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version,
     optional)
 
     Args:
@@ -274,6 +283,9 @@ async def asyncio(
 
 ) -> EventType | Problem | None:
     """ Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version,
+    optional)
+
+     Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version,
     optional)
 
     Args:

@@ -170,6 +170,8 @@ def sync_detailed(
 ) -> Response[Problem | SubscriptionCreated]:
     """ Register a subscription
 
+     Register a subscription
+
     Args:
         body (SubscriptionCreate):
 
@@ -201,6 +203,8 @@ def sync(
 ) -> Problem | SubscriptionCreated | None:
     """ Register a subscription
 
+     Register a subscription
+
     Args:
         body (SubscriptionCreate):
 
@@ -226,6 +230,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | SubscriptionCreated]:
     """ Register a subscription
+
+     Register a subscription
 
     Args:
         body (SubscriptionCreate):
@@ -257,6 +263,8 @@ async def asyncio(
 
 ) -> Problem | SubscriptionCreated | None:
     """ Register a subscription
+
+     Register a subscription
 
     Args:
         body (SubscriptionCreate):
