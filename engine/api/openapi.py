@@ -249,6 +249,12 @@ def _components() -> dict[str, Any]:
         [_TYPES[n] for n in named] + [api_out.Problem] + _RELAY_FRAMES,
         ref_template="#/components/schemas/{name}",
     )
+    for name, schema in schemas.items():  # what a type declares beyond its fields
+        extra = getattr(_TYPES.get(name), "__json_schema_extra__", None) or {}
+        for key, value in extra.items():
+            if key == "required":
+                value = sorted(set(schema.get("required", ())) | set(value))
+            schema[key] = value
     schemas["ApplicationReceipt"] = _receipt_schema()
     schemas["CloudEventIn"] = _schema_file("cloudevent-in.v1.schema.json")
     responses = {}
