@@ -168,7 +168,7 @@ PublicJwkIn = Annotated[
     dict[str, Any],
     msgspec.Meta(
         description="an Ed25519 public key (RFC 8037): kty OKP, crv Ed25519, x (32 bytes, "
-        "base64url); no d",
+        "base64url); a private key (with d) is refused",
         extra_json_schema={
             "required": ["kty", "crv", "x"],
             "properties": {
@@ -176,7 +176,6 @@ PublicJwkIn = Annotated[
                 "crv": {"const": "Ed25519"},
                 "x": {"type": "string", "pattern": "^[A-Za-z0-9_-]{43}$"},
             },
-            "not": {"required": ["d"]},
             "additionalProperties": True,
         },
     ),

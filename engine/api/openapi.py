@@ -294,6 +294,7 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
             "description": "The webhook delivery engine's API (DESIGN.md section 11): every "
             "answer, header and problem code it can send.",
             "license": {"name": "Apache-2.0", "identifier": "Apache-2.0"},
+            "contact": {"name": "hookproof", "url": "https://hookproof.dev"},
         },
         "servers": [{"url": "/"}],
         "tags": tags_of({op["tags"][0] for ops in paths.values() for op in ops.values()}),
