@@ -1713,7 +1713,10 @@ export interface components {
             extensions?: {
                 [key: string]: string | number | boolean;
             } | null;
-            /** @description When it happened (RFC 3339). Omitted: the engine records when it first accepted the event, and the same eventId and payload posted again without occurredAt is the same event (created false), never a conflict; a value the sender sets is compared as sent. */
+            /**
+             * Format: date-time
+             * @description When it happened (RFC 3339). Omitted: the engine records when it first accepted the event, and the same eventId and payload posted again without occurredAt is the same event (created false), never a conflict; a value the sender sets is compared as sent.
+             */
             occurredAt?: string;
             payload: unknown;
             /** @default null */
@@ -1769,8 +1772,8 @@ export interface components {
          *     (required; JSON ``null`` is an example too).
          */
         EventTypeVersionIn: {
-            example?: unknown;
-            schema: unknown;
+            example: unknown;
+            schema: Record<string, never> | boolean;
         };
         /**
          * EventView
@@ -2140,7 +2143,7 @@ export interface components {
         /** ReceiptKeyIn */
         ReceiptKeyIn: {
             keyId: string;
-            /** @description an Ed25519 public key (RFC 8037): kty OKP, crv Ed25519, x (32 bytes, base64url); no d */
+            /** @description an Ed25519 public key (RFC 8037): kty OKP, crv Ed25519, x (32 bytes, base64url); a private key (with d) is refused */
             publicKeyJwk: {
                 /** @constant */
                 crv: "Ed25519";
@@ -2168,9 +2171,10 @@ export interface components {
         RecoverIn: {
             /** @default null */
             limit?: number | null;
+            /** Format: date-time */
             since: string;
             /** @default null */
-            states?: string[] | null;
+            states?: ("DEAD_LETTER" | "QUARANTINED")[] | null;
             /** @default null */
             until?: string | null;
         };
@@ -2537,7 +2541,7 @@ export interface components {
              */
             signatureProfile?: "hookproof.sig.v1" | "standard-webhooks.v1";
             topics: string[];
-        };
+        } | unknown | unknown;
         /**
          * SubscriptionCreated
          * @description ``POST /v1/subscriptions``: the subscription, with its shared secret shown once

@@ -55,6 +55,7 @@ from .event_type_in import EventTypeIn
 from .event_type_in_versions import EventTypeInVersions
 from .event_type_page import EventTypePage
 from .event_type_version_in import EventTypeVersionIn
+from .event_type_version_in_schema_type_0 import EventTypeVersionInSchemaType0
 from .event_type_versions import EventTypeVersions
 from .event_type_versions_additional_property import EventTypeVersionsAdditionalProperty
 from .event_type_versions_additional_property_schema_type_0 import EventTypeVersionsAdditionalPropertySchemaType0
@@ -115,6 +116,7 @@ from .receipt_key_in import ReceiptKeyIn
 from .receipt_key_in_public_key_jwk import ReceiptKeyInPublicKeyJwk
 from .receipt_key_view import ReceiptKeyView
 from .recover_in import RecoverIn
+from .recover_in_states_type_0_item import RecoverInStatesType0Item
 from .recovered import Recovered
 from .relay_attached import RelayAttached
 from .relay_attached_type import RelayAttachedType
@@ -158,12 +160,6 @@ from .subscription_challenged_old_generation_policy import SubscriptionChallenge
 from .subscription_challenged_ordering import SubscriptionChallengedOrdering
 from .subscription_challenged_signature_algorithm import SubscriptionChallengedSignatureAlgorithm
 from .subscription_challenged_signature_profile import SubscriptionChallengedSignatureProfile
-from .subscription_create import SubscriptionCreate
-from .subscription_create_filter_type_0 import SubscriptionCreateFilterType0
-from .subscription_create_old_generation_policy import SubscriptionCreateOldGenerationPolicy
-from .subscription_create_ordering import SubscriptionCreateOrdering
-from .subscription_create_signature_algorithm import SubscriptionCreateSignatureAlgorithm
-from .subscription_create_signature_profile import SubscriptionCreateSignatureProfile
 from .subscription_created import SubscriptionCreated
 from .subscription_created_application_evidence import SubscriptionCreatedApplicationEvidence
 from .subscription_created_filter_type_0 import SubscriptionCreatedFilterType0
@@ -250,6 +246,7 @@ __all__ = (
     "EventTypeInVersions",
     "EventTypePage",
     "EventTypeVersionIn",
+    "EventTypeVersionInSchemaType0",
     "EventTypeVersions",
     "EventTypeVersionsAdditionalProperty",
     "EventTypeVersionsAdditionalPropertySchemaType0",
@@ -311,6 +308,7 @@ __all__ = (
     "ReceiptKeyView",
     "Recovered",
     "RecoverIn",
+    "RecoverInStatesType0Item",
     "RelayAttached",
     "RelayAttachedType",
     "RelayDestinationIn",
@@ -353,7 +351,6 @@ __all__ = (
     "SubscriptionChallengedOrdering",
     "SubscriptionChallengedSignatureAlgorithm",
     "SubscriptionChallengedSignatureProfile",
-    "SubscriptionCreate",
     "SubscriptionCreated",
     "SubscriptionCreatedApplicationEvidence",
     "SubscriptionCreatedFilterType0",
@@ -361,11 +358,6 @@ __all__ = (
     "SubscriptionCreatedOrdering",
     "SubscriptionCreatedSignatureAlgorithm",
     "SubscriptionCreatedSignatureProfile",
-    "SubscriptionCreateFilterType0",
-    "SubscriptionCreateOldGenerationPolicy",
-    "SubscriptionCreateOrdering",
-    "SubscriptionCreateSignatureAlgorithm",
-    "SubscriptionCreateSignatureProfile",
     "SubscriptionFilterType0",
     "SubscriptionOldGenerationPolicy",
     "SubscriptionOrdering",

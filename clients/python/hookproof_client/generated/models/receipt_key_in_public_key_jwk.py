@@ -21,7 +21,7 @@ T = TypeVar("T", bound="ReceiptKeyInPublicKeyJwk")
 
 @_attrs_define
 class ReceiptKeyInPublicKeyJwk:
-    """ an Ed25519 public key (RFC 8037): kty OKP, crv Ed25519, x (32 bytes, base64url); no d
+    """ an Ed25519 public key (RFC 8037): kty OKP, crv Ed25519, x (32 bytes, base64url); a private key (with d) is refused
 
         Attributes:
             crv (Literal['Ed25519']):

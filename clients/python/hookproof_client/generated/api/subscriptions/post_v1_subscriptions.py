@@ -9,7 +9,6 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.problem import Problem
-from ...models.subscription_create import SubscriptionCreate
 from ...models.subscription_created import SubscriptionCreated
 from typing import cast
 
@@ -17,7 +16,7 @@ from typing import cast
 
 def _get_kwargs(
     *,
-    body: SubscriptionCreate,
+    body: Any,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -32,7 +31,8 @@ def _get_kwargs(
         "url": "/v1/subscriptions",
     }
 
-    _kwargs["json"] = body.to_dict()
+    
+    _kwargs["json"] = body
 
     headers["Content-Type"] = "application/json"
 
@@ -165,7 +165,7 @@ def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 def sync_detailed(
     *,
     client: AuthenticatedClient,
-    body: SubscriptionCreate,
+    body: Any,
 
 ) -> Response[Problem | SubscriptionCreated]:
     """ Register a subscription
@@ -173,7 +173,7 @@ def sync_detailed(
      Register a subscription
 
     Args:
-        body (SubscriptionCreate):
+        body (Any):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -198,7 +198,7 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient,
-    body: SubscriptionCreate,
+    body: Any,
 
 ) -> Problem | SubscriptionCreated | None:
     """ Register a subscription
@@ -206,7 +206,7 @@ def sync(
      Register a subscription
 
     Args:
-        body (SubscriptionCreate):
+        body (Any):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -226,7 +226,7 @@ body=body,
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
-    body: SubscriptionCreate,
+    body: Any,
 
 ) -> Response[Problem | SubscriptionCreated]:
     """ Register a subscription
@@ -234,7 +234,7 @@ async def asyncio_detailed(
      Register a subscription
 
     Args:
-        body (SubscriptionCreate):
+        body (Any):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -259,7 +259,7 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient,
-    body: SubscriptionCreate,
+    body: Any,
 
 ) -> Problem | SubscriptionCreated | None:
     """ Register a subscription
@@ -267,7 +267,7 @@ async def asyncio(
      Register a subscription
 
     Args:
-        body (SubscriptionCreate):
+        body (Any):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
