@@ -239,9 +239,14 @@ EndpointAuthIn = MtlsAuthIn | OAuth2AuthIn | HeaderAuthIn
 
 
 class SubscriptionCreate(_Strict, kw_only=True):
-    #: an endpoint, a destination, or both (a relay)
+    #: an endpoint, a destination, or both (a relay): else 400 ``endpoint_required``. Said as
+    #: an extension, not a top-level ``anyOf``: openapi-python-client 0.29 types a body whose
+    #: schema is an ``anyOf`` of bare ``required`` lists as ``Any`` (its model is lost)
     __json_schema_extra__: ClassVar[dict[str, Any]] = {
-        "anyOf": [{"required": ["endpoint"]}, {"required": ["destination"]}]
+        "description": "A subscription: an HTTPS ``endpoint``, a broker ``destination``, or "
+        "both (a relay: a destination {type: relay} and the local endpoint); neither is a 400 "
+        "endpoint_required.",
+        "x-required-any-of": [["endpoint"], ["destination"]],
     }
     #: the HTTPS endpoint; absent exactly when ``destination`` names a broker (DESIGN.md 13)
     endpoint: str | None = None

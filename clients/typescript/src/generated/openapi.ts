@@ -2491,7 +2491,10 @@ export interface components {
             verifiedGeneration: number | null;
             version: number;
         };
-        /** SubscriptionCreate */
+        /**
+         * SubscriptionCreate
+         * @description A subscription: an HTTPS ``endpoint``, a broker ``destination``, or both (a relay: a destination {type: relay} and the local endpoint); neither is a 400 endpoint_required.
+         */
         SubscriptionCreate: {
             /** @default null */
             auth?: (components["schemas"]["MtlsAuthIn"] | components["schemas"]["OAuth2AuthIn"] | components["schemas"]["HeaderAuthIn"]) | null;
@@ -2541,7 +2544,7 @@ export interface components {
              */
             signatureProfile?: "hookproof.sig.v1" | "standard-webhooks.v1";
             topics: string[];
-        } | unknown | unknown;
+        };
         /**
          * SubscriptionCreated
          * @description ``POST /v1/subscriptions``: the subscription, with its shared secret shown once

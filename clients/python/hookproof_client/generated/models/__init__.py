@@ -160,6 +160,12 @@ from .subscription_challenged_old_generation_policy import SubscriptionChallenge
 from .subscription_challenged_ordering import SubscriptionChallengedOrdering
 from .subscription_challenged_signature_algorithm import SubscriptionChallengedSignatureAlgorithm
 from .subscription_challenged_signature_profile import SubscriptionChallengedSignatureProfile
+from .subscription_create import SubscriptionCreate
+from .subscription_create_filter_type_0 import SubscriptionCreateFilterType0
+from .subscription_create_old_generation_policy import SubscriptionCreateOldGenerationPolicy
+from .subscription_create_ordering import SubscriptionCreateOrdering
+from .subscription_create_signature_algorithm import SubscriptionCreateSignatureAlgorithm
+from .subscription_create_signature_profile import SubscriptionCreateSignatureProfile
 from .subscription_created import SubscriptionCreated
 from .subscription_created_application_evidence import SubscriptionCreatedApplicationEvidence
 from .subscription_created_filter_type_0 import SubscriptionCreatedFilterType0
@@ -351,6 +357,7 @@ __all__ = (
     "SubscriptionChallengedOrdering",
     "SubscriptionChallengedSignatureAlgorithm",
     "SubscriptionChallengedSignatureProfile",
+    "SubscriptionCreate",
     "SubscriptionCreated",
     "SubscriptionCreatedApplicationEvidence",
     "SubscriptionCreatedFilterType0",
@@ -358,6 +365,11 @@ __all__ = (
     "SubscriptionCreatedOrdering",
     "SubscriptionCreatedSignatureAlgorithm",
     "SubscriptionCreatedSignatureProfile",
+    "SubscriptionCreateFilterType0",
+    "SubscriptionCreateOldGenerationPolicy",
+    "SubscriptionCreateOrdering",
+    "SubscriptionCreateSignatureAlgorithm",
+    "SubscriptionCreateSignatureProfile",
     "SubscriptionFilterType0",
     "SubscriptionOldGenerationPolicy",
     "SubscriptionOrdering",

@@ -9,6 +9,7 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.problem import Problem
+from ...models.subscription_create import SubscriptionCreate
 from ...models.subscription_created import SubscriptionCreated
 from typing import cast
 
@@ -16,7 +17,7 @@ from typing import cast
 
 def _get_kwargs(
     *,
-    body: Any,
+    body: SubscriptionCreate,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
@@ -31,8 +32,7 @@ def _get_kwargs(
         "url": "/v1/subscriptions",
     }
 
-    
-    _kwargs["json"] = body
+    _kwargs["json"] = body.to_dict()
 
     headers["Content-Type"] = "application/json"
 
@@ -165,7 +165,7 @@ def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 def sync_detailed(
     *,
     client: AuthenticatedClient,
-    body: Any,
+    body: SubscriptionCreate,
 
 ) -> Response[Problem | SubscriptionCreated]:
     """ Register a subscription
@@ -173,7 +173,9 @@ def sync_detailed(
      Register a subscription
 
     Args:
-        body (Any):
+        body (SubscriptionCreate): A subscription: an HTTPS ``endpoint``, a broker
+            ``destination``, or both (a relay: a destination {type: relay} and the local endpoint);
+            neither is a 400 endpoint_required.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -198,7 +200,7 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient,
-    body: Any,
+    body: SubscriptionCreate,
 
 ) -> Problem | SubscriptionCreated | None:
     """ Register a subscription
@@ -206,7 +208,9 @@ def sync(
      Register a subscription
 
     Args:
-        body (Any):
+        body (SubscriptionCreate): A subscription: an HTTPS ``endpoint``, a broker
+            ``destination``, or both (a relay: a destination {type: relay} and the local endpoint);
+            neither is a 400 endpoint_required.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -226,7 +230,7 @@ body=body,
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
-    body: Any,
+    body: SubscriptionCreate,
 
 ) -> Response[Problem | SubscriptionCreated]:
     """ Register a subscription
@@ -234,7 +238,9 @@ async def asyncio_detailed(
      Register a subscription
 
     Args:
-        body (Any):
+        body (SubscriptionCreate): A subscription: an HTTPS ``endpoint``, a broker
+            ``destination``, or both (a relay: a destination {type: relay} and the local endpoint);
+            neither is a 400 endpoint_required.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -259,7 +265,7 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient,
-    body: Any,
+    body: SubscriptionCreate,
 
 ) -> Problem | SubscriptionCreated | None:
     """ Register a subscription
@@ -267,7 +273,9 @@ async def asyncio(
      Register a subscription
 
     Args:
-        body (Any):
+        body (SubscriptionCreate): A subscription: an HTTPS ``endpoint``, a broker
+            ``destination``, or both (a relay: a destination {type: relay} and the local endpoint);
+            neither is a 400 endpoint_required.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
