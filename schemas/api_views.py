@@ -52,8 +52,14 @@ class Problem(_Out, kw_only=True):
     (``payload_schema_invalid``, ``example_invalid``), ``attribute`` (``cloudevent_*``),
     ``eventId`` and ``payloadDigest`` (``event_payload_conflict``: the digest stored),
     ``etag``, ``currentGeneration`` or ``currentVersion`` (412: what is current),
-    ``retryAfterS`` (429), ``state`` (a conflict with the resource's state), ``id``
-    (``consumer_exists``), ``dialect``, ``path``, ``position`` (``filter_invalid``)."""
+    ``retryAfterS`` (429), ``state`` and ``command`` (a transition the state forbids),
+    ``id`` (``consumer_exists``), ``dialect``, ``path``, ``position`` (``filter_invalid``),
+    ``declared`` (``event_version_undeclared``: the majors there are), ``pattern`` and
+    ``positions`` (``pattern_too_complex``), ``kind`` and ``line`` (``transformation_failed``),
+    ``url`` (``egress_refused``), ``subscriptionId``, ``deliveryId``, ``deliveredDigest``,
+    ``receiptDigest`` (a receipt's refusal or conflict), ``rolloutId``, ``keyId``,
+    ``keyState``, ``stage``, ``percent``, ``key_id``, ``rollout_id``, ``source_key_id``,
+    ``source_key_state`` (a rollout's or a key's refusal; spelled as sent)."""
 
     type: str
     title: str
@@ -71,9 +77,31 @@ class Problem(_Out, kw_only=True):
     retry_after_s: int | U = UNSET
     state: str | U | None = UNSET
     id: str | U = UNSET
+    command: str | U = UNSET
     dialect: str | U = UNSET
     path: str | U = UNSET
     position: int | U = UNSET
+    declared: list[int | str] | U = UNSET
+    pattern: str | U = UNSET
+    positions: int | U | None = UNSET
+    kind: str | U = UNSET
+    line: int | U | None = UNSET
+    url: str | U | None = UNSET
+    subscription_id: str | U | None = UNSET
+    delivery_id: str | U | None = UNSET
+    delivered_digest: str | U | None = UNSET
+    receipt_digest: str | U | None = UNSET
+    operation_id: str | U | None = UNSET
+    rollout_id: str | U | None = UNSET
+    key_id: str | U | None = UNSET
+    key_state: str | U | None = UNSET
+    stage: str | U | None = UNSET
+    percent: int | U | None = UNSET
+    # spelled as the key and rollout machines send them (snake case)
+    key_id_: str | U | None = msgspec.field(default=UNSET, name="key_id")
+    rollout_id_: str | U | None = msgspec.field(default=UNSET, name="rollout_id")
+    source_key_id: str | U | None = msgspec.field(default=UNSET, name="source_key_id")
+    source_key_state: str | U | None = msgspec.field(default=UNSET, name="source_key_state")
 
 
 class Jwk(msgspec.Struct, kw_only=True):

@@ -2066,14 +2066,24 @@ export interface components {
          *     (``payload_schema_invalid``, ``example_invalid``), ``attribute`` (``cloudevent_*``),
          *     ``eventId`` and ``payloadDigest`` (``event_payload_conflict``: the digest stored),
          *     ``etag``, ``currentGeneration`` or ``currentVersion`` (412: what is current),
-         *     ``retryAfterS`` (429), ``state`` (a conflict with the resource's state), ``id``
-         *     (``consumer_exists``), ``dialect``, ``path``, ``position`` (``filter_invalid``).
+         *     ``retryAfterS`` (429), ``state`` and ``command`` (a transition the state forbids),
+         *     ``id`` (``consumer_exists``), ``dialect``, ``path``, ``position`` (``filter_invalid``),
+         *     ``declared`` (``event_version_undeclared``: the majors there are), ``pattern`` and
+         *     ``positions`` (``pattern_too_complex``), ``kind`` and ``line`` (``transformation_failed``),
+         *     ``url`` (``egress_refused``), ``subscriptionId``, ``deliveryId``, ``deliveredDigest``,
+         *     ``receiptDigest`` (a receipt's refusal or conflict), ``rolloutId``, ``keyId``,
+         *     ``keyState``, ``stage``, ``percent``, ``key_id``, ``rollout_id``, ``source_key_id``,
+         *     ``source_key_state`` (a rollout's or a key's refusal; spelled as sent).
          */
         Problem: {
             attribute?: string;
             code: string;
+            command?: string;
             currentGeneration?: number;
             currentVersion?: number;
+            declared?: (number | string)[];
+            deliveredDigest?: string | null;
+            deliveryId?: string | null;
             detail?: string;
             dialect?: string;
             errors?: components["schemas"]["JsonPointerError"][];
@@ -2081,14 +2091,31 @@ export interface components {
             eventId?: string;
             field?: string;
             id?: string;
+            keyId?: string | null;
+            keyState?: string | null;
+            key_id?: string | null;
+            kind?: string;
+            line?: number | null;
+            operationId?: string | null;
             path?: string;
+            pattern?: string;
             payloadDigest?: string;
+            percent?: number | null;
             position?: number;
+            positions?: number | null;
+            receiptDigest?: string | null;
             retryAfterS?: number;
+            rolloutId?: string | null;
+            rollout_id?: string | null;
+            source_key_id?: string | null;
+            source_key_state?: string | null;
+            stage?: string | null;
             state?: string | null;
             status: number;
+            subscriptionId?: string | null;
             title: string;
             type: string;
+            url?: string | null;
         };
         /**
          * RateLimitIn

@@ -41,8 +41,14 @@ class EventBatchResult:
                 (``payload_schema_invalid``, ``example_invalid``), ``attribute`` (``cloudevent_*``),
                 ``eventId`` and ``payloadDigest`` (``event_payload_conflict``: the digest stored),
                 ``etag``, ``currentGeneration`` or ``currentVersion`` (412: what is current),
-                ``retryAfterS`` (429), ``state`` (a conflict with the resource's state), ``id``
-                (``consumer_exists``), ``dialect``, ``path``, ``position`` (``filter_invalid``).
+                ``retryAfterS`` (429), ``state`` and ``command`` (a transition the state forbids),
+                ``id`` (``consumer_exists``), ``dialect``, ``path``, ``position`` (``filter_invalid``),
+                ``declared`` (``event_version_undeclared``: the majors there are), ``pattern`` and
+                ``positions`` (``pattern_too_complex``), ``kind`` and ``line`` (``transformation_failed``),
+                ``url`` (``egress_refused``), ``subscriptionId``, ``deliveryId``, ``deliveredDigest``,
+                ``receiptDigest`` (a receipt's refusal or conflict), ``rolloutId``, ``keyId``,
+                ``keyState``, ``stage``, ``percent``, ``key_id``, ``rollout_id``, ``source_key_id``,
+                ``source_key_state`` (a rollout's or a key's refusal; spelled as sent).
             reasons (list[UnplannedReason] | Unset):
      """
 
