@@ -471,11 +471,18 @@ class ConsumerDisable(_Strict, kw_only=True):
     reason: Text500 | None = None
 
 
+_CAPABILITIES = ("read", "manage", "replay")
+
+
 class PortalSessionCreate(_Strict, kw_only=True):
     """``POST /v1/consumers/{id}/portal-sessions``."""
 
     ttl_seconds: TtlSeconds = 3600
-    capabilities: list[str] = msgspec.field(default_factory=lambda: ["read", "manage", "replay"])
+    #: a non-empty subset of read, manage, replay, each once (``portal.service`` checks it)
+    capabilities: Annotated[
+        list[Annotated[str, msgspec.Meta(extra_json_schema={"enum": list(_CAPABILITIES)})]],
+        msgspec.Meta(extra_json_schema={"minItems": 1, "maxItems": 3, "uniqueItems": True}),
+    ] = msgspec.field(default_factory=lambda: ["read", "manage", "replay"])
 
 
 class PortalSessionItem(_Strict, kw_only=True):

@@ -2007,7 +2007,7 @@ export interface components {
          * @description ``POST /v1/consumers/{id}/portal-sessions``.
          */
         PortalSessionCreate: {
-            capabilities?: string[];
+            capabilities?: ("read" | "manage" | "replay")[];
             /**
              * @description 60..86400 seconds
              * @default 3600

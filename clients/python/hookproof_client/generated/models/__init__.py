@@ -97,6 +97,7 @@ from .pending_challenge import PendingChallenge
 from .portal_branding import PortalBranding
 from .portal_branding_in import PortalBrandingIn
 from .portal_session_create import PortalSessionCreate
+from .portal_session_create_capabilities_item import PortalSessionCreateCapabilitiesItem
 from .portal_session_item import PortalSessionItem
 from .portal_session_item_capabilities_item import PortalSessionItemCapabilitiesItem
 from .portal_session_page import PortalSessionPage
@@ -294,6 +295,7 @@ __all__ = (
     "PortalBranding",
     "PortalBrandingIn",
     "PortalSessionCreate",
+    "PortalSessionCreateCapabilitiesItem",
     "PortalSessionItem",
     "PortalSessionItemCapabilitiesItem",
     "PortalSessionPage",
