@@ -114,13 +114,15 @@ def _parameters(method: str, path: str, op: dict[str, Any]) -> list[dict[str, An
         if param.schema.get("type") == "array":
             entry.update(style="form", explode=True)
         params.append(entry)
-    if op.get("ifMatch"):
+    if op.get("ifMatch"):  # True: required (absent: 428); "optional": checked when sent
+        required = op["ifMatch"] is True
         params.append(
             {
                 "name": "If-Match",
                 "in": "header",
-                "required": True,
-                "description": 'the generation read, "<n>" (its ETag); absent: 428',
+                "required": required,
+                "description": 'the generation or version read, "<n>" (its ETag); '
+                + ("absent: 428" if required else "absent: no check; another: 412"),
                 "schema": {"type": "string", "pattern": '^(W/)?"?[0-9]{1,9}"?$'},
             }
         )
@@ -169,7 +171,7 @@ def _operation(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
         statuses |= {409, 412, 422}
     if "body" in op or op.get("rawBody") or method in ("post", "put", "patch"):
         statuses |= {408, 413, 415}
-    if op.get("ifMatch"):
+    if op.get("ifMatch") is True:
         statuses |= {412, 428}
     statuses |= set(op.get("refusals", ()))
     responses: dict[str, Any] = {str(op.get("status", 200)): _success(method, op)}

@@ -215,6 +215,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "Define an event type: JSON Schema 2020-12 and an example per major version "
         "(If-Match: version, optional)",
         "body": "EventTypeIn",
+        "ifMatch": "optional",
         "response": "EventType",
         "headers": ("ETag",),
     },

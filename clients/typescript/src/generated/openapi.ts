@@ -3941,7 +3941,10 @@ export interface operations {
     put_v1_event_types_topic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the generation or version read, "<n>" (its ETag); absent: no check; another: 412 */
+                "If-Match"?: string;
+            };
             path: {
                 topic: string;
             };
@@ -4766,7 +4769,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description the generation read, "<n>" (its ETag); absent: 428 */
+                /** @description the generation or version read, "<n>" (its ETag); absent: 428 */
                 "If-Match": string;
             };
             path: {
