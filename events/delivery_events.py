@@ -19,6 +19,8 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from hookproof.schemas.api import EVENT_ID_PATTERN
+
 from .catalogue import Event
 
 #: ``DeliveryReplayRequested.by`` of the receipt-timeout worker (a redelivery, not a replay).
@@ -369,7 +371,7 @@ DELIVERY_PREFIX = "delivery-"
 
 
 #: what an event id (chosen by the tenant) may be
-EVENT_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,200}$")
+EVENT_ID = re.compile(EVENT_ID_PATTERN)
 #: the format of every delivery id the engine makes (``dlv_`` + 28 hex)
 DELIVERY_ID = re.compile(r"^dlv_[0-9a-f]{28}$")
 

@@ -3,10 +3,21 @@ wrong types and bad enums are refused with the offending field named."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 
+from .api_reads import (
+    AttemptBucket,
+    AttemptResponseView,
+    AttemptStats,
+    AttemptStatsBatch,
+    DeliveryEvidence,
+    DeliveryLogItem,
+    DeliveryLogPage,
+    LatencyPercentiles,
+    PortalBranding,
+)
 from .destinations import DestinationIn
 from .numbers import (
     AggregateVersion,
@@ -26,8 +37,15 @@ from .numbers import (
 
 __all__ = [
     "CONSUMER_ID_PATTERN",
+    "EVENT_ID_PATTERN",
+    "EVENT_VERSION_PATTERN",
+    "EXTENSION_NAME_PATTERN",
+    "HTTPS_ORIGIN_PATTERN",
     "MAX_BATCH_EVENTS",
+    "MAX_EXTENSIONS",
+    "RECOVERABLE_STATES",
     "TEXT_PATTERN",
+    "URI_REFERENCE_PATTERN",
     "AttemptBucket",
     "AttemptResponseView",
     "AttemptStats",
@@ -35,6 +53,7 @@ __all__ = [
     "ConsumerCreate",
     "ConsumerDisable",
     "ConsumerPatch",
+    "DeliveryEvidence",
     "DeliveryLogItem",
     "DeliveryLogPage",
     "EndpointAuthIn",
@@ -42,8 +61,10 @@ __all__ = [
     "EventIn",
     "EventTypeIn",
     "EventTypeVersionIn",
+    "FilterMap",
     "HeaderAuthIn",
     "LatencyPercentiles",
+    "Metadata",
     "MtlsAuthIn",
     "OAuth2AuthIn",
     "PortalBranding",
@@ -52,6 +73,7 @@ __all__ = [
     "PortalSessionItem",
     "PortalSessionPage",
     "PortalSessionsEnded",
+    "PublicJwkIn",
     "RateLimitIn",
     "ReceiptKeyIn",
     "RecoverIn",
@@ -87,9 +109,77 @@ ConsumerId = Annotated[str, msgspec.Meta(extra_json_schema={"pattern": CONSUMER_
 Text200 = Annotated[str, _text(200)]
 Text500 = Annotated[str, _text(500)]
 
+#: an event id (``events.delivery_events.EVENT_ID`` is this, compiled)
+EVENT_ID_PATTERN = r"^[A-Za-z0-9._:\-]{1,200}$"
+#: an event's ``version``, "MAJOR.MINOR" (``ingest.event_checks`` compiles this)
+EVENT_VERSION_PATTERN = r"^(0|[1-9][0-9]{0,4})\.(0|[1-9][0-9]{0,4})$"
+#: an event's ``source``, a URI-reference (``ingest.event_checks`` compiles this)
+URI_REFERENCE_PATTERN = r"^[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]{1,1024}$"
+#: a CloudEvents extension attribute's name (``ingest.event_checks`` compiles this)
+EXTENSION_NAME_PATTERN = r"^[a-z0-9]{1,64}$"
+#: the most extension attributes one event carries
+MAX_EXTENSIONS = 32
+#: the states a recovery takes deliveries out of (``delivery.recover.recoverable_states``,
+#: the ledger's replay rule; tests/api compares them)
+RECOVERABLE_STATES = ("DEAD_LETTER", "QUARANTINED")
+#: an ``https://host[:port]`` origin as the branding takes it (``portal.branding``; letters
+#: of any case: the host is stored lower-cased)
+_LABEL = "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_PORT = "(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
+HTTPS_ORIGIN_PATTERN = f"^https://{_LABEL}(\\.{_LABEL})*(:{_PORT})?/?$"
+#: an RFC 3339 time, as the document types it (the API parses it: ``invalid_time``)
+Time = Annotated[str, msgspec.Meta(extra_json_schema={"format": "date-time", "maxLength": 64})]
+
 
 class _Strict(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="camel"):
     pass
+
+
+#: a consumer's ``metadata``: the tenant's own members, any JSON values (the service bounds
+#: the whole: ``metadata_too_large`` past 4,096 bytes of canonical JSON)
+Metadata = Annotated[
+    dict[str, Any],
+    msgspec.Meta(
+        description="the tenant's own members (any JSON values; at most 4,096 bytes as JSON)",
+        extra_json_schema={"additionalProperties": True},
+    ),
+]
+
+_SCALAR: dict[str, Any] = {"type": ["string", "number", "integer", "boolean", "null"]}
+#: a subscription's ``filter`` (``subscriptions.matching.validate_filter``): up to 32 dotted
+#: paths into the payload, each to a scalar or a list of scalars (any of them matches)
+FilterMap = Annotated[
+    dict[str, Any],
+    msgspec.Meta(
+        description="payload path (dotted) -> the value it must have, or a list of values",
+        extra_json_schema={
+            "maxProperties": 32,
+            "propertyNames": {"minLength": 1, "maxLength": 200, "pattern": r"^[^.]+(\.[^.]+)*$"},
+            "additionalProperties": {
+                "anyOf": [_SCALAR, {"type": "array", "items": _SCALAR}],
+            },
+        },
+    ),
+]
+
+#: a public Ed25519 key as a JWK (``subscriptions.validation.validate_receipt_key``): other
+#: JWK members (``kid``, ``use``, ``alg``) are accepted and not kept; a private ``d`` refused
+PublicJwkIn = Annotated[
+    dict[str, Any],
+    msgspec.Meta(
+        description="an Ed25519 public key (RFC 8037): kty OKP, crv Ed25519, x (32 bytes, "
+        "base64url); a private key (with d) is refused",
+        extra_json_schema={
+            "required": ["kty", "crv", "x"],
+            "properties": {
+                "kty": {"const": "OKP"},
+                "crv": {"const": "Ed25519"},
+                "x": {"type": "string", "pattern": "^[A-Za-z0-9_-]{43}$"},
+            },
+            "additionalProperties": True,
+        },
+    ),
+]
 
 
 class RetryPolicyIn(_Strict, kw_only=True):
@@ -102,8 +192,8 @@ class RetryPolicyIn(_Strict, kw_only=True):
 
 
 class ReceiptKeyIn(_Strict, kw_only=True):
-    key_id: str
-    public_key_jwk: dict[str, Any]
+    key_id: Text200
+    public_key_jwk: PublicJwkIn
 
 
 class _AuthIn(_Strict, kw_only=True, tag_field="type"):
@@ -149,15 +239,24 @@ EndpointAuthIn = MtlsAuthIn | OAuth2AuthIn | HeaderAuthIn
 
 
 class SubscriptionCreate(_Strict, kw_only=True):
+    #: an endpoint, a destination, or both (a relay): else 400 ``endpoint_required``. Said as
+    #: an extension, not a top-level ``anyOf``: openapi-python-client 0.29 types a body whose
+    #: schema is an ``anyOf`` of bare ``required`` lists as ``Any`` (its model is lost)
+    __json_schema_extra__: ClassVar[dict[str, Any]] = {
+        "description": "A subscription: an HTTPS ``endpoint``, a broker ``destination``, or "
+        "both (a relay: a destination {type: relay} and the local endpoint); neither is a 400 "
+        "endpoint_required.",
+        "x-required-any-of": [["endpoint"], ["destination"]],
+    }
     #: the HTTPS endpoint; absent exactly when ``destination`` names a broker (DESIGN.md 13)
     endpoint: str | None = None
-    topics: list[str]
-    filter: dict[str, Any] | None = None
-    event_versions: list[EventVersion]
+    topics: Annotated[list[Text200], msgspec.Meta(min_length=1, max_length=100)]
+    filter: FilterMap | None = None
+    event_versions: Annotated[list[EventVersion], msgspec.Meta(min_length=1)]
     region: Text200
     signature_algorithm: Literal["ed25519", "hmac-sha256"]
     retry_policy: RetryPolicyIn | None = None
-    expires_at: str | None = None
+    expires_at: Time | None = None
     owner: Text200
     receipt_key: ReceiptKeyIn | None = None
     old_generation_policy: Literal["drain", "quarantine"] = "drain"
@@ -179,12 +278,16 @@ class SubscriptionCreate(_Strict, kw_only=True):
 
 class SubscriptionPatch(_Strict, kw_only=True):
     endpoint: str | msgspec.UnsetType = msgspec.UNSET
-    topics: list[str] | msgspec.UnsetType = msgspec.UNSET
-    filter: dict[str, Any] | msgspec.UnsetType | None = msgspec.UNSET
-    event_versions: list[EventVersion] | msgspec.UnsetType = msgspec.UNSET
+    topics: (
+        Annotated[list[Text200], msgspec.Meta(min_length=1, max_length=100)] | msgspec.UnsetType
+    ) = msgspec.UNSET
+    filter: FilterMap | msgspec.UnsetType | None = msgspec.UNSET
+    event_versions: (
+        Annotated[list[EventVersion], msgspec.Meta(min_length=1)] | msgspec.UnsetType
+    ) = msgspec.UNSET
     region: Text200 | msgspec.UnsetType = msgspec.UNSET
     retry_policy: RetryPolicyIn | msgspec.UnsetType = msgspec.UNSET
-    expires_at: str | msgspec.UnsetType | None = msgspec.UNSET
+    expires_at: Time | msgspec.UnsetType | None = msgspec.UNSET
     owner: Text200 | msgspec.UnsetType = msgspec.UNSET
     receipt_key: ReceiptKeyIn | msgspec.UnsetType | None = msgspec.UNSET
     old_generation_policy: Literal["drain", "quarantine"] | msgspec.UnsetType = msgspec.UNSET
@@ -214,23 +317,62 @@ _OCCURRED_AT = (
 
 
 class EventIn(_Strict, kw_only=True):
-    event_id: str
-    topic: str
-    version: str
-    aggregate_id: str
+    event_id: Annotated[str, msgspec.Meta(extra_json_schema={"pattern": EVENT_ID_PATTERN})]
+    #: a topic: 1..200 printable characters, no ``*``
+    topic: Annotated[
+        str,
+        msgspec.Meta(
+            extra_json_schema={
+                "minLength": 1,
+                "maxLength": 200,
+                "pattern": r"^[^*\x00-\x1f\x7f-\x9f]+$",
+            }
+        ),
+    ]
+    version: Annotated[str, msgspec.Meta(extra_json_schema={"pattern": EVENT_VERSION_PATTERN})]
+    aggregate_id: Annotated[
+        str,
+        msgspec.Meta(
+            extra_json_schema={
+                "minLength": 1,
+                "maxLength": 200,
+                "pattern": r"^[^\x00-\x1f\x7f-\x9f]+$",
+            }
+        ),
+    ]
     aggregate_version: AggregateVersion
     payload: Any
-    occurred_at: Annotated[str, msgspec.Meta(description=_OCCURRED_AT)] | msgspec.UnsetType = (
-        msgspec.UNSET
-    )
+    occurred_at: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                description=_OCCURRED_AT,
+                extra_json_schema={"format": "date-time", "maxLength": 64},
+            ),
+        ]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
     #: Planned only for this consumer's subscriptions (None: only consumer-less ones).
     consumer_id: ConsumerId | None = None
     #: The CloudEvents ``source`` (a URI-reference) the event came from (None: not given; as a
     #: CloudEvent it is then ``/tenants/<tenantId>``). Part of the canonical body when given.
-    source: str | None = None
+    source: (
+        Annotated[str, msgspec.Meta(extra_json_schema={"pattern": URI_REFERENCE_PATTERN})] | None
+    ) = None
     #: Other CloudEvents extension attributes (names ``[a-z0-9]``, values string, integer or
     #: Boolean), kept as given. Part of the canonical body when given.
-    extensions: dict[str, str | int | bool] | None = None
+    extensions: (
+        Annotated[
+            dict[str, str | int | bool],
+            msgspec.Meta(
+                extra_json_schema={
+                    "maxProperties": MAX_EXTENSIONS,
+                    "propertyNames": {"pattern": EXTENSION_NAME_PATTERN},
+                }
+            ),
+        ]
+        | None
+    ) = None
 
 
 MAX_BATCH_EVENTS = 1000
@@ -242,8 +384,11 @@ class EventTypeVersionIn(_Strict, kw_only=True):
     """One major version of an event type: a JSON Schema 2020-12 and an example payload
     (required; JSON ``null`` is an example too)."""
 
-    schema: Any
+    #: an object or a boolean (JSON Schema 2020-12)
+    schema: Annotated[Any, msgspec.Meta(extra_json_schema={"type": ["object", "boolean"]})]
     example: Any = msgspec.UNSET
+    #: required in the document: the service refuses a version without one
+    __json_schema_extra__: ClassVar[dict[str, Any]] = {"required": ["schema", "example"]}
 
 
 class EventTypeIn(_Strict, kw_only=True):
@@ -295,9 +440,17 @@ class RecoverIn(_Strict, kw_only=True):
     """``POST /v1/subscriptions/{id}/recover``: deliveries in ``states`` whose state was last
     changed in ``[since, until)`` go back to RETRYABLE (at most ``limit`` per call)."""
 
-    since: str
-    until: str | None = None
-    states: list[str] | None = None
+    since: Time
+    until: Time | None = None
+    states: (
+        Annotated[
+            list[
+                Annotated[str, msgspec.Meta(extra_json_schema={"enum": list(RECOVERABLE_STATES)})]
+            ],
+            msgspec.Meta(extra_json_schema={"minItems": 1}),
+        ]
+        | None
+    ) = None
     limit: Annotated[int, msgspec.Meta(ge=1, le=MAX_RECOVER)] | None = None
 
 
@@ -306,23 +459,30 @@ class ConsumerCreate(_Strict, kw_only=True):
 
     id: ConsumerId
     name: Text200
-    metadata: dict[str, Any] = {}
+    metadata: Metadata = {}
 
 
 class ConsumerPatch(_Strict, kw_only=True):
     name: Text200 | msgspec.UnsetType = msgspec.UNSET
-    metadata: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    metadata: Metadata | msgspec.UnsetType = msgspec.UNSET
 
 
 class ConsumerDisable(_Strict, kw_only=True):
     reason: Text500 | None = None
 
 
+_CAPABILITIES = ("read", "manage", "replay")
+
+
 class PortalSessionCreate(_Strict, kw_only=True):
     """``POST /v1/consumers/{id}/portal-sessions``."""
 
     ttl_seconds: TtlSeconds = 3600
-    capabilities: list[str] = msgspec.field(default_factory=lambda: ["read", "manage", "replay"])
+    #: a non-empty subset of read, manage, replay, each once (``portal.service`` checks it)
+    capabilities: Annotated[
+        list[Annotated[str, msgspec.Meta(extra_json_schema={"enum": list(_CAPABILITIES)})]],
+        msgspec.Meta(extra_json_schema={"minItems": 1, "maxItems": 3, "uniqueItems": True}),
+    ] = msgspec.field(default_factory=lambda: ["read", "manage", "replay"])
 
 
 class PortalSessionItem(_Strict, kw_only=True):
@@ -360,120 +520,6 @@ class TenantCreate(_Strict, kw_only=True):
     name: Text200
 
 
-# -- responses --------------------------------------------------------------------------------
-
-
-class LatencyPercentiles(msgspec.Struct, kw_only=True, rename="camel"):
-    """Attempt durations (ms, from the attempt being sent to its answer) at the 50th, 90th and
-    99th percentile, read from a histogram of fixed log-spaced buckets (8 per decade, 1 ms to
-    100 s) that the projector keeps beside the counts: each within a factor 1.33 of the exact
-    value. ``count``: the attempts with a duration (an attempt lost with its dispatcher has
-    none)."""
-
-    p50: float
-    p90: float
-    p99: float
-    count: int
-
-
-class AttemptBucket(msgspec.Struct, kw_only=True, rename="camel"):
-    """One hour (or UTC day) of a subscription's attempts: ``hour`` (RFC 3339, UTC, its
-    start), ``counts``, attempts by outcome (``ENDPOINT_ACCEPTED``, ``RETRYABLE``,
-    ``UNKNOWN_TRANSPORT``, ``DEAD_LETTER``; an outcome without attempts is absent), and
-    ``latency`` (``null`` when no attempt of it has a duration)."""
-
-    hour: str
-    counts: dict[str, int]
-    latency: LatencyPercentiles | None
-
-
-class AttemptStats(msgspec.Struct, kw_only=True, rename="camel"):
-    """``GET /v1/subscriptions/{id}/attempt-stats``: the attempts of the last 24 hours (the
-    current one included), one bucket per hour, oldest first, from ``since``; ``latency``:
-    the percentiles over the whole window. Counted by the projector in batches: at most
-    ``HOOKPROOF_STATS_INTERVAL_S`` (5 s) behind the log. ``interval``: ``hour``, or ``day``
-    for ``GET /v1/attempt-stats?interval=day`` (one bucket per UTC day, the window's days
-    ending with today)."""
-
-    subscription_id: str
-    since: str
-    interval: Literal["hour", "day"]
-    latency: LatencyPercentiles | None
-    buckets: list[AttemptBucket]
-
-
-class AttemptStatsBatch(msgspec.Struct, kw_only=True, rename="camel"):
-    """``GET /v1/attempt-stats?subscriptionId=...`` (the parameter repeated, 1..100 ids;
-    ``window`` ``24h`` or ``7d``, ``interval`` ``hour`` or ``day``: ``invalid_window``,
-    ``invalid_interval`` otherwise): one
-    :class:`AttemptStats` per id, in the order asked, in one read (the console's one call per
-    view). Every id must be the caller's subscription (a portal session's: its consumer's),
-    else 404 ``subscription_not_found``."""
-
-    since: str
-    items: list[AttemptStats]
-
-
-class DeliveryEvidence(msgspec.Struct, kw_only=True, rename="camel"):
-    """How far a delivery's evidence got: ``endpoint`` (``ENDPOINT_ACCEPTED``,
-    ``VERIFIED_ENDPOINT`` or ``NONE``) and ``application`` (``CONFIRMED``, ``PENDING`` or
-    ``UNOBSERVABLE``), never inferred from each other."""
-
-    endpoint: str
-    application: str
-
-
-class DeliveryLogItem(msgspec.Struct, kw_only=True, rename="camel"):
-    """One delivery in the log (its full view, attempts included, is ``GET
-    /v1/deliveries/{id}``)."""
-
-    delivery_id: str
-    event_id: str
-    subscription_id: str
-    generation: int
-    topic: str
-    state: str
-    attempt: int
-    evidence: DeliveryEvidence
-    #: a test event's delivery (``POST /v1/subscriptions/{id}/test-events``)
-    test: bool
-    created_at: str
-    updated_at: str
-
-
-class DeliveryLogPage(msgspec.Struct, kw_only=True, rename="camel"):
-    """``GET /v1/deliveries``: the log, newest first (``createdAt``, then ``deliveryId``).
-    Filters (each optional, combined with AND): ``subscriptionId``, ``eventType`` (a topic),
-    ``state`` (a ledger state), ``evidence`` (``ENDPOINT_ACCEPTED``: the endpoint accepted it;
-    ``APPLICATION_CONFIRMED``: a signed receipt confirmed it; ``NONE``: no acceptance yet),
-    ``since``/``until`` (RFC 3339, on ``createdAt``, since inclusive, until exclusive),
-    ``eventId``, ``deliveryId``, ``idPrefix`` (the start of an id: of a delivery id when it
-    starts with ``dlv_``, else of an event id; 1..200 printable characters); ``limit``
-    1..1000 (default 100) and ``cursor`` (a ``nextCursor``). A bad value is a 400 with a code
-    (``invalid_state``, ``invalid_evidence``, ``invalid_time``, ``invalid_time_range``,
-    ``invalid_id``, ``invalid_id_prefix``, ``invalid_event_type``, ``invalid_limit``,
-    ``invalid_cursor``, ``unknown_parameter``).
-    A portal session sees only its consumer's deliveries."""
-
-    items: list[DeliveryLogItem]
-    next_cursor: str | None
-
-
-class AttemptResponseView(msgspec.Struct, kw_only=True, rename="camel"):
-    """An attempt's ``response`` in ``GET /v1/deliveries/{id}``: what came back, bounded and
-    redacted when recorded: at most 32 ``headers`` (``[name, value]``, values cut to 256
-    characters; credentials, cookies and signatures ``[redacted]``), ``excerpt``: the first
-    2,048 bytes of the body as UTF-8 text (any echo of a signature the engine sent is
-    ``[redacted]``), ``bodyBytes`` the whole body's size. Absent for attempts recorded before
-    it existed and for attempts without an answer."""
-
-    headers: list[tuple[str, str]]
-    excerpt: str
-    body_bytes: int
-    excerpt_truncated: bool
-    headers_truncated: bool
-
-
 class TestEventIn(_Strict, kw_only=True):
     """``POST /v1/subscriptions/{id}/test-events``: send the event catalogue's example of
     ``topic`` (one the subscription takes; default: its only exact topic) at major
@@ -497,17 +543,37 @@ class PortalBrandingIn(_Strict, kw_only=True):
     the portal cannot be framed). Refusals: ``invalid_display_name``, ``invalid_logo_url``,
     ``invalid_accent_colour``, ``low_contrast_accent``, ``invalid_frame_ancestor``."""
 
-    display_name: str | None = None
-    logo_url: str | None = None
-    accent_colour: str | None = None
-    frame_ancestors: list[str] = msgspec.field(default_factory=list)
-
-
-class PortalBranding(msgspec.Struct, kw_only=True, rename="camel"):
-    """``GET /v1/portal/branding`` (the tenant, or a portal session of one of its consumers):
-    the branding as set, ``null`` fields where none is."""
-
-    display_name: str | None
-    logo_url: str | None
-    accent_colour: str | None
-    frame_ancestors: list[str]
+    display_name: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                extra_json_schema={
+                    "minLength": 1,
+                    "maxLength": 80,
+                    "pattern": r"^[^\x00-\x1f\x7f-\x9f]+$",
+                }
+            ),
+        ]
+        | None
+    ) = None
+    logo_url: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                extra_json_schema={"maxLength": 500, "pattern": r"^https://[^\s\"'<>\\;,@]+$"}
+            ),
+        ]
+        | None
+    ) = None
+    accent_colour: (
+        Annotated[str, msgspec.Meta(extra_json_schema={"pattern": "^#[0-9a-fA-F]{6}$"})] | None
+    ) = None
+    frame_ancestors: Annotated[
+        list[
+            Annotated[
+                str,
+                msgspec.Meta(extra_json_schema={"maxLength": 270, "pattern": HTTPS_ORIGIN_PATTERN}),
+            ]
+        ],
+        msgspec.Meta(extra_json_schema={"maxItems": 10}),
+    ] = msgspec.field(default_factory=list)

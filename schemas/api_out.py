@@ -1,15 +1,52 @@
 """API response bodies as msgspec types (JSON, camelCase): the OpenAPI document's success
-schemas are generated from them. Open to additions (no ``forbid_unknown_fields``): a field a
-later version adds never breaks a client generated from an earlier document; the fields
-listed without a default are always present."""
+schemas are generated from them. Each names every member the engine sends (the document closes
+them: ``additionalProperties: false``, issue 49); the fields listed without a default are
+always present, the ``UnsetType`` ones only where they apply."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
-from .api import DeliveryEvidence
+from .api import AttemptResponseView, DeliveryEvidence, FilterMap, Metadata
+from .api_operator import (
+    EngineKeyRotated,
+    Gate,
+    GateReport,
+    Rollout,
+    RolloutCutoverFigures,
+    RolloutInternalFigures,
+    RolloutPage,
+    RolloutShadowFigures,
+    RolloutSwitch,
+    RolloutTargetOut,
+)
+from .api_views import (
+    ApplicationReceiptView,
+    AuthView,
+    BrokerAnswer,
+    ChallengeOutcome,
+    DeadLetterInfo,
+    DestinationView,
+    Jwk,
+    OrderingInfo,
+    PendingChallenge,
+    Problem,
+    RateLimitView,
+    ReceiptConflictView,
+    ReceiptKeyView,
+    RetryPolicyView,
+)
+
+U = msgspec.UnsetType
+UNSET = msgspec.UNSET
+#: a JSON object whose members are the caller's own or another document's (a subscription's
+#: filter as given, an event's recorded data, a gate's figures): open, and the document says so
+FreeForm = Annotated[
+    dict[str, Any],
+    msgspec.Meta(extra_json_schema={"additionalProperties": True}),
+]
 
 __all__ = [
     "AttemptRequestView",
@@ -52,12 +89,14 @@ __all__ = [
     "RolloutTargetOut",
     "SecretRotated",
     "Subscription",
+    "SubscriptionChallenged",
     "SubscriptionCreated",
     "SubscriptionPage",
     "TenantCreated",
     "TestEventSent",
     "Timeline",
     "TimelineEntry",
+    "UnplannedReason",
     "Whoami",
 ]
 
@@ -66,15 +105,20 @@ class _Out(msgspec.Struct, kw_only=True, rename="camel"):
     pass
 
 
-class Problem(_Out, kw_only=True):
-    """RFC 9457 problem details with a stable ``code`` (``field``: the offending input)."""
-
-    type: str
-    title: str
-    status: int
-    detail: str | msgspec.UnsetType = msgspec.UNSET
-    code: str
-    field: str | msgspec.UnsetType = msgspec.UNSET
+#: one major version of an event type as stored (``schema`` an object or a boolean)
+EventTypeVersionView = Annotated[
+    dict[str, Any],
+    msgspec.Meta(
+        extra_json_schema={
+            "properties": {
+                "schema": {"type": ["object", "boolean"], "description": "JSON Schema 2020-12"},
+                "example": {"description": "a payload valid under the schema (any JSON)"},
+            },
+            "required": ["schema", "example"],
+            "additionalProperties": False,
+        }
+    ),
+]
 
 
 class Subscription(_Out, kw_only=True):
@@ -85,15 +129,36 @@ class Subscription(_Out, kw_only=True):
     generation: int
     state: str
     endpoint: str | None
+    endpoint_digest: str | None
     topics: list[str]
+    filter: FilterMap | None
     event_versions: list[int]
-    signature_algorithm: str
-    signature_profile: str
-    ordering: str
+    region: str
+    signature_algorithm: Literal["ed25519", "hmac-sha256"]
+    signature_profile: Literal["hookproof.sig.v1", "standard-webhooks.v1"]
+    ordering: Literal["none", "aggregate"]
+    ordering_gap_timeout_s: float
+    retry_policy: RetryPolicyView
+    expires_at: str | None
+    owner: str
+    receipt_key: ReceiptKeyView | None
+    old_generation_policy: Literal["drain", "quarantine"]
     consumer_id: str | None
+    auth: AuthView | None
+    rate_limit: RateLimitView | None
+    verified_generation: int | None
+    application_evidence: Literal["RECEIPTS", "UNOBSERVABLE"]
     version: int
     created_at: str
     updated_at: str
+    destination: DestinationView | U = UNSET
+    pending_challenge: PendingChallenge | U = UNSET
+    #: why the subscription is not ACTIVE or what its last challenge said (a reason code)
+    last_reason: str | U = UNSET
+    #: the endpoint's answer's status, with ``lastReason`` ``bad_status``
+    last_status: int | U = UNSET
+    #: what ``lastReason`` means and what to do
+    last_reason_detail: str | U = UNSET
 
 
 class SubscriptionCreated(Subscription, kw_only=True):
@@ -101,6 +166,13 @@ class SubscriptionCreated(Subscription, kw_only=True):
     (hmac-sha256 only: ``whsec_...`` or base64)."""
 
     secret: str | msgspec.UnsetType = msgspec.UNSET
+
+
+class SubscriptionChallenged(Subscription, kw_only=True):
+    """``POST /v1/subscriptions/{id}/challenge``: the subscription after the challenge, and
+    the challenge's outcome."""
+
+    challenge: ChallengeOutcome
 
 
 class SubscriptionPage(_Out, kw_only=True):
@@ -112,7 +184,7 @@ class Consumer(_Out, kw_only=True):
     id: str
     tenant_id: str
     name: str
-    metadata: dict[str, Any]
+    metadata: Metadata
     state: Literal["ACTIVE", "DISABLED"]
     disabled: bool
     version: int
@@ -130,6 +202,15 @@ class DeliveryRef(_Out, kw_only=True):
     subscription_id: str
 
 
+class UnplannedReason(_Out, kw_only=True):
+    """Why an event was planned for no subscription: a stable ``reason`` code, what to do
+    (``detail``) and how many subscriptions it concerns."""
+
+    reason: str
+    detail: str
+    subscriptions: int
+
+
 class EventAccepted(_Out, kw_only=True):
     """``POST /v1/events`` (202): the event and the deliveries planned for it (``created``:
     false when the same ``eventId`` and payload were accepted before)."""
@@ -138,6 +219,8 @@ class EventAccepted(_Out, kw_only=True):
     payload_digest: str
     deliveries: list[DeliveryRef]
     created: bool
+    #: with ``deliveries`` empty: why no subscription was planned, one entry per cause
+    reasons: list[UnplannedReason] | U = UNSET
 
 
 class EventBatchResult(_Out, kw_only=True):
@@ -149,6 +232,7 @@ class EventBatchResult(_Out, kw_only=True):
     payload_digest: str | msgspec.UnsetType = msgspec.UNSET
     deliveries: list[DeliveryRef] | msgspec.UnsetType = msgspec.UNSET
     created: bool | msgspec.UnsetType = msgspec.UNSET
+    reasons: list[UnplannedReason] | U = UNSET
     problem: Problem | msgspec.UnsetType = msgspec.UNSET
 
 
@@ -178,8 +262,38 @@ class DeliveryAttempt(_Out, kw_only=True):
     back; more fields as the view grows) and ``request``: what it sent."""
 
     attempt: int
+    admitted_at: str
+    generation: int
+    endpoint: str | None
+    key_id: str | None
+    key_generation: int | None
+    signature_algorithm: str
+    dispatcher: str | None
+    drain: bool
+    #: DISPATCHING while in flight, then ENDPOINT_ACCEPTED, RETRYABLE, DEAD_LETTER,
+    #: UNKNOWN_TRANSPORT... (RELAY_REPORTED: a relay's report)
     outcome: str
     request: AttemptRequestView
+    #: the answer's status (null: no answer)
+    status: int | U | None = UNSET
+    #: why it failed (a stable reason code)
+    code: str | U | None = UNSET
+    #: a redirect's target (never followed)
+    location: str | U | None = UNSET
+    request_written: bool | U | None = UNSET
+    peer_address: str | U | None = UNSET
+    spki_sha256: str | U | None = UNSET
+    retry_at: str | U | None = UNSET
+    duration_ms: float | U | None = UNSET
+    completed_at: str | U = UNSET
+    #: the answer's body ended with the connection, without TLS close_notify
+    body_truncated: bool | U = UNSET
+    #: what came back (null: nothing, or recorded before answers were)
+    response: AttemptResponseView | U | None = UNSET
+    #: a broker destination's answer
+    broker: BrokerAnswer | U = UNSET
+    #: the forward proxy the attempt went through
+    proxy: str | U = UNSET
 
 
 class RequestBody(_Out, kw_only=True):
@@ -218,10 +332,10 @@ class Delivery(_Out, kw_only=True):
     request_body: RequestBody
     created_at: str
     updated_at: str
-    dead_letter: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
-    ordering: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
-    application_receipt: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
-    receipt_conflicts: list[dict[str, Any]] | msgspec.UnsetType = msgspec.UNSET
+    dead_letter: DeadLetterInfo | msgspec.UnsetType = msgspec.UNSET
+    ordering: OrderingInfo | msgspec.UnsetType = msgspec.UNSET
+    application_receipt: ApplicationReceiptView | msgspec.UnsetType = msgspec.UNSET
+    receipt_conflicts: list[ReceiptConflictView] | msgspec.UnsetType = msgspec.UNSET
     archived: bool | msgspec.UnsetType = msgspec.UNSET
 
 
@@ -259,15 +373,26 @@ class Whoami(_Out, kw_only=True):
     tenant_id: str | msgspec.UnsetType = msgspec.UNSET
     consumer_id: str | msgspec.UnsetType = msgspec.UNSET
     session_id: str | msgspec.UnsetType = msgspec.UNSET
+    #: a portal session's scope and end
+    capabilities: list[Literal["read", "manage", "replay"]] | U = UNSET
+    expires_at: str | U = UNSET
 
 
 class Recovered(_Out, kw_only=True):
+    """``POST /v1/subscriptions/{id}/recover``: how many went back to RETRYABLE and which
+    (``nextSince``: more remain, call again from there; ``recoveryId``: the recovery's id
+    in the log)."""
+
     recovered: int
     delivery_ids: list[str]
+    next_since: str | U = UNSET
+    recovery_id: str | U = UNSET
 
 
 class Jwks(_Out, kw_only=True):
-    keys: list[dict[str, Any]]
+    """The engine's public signing keys, newest generation first."""
+
+    keys: list[Jwk]
 
 
 class Health(_Out, kw_only=True):
@@ -313,7 +438,8 @@ class Timeline(_Out, kw_only=True):
     kind: str
     id: str
     as_of: str | None
-    state: dict[str, Any] | None
+    #: the delivery's or subscription's state as of ``asOf`` (its projection's members)
+    state: FreeForm | None
     entries: list[TimelineEntry]
     next_cursor: str | None
 
@@ -324,7 +450,8 @@ class EventType(_Out, kw_only=True):
 
     topic: str
     description: str
-    versions: dict[str, dict[str, Any]]
+    #: per major version ("1", "2"...): its JSON Schema 2020-12 and its example
+    versions: dict[str, EventTypeVersionView]
     deprecated: bool
     version: int
     digest: str
@@ -358,36 +485,6 @@ class EventView(_Out, kw_only=True):
     archived: bool | msgspec.UnsetType = msgspec.UNSET
 
 
-class Gate(_Out, kw_only=True):
-    """A release gate's result (``status``: pass, fail, n/a or UNOBSERVABLE)."""
-
-    gate: str
-    title: str
-    status: str
-    value: int | float | None
-    threshold: str
-    detail: dict[str, Any]
-    examples: list[str]
-
-
-class GateReport(_Out, kw_only=True):
-    since: str | None
-    gates: list[Gate]
-    ok: bool
-
-
-class EngineKeyRotated(_Out, kw_only=True):
-    """``POST /v1/keys/rotate``: the promoted key, the subscriptions that proved it and the
-    ones suspended (with their reasons)."""
-
-    key_id: str
-    key_generation: int
-    previous_key_id: str | None
-    proved: list[str]
-    suspended: list[str]
-    reasons: dict[str, str]
-
-
 class SecretRotated(_Out, kw_only=True):
     """``POST /v1/subscriptions/{id}/secret/rotate``: the next shared secret, shown once."""
 
@@ -409,66 +506,6 @@ class ReceiptConfirmed(_Out, kw_only=True):
     result: str
     applied_at: str
     confirmed_at: str
-
-
-class RolloutTargetOut(_Out, kw_only=True):
-    signature_profile: str | msgspec.UnsetType = msgspec.UNSET
-    signing_key: str | msgspec.UnsetType = msgspec.UNSET
-
-
-class RolloutSwitch(_Out, kw_only=True):
-    percent: int
-    at: str
-
-
-class RolloutShadowFigures(_Out, kw_only=True):
-    checked: int
-    mismatches: int
-
-
-class RolloutInternalFigures(_Out, kw_only=True):
-    dual_signed: int
-
-
-class RolloutCutoverFigures(_Out, kw_only=True):
-    switched: int
-    covered: int
-    attempts: int
-    decided_attempts: int
-    acceptance: float | None
-    baseline_attempts: int
-    baseline_acceptance: float | None
-    dual_signed: int
-
-
-class Rollout(_Out, kw_only=True):
-    """A rollout of a signing change; one read (not a list's item) adds its figures per
-    stage (``shadow``, ``internal``, ``cutover``)."""
-
-    id: str
-    target: RolloutTargetOut
-    stage: str
-    percent: int
-    state: str
-    pause_reason: str | None
-    source_key_id: str | None
-    subscriptions: list[str] | Literal["all"]
-    internal_subscriptions: list[str]
-    dual_window_s: float
-    switches: list[RolloutSwitch]
-    version: int
-    created_at: str
-    updated_at: str
-    shadow: RolloutShadowFigures | msgspec.UnsetType = msgspec.UNSET
-    internal: RolloutInternalFigures | msgspec.UnsetType = msgspec.UNSET
-    cutover: RolloutCutoverFigures | msgspec.UnsetType = msgspec.UNSET
-
-
-class RolloutPage(_Out, kw_only=True):
-    """``GET /v1/rollouts``: oldest first (a list's rollouts carry no figures)."""
-
-    items: list[Rollout]
-    next_cursor: str | None
 
 
 class DeadLetter(_Out, kw_only=True):
@@ -501,7 +538,7 @@ class HistoryEvent(_Out, kw_only=True):
     schema_version: int
     recorded_at: str
     actor: str | None
-    data: dict[str, Any]
+    data: FreeForm
     hash: str
 
 

@@ -2,7 +2,8 @@
 the handlers decode and encode (``msgspec.json.schema_components``), parameters from the table
 the API checks them with (``params.QUERY``, ``params.path_format``), operations from
 ``operations.OPERATIONS``. A field added to a type, or a parameter to the table, is in the
-document with nothing else to change."""
+document with nothing else to change. Every object schema is closed, headers and problem codes
+are declared: how a new route declares its answers strictly is ``openapi_parts``' docstring."""
 
 from __future__ import annotations
 
@@ -19,8 +20,10 @@ from hookproof.schemas import api_out
 from hookproof.schemas import search as api_search
 
 from ..relay import protocol as relay_protocol
+from .openapi_parts import HEADERS, close_objects, success_headers, tags_of
 from .operations import EXAMPLES, OPERATIONS
 from .params import QUERY, path_format
+from .problem_codes import PROBLEM_CODES
 
 __all__ = ["OPERATIONS", "openapi_document", "operation_id"]
 
@@ -32,28 +35,24 @@ _TYPES: dict[str, Any] = {
     if isinstance(getattr(module, name), type) and issubclass(getattr(module, name), msgspec.Struct)
 }
 
-_PROBLEM_CODES: dict[int, str] = {
-    400: "invalid_request, invalid_json, invalid_id, invalid_limit, invalid_cursor, "
-    "invalid_state, invalid_time, invalid_query, invalid_data, json_too_deep, "
-    "number_out_of_range (a number outside its field's minimum..maximum), ...",
-    401: "missing_token, invalid_token, portal_session_expired",
-    403: "operator_only (a tenant token on an operator route), tenant_only (the operator "
-    "token on a tenant route), portal_scope (a portal token outside its scope), "
-    "admin_disabled, metrics_disabled",
-    404: "not_found, subscription_not_found, delivery_not_found, event_not_found, "
-    "consumer_not_found, rollout_not_found, portal_session_not_found, ...",
-    405: "method_not_allowed (the Allow header lists the methods the path takes)",
-    408: "body_timeout (the body came too slowly)",
-    409: "conflicts: event_payload_conflict, version_conflict, consumer_exists, ...",
-    412: "precondition_failed (If-Match is not the current generation or version)",
-    413: "body_too_large",
-    414: "uri_too_long (the request line is over 8,190 bytes)",
-    415: "unsupported_encoding (a Content-Encoding the API does not take), unsupported_media_type",
-    422: "the request is well-formed but refused as a whole (e.g. a rollout that cannot start)",
-    428: "if_match_required",
-    429: "rate_limited (the caller's budget is spent; Retry-After says when to come back)",
-    431: "header_too_large (a header name or value over 8,190 bytes), too_many_headers (over 128)",
-    503: "database_unavailable (Retry-After says when to come back)",
+#: what each problem status means (its codes: ``problem_codes.PROBLEM_CODES``)
+_PROBLEM_MEANING: dict[int, str] = {
+    400: "the request is malformed or a value is outside its schema (``field`` names it)",
+    401: "no valid token",
+    403: "a valid token of the wrong kind, or outside a portal session's scope",
+    404: "no such resource of the caller's (another tenant's is not found either)",
+    405: "the path does not take this method (``Allow`` lists the ones it takes)",
+    408: "the body came too slowly",
+    409: "the request conflicts with the resource's state",
+    412: "If-Match is not the current generation or version",
+    413: "the body is too large",
+    414: "the request line is over 8,190 bytes",
+    415: "a Content-Encoding or media type the API does not take",
+    422: "well-formed but refused as a whole",
+    428: "If-Match is required",
+    429: "the caller's budget is spent (``Retry-After`` says when to come back)",
+    431: "a header is over 8,190 bytes or there are over 128 of them",
+    503: "the database is unavailable (``Retry-After`` says when to come back)",
 }
 
 
@@ -116,26 +115,33 @@ def _parameters(method: str, path: str, op: dict[str, Any]) -> list[dict[str, An
         if param.schema.get("type") == "array":
             entry.update(style="form", explode=True)
         params.append(entry)
-    if op.get("ifMatch"):
+    if op.get("ifMatch"):  # True: required (absent: 428); "optional": checked when sent
+        required = op["ifMatch"] is True
         params.append(
             {
                 "name": "If-Match",
                 "in": "header",
-                "required": True,
-                "description": 'the generation read, "<n>" (its ETag); absent: 428',
+                "required": required,
+                "description": 'the generation or version read, "<n>" (its ETag); '
+                + ("absent: 428" if required else "absent: no check; another: 412"),
                 "schema": {"type": "string", "pattern": '^(W/)?"?[0-9]{1,9}"?$'},
             }
         )
     return params
 
 
-def _success(op: dict[str, Any]) -> dict[str, Any]:
+def _success(method: str, op: dict[str, Any]) -> dict[str, Any]:
     status = op.get("status", 200)
     if status == 204:
-        return {"description": "Done (no body)"}
+        headers = success_headers(method, op)
+        return {"description": "Done (no body)", **({"headers": headers} if headers else {})}
     mime = op.get("mime") or ("text/plain" if op.get("text") else None)
     if mime and mime != "application/jwk-set+json":
-        return {"description": "Success", "content": {mime: {"schema": {"type": "string"}}}}
+        return {
+            "description": "Success",
+            "content": {mime: {"schema": {"type": "string"}}},
+            **({"headers": h} if (h := success_headers(method, op)) else {}),
+        }
     if op.get("websocket"):  # replaced by the 101 of ``_operation``
         return {"description": "Switching Protocols (WebSocket)"}
     if "response" in op:
@@ -146,6 +152,8 @@ def _success(op: dict[str, Any]) -> dict[str, Any]:
         "description": "Success",
         "content": {mime or "application/json": {"schema": schema}},
     }
+    if headers := success_headers(method, op):
+        out["headers"] = headers
     if "links" in op:
         out["links"] = op["links"]
     return out
@@ -164,26 +172,30 @@ def _operation(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
         statuses |= {409, 412, 422}
     if "body" in op or op.get("rawBody") or method in ("post", "put", "patch"):
         statuses |= {408, 413, 415}
-    if op.get("ifMatch"):
+    if op.get("ifMatch") is True:
         statuses |= {412, 428}
     statuses |= set(op.get("refusals", ()))
-    responses: dict[str, Any] = {str(op.get("status", 200)): _success(op)}
+    responses: dict[str, Any] = {str(op.get("status", 200)): _success(method, op)}
     for also in op.get("also", ()):  # another success (a receipt sent again: 200)
-        responses[str(also)] = _success(op)
+        responses[str(also)] = _success(method, op)
     for other, name in op.get("otherSuccess", {}).items():  # a success of another shape
-        responses[str(other)] = _success({**op, "status": other, "response": name})
+        responses[str(other)] = _success(method, {**op, "status": other, "response": name})
     if op.get("mime") == "application/jwk-set+json":
-        responses["304"] = {"description": "Not modified (If-None-Match matched the ETag)"}
+        responses["304"] = {
+            "description": "Not modified (If-None-Match matched the ETag)",
+            "headers": success_headers(method, op),
+        }
     responses.update({str(s): _problem(s) for s in sorted(statuses)})
     entry: dict[str, Any] = {
         "summary": op["summary"],
+        "description": op.get("description", op["summary"]),
         "operationId": operation_id(method, path),
         "tags": [_tag(path)],
         "parameters": params,
         "responses": responses,
+        # a public route says so: no token (an empty requirement list)
+        "security": [] if op.get("public") else [{"bearer": []}],
     }
-    if not op.get("public"):
-        entry["security"] = [{"bearer": []}]
     if "body" in op:
         media: dict[str, Any] = {"schema": {"$ref": f"#/components/schemas/{op['body']}"}}
         if op["body"] in EXAMPLES:
@@ -246,26 +258,32 @@ def _components() -> dict[str, Any]:
         [_TYPES[n] for n in named] + [api_out.Problem] + _RELAY_FRAMES,
         ref_template="#/components/schemas/{name}",
     )
+    for name, schema in schemas.items():  # what a type declares beyond its fields
+        extra = getattr(_TYPES.get(name), "__json_schema_extra__", None) or {}
+        for key, value in extra.items():
+            if key == "required":
+                value = sorted(set(schema.get("required", ())) | set(value))
+            schema[key] = value
     schemas["ApplicationReceipt"] = _receipt_schema()
     schemas["CloudEventIn"] = _schema_file("cloudevent-in.v1.schema.json")
     responses = {}
-    for status, codes in _PROBLEM_CODES.items():
+    for status, meaning in _PROBLEM_MEANING.items():
         response: dict[str, Any] = {
-            "description": f"Problem (RFC 9457); code: {codes}",
+            "description": f"Problem (RFC 9457): {meaning}",
             "content": {
                 "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
             },
+            "x-problem-codes": list(PROBLEM_CODES[status]),
         }
         if status == 405:
-            response["headers"] = {
-                "Allow": {"required": True, "schema": {"type": "string"}},
-            }
+            response["headers"] = {"Allow": {"$ref": "#/components/headers/Allow"}}
         if status in (429, 503):
-            response["headers"] = {"Retry-After": {"schema": {"type": "string"}}}
+            response["headers"] = {"Retry-After": {"$ref": "#/components/headers/Retry-After"}}
         responses[f"Problem{status}"] = response
     return {
-        "schemas": schemas,
+        "schemas": close_objects(schemas),
         "responses": responses,
+        "headers": HEADERS,
         "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
     }
 
@@ -279,7 +297,16 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
             paths.setdefault(path, {})[method] = _operation(method, path, op)
     return {
         "openapi": "3.1.0",
-        "info": {"title": "hookproof", "version": "0.1.0"},
+        "info": {
+            "title": "hookproof",
+            "version": "0.1.0",
+            "description": "The webhook delivery engine's API (DESIGN.md section 11): every "
+            "answer, header and problem code it can send.",
+            "license": {"name": "Apache-2.0", "identifier": "Apache-2.0"},
+            "contact": {"name": "hookproof", "url": "https://hookproof.dev"},
+        },
+        "servers": [{"url": "/"}],
+        "tags": tags_of({op["tags"][0] for ops in paths.values() for op in ops.values()}),
         "paths": paths,
         "components": _components(),
     }

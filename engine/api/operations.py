@@ -84,6 +84,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "body": "SubscriptionCreate",
         "status": 201,
         "response": "SubscriptionCreated",
+        "headers": ("ETag", "Location"),
         "links": SUBSCRIPTION_LINKS,
     },
     ("get", "/v1/subscriptions"): {
@@ -93,34 +94,40 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("get", "/v1/subscriptions/{id}"): {
         "summary": "Read a subscription (ETag: generation)",
         "response": "Subscription",
+        "headers": ("ETag",),
     },
     ("patch", "/v1/subscriptions/{id}"): {
         "summary": "Change a subscription (If-Match)",
         "body": "SubscriptionPatch",
         "ifMatch": True,
         "response": "Subscription",
+        "headers": ("ETag",),
     },
     ("post", "/v1/subscriptions/{id}/revoke"): {
         "summary": "Revoke (raises the generation)",
         "body": "SubscriptionTransition",
         "optionalBody": True,
         "response": "Subscription",
+        "headers": ("ETag",),
     },
     ("post", "/v1/subscriptions/{id}/suspend"): {
         "summary": "Suspend",
         "body": "SubscriptionTransition",
         "optionalBody": True,
         "response": "Subscription",
+        "headers": ("ETag",),
     },
     ("post", "/v1/subscriptions/{id}/resume"): {
         "summary": "Resume (through a new challenge)",
         "body": "SubscriptionTransition",
         "optionalBody": True,
         "response": "Subscription",
+        "headers": ("ETag",),
     },
     ("post", "/v1/subscriptions/{id}/challenge"): {
         "summary": "Challenge the endpoint now",
-        "response": "Subscription",
+        "response": "SubscriptionChallenged",
+        "headers": ("ETag",),
     },
     ("get", "/v1/subscriptions/{id}/history"): {
         "summary": "The subscription's events, in order (paged)",
@@ -194,6 +201,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "caller gets 404; a second attach replaces the first, closed with 4409)",
         "status": 101,
         "websocket": True,
+        "refusals": (409,),  # not_a_relay: the subscription's destination is not a relay
     },
     ("post", "/v1/events"): {
         "summary": "Ingest a business event (planned for no subscription: deliveries [] and"
@@ -246,11 +254,14 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "Define an event type: JSON Schema 2020-12 and an example per major version "
         "(If-Match: version, optional)",
         "body": "EventTypeIn",
+        "ifMatch": "optional",
         "response": "EventType",
+        "headers": ("ETag",),
     },
     ("get", "/v1/event-types/{topic}"): {
         "summary": "An event type (ETag: version)",
         "response": "EventType",
+        "headers": ("ETag",),
     },
     ("get", "/v1/event-types"): {
         "summary": "The event catalogue, by topic (paged)",
@@ -317,6 +328,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "body": "ConsumerCreate",
         "status": 201,
         "response": "Consumer",
+        "headers": ("Location",),
     },
     ("get", "/v1/consumers"): {"summary": "List consumers (paged)", "response": "ConsumerPage"},
     ("get", "/v1/consumers/{id}"): {"summary": "Read a consumer", "response": "Consumer"},
@@ -337,6 +349,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "optionalBody": True,
         "status": 201,
         "response": "PortalSessionStarted",
+        "headers": ("Location",),
     },
     ("get", "/v1/consumers/{id}/portal-sessions"): {
         "summary": "A consumer's live portal sessions, oldest first (paged; id, capabilities, "
@@ -444,6 +457,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "Public signing keys (JWKS)",
         "public": True,
         "response": "Jwks",
+        "headers": ("ETag", "Cache-Control"),
         "mime": "application/jwk-set+json",
     },
     ("get", "/healthz"): {"summary": "Liveness", "public": True, "response": "Health"},

@@ -11,7 +11,13 @@ from msgspec import UNSET
 from hookproof.errors import ValidationError
 from hookproof.events.canonical import canonical_json
 from hookproof.events.delivery_events import EVENT_ID
-from hookproof.schemas.api import EventIn
+from hookproof.schemas.api import (
+    EVENT_VERSION_PATTERN,
+    EXTENSION_NAME_PATTERN,
+    MAX_EXTENSIONS,
+    URI_REFERENCE_PATTERN,
+    EventIn,
+)
 
 from ..consumers.service import check_consumer_id
 from ..subscriptions.validation import parse_time, printable
@@ -26,12 +32,11 @@ __all__ = [
 ]
 
 _ID = EVENT_ID
-_VERSION = re.compile(r"^(0|[1-9][0-9]{0,4})\.(0|[1-9][0-9]{0,4})$")
+_VERSION = re.compile(EVENT_VERSION_PATTERN)
 #: a URI-reference (RFC 3986): its characters only (no space, no control, ASCII)
-_URI_REFERENCE = re.compile(r"^[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]{1,1024}$")
+_URI_REFERENCE = re.compile(URI_REFERENCE_PATTERN)
 #: CloudEvents attribute names: a-z and 0-9 (the spec's MUST); up to 64 (it recommends 20)
-EXTENSION_NAME = re.compile(r"^[a-z0-9]{1,64}$")
-MAX_EXTENSIONS = 32
+EXTENSION_NAME = re.compile(EXTENSION_NAME_PATTERN)
 _INT32 = (-(2**31), 2**31 - 1)
 #: names that are CloudEvents context attributes, or extensions hookproof maps to its fields
 NOT_EXTENSIONS = frozenset(

@@ -49,7 +49,8 @@ SEMANTIC = {
     "/v1/event-types/\\{topic\\}$": "a definition's schema must itself be valid JSON Schema "
     "2020-12 and its example valid under it",
     "/v1/receipts$": "a receipt is signed and digested (Content-Digest, Signature)",
-    "/v1/consumers/\\{id\\}/portal-sessions$": "capabilities are a set (each once)",
+    "/v1/consumers/\\{id\\}/portal-sessions$": "a disabled consumer (an earlier case may "
+    "disable it) starts no session: 400 consumer_disabled",
     "/v1/rollouts$": "a rollout target must be a usable key or a different profile",
     "/v1/rollouts/\\{id\\}/advance$": "stages advance in order",
     "/v1/consumers$": "a consumer id is the tenant's choice, once",

@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public signing keys (JWKS) */
+        /**
+         * Public signing keys (JWKS)
+         * @description Public signing keys (JWKS)
+         */
         get: operations["get_well_known_hookproof_jwks_json"];
         put?: never;
         post?: never;
@@ -28,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The console (HTML page) */
+        /**
+         * The console (HTML page)
+         * @description The console (HTML page)
+         */
         get: operations["get_console"];
         put?: never;
         post?: never;
@@ -45,7 +51,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The console's style sheet */
+        /**
+         * The console's style sheet
+         * @description The console's style sheet
+         */
         get: operations["get_console_console_css"];
         put?: never;
         post?: never;
@@ -62,7 +71,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The console's script */
+        /**
+         * The console's script
+         * @description The console's script
+         */
         get: operations["get_console_console_js"];
         put?: never;
         post?: never;
@@ -79,7 +91,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The console's portal view (script) */
+        /**
+         * The console's portal view (script)
+         * @description The console's portal view (script)
+         */
         get: operations["get_console_portal_js"];
         put?: never;
         post?: never;
@@ -96,7 +111,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How to verify a webhook's signature (HTML page, linked from the portal) */
+        /**
+         * How to verify a webhook's signature (HTML page, linked from the portal)
+         * @description How to verify a webhook's signature (HTML page, linked from the portal)
+         */
         get: operations["get_console_verify"];
         put?: never;
         post?: never;
@@ -113,7 +131,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The console's views and their addresses (script) */
+        /**
+         * The console's views and their addresses (script)
+         * @description The console's views and their addresses (script)
+         */
         get: operations["get_console_views_js"];
         put?: never;
         post?: never;
@@ -130,7 +151,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness */
+        /**
+         * Liveness
+         * @description Liveness
+         */
         get: operations["get_healthz"];
         put?: never;
         post?: never;
@@ -147,7 +171,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics (HOOKPROOF_METRICS_TOKEN or the operator token) */
+        /**
+         * Prometheus metrics (HOOKPROOF_METRICS_TOKEN or the operator token)
+         * @description Prometheus metrics (HOOKPROOF_METRICS_TOKEN or the operator token)
+         */
         get: operations["get_metrics"];
         put?: never;
         post?: never;
@@ -164,7 +191,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document */
+        /**
+         * This document
+         * @description This document
+         */
         get: operations["get_openapi_json"];
         put?: never;
         post?: never;
@@ -181,7 +211,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The portal page under the tenant's policy (frame-ancestors, logo origin) */
+        /**
+         * The portal page under the tenant's policy (frame-ancestors, logo origin)
+         * @description The portal page under the tenant's policy (frame-ancestors, logo origin)
+         */
         get: operations["get_portal_tenantId"];
         put?: never;
         post?: never;
@@ -198,7 +231,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness (database reachable, schema current, master key right) */
+        /**
+         * Readiness (database reachable, schema current, master key right)
+         * @description Readiness (database reachable, schema current, master key right)
+         */
         get: operations["get_readyz"];
         put?: never;
         post?: never;
@@ -215,7 +251,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** attempt-stats of up to 100 of the caller's subscriptions in one call (subscriptionId repeated; any id not the caller's: 404 subscription_not_found; window 24h|7d, interval hour|day: buckets per hour or per UTC day, each with its latency percentiles) */
+        /**
+         * attempt-stats of up to 100 of the caller's subscriptions in one call (subscriptionId repeated; any id not the caller's: 404 subscription_not_found; window 24h|7d, interval hour|day: buckets per hour or per UTC day, each with its latency percentiles)
+         * @description attempt-stats of up to 100 of the caller's subscriptions in one call (subscriptionId repeated; any id not the caller's: 404 subscription_not_found; window 24h|7d, interval hour|day: buckets per hour or per UTC day, each with its latency percentiles)
+         */
         get: operations["get_v1_attempt_stats"];
         put?: never;
         post?: never;
@@ -234,7 +273,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Answer a broker destination's challenge (hookproof.challenge-response.v1; no token: the nonce and proof authenticate it; at most 8 KiB) */
+        /**
+         * Answer a broker destination's challenge (hookproof.challenge-response.v1; no token: the nonce and proof authenticate it; at most 8 KiB)
+         * @description Answer a broker destination's challenge (hookproof.challenge-response.v1; no token: the nonce and proof authenticate it; at most 8 KiB)
+         */
         post: operations["post_v1_challenges_challengeId_response"];
         delete?: never;
         options?: never;
@@ -249,10 +291,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List consumers (paged) */
+        /**
+         * List consumers (paged)
+         * @description List consumers (paged)
+         */
         get: operations["get_v1_consumers"];
         put?: never;
-        /** Create a consumer (one of the tenant's own customers) */
+        /**
+         * Create a consumer (one of the tenant's own customers)
+         * @description Create a consumer (one of the tenant's own customers)
+         */
         post: operations["post_v1_consumers"];
         delete?: never;
         options?: never;
@@ -267,14 +315,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a consumer */
+        /**
+         * Read a consumer
+         * @description Read a consumer
+         */
         get: operations["get_v1_consumers_id"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Change a consumer's name or metadata */
+        /**
+         * Change a consumer's name or metadata
+         * @description Change a consumer's name or metadata
+         */
         patch: operations["patch_v1_consumers_id"];
         trace?: never;
     };
@@ -287,7 +341,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Disable a consumer: nothing new is planned for it; its portal sessions end */
+        /**
+         * Disable a consumer: nothing new is planned for it; its portal sessions end
+         * @description Disable a consumer: nothing new is planned for it; its portal sessions end
+         */
         post: operations["post_v1_consumers_id_disable"];
         delete?: never;
         options?: never;
@@ -302,12 +359,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A consumer's live portal sessions, oldest first (paged; id, capabilities, creator, createdAt, expiresAt; never a token) */
+        /**
+         * A consumer's live portal sessions, oldest first (paged; id, capabilities, creator, createdAt, expiresAt; never a token)
+         * @description A consumer's live portal sessions, oldest first (paged; id, capabilities, creator, createdAt, expiresAt; never a token)
+         */
         get: operations["get_v1_consumers_id_portal_sessions"];
         put?: never;
-        /** Start a portal session for a consumer (token and console link, once) */
+        /**
+         * Start a portal session for a consumer (token and console link, once)
+         * @description Start a portal session for a consumer (token and console link, once)
+         */
         post: operations["post_v1_consumers_id_portal_sessions"];
-        /** End every live portal session of a consumer (how many ended) */
+        /**
+         * End every live portal session of a consumer (how many ended)
+         * @description End every live portal session of a consumer (how many ended)
+         */
         delete: operations["delete_v1_consumers_id_portal_sessions"];
         options?: never;
         head?: never;
@@ -321,7 +387,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Dead letters with their owners (paged) */
+        /**
+         * Dead letters with their owners (paged)
+         * @description Dead letters with their owners (paged)
+         */
         get: operations["get_v1_dead_letters"];
         put?: never;
         post?: never;
@@ -338,7 +407,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The delivery log, newest first: filtered, searched, paged */
+        /**
+         * The delivery log, newest first: filtered, searched, paged
+         * @description The delivery log, newest first: filtered, searched, paged
+         */
         get: operations["get_v1_deliveries"];
         put?: never;
         post?: never;
@@ -355,7 +427,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A delivery: state, evidence, attempts (each with its outcome, status, code, bodyTruncated: the answer's body ended with the connection, without TLS close_notify; request: what was sent, signatures redacted; response: what came back) and requestBody (the event's canonical body, once) */
+        /**
+         * A delivery: state, evidence, attempts (each with its outcome, status, code, bodyTruncated: the answer's body ended with the connection, without TLS close_notify; request: what was sent, signatures redacted; response: what came back) and requestBody (the event's canonical body, once)
+         * @description A delivery: state, evidence, attempts (each with its outcome, status, code, bodyTruncated: the answer's body ended with the connection, without TLS close_notify; request: what was sent, signatures redacted; response: what came back) and requestBody (the event's canonical body, once)
+         */
         get: operations["get_v1_deliveries_id"];
         put?: never;
         post?: never;
@@ -374,7 +449,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replay a delivery (new attempt, same identity) */
+        /**
+         * Replay a delivery (new attempt, same identity)
+         * @description Replay a delivery (new attempt, same identity)
+         */
         post: operations["post_v1_deliveries_id_replay"];
         delete?: never;
         options?: never;
@@ -391,7 +469,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Give a dead letter up: it releases its aggregate (ordered delivery) */
+        /**
+         * Give a dead letter up: it releases its aggregate (ordered delivery)
+         * @description Give a dead letter up: it releases its aggregate (ordered delivery)
+         */
         post: operations["post_v1_deliveries_id_skip"];
         delete?: never;
         options?: never;
@@ -406,7 +487,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A delivery's timeline from the log (optionally as of a time; paged) */
+        /**
+         * A delivery's timeline from the log (optionally as of a time; paged)
+         * @description A delivery's timeline from the log (optionally as of a time; paged)
+         */
         get: operations["get_v1_deliveries_id_timeline"];
         put?: never;
         post?: never;
@@ -423,7 +507,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The event catalogue, by topic (paged) */
+        /**
+         * The event catalogue, by topic (paged)
+         * @description The event catalogue, by topic (paged)
+         */
         get: operations["get_v1_event_types"];
         put?: never;
         post?: never;
@@ -440,7 +527,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version) */
+        /**
+         * The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)
+         * @description The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)
+         */
         get: operations["get_v1_event_types_openapi_json"];
         put?: never;
         post?: never;
@@ -457,9 +547,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An event type (ETag: version) */
+        /**
+         * An event type (ETag: version)
+         * @description An event type (ETag: version)
+         */
         get: operations["get_v1_event_types_topic"];
-        /** Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version, optional) */
+        /**
+         * Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version, optional)
+         * @description Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version, optional)
+         */
         put: operations["put_v1_event_types_topic"];
         post?: never;
         delete?: never;
@@ -477,7 +573,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause: reason, detail, subscriptions) */
+        /**
+         * Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause: reason, detail, subscriptions)
+         * @description Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause: reason, detail, subscriptions)
+         */
         post: operations["post_v1_events"];
         delete?: never;
         options?: never;
@@ -494,7 +593,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ingest up to 1,000 events; one result per event, in order (202, 409 or 400) */
+        /**
+         * Ingest up to 1,000 events; one result per event, in order (202, 409 or 400)
+         * @description Ingest up to 1,000 events; one result per event, in order (202, 409 or 400)
+         */
         post: operations["post_v1_events_batch"];
         delete?: never;
         options?: never;
@@ -509,7 +611,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An event and its deliveries */
+        /**
+         * An event and its deliveries
+         * @description An event and its deliveries
+         */
         get: operations["get_v1_events_eventId"];
         put?: never;
         post?: never;
@@ -526,7 +631,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Release gates from the log (operator token) */
+        /**
+         * Release gates from the log (operator token)
+         * @description Release gates from the log (operator token)
+         */
         get: operations["get_v1_gates"];
         put?: never;
         post?: never;
@@ -545,7 +653,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rotate the engine signing key */
+        /**
+         * Rotate the engine signing key
+         * @description Rotate the engine signing key
+         */
         post: operations["post_v1_keys_rotate"];
         delete?: never;
         options?: never;
@@ -563,7 +674,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** End a portal session */
+        /**
+         * End a portal session
+         * @description End a portal session
+         */
         delete: operations["delete_v1_portal_sessions_id"];
         options?: never;
         head?: never;
@@ -577,9 +691,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The portal's branding (the tenant or its consumers' portal sessions) */
+        /**
+         * The portal's branding (the tenant or its consumers' portal sessions)
+         * @description The portal's branding (the tenant or its consumers' portal sessions)
+         */
         get: operations["get_v1_portal_branding"];
-        /** Set the portal's branding and frame-ancestors (replaced whole) */
+        /**
+         * Set the portal's branding and frame-ancestors (replaced whole)
+         * @description Set the portal's branding and frame-ancestors (replaced whole)
+         */
         put: operations["put_v1_portal_branding"];
         post?: never;
         delete?: never;
@@ -597,7 +717,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Submit a signed applicationReceipt.v1 */
+        /**
+         * Submit a signed applicationReceipt.v1
+         * @description Submit a signed applicationReceipt.v1
+         */
         post: operations["post_v1_receipts"];
         delete?: never;
         options?: never;
@@ -612,7 +735,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The relay session of a subscription with destination {type: relay}, as a WebSocket (hookproof listen; the tenant's or its consumer's portal token; another caller gets 404; a second attach replaces the first, closed with 4409) */
+        /**
+         * The relay session of a subscription with destination {type: relay}, as a WebSocket (hookproof listen; the tenant's or its consumer's portal token; another caller gets 404; a second attach replaces the first, closed with 4409)
+         * @description The relay session of a subscription with destination {type: relay}, as a WebSocket (hookproof listen; the tenant's or its consumer's portal token; another caller gets 404; a second attach replaces the first, closed with 4409)
+         */
         get: operations["get_v1_relay_id"];
         put?: never;
         post?: never;
@@ -629,10 +755,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Rollouts, oldest first (operator token; paged) */
+        /**
+         * Rollouts, oldest first (operator token; paged)
+         * @description Rollouts, oldest first (operator token; paged)
+         */
         get: operations["get_v1_rollouts"];
         put?: never;
-        /** Start a rollout of a signing change at SHADOW (operator token) */
+        /**
+         * Start a rollout of a signing change at SHADOW (operator token)
+         * @description Start a rollout of a signing change at SHADOW (operator token)
+         */
         post: operations["post_v1_rollouts"];
         delete?: never;
         options?: never;
@@ -647,7 +779,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A rollout: stage, percent, state, figures per stage (operator token) */
+        /**
+         * A rollout: stage, percent, state, figures per stage (operator token)
+         * @description A rollout: stage, percent, state, figures per stage (operator token)
+         */
         get: operations["get_v1_rollouts_id"];
         put?: never;
         post?: never;
@@ -666,7 +801,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Advance: INTERNAL, CUTOVER with a growing percent, COMPLETE (operator token) */
+        /**
+         * Advance: INTERNAL, CUTOVER with a growing percent, COMPLETE (operator token)
+         * @description Advance: INTERNAL, CUTOVER with a growing percent, COMPLETE (operator token)
+         */
         post: operations["post_v1_rollouts_id_advance"];
         delete?: never;
         options?: never;
@@ -683,7 +821,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pause a rollout (operator token) */
+        /**
+         * Pause a rollout (operator token)
+         * @description Pause a rollout (operator token)
+         */
         post: operations["post_v1_rollouts_id_pause"];
         delete?: never;
         options?: never;
@@ -700,7 +841,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resume a paused rollout (operator token) */
+        /**
+         * Resume a paused rollout (operator token)
+         * @description Resume a paused rollout (operator token)
+         */
         post: operations["post_v1_rollouts_id_resume"];
         delete?: never;
         options?: never;
@@ -717,7 +861,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Roll back while the previous key is ACTIVE or VERIFY_ONLY, else rollback_refused and PAUSED (operator token) */
+        /**
+         * Roll back while the previous key is ACTIVE or VERIFY_ONLY, else rollback_refused and PAUSED (operator token)
+         * @description Roll back while the previous key is ACTIVE or VERIFY_ONLY, else rollback_refused and PAUSED (operator token)
+         */
         post: operations["post_v1_rollouts_id_rollback"];
         delete?: never;
         options?: never;
@@ -732,10 +879,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List subscriptions (paged; one consumer's with consumerId) */
+        /**
+         * List subscriptions (paged; one consumer's with consumerId)
+         * @description List subscriptions (paged; one consumer's with consumerId)
+         */
         get: operations["get_v1_subscriptions"];
         put?: never;
-        /** Register a subscription */
+        /**
+         * Register a subscription
+         * @description Register a subscription
+         */
         post: operations["post_v1_subscriptions"];
         delete?: never;
         options?: never;
@@ -750,14 +903,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a subscription (ETag: generation) */
+        /**
+         * Read a subscription (ETag: generation)
+         * @description Read a subscription (ETag: generation)
+         */
         get: operations["get_v1_subscriptions_id"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Change a subscription (If-Match) */
+        /**
+         * Change a subscription (If-Match)
+         * @description Change a subscription (If-Match)
+         */
         patch: operations["patch_v1_subscriptions_id"];
         trace?: never;
     };
@@ -768,7 +927,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 per hour and over the window (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind) */
+        /**
+         * Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 per hour and over the window (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)
+         * @description Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 per hour and over the window (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)
+         */
         get: operations["get_v1_subscriptions_id_attempt_stats"];
         put?: never;
         post?: never;
@@ -787,7 +949,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Challenge the endpoint now */
+        /**
+         * Challenge the endpoint now
+         * @description Challenge the endpoint now
+         */
         post: operations["post_v1_subscriptions_id_challenge"];
         delete?: never;
         options?: never;
@@ -802,7 +967,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The subscription's events, in order (paged) */
+        /**
+         * The subscription's events, in order (paged)
+         * @description The subscription's events, in order (paged)
+         */
         get: operations["get_v1_subscriptions_id_history"];
         put?: never;
         post?: never;
@@ -821,7 +989,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Recover deliveries by time range (back to RETRYABLE, same ids) */
+        /**
+         * Recover deliveries by time range (back to RETRYABLE, same ids)
+         * @description Recover deliveries by time range (back to RETRYABLE, same ids)
+         */
         post: operations["post_v1_subscriptions_id_recover"];
         delete?: never;
         options?: never;
@@ -838,7 +1009,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resume (through a new challenge) */
+        /**
+         * Resume (through a new challenge)
+         * @description Resume (through a new challenge)
+         */
         post: operations["post_v1_subscriptions_id_resume"];
         delete?: never;
         options?: never;
@@ -855,7 +1029,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke (raises the generation) */
+        /**
+         * Revoke (raises the generation)
+         * @description Revoke (raises the generation)
+         */
         post: operations["post_v1_subscriptions_id_revoke"];
         delete?: never;
         options?: never;
@@ -872,7 +1049,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rotate the shared secret (shown once) */
+        /**
+         * Rotate the shared secret (shown once)
+         * @description Rotate the shared secret (shown once)
+         */
         post: operations["post_v1_subscriptions_id_secret_rotate"];
         delete?: never;
         options?: never;
@@ -889,7 +1069,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Suspend */
+        /**
+         * Suspend
+         * @description Suspend
+         */
         post: operations["post_v1_subscriptions_id_suspend"];
         delete?: never;
         options?: never;
@@ -906,7 +1089,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send the catalogue's example to this endpoint as a test event */
+        /**
+         * Send the catalogue's example to this endpoint as a test event
+         * @description Send the catalogue's example to this endpoint as a test event
+         */
         post: operations["post_v1_subscriptions_id_test_events"];
         delete?: never;
         options?: never;
@@ -921,7 +1107,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A subscription's timeline from the log (optionally as of a time; paged) */
+        /**
+         * A subscription's timeline from the log (optionally as of a time; paged)
+         * @description A subscription's timeline from the log (optionally as of a time; paged)
+         */
         get: operations["get_v1_subscriptions_id_timeline"];
         put?: never;
         post?: never;
@@ -940,7 +1129,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Provision a tenant (operator token); its token is shown once */
+        /**
+         * Provision a tenant (operator token); its token is shown once
+         * @description Provision a tenant (operator token); its token is shown once
+         */
         post: operations["post_v1_tenants"];
         delete?: never;
         options?: never;
@@ -955,7 +1147,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whose token this is: a tenant, the operator or a portal session */
+        /**
+         * Whose token this is: a tenant, the operator or a portal session
+         * @description Whose token this is: a tenant, the operator or a portal session
+         */
         get: operations["get_v1_whoami"];
         put?: never;
         post?: never;
@@ -969,6 +1164,14 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AmqpAnswer */
+        AmqpAnswer: {
+            confirmed?: boolean;
+            nacked?: boolean;
+            replyCode?: number | null;
+            replyText?: string | null;
+            returned?: boolean;
+        };
         /**
          * AmqpDestinationIn
          * @description RabbitMQ (AMQP 0-9-1): ``amqps://host:5671/<vhost>`` (the vhost percent-encoded,
@@ -1024,6 +1227,18 @@ export interface components {
             type: "applicationReceipt.v1";
         };
         /**
+         * ApplicationReceiptView
+         * @description The signed receipt that confirmed the delivery applied.
+         */
+        ApplicationReceiptView: {
+            appliedAt: string;
+            confirmedAt: string;
+            operationId: string;
+            receiptKeyGeneration: number | null;
+            receiptKeyId: string | null;
+            result: string;
+        };
+        /**
          * AttemptBucket
          * @description One hour (or UTC day) of a subscription's attempts: ``hour`` (RFC 3339, UTC, its
          *     start), ``counts``, attempts by outcome (``ENDPOINT_ACCEPTED``, ``RETRYABLE``,
@@ -1052,6 +1267,22 @@ export interface components {
             method: string | null;
             recorded: boolean;
             target: string;
+        };
+        /**
+         * AttemptResponseView
+         * @description An attempt's ``response`` in ``GET /v1/deliveries/{id}``: what came back, bounded and
+         *     redacted when recorded: at most 32 ``headers`` (``[name, value]``, values cut to 256
+         *     characters; credentials, cookies and signatures ``[redacted]``), ``excerpt``: the first
+         *     2,048 bytes of the body as UTF-8 text (any echo of a signature the engine sent is
+         *     ``[redacted]``), ``bodyBytes`` the whole body's size. Absent for attempts recorded before
+         *     it existed and for attempts without an answer.
+         */
+        AttemptResponseView: {
+            bodyBytes: number;
+            excerpt: string;
+            excerptTruncated: boolean;
+            headers: string[][];
+            headersTruncated: boolean;
         };
         /**
          * AttemptStats
@@ -1084,12 +1315,60 @@ export interface components {
             since: string;
         };
         /**
+         * AuthView
+         * @description What a reader may see of ``auth``: its kind, a digest and the public parts; never a
+         *     secret.
+         */
+        AuthView: {
+            certificateSha256?: string;
+            clientId?: string;
+            digest: string;
+            name?: string;
+            tokenUrl?: string;
+            /** @enum {unknown} */
+            type: "header" | "mtls" | "oauth2";
+        };
+        /**
+         * BrokerAnswer
+         * @description A broker's answer to one publish, as its tenant sees it (never a credential).
+         */
+        BrokerAnswer: {
+            amqp: components["schemas"]["AmqpAnswer"] | null;
+            code: string | null;
+            connectionReused: boolean;
+            credentialsDigest: string | null;
+            destination: string | null;
+            jetstream: components["schemas"]["JetStreamAnswer"] | null;
+            messageId: string | null;
+            outcome: string | null;
+            peerAddress: string | null;
+            peerPort: number | null;
+            published: boolean;
+            spkiSha256: string | null;
+            tls: boolean;
+            type: string | null;
+        };
+        /**
          * ChallengeAnswered
          * @description ``POST /v1/challenges/{challengeId}/response``: the broker challenge passed.
          */
         ChallengeAnswered: {
             challengeId: string;
             passed: boolean;
+            reason: string | null;
+        };
+        /**
+         * ChallengeOutcome
+         * @description A challenge run now: passed, or the reason it did not (``location``: a redirect's
+         *     target; ``awaitingResponse``: a broker challenge waits for its consumer's answer;
+         *     ``promotedKeyId``: a secret rotation's next secret proved and promoted).
+         */
+        ChallengeOutcome: {
+            awaitingResponse?: boolean;
+            challengeId: string;
+            location?: string;
+            passed: boolean;
+            promotedKeyId?: string;
             reason: string | null;
         };
         /**
@@ -1135,7 +1414,10 @@ export interface components {
             createdAt: string;
             disabled: boolean;
             id: string;
-            metadata: Record<string, never>;
+            /** @description the tenant's own members (any JSON values; at most 4,096 bytes as JSON) */
+            metadata: {
+                [key: string]: unknown;
+            };
             name: string;
             /** @enum {unknown} */
             state: "ACTIVE" | "DISABLED";
@@ -1149,8 +1431,13 @@ export interface components {
          */
         ConsumerCreate: {
             id: string;
-            /** @default {} */
-            metadata?: Record<string, never>;
+            /**
+             * @description the tenant's own members (any JSON values; at most 4,096 bytes as JSON)
+             * @default {}
+             */
+            metadata?: {
+                [key: string]: unknown;
+            };
             name: string;
         };
         /** ConsumerDisable */
@@ -1165,7 +1452,10 @@ export interface components {
         };
         /** ConsumerPatch */
         ConsumerPatch: {
-            metadata?: Record<string, never>;
+            /** @description the tenant's own members (any JSON values; at most 4,096 bytes as JSON) */
+            metadata?: {
+                [key: string]: unknown;
+            };
             name?: string;
         };
         /**
@@ -1198,6 +1488,16 @@ export interface components {
             subscriptionId: string;
         };
         /**
+         * DeadLetterInfo
+         * @description A dead letter's owner, reason and the requests that replay or skip it.
+         */
+        DeadLetterInfo: {
+            owner: string | null;
+            reason: string | null;
+            replay: string;
+            skip: string;
+        };
+        /**
          * DeadLetterPage
          * @description ``GET /v1/dead-letters``: newest first.
          */
@@ -1213,12 +1513,12 @@ export interface components {
          *     ``applicationReceipt``, ``receiptConflicts`` and ``archived`` when they apply.
          */
         Delivery: {
-            applicationReceipt?: Record<string, never>;
+            applicationReceipt?: components["schemas"]["ApplicationReceiptView"];
             archived?: boolean;
             attempt: number;
             attempts: components["schemas"]["DeliveryAttempt"][];
             createdAt: string;
-            deadLetter?: Record<string, never>;
+            deadLetter?: components["schemas"]["DeadLetterInfo"];
             deliveryId: string;
             endpoint: string | null;
             eventId: string;
@@ -1227,10 +1527,10 @@ export interface components {
             lastCode: string | null;
             lastCodeDetail?: string;
             nextAttemptAt: string | null;
-            ordering?: Record<string, never>;
+            ordering?: components["schemas"]["OrderingInfo"];
             owner: string | null;
             payloadDigest: string;
-            receiptConflicts?: Record<string, never>[];
+            receiptConflicts?: components["schemas"]["ReceiptConflictView"][];
             requestBody: components["schemas"]["RequestBody"];
             state: string;
             subscriptionId: string;
@@ -1243,9 +1543,30 @@ export interface components {
          *     back; more fields as the view grows) and ``request``: what it sent.
          */
         DeliveryAttempt: {
+            admittedAt: string;
             attempt: number;
+            bodyTruncated?: boolean;
+            broker?: components["schemas"]["BrokerAnswer"];
+            code?: string | null;
+            completedAt?: string;
+            dispatcher: string | null;
+            drain: boolean;
+            durationMs?: number | null;
+            endpoint: string | null;
+            generation: number;
+            keyGeneration: number | null;
+            keyId: string | null;
+            location?: string | null;
             outcome: string;
+            peerAddress?: string | null;
+            proxy?: string;
             request: components["schemas"]["AttemptRequestView"];
+            requestWritten?: boolean | null;
+            response?: components["schemas"]["AttemptResponseView"] | null;
+            retryAt?: string | null;
+            signatureAlgorithm: string;
+            spkiSha256?: string | null;
+            status?: number | null;
         };
         /**
          * DeliveryEvidence
@@ -1300,6 +1621,23 @@ export interface components {
             subscriptionId: string;
         };
         /**
+         * DestinationView
+         * @description A broker destination as normalised, its URI without credentials and the digests
+         *     (never the credentials); a relay is ``{"type": "relay"}`` alone.
+         */
+        DestinationView: {
+            credentialsDigest?: string;
+            destinationDigest?: string;
+            exchange?: string;
+            routingKey?: string;
+            stream?: string;
+            subject?: string;
+            /** @enum {unknown} */
+            type: "amqp" | "nats" | "relay";
+            uri?: string;
+            url?: string;
+        };
+        /**
          * EngineKeyRotated
          * @description ``POST /v1/keys/rotate``: the promoted key, the subscriptions that proved it and the
          *     ones suspended (with their reasons).
@@ -1324,6 +1662,7 @@ export interface components {
             deliveries: components["schemas"]["DeliveryRef"][];
             eventId: string;
             payloadDigest: string;
+            reasons?: components["schemas"]["UnplannedReason"][];
         };
         /**
          * EventBatchIn
@@ -1346,6 +1685,7 @@ export interface components {
             eventId: string | null;
             payloadDigest?: string;
             problem?: components["schemas"]["Problem"];
+            reasons?: components["schemas"]["UnplannedReason"][];
             /** @enum {unknown} */
             status: 202 | 400 | 409;
         };
@@ -1373,7 +1713,10 @@ export interface components {
             extensions?: {
                 [key: string]: string | number | boolean;
             } | null;
-            /** @description When it happened (RFC 3339). Omitted: the engine records when it first accepted the event, and the same eventId and payload posted again without occurredAt is the same event (created false), never a conflict; a value the sender sets is compared as sent. */
+            /**
+             * Format: date-time
+             * @description When it happened (RFC 3339). Omitted: the engine records when it first accepted the event, and the same eventId and payload posted again without occurredAt is the same event (created false), never a conflict; a value the sender sets is compared as sent.
+             */
             occurredAt?: string;
             payload: unknown;
             /** @default null */
@@ -1395,7 +1738,12 @@ export interface components {
             updatedAt: string;
             version: number;
             versions: {
-                [key: string]: Record<string, never>;
+                [key: string]: {
+                    /** @description a payload valid under the schema (any JSON) */
+                    example: unknown;
+                    /** @description JSON Schema 2020-12 */
+                    schema: Record<string, never> | boolean;
+                };
             };
         };
         /**
@@ -1424,8 +1772,8 @@ export interface components {
          *     (required; JSON ``null`` is an example too).
          */
         EventTypeVersionIn: {
-            example?: unknown;
-            schema: unknown;
+            example: unknown;
+            schema: Record<string, never> | boolean;
         };
         /**
          * EventView
@@ -1444,7 +1792,9 @@ export interface components {
          * @description A release gate's result (``status``: pass, fail, n/a or UNOBSERVABLE).
          */
         Gate: {
-            detail: Record<string, never>;
+            detail: {
+                [key: string]: unknown;
+            };
             examples: string[];
             gate: string;
             status: string;
@@ -1482,7 +1832,9 @@ export interface components {
          */
         HistoryEvent: {
             actor: string | null;
-            data: Record<string, never>;
+            data: {
+                [key: string]: unknown;
+            };
             eventId: string;
             globalPosition: number;
             hash: string;
@@ -1499,9 +1851,50 @@ export interface components {
             items: components["schemas"]["HistoryEvent"][];
             nextCursor: string | null;
         };
-        /** Jwks */
+        /** JetStreamAnswer */
+        JetStreamAnswer: {
+            domain?: string | null;
+            duplicate?: boolean;
+            seq?: number | null;
+            stream?: string | null;
+        };
+        /**
+         * JsonPointerError
+         * @description One way a JSON value failed its schema: where (a JSON Pointer) and why.
+         */
+        JsonPointerError: {
+            message: string;
+            pointer: string;
+        };
+        /**
+         * Jwk
+         * @description A public Ed25519 key as a JWK (RFC 8037): ``kty`` OKP, ``crv`` Ed25519, ``x`` the
+         *     key (base64url); the engine's keys add ``kid``, ``alg``, ``use``, their ``state``,
+         *     ``keyGeneration``, ``maxMessageLifetime`` (seconds), ``nbf`` and ``exp``.
+         */
+        Jwk: {
+            /** @enum {unknown} */
+            alg?: "EdDSA";
+            /** @enum {unknown} */
+            crv: "Ed25519";
+            exp?: number;
+            keyGeneration?: number;
+            kid?: string;
+            /** @enum {unknown} */
+            kty: "OKP";
+            maxMessageLifetime?: number | null;
+            nbf?: number;
+            state?: string;
+            /** @enum {unknown} */
+            use?: "sig";
+            x: string;
+        };
+        /**
+         * Jwks
+         * @description The engine's public signing keys, newest generation first.
+         */
         Jwks: {
-            keys: Record<string, never>[];
+            keys: components["schemas"]["Jwk"][];
         };
         /**
          * LatencyPercentiles
@@ -1557,6 +1950,28 @@ export interface components {
             type: "oauth2";
         };
         /**
+         * OrderingGap
+         * @description Aggregate versions given up after ``waitedS`` seconds.
+         */
+        OrderingGap: {
+            from: number;
+            to: number;
+            waitedS: number;
+        };
+        /** OrderingInfo */
+        OrderingInfo: {
+            aggregateId: string;
+            aggregateVersion: number;
+            gapTimeoutS: number;
+            gapsSkipped: components["schemas"]["OrderingGap"][];
+        };
+        /** PendingChallenge */
+        PendingChallenge: {
+            challengeId: string;
+            expiresAt: string;
+            generation: number;
+        };
+        /**
          * PortalBranding
          * @description ``GET /v1/portal/branding`` (the tenant, or a portal session of one of its consumers):
          *     the branding as set, ``null`` fields where none is.
@@ -1592,7 +2007,7 @@ export interface components {
          * @description ``POST /v1/consumers/{id}/portal-sessions``.
          */
         PortalSessionCreate: {
-            capabilities?: string[];
+            capabilities?: ("read" | "manage" | "replay")[];
             /**
              * @description 60..86400 seconds
              * @default 3600
@@ -1646,15 +2061,61 @@ export interface components {
         };
         /**
          * Problem
-         * @description RFC 9457 problem details with a stable ``code`` (``field``: the offending input).
+         * @description RFC 9457 problem details with a stable ``code``. The other members are each carried
+         *     by the codes named: ``field`` (the offending input, most 400s), ``errors``
+         *     (``payload_schema_invalid``, ``example_invalid``), ``attribute`` (``cloudevent_*``),
+         *     ``eventId`` and ``payloadDigest`` (``event_payload_conflict``: the digest stored),
+         *     ``etag``, ``currentGeneration`` or ``currentVersion`` (412: what is current),
+         *     ``retryAfterS`` (429), ``state`` and ``command`` (a transition the state forbids),
+         *     ``id`` (``consumer_exists``), ``dialect``, ``path``, ``position`` (``filter_invalid``),
+         *     ``declared`` (``event_version_undeclared``: the majors there are), ``pattern`` and
+         *     ``positions`` (``pattern_too_complex``), ``kind`` and ``line`` (``transformation_failed``),
+         *     ``url`` (``egress_refused``), ``subscriptionId``, ``deliveryId``, ``deliveredDigest``,
+         *     ``receiptDigest`` (a receipt's refusal or conflict), ``rolloutId``, ``keyId``,
+         *     ``keyState``, ``stage``, ``percent``, ``key_id``, ``rollout_id``, ``source_key_id``,
+         *     ``source_key_state`` (a rollout's or a key's refusal; spelled as sent).
          */
         Problem: {
+            attribute?: string;
             code: string;
+            command?: string;
+            currentGeneration?: number;
+            currentVersion?: number;
+            declared?: (number | string)[];
+            deliveredDigest?: string | null;
+            deliveryId?: string | null;
             detail?: string;
+            dialect?: string;
+            errors?: components["schemas"]["JsonPointerError"][];
+            etag?: string;
+            eventId?: string;
             field?: string;
+            id?: string;
+            keyId?: string | null;
+            keyState?: string | null;
+            key_id?: string | null;
+            kind?: string;
+            line?: number | null;
+            operationId?: string | null;
+            path?: string;
+            pattern?: string;
+            payloadDigest?: string;
+            percent?: number | null;
+            position?: number;
+            positions?: number | null;
+            receiptDigest?: string | null;
+            retryAfterS?: number;
+            rolloutId?: string | null;
+            rollout_id?: string | null;
+            source_key_id?: string | null;
+            source_key_state?: string | null;
+            stage?: string | null;
+            state?: string | null;
             status: number;
+            subscriptionId?: string | null;
             title: string;
             type: string;
+            url?: string | null;
         };
         /**
          * RateLimitIn
@@ -1664,6 +2125,11 @@ export interface components {
             /** @description 1..100000 requests */
             burst: number;
             /** @description 0.001..100000 requests per second */
+            perSecond: number;
+        };
+        /** RateLimitView */
+        RateLimitView: {
+            burst: number;
             perSecond: number;
         };
         /**
@@ -1692,10 +2158,37 @@ export interface components {
             state: string;
             subscriptionId: string;
         };
+        /**
+         * ReceiptConflictView
+         * @description A receipt quarantined: its payloadDigest is not the delivered one.
+         */
+        ReceiptConflictView: {
+            at: string;
+            operationId: string;
+            receiptDigest: string;
+        };
         /** ReceiptKeyIn */
         ReceiptKeyIn: {
             keyId: string;
-            publicKeyJwk: Record<string, never>;
+            /** @description an Ed25519 public key (RFC 8037): kty OKP, crv Ed25519, x (32 bytes, base64url); a private key (with d) is refused */
+            publicKeyJwk: {
+                /** @constant */
+                crv: "Ed25519";
+                /** @constant */
+                kty: "OKP";
+                x: string;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * ReceiptKeyView
+         * @description The key the subscriber signs its challenge proofs and receipts with (public).
+         */
+        ReceiptKeyView: {
+            generation: number;
+            keyId: string;
+            publicKeyJwk: components["schemas"]["Jwk"];
         };
         /**
          * RecoverIn
@@ -1705,16 +2198,24 @@ export interface components {
         RecoverIn: {
             /** @default null */
             limit?: number | null;
+            /** Format: date-time */
             since: string;
             /** @default null */
-            states?: string[] | null;
+            states?: ("DEAD_LETTER" | "QUARANTINED")[] | null;
             /** @default null */
             until?: string | null;
         };
-        /** Recovered */
+        /**
+         * Recovered
+         * @description ``POST /v1/subscriptions/{id}/recover``: how many went back to RETRYABLE and which
+         *     (``nextSince``: more remain, call again from there; ``recoveryId``: the recovery's id
+         *     in the log).
+         */
         Recovered: {
             deliveryIds: string[];
+            nextSince?: string;
             recovered: number;
+            recoveryId?: string;
         };
         /** RelayAttached */
         RelayAttached: {
@@ -1818,6 +2319,16 @@ export interface components {
              */
             retryAfterCapS?: number;
         };
+        /** RetryPolicyView */
+        RetryPolicyView: {
+            initialDelayS: number;
+            maxAttempts: number;
+            maxDelayS: number;
+            multiplier: number;
+            /** @enum {unknown} */
+            onGone: "dead_letter" | "suspend";
+            retryAfterCapS: number;
+        };
         /**
          * Rollout
          * @description A rollout of a signing change; one read (not a list's item) adds its figures per
@@ -1920,22 +2431,97 @@ export interface components {
          * @description A subscription as ``GET /v1/subscriptions/{id}`` answers it (ETag: its generation).
          */
         Subscription: {
+            /** @enum {unknown} */
+            applicationEvidence: "RECEIPTS" | "UNOBSERVABLE";
+            auth: components["schemas"]["AuthView"] | null;
             consumerId: string | null;
             createdAt: string;
+            destination?: components["schemas"]["DestinationView"];
             endpoint: string | null;
+            endpointDigest: string | null;
             eventVersions: number[];
+            expiresAt: string | null;
+            filter: {
+                [key: string]: (string | number | boolean | null) | (string | number | boolean | null)[];
+            } | null;
             generation: number;
             id: string;
-            ordering: string;
-            signatureAlgorithm: string;
-            signatureProfile: string;
+            lastReason?: string;
+            lastReasonDetail?: string;
+            lastStatus?: number;
+            /** @enum {unknown} */
+            oldGenerationPolicy: "drain" | "quarantine";
+            /** @enum {unknown} */
+            ordering: "aggregate" | "none";
+            orderingGapTimeoutS: number;
+            owner: string;
+            pendingChallenge?: components["schemas"]["PendingChallenge"];
+            rateLimit: components["schemas"]["RateLimitView"] | null;
+            receiptKey: components["schemas"]["ReceiptKeyView"] | null;
+            region: string;
+            retryPolicy: components["schemas"]["RetryPolicyView"];
+            /** @enum {unknown} */
+            signatureAlgorithm: "ed25519" | "hmac-sha256";
+            /** @enum {unknown} */
+            signatureProfile: "hookproof.sig.v1" | "standard-webhooks.v1";
             state: string;
             tenantId: string;
             topics: string[];
             updatedAt: string;
+            verifiedGeneration: number | null;
             version: number;
         };
-        /** SubscriptionCreate */
+        /**
+         * SubscriptionChallenged
+         * @description ``POST /v1/subscriptions/{id}/challenge``: the subscription after the challenge, and
+         *     the challenge's outcome.
+         */
+        SubscriptionChallenged: {
+            /** @enum {unknown} */
+            applicationEvidence: "RECEIPTS" | "UNOBSERVABLE";
+            auth: components["schemas"]["AuthView"] | null;
+            challenge: components["schemas"]["ChallengeOutcome"];
+            consumerId: string | null;
+            createdAt: string;
+            destination?: components["schemas"]["DestinationView"];
+            endpoint: string | null;
+            endpointDigest: string | null;
+            eventVersions: number[];
+            expiresAt: string | null;
+            filter: {
+                [key: string]: (string | number | boolean | null) | (string | number | boolean | null)[];
+            } | null;
+            generation: number;
+            id: string;
+            lastReason?: string;
+            lastReasonDetail?: string;
+            lastStatus?: number;
+            /** @enum {unknown} */
+            oldGenerationPolicy: "drain" | "quarantine";
+            /** @enum {unknown} */
+            ordering: "aggregate" | "none";
+            orderingGapTimeoutS: number;
+            owner: string;
+            pendingChallenge?: components["schemas"]["PendingChallenge"];
+            rateLimit: components["schemas"]["RateLimitView"] | null;
+            receiptKey: components["schemas"]["ReceiptKeyView"] | null;
+            region: string;
+            retryPolicy: components["schemas"]["RetryPolicyView"];
+            /** @enum {unknown} */
+            signatureAlgorithm: "ed25519" | "hmac-sha256";
+            /** @enum {unknown} */
+            signatureProfile: "hookproof.sig.v1" | "standard-webhooks.v1";
+            state: string;
+            tenantId: string;
+            topics: string[];
+            updatedAt: string;
+            verifiedGeneration: number | null;
+            version: number;
+        };
+        /**
+         * SubscriptionCreate
+         * @description A subscription: an HTTPS ``endpoint``, a broker ``destination``, or both (a relay: a destination {type: relay} and the local endpoint); neither is a 400 endpoint_required.
+         */
         SubscriptionCreate: {
             /** @default null */
             auth?: (components["schemas"]["MtlsAuthIn"] | components["schemas"]["OAuth2AuthIn"] | components["schemas"]["HeaderAuthIn"]) | null;
@@ -1949,7 +2535,9 @@ export interface components {
             /** @default null */
             expiresAt?: string | null;
             /** @default null */
-            filter?: Record<string, never> | null;
+            filter?: {
+                [key: string]: (string | number | boolean | null) | (string | number | boolean | null)[];
+            } | null;
             /**
              * @default drain
              * @enum {unknown}
@@ -1990,20 +2578,45 @@ export interface components {
          *     (hmac-sha256 only: ``whsec_...`` or base64).
          */
         SubscriptionCreated: {
+            /** @enum {unknown} */
+            applicationEvidence: "RECEIPTS" | "UNOBSERVABLE";
+            auth: components["schemas"]["AuthView"] | null;
             consumerId: string | null;
             createdAt: string;
+            destination?: components["schemas"]["DestinationView"];
             endpoint: string | null;
+            endpointDigest: string | null;
             eventVersions: number[];
+            expiresAt: string | null;
+            filter: {
+                [key: string]: (string | number | boolean | null) | (string | number | boolean | null)[];
+            } | null;
             generation: number;
             id: string;
-            ordering: string;
+            lastReason?: string;
+            lastReasonDetail?: string;
+            lastStatus?: number;
+            /** @enum {unknown} */
+            oldGenerationPolicy: "drain" | "quarantine";
+            /** @enum {unknown} */
+            ordering: "aggregate" | "none";
+            orderingGapTimeoutS: number;
+            owner: string;
+            pendingChallenge?: components["schemas"]["PendingChallenge"];
+            rateLimit: components["schemas"]["RateLimitView"] | null;
+            receiptKey: components["schemas"]["ReceiptKeyView"] | null;
+            region: string;
+            retryPolicy: components["schemas"]["RetryPolicyView"];
             secret?: string;
-            signatureAlgorithm: string;
-            signatureProfile: string;
+            /** @enum {unknown} */
+            signatureAlgorithm: "ed25519" | "hmac-sha256";
+            /** @enum {unknown} */
+            signatureProfile: "hookproof.sig.v1" | "standard-webhooks.v1";
             state: string;
             tenantId: string;
             topics: string[];
             updatedAt: string;
+            verifiedGeneration: number | null;
             version: number;
         };
         /** SubscriptionPage */
@@ -2019,7 +2632,9 @@ export interface components {
             endpoint?: string;
             eventVersions?: number[];
             expiresAt?: string | null;
-            filter?: Record<string, never> | null;
+            filter?: {
+                [key: string]: (string | number | boolean | null) | (string | number | boolean | null)[];
+            } | null;
             /** @enum {unknown} */
             oldGenerationPolicy?: "drain" | "quarantine";
             /** @enum {unknown} */
@@ -2085,7 +2700,9 @@ export interface components {
             id: string;
             kind: string;
             nextCursor: string | null;
-            state: Record<string, never> | null;
+            state: {
+                [key: string]: unknown;
+            } | null;
         };
         /**
          * TimelineEntry
@@ -2104,9 +2721,21 @@ export interface components {
             type: string;
             version: number;
         };
+        /**
+         * UnplannedReason
+         * @description Why an event was planned for no subscription: a stable ``reason`` code, what to do
+         *     (``detail``) and how many subscriptions it concerns.
+         */
+        UnplannedReason: {
+            detail: string;
+            reason: string;
+            subscriptions: number;
+        };
         /** Whoami */
         Whoami: {
+            capabilities?: ("manage" | "read" | "replay")[];
             consumerId?: string;
+            expiresAt?: string;
             /** @enum {unknown} */
             kind: "operator" | "portal" | "tenant";
             sessionId?: string;
@@ -2114,7 +2743,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Problem (RFC 9457); code: invalid_request, invalid_json, invalid_id, invalid_limit, invalid_cursor, invalid_state, invalid_time, invalid_query, invalid_data, json_too_deep, number_out_of_range (a number outside its field's minimum..maximum), ... */
+        /** @description Problem (RFC 9457): the request is malformed or a value is outside its schema (``field`` names it) */
         Problem400: {
             headers: {
                 [name: string]: unknown;
@@ -2123,7 +2752,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem (RFC 9457); code: missing_token, invalid_token, portal_session_expired */
+        /** @description Problem (RFC 9457): no valid token */
         Problem401: {
             headers: {
                 [name: string]: unknown;
@@ -2132,7 +2761,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem (RFC 9457); code: operator_only (a tenant token on an operator route), tenant_only (the operator token on a tenant route), portal_scope (a portal token outside its scope), admin_disabled, metrics_disabled */
+        /** @description Problem (RFC 9457): a valid token of the wrong kind, or outside a portal session's scope */
         Problem403: {
             headers: {
                 [name: string]: unknown;
@@ -2141,7 +2770,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem (RFC 9457); code: not_found, subscription_not_found, delivery_not_found, event_not_found, consumer_not_found, rollout_not_found, portal_session_not_found, ... */
+        /** @description Problem (RFC 9457): no such resource of the caller's (another tenant's is not found either) */
         Problem404: {
             headers: {
                 [name: string]: unknown;
@@ -2150,17 +2779,17 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem (RFC 9457); code: method_not_allowed (the Allow header lists the methods the path takes) */
+        /** @description Problem (RFC 9457): the path does not take this method (``Allow`` lists the ones it takes) */
         Problem405: {
             headers: {
-                Allow: string;
+                Allow: components["headers"]["Allow"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem (RFC 9457); code: body_timeout (the body came too slowly) */
+        /** @description Problem (RFC 9457): the body came too slowly */
         Problem408: {
             headers: {
                 [name: string]: unknown;
@@ -2169,7 +2798,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem (RFC 9457); code: conflicts: event_payload_conflict, version_conflict, consumer_exists, ... */
+        /** @description Problem (RFC 9457): the request conflicts with the resource's state */
         Problem409: {
             headers: {
                 [name: string]: unknown;
@@ -2178,7 +2807,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem (RFC 9457); code: precondition_failed (If-Match is not the current generation or version) */
+        /** @description Problem (RFC 9457): If-Match is not the current generation or version */
         Problem412: {
             headers: {
                 [name: string]: unknown;
@@ -2187,7 +2816,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem (RFC 9457); code: body_too_large */
+        /** @description Problem (RFC 9457): the body is too large */
         Problem413: {
             headers: {
                 [name: string]: unknown;
@@ -2196,7 +2825,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem (RFC 9457); code: uri_too_long (the request line is over 8,190 bytes) */
+        /** @description Problem (RFC 9457): the request line is over 8,190 bytes */
         Problem414: {
             headers: {
                 [name: string]: unknown;
@@ -2205,7 +2834,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem (RFC 9457); code: unsupported_encoding (a Content-Encoding the API does not take), unsupported_media_type */
+        /** @description Problem (RFC 9457): a Content-Encoding or media type the API does not take */
         Problem415: {
             headers: {
                 [name: string]: unknown;
@@ -2214,7 +2843,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem (RFC 9457); code: the request is well-formed but refused as a whole (e.g. a rollout that cannot start) */
+        /** @description Problem (RFC 9457): well-formed but refused as a whole */
         Problem422: {
             headers: {
                 [name: string]: unknown;
@@ -2223,7 +2852,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem (RFC 9457); code: if_match_required */
+        /** @description Problem (RFC 9457): If-Match is required */
         Problem428: {
             headers: {
                 [name: string]: unknown;
@@ -2232,17 +2861,17 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem (RFC 9457); code: rate_limited (the caller's budget is spent; Retry-After says when to come back) */
+        /** @description Problem (RFC 9457): the caller's budget is spent (``Retry-After`` says when to come back) */
         Problem429: {
             headers: {
-                "Retry-After"?: string;
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem (RFC 9457); code: header_too_large (a header name or value over 8,190 bytes), too_many_headers (over 128) */
+        /** @description Problem (RFC 9457): a header is over 8,190 bytes or there are over 128 of them */
         Problem431: {
             headers: {
                 [name: string]: unknown;
@@ -2251,10 +2880,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Problem (RFC 9457); code: database_unavailable (Retry-After says when to come back) */
+        /** @description Problem (RFC 9457): the database is unavailable (``Retry-After`` says when to come back) */
         Problem503: {
             headers: {
-                "Retry-After"?: string;
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -2264,7 +2893,20 @@ export interface components {
     };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description the methods the path takes */
+        Allow: string;
+        /** @description how long the answer may be cached */
+        "Cache-Control": string;
+        /** @description the resource's generation or version, "<n>" (a subscription's generation, an event type's version; the JWKS's digest): send it back in If-Match */
+        ETag: string;
+        /** @description with a hot standby configured: the primary's WAL position after this write; a later read sends it back in Hookproof-Read-After to see the write */
+        "Hookproof-Write-Position": string;
+        /** @description the created resource's path */
+        Location: string;
+        /** @description seconds to wait before trying again */
+        "Retry-After": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2281,6 +2923,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2290,6 +2934,8 @@ export interface operations {
             /** @description Not modified (If-None-Match matched the ETag) */
             304: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2711,6 +3357,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2786,6 +3434,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2831,6 +3480,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2914,6 +3564,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2950,6 +3602,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3097,6 +3750,7 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3133,6 +3787,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3266,6 +3921,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3285,7 +3941,10 @@ export interface operations {
     put_v1_event_types_topic: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the generation or version read, "<n>" (its ETag); absent: no check; another: 412 */
+                "If-Match"?: string;
+            };
             path: {
                 topic: string;
             };
@@ -3315,6 +3974,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3368,6 +4029,7 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3424,6 +4086,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3519,6 +4182,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3554,6 +4218,7 @@ export interface operations {
             /** @description Done (no body) */
             204: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3614,6 +4279,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3705,6 +4371,7 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            409: components["responses"]["Problem409"];
             414: components["responses"]["Problem414"];
             431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
@@ -3767,6 +4434,7 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3842,6 +4510,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3878,6 +4547,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3914,6 +4584,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3950,6 +4621,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4037,6 +4709,9 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4073,6 +4748,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4093,7 +4769,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description the generation read, "<n>" (its ETag); absent: 428 */
+                /** @description the generation or version read, "<n>" (its ETag); absent: 428 */
                 "If-Match": string;
             };
             path: {
@@ -4118,6 +4794,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4185,10 +4863,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Subscription"];
+                    "application/json": components["schemas"]["SubscriptionChallenged"];
                 };
             };
             400: components["responses"]["Problem400"];
@@ -4265,6 +4945,7 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4310,6 +4991,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4355,6 +5038,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4391,6 +5076,7 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4436,6 +5122,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4476,6 +5164,7 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4557,6 +5246,7 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
                     [name: string]: unknown;
                 };
                 content: {

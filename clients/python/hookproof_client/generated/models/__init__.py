@@ -1,16 +1,23 @@
 """ Contains all the data models used in inputs/outputs """
 
+from .amqp_answer import AmqpAnswer
 from .amqp_destination_in import AmqpDestinationIn
 from .amqp_destination_in_type import AmqpDestinationInType
 from .application_receipt_v1 import ApplicationReceiptV1
 from .application_receipt_v1_result import ApplicationReceiptV1Result
+from .application_receipt_view import ApplicationReceiptView
 from .attempt_bucket import AttemptBucket
 from .attempt_bucket_counts import AttemptBucketCounts
 from .attempt_request_view import AttemptRequestView
+from .attempt_response_view import AttemptResponseView
 from .attempt_stats import AttemptStats
 from .attempt_stats_batch import AttemptStatsBatch
 from .attempt_stats_interval import AttemptStatsInterval
+from .auth_view import AuthView
+from .auth_view_type import AuthViewType
+from .broker_answer import BrokerAnswer
 from .challenge_answered import ChallengeAnswered
+from .challenge_outcome import ChallengeOutcome
 from .cloud_event_in import CloudEventIn
 from .consumer import Consumer
 from .consumer_create import ConsumerCreate
@@ -23,17 +30,16 @@ from .consumer_patch_metadata import ConsumerPatchMetadata
 from .consumer_state import ConsumerState
 from .credentials_in import CredentialsIn
 from .dead_letter import DeadLetter
+from .dead_letter_info import DeadLetterInfo
 from .dead_letter_page import DeadLetterPage
 from .delivery import Delivery
-from .delivery_application_receipt import DeliveryApplicationReceipt
 from .delivery_attempt import DeliveryAttempt
-from .delivery_dead_letter import DeliveryDeadLetter
 from .delivery_evidence import DeliveryEvidence
 from .delivery_log_item import DeliveryLogItem
 from .delivery_log_page import DeliveryLogPage
-from .delivery_ordering import DeliveryOrdering
-from .delivery_receipt_conflicts_item import DeliveryReceiptConflictsItem
 from .delivery_ref import DeliveryRef
+from .destination_view import DestinationView
+from .destination_view_type import DestinationViewType
 from .engine_key_rotated import EngineKeyRotated
 from .engine_key_rotated_reasons import EngineKeyRotatedReasons
 from .event_accepted import EventAccepted
@@ -49,8 +55,10 @@ from .event_type_in import EventTypeIn
 from .event_type_in_versions import EventTypeInVersions
 from .event_type_page import EventTypePage
 from .event_type_version_in import EventTypeVersionIn
+from .event_type_version_in_schema_type_0 import EventTypeVersionInSchemaType0
 from .event_type_versions import EventTypeVersions
 from .event_type_versions_additional_property import EventTypeVersionsAdditionalProperty
+from .event_type_versions_additional_property_schema_type_0 import EventTypeVersionsAdditionalPropertySchemaType0
 from .event_view import EventView
 from .gate import Gate
 from .gate_detail import GateDetail
@@ -68,8 +76,14 @@ from .health_status import HealthStatus
 from .history_event import HistoryEvent
 from .history_event_data import HistoryEventData
 from .history_page import HistoryPage
+from .jet_stream_answer import JetStreamAnswer
+from .json_pointer_error import JsonPointerError
+from .jwk import Jwk
+from .jwk_alg import JwkAlg
+from .jwk_crv import JwkCrv
+from .jwk_kty import JwkKty
+from .jwk_use import JwkUse
 from .jwks import Jwks
-from .jwks_keys_item import JwksKeysItem
 from .latency_percentiles import LatencyPercentiles
 from .mtls_auth_in import MtlsAuthIn
 from .mtls_auth_in_type import MtlsAuthInType
@@ -77,9 +91,13 @@ from .nats_destination_in import NatsDestinationIn
 from .nats_destination_in_type import NatsDestinationInType
 from .o_auth_2_auth_in import OAuth2AuthIn
 from .o_auth_2_auth_in_type import OAuth2AuthInType
+from .ordering_gap import OrderingGap
+from .ordering_info import OrderingInfo
+from .pending_challenge import PendingChallenge
 from .portal_branding import PortalBranding
 from .portal_branding_in import PortalBrandingIn
 from .portal_session_create import PortalSessionCreate
+from .portal_session_create_capabilities_item import PortalSessionCreateCapabilitiesItem
 from .portal_session_item import PortalSessionItem
 from .portal_session_item_capabilities_item import PortalSessionItemCapabilitiesItem
 from .portal_session_page import PortalSessionPage
@@ -89,13 +107,17 @@ from .portal_sessions_ended import PortalSessionsEnded
 from .post_v1_challenges_challenge_id_response_hookproof_challenge_response_v1 import PostV1ChallengesChallengeIdResponseHookproofChallengeResponseV1
 from .problem import Problem
 from .rate_limit_in import RateLimitIn
+from .rate_limit_view import RateLimitView
 from .readiness import Readiness
 from .readiness_status import ReadinessStatus
 from .receipt_confirmed import ReceiptConfirmed
 from .receipt_confirmed_receipt import ReceiptConfirmedReceipt
+from .receipt_conflict_view import ReceiptConflictView
 from .receipt_key_in import ReceiptKeyIn
 from .receipt_key_in_public_key_jwk import ReceiptKeyInPublicKeyJwk
+from .receipt_key_view import ReceiptKeyView
 from .recover_in import RecoverIn
+from .recover_in_states_type_0_item import RecoverInStatesType0Item
 from .recovered import Recovered
 from .relay_attached import RelayAttached
 from .relay_attached_type import RelayAttachedType
@@ -113,6 +135,8 @@ from .relay_request_type import RelayRequestType
 from .request_body import RequestBody
 from .retry_policy_in import RetryPolicyIn
 from .retry_policy_in_on_gone import RetryPolicyInOnGone
+from .retry_policy_view import RetryPolicyView
+from .retry_policy_view_on_gone import RetryPolicyViewOnGone
 from .rollout import Rollout
 from .rollout_advance import RolloutAdvance
 from .rollout_advance_stage import RolloutAdvanceStage
@@ -129,6 +153,14 @@ from .rollout_target_out import RolloutTargetOut
 from .rollout_target_signature_profile_type_0 import RolloutTargetSignatureProfileType0
 from .secret_rotated import SecretRotated
 from .subscription import Subscription
+from .subscription_application_evidence import SubscriptionApplicationEvidence
+from .subscription_challenged import SubscriptionChallenged
+from .subscription_challenged_application_evidence import SubscriptionChallengedApplicationEvidence
+from .subscription_challenged_filter_type_0 import SubscriptionChallengedFilterType0
+from .subscription_challenged_old_generation_policy import SubscriptionChallengedOldGenerationPolicy
+from .subscription_challenged_ordering import SubscriptionChallengedOrdering
+from .subscription_challenged_signature_algorithm import SubscriptionChallengedSignatureAlgorithm
+from .subscription_challenged_signature_profile import SubscriptionChallengedSignatureProfile
 from .subscription_create import SubscriptionCreate
 from .subscription_create_filter_type_0 import SubscriptionCreateFilterType0
 from .subscription_create_old_generation_policy import SubscriptionCreateOldGenerationPolicy
@@ -136,11 +168,22 @@ from .subscription_create_ordering import SubscriptionCreateOrdering
 from .subscription_create_signature_algorithm import SubscriptionCreateSignatureAlgorithm
 from .subscription_create_signature_profile import SubscriptionCreateSignatureProfile
 from .subscription_created import SubscriptionCreated
+from .subscription_created_application_evidence import SubscriptionCreatedApplicationEvidence
+from .subscription_created_filter_type_0 import SubscriptionCreatedFilterType0
+from .subscription_created_old_generation_policy import SubscriptionCreatedOldGenerationPolicy
+from .subscription_created_ordering import SubscriptionCreatedOrdering
+from .subscription_created_signature_algorithm import SubscriptionCreatedSignatureAlgorithm
+from .subscription_created_signature_profile import SubscriptionCreatedSignatureProfile
+from .subscription_filter_type_0 import SubscriptionFilterType0
+from .subscription_old_generation_policy import SubscriptionOldGenerationPolicy
+from .subscription_ordering import SubscriptionOrdering
 from .subscription_page import SubscriptionPage
 from .subscription_patch import SubscriptionPatch
 from .subscription_patch_filter_type_0 import SubscriptionPatchFilterType0
 from .subscription_patch_old_generation_policy import SubscriptionPatchOldGenerationPolicy
 from .subscription_patch_ordering import SubscriptionPatchOrdering
+from .subscription_signature_algorithm import SubscriptionSignatureAlgorithm
+from .subscription_signature_profile import SubscriptionSignatureProfile
 from .subscription_transition import SubscriptionTransition
 from .tenant_create import TenantCreate
 from .tenant_created import TenantCreated
@@ -149,21 +192,30 @@ from .test_event_sent import TestEventSent
 from .timeline import Timeline
 from .timeline_entry import TimelineEntry
 from .timeline_state_type_0 import TimelineStateType0
+from .unplanned_reason import UnplannedReason
 from .whoami import Whoami
+from .whoami_capabilities_item import WhoamiCapabilitiesItem
 from .whoami_kind import WhoamiKind
 
 __all__ = (
+    "AmqpAnswer",
     "AmqpDestinationIn",
     "AmqpDestinationInType",
     "ApplicationReceiptV1",
     "ApplicationReceiptV1Result",
+    "ApplicationReceiptView",
     "AttemptBucket",
     "AttemptBucketCounts",
     "AttemptRequestView",
+    "AttemptResponseView",
     "AttemptStats",
     "AttemptStatsBatch",
     "AttemptStatsInterval",
+    "AuthView",
+    "AuthViewType",
+    "BrokerAnswer",
     "ChallengeAnswered",
+    "ChallengeOutcome",
     "CloudEventIn",
     "Consumer",
     "ConsumerCreate",
@@ -176,17 +228,16 @@ __all__ = (
     "ConsumerState",
     "CredentialsIn",
     "DeadLetter",
+    "DeadLetterInfo",
     "DeadLetterPage",
     "Delivery",
-    "DeliveryApplicationReceipt",
     "DeliveryAttempt",
-    "DeliveryDeadLetter",
     "DeliveryEvidence",
     "DeliveryLogItem",
     "DeliveryLogPage",
-    "DeliveryOrdering",
-    "DeliveryReceiptConflictsItem",
     "DeliveryRef",
+    "DestinationView",
+    "DestinationViewType",
     "EngineKeyRotated",
     "EngineKeyRotatedReasons",
     "EventAccepted",
@@ -202,8 +253,10 @@ __all__ = (
     "EventTypeInVersions",
     "EventTypePage",
     "EventTypeVersionIn",
+    "EventTypeVersionInSchemaType0",
     "EventTypeVersions",
     "EventTypeVersionsAdditionalProperty",
+    "EventTypeVersionsAdditionalPropertySchemaType0",
     "EventView",
     "Gate",
     "GateDetail",
@@ -221,8 +274,14 @@ __all__ = (
     "HistoryEvent",
     "HistoryEventData",
     "HistoryPage",
+    "JetStreamAnswer",
+    "JsonPointerError",
+    "Jwk",
+    "JwkAlg",
+    "JwkCrv",
+    "JwkKty",
     "Jwks",
-    "JwksKeysItem",
+    "JwkUse",
     "LatencyPercentiles",
     "MtlsAuthIn",
     "MtlsAuthInType",
@@ -230,9 +289,13 @@ __all__ = (
     "NatsDestinationInType",
     "OAuth2AuthIn",
     "OAuth2AuthInType",
+    "OrderingGap",
+    "OrderingInfo",
+    "PendingChallenge",
     "PortalBranding",
     "PortalBrandingIn",
     "PortalSessionCreate",
+    "PortalSessionCreateCapabilitiesItem",
     "PortalSessionItem",
     "PortalSessionItemCapabilitiesItem",
     "PortalSessionPage",
@@ -242,14 +305,18 @@ __all__ = (
     "PostV1ChallengesChallengeIdResponseHookproofChallengeResponseV1",
     "Problem",
     "RateLimitIn",
+    "RateLimitView",
     "Readiness",
     "ReadinessStatus",
     "ReceiptConfirmed",
     "ReceiptConfirmedReceipt",
+    "ReceiptConflictView",
     "ReceiptKeyIn",
     "ReceiptKeyInPublicKeyJwk",
+    "ReceiptKeyView",
     "Recovered",
     "RecoverIn",
+    "RecoverInStatesType0Item",
     "RelayAttached",
     "RelayAttachedType",
     "RelayDestinationIn",
@@ -266,6 +333,8 @@ __all__ = (
     "RequestBody",
     "RetryPolicyIn",
     "RetryPolicyInOnGone",
+    "RetryPolicyView",
+    "RetryPolicyViewOnGone",
     "Rollout",
     "RolloutAdvance",
     "RolloutAdvanceStage",
@@ -282,18 +351,37 @@ __all__ = (
     "RolloutTargetSignatureProfileType0",
     "SecretRotated",
     "Subscription",
+    "SubscriptionApplicationEvidence",
+    "SubscriptionChallenged",
+    "SubscriptionChallengedApplicationEvidence",
+    "SubscriptionChallengedFilterType0",
+    "SubscriptionChallengedOldGenerationPolicy",
+    "SubscriptionChallengedOrdering",
+    "SubscriptionChallengedSignatureAlgorithm",
+    "SubscriptionChallengedSignatureProfile",
     "SubscriptionCreate",
     "SubscriptionCreated",
+    "SubscriptionCreatedApplicationEvidence",
+    "SubscriptionCreatedFilterType0",
+    "SubscriptionCreatedOldGenerationPolicy",
+    "SubscriptionCreatedOrdering",
+    "SubscriptionCreatedSignatureAlgorithm",
+    "SubscriptionCreatedSignatureProfile",
     "SubscriptionCreateFilterType0",
     "SubscriptionCreateOldGenerationPolicy",
     "SubscriptionCreateOrdering",
     "SubscriptionCreateSignatureAlgorithm",
     "SubscriptionCreateSignatureProfile",
+    "SubscriptionFilterType0",
+    "SubscriptionOldGenerationPolicy",
+    "SubscriptionOrdering",
     "SubscriptionPage",
     "SubscriptionPatch",
     "SubscriptionPatchFilterType0",
     "SubscriptionPatchOldGenerationPolicy",
     "SubscriptionPatchOrdering",
+    "SubscriptionSignatureAlgorithm",
+    "SubscriptionSignatureProfile",
     "SubscriptionTransition",
     "TenantCreate",
     "TenantCreated",
@@ -302,6 +390,8 @@ __all__ = (
     "Timeline",
     "TimelineEntry",
     "TimelineStateType0",
+    "UnplannedReason",
     "Whoami",
+    "WhoamiCapabilitiesItem",
     "WhoamiKind",
 )

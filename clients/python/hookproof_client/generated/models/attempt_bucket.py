@@ -38,7 +38,6 @@ class AttemptBucket:
     counts: AttemptBucketCounts
     hour: str
     latency: LatencyPercentiles | None
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -59,7 +58,7 @@ class AttemptBucket:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "counts": counts,
             "hour": hour,
@@ -106,22 +105,5 @@ class AttemptBucket:
             latency=latency,
         )
 
-
-        attempt_bucket.additional_properties = d
         return attempt_bucket
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -40,7 +40,6 @@ class AttemptRequestView:
     method: None | str
     recorded: bool
     target: str
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -69,7 +68,7 @@ class AttemptRequestView:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "headers": headers,
             "method": method,
@@ -121,22 +120,5 @@ class AttemptRequestView:
             target=target,
         )
 
-
-        attempt_request_view.additional_properties = d
         return attempt_request_view
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

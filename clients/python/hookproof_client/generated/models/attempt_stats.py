@@ -45,7 +45,6 @@ class AttemptStats:
     latency: LatencyPercentiles | None
     since: str
     subscription_id: str
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -75,7 +74,7 @@ class AttemptStats:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "buckets": buckets,
             "interval": interval,
@@ -138,22 +137,5 @@ class AttemptStats:
             subscription_id=subscription_id,
         )
 
-
-        attempt_stats.additional_properties = d
         return attempt_stats
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

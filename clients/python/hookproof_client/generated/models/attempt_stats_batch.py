@@ -37,7 +37,6 @@ class AttemptStatsBatch:
 
     items: list[AttemptStats]
     since: str
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -56,7 +55,7 @@ class AttemptStatsBatch:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "items": items,
             "since": since,
@@ -87,22 +86,5 @@ class AttemptStatsBatch:
             since=since,
         )
 
-
-        attempt_stats_batch.additional_properties = d
         return attempt_stats_batch
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -32,7 +32,6 @@ class ChallengeAnswered:
     challenge_id: str
     passed: bool
     reason: None | str
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -48,7 +47,7 @@ class ChallengeAnswered:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "challengeId": challenge_id,
             "passed": passed,
@@ -80,22 +79,5 @@ class ChallengeAnswered:
             reason=reason,
         )
 
-
-        challenge_answered.additional_properties = d
         return challenge_answered
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -29,7 +29,7 @@ class Consumer:
             created_at (str):
             disabled (bool):
             id (str):
-            metadata (ConsumerMetadata):
+            metadata (ConsumerMetadata): the tenant's own members (any JSON values; at most 4,096 bytes as JSON)
             name (str):
             state (ConsumerState):
             tenant_id (str):
@@ -46,7 +46,6 @@ class Consumer:
     tenant_id: str
     updated_at: str
     version: int
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -74,7 +73,7 @@ class Consumer:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "createdAt": created_at,
             "disabled": disabled,
@@ -131,22 +130,5 @@ class Consumer:
             version=version,
         )
 
-
-        consumer.additional_properties = d
         return consumer
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

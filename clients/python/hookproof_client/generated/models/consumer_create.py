@@ -29,7 +29,8 @@ class ConsumerCreate:
         Attributes:
             id (str):
             name (str):
-            metadata (ConsumerCreateMetadata | Unset):
+            metadata (ConsumerCreateMetadata | Unset): the tenant's own members (any JSON values; at most 4,096 bytes as
+                JSON)
      """
 
     id: str

@@ -20,7 +20,9 @@ T = TypeVar("T", bound="ConsumerCreateMetadata")
 
 @_attrs_define
 class ConsumerCreateMetadata:
-    
+    """ the tenant's own members (any JSON values; at most 4,096 bytes as JSON)
+
+     """
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 

@@ -26,7 +26,8 @@ T = TypeVar("T", bound="ConsumerPatch")
 class ConsumerPatch:
     """ 
         Attributes:
-            metadata (ConsumerPatchMetadata | Unset):
+            metadata (ConsumerPatchMetadata | Unset): the tenant's own members (any JSON values; at most 4,096 bytes as
+                JSON)
             name (str | Unset):
      """
 

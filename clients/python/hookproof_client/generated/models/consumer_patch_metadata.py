@@ -20,7 +20,9 @@ T = TypeVar("T", bound="ConsumerPatchMetadata")
 
 @_attrs_define
 class ConsumerPatchMetadata:
-    
+    """ the tenant's own members (any JSON values; at most 4,096 bytes as JSON)
+
+     """
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 

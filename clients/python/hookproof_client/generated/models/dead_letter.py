@@ -42,7 +42,6 @@ class DeadLetter:
     reason: None | str
     replay: str
     subscription_id: str
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -69,7 +68,7 @@ class DeadLetter:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "attempt": attempt,
             "deadSince": dead_since,
@@ -127,22 +126,5 @@ class DeadLetter:
             subscription_id=subscription_id,
         )
 
-
-        dead_letter.additional_properties = d
         return dead_letter
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

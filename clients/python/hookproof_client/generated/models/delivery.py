@@ -12,12 +12,12 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
-  from ..models.delivery_application_receipt import DeliveryApplicationReceipt
+  from ..models.application_receipt_view import ApplicationReceiptView
+  from ..models.dead_letter_info import DeadLetterInfo
   from ..models.delivery_attempt import DeliveryAttempt
-  from ..models.delivery_dead_letter import DeliveryDeadLetter
   from ..models.delivery_evidence import DeliveryEvidence
-  from ..models.delivery_ordering import DeliveryOrdering
-  from ..models.delivery_receipt_conflicts_item import DeliveryReceiptConflictsItem
+  from ..models.ordering_info import OrderingInfo
+  from ..models.receipt_conflict_view import ReceiptConflictView
   from ..models.request_body import RequestBody
 
 
@@ -58,12 +58,12 @@ class Delivery:
             subscription_id (str):
             test (bool):
             updated_at (str):
-            application_receipt (DeliveryApplicationReceipt | Unset):
+            application_receipt (ApplicationReceiptView | Unset): The signed receipt that confirmed the delivery applied.
             archived (bool | Unset):
-            dead_letter (DeliveryDeadLetter | Unset):
+            dead_letter (DeadLetterInfo | Unset): A dead letter's owner, reason and the requests that replay or skip it.
             last_code_detail (str | Unset):
-            ordering (DeliveryOrdering | Unset):
-            receipt_conflicts (list[DeliveryReceiptConflictsItem] | Unset):
+            ordering (OrderingInfo | Unset):
+            receipt_conflicts (list[ReceiptConflictView] | Unset):
      """
 
     attempt: int
@@ -83,25 +83,24 @@ class Delivery:
     subscription_id: str
     test: bool
     updated_at: str
-    application_receipt: DeliveryApplicationReceipt | Unset = UNSET
+    application_receipt: ApplicationReceiptView | Unset = UNSET
     archived: bool | Unset = UNSET
-    dead_letter: DeliveryDeadLetter | Unset = UNSET
+    dead_letter: DeadLetterInfo | Unset = UNSET
     last_code_detail: str | Unset = UNSET
-    ordering: DeliveryOrdering | Unset = UNSET
-    receipt_conflicts: list[DeliveryReceiptConflictsItem] | Unset = UNSET
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+    ordering: OrderingInfo | Unset = UNSET
+    receipt_conflicts: list[ReceiptConflictView] | Unset = UNSET
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.delivery_application_receipt import DeliveryApplicationReceipt # noqa: PLC0415
+        from ..models.application_receipt_view import ApplicationReceiptView # noqa: PLC0415
+        from ..models.dead_letter_info import DeadLetterInfo # noqa: PLC0415
         from ..models.delivery_attempt import DeliveryAttempt # noqa: PLC0415
-        from ..models.delivery_dead_letter import DeliveryDeadLetter # noqa: PLC0415
         from ..models.delivery_evidence import DeliveryEvidence # noqa: PLC0415
-        from ..models.delivery_ordering import DeliveryOrdering # noqa: PLC0415
-        from ..models.delivery_receipt_conflicts_item import DeliveryReceiptConflictsItem # noqa: PLC0415
+        from ..models.ordering_info import OrderingInfo # noqa: PLC0415
+        from ..models.receipt_conflict_view import ReceiptConflictView # noqa: PLC0415
         from ..models.request_body import RequestBody # noqa: PLC0415
         attempt = self.attempt
 
@@ -173,7 +172,7 @@ class Delivery:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "attempt": attempt,
             "attempts": attempts,
@@ -212,12 +211,12 @@ class Delivery:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.delivery_application_receipt import DeliveryApplicationReceipt # noqa: PLC0415
+        from ..models.application_receipt_view import ApplicationReceiptView # noqa: PLC0415
+        from ..models.dead_letter_info import DeadLetterInfo # noqa: PLC0415
         from ..models.delivery_attempt import DeliveryAttempt # noqa: PLC0415
-        from ..models.delivery_dead_letter import DeliveryDeadLetter # noqa: PLC0415
         from ..models.delivery_evidence import DeliveryEvidence # noqa: PLC0415
-        from ..models.delivery_ordering import DeliveryOrdering # noqa: PLC0415
-        from ..models.delivery_receipt_conflicts_item import DeliveryReceiptConflictsItem # noqa: PLC0415
+        from ..models.ordering_info import OrderingInfo # noqa: PLC0415
+        from ..models.receipt_conflict_view import ReceiptConflictView # noqa: PLC0415
         from ..models.request_body import RequestBody # noqa: PLC0415
         d = dict(src_dict)
         attempt = d.pop("attempt")
@@ -293,11 +292,11 @@ class Delivery:
         updated_at = d.pop("updatedAt")
 
         _application_receipt = d.pop("applicationReceipt", UNSET)
-        application_receipt: DeliveryApplicationReceipt | Unset
+        application_receipt: ApplicationReceiptView | Unset
         if isinstance(_application_receipt,  Unset):
             application_receipt = UNSET
         else:
-            application_receipt = DeliveryApplicationReceipt.from_dict(_application_receipt)
+            application_receipt = ApplicationReceiptView.from_dict(_application_receipt)
 
 
 
@@ -305,11 +304,11 @@ class Delivery:
         archived = d.pop("archived", UNSET)
 
         _dead_letter = d.pop("deadLetter", UNSET)
-        dead_letter: DeliveryDeadLetter | Unset
+        dead_letter: DeadLetterInfo | Unset
         if isinstance(_dead_letter,  Unset):
             dead_letter = UNSET
         else:
-            dead_letter = DeliveryDeadLetter.from_dict(_dead_letter)
+            dead_letter = DeadLetterInfo.from_dict(_dead_letter)
 
 
 
@@ -317,21 +316,21 @@ class Delivery:
         last_code_detail = d.pop("lastCodeDetail", UNSET)
 
         _ordering = d.pop("ordering", UNSET)
-        ordering: DeliveryOrdering | Unset
+        ordering: OrderingInfo | Unset
         if isinstance(_ordering,  Unset):
             ordering = UNSET
         else:
-            ordering = DeliveryOrdering.from_dict(_ordering)
+            ordering = OrderingInfo.from_dict(_ordering)
 
 
 
 
         _receipt_conflicts = d.pop("receiptConflicts", UNSET)
-        receipt_conflicts: list[DeliveryReceiptConflictsItem] | Unset = UNSET
+        receipt_conflicts: list[ReceiptConflictView] | Unset = UNSET
         if _receipt_conflicts is not UNSET:
             receipt_conflicts = []
             for receipt_conflicts_item_data in _receipt_conflicts:
-                receipt_conflicts_item = DeliveryReceiptConflictsItem.from_dict(receipt_conflicts_item_data)
+                receipt_conflicts_item = ReceiptConflictView.from_dict(receipt_conflicts_item_data)
 
 
 
@@ -364,22 +363,5 @@ class Delivery:
             receipt_conflicts=receipt_conflicts,
         )
 
-
-        delivery.additional_properties = d
         return delivery
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

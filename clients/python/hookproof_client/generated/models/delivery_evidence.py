@@ -31,7 +31,6 @@ class DeliveryEvidence:
 
     application: str
     endpoint: str
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -44,7 +43,7 @@ class DeliveryEvidence:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "application": application,
             "endpoint": endpoint,
@@ -66,22 +65,5 @@ class DeliveryEvidence:
             endpoint=endpoint,
         )
 
-
-        delivery_evidence.additional_properties = d
         return delivery_evidence
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -53,7 +53,6 @@ class DeliveryLogItem:
     test: bool
     topic: str
     updated_at: str
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -85,7 +84,7 @@ class DeliveryLogItem:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "attempt": attempt,
             "createdAt": created_at,
@@ -147,22 +146,5 @@ class DeliveryLogItem:
             updated_at=updated_at,
         )
 
-
-        delivery_log_item.additional_properties = d
         return delivery_log_item
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

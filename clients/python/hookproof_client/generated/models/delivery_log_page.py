@@ -43,7 +43,6 @@ class DeliveryLogPage:
 
     items: list[DeliveryLogItem]
     next_cursor: None | str
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -63,7 +62,7 @@ class DeliveryLogPage:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "items": items,
             "nextCursor": next_cursor,
@@ -100,22 +99,5 @@ class DeliveryLogPage:
             next_cursor=next_cursor,
         )
 
-
-        delivery_log_page.additional_properties = d
         return delivery_log_page
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

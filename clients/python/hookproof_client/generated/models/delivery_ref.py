@@ -28,7 +28,6 @@ class DeliveryRef:
 
     delivery_id: str
     subscription_id: str
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -41,7 +40,7 @@ class DeliveryRef:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "deliveryId": delivery_id,
             "subscriptionId": subscription_id,
@@ -63,22 +62,5 @@ class DeliveryRef:
             subscription_id=subscription_id,
         )
 
-
-        delivery_ref.additional_properties = d
         return delivery_ref
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

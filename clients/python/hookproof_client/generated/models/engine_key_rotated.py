@@ -41,7 +41,6 @@ class EngineKeyRotated:
     proved: list[str]
     reasons: EngineKeyRotatedReasons
     suspended: list[str]
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -68,7 +67,7 @@ class EngineKeyRotated:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "keyGeneration": key_generation,
             "keyId": key_id,
@@ -118,22 +117,5 @@ class EngineKeyRotated:
             suspended=suspended,
         )
 
-
-        engine_key_rotated.additional_properties = d
         return engine_key_rotated
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

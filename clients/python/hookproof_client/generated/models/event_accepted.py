@@ -8,10 +8,12 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
   from ..models.delivery_ref import DeliveryRef
+  from ..models.unplanned_reason import UnplannedReason
 
 
 
@@ -31,13 +33,14 @@ class EventAccepted:
             deliveries (list[DeliveryRef]):
             event_id (str):
             payload_digest (str):
+            reasons (list[UnplannedReason] | Unset):
      """
 
     created: bool
     deliveries: list[DeliveryRef]
     event_id: str
     payload_digest: str
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+    reasons: list[UnplannedReason] | Unset = UNSET
 
 
 
@@ -45,6 +48,7 @@ class EventAccepted:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.delivery_ref import DeliveryRef # noqa: PLC0415
+        from ..models.unplanned_reason import UnplannedReason # noqa: PLC0415
         created = self.created
 
         deliveries = []
@@ -58,15 +62,26 @@ class EventAccepted:
 
         payload_digest = self.payload_digest
 
+        reasons: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.reasons, Unset):
+            reasons = []
+            for reasons_item_data in self.reasons:
+                reasons_item = reasons_item_data.to_dict()
+                reasons.append(reasons_item)
+
+
+
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "created": created,
             "deliveries": deliveries,
             "eventId": event_id,
             "payloadDigest": payload_digest,
         })
+        if reasons is not UNSET:
+            field_dict["reasons"] = reasons
 
         return field_dict
 
@@ -75,6 +90,7 @@ class EventAccepted:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.delivery_ref import DeliveryRef # noqa: PLC0415
+        from ..models.unplanned_reason import UnplannedReason # noqa: PLC0415
         d = dict(src_dict)
         created = d.pop("created")
 
@@ -92,29 +108,25 @@ class EventAccepted:
 
         payload_digest = d.pop("payloadDigest")
 
+        _reasons = d.pop("reasons", UNSET)
+        reasons: list[UnplannedReason] | Unset = UNSET
+        if _reasons is not UNSET:
+            reasons = []
+            for reasons_item_data in _reasons:
+                reasons_item = UnplannedReason.from_dict(reasons_item_data)
+
+
+
+                reasons.append(reasons_item)
+
+
         event_accepted = cls(
             created=created,
             deliveries=deliveries,
             event_id=event_id,
             payload_digest=payload_digest,
+            reasons=reasons,
         )
 
-
-        event_accepted.additional_properties = d
         return event_accepted
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -15,6 +15,7 @@ from typing import cast
 if TYPE_CHECKING:
   from ..models.delivery_ref import DeliveryRef
   from ..models.problem import Problem
+  from ..models.unplanned_reason import UnplannedReason
 
 
 
@@ -35,7 +36,20 @@ class EventBatchResult:
             created (bool | Unset):
             deliveries (list[DeliveryRef] | Unset):
             payload_digest (str | Unset):
-            problem (Problem | Unset): RFC 9457 problem details with a stable ``code`` (``field``: the offending input).
+            problem (Problem | Unset): RFC 9457 problem details with a stable ``code``. The other members are each carried
+                by the codes named: ``field`` (the offending input, most 400s), ``errors``
+                (``payload_schema_invalid``, ``example_invalid``), ``attribute`` (``cloudevent_*``),
+                ``eventId`` and ``payloadDigest`` (``event_payload_conflict``: the digest stored),
+                ``etag``, ``currentGeneration`` or ``currentVersion`` (412: what is current),
+                ``retryAfterS`` (429), ``state`` and ``command`` (a transition the state forbids),
+                ``id`` (``consumer_exists``), ``dialect``, ``path``, ``position`` (``filter_invalid``),
+                ``declared`` (``event_version_undeclared``: the majors there are), ``pattern`` and
+                ``positions`` (``pattern_too_complex``), ``kind`` and ``line`` (``transformation_failed``),
+                ``url`` (``egress_refused``), ``subscriptionId``, ``deliveryId``, ``deliveredDigest``,
+                ``receiptDigest`` (a receipt's refusal or conflict), ``rolloutId``, ``keyId``,
+                ``keyState``, ``stage``, ``percent``, ``key_id``, ``rollout_id``, ``source_key_id``,
+                ``source_key_state`` (a rollout's or a key's refusal; spelled as sent).
+            reasons (list[UnplannedReason] | Unset):
      """
 
     event_id: None | str
@@ -44,7 +58,7 @@ class EventBatchResult:
     deliveries: list[DeliveryRef] | Unset = UNSET
     payload_digest: str | Unset = UNSET
     problem: Problem | Unset = UNSET
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+    reasons: list[UnplannedReason] | Unset = UNSET
 
 
 
@@ -53,6 +67,7 @@ class EventBatchResult:
     def to_dict(self) -> dict[str, Any]:
         from ..models.delivery_ref import DeliveryRef # noqa: PLC0415
         from ..models.problem import Problem # noqa: PLC0415
+        from ..models.unplanned_reason import UnplannedReason # noqa: PLC0415
         event_id: None | str
         event_id = self.event_id
 
@@ -75,9 +90,18 @@ class EventBatchResult:
         if not isinstance(self.problem, Unset):
             problem = self.problem.to_dict()
 
+        reasons: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.reasons, Unset):
+            reasons = []
+            for reasons_item_data in self.reasons:
+                reasons_item = reasons_item_data.to_dict()
+                reasons.append(reasons_item)
+
+
+
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "eventId": event_id,
             "status": status,
@@ -90,6 +114,8 @@ class EventBatchResult:
             field_dict["payloadDigest"] = payload_digest
         if problem is not UNSET:
             field_dict["problem"] = problem
+        if reasons is not UNSET:
+            field_dict["reasons"] = reasons
 
         return field_dict
 
@@ -99,6 +125,7 @@ class EventBatchResult:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.delivery_ref import DeliveryRef # noqa: PLC0415
         from ..models.problem import Problem # noqa: PLC0415
+        from ..models.unplanned_reason import UnplannedReason # noqa: PLC0415
         d = dict(src_dict)
         def _parse_event_id(data: object) -> None | str:
             if data is None:
@@ -139,6 +166,18 @@ class EventBatchResult:
 
 
 
+        _reasons = d.pop("reasons", UNSET)
+        reasons: list[UnplannedReason] | Unset = UNSET
+        if _reasons is not UNSET:
+            reasons = []
+            for reasons_item_data in _reasons:
+                reasons_item = UnplannedReason.from_dict(reasons_item_data)
+
+
+
+                reasons.append(reasons_item)
+
+
         event_batch_result = cls(
             event_id=event_id,
             status=status,
@@ -146,24 +185,8 @@ class EventBatchResult:
             deliveries=deliveries,
             payload_digest=payload_digest,
             problem=problem,
+            reasons=reasons,
         )
 
-
-        event_batch_result.additional_properties = d
         return event_batch_result
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -40,7 +40,6 @@ class EventDelivery:
     state: str
     subscription_id: str
     archived: bool | Unset = UNSET
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -60,7 +59,7 @@ class EventDelivery:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "deliveryId": delivery_id,
             "evidence": evidence,
@@ -99,22 +98,5 @@ class EventDelivery:
             archived=archived,
         )
 
-
-        event_delivery.additional_properties = d
         return event_delivery
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

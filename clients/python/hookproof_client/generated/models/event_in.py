@@ -10,6 +10,7 @@ from ..types import UNSET, Unset
 
 from ..types import UNSET, Unset
 from typing import cast
+import datetime
 
 if TYPE_CHECKING:
   from ..models.event_in_extensions_type_0 import EventInExtensionsType0
@@ -34,9 +35,9 @@ class EventIn:
             version (str):
             consumer_id (None | str | Unset):
             extensions (EventInExtensionsType0 | None | Unset):
-            occurred_at (str | Unset): When it happened (RFC 3339). Omitted: the engine records when it first accepted the
-                event, and the same eventId and payload posted again without occurredAt is the same event (created false), never
-                a conflict; a value the sender sets is compared as sent.
+            occurred_at (datetime.datetime | Unset): When it happened (RFC 3339). Omitted: the engine records when it first
+                accepted the event, and the same eventId and payload posted again without occurredAt is the same event (created
+                false), never a conflict; a value the sender sets is compared as sent.
             source (None | str | Unset):
      """
 
@@ -48,7 +49,7 @@ class EventIn:
     version: str
     consumer_id: None | str | Unset = UNSET
     extensions: EventInExtensionsType0 | None | Unset = UNSET
-    occurred_at: str | Unset = UNSET
+    occurred_at: datetime.datetime | Unset = UNSET
     source: None | str | Unset = UNSET
 
 
@@ -83,7 +84,9 @@ class EventIn:
         else:
             extensions = self.extensions
 
-        occurred_at = self.occurred_at
+        occurred_at: str | Unset = UNSET
+        if not isinstance(self.occurred_at, Unset):
+            occurred_at = self.occurred_at.isoformat()
 
         source: None | str | Unset
         if isinstance(self.source, Unset):
@@ -161,7 +164,15 @@ class EventIn:
         extensions = _parse_extensions(d.pop("extensions", UNSET))
 
 
-        occurred_at = d.pop("occurredAt", UNSET)
+        _occurred_at = d.pop("occurredAt", UNSET)
+        occurred_at: datetime.datetime | Unset
+        if isinstance(_occurred_at,  Unset):
+            occurred_at = UNSET
+        else:
+            occurred_at = datetime.datetime.fromisoformat(_occurred_at)
+
+
+
 
         def _parse_source(data: object) -> None | str | Unset:
             if data is None:

@@ -45,7 +45,6 @@ class EventType:
     updated_at: str
     version: int
     versions: EventTypeVersions
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -71,7 +70,7 @@ class EventType:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "createdAt": created_at,
             "deprecated": deprecated,
@@ -121,22 +120,5 @@ class EventType:
             versions=versions,
         )
 
-
-        event_type.additional_properties = d
         return event_type
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

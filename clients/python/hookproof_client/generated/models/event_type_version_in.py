@@ -8,8 +8,10 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-from ..types import UNSET, Unset
+from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.event_type_version_in_schema_type_0 import EventTypeVersionInSchemaType0
 
 
 
@@ -25,30 +27,34 @@ class EventTypeVersionIn:
     (required; JSON ``null`` is an example too).
 
         Attributes:
-            schema (Any):
-            example (Any | Unset):
+            example (Any):
+            schema (bool | EventTypeVersionInSchemaType0):
      """
 
-    schema: Any
-    example: Any | Unset = UNSET
+    example: Any
+    schema: bool | EventTypeVersionInSchemaType0
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
-        schema = self.schema
-
+        from ..models.event_type_version_in_schema_type_0 import EventTypeVersionInSchemaType0 # noqa: PLC0415
         example = self.example
+
+        schema: bool | dict[str, Any]
+        if isinstance(self.schema, EventTypeVersionInSchemaType0):
+            schema = self.schema.to_dict()
+        else:
+            schema = self.schema
 
 
         field_dict: dict[str, Any] = {}
 
         field_dict.update({
+            "example": example,
             "schema": schema,
         })
-        if example is not UNSET:
-            field_dict["example"] = example
 
         return field_dict
 
@@ -56,14 +62,29 @@ class EventTypeVersionIn:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.event_type_version_in_schema_type_0 import EventTypeVersionInSchemaType0 # noqa: PLC0415
         d = dict(src_dict)
-        schema = d.pop("schema")
+        example = d.pop("example")
 
-        example = d.pop("example", UNSET)
+        def _parse_schema(data: object) -> bool | EventTypeVersionInSchemaType0:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                schema_type_0 = EventTypeVersionInSchemaType0.from_dict(data)
+
+
+
+                return schema_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(bool | EventTypeVersionInSchemaType0, data)
+
+        schema = _parse_schema(d.pop("schema"))
+
 
         event_type_version_in = cls(
-            schema=schema,
             example=example,
+            schema=schema,
         )
 
         return event_type_version_in

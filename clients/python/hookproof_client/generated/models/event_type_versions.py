@@ -51,6 +51,7 @@ class EventTypeVersions:
         )
 
 
+        from ..models.event_type_versions_additional_property_schema_type_0 import EventTypeVersionsAdditionalPropertySchemaType0 # noqa: PLC0415
         additional_properties = {}
         for prop_name, prop_dict in d.items():
             additional_property = EventTypeVersionsAdditionalProperty.from_dict(prop_dict)

@@ -8,7 +8,10 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.event_type_versions_additional_property_schema_type_0 import EventTypeVersionsAdditionalPropertySchemaType0
 
 
 
@@ -20,18 +23,36 @@ T = TypeVar("T", bound="EventTypeVersionsAdditionalProperty")
 
 @_attrs_define
 class EventTypeVersionsAdditionalProperty:
-    
+    """ 
+        Attributes:
+            example (Any): a payload valid under the schema (any JSON)
+            schema (bool | EventTypeVersionsAdditionalPropertySchemaType0): JSON Schema 2020-12
+     """
 
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+    example: Any
+    schema: bool | EventTypeVersionsAdditionalPropertySchemaType0
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
-        
+        from ..models.event_type_versions_additional_property_schema_type_0 import EventTypeVersionsAdditionalPropertySchemaType0 # noqa: PLC0415
+        example = self.example
+
+        schema: bool | dict[str, Any]
+        if isinstance(self.schema, EventTypeVersionsAdditionalPropertySchemaType0):
+            schema = self.schema.to_dict()
+        else:
+            schema = self.schema
+
+
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
+        field_dict.update({
+            "example": example,
+            "schema": schema,
+        })
 
         return field_dict
 
@@ -39,26 +60,30 @@ class EventTypeVersionsAdditionalProperty:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.event_type_versions_additional_property_schema_type_0 import EventTypeVersionsAdditionalPropertySchemaType0 # noqa: PLC0415
         d = dict(src_dict)
+        example = d.pop("example")
+
+        def _parse_schema(data: object) -> bool | EventTypeVersionsAdditionalPropertySchemaType0:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                schema_type_0 = EventTypeVersionsAdditionalPropertySchemaType0.from_dict(data)
+
+
+
+                return schema_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(bool | EventTypeVersionsAdditionalPropertySchemaType0, data)
+
+        schema = _parse_schema(d.pop("schema"))
+
+
         event_type_versions_additional_property = cls(
+            example=example,
+            schema=schema,
         )
 
-
-        event_type_versions_additional_property.additional_properties = d
         return event_type_versions_additional_property
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

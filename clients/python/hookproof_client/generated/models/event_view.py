@@ -40,7 +40,6 @@ class EventView:
     payload_digest: str
     topic: str
     archived: bool | Unset = UNSET
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -65,7 +64,7 @@ class EventView:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "deliveries": deliveries,
             "eventId": event_id,
@@ -109,22 +108,5 @@ class EventView:
             archived=archived,
         )
 
-
-        event_view.additional_properties = d
         return event_view
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

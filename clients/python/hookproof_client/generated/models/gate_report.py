@@ -33,7 +33,6 @@ class GateReport:
     gates: list[Gate]
     ok: bool
     since: None | str
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -55,7 +54,7 @@ class GateReport:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "gates": gates,
             "ok": ok,
@@ -96,22 +95,5 @@ class GateReport:
             since=since,
         )
 
-
-        gate_report.additional_properties = d
         return gate_report
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

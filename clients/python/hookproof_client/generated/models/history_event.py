@@ -46,7 +46,6 @@ class HistoryEvent:
     schema_version: int
     stream_version: int
     type_: str
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -75,7 +74,7 @@ class HistoryEvent:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "actor": actor,
             "data": data,
@@ -135,22 +134,5 @@ class HistoryEvent:
             type_=type_,
         )
 
-
-        history_event.additional_properties = d
         return history_event
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -32,7 +32,6 @@ class HistoryPage:
 
     items: list[HistoryEvent]
     next_cursor: None | str
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -52,7 +51,7 @@ class HistoryPage:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "items": items,
             "nextCursor": next_cursor,
@@ -89,22 +88,5 @@ class HistoryPage:
             next_cursor=next_cursor,
         )
 
-
-        history_page.additional_properties = d
         return history_page
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -11,7 +11,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
-  from ..models.jwks_keys_item import JwksKeysItem
+  from ..models.jwk import Jwk
 
 
 
@@ -23,20 +23,20 @@ T = TypeVar("T", bound="Jwks")
 
 @_attrs_define
 class Jwks:
-    """ 
+    """ The engine's public signing keys, newest generation first.
+
         Attributes:
-            keys (list[JwksKeysItem]):
+            keys (list[Jwk]):
      """
 
-    keys: list[JwksKeysItem]
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+    keys: list[Jwk]
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.jwks_keys_item import JwksKeysItem # noqa: PLC0415
+        from ..models.jwk import Jwk # noqa: PLC0415
         keys = []
         for keys_item_data in self.keys:
             keys_item = keys_item_data.to_dict()
@@ -46,7 +46,7 @@ class Jwks:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "keys": keys,
         })
@@ -57,12 +57,12 @@ class Jwks:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.jwks_keys_item import JwksKeysItem # noqa: PLC0415
+        from ..models.jwk import Jwk # noqa: PLC0415
         d = dict(src_dict)
         keys = []
         _keys = d.pop("keys")
         for keys_item_data in (_keys):
-            keys_item = JwksKeysItem.from_dict(keys_item_data)
+            keys_item = Jwk.from_dict(keys_item_data)
 
 
 
@@ -73,22 +73,5 @@ class Jwks:
             keys=keys,
         )
 
-
-        jwks.additional_properties = d
         return jwks
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -37,7 +37,6 @@ class LatencyPercentiles:
     p50: float
     p90: float
     p99: float
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -54,7 +53,7 @@ class LatencyPercentiles:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "count": count,
             "p50": p50,
@@ -84,22 +83,5 @@ class LatencyPercentiles:
             p99=p99,
         )
 
-
-        latency_percentiles.additional_properties = d
         return latency_percentiles
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -35,7 +35,6 @@ class PortalBranding:
     display_name: None | str
     frame_ancestors: list[str]
     logo_url: None | str
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -57,7 +56,7 @@ class PortalBranding:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "accentColour": accent_colour,
             "displayName": display_name,
@@ -106,22 +105,5 @@ class PortalBranding:
             logo_url=logo_url,
         )
 
-
-        portal_branding.additional_properties = d
         return portal_branding
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.portal_session_create_capabilities_item import PortalSessionCreateCapabilitiesItem
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -25,11 +26,11 @@ class PortalSessionCreate:
     """ ``POST /v1/consumers/{id}/portal-sessions``.
 
         Attributes:
-            capabilities (list[str] | Unset):
+            capabilities (list[PortalSessionCreateCapabilitiesItem] | Unset):
             ttl_seconds (int | Unset): 60..86400 seconds Default: 3600.
      """
 
-    capabilities: list[str] | Unset = UNSET
+    capabilities: list[PortalSessionCreateCapabilitiesItem] | Unset = UNSET
     ttl_seconds: int | Unset = 3600
 
 
@@ -39,7 +40,10 @@ class PortalSessionCreate:
     def to_dict(self) -> dict[str, Any]:
         capabilities: list[str] | Unset = UNSET
         if not isinstance(self.capabilities, Unset):
-            capabilities = self.capabilities
+            capabilities = []
+            for capabilities_item_data in self.capabilities:
+                capabilities_item = capabilities_item_data.value
+                capabilities.append(capabilities_item)
 
 
 
@@ -62,7 +66,16 @@ class PortalSessionCreate:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        capabilities = cast(list[str], d.pop("capabilities", UNSET))
+        _capabilities = d.pop("capabilities", UNSET)
+        capabilities: list[PortalSessionCreateCapabilitiesItem] | Unset = UNSET
+        if _capabilities is not UNSET:
+            capabilities = []
+            for capabilities_item_data in _capabilities:
+                capabilities_item = PortalSessionCreateCapabilitiesItem(capabilities_item_data)
+
+
+
+                capabilities.append(capabilities_item)
 
 
         ttl_seconds = d.pop("ttlSeconds", UNSET)

@@ -41,7 +41,6 @@ class PortalSessionStarted:
     session_id: str
     token: str
     url: str
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -69,7 +68,7 @@ class PortalSessionStarted:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "capabilities": capabilities,
             "consumerId": consumer_id,
@@ -119,22 +118,5 @@ class PortalSessionStarted:
             url=url,
         )
 
-
-        portal_session_started.additional_properties = d
         return portal_session_started
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -51,7 +51,6 @@ class ReceiptConfirmed:
     result: str
     state: str
     subscription_id: str
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -81,7 +80,7 @@ class ReceiptConfirmed:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "appliedAt": applied_at,
             "confirmedAt": confirmed_at,
@@ -142,22 +141,5 @@ class ReceiptConfirmed:
             subscription_id=subscription_id,
         )
 
-
-        receipt_confirmed.additional_properties = d
         return receipt_confirmed
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -26,7 +26,8 @@ class ReceiptKeyIn:
     """ 
         Attributes:
             key_id (str):
-            public_key_jwk (ReceiptKeyInPublicKeyJwk):
+            public_key_jwk (ReceiptKeyInPublicKeyJwk): an Ed25519 public key (RFC 8037): kty OKP, crv Ed25519, x (32 bytes,
+                base64url); a private key (with d) is refused
      """
 
     key_id: str

@@ -8,8 +8,10 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.recover_in_states_type_0_item import RecoverInStatesType0Item
 from ..types import UNSET, Unset
 from typing import cast
+import datetime
 
 
 
@@ -26,23 +28,23 @@ class RecoverIn:
     changed in ``[since, until)`` go back to RETRYABLE (at most ``limit`` per call).
 
         Attributes:
-            since (str):
+            since (datetime.datetime):
             limit (int | None | Unset):
-            states (list[str] | None | Unset):
-            until (None | str | Unset):
+            states (list[RecoverInStatesType0Item] | None | Unset):
+            until (datetime.datetime | None | Unset):
      """
 
-    since: str
+    since: datetime.datetime
     limit: int | None | Unset = UNSET
-    states: list[str] | None | Unset = UNSET
-    until: None | str | Unset = UNSET
+    states: list[RecoverInStatesType0Item] | None | Unset = UNSET
+    until: datetime.datetime | None | Unset = UNSET
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
-        since = self.since
+        since = self.since.isoformat()
 
         limit: int | None | Unset
         if isinstance(self.limit, Unset):
@@ -54,7 +56,10 @@ class RecoverIn:
         if isinstance(self.states, Unset):
             states = UNSET
         elif isinstance(self.states, list):
-            states = self.states
+            states = []
+            for states_type_0_item_data in self.states:
+                states_type_0_item = states_type_0_item_data.value
+                states.append(states_type_0_item)
 
 
         else:
@@ -63,6 +68,8 @@ class RecoverIn:
         until: None | str | Unset
         if isinstance(self.until, Unset):
             until = UNSET
+        elif isinstance(self.until, datetime.datetime):
+            until = self.until.isoformat()
         else:
             until = self.until
 
@@ -86,7 +93,10 @@ class RecoverIn:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        since = d.pop("since")
+        since = datetime.datetime.fromisoformat(d.pop("since"))
+
+
+
 
         def _parse_limit(data: object) -> int | None | Unset:
             if data is None:
@@ -98,7 +108,7 @@ class RecoverIn:
         limit = _parse_limit(d.pop("limit", UNSET))
 
 
-        def _parse_states(data: object) -> list[str] | None | Unset:
+        def _parse_states(data: object) -> list[RecoverInStatesType0Item] | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -106,22 +116,39 @@ class RecoverIn:
             try:
                 if not isinstance(data, list):
                     raise TypeError()
-                states_type_0 = cast(list[str], data)
+                states_type_0 = []
+                _states_type_0 = data
+                for states_type_0_item_data in (_states_type_0):
+                    states_type_0_item = RecoverInStatesType0Item(states_type_0_item_data)
+
+
+
+                    states_type_0.append(states_type_0_item)
 
                 return states_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[str] | None | Unset, data)
+            return cast(list[RecoverInStatesType0Item] | None | Unset, data)
 
         states = _parse_states(d.pop("states", UNSET))
 
 
-        def _parse_until(data: object) -> None | str | Unset:
+        def _parse_until(data: object) -> datetime.datetime | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            return cast(None | str | Unset, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                until_type_0 = datetime.datetime.fromisoformat(data)
+
+
+
+                return until_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
 
         until = _parse_until(d.pop("until", UNSET))
 

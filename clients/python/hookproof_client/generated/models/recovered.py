@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 
 
@@ -21,15 +22,21 @@ T = TypeVar("T", bound="Recovered")
 
 @_attrs_define
 class Recovered:
-    """ 
+    """ ``POST /v1/subscriptions/{id}/recover``: how many went back to RETRYABLE and which
+    (``nextSince``: more remain, call again from there; ``recoveryId``: the recovery's id
+    in the log).
+
         Attributes:
             delivery_ids (list[str]):
             recovered (int):
+            next_since (str | Unset):
+            recovery_id (str | Unset):
      """
 
     delivery_ids: list[str]
     recovered: int
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+    next_since: str | Unset = UNSET
+    recovery_id: str | Unset = UNSET
 
 
 
@@ -42,13 +49,21 @@ class Recovered:
 
         recovered = self.recovered
 
+        next_since = self.next_since
+
+        recovery_id = self.recovery_id
+
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "deliveryIds": delivery_ids,
             "recovered": recovered,
         })
+        if next_since is not UNSET:
+            field_dict["nextSince"] = next_since
+        if recovery_id is not UNSET:
+            field_dict["recoveryId"] = recovery_id
 
         return field_dict
 
@@ -62,27 +77,16 @@ class Recovered:
 
         recovered = d.pop("recovered")
 
+        next_since = d.pop("nextSince", UNSET)
+
+        recovery_id = d.pop("recoveryId", UNSET)
+
         recovered = cls(
             delivery_ids=delivery_ids,
             recovered=recovered,
+            next_since=next_since,
+            recovery_id=recovery_id,
         )
 
-
-        recovered.additional_properties = d
         return recovered
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

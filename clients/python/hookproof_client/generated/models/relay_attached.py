@@ -33,7 +33,6 @@ class RelayAttached:
     session_id: str
     subscription_id: str
     type_: RelayAttachedType
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -50,7 +49,7 @@ class RelayAttached:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "endpoint": endpoint,
             "sessionId": session_id,
@@ -83,22 +82,5 @@ class RelayAttached:
             type_=type_,
         )
 
-
-        relay_attached.additional_properties = d
         return relay_attached
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -27,7 +27,6 @@ class RelayReplaced:
      """
 
     type_: RelayReplacedType
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -38,7 +37,7 @@ class RelayReplaced:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "type": type_,
         })
@@ -59,22 +58,5 @@ class RelayReplaced:
             type_=type_,
         )
 
-
-        relay_replaced.additional_properties = d
         return relay_replaced
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -43,7 +43,6 @@ class RelayRequest:
     headers: RelayRequestHeaders
     kind: RelayRequestKind
     type_: RelayRequestType
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -67,7 +66,7 @@ class RelayRequest:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "attempt": attempt,
             "body": body,
@@ -119,22 +118,5 @@ class RelayRequest:
             type_=type_,
         )
 
-
-        relay_request.additional_properties = d
         return relay_request
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -36,7 +36,6 @@ class RequestBody:
     bytes_: int | None
     text: None | str
     truncated: bool
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -55,7 +54,7 @@ class RequestBody:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "archived": archived,
             "bytes": bytes_,
@@ -97,22 +96,5 @@ class RequestBody:
             truncated=truncated,
         )
 
-
-        request_body.additional_properties = d
         return request_body
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -69,7 +69,6 @@ class Rollout:
     cutover: RolloutCutoverFigures | Unset = UNSET
     internal: RolloutInternalFigures | Unset = UNSET
     shadow: RolloutShadowFigures | Unset = UNSET
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -139,7 +138,7 @@ class Rollout:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "createdAt": created_at,
             "dualWindowS": dual_window_s,
@@ -295,22 +294,5 @@ class Rollout:
             shadow=shadow,
         )
 
-
-        rollout.additional_properties = d
         return rollout
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

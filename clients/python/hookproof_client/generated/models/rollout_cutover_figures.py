@@ -41,7 +41,6 @@ class RolloutCutoverFigures:
     decided_attempts: int
     dual_signed: int
     switched: int
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -68,7 +67,7 @@ class RolloutCutoverFigures:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "acceptance": acceptance,
             "attempts": attempts,
@@ -126,22 +125,5 @@ class RolloutCutoverFigures:
             switched=switched,
         )
 
-
-        rollout_cutover_figures.additional_properties = d
         return rollout_cutover_figures
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -26,7 +26,6 @@ class RolloutInternalFigures:
      """
 
     dual_signed: int
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -37,7 +36,7 @@ class RolloutInternalFigures:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "dualSigned": dual_signed,
         })
@@ -55,22 +54,5 @@ class RolloutInternalFigures:
             dual_signed=dual_signed,
         )
 
-
-        rollout_internal_figures.additional_properties = d
         return rollout_internal_figures
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

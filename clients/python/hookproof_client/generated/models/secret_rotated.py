@@ -33,7 +33,6 @@ class SecretRotated:
     key_id: str
     secret: str
     replaced_key_ids: list[str] | Unset = UNSET
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -52,7 +51,7 @@ class SecretRotated:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "keyId": key_id,
             "secret": secret,
@@ -80,22 +79,5 @@ class SecretRotated:
             replaced_key_ids=replaced_key_ids,
         )
 
-
-        secret_rotated.additional_properties = d
         return secret_rotated
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -14,6 +14,7 @@ from ..models.subscription_create_signature_algorithm import SubscriptionCreateS
 from ..models.subscription_create_signature_profile import SubscriptionCreateSignatureProfile
 from ..types import UNSET, Unset
 from typing import cast
+import datetime
 
 if TYPE_CHECKING:
   from ..models.amqp_destination_in import AmqpDestinationIn
@@ -37,7 +38,9 @@ T = TypeVar("T", bound="SubscriptionCreate")
 
 @_attrs_define
 class SubscriptionCreate:
-    """ 
+    """ A subscription: an HTTPS ``endpoint``, a broker ``destination``, or both (a relay: a destination {type: relay} and
+    the local endpoint); neither is a 400 endpoint_required.
+
         Attributes:
             event_versions (list[int]):
             owner (str):
@@ -48,7 +51,7 @@ class SubscriptionCreate:
             consumer_id (None | str | Unset):
             destination (AmqpDestinationIn | NatsDestinationIn | None | RelayDestinationIn | Unset):
             endpoint (None | str | Unset):
-            expires_at (None | str | Unset):
+            expires_at (datetime.datetime | None | Unset):
             filter_ (None | SubscriptionCreateFilterType0 | Unset):
             old_generation_policy (SubscriptionCreateOldGenerationPolicy | Unset):  Default:
                 SubscriptionCreateOldGenerationPolicy.DRAIN.
@@ -71,7 +74,7 @@ class SubscriptionCreate:
     consumer_id: None | str | Unset = UNSET
     destination: AmqpDestinationIn | NatsDestinationIn | None | RelayDestinationIn | Unset = UNSET
     endpoint: None | str | Unset = UNSET
-    expires_at: None | str | Unset = UNSET
+    expires_at: datetime.datetime | None | Unset = UNSET
     filter_: None | SubscriptionCreateFilterType0 | Unset = UNSET
     old_generation_policy: SubscriptionCreateOldGenerationPolicy | Unset = SubscriptionCreateOldGenerationPolicy.DRAIN
     ordering: SubscriptionCreateOrdering | Unset = SubscriptionCreateOrdering.NONE
@@ -150,6 +153,8 @@ class SubscriptionCreate:
         expires_at: None | str | Unset
         if isinstance(self.expires_at, Unset):
             expires_at = UNSET
+        elif isinstance(self.expires_at, datetime.datetime):
+            expires_at = self.expires_at.isoformat()
         else:
             expires_at = self.expires_at
 
@@ -379,12 +384,22 @@ class SubscriptionCreate:
         endpoint = _parse_endpoint(d.pop("endpoint", UNSET))
 
 
-        def _parse_expires_at(data: object) -> None | str | Unset:
+        def _parse_expires_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            return cast(None | str | Unset, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                expires_at_type_0 = datetime.datetime.fromisoformat(data)
+
+
+
+                return expires_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
 
         expires_at = _parse_expires_at(d.pop("expiresAt", UNSET))
 

@@ -12,6 +12,7 @@ from ..models.subscription_patch_old_generation_policy import SubscriptionPatchO
 from ..models.subscription_patch_ordering import SubscriptionPatchOrdering
 from ..types import UNSET, Unset
 from typing import cast
+import datetime
 
 if TYPE_CHECKING:
   from ..models.amqp_destination_in import AmqpDestinationIn
@@ -42,7 +43,7 @@ class SubscriptionPatch:
             destination (AmqpDestinationIn | NatsDestinationIn | RelayDestinationIn | Unset):
             endpoint (str | Unset):
             event_versions (list[int] | Unset):
-            expires_at (None | str | Unset):
+            expires_at (datetime.datetime | None | Unset):
             filter_ (None | SubscriptionPatchFilterType0 | Unset):
             old_generation_policy (SubscriptionPatchOldGenerationPolicy | Unset):
             ordering (SubscriptionPatchOrdering | Unset):
@@ -60,7 +61,7 @@ class SubscriptionPatch:
     destination: AmqpDestinationIn | NatsDestinationIn | RelayDestinationIn | Unset = UNSET
     endpoint: str | Unset = UNSET
     event_versions: list[int] | Unset = UNSET
-    expires_at: None | str | Unset = UNSET
+    expires_at: datetime.datetime | None | Unset = UNSET
     filter_: None | SubscriptionPatchFilterType0 | Unset = UNSET
     old_generation_policy: SubscriptionPatchOldGenerationPolicy | Unset = UNSET
     ordering: SubscriptionPatchOrdering | Unset = UNSET
@@ -127,6 +128,8 @@ class SubscriptionPatch:
         expires_at: None | str | Unset
         if isinstance(self.expires_at, Unset):
             expires_at = UNSET
+        elif isinstance(self.expires_at, datetime.datetime):
+            expires_at = self.expires_at.isoformat()
         else:
             expires_at = self.expires_at
 
@@ -324,12 +327,22 @@ class SubscriptionPatch:
         event_versions = cast(list[int], d.pop("eventVersions", UNSET))
 
 
-        def _parse_expires_at(data: object) -> None | str | Unset:
+        def _parse_expires_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            return cast(None | str | Unset, data)
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                expires_at_type_0 = datetime.datetime.fromisoformat(data)
+
+
+
+                return expires_at_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
 
         expires_at = _parse_expires_at(d.pop("expiresAt", UNSET))
 

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from typing import cast
 
 
 
@@ -20,9 +21,11 @@ T = TypeVar("T", bound="SubscriptionPatchFilterType0")
 
 @_attrs_define
 class SubscriptionPatchFilterType0:
-    
+    """ payload path (dotted) -> the value it must have, or a list of values
 
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+     """
+
+    additional_properties: dict[str, bool | float | int | list[bool | float | int | None | str] | None | str] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -31,7 +34,19 @@ class SubscriptionPatchFilterType0:
     def to_dict(self) -> dict[str, Any]:
         
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+        for prop_name, prop in self.additional_properties.items():
+            
+            if isinstance(prop, list):
+                field_dict[prop_name] = []
+                for additional_property_type_1_item_data in prop:
+                    additional_property_type_1_item: bool | float | int | None | str
+                    additional_property_type_1_item = additional_property_type_1_item_data
+                    field_dict[prop_name].append(additional_property_type_1_item)
+
+
+            else:
+                field_dict[prop_name] = prop
+
 
         return field_dict
 
@@ -44,17 +59,46 @@ class SubscriptionPatchFilterType0:
         )
 
 
-        subscription_patch_filter_type_0.additional_properties = d
+        additional_properties = {}
+        for prop_name, prop_dict in d.items():
+            def _parse_additional_property(data: object) -> bool | float | int | list[bool | float | int | None | str] | None | str:
+                if data is None:
+                    return data
+                try:
+                    if not isinstance(data, list):
+                        raise TypeError()
+                    additional_property_type_1 = []
+                    _additional_property_type_1 = data
+                    for additional_property_type_1_item_data in (_additional_property_type_1):
+                        def _parse_additional_property_type_1_item(data: object) -> bool | float | int | None | str:
+                            if data is None:
+                                return data
+                            return cast(bool | float | int | None | str, data)
+
+                        additional_property_type_1_item = _parse_additional_property_type_1_item(additional_property_type_1_item_data)
+
+                        additional_property_type_1.append(additional_property_type_1_item)
+
+                    return additional_property_type_1
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
+                return cast(bool | float | int | list[bool | float | int | None | str] | None | str, data)
+
+            additional_property = _parse_additional_property(prop_dict)
+
+            additional_properties[prop_name] = additional_property
+
+        subscription_patch_filter_type_0.additional_properties = additional_properties
         return subscription_patch_filter_type_0
 
     @property
     def additional_keys(self) -> list[str]:
         return list(self.additional_properties.keys())
 
-    def __getitem__(self, key: str) -> Any:
+    def __getitem__(self, key: str) -> bool | float | int | list[bool | float | int | None | str] | None | str:
         return self.additional_properties[key]
 
-    def __setitem__(self, key: str, value: Any) -> None:
+    def __setitem__(self, key: str, value: bool | float | int | list[bool | float | int | None | str] | None | str) -> None:
         self.additional_properties[key] = value
 
     def __delitem__(self, key: str) -> None:

@@ -36,7 +36,6 @@ class TestEventSent:
     event_id: str
     payload_digest: str
     test: bool
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -59,7 +58,7 @@ class TestEventSent:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "deliveries": deliveries,
             "eventId": event_id,
@@ -98,22 +97,5 @@ class TestEventSent:
             test=test,
         )
 
-
-        test_event_sent.additional_properties = d
         return test_event_sent
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

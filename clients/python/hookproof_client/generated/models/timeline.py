@@ -41,7 +41,6 @@ class Timeline:
     kind: str
     next_cursor: None | str
     state: None | TimelineStateType0
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -75,7 +74,7 @@ class Timeline:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "asOf": as_of,
             "entries": entries,
@@ -151,22 +150,5 @@ class Timeline:
             state=state,
         )
 
-
-        timeline.additional_properties = d
         return timeline
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

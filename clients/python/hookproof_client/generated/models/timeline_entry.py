@@ -48,7 +48,6 @@ class TimelineEntry:
     stream_id: str
     type_: str
     version: int
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -82,7 +81,7 @@ class TimelineEntry:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "actor": actor,
             "evidence": evidence,
@@ -158,22 +157,5 @@ class TimelineEntry:
             version=version,
         )
 
-
-        timeline_entry.additional_properties = d
         return timeline_entry
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

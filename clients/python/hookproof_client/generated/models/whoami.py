@@ -8,8 +8,10 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.whoami_capabilities_item import WhoamiCapabilitiesItem
 from ..models.whoami_kind import WhoamiKind
 from ..types import UNSET, Unset
+from typing import cast
 
 
 
@@ -25,16 +27,19 @@ class Whoami:
     """ 
         Attributes:
             kind (WhoamiKind):
+            capabilities (list[WhoamiCapabilitiesItem] | Unset):
             consumer_id (str | Unset):
+            expires_at (str | Unset):
             session_id (str | Unset):
             tenant_id (str | Unset):
      """
 
     kind: WhoamiKind
+    capabilities: list[WhoamiCapabilitiesItem] | Unset = UNSET
     consumer_id: str | Unset = UNSET
+    expires_at: str | Unset = UNSET
     session_id: str | Unset = UNSET
     tenant_id: str | Unset = UNSET
-    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
 
@@ -43,7 +48,18 @@ class Whoami:
     def to_dict(self) -> dict[str, Any]:
         kind = self.kind.value
 
+        capabilities: list[str] | Unset = UNSET
+        if not isinstance(self.capabilities, Unset):
+            capabilities = []
+            for capabilities_item_data in self.capabilities:
+                capabilities_item = capabilities_item_data.value
+                capabilities.append(capabilities_item)
+
+
+
         consumer_id = self.consumer_id
+
+        expires_at = self.expires_at
 
         session_id = self.session_id
 
@@ -51,12 +67,16 @@ class Whoami:
 
 
         field_dict: dict[str, Any] = {}
-        field_dict.update(self.additional_properties)
+
         field_dict.update({
             "kind": kind,
         })
+        if capabilities is not UNSET:
+            field_dict["capabilities"] = capabilities
         if consumer_id is not UNSET:
             field_dict["consumerId"] = consumer_id
+        if expires_at is not UNSET:
+            field_dict["expiresAt"] = expires_at
         if session_id is not UNSET:
             field_dict["sessionId"] = session_id
         if tenant_id is not UNSET:
@@ -74,7 +94,21 @@ class Whoami:
 
 
 
+        _capabilities = d.pop("capabilities", UNSET)
+        capabilities: list[WhoamiCapabilitiesItem] | Unset = UNSET
+        if _capabilities is not UNSET:
+            capabilities = []
+            for capabilities_item_data in _capabilities:
+                capabilities_item = WhoamiCapabilitiesItem(capabilities_item_data)
+
+
+
+                capabilities.append(capabilities_item)
+
+
         consumer_id = d.pop("consumerId", UNSET)
+
+        expires_at = d.pop("expiresAt", UNSET)
 
         session_id = d.pop("sessionId", UNSET)
 
@@ -82,27 +116,12 @@ class Whoami:
 
         whoami = cls(
             kind=kind,
+            capabilities=capabilities,
             consumer_id=consumer_id,
+            expires_at=expires_at,
             session_id=session_id,
             tenant_id=tenant_id,
         )
 
-
-        whoami.additional_properties = d
         return whoami
 
-    @property
-    def additional_keys(self) -> list[str]:
-        return list(self.additional_properties.keys())
-
-    def __getitem__(self, key: str) -> Any:
-        return self.additional_properties[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.additional_properties[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self.additional_properties[key]
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.additional_properties

@@ -145,6 +145,9 @@ def sync_detailed(
     """ Answer a broker destination's challenge (hookproof.challenge-response.v1; no token: the nonce and
     proof authenticate it; at most 8 KiB)
 
+     Answer a broker destination's challenge (hookproof.challenge-response.v1; no token: the nonce and
+    proof authenticate it; at most 8 KiB)
+
     Args:
         challenge_id (str):
         body (PostV1ChallengesChallengeIdResponseHookproofChallengeResponseV1): The body a
@@ -182,6 +185,9 @@ def sync(
     """ Answer a broker destination's challenge (hookproof.challenge-response.v1; no token: the nonce and
     proof authenticate it; at most 8 KiB)
 
+     Answer a broker destination's challenge (hookproof.challenge-response.v1; no token: the nonce and
+    proof authenticate it; at most 8 KiB)
+
     Args:
         challenge_id (str):
         body (PostV1ChallengesChallengeIdResponseHookproofChallengeResponseV1): The body a
@@ -212,6 +218,9 @@ async def asyncio_detailed(
 
 ) -> Response[ChallengeAnswered | Problem]:
     """ Answer a broker destination's challenge (hookproof.challenge-response.v1; no token: the nonce and
+    proof authenticate it; at most 8 KiB)
+
+     Answer a broker destination's challenge (hookproof.challenge-response.v1; no token: the nonce and
     proof authenticate it; at most 8 KiB)
 
     Args:
@@ -249,6 +258,9 @@ async def asyncio(
 
 ) -> ChallengeAnswered | Problem | None:
     """ Answer a broker destination's challenge (hookproof.challenge-response.v1; no token: the nonce and
+    proof authenticate it; at most 8 KiB)
+
+     Answer a broker destination's challenge (hookproof.challenge-response.v1; no token: the nonce and
     proof authenticate it; at most 8 KiB)
 
     Args:

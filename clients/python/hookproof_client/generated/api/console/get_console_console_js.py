@@ -87,6 +87,8 @@ def sync_detailed(
 ) -> Response[Problem | str]:
     """ The console's script
 
+     The console's script
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -113,6 +115,8 @@ def sync(
 ) -> Problem | str | None:
     """ The console's script
 
+     The console's script
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -133,6 +137,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | str]:
     """ The console's script
+
+     The console's script
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -159,6 +165,8 @@ async def asyncio(
 
 ) -> Problem | str | None:
     """ The console's script
+
+     The console's script
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

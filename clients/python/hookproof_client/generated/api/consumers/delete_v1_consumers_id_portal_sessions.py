@@ -142,6 +142,8 @@ def sync_detailed(
 ) -> Response[PortalSessionsEnded | Problem]:
     """ End every live portal session of a consumer (how many ended)
 
+     End every live portal session of a consumer (how many ended)
+
     Args:
         id (str):
 
@@ -173,6 +175,8 @@ def sync(
 ) -> PortalSessionsEnded | Problem | None:
     """ End every live portal session of a consumer (how many ended)
 
+     End every live portal session of a consumer (how many ended)
+
     Args:
         id (str):
 
@@ -198,6 +202,8 @@ async def asyncio_detailed(
 
 ) -> Response[PortalSessionsEnded | Problem]:
     """ End every live portal session of a consumer (how many ended)
+
+     End every live portal session of a consumer (how many ended)
 
     Args:
         id (str):
@@ -229,6 +235,8 @@ async def asyncio(
 
 ) -> PortalSessionsEnded | Problem | None:
     """ End every live portal session of a consumer (how many ended)
+
+     End every live portal session of a consumer (how many ended)
 
     Args:
         id (str):

@@ -134,6 +134,8 @@ def sync_detailed(
 ) -> Response[ConsumerPage | Problem]:
     """ List consumers (paged)
 
+     List consumers (paged)
+
     Args:
         limit (int | Unset):  Default: 100.
         cursor (str | Unset):
@@ -168,6 +170,8 @@ def sync(
 ) -> ConsumerPage | Problem | None:
     """ List consumers (paged)
 
+     List consumers (paged)
+
     Args:
         limit (int | Unset):  Default: 100.
         cursor (str | Unset):
@@ -196,6 +200,8 @@ async def asyncio_detailed(
 
 ) -> Response[ConsumerPage | Problem]:
     """ List consumers (paged)
+
+     List consumers (paged)
 
     Args:
         limit (int | Unset):  Default: 100.
@@ -230,6 +236,8 @@ async def asyncio(
 
 ) -> ConsumerPage | Problem | None:
     """ List consumers (paged)
+
+     List consumers (paged)
 
     Args:
         limit (int | Unset):  Default: 100.

@@ -121,6 +121,8 @@ def sync_detailed(
 ) -> Response[Consumer | Problem]:
     """ Read a consumer
 
+     Read a consumer
+
     Args:
         id (str):
 
@@ -152,6 +154,8 @@ def sync(
 ) -> Consumer | Problem | None:
     """ Read a consumer
 
+     Read a consumer
+
     Args:
         id (str):
 
@@ -177,6 +181,8 @@ async def asyncio_detailed(
 
 ) -> Response[Consumer | Problem]:
     """ Read a consumer
+
+     Read a consumer
 
     Args:
         id (str):
@@ -208,6 +214,8 @@ async def asyncio(
 
 ) -> Consumer | Problem | None:
     """ Read a consumer
+
+     Read a consumer
 
     Args:
         id (str):

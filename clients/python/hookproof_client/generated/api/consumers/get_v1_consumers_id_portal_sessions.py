@@ -137,6 +137,9 @@ def sync_detailed(
     """ A consumer's live portal sessions, oldest first (paged; id, capabilities, creator, createdAt,
     expiresAt; never a token)
 
+     A consumer's live portal sessions, oldest first (paged; id, capabilities, creator, createdAt,
+    expiresAt; never a token)
+
     Args:
         id (str):
         limit (int | Unset):  Default: 100.
@@ -175,6 +178,9 @@ def sync(
     """ A consumer's live portal sessions, oldest first (paged; id, capabilities, creator, createdAt,
     expiresAt; never a token)
 
+     A consumer's live portal sessions, oldest first (paged; id, capabilities, creator, createdAt,
+    expiresAt; never a token)
+
     Args:
         id (str):
         limit (int | Unset):  Default: 100.
@@ -206,6 +212,9 @@ async def asyncio_detailed(
 
 ) -> Response[PortalSessionPage | Problem]:
     """ A consumer's live portal sessions, oldest first (paged; id, capabilities, creator, createdAt,
+    expiresAt; never a token)
+
+     A consumer's live portal sessions, oldest first (paged; id, capabilities, creator, createdAt,
     expiresAt; never a token)
 
     Args:
@@ -244,6 +253,9 @@ async def asyncio(
 
 ) -> PortalSessionPage | Problem | None:
     """ A consumer's live portal sessions, oldest first (paged; id, capabilities, creator, createdAt,
+    expiresAt; never a token)
+
+     A consumer's live portal sessions, oldest first (paged; id, capabilities, creator, createdAt,
     expiresAt; never a token)
 
     Args:

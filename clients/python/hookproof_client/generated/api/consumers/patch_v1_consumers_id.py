@@ -172,6 +172,8 @@ def sync_detailed(
 ) -> Response[Consumer | Problem]:
     """ Change a consumer's name or metadata
 
+     Change a consumer's name or metadata
+
     Args:
         id (str):
         body (ConsumerPatch):
@@ -206,6 +208,8 @@ def sync(
 ) -> Consumer | Problem | None:
     """ Change a consumer's name or metadata
 
+     Change a consumer's name or metadata
+
     Args:
         id (str):
         body (ConsumerPatch):
@@ -234,6 +238,8 @@ async def asyncio_detailed(
 
 ) -> Response[Consumer | Problem]:
     """ Change a consumer's name or metadata
+
+     Change a consumer's name or metadata
 
     Args:
         id (str):
@@ -268,6 +274,8 @@ async def asyncio(
 
 ) -> Consumer | Problem | None:
     """ Change a consumer's name or metadata
+
+     Change a consumer's name or metadata
 
     Args:
         id (str):

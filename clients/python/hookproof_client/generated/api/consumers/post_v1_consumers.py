@@ -170,6 +170,8 @@ def sync_detailed(
 ) -> Response[Consumer | Problem]:
     """ Create a consumer (one of the tenant's own customers)
 
+     Create a consumer (one of the tenant's own customers)
+
     Args:
         body (ConsumerCreate): ``POST /v1/consumers``: ``id`` chosen by the tenant (1..64 of
             ``[A-Za-z0-9._:-]``).
@@ -202,6 +204,8 @@ def sync(
 ) -> Consumer | Problem | None:
     """ Create a consumer (one of the tenant's own customers)
 
+     Create a consumer (one of the tenant's own customers)
+
     Args:
         body (ConsumerCreate): ``POST /v1/consumers``: ``id`` chosen by the tenant (1..64 of
             ``[A-Za-z0-9._:-]``).
@@ -228,6 +232,8 @@ async def asyncio_detailed(
 
 ) -> Response[Consumer | Problem]:
     """ Create a consumer (one of the tenant's own customers)
+
+     Create a consumer (one of the tenant's own customers)
 
     Args:
         body (ConsumerCreate): ``POST /v1/consumers``: ``id`` chosen by the tenant (1..64 of
@@ -260,6 +266,8 @@ async def asyncio(
 
 ) -> Consumer | Problem | None:
     """ Create a consumer (one of the tenant's own customers)
+
+     Create a consumer (one of the tenant's own customers)
 
     Args:
         body (ConsumerCreate): ``POST /v1/consumers``: ``id`` chosen by the tenant (1..64 of

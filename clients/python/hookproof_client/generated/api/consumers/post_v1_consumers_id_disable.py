@@ -175,6 +175,8 @@ def sync_detailed(
 ) -> Response[Consumer | Problem]:
     """ Disable a consumer: nothing new is planned for it; its portal sessions end
 
+     Disable a consumer: nothing new is planned for it; its portal sessions end
+
     Args:
         id (str):
         body (ConsumerDisable | Unset):
@@ -209,6 +211,8 @@ def sync(
 ) -> Consumer | Problem | None:
     """ Disable a consumer: nothing new is planned for it; its portal sessions end
 
+     Disable a consumer: nothing new is planned for it; its portal sessions end
+
     Args:
         id (str):
         body (ConsumerDisable | Unset):
@@ -237,6 +241,8 @@ async def asyncio_detailed(
 
 ) -> Response[Consumer | Problem]:
     """ Disable a consumer: nothing new is planned for it; its portal sessions end
+
+     Disable a consumer: nothing new is planned for it; its portal sessions end
 
     Args:
         id (str):
@@ -271,6 +277,8 @@ async def asyncio(
 
 ) -> Consumer | Problem | None:
     """ Disable a consumer: nothing new is planned for it; its portal sessions end
+
+     Disable a consumer: nothing new is planned for it; its portal sessions end
 
     Args:
         id (str):

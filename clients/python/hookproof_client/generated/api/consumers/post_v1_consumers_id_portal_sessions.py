@@ -175,6 +175,8 @@ def sync_detailed(
 ) -> Response[PortalSessionStarted | Problem]:
     """ Start a portal session for a consumer (token and console link, once)
 
+     Start a portal session for a consumer (token and console link, once)
+
     Args:
         id (str):
         body (PortalSessionCreate | Unset): ``POST /v1/consumers/{id}/portal-sessions``.
@@ -209,6 +211,8 @@ def sync(
 ) -> PortalSessionStarted | Problem | None:
     """ Start a portal session for a consumer (token and console link, once)
 
+     Start a portal session for a consumer (token and console link, once)
+
     Args:
         id (str):
         body (PortalSessionCreate | Unset): ``POST /v1/consumers/{id}/portal-sessions``.
@@ -237,6 +241,8 @@ async def asyncio_detailed(
 
 ) -> Response[PortalSessionStarted | Problem]:
     """ Start a portal session for a consumer (token and console link, once)
+
+     Start a portal session for a consumer (token and console link, once)
 
     Args:
         id (str):
@@ -271,6 +277,8 @@ async def asyncio(
 
 ) -> PortalSessionStarted | Problem | None:
     """ Start a portal session for a consumer (token and console link, once)
+
+     Start a portal session for a consumer (token and console link, once)
 
     Args:
         id (str):

@@ -134,6 +134,8 @@ def sync_detailed(
 ) -> Response[DeadLetterPage | Problem]:
     """ Dead letters with their owners (paged)
 
+     Dead letters with their owners (paged)
+
     Args:
         limit (int | Unset):  Default: 100.
         cursor (str | Unset):
@@ -168,6 +170,8 @@ def sync(
 ) -> DeadLetterPage | Problem | None:
     """ Dead letters with their owners (paged)
 
+     Dead letters with their owners (paged)
+
     Args:
         limit (int | Unset):  Default: 100.
         cursor (str | Unset):
@@ -196,6 +200,8 @@ async def asyncio_detailed(
 
 ) -> Response[DeadLetterPage | Problem]:
     """ Dead letters with their owners (paged)
+
+     Dead letters with their owners (paged)
 
     Args:
         limit (int | Unset):  Default: 100.
@@ -230,6 +236,8 @@ async def asyncio(
 
 ) -> DeadLetterPage | Problem | None:
     """ Dead letters with their owners (paged)
+
+     Dead letters with their owners (paged)
 
     Args:
         limit (int | Unset):  Default: 100.

@@ -187,6 +187,8 @@ def sync_detailed(
 ) -> Response[DeliveryLogPage | Problem]:
     """ The delivery log, newest first: filtered, searched, paged
 
+     The delivery log, newest first: filtered, searched, paged
+
     Args:
         limit (int | Unset):  Default: 100.
         cursor (str | Unset):
@@ -248,6 +250,8 @@ def sync(
 ) -> DeliveryLogPage | Problem | None:
     """ The delivery log, newest first: filtered, searched, paged
 
+     The delivery log, newest first: filtered, searched, paged
+
     Args:
         limit (int | Unset):  Default: 100.
         cursor (str | Unset):
@@ -303,6 +307,8 @@ async def asyncio_detailed(
 
 ) -> Response[DeliveryLogPage | Problem]:
     """ The delivery log, newest first: filtered, searched, paged
+
+     The delivery log, newest first: filtered, searched, paged
 
     Args:
         limit (int | Unset):  Default: 100.
@@ -364,6 +370,8 @@ async def asyncio(
 
 ) -> DeliveryLogPage | Problem | None:
     """ The delivery log, newest first: filtered, searched, paged
+
+     The delivery log, newest first: filtered, searched, paged
 
     Args:
         limit (int | Unset):  Default: 100.

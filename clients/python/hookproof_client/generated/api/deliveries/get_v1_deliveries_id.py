@@ -123,6 +123,10 @@ def sync_detailed(
     answer's body ended with the connection, without TLS close_notify; request: what was sent,
     signatures redacted; response: what came back) and requestBody (the event's canonical body, once)
 
+     A delivery: state, evidence, attempts (each with its outcome, status, code, bodyTruncated: the
+    answer's body ended with the connection, without TLS close_notify; request: what was sent,
+    signatures redacted; response: what came back) and requestBody (the event's canonical body, once)
+
     Args:
         id (str):
 
@@ -156,6 +160,10 @@ def sync(
     answer's body ended with the connection, without TLS close_notify; request: what was sent,
     signatures redacted; response: what came back) and requestBody (the event's canonical body, once)
 
+     A delivery: state, evidence, attempts (each with its outcome, status, code, bodyTruncated: the
+    answer's body ended with the connection, without TLS close_notify; request: what was sent,
+    signatures redacted; response: what came back) and requestBody (the event's canonical body, once)
+
     Args:
         id (str):
 
@@ -181,6 +189,10 @@ async def asyncio_detailed(
 
 ) -> Response[Delivery | Problem]:
     """ A delivery: state, evidence, attempts (each with its outcome, status, code, bodyTruncated: the
+    answer's body ended with the connection, without TLS close_notify; request: what was sent,
+    signatures redacted; response: what came back) and requestBody (the event's canonical body, once)
+
+     A delivery: state, evidence, attempts (each with its outcome, status, code, bodyTruncated: the
     answer's body ended with the connection, without TLS close_notify; request: what was sent,
     signatures redacted; response: what came back) and requestBody (the event's canonical body, once)
 
@@ -214,6 +226,10 @@ async def asyncio(
 
 ) -> Delivery | Problem | None:
     """ A delivery: state, evidence, attempts (each with its outcome, status, code, bodyTruncated: the
+    answer's body ended with the connection, without TLS close_notify; request: what was sent,
+    signatures redacted; response: what came back) and requestBody (the event's canonical body, once)
+
+     A delivery: state, evidence, attempts (each with its outcome, status, code, bodyTruncated: the
     answer's body ended with the connection, without TLS close_notify; request: what was sent,
     signatures redacted; response: what came back) and requestBody (the event's canonical body, once)
 

@@ -144,6 +144,8 @@ def sync_detailed(
 ) -> Response[Problem | Timeline]:
     """ A delivery's timeline from the log (optionally as of a time; paged)
 
+     A delivery's timeline from the log (optionally as of a time; paged)
+
     Args:
         id (str):
         limit (int | Unset):  Default: 200.
@@ -184,6 +186,8 @@ def sync(
 ) -> Problem | Timeline | None:
     """ A delivery's timeline from the log (optionally as of a time; paged)
 
+     A delivery's timeline from the log (optionally as of a time; paged)
+
     Args:
         id (str):
         limit (int | Unset):  Default: 200.
@@ -218,6 +222,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | Timeline]:
     """ A delivery's timeline from the log (optionally as of a time; paged)
+
+     A delivery's timeline from the log (optionally as of a time; paged)
 
     Args:
         id (str):
@@ -258,6 +264,8 @@ async def asyncio(
 
 ) -> Problem | Timeline | None:
     """ A delivery's timeline from the log (optionally as of a time; paged)
+
+     A delivery's timeline from the log (optionally as of a time; paged)
 
     Args:
         id (str):

@@ -163,6 +163,8 @@ def sync_detailed(
 ) -> Response[Delivery | Problem]:
     """ Give a dead letter up: it releases its aggregate (ordered delivery)
 
+     Give a dead letter up: it releases its aggregate (ordered delivery)
+
     Args:
         id (str):
 
@@ -194,6 +196,8 @@ def sync(
 ) -> Delivery | Problem | None:
     """ Give a dead letter up: it releases its aggregate (ordered delivery)
 
+     Give a dead letter up: it releases its aggregate (ordered delivery)
+
     Args:
         id (str):
 
@@ -219,6 +223,8 @@ async def asyncio_detailed(
 
 ) -> Response[Delivery | Problem]:
     """ Give a dead letter up: it releases its aggregate (ordered delivery)
+
+     Give a dead letter up: it releases its aggregate (ordered delivery)
 
     Args:
         id (str):
@@ -250,6 +256,8 @@ async def asyncio(
 
 ) -> Delivery | Problem | None:
     """ Give a dead letter up: it releases its aggregate (ordered delivery)
+
+     Give a dead letter up: it releases its aggregate (ordered delivery)
 
     Args:
         id (str):

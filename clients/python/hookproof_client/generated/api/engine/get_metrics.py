@@ -108,6 +108,8 @@ def sync_detailed(
 ) -> Response[Problem | str]:
     """ Prometheus metrics (HOOKPROOF_METRICS_TOKEN or the operator token)
 
+     Prometheus metrics (HOOKPROOF_METRICS_TOKEN or the operator token)
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -134,6 +136,8 @@ def sync(
 ) -> Problem | str | None:
     """ Prometheus metrics (HOOKPROOF_METRICS_TOKEN or the operator token)
 
+     Prometheus metrics (HOOKPROOF_METRICS_TOKEN or the operator token)
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -154,6 +158,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | str]:
     """ Prometheus metrics (HOOKPROOF_METRICS_TOKEN or the operator token)
+
+     Prometheus metrics (HOOKPROOF_METRICS_TOKEN or the operator token)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -180,6 +186,8 @@ async def asyncio(
 
 ) -> Problem | str | None:
     """ Prometheus metrics (HOOKPROOF_METRICS_TOKEN or the operator token)
+
+     Prometheus metrics (HOOKPROOF_METRICS_TOKEN or the operator token)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -103,6 +103,8 @@ def sync_detailed(
 ) -> Response[Problem | str]:
     """ The portal page under the tenant's policy (frame-ancestors, logo origin)
 
+     The portal page under the tenant's policy (frame-ancestors, logo origin)
+
     Args:
         tenant_id (str):
 
@@ -134,6 +136,8 @@ def sync(
 ) -> Problem | str | None:
     """ The portal page under the tenant's policy (frame-ancestors, logo origin)
 
+     The portal page under the tenant's policy (frame-ancestors, logo origin)
+
     Args:
         tenant_id (str):
 
@@ -159,6 +163,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | str]:
     """ The portal page under the tenant's policy (frame-ancestors, logo origin)
+
+     The portal page under the tenant's policy (frame-ancestors, logo origin)
 
     Args:
         tenant_id (str):
@@ -190,6 +196,8 @@ async def asyncio(
 
 ) -> Problem | str | None:
     """ The portal page under the tenant's policy (frame-ancestors, logo origin)
+
+     The portal page under the tenant's policy (frame-ancestors, logo origin)
 
     Args:
         tenant_id (str):

@@ -91,6 +91,8 @@ def sync_detailed(
 ) -> Response[Problem | Readiness]:
     """ Readiness (database reachable, schema current, master key right)
 
+     Readiness (database reachable, schema current, master key right)
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -117,6 +119,8 @@ def sync(
 ) -> Problem | Readiness | None:
     """ Readiness (database reachable, schema current, master key right)
 
+     Readiness (database reachable, schema current, master key right)
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -137,6 +141,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | Readiness]:
     """ Readiness (database reachable, schema current, master key right)
+
+     Readiness (database reachable, schema current, master key right)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -163,6 +169,8 @@ async def asyncio(
 
 ) -> Problem | Readiness | None:
     """ Readiness (database reachable, schema current, master key right)
+
+     Readiness (database reachable, schema current, master key right)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

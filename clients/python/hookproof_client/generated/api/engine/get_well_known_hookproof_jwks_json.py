@@ -95,6 +95,8 @@ def sync_detailed(
 ) -> Response[Any | Jwks | Problem]:
     """ Public signing keys (JWKS)
 
+     Public signing keys (JWKS)
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -121,6 +123,8 @@ def sync(
 ) -> Any | Jwks | Problem | None:
     """ Public signing keys (JWKS)
 
+     Public signing keys (JWKS)
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -141,6 +145,8 @@ async def asyncio_detailed(
 
 ) -> Response[Any | Jwks | Problem]:
     """ Public signing keys (JWKS)
+
+     Public signing keys (JWKS)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -167,6 +173,8 @@ async def asyncio(
 
 ) -> Any | Jwks | Problem | None:
     """ Public signing keys (JWKS)
+
+     Public signing keys (JWKS)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -134,6 +134,8 @@ def sync_detailed(
 ) -> Response[EventTypePage | Problem]:
     """ The event catalogue, by topic (paged)
 
+     The event catalogue, by topic (paged)
+
     Args:
         limit (int | Unset):  Default: 50.
         cursor (str | Unset):
@@ -168,6 +170,8 @@ def sync(
 ) -> EventTypePage | Problem | None:
     """ The event catalogue, by topic (paged)
 
+     The event catalogue, by topic (paged)
+
     Args:
         limit (int | Unset):  Default: 50.
         cursor (str | Unset):
@@ -196,6 +200,8 @@ async def asyncio_detailed(
 
 ) -> Response[EventTypePage | Problem]:
     """ The event catalogue, by topic (paged)
+
+     The event catalogue, by topic (paged)
 
     Args:
         limit (int | Unset):  Default: 50.
@@ -230,6 +236,8 @@ async def asyncio(
 
 ) -> EventTypePage | Problem | None:
     """ The event catalogue, by topic (paged)
+
+     The event catalogue, by topic (paged)
 
     Args:
         limit (int | Unset):  Default: 50.

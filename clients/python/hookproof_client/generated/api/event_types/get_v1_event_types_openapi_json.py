@@ -112,6 +112,8 @@ def sync_detailed(
 ) -> Response[GetV1EventTypesOpenapiJsonResponse200 | Problem]:
     """ The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)
 
+     The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -138,6 +140,8 @@ def sync(
 ) -> GetV1EventTypesOpenapiJsonResponse200 | Problem | None:
     """ The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)
 
+     The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -158,6 +162,8 @@ async def asyncio_detailed(
 
 ) -> Response[GetV1EventTypesOpenapiJsonResponse200 | Problem]:
     """ The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)
+
+     The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -184,6 +190,8 @@ async def asyncio(
 
 ) -> GetV1EventTypesOpenapiJsonResponse200 | Problem | None:
     """ The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)
+
+     The catalogue as OpenAPI 3.1: one webhooks entry per (topic, major version)
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -121,6 +121,8 @@ def sync_detailed(
 ) -> Response[EventType | Problem]:
     """ An event type (ETag: version)
 
+     An event type (ETag: version)
+
     Args:
         topic (str):
 
@@ -152,6 +154,8 @@ def sync(
 ) -> EventType | Problem | None:
     """ An event type (ETag: version)
 
+     An event type (ETag: version)
+
     Args:
         topic (str):
 
@@ -177,6 +181,8 @@ async def asyncio_detailed(
 
 ) -> Response[EventType | Problem]:
     """ An event type (ETag: version)
+
+     An event type (ETag: version)
 
     Args:
         topic (str):
@@ -208,6 +214,8 @@ async def asyncio(
 
 ) -> EventType | Problem | None:
     """ An event type (ETag: version)
+
+     An event type (ETag: version)
 
     Args:
         topic (str):

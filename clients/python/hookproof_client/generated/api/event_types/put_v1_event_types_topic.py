@@ -11,6 +11,7 @@ from ... import errors
 from ...models.event_type import EventType
 from ...models.event_type_in import EventTypeIn
 from ...models.problem import Problem
+from ...types import UNSET, Unset
 from typing import cast
 
 
@@ -19,9 +20,13 @@ def _get_kwargs(
     topic: str,
     *,
     body: EventTypeIn,
+    if_match: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(if_match, Unset):
+        headers["If-Match"] = if_match
+
 
 
     
@@ -168,13 +173,18 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: EventTypeIn,
+    if_match: str | Unset = UNSET,
 
 ) -> Response[EventType | Problem]:
     """ Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version,
     optional)
 
+     Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version,
+    optional)
+
     Args:
         topic (str):
+        if_match (str | Unset):
         body (EventTypeIn): ``PUT /v1/event-types/{topic}``: the whole definition (it replaces the
             one before).
 
@@ -190,6 +200,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         topic=topic,
 body=body,
+if_match=if_match,
 
     )
 
@@ -204,13 +215,18 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: EventTypeIn,
+    if_match: str | Unset = UNSET,
 
 ) -> EventType | Problem | None:
     """ Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version,
     optional)
 
+     Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version,
+    optional)
+
     Args:
         topic (str):
+        if_match (str | Unset):
         body (EventTypeIn): ``PUT /v1/event-types/{topic}``: the whole definition (it replaces the
             one before).
 
@@ -227,6 +243,7 @@ def sync(
         topic=topic,
 client=client,
 body=body,
+if_match=if_match,
 
     ).parsed
 
@@ -235,13 +252,18 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: EventTypeIn,
+    if_match: str | Unset = UNSET,
 
 ) -> Response[EventType | Problem]:
     """ Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version,
     optional)
 
+     Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version,
+    optional)
+
     Args:
         topic (str):
+        if_match (str | Unset):
         body (EventTypeIn): ``PUT /v1/event-types/{topic}``: the whole definition (it replaces the
             one before).
 
@@ -257,6 +279,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         topic=topic,
 body=body,
+if_match=if_match,
 
     )
 
@@ -271,13 +294,18 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: EventTypeIn,
+    if_match: str | Unset = UNSET,
 
 ) -> EventType | Problem | None:
     """ Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version,
     optional)
 
+     Define an event type: JSON Schema 2020-12 and an example per major version (If-Match: version,
+    optional)
+
     Args:
         topic (str):
+        if_match (str | Unset):
         body (EventTypeIn): ``PUT /v1/event-types/{topic}``: the whole definition (it replaces the
             one before).
 
@@ -294,5 +322,6 @@ async def asyncio(
         topic=topic,
 client=client,
 body=body,
+if_match=if_match,
 
     )).parsed

@@ -121,6 +121,8 @@ def sync_detailed(
 ) -> Response[EventView | Problem]:
     """ An event and its deliveries
 
+     An event and its deliveries
+
     Args:
         event_id (str):
 
@@ -152,6 +154,8 @@ def sync(
 ) -> EventView | Problem | None:
     """ An event and its deliveries
 
+     An event and its deliveries
+
     Args:
         event_id (str):
 
@@ -177,6 +181,8 @@ async def asyncio_detailed(
 
 ) -> Response[EventView | Problem]:
     """ An event and its deliveries
+
+     An event and its deliveries
 
     Args:
         event_id (str):
@@ -208,6 +214,8 @@ async def asyncio(
 
 ) -> EventView | Problem | None:
     """ An event and its deliveries
+
+     An event and its deliveries
 
     Args:
         event_id (str):

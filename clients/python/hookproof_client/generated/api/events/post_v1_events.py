@@ -171,6 +171,9 @@ def sync_detailed(
     """ Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause:
     reason, detail, subscriptions)
 
+     Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause:
+    reason, detail, subscriptions)
+
     Args:
         body (EventIn):
 
@@ -203,6 +206,9 @@ def sync(
     """ Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause:
     reason, detail, subscriptions)
 
+     Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause:
+    reason, detail, subscriptions)
+
     Args:
         body (EventIn):
 
@@ -228,6 +234,9 @@ async def asyncio_detailed(
 
 ) -> Response[EventAccepted | Problem]:
     """ Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause:
+    reason, detail, subscriptions)
+
+     Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause:
     reason, detail, subscriptions)
 
     Args:
@@ -260,6 +269,9 @@ async def asyncio(
 
 ) -> EventAccepted | Problem | None:
     """ Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause:
+    reason, detail, subscriptions)
+
+     Ingest a business event (planned for no subscription: deliveries [] and reasons, one per cause:
     reason, detail, subscriptions)
 
     Args:

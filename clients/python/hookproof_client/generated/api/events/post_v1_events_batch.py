@@ -170,6 +170,8 @@ def sync_detailed(
 ) -> Response[EventBatchResults | Problem]:
     """ Ingest up to 1,000 events; one result per event, in order (202, 409 or 400)
 
+     Ingest up to 1,000 events; one result per event, in order (202, 409 or 400)
+
     Args:
         body (EventBatchIn): ``POST /v1/events/batch``: up to 1,000 events, each answered on its
             own, in order:
@@ -204,6 +206,8 @@ def sync(
 ) -> EventBatchResults | Problem | None:
     """ Ingest up to 1,000 events; one result per event, in order (202, 409 or 400)
 
+     Ingest up to 1,000 events; one result per event, in order (202, 409 or 400)
+
     Args:
         body (EventBatchIn): ``POST /v1/events/batch``: up to 1,000 events, each answered on its
             own, in order:
@@ -232,6 +236,8 @@ async def asyncio_detailed(
 
 ) -> Response[EventBatchResults | Problem]:
     """ Ingest up to 1,000 events; one result per event, in order (202, 409 or 400)
+
+     Ingest up to 1,000 events; one result per event, in order (202, 409 or 400)
 
     Args:
         body (EventBatchIn): ``POST /v1/events/batch``: up to 1,000 events, each answered on its
@@ -266,6 +272,8 @@ async def asyncio(
 
 ) -> EventBatchResults | Problem | None:
     """ Ingest up to 1,000 events; one result per event, in order (202, 409 or 400)
+
+     Ingest up to 1,000 events; one result per event, in order (202, 409 or 400)
 
     Args:
         body (EventBatchIn): ``POST /v1/events/batch``: up to 1,000 events, each answered on its

@@ -134,6 +134,8 @@ def sync_detailed(
 ) -> Response[GateReport | Problem]:
     """ Release gates from the log (operator token)
 
+     Release gates from the log (operator token)
+
     Args:
         since (datetime.datetime | Unset):
 
@@ -165,6 +167,8 @@ def sync(
 ) -> GateReport | Problem | None:
     """ Release gates from the log (operator token)
 
+     Release gates from the log (operator token)
+
     Args:
         since (datetime.datetime | Unset):
 
@@ -190,6 +194,8 @@ async def asyncio_detailed(
 
 ) -> Response[GateReport | Problem]:
     """ Release gates from the log (operator token)
+
+     Release gates from the log (operator token)
 
     Args:
         since (datetime.datetime | Unset):
@@ -221,6 +227,8 @@ async def asyncio(
 
 ) -> GateReport | Problem | None:
     """ Release gates from the log (operator token)
+
+     Release gates from the log (operator token)
 
     Args:
         since (datetime.datetime | Unset):

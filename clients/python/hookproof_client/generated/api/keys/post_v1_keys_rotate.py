@@ -154,6 +154,8 @@ def sync_detailed(
 ) -> Response[EngineKeyRotated | Problem]:
     """ Rotate the engine signing key
 
+     Rotate the engine signing key
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -180,6 +182,8 @@ def sync(
 ) -> EngineKeyRotated | Problem | None:
     """ Rotate the engine signing key
 
+     Rotate the engine signing key
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -200,6 +204,8 @@ async def asyncio_detailed(
 
 ) -> Response[EngineKeyRotated | Problem]:
     """ Rotate the engine signing key
+
+     Rotate the engine signing key
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -226,6 +232,8 @@ async def asyncio(
 
 ) -> EngineKeyRotated | Problem | None:
     """ Rotate the engine signing key
+
+     Rotate the engine signing key
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -170,6 +170,8 @@ def sync_detailed(
 ) -> Response[PortalBranding | Problem]:
     """ Set the portal's branding and frame-ancestors (replaced whole)
 
+     Set the portal's branding and frame-ancestors (replaced whole)
+
     Args:
         body (PortalBrandingIn): ``PUT /v1/portal/branding`` (a tenant token): how the tenant's
             customers see the portal,
@@ -210,6 +212,8 @@ def sync(
 ) -> PortalBranding | Problem | None:
     """ Set the portal's branding and frame-ancestors (replaced whole)
 
+     Set the portal's branding and frame-ancestors (replaced whole)
+
     Args:
         body (PortalBrandingIn): ``PUT /v1/portal/branding`` (a tenant token): how the tenant's
             customers see the portal,
@@ -244,6 +248,8 @@ async def asyncio_detailed(
 
 ) -> Response[PortalBranding | Problem]:
     """ Set the portal's branding and frame-ancestors (replaced whole)
+
+     Set the portal's branding and frame-ancestors (replaced whole)
 
     Args:
         body (PortalBrandingIn): ``PUT /v1/portal/branding`` (a tenant token): how the tenant's
@@ -284,6 +290,8 @@ async def asyncio(
 
 ) -> PortalBranding | Problem | None:
     """ Set the portal's branding and frame-ancestors (replaced whole)
+
+     Set the portal's branding and frame-ancestors (replaced whole)
 
     Args:
         body (PortalBrandingIn): ``PUT /v1/portal/branding`` (a tenant token): how the tenant's

@@ -138,6 +138,8 @@ def sync_detailed(
 ) -> Response[Any | Problem]:
     """ End a portal session
 
+     End a portal session
+
     Args:
         id (str):
 
@@ -169,6 +171,8 @@ def sync(
 ) -> Any | Problem | None:
     """ End a portal session
 
+     End a portal session
+
     Args:
         id (str):
 
@@ -194,6 +198,8 @@ async def asyncio_detailed(
 
 ) -> Response[Any | Problem]:
     """ End a portal session
+
+     End a portal session
 
     Args:
         id (str):
@@ -225,6 +231,8 @@ async def asyncio(
 
 ) -> Any | Problem | None:
     """ End a portal session
+
+     End a portal session
 
     Args:
         id (str):

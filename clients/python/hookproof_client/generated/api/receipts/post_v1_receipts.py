@@ -163,6 +163,8 @@ def sync_detailed(
 ) -> Response[Problem | ReceiptConfirmed]:
     """ Submit a signed applicationReceipt.v1
 
+     Submit a signed applicationReceipt.v1
+
     Args:
         body (ApplicationReceiptV1): A subscriber's signed statement that it consumed one
             delivered event. Sent as the body of POST /v1/receipts, signed under hookproof.receipt.v1
@@ -196,6 +198,8 @@ def sync(
 ) -> Problem | ReceiptConfirmed | None:
     """ Submit a signed applicationReceipt.v1
 
+     Submit a signed applicationReceipt.v1
+
     Args:
         body (ApplicationReceiptV1): A subscriber's signed statement that it consumed one
             delivered event. Sent as the body of POST /v1/receipts, signed under hookproof.receipt.v1
@@ -223,6 +227,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | ReceiptConfirmed]:
     """ Submit a signed applicationReceipt.v1
+
+     Submit a signed applicationReceipt.v1
 
     Args:
         body (ApplicationReceiptV1): A subscriber's signed statement that it consumed one
@@ -256,6 +262,8 @@ async def asyncio(
 
 ) -> Problem | ReceiptConfirmed | None:
     """ Submit a signed applicationReceipt.v1
+
+     Submit a signed applicationReceipt.v1
 
     Args:
         body (ApplicationReceiptV1): A subscriber's signed statement that it consumed one

@@ -73,6 +73,13 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_405
 
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+
+
+        return response_409
+
     if response.status_code == 414:
         response_414 = Problem.from_dict(response.json())
 
@@ -119,6 +126,10 @@ def sync_detailed(
     listen; the tenant's or its consumer's portal token; another caller gets 404; a second attach
     replaces the first, closed with 4409)
 
+     The relay session of a subscription with destination {type: relay}, as a WebSocket (hookproof
+    listen; the tenant's or its consumer's portal token; another caller gets 404; a second attach
+    replaces the first, closed with 4409)
+
     Args:
         id (str):
 
@@ -152,6 +163,10 @@ def sync(
     listen; the tenant's or its consumer's portal token; another caller gets 404; a second attach
     replaces the first, closed with 4409)
 
+     The relay session of a subscription with destination {type: relay}, as a WebSocket (hookproof
+    listen; the tenant's or its consumer's portal token; another caller gets 404; a second attach
+    replaces the first, closed with 4409)
+
     Args:
         id (str):
 
@@ -177,6 +192,10 @@ async def asyncio_detailed(
 
 ) -> Response[Any | Problem]:
     """ The relay session of a subscription with destination {type: relay}, as a WebSocket (hookproof
+    listen; the tenant's or its consumer's portal token; another caller gets 404; a second attach
+    replaces the first, closed with 4409)
+
+     The relay session of a subscription with destination {type: relay}, as a WebSocket (hookproof
     listen; the tenant's or its consumer's portal token; another caller gets 404; a second attach
     replaces the first, closed with 4409)
 
@@ -210,6 +229,10 @@ async def asyncio(
 
 ) -> Any | Problem | None:
     """ The relay session of a subscription with destination {type: relay}, as a WebSocket (hookproof
+    listen; the tenant's or its consumer's portal token; another caller gets 404; a second attach
+    replaces the first, closed with 4409)
+
+     The relay session of a subscription with destination {type: relay}, as a WebSocket (hookproof
     listen; the tenant's or its consumer's portal token; another caller gets 404; a second attach
     replaces the first, closed with 4409)
 

@@ -134,6 +134,8 @@ def sync_detailed(
 ) -> Response[Problem | RolloutPage]:
     """ Rollouts, oldest first (operator token; paged)
 
+     Rollouts, oldest first (operator token; paged)
+
     Args:
         limit (int | Unset):  Default: 100.
         cursor (str | Unset):
@@ -168,6 +170,8 @@ def sync(
 ) -> Problem | RolloutPage | None:
     """ Rollouts, oldest first (operator token; paged)
 
+     Rollouts, oldest first (operator token; paged)
+
     Args:
         limit (int | Unset):  Default: 100.
         cursor (str | Unset):
@@ -196,6 +200,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | RolloutPage]:
     """ Rollouts, oldest first (operator token; paged)
+
+     Rollouts, oldest first (operator token; paged)
 
     Args:
         limit (int | Unset):  Default: 100.
@@ -230,6 +236,8 @@ async def asyncio(
 
 ) -> Problem | RolloutPage | None:
     """ Rollouts, oldest first (operator token; paged)
+
+     Rollouts, oldest first (operator token; paged)
 
     Args:
         limit (int | Unset):  Default: 100.

@@ -121,6 +121,8 @@ def sync_detailed(
 ) -> Response[Problem | Rollout]:
     """ A rollout: stage, percent, state, figures per stage (operator token)
 
+     A rollout: stage, percent, state, figures per stage (operator token)
+
     Args:
         id (str):
 
@@ -152,6 +154,8 @@ def sync(
 ) -> Problem | Rollout | None:
     """ A rollout: stage, percent, state, figures per stage (operator token)
 
+     A rollout: stage, percent, state, figures per stage (operator token)
+
     Args:
         id (str):
 
@@ -177,6 +181,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | Rollout]:
     """ A rollout: stage, percent, state, figures per stage (operator token)
+
+     A rollout: stage, percent, state, figures per stage (operator token)
 
     Args:
         id (str):
@@ -208,6 +214,8 @@ async def asyncio(
 
 ) -> Problem | Rollout | None:
     """ A rollout: stage, percent, state, figures per stage (operator token)
+
+     A rollout: stage, percent, state, figures per stage (operator token)
 
     Args:
         id (str):

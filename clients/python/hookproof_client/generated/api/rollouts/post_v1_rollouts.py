@@ -170,6 +170,8 @@ def sync_detailed(
 ) -> Response[Problem | Rollout]:
     """ Start a rollout of a signing change at SHADOW (operator token)
 
+     Start a rollout of a signing change at SHADOW (operator token)
+
     Args:
         body (RolloutCreate):
 
@@ -201,6 +203,8 @@ def sync(
 ) -> Problem | Rollout | None:
     """ Start a rollout of a signing change at SHADOW (operator token)
 
+     Start a rollout of a signing change at SHADOW (operator token)
+
     Args:
         body (RolloutCreate):
 
@@ -226,6 +230,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | Rollout]:
     """ Start a rollout of a signing change at SHADOW (operator token)
+
+     Start a rollout of a signing change at SHADOW (operator token)
 
     Args:
         body (RolloutCreate):
@@ -257,6 +263,8 @@ async def asyncio(
 
 ) -> Problem | Rollout | None:
     """ Start a rollout of a signing change at SHADOW (operator token)
+
+     Start a rollout of a signing change at SHADOW (operator token)
 
     Args:
         body (RolloutCreate):

@@ -172,6 +172,8 @@ def sync_detailed(
 ) -> Response[Problem | Rollout]:
     """ Advance: INTERNAL, CUTOVER with a growing percent, COMPLETE (operator token)
 
+     Advance: INTERNAL, CUTOVER with a growing percent, COMPLETE (operator token)
+
     Args:
         id (str):
         body (RolloutAdvance):
@@ -206,6 +208,8 @@ def sync(
 ) -> Problem | Rollout | None:
     """ Advance: INTERNAL, CUTOVER with a growing percent, COMPLETE (operator token)
 
+     Advance: INTERNAL, CUTOVER with a growing percent, COMPLETE (operator token)
+
     Args:
         id (str):
         body (RolloutAdvance):
@@ -234,6 +238,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | Rollout]:
     """ Advance: INTERNAL, CUTOVER with a growing percent, COMPLETE (operator token)
+
+     Advance: INTERNAL, CUTOVER with a growing percent, COMPLETE (operator token)
 
     Args:
         id (str):
@@ -268,6 +274,8 @@ async def asyncio(
 
 ) -> Problem | Rollout | None:
     """ Advance: INTERNAL, CUTOVER with a growing percent, COMPLETE (operator token)
+
+     Advance: INTERNAL, CUTOVER with a growing percent, COMPLETE (operator token)
 
     Args:
         id (str):

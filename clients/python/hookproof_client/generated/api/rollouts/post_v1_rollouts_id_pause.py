@@ -163,6 +163,8 @@ def sync_detailed(
 ) -> Response[Problem | Rollout]:
     """ Pause a rollout (operator token)
 
+     Pause a rollout (operator token)
+
     Args:
         id (str):
 
@@ -194,6 +196,8 @@ def sync(
 ) -> Problem | Rollout | None:
     """ Pause a rollout (operator token)
 
+     Pause a rollout (operator token)
+
     Args:
         id (str):
 
@@ -219,6 +223,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | Rollout]:
     """ Pause a rollout (operator token)
+
+     Pause a rollout (operator token)
 
     Args:
         id (str):
@@ -250,6 +256,8 @@ async def asyncio(
 
 ) -> Problem | Rollout | None:
     """ Pause a rollout (operator token)
+
+     Pause a rollout (operator token)
 
     Args:
         id (str):

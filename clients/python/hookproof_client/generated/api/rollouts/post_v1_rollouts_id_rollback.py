@@ -164,6 +164,9 @@ def sync_detailed(
     """ Roll back while the previous key is ACTIVE or VERIFY_ONLY, else rollback_refused and PAUSED
     (operator token)
 
+     Roll back while the previous key is ACTIVE or VERIFY_ONLY, else rollback_refused and PAUSED
+    (operator token)
+
     Args:
         id (str):
 
@@ -196,6 +199,9 @@ def sync(
     """ Roll back while the previous key is ACTIVE or VERIFY_ONLY, else rollback_refused and PAUSED
     (operator token)
 
+     Roll back while the previous key is ACTIVE or VERIFY_ONLY, else rollback_refused and PAUSED
+    (operator token)
+
     Args:
         id (str):
 
@@ -221,6 +227,9 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | Rollout]:
     """ Roll back while the previous key is ACTIVE or VERIFY_ONLY, else rollback_refused and PAUSED
+    (operator token)
+
+     Roll back while the previous key is ACTIVE or VERIFY_ONLY, else rollback_refused and PAUSED
     (operator token)
 
     Args:
@@ -253,6 +262,9 @@ async def asyncio(
 
 ) -> Problem | Rollout | None:
     """ Roll back while the previous key is ACTIVE or VERIFY_ONLY, else rollback_refused and PAUSED
+    (operator token)
+
+     Roll back while the previous key is ACTIVE or VERIFY_ONLY, else rollback_refused and PAUSED
     (operator token)
 
     Args:

@@ -153,6 +153,10 @@ def sync_detailed(
     id not the caller's: 404 subscription_not_found; window 24h|7d, interval hour|day: buckets per hour
     or per UTC day, each with its latency percentiles)
 
+     attempt-stats of up to 100 of the caller's subscriptions in one call (subscriptionId repeated; any
+    id not the caller's: 404 subscription_not_found; window 24h|7d, interval hour|day: buckets per hour
+    or per UTC day, each with its latency percentiles)
+
     Args:
         subscription_id (list[str]):
         window (GetV1AttemptStatsWindow | Unset):
@@ -192,6 +196,10 @@ def sync(
     id not the caller's: 404 subscription_not_found; window 24h|7d, interval hour|day: buckets per hour
     or per UTC day, each with its latency percentiles)
 
+     attempt-stats of up to 100 of the caller's subscriptions in one call (subscriptionId repeated; any
+    id not the caller's: 404 subscription_not_found; window 24h|7d, interval hour|day: buckets per hour
+    or per UTC day, each with its latency percentiles)
+
     Args:
         subscription_id (list[str]):
         window (GetV1AttemptStatsWindow | Unset):
@@ -223,6 +231,10 @@ async def asyncio_detailed(
 
 ) -> Response[AttemptStatsBatch | Problem]:
     """ attempt-stats of up to 100 of the caller's subscriptions in one call (subscriptionId repeated; any
+    id not the caller's: 404 subscription_not_found; window 24h|7d, interval hour|day: buckets per hour
+    or per UTC day, each with its latency percentiles)
+
+     attempt-stats of up to 100 of the caller's subscriptions in one call (subscriptionId repeated; any
     id not the caller's: 404 subscription_not_found; window 24h|7d, interval hour|day: buckets per hour
     or per UTC day, each with its latency percentiles)
 
@@ -262,6 +274,10 @@ async def asyncio(
 
 ) -> AttemptStatsBatch | Problem | None:
     """ attempt-stats of up to 100 of the caller's subscriptions in one call (subscriptionId repeated; any
+    id not the caller's: 404 subscription_not_found; window 24h|7d, interval hour|day: buckets per hour
+    or per UTC day, each with its latency percentiles)
+
+     attempt-stats of up to 100 of the caller's subscriptions in one call (subscriptionId repeated; any
     id not the caller's: 404 subscription_not_found; window 24h|7d, interval hour|day: buckets per hour
     or per UTC day, each with its latency percentiles)
 

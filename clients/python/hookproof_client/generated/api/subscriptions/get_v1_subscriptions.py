@@ -138,6 +138,8 @@ def sync_detailed(
 ) -> Response[Problem | SubscriptionPage]:
     """ List subscriptions (paged; one consumer's with consumerId)
 
+     List subscriptions (paged; one consumer's with consumerId)
+
     Args:
         limit (int | Unset):  Default: 100.
         cursor (str | Unset):
@@ -175,6 +177,8 @@ def sync(
 ) -> Problem | SubscriptionPage | None:
     """ List subscriptions (paged; one consumer's with consumerId)
 
+     List subscriptions (paged; one consumer's with consumerId)
+
     Args:
         limit (int | Unset):  Default: 100.
         cursor (str | Unset):
@@ -206,6 +210,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | SubscriptionPage]:
     """ List subscriptions (paged; one consumer's with consumerId)
+
+     List subscriptions (paged; one consumer's with consumerId)
 
     Args:
         limit (int | Unset):  Default: 100.
@@ -243,6 +249,8 @@ async def asyncio(
 
 ) -> Problem | SubscriptionPage | None:
     """ List subscriptions (paged; one consumer's with consumerId)
+
+     List subscriptions (paged; one consumer's with consumerId)
 
     Args:
         limit (int | Unset):  Default: 100.

@@ -121,6 +121,8 @@ def sync_detailed(
 ) -> Response[Problem | Subscription]:
     """ Read a subscription (ETag: generation)
 
+     Read a subscription (ETag: generation)
+
     Args:
         id (str):
 
@@ -152,6 +154,8 @@ def sync(
 ) -> Problem | Subscription | None:
     """ Read a subscription (ETag: generation)
 
+     Read a subscription (ETag: generation)
+
     Args:
         id (str):
 
@@ -177,6 +181,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | Subscription]:
     """ Read a subscription (ETag: generation)
+
+     Read a subscription (ETag: generation)
 
     Args:
         id (str):
@@ -208,6 +214,8 @@ async def asyncio(
 
 ) -> Problem | Subscription | None:
     """ Read a subscription (ETag: generation)
+
+     Read a subscription (ETag: generation)
 
     Args:
         id (str):

@@ -122,6 +122,9 @@ def sync_detailed(
     """ Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 per hour and over the
     window (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)
 
+     Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 per hour and over the
+    window (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)
+
     Args:
         id (str):
 
@@ -154,6 +157,9 @@ def sync(
     """ Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 per hour and over the
     window (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)
 
+     Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 per hour and over the
+    window (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)
+
     Args:
         id (str):
 
@@ -179,6 +185,9 @@ async def asyncio_detailed(
 
 ) -> Response[AttemptStats | Problem]:
     """ Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 per hour and over the
+    window (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)
+
+     Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 per hour and over the
     window (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)
 
     Args:
@@ -211,6 +220,9 @@ async def asyncio(
 
 ) -> AttemptStats | Problem | None:
     """ Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 per hour and over the
+    window (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)
+
+     Attempts of the last 24 hours by hour and outcome, with latency p50/p90/p99 per hour and over the
     window (the console's chart; kept by the projector, at most HOOKPROOF_STATS_INTERVAL_S behind)
 
     Args:

@@ -136,6 +136,8 @@ def sync_detailed(
 ) -> Response[HistoryPage | Problem]:
     """ The subscription's events, in order (paged)
 
+     The subscription's events, in order (paged)
+
     Args:
         id (str):
         limit (int | Unset):  Default: 200.
@@ -173,6 +175,8 @@ def sync(
 ) -> HistoryPage | Problem | None:
     """ The subscription's events, in order (paged)
 
+     The subscription's events, in order (paged)
+
     Args:
         id (str):
         limit (int | Unset):  Default: 200.
@@ -204,6 +208,8 @@ async def asyncio_detailed(
 
 ) -> Response[HistoryPage | Problem]:
     """ The subscription's events, in order (paged)
+
+     The subscription's events, in order (paged)
 
     Args:
         id (str):
@@ -241,6 +247,8 @@ async def asyncio(
 
 ) -> HistoryPage | Problem | None:
     """ The subscription's events, in order (paged)
+
+     The subscription's events, in order (paged)
 
     Args:
         id (str):

@@ -183,6 +183,8 @@ def sync_detailed(
 ) -> Response[Problem | Subscription]:
     """ Change a subscription (If-Match)
 
+     Change a subscription (If-Match)
+
     Args:
         id (str):
         if_match (str):
@@ -220,6 +222,8 @@ def sync(
 ) -> Problem | Subscription | None:
     """ Change a subscription (If-Match)
 
+     Change a subscription (If-Match)
+
     Args:
         id (str):
         if_match (str):
@@ -251,6 +255,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | Subscription]:
     """ Change a subscription (If-Match)
+
+     Change a subscription (If-Match)
 
     Args:
         id (str):
@@ -288,6 +294,8 @@ async def asyncio(
 
 ) -> Problem | Subscription | None:
     """ Change a subscription (If-Match)
+
+     Change a subscription (If-Match)
 
     Args:
         id (str):

@@ -170,8 +170,12 @@ def sync_detailed(
 ) -> Response[Problem | SubscriptionCreated]:
     """ Register a subscription
 
+     Register a subscription
+
     Args:
-        body (SubscriptionCreate):
+        body (SubscriptionCreate): A subscription: an HTTPS ``endpoint``, a broker
+            ``destination``, or both (a relay: a destination {type: relay} and the local endpoint);
+            neither is a 400 endpoint_required.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -201,8 +205,12 @@ def sync(
 ) -> Problem | SubscriptionCreated | None:
     """ Register a subscription
 
+     Register a subscription
+
     Args:
-        body (SubscriptionCreate):
+        body (SubscriptionCreate): A subscription: an HTTPS ``endpoint``, a broker
+            ``destination``, or both (a relay: a destination {type: relay} and the local endpoint);
+            neither is a 400 endpoint_required.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -227,8 +235,12 @@ async def asyncio_detailed(
 ) -> Response[Problem | SubscriptionCreated]:
     """ Register a subscription
 
+     Register a subscription
+
     Args:
-        body (SubscriptionCreate):
+        body (SubscriptionCreate): A subscription: an HTTPS ``endpoint``, a broker
+            ``destination``, or both (a relay: a destination {type: relay} and the local endpoint);
+            neither is a 400 endpoint_required.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -258,8 +270,12 @@ async def asyncio(
 ) -> Problem | SubscriptionCreated | None:
     """ Register a subscription
 
+     Register a subscription
+
     Args:
-        body (SubscriptionCreate):
+        body (SubscriptionCreate): A subscription: an HTTPS ``endpoint``, a broker
+            ``destination``, or both (a relay: a destination {type: relay} and the local endpoint);
+            neither is a 400 endpoint_required.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -9,7 +9,7 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.problem import Problem
-from ...models.subscription import Subscription
+from ...models.subscription_challenged import SubscriptionChallenged
 from typing import cast
 
 
@@ -34,9 +34,9 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | Subscription | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | SubscriptionChallenged | None:
     if response.status_code == 200:
-        response_200 = Subscription.from_dict(response.json())
+        response_200 = SubscriptionChallenged.from_dict(response.json())
 
 
 
@@ -146,7 +146,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | Subscription]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | SubscriptionChallenged]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -160,8 +160,10 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
 
-) -> Response[Problem | Subscription]:
+) -> Response[Problem | SubscriptionChallenged]:
     """ Challenge the endpoint now
+
+     Challenge the endpoint now
 
     Args:
         id (str):
@@ -171,7 +173,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Problem | Subscription]
+        Response[Problem | SubscriptionChallenged]
      """
 
 
@@ -191,8 +193,10 @@ def sync(
     *,
     client: AuthenticatedClient,
 
-) -> Problem | Subscription | None:
+) -> Problem | SubscriptionChallenged | None:
     """ Challenge the endpoint now
+
+     Challenge the endpoint now
 
     Args:
         id (str):
@@ -202,7 +206,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Problem | Subscription
+        Problem | SubscriptionChallenged
      """
 
 
@@ -217,8 +221,10 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
 
-) -> Response[Problem | Subscription]:
+) -> Response[Problem | SubscriptionChallenged]:
     """ Challenge the endpoint now
+
+     Challenge the endpoint now
 
     Args:
         id (str):
@@ -228,7 +234,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Problem | Subscription]
+        Response[Problem | SubscriptionChallenged]
      """
 
 
@@ -248,8 +254,10 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
 
-) -> Problem | Subscription | None:
+) -> Problem | SubscriptionChallenged | None:
     """ Challenge the endpoint now
+
+     Challenge the endpoint now
 
     Args:
         id (str):
@@ -259,7 +267,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Problem | Subscription
+        Problem | SubscriptionChallenged
      """
 
 

@@ -172,6 +172,8 @@ def sync_detailed(
 ) -> Response[Problem | Recovered]:
     """ Recover deliveries by time range (back to RETRYABLE, same ids)
 
+     Recover deliveries by time range (back to RETRYABLE, same ids)
+
     Args:
         id (str):
         body (RecoverIn): ``POST /v1/subscriptions/{id}/recover``: deliveries in ``states`` whose
@@ -208,6 +210,8 @@ def sync(
 ) -> Problem | Recovered | None:
     """ Recover deliveries by time range (back to RETRYABLE, same ids)
 
+     Recover deliveries by time range (back to RETRYABLE, same ids)
+
     Args:
         id (str):
         body (RecoverIn): ``POST /v1/subscriptions/{id}/recover``: deliveries in ``states`` whose
@@ -238,6 +242,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | Recovered]:
     """ Recover deliveries by time range (back to RETRYABLE, same ids)
+
+     Recover deliveries by time range (back to RETRYABLE, same ids)
 
     Args:
         id (str):
@@ -274,6 +280,8 @@ async def asyncio(
 
 ) -> Problem | Recovered | None:
     """ Recover deliveries by time range (back to RETRYABLE, same ids)
+
+     Recover deliveries by time range (back to RETRYABLE, same ids)
 
     Args:
         id (str):

@@ -175,6 +175,8 @@ def sync_detailed(
 ) -> Response[Problem | Subscription]:
     """ Resume (through a new challenge)
 
+     Resume (through a new challenge)
+
     Args:
         id (str):
         body (SubscriptionTransition | Unset):
@@ -209,6 +211,8 @@ def sync(
 ) -> Problem | Subscription | None:
     """ Resume (through a new challenge)
 
+     Resume (through a new challenge)
+
     Args:
         id (str):
         body (SubscriptionTransition | Unset):
@@ -237,6 +241,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | Subscription]:
     """ Resume (through a new challenge)
+
+     Resume (through a new challenge)
 
     Args:
         id (str):
@@ -271,6 +277,8 @@ async def asyncio(
 
 ) -> Problem | Subscription | None:
     """ Resume (through a new challenge)
+
+     Resume (through a new challenge)
 
     Args:
         id (str):

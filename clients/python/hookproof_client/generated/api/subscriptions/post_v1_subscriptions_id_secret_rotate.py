@@ -163,6 +163,8 @@ def sync_detailed(
 ) -> Response[Problem | SecretRotated]:
     """ Rotate the shared secret (shown once)
 
+     Rotate the shared secret (shown once)
+
     Args:
         id (str):
 
@@ -194,6 +196,8 @@ def sync(
 ) -> Problem | SecretRotated | None:
     """ Rotate the shared secret (shown once)
 
+     Rotate the shared secret (shown once)
+
     Args:
         id (str):
 
@@ -219,6 +223,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | SecretRotated]:
     """ Rotate the shared secret (shown once)
+
+     Rotate the shared secret (shown once)
 
     Args:
         id (str):
@@ -250,6 +256,8 @@ async def asyncio(
 
 ) -> Problem | SecretRotated | None:
     """ Rotate the shared secret (shown once)
+
+     Rotate the shared secret (shown once)
 
     Args:
         id (str):

@@ -175,6 +175,8 @@ def sync_detailed(
 ) -> Response[Problem | Subscription]:
     """ Suspend
 
+     Suspend
+
     Args:
         id (str):
         body (SubscriptionTransition | Unset):
@@ -209,6 +211,8 @@ def sync(
 ) -> Problem | Subscription | None:
     """ Suspend
 
+     Suspend
+
     Args:
         id (str):
         body (SubscriptionTransition | Unset):
@@ -237,6 +241,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | Subscription]:
     """ Suspend
+
+     Suspend
 
     Args:
         id (str):
@@ -271,6 +277,8 @@ async def asyncio(
 
 ) -> Problem | Subscription | None:
     """ Suspend
+
+     Suspend
 
     Args:
         id (str):

@@ -179,6 +179,8 @@ def sync_detailed(
 ) -> Response[Problem | TestEventSent]:
     """ Send the catalogue's example to this endpoint as a test event
 
+     Send the catalogue's example to this endpoint as a test event
+
     Args:
         id (str):
         body (TestEventIn): ``POST /v1/subscriptions/{id}/test-events``: send the event
@@ -219,6 +221,8 @@ def sync(
 ) -> Problem | TestEventSent | None:
     """ Send the catalogue's example to this endpoint as a test event
 
+     Send the catalogue's example to this endpoint as a test event
+
     Args:
         id (str):
         body (TestEventIn): ``POST /v1/subscriptions/{id}/test-events``: send the event
@@ -253,6 +257,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | TestEventSent]:
     """ Send the catalogue's example to this endpoint as a test event
+
+     Send the catalogue's example to this endpoint as a test event
 
     Args:
         id (str):
@@ -293,6 +299,8 @@ async def asyncio(
 
 ) -> Problem | TestEventSent | None:
     """ Send the catalogue's example to this endpoint as a test event
+
+     Send the catalogue's example to this endpoint as a test event
 
     Args:
         id (str):

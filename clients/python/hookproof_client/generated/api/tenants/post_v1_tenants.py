@@ -170,6 +170,8 @@ def sync_detailed(
 ) -> Response[Problem | TenantCreated]:
     """ Provision a tenant (operator token); its token is shown once
 
+     Provision a tenant (operator token); its token is shown once
+
     Args:
         body (TenantCreate): ``POST /v1/tenants`` (operator token).
 
@@ -201,6 +203,8 @@ def sync(
 ) -> Problem | TenantCreated | None:
     """ Provision a tenant (operator token); its token is shown once
 
+     Provision a tenant (operator token); its token is shown once
+
     Args:
         body (TenantCreate): ``POST /v1/tenants`` (operator token).
 
@@ -226,6 +230,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | TenantCreated]:
     """ Provision a tenant (operator token); its token is shown once
+
+     Provision a tenant (operator token); its token is shown once
 
     Args:
         body (TenantCreate): ``POST /v1/tenants`` (operator token).
@@ -257,6 +263,8 @@ async def asyncio(
 
 ) -> Problem | TenantCreated | None:
     """ Provision a tenant (operator token); its token is shown once
+
+     Provision a tenant (operator token); its token is shown once
 
     Args:
         body (TenantCreate): ``POST /v1/tenants`` (operator token).

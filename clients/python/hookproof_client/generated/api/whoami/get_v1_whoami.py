@@ -112,6 +112,8 @@ def sync_detailed(
 ) -> Response[Problem | Whoami]:
     """ Whose token this is: a tenant, the operator or a portal session
 
+     Whose token this is: a tenant, the operator or a portal session
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -138,6 +140,8 @@ def sync(
 ) -> Problem | Whoami | None:
     """ Whose token this is: a tenant, the operator or a portal session
 
+     Whose token this is: a tenant, the operator or a portal session
+
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -158,6 +162,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | Whoami]:
     """ Whose token this is: a tenant, the operator or a portal session
+
+     Whose token this is: a tenant, the operator or a portal session
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -184,6 +190,8 @@ async def asyncio(
 
 ) -> Problem | Whoami | None:
     """ Whose token this is: a tenant, the operator or a portal session
+
+     Whose token this is: a tenant, the operator or a portal session
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

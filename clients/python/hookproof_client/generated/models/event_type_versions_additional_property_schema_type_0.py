@@ -14,13 +14,15 @@ from ..types import UNSET, Unset
 
 
 
-T = TypeVar("T", bound="DeliveryDeadLetter")
+T = TypeVar("T", bound="EventTypeVersionsAdditionalPropertySchemaType0")
 
 
 
 @_attrs_define
-class DeliveryDeadLetter:
-    
+class EventTypeVersionsAdditionalPropertySchemaType0:
+    """ JSON Schema 2020-12
+
+     """
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -40,12 +42,12 @@ class DeliveryDeadLetter:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        delivery_dead_letter = cls(
+        event_type_versions_additional_property_schema_type_0 = cls(
         )
 
 
-        delivery_dead_letter.additional_properties = d
-        return delivery_dead_letter
+        event_type_versions_additional_property_schema_type_0.additional_properties = d
+        return event_type_versions_additional_property_schema_type_0
 
     @property
     def additional_keys(self) -> list[str]:

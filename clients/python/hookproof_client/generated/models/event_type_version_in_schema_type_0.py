@@ -14,12 +14,12 @@ from ..types import UNSET, Unset
 
 
 
-T = TypeVar("T", bound="DeliveryOrdering")
+T = TypeVar("T", bound="EventTypeVersionInSchemaType0")
 
 
 
 @_attrs_define
-class DeliveryOrdering:
+class EventTypeVersionInSchemaType0:
     
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -40,12 +40,12 @@ class DeliveryOrdering:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        delivery_ordering = cls(
+        event_type_version_in_schema_type_0 = cls(
         )
 
 
-        delivery_ordering.additional_properties = d
-        return delivery_ordering
+        event_type_version_in_schema_type_0.additional_properties = d
+        return event_type_version_in_schema_type_0
 
     @property
     def additional_keys(self) -> list[str]:

@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+class SubscriptionChallengedApplicationEvidence(StrEnum):
+    RECEIPTS = "RECEIPTS"
+    UNOBSERVABLE = "UNOBSERVABLE"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+class SubscriptionSignatureProfile(StrEnum):
+    HOOKPROOF_SIG_V1 = "hookproof.sig.v1"
+    STANDARD_WEBHOOKS_V1 = "standard-webhooks.v1"
+
+    def __str__(self) -> str:
+        return str(self.value)
