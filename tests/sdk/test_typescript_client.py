@@ -19,8 +19,9 @@ import shutil
 import ssl
 import subprocess
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 import trustme
@@ -29,7 +30,7 @@ from aiohttp import web
 from ..delivery.conftest import Subscriber, ca
 from ..live import engine_env, new_tenant, start, stop
 
-__all__ = ["ca"]
+__all__ = ["ca", "receiver_on"]
 
 CLIENT = Path(__file__).resolve().parents[2] / "clients" / "typescript"
 SENDER = CLIENT / "examples" / "e2e-sender.mjs"
@@ -58,9 +59,12 @@ class FlakyOnce(Subscriber):
         return await super().handle(request)
 
 
-@pytest.fixture
-async def receiver(ca: trustme.CA) -> AsyncIterator[FlakyOnce]:
-    sub = FlakyOnce()
+S = TypeVar("S", bound=Subscriber)
+
+
+@asynccontextmanager
+async def receiver_on(sub: S, ca: trustme.CA) -> AsyncIterator[S]:
+    """*sub* answering HTTPS on a loopback port (a certificate of the test CA)."""
     ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ca.issue_cert("127.0.0.1").configure_cert(ctx)
     app = web.Application()
@@ -70,8 +74,16 @@ async def receiver(ca: trustme.CA) -> AsyncIterator[FlakyOnce]:
     site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=ctx)
     await site.start()
     sub.port = int(runner.addresses[0][1])
-    yield sub
-    await runner.cleanup()
+    try:
+        yield sub
+    finally:
+        await runner.cleanup()
+
+
+@pytest.fixture
+async def receiver(ca: trustme.CA) -> AsyncIterator[FlakyOnce]:
+    async with receiver_on(FlakyOnce(), ca) as sub:
+        yield sub
 
 
 async def _run_sender(env: dict[str, str]) -> dict[str, Any]:
