@@ -131,10 +131,11 @@ class FirstTryFails(Subscriber):
     a 500 (a dead letter under ``maxAttempts: 1``) and every later one is accepted."""
 
     async def handle(self, request: Any) -> Any:
-        if request.path.strip("/") == "flaky":
+        path = request.path.strip("/")
+        if path.startswith("flaky"):
             body = await request.read()
-            seen = {r.body for r in self.deliveries("flaky")}
-            self.modes["flaky"] = "ok" if body in seen else "fail500"
+            seen = {r.body for r in self.deliveries(path)}
+            self.modes[path] = "ok" if body in seen else "fail500"
         return await super().handle(request)
 
 
@@ -160,6 +161,10 @@ async def engine(
             await stop(daemon)
 
 
+class ScenarioFailed(AssertionError):
+    """The user's program exited with an error (its output in the message)."""
+
+
 async def scenario(cmd: list[str], env: dict[str, str], cwd: Path) -> dict[str, Any]:
     proc = await asyncio.create_subprocess_exec(
         *cmd,
@@ -176,15 +181,17 @@ async def scenario(cmd: list[str], env: dict[str, str], cwd: Path) -> dict[str, 
         await proc.wait()
         raise
     lines = out.decode().strip().splitlines()
-    assert proc.returncode == 0 and lines, (proc.returncode, out.decode(), err.decode()[-4000:])
+    if proc.returncode != 0 or not lines:
+        raise ScenarioFailed(f"exit {proc.returncode}\n{out.decode()}\n{err.decode()[-4000:]}")
     report: dict[str, Any] = json.loads(lines[-1])
     return report
 
 
-def check(report: dict[str, Any], sub: Subscriber) -> None:
-    """What every generated client's scenario must have seen, checked against the receiver."""
+def check(report: dict[str, Any], sub: Subscriber, run: str = "") -> None:
+    """What every generated client's scenario must have seen, checked against the receiver
+    (``run``: the suffix of a second run's consumer and receiver paths)."""
     assert report["eventTypes"] == ["order.created", "order.failed"]
-    assert report["consumer"] == "cust-g"
+    assert report["consumer"] == "cust-g" + run
     patch = report["patch"]
     assert patch["after"] == patch["before"] + 1
     assert patch["etagBefore"] == f'"{patch["before"]}"'
@@ -195,18 +202,19 @@ def check(report: dict[str, Any], sub: Subscriber) -> None:
     pages = report["logPages"]
     assert len(pages) == 3 and all(len(p) == 1 for p in pages)
     assert {e for p in pages for e in p} == set(published)
-    assert {json.loads(r.body)["eventId"] for r in sub.deliveries("ok")} == set(published)
+    assert {json.loads(r.body)["eventId"] for r in sub.deliveries("ok" + run)} == set(published)
     assert report["delivery"]["state"] == "ENDPOINT_ACCEPTED"
     assert report["delivery"]["attempts"] >= 1
     assert report["portalSession"].startswith("ps_")
     dead = report["dead"]
     assert report["dead"]["recovered"] == dead["ids"][1:]
-    assert len(sub.deliveries("flaky")) == 4  # two refused, one replayed, one recovered
+    assert len(sub.deliveries("flaky" + run)) == 4  # two refused, one replayed, one recovered
     problems = report["problems"]
     assert problems["conflict"]["status"] == 409
     assert problems["conflict"]["code"] == "event_payload_conflict"
     assert problems["notFound"]["status"] == 404
-    assert problems["invalid"]["status"] == 400 and problems["invalid"]["field"] == "id"
+    assert problems["invalid"]["status"] == 400
+    assert problems["invalid"]["field"] in ("id", "state")
 
 
 @pytest.fixture(scope="session")
@@ -248,4 +256,64 @@ async def test_openapi_python_client(
 ) -> None:
     env, sub = engine
     report = await scenario([sys.executable, "scenario.py"], env, opc_client)
+    check(report, sub)
+
+
+@pytest.fixture(scope="session")
+def og_python(document: Path, og_jar: list[str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """OpenAPI Generator ``python``: package ``hp_og``, byte-compiled and imported."""
+    out = tmp_path_factory.mktemp("og-python")
+    run(
+        [
+            *og_jar,
+            "generate",
+            "-g",
+            "python",
+            "-i",
+            str(document),
+            "-o",
+            str(out),
+            "--package-name",
+            "hp_og",
+        ],
+        out,
+        "OpenAPI Generator python",
+    )
+    run([sys.executable, "-m", "compileall", "-q", "hp_og"], out, "compileall hp_og")
+    shutil.copy(HERE / "scenario_og_python.py", out / "scenario.py")
+    run(
+        [
+            sys.executable,
+            "-c",
+            "import hp_og, py_compile; py_compile.compile('scenario.py', doraise=True)",
+        ],
+        out,
+        "importing the client, compiling the user's program",
+    )
+    return out
+
+
+async def test_openapi_generator_python(
+    og_python: Path, engine: tuple[dict[str, str], FirstTryFails]
+) -> None:
+    env, sub = engine
+    try:
+        report = await scenario([sys.executable, "scenario.py"], env, og_python)
+    except ScenarioFailed as e:
+        if "invalid_time" not in str(e) or "since" not in str(e):
+            raise
+        # known: the rest of the scenario works once times are sent as RFC 3339
+        again = {
+            **env,
+            "RFC3339_TIMES": "1",
+            "CONSUMER_ID": "cust-g-2",
+            "OK_ENDPOINT": env["OK_ENDPOINT"] + "-2",
+            "FLAKY_ENDPOINT": env["FLAKY_ENDPOINT"] + "-2",
+        }
+        report = await scenario([sys.executable, "scenario.py"], again, og_python)
+        check(report, sub, "-2")
+        pytest.xfail(
+            "OpenAPI Generator python sends a date-time query parameter (since) as strftime "
+            "%z (+0000); the engine answers 400 invalid_time (RFC 3339 wants +00:00)"
+        )
     check(report, sub)

@@ -50,6 +50,7 @@ from hp_opc.models.subscription_patch import SubscriptionPatch
 from hp_opc.types import UNSET, Response, Unset
 
 T = TypeVar("T")
+CONSUMER = os.environ.get("CONSUMER_ID", "cust-g")
 ONE_TRY = {"initialDelayS": 0.1, "maxDelayS": 0.1, "maxAttempts": 1}
 api = AuthenticatedClient(base_url=os.environ["HOOKPROOF_URL"], token=os.environ["HOOKPROOF_TOKEN"])
 
@@ -124,7 +125,7 @@ def main() -> dict[str, Any]:
         assert put.status_code == 200, put.content
     types = ok(get_v1_event_types.sync_detailed(client=api), EventTypePage)
     report["eventTypes"] = [t.topic for t in types.items]
-    body = ConsumerCreate.from_dict({"id": "cust-g", "name": "Customer G"})
+    body = ConsumerCreate.from_dict({"id": CONSUMER, "name": "Customer G"})
     report["consumer"] = ok(post_v1_consumers.sync_detailed(client=api, body=body), Consumer).id
 
     sid = subscribe(os.environ["OK_ENDPOINT"], "order.created")
@@ -175,7 +176,7 @@ def main() -> dict[str, Any]:
     report["delivery"] = {"state": read_one.state, "attempts": len(read_one.attempts)}
     portal_body = PortalSessionCreate.from_dict({"capabilities": ["read"]})
     started = post_v1_consumers_id_portal_sessions.sync_detailed(
-        "cust-g", client=api, body=portal_body
+        CONSUMER, client=api, body=portal_body
     )
     report["portalSession"] = ok(started, PortalSessionStarted).session_id
 
