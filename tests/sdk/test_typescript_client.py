@@ -1,9 +1,13 @@
 """The TypeScript sender SDK (``clients/typescript``, ``hookproof-client``) against a real engine:
 a ``hookproof serve`` process on a fresh database delivers over real HTTPS (trustme) to a local
-receiver. A Node.js sender built only on the SDK (``clients/typescript/examples/e2e-sender.mjs``)
-creates a consumer, an event type and two subscriptions, publishes single and batch, lists
-deliveries across pages, replays a dead letter, starts and ends a portal session and gets a
-typed ``event_payload_conflict``; the test checks what it reports against what the receiver got.
+receiver. A Node.js sender built only on the SDK's hand-written layer
+(``clients/typescript/examples/e2e-sender.mjs``) runs issue 49's sender scenario: a consumer
+(renamed, later disabled), event types and three subscriptions, one changed with ``If-Match``
+from the last ``ETag`` (another client's stale one is a typed 412), publishes single and batch,
+lists deliveries across pages and filtered, reads a delivery, its attempts and timelines, sends
+a test event, replays one dead letter and recovers another, sets the branding, lists and ends
+portal sessions and gets the typed problems (409 ``PayloadConflict``, 404, 400, 412); the test
+checks what it reports against what the receiver got.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ import shutil
 import ssl
 import subprocess
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 import trustme
@@ -25,7 +30,7 @@ from aiohttp import web
 from ..delivery.conftest import Subscriber, ca
 from ..live import engine_env, new_tenant, start, stop
 
-__all__ = ["ca"]
+__all__ = ["ca", "receiver_on"]
 
 CLIENT = Path(__file__).resolve().parents[2] / "clients" / "typescript"
 SENDER = CLIENT / "examples" / "e2e-sender.mjs"
@@ -44,18 +49,22 @@ def ts_client() -> Path:
 
 
 class FlakyOnce(Subscriber):
-    """The delivery receiver of tests/delivery, plus ``flaky``: its first delivery gets a 500
-    (a dead letter under ``maxAttempts: 1``), every later one is accepted."""
+    """The delivery receiver of tests/delivery, plus ``flaky`` and ``lost``: the first delivery
+    to each gets a 500 (a dead letter under ``maxAttempts: 1``), every later one is accepted."""
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        if request.path.strip("/") == "flaky":
-            self.modes["flaky"] = "fail500" if not self.deliveries("flaky") else "ok"
+        path = request.path.strip("/")
+        if path in ("flaky", "lost"):
+            self.modes[path] = "fail500" if not self.deliveries(path) else "ok"
         return await super().handle(request)
 
 
-@pytest.fixture
-async def receiver(ca: trustme.CA) -> AsyncIterator[FlakyOnce]:
-    sub = FlakyOnce()
+S = TypeVar("S", bound=Subscriber)
+
+
+@asynccontextmanager
+async def receiver_on(sub: S, ca: trustme.CA) -> AsyncIterator[S]:
+    """*sub* answering HTTPS on a loopback port (a certificate of the test CA)."""
     ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ca.issue_cert("127.0.0.1").configure_cert(ctx)
     app = web.Application()
@@ -65,8 +74,16 @@ async def receiver(ca: trustme.CA) -> AsyncIterator[FlakyOnce]:
     site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=ctx)
     await site.start()
     sub.port = int(runner.addresses[0][1])
-    yield sub
-    await runner.cleanup()
+    try:
+        yield sub
+    finally:
+        await runner.cleanup()
+
+
+@pytest.fixture
+async def receiver(ca: trustme.CA) -> AsyncIterator[FlakyOnce]:
+    async with receiver_on(FlakyOnce(), ca) as sub:
+        yield sub
 
 
 async def _run_sender(env: dict[str, str]) -> dict[str, Any]:
@@ -103,6 +120,7 @@ async def test_typescript_sender_against_a_real_engine(
                 "HOOKPROOF_TOKEN": token,
                 "OK_ENDPOINT": receiver.url("ok"),
                 "FLAKY_ENDPOINT": receiver.url("flaky"),
+                "LOST_ENDPOINT": receiver.url("lost"),
             }
         )
     finally:
@@ -111,7 +129,27 @@ async def test_typescript_sender_against_a_real_engine(
 
     assert report["consumer"] == {"id": "cust-42", "state": "ACTIVE"}
     subs = report["subscriptions"]
-    assert subs["ok"].startswith("sub_") and subs["flaky"].startswith("sub_")
+    assert all(subs[k].startswith("sub_") for k in ("ok", "flaky", "lost"))
+    assert report["whoami"]["kind"] == "tenant"
+    assert report["eventTypes"] == {"one": "order.created", "all": ["order.created"]}
+    assert report["consumerRenamed"] == {"name": "Customer 42b", "metadata": {"plan": "max"}}
+
+    # PATCH with If-Match from the last ETag: a new generation; the stale ETag is a typed 412
+    patch = report["patch"]
+    assert patch["after"] == patch["before"] + 1
+    assert patch["topics"] == ["order.created", "order.shipped"]
+    assert patch["staleTag"] == f'"{patch["before"]}"' and patch["etag"] == f'"{patch["after"]}"'
+    stale = patch["stale"]
+    assert (stale["name"], stale["status"], stale["code"]) == (
+        "PreconditionFailed",
+        412,
+        "generation_mismatch",
+    )
+    assert stale["etag"] == patch["etag"] and stale["currentGeneration"] == patch["after"]
+    assert patch["topicsAfterStale"] == patch["topics"]
+    assert (report["notFound"]["name"], report["notFound"]["status"]) == ("NotFound", 404)
+    invalid = report["invalid"]
+    assert (invalid["name"], invalid["status"], invalid["field"]) == ("InvalidRequest", 400, "id")
 
     # single and batch: each accepted once, planned for the one subscription of its topic
     single = report["single"]
@@ -134,15 +172,23 @@ async def test_typescript_sender_against_a_real_engine(
     # the receiver got those five events (at least once each) on its accepting endpoint, and
     # not the conflicting payload
     got = [json.loads(r.body) for r in receiver.deliveries("ok")]
-    assert {g["eventId"] for g in got} == {single["eventId"], *(r["eventId"] for r in batch)}
+    test_event = report["testEvent"]
+    assert test_event["test"] is True and test_event["eventId"].startswith("hookproof-test-")
+    assert {g["eventId"] for g in got} == {
+        single["eventId"],
+        test_event["eventId"],
+        *(r["eventId"] for r in batch),
+    }
+    got = [g for g in got if g["eventId"] != test_event["eventId"]]
     assert {g["payload"]["orderId"] for g in got} == {"o-1", "o-2", "o-3", "o-4", "o-5"}
     assert "o-other" not in json.dumps(got)
 
-    # event_payload_conflict as a typed problem
-    assert report["conflict"]["name"] == "HookproofProblem"
+    # event_payload_conflict as a typed problem naming the payload the engine kept
+    assert report["conflict"]["name"] == "PayloadConflict"
     assert report["conflict"]["status"] == 409
     assert report["conflict"]["code"] == "event_payload_conflict"
     assert report["conflict"]["title"]
+    assert report["conflict"]["payloadDigest"] == single["payloadDigest"]
 
     # the delivery log across pages of two: every published delivery, once, accepted
     listed = report["listed"]
@@ -150,6 +196,11 @@ async def test_typescript_sender_against_a_real_engine(
     assert len(set(listed["ids"])) == 5
     assert set(listed["states"]) == {"ENDPOINT_ACCEPTED"}
     assert listed["pages"] >= 3
+    read = report["read"]
+    assert read["filtered"] == 5 and read["state"] == "ENDPOINT_ACCEPTED"
+    assert read["attempts"] >= 1 and read["timeline"] >= 2 and read["subscriptionTimeline"] >= 2
+    assert read["history"][0] == "subscription.registered"
+    assert "subscription.updated" in read["history"]
 
     # the dead letter: listed, replayed, then accepted; the receiver saw the event twice
     dead = report["deadLetter"]
@@ -160,12 +211,31 @@ async def test_typescript_sender_against_a_real_engine(
     flaky = [json.loads(r.body)["eventId"] for r in receiver.deliveries("flaky")]
     assert flaky == [dead["eventId"], dead["eventId"]]
 
+    # the second dead letter: recovered (only it), accepted; its subscription revoked after
+    rec = report["recovered"]
+    assert rec["answer"]["recovered"] == 1 and rec["answer"]["deliveryIds"] == [rec["deliveryId"]]
+    assert rec["finalState"] == "ENDPOINT_ACCEPTED" and rec["revoked"] == "REVOKED"
+    lost = [json.loads(r.body)["eventId"] for r in receiver.deliveries("lost")]
+    assert lost == [rec["eventId"], rec["eventId"]]
+    assert report["branding"] == {
+        "displayName": "Acme",
+        "logoUrl": None,
+        "accentColour": "#1a4f8b",
+        "frameAncestors": ["https://a.example"],
+    }
+
     # the portal session: a link to hand over, which reads the consumer's deliveries, then ends
     portal = report["portal"]
     assert portal["sessionId"].startswith("ps_")
     assert "#portal=" in portal["url"]
     assert portal["embedUrl"] is not None and "/portal/" in portal["embedUrl"]
     assert portal["capabilities"] == ["read"]
-    assert portal["deliveriesSeen"] == 6
+    mine = {*listed["published"], dead["deliveryId"], rec["deliveryId"], *test_event["deliveryIds"]}
+    assert portal["deliveriesSeen"] == len(mine) == 8
+    assert set(portal["deliveriesSeenIds"]) == mine
     assert portal["afterEnd"]["status"] == 401
     assert portal["afterEnd"]["code"] == "portal_session_expired"
+    assert portal["live"] == portal["liveExpected"]  # two live sessions, across pages of one
+    assert portal["endedAll"] == 1  # the first was ended already
+    assert portal["secondAfterEnd"]["code"] == "portal_session_expired"
+    assert report["disabled"] == "DISABLED"

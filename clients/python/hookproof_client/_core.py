@@ -3,42 +3,55 @@ rule and its backoff. No I/O here."""
 
 from __future__ import annotations
 
-import json
 import random
+import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import httpx
 
+from ._problems import HookproofProblem
 from .generated.models.consumer_create import ConsumerCreate
+from .generated.models.consumer_patch import ConsumerPatch
 from .generated.models.event_batch_in import EventBatchIn
 from .generated.models.event_in import EventIn
 from .generated.models.event_type_in import EventTypeIn
+from .generated.models.portal_branding_in import PortalBrandingIn
 from .generated.models.portal_session_create import PortalSessionCreate
 from .generated.models.portal_session_started import PortalSessionStarted
+from .generated.models.recover_in import RecoverIn
 from .generated.models.subscription_create import SubscriptionCreate
+from .generated.models.test_event_in import TestEventIn
 from .generated.types import Response
 
 __all__ = [
     "RETRY_STATUSES",
+    "ETags",
     "HookproofProblem",
     "OutgoingEvent",
     "PortalLink",
     "RetryPolicy",
     "batch_body",
+    "branding_body",
     "consumer_body",
+    "consumer_patch_body",
     "event_type_body",
     "new_event_id",
     "portal_body",
     "portal_link",
+    "recover_body",
     "result_of",
+    "strict_model",
     "subscription_body",
+    "test_event_body",
 ]
 
 T = TypeVar("T")
+M = TypeVar("M", bound="_Model")
 
 #: statuses a publish tries again (the engine's database is away; it says Retry-After)
 RETRY_STATUSES = frozenset({503})
@@ -49,51 +62,47 @@ def new_event_id() -> str:
     return "evt_" + uuid.uuid4().hex
 
 
-class HookproofProblem(Exception):
-    """An RFC 9457 problem the API answered (any status outside 2xx): ``status``, the stable
-    ``code`` (``event_payload_conflict``, ``consumer_exists``, ...), ``title``, ``detail``
-    and ``field`` (the offending input, when one is named)."""
-
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        title: str,
-        detail: str | None = None,
-        *,
-        field: str | None = None,
-        type: str | None = None,
-        body: Mapping[str, Any] | None = None,
-    ) -> None:
-        super().__init__(f"{status} {code}: {detail or title}")
-        self.status = status
-        self.code = code
-        self.title = title
-        self.detail = detail
-        self.field = field
-        self.type = type
-        self.body: Mapping[str, Any] = body or {}
+class _Model(Protocol):
+    """A generated model: made from and turned back into the API's JSON."""
 
     @classmethod
-    def of_response(cls, status: int, content: bytes) -> HookproofProblem:
-        """The problem in a response's body; a body that is not one keeps the status and says
-        ``unexpected_response``."""
-        try:
-            doc = json.loads(content) if content else {}
-        except ValueError:
-            doc = {}
-        if not isinstance(doc, dict) or not isinstance(doc.get("code"), str):
-            text = content[:200].decode(errors="replace")
-            return cls(status, "unexpected_response", "Unexpected response", text or None)
-        return cls(
-            int(doc.get("status") or status),
-            doc["code"],
-            str(doc.get("title") or doc["code"]),
-            doc.get("detail"),
-            field=doc.get("field"),
-            type=doc.get("type"),
-            body=doc,
-        )
+    def from_dict(cls: type[M], src_dict: Mapping[str, Any]) -> M: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def strict_model(model: type[M], doc: Mapping[str, Any]) -> M:
+    """*doc* (members as the API spells them) as *model*; a member the model does not have
+    raises ``TypeError`` (the generated ``from_dict`` would drop it without a word)."""
+    made = model.from_dict(dict(doc))
+    unknown = sorted(set(doc) - set(made.to_dict()))
+    if unknown:
+        raise TypeError(f"{model.__name__} has no member {', '.join(unknown)}")
+    return made
+
+
+class ETags:
+    """The last ``ETag`` the API answered for each subscription (its generation), kept for
+    the next ``If-Match``; the newest 4,096 ids are remembered."""
+
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self._tags: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> str | None:
+        with self._lock:
+            return self._tags.get(key)
+
+    def remember(self, key: str, tag: str | None) -> None:
+        if not tag:
+            return
+        with self._lock:
+            self._tags[key] = tag
+            self._tags.move_to_end(key)
+            while len(self._tags) > self.LIMIT:
+                self._tags.popitem(last=False)
 
 
 def result_of(response: Response[Any], want: type[T]) -> T:
@@ -218,7 +227,61 @@ def subscription_body(
     if consumer_id is not None:
         doc["consumerId"] = consumer_id
     doc.update(extra or {})
-    return SubscriptionCreate.from_dict(doc)
+    return strict_model(SubscriptionCreate, doc)
+
+
+def consumer_patch_body(name: str | None, metadata: Mapping[str, Any] | None) -> ConsumerPatch:
+    doc: dict[str, Any] = {}
+    if name is not None:
+        doc["name"] = name
+    if metadata is not None:
+        doc["metadata"] = dict(metadata)
+    return ConsumerPatch.from_dict(doc)
+
+
+def _when(at: datetime | str) -> str:
+    return at.isoformat() if isinstance(at, datetime) else at
+
+
+def recover_body(
+    since: datetime | str,
+    until: datetime | str | None,
+    states: list[str] | None,
+    limit: int | None,
+) -> RecoverIn:
+    doc: dict[str, Any] = {"since": _when(since)}
+    if until is not None:
+        doc["until"] = _when(until)
+    if states is not None:
+        doc["states"] = list(states)
+    if limit is not None:
+        doc["limit"] = limit
+    return RecoverIn.from_dict(doc)
+
+
+def test_event_body(topic: str | None, version: int | None) -> TestEventIn:
+    doc: dict[str, Any] = {}
+    if topic is not None:
+        doc["topic"] = topic
+    if version is not None:
+        doc["version"] = version
+    return TestEventIn.from_dict(doc)
+
+
+def branding_body(
+    display_name: str | None,
+    logo_url: str | None,
+    accent_colour: str | None,
+    frame_ancestors: list[str] | None,
+) -> PortalBrandingIn:
+    return PortalBrandingIn.from_dict(
+        {
+            "displayName": display_name,
+            "logoUrl": logo_url,
+            "accentColour": accent_colour,
+            "frameAncestors": list(frame_ancestors or []),
+        }
+    )
 
 
 def portal_body(ttl_seconds: int | None, capabilities: list[str] | None) -> PortalSessionCreate:

@@ -11,9 +11,12 @@ import { items, pages } from "./pages.js";
 import { HookproofNetworkError, problemFrom } from "./problem.js";
 import { backoffMs, retryableStatus, retryPolicy, sleep, type RetryOptions, type RetryPolicy } from "./retry.js";
 import type {
+  AttemptStats,
   Consumer,
   ConsumerCreate,
+  ConsumerDisable,
   ConsumerItem,
+  ConsumerPatch,
   DeadLetter,
   Delivery,
   DeliveryLogItem,
@@ -24,14 +27,29 @@ import type {
   EventType,
   EventTypeIn,
   EventTypeItem,
+  EventView,
+  HistoryEvent,
   Page,
+  PortalBranding,
+  PortalBrandingIn,
   PortalSessionCreate,
+  PortalSessionItem,
   PortalSessionStarted,
+  RecoverIn,
+  Recovered,
   ReplayedDelivery,
+  SecretRotated,
   Subscription,
   SubscriptionCreate,
   SubscriptionCreated,
   SubscriptionItem,
+  SubscriptionPatch,
+  SubscriptionTransition as SubscriptionTransitionIn,
+  TestEventIn,
+  TestEventSent,
+  Timeline,
+  TimelineEntry,
+  Whoami,
 } from "./types.js";
 
 export interface HookproofClientOptions {
@@ -82,11 +100,45 @@ export type PortalLink = PortalSessionStarted & { url: string; embedUrl?: string
 
 type Outcome<T> = { data?: T; error?: unknown; response: Response };
 
+/** The optional body of revoke, suspend and resume: a `reason` kept in the history. */
+export type SubscriptionTransitionBody = NonNullable<SubscriptionTransitionIn>;
+
+/** How many subscriptions' last ETags a client keeps (the newest). */
+const ETAG_LIMIT = 4096;
+
+/** Options of a read of a timeline: its page size and the time it is read as of. */
+export interface TimelineQuery {
+  limit?: number;
+  /** RFC 3339: the timeline as it stood then. */
+  asOf?: string | Date;
+}
+
+/** Options of `updateSubscription`: the `If-Match` to send instead of the last ETag seen. */
+export interface UpdateOptions extends CallOptions {
+  ifMatch?: string;
+}
+
+function withCursor<Q extends object>(query: Q, cursor: string | undefined): Q & { cursor?: string } {
+  return cursor ? { ...query, cursor } : query;
+}
+
+function timelineQuery(q: TimelineQuery): { limit?: number; asOf?: string } {
+  const out: { limit?: number; asOf?: string } = {};
+  if (q.limit !== undefined) out.limit = q.limit;
+  if (q.asOf !== undefined) out.asOf = typeof q.asOf === "string" ? q.asOf : q.asOf.toISOString();
+  return out;
+}
+
+function entriesOf(t: Timeline): Page<TimelineEntry> {
+  return { items: t.entries, nextCursor: t.nextCursor };
+}
+
 export class HookproofClient {
   /** The generated client: every operation of the API document, typed. */
   readonly api: Client<paths>;
   private readonly retry: RetryPolicy;
   private readonly timeoutMs: number;
+  private readonly etags = new Map<string, string>();
 
   constructor(options: HookproofClientOptions) {
     if (!options.baseUrl) throw new TypeError("baseUrl is required");
@@ -131,10 +183,49 @@ export class HookproofClient {
     );
   }
 
+  async getEvent(eventId: string, options: CallOptions = {}): Promise<EventView> {
+    return this.once(
+      (signal) => this.api.GET("/v1/events/{eventId}", { params: { path: { eventId } }, signal }),
+      options,
+    );
+  }
+
+  /** Who this client's token is (`tenant`, `portal` or `operator`). */
+  async whoami(options: CallOptions = {}): Promise<Whoami> {
+    return this.once((signal) => this.api.GET("/v1/whoami", { signal }), options);
+  }
+
   // -- consumers, event types, subscriptions --------------------------------------------------
 
   async createConsumer(body: ConsumerCreate, options: CallOptions = {}): Promise<Consumer> {
     return this.once((signal) => this.api.POST("/v1/consumers", { body, signal }), options);
+  }
+
+  async getConsumer(id: string, options: CallOptions = {}): Promise<Consumer> {
+    return this.once((signal) => this.api.GET("/v1/consumers/{id}", { params: { path: { id } }, signal }), options);
+  }
+
+  /** Rename a consumer or replace its metadata (what is left out stays as it is). */
+  async updateConsumer(id: string, body: ConsumerPatch, options: CallOptions = {}): Promise<Consumer> {
+    return this.once(
+      (signal) => this.api.PATCH("/v1/consumers/{id}", { params: { path: { id } }, body, signal }),
+      options,
+    );
+  }
+
+  /** Disable a consumer: its subscriptions stop, its portal sessions end. */
+  async disableConsumer(id: string, body: ConsumerDisable = {}, options: CallOptions = {}): Promise<Consumer> {
+    return this.once(
+      (signal) => this.api.POST("/v1/consumers/{id}/disable", { params: { path: { id } }, body, signal }),
+      options,
+    );
+  }
+
+  async getEventType(topic: string, options: CallOptions = {}): Promise<EventType> {
+    return this.once(
+      (signal) => this.api.GET("/v1/event-types/{topic}", { params: { path: { topic } }, signal }),
+      options,
+    );
   }
 
   /** Define (or replace) an event type of the catalogue: `PUT /v1/event-types/{topic}`. */
@@ -147,12 +238,133 @@ export class HookproofClient {
 
   /** Register an endpoint; the answer holds an hmac `secret` this one time only. */
   async createSubscription(body: SubscriptionCreate, options: CallOptions = {}): Promise<SubscriptionCreated> {
-    return this.once((signal) => this.api.POST("/v1/subscriptions", { body, signal }), options);
+    return this.once((signal) => this.api.POST("/v1/subscriptions", { body, signal }), options, {
+      etagOf: (s) => s.id,
+    });
   }
 
+  /** The subscription now; its `ETag` is kept for `updateSubscription`. */
   async getSubscription(id: string, options: CallOptions = {}): Promise<Subscription> {
     return this.once(
       (signal) => this.api.GET("/v1/subscriptions/{id}", { params: { path: { id } }, signal }),
+      options,
+      { etagOf: () => id },
+    );
+  }
+
+  /** The last `ETag` this client was answered for a subscription (`"<generation>"`), if any. */
+  etag(subscriptionId: string): string | undefined {
+    return this.etags.get(subscriptionId);
+  }
+
+  /**
+   * Change a subscription (`PATCH`). `If-Match` is `options.ifMatch`, or the `ETag` of this
+   * client's last answer about it (create, get, update, a transition); with none, it is read
+   * first. Changed meanwhile by someone else: `PreconditionFailed` (412 `generation_mismatch`,
+   * with the current `etag`): read it again and decide again.
+   */
+  async updateSubscription(id: string, changes: SubscriptionPatch, options: UpdateOptions = {}): Promise<Subscription> {
+    let tag = options.ifMatch ?? this.etags.get(id);
+    if (tag === undefined) {
+      await this.getSubscription(id, options);
+      tag = this.etags.get(id) ?? "";
+    }
+    const ifMatch = tag;
+    return this.once(
+      (signal) =>
+        this.api.PATCH("/v1/subscriptions/{id}", {
+          params: { path: { id }, header: { "If-Match": ifMatch } },
+          body: changes,
+          signal,
+        }),
+      options,
+      { etagOf: () => id },
+    );
+  }
+
+  /** Revoke a subscription for good: nothing more is delivered to it. */
+  revokeSubscription(id: string, body: SubscriptionTransitionBody = {}, options: CallOptions = {}): Promise<Subscription> {
+    return this.transition("/v1/subscriptions/{id}/revoke", id, body, options);
+  }
+
+  suspendSubscription(id: string, body: SubscriptionTransitionBody = {}, options: CallOptions = {}): Promise<Subscription> {
+    return this.transition("/v1/subscriptions/{id}/suspend", id, body, options);
+  }
+
+  /** Resume a suspended subscription (the engine challenges the endpoint again). */
+  resumeSubscription(id: string, body: SubscriptionTransitionBody = {}, options: CallOptions = {}): Promise<Subscription> {
+    return this.transition("/v1/subscriptions/{id}/resume", id, body, options);
+  }
+
+  /** Challenge the endpoint again now. */
+  async challengeSubscription(id: string, options: CallOptions = {}): Promise<Subscription> {
+    return this.once(
+      (signal) => this.api.POST("/v1/subscriptions/{id}/challenge", { params: { path: { id } }, signal }),
+      options,
+      { etagOf: () => id },
+    );
+  }
+
+  /** The subscription's recorded events, oldest first, across pages. */
+  history(id: string, query: { limit?: number } = {}, options: CallOptions = {}): AsyncGenerator<HistoryEvent> {
+    return items((cursor) =>
+      this.once(
+        (signal) =>
+          this.api.GET("/v1/subscriptions/{id}/history", {
+            params: { path: { id }, query: withCursor(query, cursor) },
+            signal,
+          }),
+        options,
+      ),
+    );
+  }
+
+  /** What happened to the subscription, entry by entry, across pages. */
+  subscriptionTimeline(id: string, query: TimelineQuery = {}, options: CallOptions = {}): AsyncGenerator<TimelineEntry> {
+    return items(async (cursor) =>
+      entriesOf(
+        await this.once(
+          (signal) =>
+            this.api.GET("/v1/subscriptions/{id}/timeline", {
+              params: { path: { id }, query: withCursor(timelineQuery(query), cursor) },
+              signal,
+            }),
+          options,
+        ),
+      ),
+    );
+  }
+
+  async attemptStats(id: string, options: CallOptions = {}): Promise<AttemptStats> {
+    return this.once(
+      (signal) => this.api.GET("/v1/subscriptions/{id}/attempt-stats", { params: { path: { id } }, signal }),
+      options,
+    );
+  }
+
+  /**
+   * Send again the deliveries in `states` (default the dead letters) whose state last changed in
+   * `[since, until)`: they go back to RETRYABLE (`202`, which and how many).
+   */
+  async recover(id: string, body: RecoverIn, options: CallOptions = {}): Promise<Recovered> {
+    return this.once(
+      (signal) => this.api.POST("/v1/subscriptions/{id}/recover", { params: { path: { id } }, body, signal }),
+      options,
+    );
+  }
+
+  /** A new hmac secret (in this answer only); the old one keeps verifying for a while. */
+  async rotateSecret(id: string, options: CallOptions = {}): Promise<SecretRotated> {
+    return this.once(
+      (signal) => this.api.POST("/v1/subscriptions/{id}/secret/rotate", { params: { path: { id } }, signal }),
+      options,
+    );
+  }
+
+  /** The catalogue's example of `topic` to this one endpoint, marked as a test. */
+  async sendTestEvent(id: string, body: TestEventIn = {}, options: CallOptions = {}): Promise<TestEventSent> {
+    return this.once(
+      (signal) => this.api.POST("/v1/subscriptions/{id}/test-events", { params: { path: { id } }, body, signal }),
       options,
     );
   }
@@ -171,6 +383,30 @@ export class HookproofClient {
     return this.once(
       (signal) => this.api.POST("/v1/deliveries/{id}/replay", { params: { path: { id } }, signal }),
       options,
+    );
+  }
+
+  /** Give up a waiting delivery (its aggregate's later events go on). */
+  async skipDelivery(id: string, options: CallOptions = {}): Promise<Delivery> {
+    return this.once(
+      (signal) => this.api.POST("/v1/deliveries/{id}/skip", { params: { path: { id } }, signal }),
+      options,
+    );
+  }
+
+  /** The delivery's attempts and state changes, entry by entry, across pages. */
+  deliveryTimeline(id: string, query: TimelineQuery = {}, options: CallOptions = {}): AsyncGenerator<TimelineEntry> {
+    return items(async (cursor) =>
+      entriesOf(
+        await this.once(
+          (signal) =>
+            this.api.GET("/v1/deliveries/{id}/timeline", {
+              params: { path: { id }, query: withCursor(timelineQuery(query), cursor) },
+              signal,
+            }),
+          options,
+        ),
+      ),
     );
   }
 
@@ -255,11 +491,64 @@ export class HookproofClient {
     await this.once(
       (signal) => this.api.DELETE("/v1/portal-sessions/{id}", { params: { path: { id: sessionId } }, signal }),
       options,
-      true,
+      { empty: true },
     );
   }
 
+  /** A consumer's live portal sessions (never their tokens), across pages. */
+  portalSessions(consumerId: string, query: { limit?: number } = {}, options: CallOptions = {}): AsyncGenerator<PortalSessionItem> {
+    return items((cursor) =>
+      this.once(
+        (signal) =>
+          this.api.GET("/v1/consumers/{id}/portal-sessions", {
+            params: { path: { id: consumerId }, query: withCursor(query, cursor) },
+            signal,
+          }),
+        options,
+      ),
+    );
+  }
+
+  /** End every portal session of a consumer; how many there were. */
+  async endPortalSessions(consumerId: string, options: CallOptions = {}): Promise<number> {
+    const ended = await this.once(
+      (signal) => this.api.DELETE("/v1/consumers/{id}/portal-sessions", { params: { path: { id: consumerId } }, signal }),
+      options,
+    );
+    return ended.ended;
+  }
+
+  async getBranding(options: CallOptions = {}): Promise<PortalBranding> {
+    return this.once((signal) => this.api.GET("/v1/portal/branding", { signal }), options);
+  }
+
+  /** Replace the portal's branding whole (what is left out is unset). */
+  async setBranding(body: PortalBrandingIn, options: CallOptions = {}): Promise<PortalBranding> {
+    return this.once((signal) => this.api.PUT("/v1/portal/branding", { body, signal }), options);
+  }
+
   // -- plumbing -------------------------------------------------------------------------------
+
+  private transition(
+    path: "/v1/subscriptions/{id}/revoke" | "/v1/subscriptions/{id}/suspend" | "/v1/subscriptions/{id}/resume",
+    id: string,
+    body: SubscriptionTransitionBody,
+    options: CallOptions,
+  ): Promise<Subscription> {
+    return this.once((signal) => this.api.POST(path, { params: { path: { id } }, body, signal }), options, {
+      etagOf: () => id,
+    });
+  }
+
+  private remember(id: string, tag: string | null): void {
+    if (!tag) return;
+    this.etags.delete(id);
+    this.etags.set(id, tag);
+    if (this.etags.size > ETAG_LIMIT) {
+      const oldest = this.etags.keys().next();
+      if (!oldest.done) this.etags.delete(oldest.value);
+    }
+  }
 
   private deliveryPage(
     query: Omit<DeliveryLogQuery, "cursor">,
@@ -273,18 +562,23 @@ export class HookproofClient {
     );
   }
 
-  /** One try; a non-2xx answer becomes a `HookproofProblem`. */
+  /**
+   * One try; a non-2xx answer becomes a `HookproofProblem` (its typed subclass). `empty`: a
+   * 204 is the answer; `etagOf`: the subscription whose `ETag` the answer carries.
+   */
   private async once<T>(
     send: (signal: AbortSignal) => Promise<Outcome<T>>,
     options: CallOptions,
-    empty = false,
+    how: { empty?: boolean; etagOf?: (data: T) => string } = {},
   ): Promise<T> {
     const outcome = await this.withTimeout(send, options.signal);
     if (!outcome.response.ok) throw problemFrom(outcome.response, outcome.error);
-    if (outcome.data === undefined && !empty) {
+    if (outcome.data === undefined && !how.empty) {
       throw problemFrom(outcome.response, { code: "empty_response", title: "The API answered without a body" });
     }
-    return outcome.data as T;
+    const data = outcome.data as T;
+    if (how.etagOf) this.remember(how.etagOf(data), outcome.response.headers.get("ETag"));
+    return data;
   }
 
   /** Tries until an answer that is not "try again later", under the retry policy. */

@@ -1,4 +1,7 @@
-/** hookproof-client: the sender SDK (publish, consumers, event types, subscriptions, portal). */
+/**
+ * hookproof-client: the sender SDK (publish, consumers, event types, subscriptions changed with
+ * If-Match, deliveries, timelines, recovery, test events, portal sessions and branding).
+ */
 export { HookproofClient, buildEvent } from "./client.js";
 export type {
   BatchEvent,
@@ -7,8 +10,25 @@ export type {
   PortalLink,
   PublishCallOptions,
   PublishOptions,
+  SubscriptionTransitionBody,
+  TimelineQuery,
+  UpdateOptions,
 } from "./client.js";
-export { HookproofNetworkError, HookproofProblem, problemFrom } from "./problem.js";
+export {
+  Conflict,
+  Forbidden,
+  HookproofNetworkError,
+  HookproofProblem,
+  InvalidRequest,
+  NotFound,
+  PayloadConflict,
+  PreconditionFailed,
+  RateLimited,
+  Unauthorized,
+  Unavailable,
+  problemFrom,
+  typedProblem,
+} from "./problem.js";
 export type { ProblemBody } from "./problem.js";
 export { DEFAULT_RETRY, backoffMs, retryableStatus } from "./retry.js";
 export type { RetryOptions, RetryPolicy } from "./retry.js";

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { HookproofClient, HookproofNetworkError, HookproofProblem } from "../dist/index.js";
+import { HookproofClient, HookproofNetworkError, HookproofProblem, PayloadConflict } from "../dist/index.js";
 import { accepted, cut, json, problem, scriptedServer } from "./helpers.mjs";
 
 const fast = { retries: 4, initialDelayMs: 5, maxDelayMs: 20 };
@@ -84,7 +84,8 @@ test("a conflict is a typed problem and is not retried", async () => {
     await assert.rejects(client(srv.baseUrl).publish("t", { a: 2 }, { eventId: "evt-1" }), (err) => {
       assert.ok(err instanceof HookproofProblem);
       assert.ok(err instanceof Error);
-      assert.equal(err.name, "HookproofProblem");
+      assert.ok(err instanceof PayloadConflict);
+      assert.equal(err.name, "PayloadConflict");
       assert.equal(err.status, 409);
       assert.equal(err.code, "event_payload_conflict");
       assert.equal(err.title, "Event id reused with another payload");
