@@ -152,7 +152,10 @@ class SubscriptionCreate(_Strict, kw_only=True):
     #: the HTTPS endpoint; absent exactly when ``destination`` names a broker (DESIGN.md 13)
     endpoint: str | None = None
     topics: list[str]
+    #: legacy: dotted payload paths to a value or allowed values (stored as ``filters``)
     filter: dict[str, Any] | None = None
+    #: filter expressions that must all hold (DESIGN.md section 16; a bound field)
+    filters: list[Any] | None = None
     event_versions: list[EventVersion]
     region: Text200
     signature_algorithm: Literal["ed25519", "hmac-sha256"]
@@ -181,6 +184,7 @@ class SubscriptionPatch(_Strict, kw_only=True):
     endpoint: str | msgspec.UnsetType = msgspec.UNSET
     topics: list[str] | msgspec.UnsetType = msgspec.UNSET
     filter: dict[str, Any] | msgspec.UnsetType | None = msgspec.UNSET
+    filters: list[Any] | msgspec.UnsetType | None = msgspec.UNSET
     event_versions: list[EventVersion] | msgspec.UnsetType = msgspec.UNSET
     region: Text200 | msgspec.UnsetType = msgspec.UNSET
     retry_policy: RetryPolicyIn | msgspec.UnsetType = msgspec.UNSET

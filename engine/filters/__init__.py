@@ -24,7 +24,7 @@ from hookproof.engine.filters.filters import (
     compile_filters,
     digest,
 )
-from hookproof.engine.filters.index import FilterIndex, index_key
+from hookproof.engine.filters.index import FilterIndex, event_keys, index_key, key_text
 from hookproof.engine.filters.match import MatchDocument, compile_match
 
 __all__ = [
@@ -48,8 +48,10 @@ __all__ = [
     "compile_filters",
     "compile_match",
     "digest",
+    "event_keys",
     "from_cloudevent",
     "from_hookproof_event",
     "index_key",
+    "key_text",
     "to_cloudevent_attributes",
 ]
