@@ -42,6 +42,7 @@ __all__ = [
     "EventIn",
     "EventTypeIn",
     "EventTypeVersionIn",
+    "FiltersEvaluate",
     "HeaderAuthIn",
     "LatencyPercentiles",
     "MtlsAuthIn",
@@ -215,6 +216,15 @@ _OCCURRED_AT = (
     "event, and the same eventId and payload posted again without occurredAt is the same "
     "event (created false), never a conflict; a value the sender sets is compared as sent."
 )
+
+
+class FiltersEvaluate(_Strict, kw_only=True):
+    """``POST /v1/filters/evaluate``: a ``filters`` array (DESIGN.md section 16) and one
+    event to try it on: a hookproof event (the ``POST /v1/events`` body) or a CloudEvent in
+    JSON (it has ``specversion``)."""
+
+    filters: list[Any]
+    event: dict[str, Any]
 
 
 class EventIn(_Strict, kw_only=True):

@@ -30,6 +30,9 @@ __all__ = [
     "EventType",
     "EventTypePage",
     "EventView",
+    "FilterOutcome",
+    "FilterOutcomeError",
+    "FiltersEvaluated",
     "Gate",
     "GateReport",
     "Health",
@@ -91,6 +94,8 @@ class Subscription(_Out, kw_only=True):
     signature_profile: str
     ordering: str
     consumer_id: str | None
+    #: the filters that must all hold (a legacy ``filter`` shown converted; empty: none)
+    filters: list[Any]
     version: int
     created_at: str
     updated_at: str
@@ -138,6 +143,37 @@ class EventAccepted(_Out, kw_only=True):
     payload_digest: str
     deliveries: list[DeliveryRef]
     created: bool
+
+
+class FilterOutcomeError(_Out, kw_only=True):
+    """Why an expression erred: ``kind`` is the CESQL TCK's (``parse``, ``math``, ``cast``,
+    ``missingFunction``, ``functionEvaluation``, ``missingAttribute``, ``generic``); an
+    expression that cannot be compiled is ``parse`` with its ``code``, ``dialect``, ``path``
+    (a JSON Pointer into ``filters``) and, in CESQL, ``position``."""
+
+    kind: str
+    detail: str
+    code: str | msgspec.UnsetType = msgspec.UNSET
+    dialect: str | msgspec.UnsetType | None = msgspec.UNSET
+    path: str | msgspec.UnsetType = msgspec.UNSET
+    position: int | msgspec.UnsetType = msgspec.UNSET
+
+
+class FilterOutcome(_Out, kw_only=True):
+    """One top-level expression: its value (a CESQL value for ``sql``, else whether it
+    held; absent when it could not be compiled) and the first error it met."""
+
+    value: bool | int | str | msgspec.UnsetType = msgspec.UNSET
+    error: FilterOutcomeError | msgspec.UnsetType = msgspec.UNSET
+
+
+class FiltersEvaluated(_Out, kw_only=True):
+    """``POST /v1/filters/evaluate``: whether every expression held (``matches``), each
+    one's outcome in order, and the digest the ledger would record for these filters."""
+
+    matches: bool
+    results: list[FilterOutcome]
+    digest: str
 
 
 class EventBatchResult(_Out, kw_only=True):

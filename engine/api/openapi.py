@@ -18,6 +18,7 @@ from hookproof.schemas import api as api_in
 from hookproof.schemas import api_out
 
 from ..relay import protocol as relay_protocol
+from .filter_schema import declare_filters
 from .operations import EXAMPLES, OPERATIONS
 from .params import QUERY, path_format
 
@@ -242,6 +243,7 @@ def _components() -> dict[str, Any]:
     )
     schemas["ApplicationReceipt"] = _receipt_schema()
     schemas["CloudEventIn"] = _schema_file("cloudevent-in.v1.schema.json")
+    declare_filters(schemas)
     responses = {}
     for status, codes in _PROBLEM_CODES.items():
         response: dict[str, Any] = {

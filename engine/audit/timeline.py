@@ -181,7 +181,8 @@ def _delivery_outcome(ev: Event) -> tuple[int | None, str | None, str]:
     """(generation, key id, outcome) of one delivery event."""
     if isinstance(ev, DeliveryPlanned):
         receipts = "receipts" if ev.receipts else "no receipts"
-        return ev.generation, None, f"planned for {ev.endpoint} ({receipts})"
+        held = f"; filters {ev.filters_digest} held" if ev.filters_digest else ""
+        return ev.generation, None, f"planned for {ev.endpoint} ({receipts}{held})"
     if isinstance(ev, AttemptAdmitted):
         extra = " reconciling" if ev.reconciles else ""
         extra += " drain" if ev.drain else ""

@@ -18,6 +18,7 @@ from hookproof.events.delivery_events import (
     AttemptLost,
     AttemptRequest,
     AttemptResponse,
+    DeliveryPlanned,
     DeliveryReplayRequested,
     DeliverySkipped,
     EndpointAccepted,
@@ -149,8 +150,11 @@ class DeliveryReader:
         confirmation: dict[str, Any] | None = None
         conflicts: list[dict[str, Any]] = []
         gaps: list[dict[str, Any]] = []
+        filters: dict[str, Any] | None = None
         for rec in events:
             ev = rec.decode()
+            if isinstance(ev, DeliveryPlanned) and ev.filters_digest is not None:
+                filters = {"digest": ev.filters_digest, "held": True}
             if isinstance(ev, OrderingGapSkipped):
                 gaps.append({"from": ev.missing_from, "to": ev.missing_to, "waitedS": ev.waited_s})
             if isinstance(ev, (EndpointAccepted, AttemptFailed)) and isinstance(
@@ -279,6 +283,8 @@ class DeliveryReader:
                 "gapTimeoutS": row["ordering_gap_timeout_s"],
                 "gapsSkipped": gaps,
             }
+        if filters is not None:  # the subscription's filters that held when it was planned
+            view["filters"] = filters
         if confirmation:
             view["applicationReceipt"] = confirmation
         if conflicts:  # receipts quarantined: their payloadDigest is not the delivered one

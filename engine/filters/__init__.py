@@ -18,6 +18,7 @@ from hookproof.engine.filters.errors import (
     FILTER_UNKNOWN_DIALECT,
     FilterError,
 )
+from hookproof.engine.filters.evaluate import evaluate_filters, filter_event_of
 from hookproof.engine.filters.filters import (
     CompiledFilters,
     FiltersEvaluation,
@@ -48,7 +49,9 @@ __all__ = [
     "compile_filters",
     "compile_match",
     "digest",
+    "evaluate_filters",
     "event_keys",
+    "filter_event_of",
     "from_cloudevent",
     "from_hookproof_event",
     "index_key",

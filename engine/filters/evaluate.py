@@ -1,0 +1,80 @@
+"""The answer of ``POST /v1/filters/evaluate`` (DESIGN.md section 16), pure: a ``filters``
+array tried on one event, each top-level expression on its own, so that one that cannot be
+compiled is reported (error kind ``parse``, with its code, dialect, path and position) beside
+the values of the others."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+
+from hookproof.engine.filters.attributes import FilterEvent, from_cloudevent, from_hookproof_event
+from hookproof.engine.filters.errors import FILTER_INVALID, FilterError
+from hookproof.engine.filters.filters import MAX_FILTERS, compile_filters, digest
+from hookproof.errors import ValidationError
+from hookproof.schemas.api import EventIn
+
+__all__ = ["evaluate_filters", "filter_event_of"]
+
+
+def filter_event_of(event: Mapping[str, Any], *, tenant_id: str) -> FilterEvent:
+    """A CloudEvent in JSON (it has ``specversion``) or a hookproof event (the ``POST
+    /v1/events`` body, checked as that route checks it; ``occurredAt`` defaults to now)."""
+    if "specversion" in event:
+        for name in ("id", "source", "type"):
+            if not isinstance(event.get(name), str) or not event[name]:
+                raise ValidationError(
+                    f"a CloudEvent needs a non-empty string {name}",
+                    field=f"event.{name}",
+                    code="invalid_event",
+                )
+        return from_cloudevent(event)
+    try:
+        parsed = msgspec.convert(event, EventIn)
+    except msgspec.ValidationError as exc:
+        raise ValidationError(
+            f"event is neither a CloudEvent (no specversion) nor a hookproof event: {exc}",
+            field="event",
+            code="invalid_event",
+        ) from None
+    wire = msgspec.to_builtins(parsed)
+    wire.setdefault("occurredAt", datetime.now(UTC).isoformat())
+    return from_hookproof_event(wire, tenant_id=tenant_id)
+
+
+def _refused(exc: FilterError, index: int) -> dict[str, Any]:
+    error: dict[str, Any] = {
+        "kind": "parse",
+        "detail": exc.detail,
+        "code": exc.code,
+        "dialect": exc.dialect,
+        "path": f"/{index}" + exc.path[2:],
+    }
+    if exc.position is not None:
+        error["position"] = exc.position
+    return {"error": error}
+
+
+def evaluate_filters(filters: Any, event: FilterEvent) -> dict[str, Any]:
+    """``{"matches", "results": [{"value"?, "error"?}], "digest"}``: ``matches`` only when
+    every expression compiled and held."""
+    if not isinstance(filters, list):
+        raise FilterError("filters is an array of filter expressions", code=FILTER_INVALID)
+    if len(filters) > MAX_FILTERS:
+        raise FilterError(f"filters holds at most {MAX_FILTERS} expressions", code=FILTER_INVALID)
+    results: list[dict[str, Any]] = []
+    matches = True
+    for i, expression in enumerate(filters):
+        try:
+            compiled = compile_filters([expression])
+        except FilterError as exc:
+            results.append(_refused(exc, i))
+            matches = False
+            continue
+        evaluation = compiled.evaluate(event)
+        results.append(evaluation.results[0].to_json())
+        matches = matches and evaluation.matches
+    return {"matches": matches, "results": results, "digest": digest(filters)}
