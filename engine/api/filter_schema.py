@@ -15,7 +15,8 @@ _REF = {"$ref": "#/components/schemas/FilterExpression"}
 _ATTRIBUTES = {
     "type": "object",
     "minProperties": 1,
-    "additionalProperties": {"type": "string"},
+    "propertyNames": {"minLength": 1},
+    "additionalProperties": {"type": "string", "minLength": 1},
     "description": "CloudEvents attribute name to a String value (DESIGN.md 16's mapping)",
 }
 
@@ -56,6 +57,19 @@ FILTER_SCHEMAS: dict[str, Any] = {
             ),
         ],
     },
+    "FilterCloudEvent": {
+        "type": "object",
+        "description": "A CloudEvent in the JSON format, as filters read it: its attributes "
+        "(a value that is not a Boolean, 32-bit Integer or String reads as its JSON text) and "
+        "data",
+        "required": ["specversion", "id", "source", "type"],
+        "properties": {
+            "specversion": {},
+            "id": {"type": "string", "minLength": 1},
+            "source": {"type": "string", "minLength": 1},
+            "type": {"type": "string", "minLength": 1},
+        },
+    },
     "Filters": {
         "type": "array",
         "maxItems": 64,
@@ -75,8 +89,19 @@ _FIELDS = (
 
 
 def declare_filters(schemas: dict[str, Any]) -> None:
-    """Add the filter schemas and point every ``filters`` property at them."""
+    """Add the filter schemas and point every ``filters`` property at them (and the evaluate
+    route's ``event`` at the two forms it reads)."""
     schemas.update(FILTER_SCHEMAS)
+    evaluate = schemas.get("FiltersEvaluate", {}).get("properties", {})
+    if "event" in evaluate:
+        evaluate["event"] = {
+            "description": "a hookproof event (the POST /v1/events body; occurredAt defaults "
+            "to now) or a CloudEvent in JSON (it has specversion)",
+            "anyOf": [
+                {"$ref": "#/components/schemas/EventIn"},
+                {"$ref": "#/components/schemas/FilterCloudEvent"},
+            ],
+        }
     for name, prop in _FIELDS:
         properties = schemas.get(name, {}).get("properties", {})
         if prop not in properties:

@@ -1,7 +1,8 @@
 """The answer of ``POST /v1/filters/evaluate`` (DESIGN.md section 16), pure: a ``filters``
-array tried on one event, each top-level expression on its own, so that one that cannot be
-compiled is reported (error kind ``parse``, with its code, dialect, path and position) beside
-the values of the others."""
+array tried on one event, each top-level expression on its own, so that a CESQL text that
+does not parse, or a match document with a bad operator, is reported (error kind ``parse``,
+with its code, dialect, path and position) beside the values of the others. An expression of
+the wrong shape refuses the whole request (400, as a subscription's ``filters`` would)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,12 @@ from typing import Any
 import msgspec
 
 from hookproof.engine.filters.attributes import FilterEvent, from_cloudevent, from_hookproof_event
-from hookproof.engine.filters.errors import FILTER_INVALID, FilterError
+from hookproof.engine.filters.errors import (
+    FILTER_INVALID,
+    FILTER_INVALID_MATCH,
+    FILTER_PARSE_ERROR,
+    FilterError,
+)
 from hookproof.engine.filters.filters import MAX_FILTERS, compile_filters, digest
 from hookproof.errors import ValidationError
 from hookproof.schemas.api import EventIn
@@ -45,6 +51,26 @@ def filter_event_of(event: Mapping[str, Any], *, tenant_id: str) -> FilterEvent:
     return from_hookproof_event(wire, tenant_id=tenant_id)
 
 
+def _reportable(exc: FilterError) -> bool:
+    """A fault in a CESQL text or inside a match document is reported beside the other
+    expressions' values; a wrong shape (an unknown dialect, a malformed expression, a match
+    that is not an object) refuses the request, as the schema does."""
+    if exc.code == FILTER_PARSE_ERROR:
+        return True
+    return exc.code == FILTER_INVALID_MATCH and exc.path.count("/") > 2
+
+
+def _moved(exc: FilterError, index: int) -> FilterError:
+    """``exc`` (compiled as the array's only element) at its place in the array."""
+    return FilterError(
+        exc.detail,
+        code=exc.code,
+        dialect=exc.dialect,
+        path=f"/{index}" + exc.path[2:],
+        position=exc.position,
+    )
+
+
 def _refused(exc: FilterError, index: int) -> dict[str, Any]:
     error: dict[str, Any] = {
         "kind": "parse",
@@ -71,6 +97,8 @@ def evaluate_filters(filters: Any, event: FilterEvent) -> dict[str, Any]:
         try:
             compiled = compile_filters([expression])
         except FilterError as exc:
+            if not _reportable(exc):
+                raise _moved(exc, i) from None
             results.append(_refused(exc, i))
             matches = False
             continue

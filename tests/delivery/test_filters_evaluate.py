@@ -121,7 +121,7 @@ async def test_a_cloudevent_and_bad_input(http: tuple[aiohttp.ClientSession, str
         {"exact": {"region": "eu"}},
         {"match": {"topic": "order.created", "metadata": {"source": "/shop"}}},
         {"sql": "1 +"},
-        {"unknown": {}},
+        {"match": {"data": {"$near": 1}}},
     ]
     status, answer = await _evaluate(session, {"filters": filters, "event": cloudevent})
     assert status == 200, answer
@@ -129,9 +129,19 @@ async def test_a_cloudevent_and_bad_input(http: tuple[aiohttp.ClientSession, str
     assert ok == {"value": True} and matched == {"value": True}
     assert parse["error"]["kind"] == "parse" and parse["error"]["position"] == 3
     assert parse["error"]["path"] == "/2/sql" and parse["error"]["dialect"] == "sql"
-    assert unknown["error"]["code"] == "filter_unknown_dialect"
-    assert unknown["error"]["path"] == "/3"
+    assert unknown["error"]["code"] == "filter_invalid_match"
+    assert unknown["error"]["path"] == "/3/match/data/$near"
     assert answer["matches"] is False
+    # an expression of the wrong shape refuses the request, as the schema does
+    for bad, code, path in (
+        ({"unknown": {}}, "filter_unknown_dialect", "/1"),
+        ({"match": []}, "filter_invalid_match", "/1/match"),
+        ({"exact": {"id": ""}}, "filter_invalid", "/1/exact/id"),
+    ):
+        status, problem = await _evaluate(
+            session, {"filters": [filters[0], bad], "event": cloudevent}
+        )
+        assert status == 400 and problem["code"] == code and problem["path"] == path, problem
 
     status, problem = await _evaluate(session, {"filters": [], "event": {"nope": 1}})
     assert status == 400 and problem["code"] == "invalid_event", problem
