@@ -21,41 +21,36 @@ _ATTRIBUTES = {
 }
 
 
-def _one(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "description": description,
-        "properties": {name: schema},
-        "required": [name],
-        "additionalProperties": False,
-    }
-
-
 #: component schemas the document gains
 FILTER_SCHEMAS: dict[str, Any] = {
     "FilterExpression": {
-        "description": "One filter expression: the CloudEvents Subscriptions API dialects over "
-        "the event's CloudEvents attributes, or match (Hookdeck's JSON match syntax) over "
-        "{id, topic, time, metadata, data}",
-        "oneOf": [
-            _one("exact", _ATTRIBUTES, "every attribute equals its value"),
-            _one("prefix", _ATTRIBUTES, "every attribute starts with its value"),
-            _one("suffix", _ATTRIBUTES, "every attribute ends with its value"),
-            _one("all", {"type": "array", "minItems": 1, "items": _REF}, "all hold"),
-            _one("any", {"type": "array", "minItems": 1, "items": _REF}, "one holds"),
-            _one("not", _REF, "the expression does not hold"),
-            _one(
-                "sql",
-                {"type": "string", "maxLength": 4096},
-                "a CESQL 1.0 expression: holds when its value is Boolean TRUE without error",
-            ),
-            _one(
-                "match",
-                {"type": "object", "description": "a JSON match document"},
-                "Hookdeck's JSON match syntax ($eq $neq $gt $gte $lt $lte $in $nin "
+        "type": "object",
+        "description": "One filter expression: an object of exactly one dialect. The "
+        "CloudEvents Subscriptions API dialects (exact, prefix, suffix, all, any, not, sql: "
+        "CESQL 1.0) read the event's CloudEvents attributes; match (Hookdeck's JSON match "
+        "syntax) reads {id, topic, time, metadata, data}",
+        "minProperties": 1,
+        "maxProperties": 1,
+        "properties": {
+            "exact": {**_ATTRIBUTES, "description": "every attribute equals its value"},
+            "prefix": {**_ATTRIBUTES, "description": "every attribute starts with its value"},
+            "suffix": {**_ATTRIBUTES, "description": "every attribute ends with its value"},
+            "all": {"type": "array", "minItems": 1, "items": _REF, "description": "all hold"},
+            "any": {"type": "array", "minItems": 1, "items": _REF, "description": "one holds"},
+            "not": {**_REF, "description": "the expression does not hold"},
+            "sql": {
+                "type": "string",
+                "maxLength": 4096,
+                "description": "a CESQL 1.0 expression: holds when its value is Boolean TRUE "
+                "without error",
+            },
+            "match": {
+                "type": "object",
+                "description": "a JSON match document ($eq $neq $gt $gte $lt $lte $in $nin "
                 "$startsWith $endsWith $exist $or $and $not)",
-            ),
-        ],
+            },
+        },
+        "additionalProperties": False,
     },
     "FilterCloudEvent": {
         "type": "object",

@@ -519,6 +519,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/filters/evaluate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Try a filters array on one event (a hookproof event or a CloudEvent): each expression's value or error kind, whether all held, the digest; nothing is stored */
+        post: operations["post_v1_filters_evaluate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/gates": {
         parameters: {
             query?: never;
@@ -1439,6 +1456,85 @@ export interface components {
             payloadDigest: string;
             topic: string;
         };
+        /** @description A CloudEvent in the JSON format, as filters read it: its attributes (a value that is not a Boolean, 32-bit Integer or String reads as its JSON text) and data */
+        FilterCloudEvent: {
+            id: string;
+            source: string;
+            specversion: unknown;
+            type: string;
+        };
+        /** @description One filter expression: an object of exactly one dialect. The CloudEvents Subscriptions API dialects (exact, prefix, suffix, all, any, not, sql: CESQL 1.0) read the event's CloudEvents attributes; match (Hookdeck's JSON match syntax) reads {id, topic, time, metadata, data} */
+        FilterExpression: {
+            /** @description all hold */
+            all?: components["schemas"]["FilterExpression"][];
+            /** @description one holds */
+            any?: components["schemas"]["FilterExpression"][];
+            /** @description every attribute equals its value */
+            exact?: {
+                [key: string]: string;
+            };
+            /** @description a JSON match document ($eq $neq $gt $gte $lt $lte $in $nin $startsWith $endsWith $exist $or $and $not) */
+            match?: Record<string, never>;
+            /** @description the expression does not hold */
+            not?: components["schemas"]["FilterExpression"];
+            /** @description every attribute starts with its value */
+            prefix?: {
+                [key: string]: string;
+            };
+            /** @description a CESQL 1.0 expression: holds when its value is Boolean TRUE without error */
+            sql?: string;
+            /** @description every attribute ends with its value */
+            suffix?: {
+                [key: string]: string;
+            };
+        };
+        /**
+         * FilterOutcome
+         * @description One top-level expression: its value (a CESQL value for ``sql``, else whether it
+         *     held; absent when it could not be compiled) and the first error it met.
+         */
+        FilterOutcome: {
+            error?: components["schemas"]["FilterOutcomeError"];
+            value?: boolean | number | string;
+        };
+        /**
+         * FilterOutcomeError
+         * @description Why an expression erred: ``kind`` is the CESQL TCK's (``parse``, ``math``, ``cast``,
+         *     ``missingFunction``, ``functionEvaluation``, ``missingAttribute``, ``generic``); an
+         *     expression that cannot be compiled is ``parse`` with its ``code``, ``dialect``, ``path``
+         *     (a JSON Pointer into ``filters``) and, in CESQL, ``position``.
+         */
+        FilterOutcomeError: {
+            code?: string;
+            detail: string;
+            dialect?: string | null;
+            kind: string;
+            path?: string;
+            position?: number;
+        };
+        /** @description filter expressions that must all hold (empty: every event) */
+        Filters: components["schemas"]["FilterExpression"][];
+        /**
+         * FiltersEvaluate
+         * @description ``POST /v1/filters/evaluate``: a ``filters`` array (DESIGN.md section 16) and one
+         *     event to try it on: a hookproof event (the ``POST /v1/events`` body) or a CloudEvent in
+         *     JSON (it has ``specversion``).
+         */
+        FiltersEvaluate: {
+            /** @description a hookproof event (the POST /v1/events body; occurredAt defaults to now) or a CloudEvent in JSON (it has specversion) */
+            event: components["schemas"]["EventIn"] | components["schemas"]["FilterCloudEvent"];
+            filters: components["schemas"]["Filters"];
+        };
+        /**
+         * FiltersEvaluated
+         * @description ``POST /v1/filters/evaluate``: whether every expression held (``matches``), each
+         *     one's outcome in order, and the digest the ledger would record for these filters.
+         */
+        FiltersEvaluated: {
+            digest: string;
+            matches: boolean;
+            results: components["schemas"]["FilterOutcome"][];
+        };
         /**
          * Gate
          * @description A release gate's result (``status``: pass, fail, n/a or UNOBSERVABLE).
@@ -1924,6 +2020,7 @@ export interface components {
             createdAt: string;
             endpoint: string | null;
             eventVersions: number[];
+            filters: components["schemas"]["Filters"];
             generation: number;
             id: string;
             ordering: string;
@@ -1950,6 +2047,8 @@ export interface components {
             expiresAt?: string | null;
             /** @default null */
             filter?: Record<string, never> | null;
+            /** @default null */
+            filters?: components["schemas"]["Filters"] | null;
             /**
              * @default drain
              * @enum {unknown}
@@ -1994,6 +2093,7 @@ export interface components {
             createdAt: string;
             endpoint: string | null;
             eventVersions: number[];
+            filters: components["schemas"]["Filters"];
             generation: number;
             id: string;
             ordering: string;
@@ -2020,6 +2120,7 @@ export interface components {
             eventVersions?: number[];
             expiresAt?: string | null;
             filter?: Record<string, never> | null;
+            filters?: components["schemas"]["Filters"] | null;
             /** @enum {unknown} */
             oldGenerationPolicy?: "drain" | "quarantine";
             /** @enum {unknown} */
@@ -3472,6 +3573,68 @@ export interface operations {
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    post_v1_filters_evaluate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": {
+                 *         "aggregateId": "inv-42",
+                 *         "aggregateVersion": 1,
+                 *         "eventId": "evt-2026-0001",
+                 *         "payload": {
+                 *           "amount": 1200
+                 *         },
+                 *         "topic": "invoice.paid",
+                 *         "version": "1.0"
+                 *       },
+                 *       "filters": [
+                 *         {
+                 *           "exact": {
+                 *             "type": "invoice.paid"
+                 *           }
+                 *         },
+                 *         {
+                 *           "sql": "subject LIKE 'inv-%'"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["FiltersEvaluate"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FiltersEvaluated"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            408: components["responses"]["Problem408"];
+            409: components["responses"]["Problem409"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
             431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };

@@ -52,6 +52,16 @@ from .event_type_version_in import EventTypeVersionIn
 from .event_type_versions import EventTypeVersions
 from .event_type_versions_additional_property import EventTypeVersionsAdditionalProperty
 from .event_view import EventView
+from .filter_cloud_event import FilterCloudEvent
+from .filter_expression import FilterExpression
+from .filter_expression_exact import FilterExpressionExact
+from .filter_expression_match import FilterExpressionMatch
+from .filter_expression_prefix import FilterExpressionPrefix
+from .filter_expression_suffix import FilterExpressionSuffix
+from .filter_outcome import FilterOutcome
+from .filter_outcome_error import FilterOutcomeError
+from .filters_evaluate import FiltersEvaluate
+from .filters_evaluated import FiltersEvaluated
 from .gate import Gate
 from .gate_detail import GateDetail
 from .gate_report import GateReport
@@ -205,6 +215,16 @@ __all__ = (
     "EventTypeVersions",
     "EventTypeVersionsAdditionalProperty",
     "EventView",
+    "FilterCloudEvent",
+    "FilterExpression",
+    "FilterExpressionExact",
+    "FilterExpressionMatch",
+    "FilterExpressionPrefix",
+    "FilterExpressionSuffix",
+    "FilterOutcome",
+    "FilterOutcomeError",
+    "FiltersEvaluate",
+    "FiltersEvaluated",
     "Gate",
     "GateDetail",
     "GateReport",

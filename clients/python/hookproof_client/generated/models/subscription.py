@@ -10,6 +10,8 @@ from ..types import UNSET, Unset
 
 from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.filter_expression import FilterExpression
 
 
 
@@ -28,6 +30,7 @@ class Subscription:
             created_at (str):
             endpoint (None | str):
             event_versions (list[int]):
+            filters (list[FilterExpression]): filter expressions that must all hold (empty: every event)
             generation (int):
             id (str):
             ordering (str):
@@ -44,6 +47,7 @@ class Subscription:
     created_at: str
     endpoint: None | str
     event_versions: list[int]
+    filters: list[FilterExpression]
     generation: int
     id: str
     ordering: str
@@ -61,6 +65,7 @@ class Subscription:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.filter_expression import FilterExpression # noqa: PLC0415
         consumer_id: None | str
         consumer_id = self.consumer_id
 
@@ -70,6 +75,13 @@ class Subscription:
         endpoint = self.endpoint
 
         event_versions = self.event_versions
+
+
+
+        filters = []
+        for componentsschemas_filters_item_data in self.filters:
+            componentsschemas_filters_item = componentsschemas_filters_item_data.to_dict()
+            filters.append(componentsschemas_filters_item)
 
 
 
@@ -103,6 +115,7 @@ class Subscription:
             "createdAt": created_at,
             "endpoint": endpoint,
             "eventVersions": event_versions,
+            "filters": filters,
             "generation": generation,
             "id": id,
             "ordering": ordering,
@@ -121,6 +134,7 @@ class Subscription:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.filter_expression import FilterExpression # noqa: PLC0415
         d = dict(src_dict)
         def _parse_consumer_id(data: object) -> None | str:
             if data is None:
@@ -141,6 +155,16 @@ class Subscription:
 
 
         event_versions = cast(list[int], d.pop("eventVersions"))
+
+
+        filters = []
+        _filters = d.pop("filters")
+        for componentsschemas_filters_item_data in (_filters):
+            componentsschemas_filters_item = FilterExpression.from_dict(componentsschemas_filters_item_data)
+
+
+
+            filters.append(componentsschemas_filters_item)
 
 
         generation = d.pop("generation")
@@ -169,6 +193,7 @@ class Subscription:
             created_at=created_at,
             endpoint=endpoint,
             event_versions=event_versions,
+            filters=filters,
             generation=generation,
             id=id,
             ordering=ordering,

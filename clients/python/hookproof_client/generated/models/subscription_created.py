@@ -11,6 +11,8 @@ from ..types import UNSET, Unset
 from ..types import UNSET, Unset
 from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.filter_expression import FilterExpression
 
 
 
@@ -30,6 +32,7 @@ class SubscriptionCreated:
             created_at (str):
             endpoint (None | str):
             event_versions (list[int]):
+            filters (list[FilterExpression]): filter expressions that must all hold (empty: every event)
             generation (int):
             id (str):
             ordering (str):
@@ -47,6 +50,7 @@ class SubscriptionCreated:
     created_at: str
     endpoint: None | str
     event_versions: list[int]
+    filters: list[FilterExpression]
     generation: int
     id: str
     ordering: str
@@ -65,6 +69,7 @@ class SubscriptionCreated:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.filter_expression import FilterExpression # noqa: PLC0415
         consumer_id: None | str
         consumer_id = self.consumer_id
 
@@ -74,6 +79,13 @@ class SubscriptionCreated:
         endpoint = self.endpoint
 
         event_versions = self.event_versions
+
+
+
+        filters = []
+        for componentsschemas_filters_item_data in self.filters:
+            componentsschemas_filters_item = componentsschemas_filters_item_data.to_dict()
+            filters.append(componentsschemas_filters_item)
 
 
 
@@ -109,6 +121,7 @@ class SubscriptionCreated:
             "createdAt": created_at,
             "endpoint": endpoint,
             "eventVersions": event_versions,
+            "filters": filters,
             "generation": generation,
             "id": id,
             "ordering": ordering,
@@ -129,6 +142,7 @@ class SubscriptionCreated:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.filter_expression import FilterExpression # noqa: PLC0415
         d = dict(src_dict)
         def _parse_consumer_id(data: object) -> None | str:
             if data is None:
@@ -149,6 +163,16 @@ class SubscriptionCreated:
 
 
         event_versions = cast(list[int], d.pop("eventVersions"))
+
+
+        filters = []
+        _filters = d.pop("filters")
+        for componentsschemas_filters_item_data in (_filters):
+            componentsschemas_filters_item = FilterExpression.from_dict(componentsschemas_filters_item_data)
+
+
+
+            filters.append(componentsschemas_filters_item)
 
 
         generation = d.pop("generation")
@@ -179,6 +203,7 @@ class SubscriptionCreated:
             created_at=created_at,
             endpoint=endpoint,
             event_versions=event_versions,
+            filters=filters,
             generation=generation,
             id=id,
             ordering=ordering,
