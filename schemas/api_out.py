@@ -20,6 +20,7 @@ __all__ = [
     "DeadLetterPage",
     "Delivery",
     "DeliveryAttempt",
+    "DeliveryFilters",
     "DeliveryList",
     "DeliveryRef",
     "EngineKeyRotated",
@@ -229,6 +230,13 @@ class RequestBody(_Out, kw_only=True):
     archived: bool
 
 
+class DeliveryFilters(_Out, kw_only=True):
+    """The filters that decided a delivery's planning (DESIGN.md section 16)."""
+
+    digest: str
+    held: bool
+
+
 class Delivery(_Out, kw_only=True):
     """A delivery: its state, evidence ladder and attempts (each with its outcome, status,
     code, timings, ``response``: what came back, and ``request``: what it sent);
@@ -256,6 +264,9 @@ class Delivery(_Out, kw_only=True):
     updated_at: str
     dead_letter: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
     ordering: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
+    #: the subscription's filters when it was planned: their ``digest`` and ``held`` (true);
+    #: absent when it had none
+    filters: DeliveryFilters | msgspec.UnsetType = msgspec.UNSET
     application_receipt: dict[str, Any] | msgspec.UnsetType = msgspec.UNSET
     receipt_conflicts: list[dict[str, Any]] | msgspec.UnsetType = msgspec.UNSET
     archived: bool | msgspec.UnsetType = msgspec.UNSET
