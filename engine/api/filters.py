@@ -9,6 +9,7 @@ from aiohttp import web
 from hookproof.schemas.api import FiltersEvaluate
 
 from ..filters import evaluate_filters, filter_event_of
+from ..ingest.event_checks import validate_event
 from .context import tenant_of
 from .problems import decode_body, json_response
 
@@ -19,7 +20,7 @@ def routes() -> list[web.RouteDef]:
     async def evaluate(request: web.Request) -> web.Response:
         tenant = await tenant_of(request)
         body = await decode_body(request, FiltersEvaluate)
-        event = filter_event_of(body.event, tenant_id=tenant)
+        event = filter_event_of(body.event, tenant_id=tenant, check=validate_event)
         return json_response(evaluate_filters(body.filters, event))
 
     return [web.post("/v1/filters/evaluate", evaluate)]

@@ -6,7 +6,7 @@ the wrong shape refuses the whole request (400, as a subscription's ``filters`` 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,9 +26,15 @@ from hookproof.schemas.api import EventIn
 __all__ = ["evaluate_filters", "filter_event_of"]
 
 
-def filter_event_of(event: Mapping[str, Any], *, tenant_id: str) -> FilterEvent:
+def filter_event_of(
+    event: Mapping[str, Any],
+    *,
+    tenant_id: str,
+    check: Callable[[EventIn], object] | None = None,
+) -> FilterEvent:
     """A CloudEvent in JSON (it has ``specversion``) or a hookproof event (the ``POST
-    /v1/events`` body, checked as that route checks it; ``occurredAt`` defaults to now)."""
+    /v1/events`` body, decoded as that route decodes it and given to ``check``, the route's
+    own checks; ``occurredAt`` defaults to now)."""
     if "specversion" in event:
         for name in ("id", "source", "type"):
             if not isinstance(event.get(name), str) or not event[name]:
@@ -46,6 +52,8 @@ def filter_event_of(event: Mapping[str, Any], *, tenant_id: str) -> FilterEvent:
             field="event",
             code="invalid_event",
         ) from None
+    if check is not None:
+        check(parsed)
     wire = msgspec.to_builtins(parsed)
     wire.setdefault("occurredAt", datetime.now(UTC).isoformat())
     return from_hookproof_event(wire, tenant_id=tenant_id)

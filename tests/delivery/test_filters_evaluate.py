@@ -145,6 +145,17 @@ async def test_a_cloudevent_and_bad_input(http: tuple[aiohttp.ClientSession, str
 
     status, problem = await _evaluate(session, {"filters": [], "event": {"nope": 1}})
     assert status == 400 and problem["code"] == "invalid_event", problem
+    plain = {
+        "eventId": "e",
+        "topic": "t",
+        "version": "1.0",
+        "aggregateId": "a",
+        "aggregateVersion": 1,
+        "payload": None,
+    }
+    for wrong in ({"consumerId": ""}, {"occurredAt": ""}, {"version": "1"}):
+        status, problem = await _evaluate(session, {"filters": [], "event": {**plain, **wrong}})
+        assert status == 400 and problem["field"] == next(iter(wrong)), problem
     status, problem = await _evaluate(
         session, {"filters": [], "event": {"specversion": "1.0", "id": "x"}}
     )

@@ -1240,6 +1240,7 @@ export interface components {
             endpoint: string | null;
             eventId: string;
             evidence: components["schemas"]["DeliveryEvidence"];
+            filters?: components["schemas"]["DeliveryFilters"];
             generation: number;
             lastCode: string | null;
             lastCodeDetail?: string;
@@ -1273,6 +1274,14 @@ export interface components {
         DeliveryEvidence: {
             application: string;
             endpoint: string;
+        };
+        /**
+         * DeliveryFilters
+         * @description The filters that decided a delivery's planning (DESIGN.md section 16).
+         */
+        DeliveryFilters: {
+            digest: string;
+            held: boolean;
         };
         /**
          * DeliveryLogItem

@@ -29,6 +29,7 @@ from .delivery_application_receipt import DeliveryApplicationReceipt
 from .delivery_attempt import DeliveryAttempt
 from .delivery_dead_letter import DeliveryDeadLetter
 from .delivery_evidence import DeliveryEvidence
+from .delivery_filters import DeliveryFilters
 from .delivery_log_item import DeliveryLogItem
 from .delivery_log_page import DeliveryLogPage
 from .delivery_ordering import DeliveryOrdering
@@ -192,6 +193,7 @@ __all__ = (
     "DeliveryAttempt",
     "DeliveryDeadLetter",
     "DeliveryEvidence",
+    "DeliveryFilters",
     "DeliveryLogItem",
     "DeliveryLogPage",
     "DeliveryOrdering",

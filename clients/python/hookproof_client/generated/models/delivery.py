@@ -16,6 +16,7 @@ if TYPE_CHECKING:
   from ..models.delivery_attempt import DeliveryAttempt
   from ..models.delivery_dead_letter import DeliveryDeadLetter
   from ..models.delivery_evidence import DeliveryEvidence
+  from ..models.delivery_filters import DeliveryFilters
   from ..models.delivery_ordering import DeliveryOrdering
   from ..models.delivery_receipt_conflicts_item import DeliveryReceiptConflictsItem
   from ..models.request_body import RequestBody
@@ -61,6 +62,7 @@ class Delivery:
             application_receipt (DeliveryApplicationReceipt | Unset):
             archived (bool | Unset):
             dead_letter (DeliveryDeadLetter | Unset):
+            filters (DeliveryFilters | Unset): The filters that decided a delivery's planning (DESIGN.md section 16).
             last_code_detail (str | Unset):
             ordering (DeliveryOrdering | Unset):
             receipt_conflicts (list[DeliveryReceiptConflictsItem] | Unset):
@@ -86,6 +88,7 @@ class Delivery:
     application_receipt: DeliveryApplicationReceipt | Unset = UNSET
     archived: bool | Unset = UNSET
     dead_letter: DeliveryDeadLetter | Unset = UNSET
+    filters: DeliveryFilters | Unset = UNSET
     last_code_detail: str | Unset = UNSET
     ordering: DeliveryOrdering | Unset = UNSET
     receipt_conflicts: list[DeliveryReceiptConflictsItem] | Unset = UNSET
@@ -100,6 +103,7 @@ class Delivery:
         from ..models.delivery_attempt import DeliveryAttempt # noqa: PLC0415
         from ..models.delivery_dead_letter import DeliveryDeadLetter # noqa: PLC0415
         from ..models.delivery_evidence import DeliveryEvidence # noqa: PLC0415
+        from ..models.delivery_filters import DeliveryFilters # noqa: PLC0415
         from ..models.delivery_ordering import DeliveryOrdering # noqa: PLC0415
         from ..models.delivery_receipt_conflicts_item import DeliveryReceiptConflictsItem # noqa: PLC0415
         from ..models.request_body import RequestBody # noqa: PLC0415
@@ -156,6 +160,10 @@ class Delivery:
         if not isinstance(self.dead_letter, Unset):
             dead_letter = self.dead_letter.to_dict()
 
+        filters: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.filters, Unset):
+            filters = self.filters.to_dict()
+
         last_code_detail = self.last_code_detail
 
         ordering: dict[str, Any] | Unset = UNSET
@@ -199,6 +207,8 @@ class Delivery:
             field_dict["archived"] = archived
         if dead_letter is not UNSET:
             field_dict["deadLetter"] = dead_letter
+        if filters is not UNSET:
+            field_dict["filters"] = filters
         if last_code_detail is not UNSET:
             field_dict["lastCodeDetail"] = last_code_detail
         if ordering is not UNSET:
@@ -216,6 +226,7 @@ class Delivery:
         from ..models.delivery_attempt import DeliveryAttempt # noqa: PLC0415
         from ..models.delivery_dead_letter import DeliveryDeadLetter # noqa: PLC0415
         from ..models.delivery_evidence import DeliveryEvidence # noqa: PLC0415
+        from ..models.delivery_filters import DeliveryFilters # noqa: PLC0415
         from ..models.delivery_ordering import DeliveryOrdering # noqa: PLC0415
         from ..models.delivery_receipt_conflicts_item import DeliveryReceiptConflictsItem # noqa: PLC0415
         from ..models.request_body import RequestBody # noqa: PLC0415
@@ -314,6 +325,16 @@ class Delivery:
 
 
 
+        _filters = d.pop("filters", UNSET)
+        filters: DeliveryFilters | Unset
+        if isinstance(_filters,  Unset):
+            filters = UNSET
+        else:
+            filters = DeliveryFilters.from_dict(_filters)
+
+
+
+
         last_code_detail = d.pop("lastCodeDetail", UNSET)
 
         _ordering = d.pop("ordering", UNSET)
@@ -359,6 +380,7 @@ class Delivery:
             application_receipt=application_receipt,
             archived=archived,
             dead_letter=dead_letter,
+            filters=filters,
             last_code_detail=last_code_detail,
             ordering=ordering,
             receipt_conflicts=receipt_conflicts,
