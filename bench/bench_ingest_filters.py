@@ -188,6 +188,7 @@ async def _run(url: str, args: argparse.Namespace) -> dict[str, Any]:
     seed_s = time.perf_counter() - started
     async with pool.acquire() as c:
         await c.execute("VACUUM ANALYZE subscriptions")
+    loadavg = os.getloadavg()
     timings: dict[str, list[float]] = {p: [] for p in phases}
     for r in range(args.rounds + 1):  # round 0 warms the caches and the plans
         for p in phases:
@@ -210,6 +211,7 @@ async def _run(url: str, args: argparse.Namespace) -> dict[str, Any]:
         "eventsPerRound": args.events,
         "rounds": args.rounds,
         "concurrency": 32,
+        "loadavg": [round(x, 2) for x in loadavg],
         "seedSeconds": round(seed_s, 1),
         "usPerEvent": {p: round(v, 1) for p, v in median.items()},
         "usPerEventRounds": {p: [round(x, 1) for x in v] for p, v in timings.items()},
