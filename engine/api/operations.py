@@ -166,6 +166,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "caller gets 404; a second attach replaces the first, closed with 4409)",
         "status": 101,
         "websocket": True,
+        "refusals": (409,),  # not_a_relay, subscription_closed
     },
     ("post", "/v1/filters/evaluate"): {
         "summary": "Try a filters array on one event (a hookproof event or a CloudEvent): each"

@@ -3877,6 +3877,7 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
+            409: components["responses"]["Problem409"];
             414: components["responses"]["Problem414"];
             431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
