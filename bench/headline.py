@@ -486,6 +486,26 @@ FIGURES: tuple[Figure, ...] = (
         "when",
     ),
     Figure(
+        "ingest per event, 10,000 subscriptions on one topic each with its own equality filter"
+        " (exact / match) vs 10,000 unfiltered on their own topics (group commit, concurrency"
+        " 32, in process, local Postgres)",
+        ".venv/bin/python bench/bench_ingest_filters.py",
+        "s16_ingest_filters.json",
+        (
+            "max:ratioToNone/{exact,match}",
+            "usPerEvent/exact",
+            "usPerEvent/match",
+            "usPerEvent/none",
+            "ratioToNone/unindexed",
+        ),
+        "**{0:.2f}x** of unfiltered at worst: exact {1:.0f}, match {2:.0f}, none {3:.0f} us/event"
+        " (no equality to index: {4:.1f}x)",
+        "<= 1.2x",
+        "<= 1.2",
+        "loadavg/0",
+        "date",
+    ),
+    Figure(
         "transformation sandbox (QuickJS in wasmtime): CPU per run, 1 KiB payload, ten-line"
         " handler (library only, not yet wired)",
         ".venv/bin/python bench/bench_transform.py",

@@ -45,6 +45,7 @@ __all__ = [
     "EndpointAccepted",
     "EventIngested",
     "EventPayloadConflict",
+    "FilterDecision",
     "OrderingGapSkipped",
     "ReceiptConflict",
     "ReceiptRefusalsCounted",
@@ -76,6 +77,16 @@ def legacy_event_stream_id(event_id: str) -> str:
     return f"event-{event_id}"
 
 
+class FilterDecision(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A subscription's ``filters`` evaluated when an event was planned: which generation,
+    the digest of the filters that decided, and whether they held."""
+
+    subscription_id: str
+    generation: int
+    filters_digest: str
+    held: bool
+
+
 class EventIngested(Event, frozen=True, kw_only=True, tag="event.ingested"):
     event_id: str
     #: the owner of ``(tenant_id, event_id)``; ``None`` only in legacy ``event-<eventId>`` streams
@@ -97,6 +108,9 @@ class EventIngested(Event, frozen=True, kw_only=True, tag="event.ingested"):
     source: str | UnsetType = UNSET
     #: the sender's other CloudEvents extension attributes (absent: none)
     extensions: dict[str, str | int | bool] | UnsetType = UNSET
+    #: the candidate subscriptions whose ``filters`` were evaluated and did not hold (those
+    #: that held have a delivery, whose ``delivery.planned`` names the digest)
+    filtered: list[FilterDecision] | UnsetType = UNSET
 
 
 class EventPayloadConflict(Event, frozen=True, kw_only=True, tag="event.payload_conflict"):
@@ -128,6 +142,8 @@ class DeliveryPlanned(Event, frozen=True, kw_only=True, tag="delivery.planned"):
     aggregate_id: str | None = None
     aggregate_version: int | None = None
     ordering_gap_timeout_s: float | None = None
+    #: the digest of the subscription's ``filters`` that held for the event (None: it has none)
+    filters_digest: str | None = None
 
 
 class AttemptAdmitted(Event, frozen=True, kw_only=True, tag="delivery.attempt_admitted"):

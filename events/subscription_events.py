@@ -21,6 +21,7 @@ __all__ = [
     "DestinationConfig",
     "DriftDetected",
     "EndpointAuthRef",
+    "FilterSpec",
     "RateLimit",
     "ReceiptKey",
     "RetryPolicy",
@@ -110,13 +111,27 @@ class EndpointAuthRef(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     certificate_sha256: str | None = None
 
 
+class FilterSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A subscription's ``filters`` (DESIGN.md section 16) as written: the expressions (all
+    must hold), their digest (sha-256 of their canonical JSON) and ``index_key``, the digest
+    of the one equality every event they hold for satisfies (None: no such equality), by
+    which planning narrows the subscriptions it evaluates."""
+
+    expressions: list[Any]
+    digest: str
+    index_key: str | None = None
+
+
 class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Everything a subscription binds, for one generation."""
 
     endpoint: str
     endpoint_digest: str
     topics: list[str]
+    #: the legacy ``filter`` (dotted payload paths), kept only in events written before
+    #: ``filters``: a subscription written since holds it converted, in ``filters``
     filter: dict[str, Any] | None = None
+    filters: FilterSpec | None = None
     event_versions: list[int]
     region: str
     signature_algorithm: str

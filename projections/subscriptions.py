@@ -235,6 +235,7 @@ class Subscriptions(Projection):
         "pending_nonce_sha256",
         "pending_expires_at",
         "answered_challenge_id",
+        "filters_key",
     )
     key_column = "subscription_id"
     categories = ("subscription",)
@@ -290,6 +291,7 @@ def _to_row(s: SubscriptionState) -> Row:
         "pending_nonce_sha256": s.pending.nonce_sha256 if s.pending else None,
         "pending_expires_at": s.pending.expires_at if s.pending else None,
         "answered_challenge_id": s.answered_challenge,
+        "filters_key": s.config.filters.index_key if s.config.filters is not None else None,
         "_state": s,
     }
 

@@ -62,6 +62,7 @@ __all__ = [
     "EventTypeIn",
     "EventTypeVersionIn",
     "FilterMap",
+    "FiltersEvaluate",
     "HeaderAuthIn",
     "LatencyPercentiles",
     "Metadata",
@@ -251,7 +252,10 @@ class SubscriptionCreate(_Strict, kw_only=True):
     #: the HTTPS endpoint; absent exactly when ``destination`` names a broker (DESIGN.md 13)
     endpoint: str | None = None
     topics: Annotated[list[Text200], msgspec.Meta(min_length=1, max_length=100)]
+    #: legacy: dotted payload paths to a value or allowed values (stored as ``filters``)
     filter: FilterMap | None = None
+    #: filter expressions that must all hold (DESIGN.md section 16; a bound field)
+    filters: list[Any] | None = None
     event_versions: Annotated[list[EventVersion], msgspec.Meta(min_length=1)]
     region: Text200
     signature_algorithm: Literal["ed25519", "hmac-sha256"]
@@ -282,6 +286,7 @@ class SubscriptionPatch(_Strict, kw_only=True):
         Annotated[list[Text200], msgspec.Meta(min_length=1, max_length=100)] | msgspec.UnsetType
     ) = msgspec.UNSET
     filter: FilterMap | msgspec.UnsetType | None = msgspec.UNSET
+    filters: list[Any] | msgspec.UnsetType | None = msgspec.UNSET
     event_versions: (
         Annotated[list[EventVersion], msgspec.Meta(min_length=1)] | msgspec.UnsetType
     ) = msgspec.UNSET
@@ -314,6 +319,15 @@ _OCCURRED_AT = (
     "event, and the same eventId and payload posted again without occurredAt is the same "
     "event (created false), never a conflict; a value the sender sets is compared as sent."
 )
+
+
+class FiltersEvaluate(_Strict, kw_only=True):
+    """``POST /v1/filters/evaluate``: a ``filters`` array (DESIGN.md section 16) and one
+    event to try it on: a hookproof event (the ``POST /v1/events`` body) or a CloudEvent in
+    JSON (it has ``specversion``)."""
+
+    filters: list[Any]
+    event: dict[str, Any]
 
 
 class EventIn(_Strict, kw_only=True):

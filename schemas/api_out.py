@@ -57,6 +57,7 @@ __all__ = [
     "DeadLetterPage",
     "Delivery",
     "DeliveryAttempt",
+    "DeliveryFilters",
     "DeliveryList",
     "DeliveryRef",
     "EngineKeyRotated",
@@ -67,6 +68,9 @@ __all__ = [
     "EventType",
     "EventTypePage",
     "EventView",
+    "FilterOutcome",
+    "FilterOutcomeError",
+    "FiltersEvaluated",
     "Gate",
     "GateReport",
     "Health",
@@ -148,6 +152,8 @@ class Subscription(_Out, kw_only=True):
     rate_limit: RateLimitView | None
     verified_generation: int | None
     application_evidence: Literal["RECEIPTS", "UNOBSERVABLE"]
+    #: the filters that must all hold (a legacy ``filter`` shown converted; empty: none)
+    filters: list[Any]
     version: int
     created_at: str
     updated_at: str
@@ -221,6 +227,37 @@ class EventAccepted(_Out, kw_only=True):
     created: bool
     #: with ``deliveries`` empty: why no subscription was planned, one entry per cause
     reasons: list[UnplannedReason] | U = UNSET
+
+
+class FilterOutcomeError(_Out, kw_only=True):
+    """Why an expression erred: ``kind`` is the CESQL TCK's (``parse``, ``math``, ``cast``,
+    ``missingFunction``, ``functionEvaluation``, ``missingAttribute``, ``generic``); an
+    expression that cannot be compiled is ``parse`` with its ``code``, ``dialect``, ``path``
+    (a JSON Pointer into ``filters``) and, in CESQL, ``position``."""
+
+    kind: str
+    detail: str
+    code: str | msgspec.UnsetType = msgspec.UNSET
+    dialect: str | msgspec.UnsetType | None = msgspec.UNSET
+    path: str | msgspec.UnsetType = msgspec.UNSET
+    position: int | msgspec.UnsetType = msgspec.UNSET
+
+
+class FilterOutcome(_Out, kw_only=True):
+    """One top-level expression: its value (a CESQL value for ``sql``, else whether it
+    held; absent when it could not be compiled) and the first error it met."""
+
+    value: bool | int | str | msgspec.UnsetType = msgspec.UNSET
+    error: FilterOutcomeError | msgspec.UnsetType = msgspec.UNSET
+
+
+class FiltersEvaluated(_Out, kw_only=True):
+    """``POST /v1/filters/evaluate``: whether every expression held (``matches``), each
+    one's outcome in order, and the digest the ledger would record for these filters."""
+
+    matches: bool
+    results: list[FilterOutcome]
+    digest: str
 
 
 class EventBatchResult(_Out, kw_only=True):
@@ -307,6 +344,13 @@ class RequestBody(_Out, kw_only=True):
     archived: bool
 
 
+class DeliveryFilters(_Out, kw_only=True):
+    """The filters that decided a delivery's planning (DESIGN.md section 16)."""
+
+    digest: str
+    held: bool
+
+
 class Delivery(_Out, kw_only=True):
     """A delivery: its state, evidence ladder and attempts (each with its outcome, status,
     code, timings, ``response``: what came back, and ``request``: what it sent);
@@ -334,6 +378,9 @@ class Delivery(_Out, kw_only=True):
     updated_at: str
     dead_letter: DeadLetterInfo | msgspec.UnsetType = msgspec.UNSET
     ordering: OrderingInfo | msgspec.UnsetType = msgspec.UNSET
+    #: the subscription's filters when it was planned: their ``digest`` and ``held`` (true);
+    #: absent when it had none
+    filters: DeliveryFilters | msgspec.UnsetType = msgspec.UNSET
     application_receipt: ApplicationReceiptView | msgspec.UnsetType = msgspec.UNSET
     receipt_conflicts: list[ReceiptConflictView] | msgspec.UnsetType = msgspec.UNSET
     archived: bool | msgspec.UnsetType = msgspec.UNSET

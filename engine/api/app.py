@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from aiohttp import web
 
-from . import audit, console, consumers, health, portal, subscriptions
+from . import audit, console, consumers, filters, health, portal, subscriptions
 from .body import BODY_TIMEOUT_KEY
 from .context import CONTEXT_KEY, ApiContext
 from .edges import PARSER_LIMITS
@@ -34,6 +34,7 @@ def create_app(ctx: ApiContext, extra_routes: Iterable[web.RouteDef] = ()) -> we
     app.add_routes(audit.routes())
     app.add_routes(console.routes())
     app.add_routes(consumers.routes())
+    app.add_routes(filters.routes())
     app.add_routes(portal.routes())
     app.add_routes(list(extra_routes))
     return app

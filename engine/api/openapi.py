@@ -20,6 +20,7 @@ from hookproof.schemas import api_out
 from hookproof.schemas import search as api_search
 
 from ..relay import protocol as relay_protocol
+from .filter_schema import declare_filters
 from .openapi_parts import HEADERS, close_objects, success_headers, tags_of
 from .operations import EXAMPLES, OPERATIONS
 from .params import QUERY, path_format
@@ -266,6 +267,7 @@ def _components() -> dict[str, Any]:
             schema[key] = value
     schemas["ApplicationReceipt"] = _receipt_schema()
     schemas["CloudEventIn"] = _schema_file("cloudevent-in.v1.schema.json")
+    declare_filters(schemas)
     responses = {}
     for status, meaning in _PROBLEM_MEANING.items():
         response: dict[str, Any] = {

@@ -63,6 +63,17 @@ EXAMPLES: dict[str, Any] = {
         "state": "DEAD_LETTER",
         "dryRun": True,
     },
+    "FiltersEvaluate": {
+        "filters": [{"exact": {"type": "invoice.paid"}}, {"sql": "subject LIKE 'inv-%'"}],
+        "event": {
+            "eventId": "evt-2026-0001",
+            "topic": "invoice.paid",
+            "version": "1.0",
+            "aggregateId": "inv-42",
+            "aggregateVersion": 1,
+            "payload": {"amount": 1200},
+        },
+    },
     "ConsumerCreate": {"id": "acme-corp", "name": "Acme Corp"},
     "ConsumerPatch": {"name": "Acme Corporation"},
     "ConsumerDisable": {"reason": "contract ended"},
@@ -201,7 +212,13 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "caller gets 404; a second attach replaces the first, closed with 4409)",
         "status": 101,
         "websocket": True,
-        "refusals": (409,),  # not_a_relay: the subscription's destination is not a relay
+        "refusals": (409,),  # not_a_relay, subscription_closed
+    },
+    ("post", "/v1/filters/evaluate"): {
+        "summary": "Try a filters array on one event (a hookproof event or a CloudEvent): each"
+        " expression's value or error kind, whether all held, the digest; nothing is stored",
+        "body": "FiltersEvaluate",
+        "response": "FiltersEvaluated",
     },
     ("post", "/v1/events"): {
         "summary": "Ingest a business event (planned for no subscription: deliveries [] and"

@@ -10,7 +10,7 @@ from aiohttp import web
 
 from hookproof.errors import PreconditionFailed, ValidationError
 from hookproof.events import RecordedEvent
-from hookproof.events.subscription_events import EndpointAuthRef
+from hookproof.events.subscription_events import EndpointAuthRef, SubscriptionConfig
 from hookproof.projections.subscriptions import SubscriptionState
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch, SubscriptionTransition
 from hookproof_subscriber import STANDARD_WEBHOOKS_V1, encode_whsec
@@ -19,6 +19,7 @@ from ..challenge.disclosure import reason_hint, redact_event_data, tenant_reason
 from ..consumers.service import check_consumer_id
 from ..destinations.binding import view_of
 from ..portal.auth import PortalScope
+from ..subscriptions.filter_spec import effective_filters
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import ApiContext, actor, portal_of, tenant_of
 from .pages import cursor_time, decode_cursor, encode_cursor, page_params
@@ -26,6 +27,12 @@ from .problems import decode_body, json_response
 from .reads import read_side
 
 __all__ = ["routes", "subscription_view"]
+
+
+def filters_view(c: SubscriptionConfig) -> list[Any]:
+    """The subscription's ``filters`` in the new form (a legacy ``filter`` converted)."""
+    spec = effective_filters(c)
+    return list(spec.expressions) if spec is not None else []
 
 
 def subscription_view(s: SubscriptionState) -> dict[str, Any]:
@@ -38,7 +45,7 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
         "endpoint": c.endpoint,
         "endpointDigest": c.endpoint_digest,
         "topics": c.topics,
-        "filter": c.filter,
+        "filters": filters_view(c),
         "eventVersions": c.event_versions,
         "region": c.region,
         "signatureAlgorithm": c.signature_algorithm,

@@ -183,7 +183,8 @@ def _delivery_outcome(story: DeliveryStory) -> tuple[int | None, str | None, str
     assert ev is not None  # a told story has read an event
     if isinstance(ev, DeliveryPlanned):
         receipts = "receipts" if ev.receipts else "no receipts"
-        return ev.generation, None, f"planned for {ev.endpoint} ({receipts})"
+        held = f"; filters {ev.filters_digest} held" if ev.filters_digest else ""
+        return ev.generation, None, f"planned for {ev.endpoint} ({receipts}{held})"
     if isinstance(ev, AttemptAdmitted):
         extra = " reconciling" if ev.reconciles else ""
         extra += " drain" if ev.drain else ""

@@ -210,6 +210,9 @@ def delivery_view(
                 {"from": g.missing_from, "to": g.missing_to, "waitedS": g.waited_s} for g in gaps
             ],
         }
+    digest = story.planned.filters_digest if story is not None else None
+    if digest is not None:  # the subscription's filters that held when it was planned
+        view["filters"] = {"digest": digest, "held": True}
     confirmation = story.confirmation if story is not None else None
     if confirmation is not None:
         view["applicationReceipt"] = {

@@ -18,13 +18,14 @@ from hookproof.engine.filters.errors import (
     FILTER_UNKNOWN_DIALECT,
     FilterError,
 )
+from hookproof.engine.filters.evaluate import evaluate_filters, filter_event_of
 from hookproof.engine.filters.filters import (
     CompiledFilters,
     FiltersEvaluation,
     compile_filters,
     digest,
 )
-from hookproof.engine.filters.index import FilterIndex, index_key
+from hookproof.engine.filters.index import FilterIndex, event_keys, index_key, key_text
 from hookproof.engine.filters.match import MatchDocument, compile_match
 
 __all__ = [
@@ -48,8 +49,12 @@ __all__ = [
     "compile_filters",
     "compile_match",
     "digest",
+    "evaluate_filters",
+    "event_keys",
+    "filter_event_of",
     "from_cloudevent",
     "from_hookproof_event",
     "index_key",
+    "key_text",
     "to_cloudevent_attributes",
 ]

@@ -11,14 +11,17 @@ so its answer is exactly that of checking every subscription.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Hashable, Iterator
 from typing import Any, Generic, TypeVar
+
+import msgspec
 
 from hookproof.engine.filters.attributes import FilterEvent
 from hookproof.engine.filters.cesql_types import to_str
 from hookproof.engine.filters.filters import CompiledFilters
 
-__all__ = ["FilterIndex", "IndexKey", "index_key"]
+__all__ = ["MAX_EVENT_KEYS", "FilterIndex", "IndexKey", "event_keys", "index_key", "key_text"]
 
 K = TypeVar("K", bound=Hashable)
 #: ("attribute", (name,), value) or ("document", path, value), the value normalised
@@ -87,6 +90,53 @@ def index_key(filters: CompiledFilters) -> IndexKey | None:
         if found is not None:
             return found
     return None
+
+
+def key_text(key: IndexKey) -> str:
+    """An index key as a short stable text (hex), for a database column: the same key always
+    gives the same text, in this process and in any other."""
+    kind, path, (tag, value) = key
+    encoded = msgspec.json.encode([kind, list(path), tag, value])
+    return hashlib.sha256(encoded).hexdigest()[:32]
+
+
+#: the most keys :func:`event_keys` lists for one event (past it: None, check everyone)
+MAX_EVENT_KEYS = 1024
+
+
+def _document_keys(node: Any, path: tuple[str, ...], out: set[IndexKey]) -> None:
+    """Every (path, value) :meth:`FilterIndex.candidates` could look up in ``node``."""
+    if isinstance(node, list):
+        for element in node:
+            _document_keys(element, path, out)
+        return
+    if not isinstance(node, dict):
+        return
+    for key, child in node.items():
+        at = (*path, key)
+        for reached in child if isinstance(child, list) else (child,):
+            normal = _normal(reached)
+            if normal is not None:
+                out.add(("document", at, normal))
+        if len(out) > MAX_EVENT_KEYS:
+            return
+        _document_keys(child, at, out)
+
+
+def event_keys(event: FilterEvent) -> set[IndexKey] | None:
+    """Every index key ``event`` satisfies: a ``filters`` array whose :func:`index_key` is
+    not among them cannot hold for it. None when there are more than :data:`MAX_EVENT_KEYS`
+    (or the event nests past the stack): then no subscription may be left out by its key."""
+    out: set[IndexKey] = {
+        ("attribute", (name,), ("s", to_str(value)))
+        for name, value in event.attributes.items()
+        if value is not None
+    }
+    try:
+        _document_keys(event.document, (), out)
+    except RecursionError:
+        return None
+    return out if len(out) <= MAX_EVENT_KEYS else None
 
 
 def _values_at(node: Any, path: tuple[str, ...]) -> Iterator[Any]:

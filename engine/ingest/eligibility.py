@@ -13,8 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..filters import CompiledFilters, FilterEvent
 from ..notifications.decide import is_notification_topic, names_notifications
-from ..subscriptions.matching import filter_matches, topic_matches
+from ..subscriptions.matching import topic_matches
 
 __all__ = ["SubscriptionFacts", "Unplanned", "why_unplanned"]
 
@@ -30,24 +31,36 @@ class SubscriptionFacts:
     state: str
     topics: tuple[str, ...]
     event_versions: tuple[int, ...]
-    filter: dict[str, Any] | None
+    filters: CompiledFilters | None
     consumer_id: str | None
 
 
 @dataclass(frozen=True, slots=True)
 class Unplanned:
-    """One cause: a stable ``reason`` code, what to do about it, how many subscriptions."""
+    """One cause: a stable ``reason`` code, what to do about it, how many subscriptions
+    (``filter_unmatched``: and each one's id and the digest of the filters that decided)."""
 
     reason: str
     detail: str
     subscriptions: int
+    filters: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"reason": self.reason, "detail": self.detail, "subscriptions": self.subscriptions}
+        out: dict[str, Any] = {
+            "reason": self.reason,
+            "detail": self.detail,
+            "subscriptions": self.subscriptions,
+        }
+        if self.filters:
+            out["filters"] = [
+                {"subscriptionId": sid, "filtersDigest": digest, "held": False}
+                for sid, digest in self.filters
+            ]
+        return out
 
 
 def _first_refusal(
-    s: SubscriptionFacts, topic: str, major: int, consumer_id: str | None, payload: Any
+    s: SubscriptionFacts, topic: str, major: int, consumer_id: str | None, event: FilterEvent
 ) -> tuple[str, str] | None:
     """(reason, state) of the first rule that turns ``s`` away; None when it admits."""
     if not topic_matches(list(s.topics), topic) or (
@@ -60,7 +73,7 @@ def _first_refusal(
         return "consumer_mismatch", s.state
     if major not in s.event_versions:
         return "event_version_unaccepted", s.state
-    if not filter_matches(s.filter, payload):
+    if s.filters is not None and not s.filters.matches(event):
         return "filter_unmatched", s.state
     if s.state == "PENDING_CHALLENGE":
         return "pending_challenge", s.state
@@ -86,8 +99,9 @@ def _detail(reason: str, n: int, topic: str, major: int, states: set[str]) -> st
             f"{subs} for {topic!r} do{'es' if n == 1 else ''} not accept major version {major}"
             " (their eventVersions)"
         ),
-        "filter_unmatched": f"{subs} for {topic!r} ha{'s' if n == 1 else 've'} a filter this"
-        " payload does not match",
+        "filter_unmatched": f"{subs} for {topic!r} ha{'s' if n == 1 else 've'} filters this"
+        " event does not satisfy (filters: each one's filtersDigest; POST /v1/filters/evaluate"
+        " shows why)",
         "pending_challenge": (
             f"{subs} for {topic!r} {verb} PENDING_CHALLENGE: the endpoint has not answered the"
             " challenge yet (GET /v1/subscriptions/{id} shows lastReason; POST"
@@ -116,19 +130,22 @@ def why_unplanned(
     topic: str,
     major: int,
     consumer_id: str | None,
-    payload: Any,
+    event: FilterEvent,
 ) -> list[Unplanned]:
     """The causes, most telling first (``no_subscriptions`` when the tenant has none); empty
     when some subscription admits the event after all (it was created since)."""
     counts: dict[str, int] = {}
     states: dict[str, set[str]] = {}
+    filtered: list[tuple[str, str]] = []
     seen = 0
     for s in subscriptions:
         seen += 1
-        refusal = _first_refusal(s, topic, major, consumer_id, payload)
+        refusal = _first_refusal(s, topic, major, consumer_id, event)
         if refusal is None:
             return []
         reason, state = refusal
+        if reason == "filter_unmatched" and s.filters is not None:
+            filtered.append((s.subscription_id, s.filters.digest))
         counts[reason] = counts.get(reason, 0) + 1
         states.setdefault(reason, set()).add(state)
     if seen == 0:
@@ -140,7 +157,12 @@ def why_unplanned(
             )
         ]
     return [
-        Unplanned(r, _detail(r, counts[r], topic, major, states[r]), counts[r])
+        Unplanned(
+            r,
+            _detail(r, counts[r], topic, major, states[r]),
+            counts[r],
+            tuple(filtered) if r == "filter_unmatched" else (),
+        )
         for r in _ORDER
         if r in counts
     ]

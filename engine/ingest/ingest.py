@@ -31,11 +31,18 @@ from hookproof_subscriber import content_digest
 from ..consumers.repository import ConsumerRepository
 from ..consumers.service import ConsumerDisabledError, UnknownConsumer
 from ..delivery.test_event_ids import check_event_id_space
-from ..destinations.relay_endpoint import room_key
 from ..event_types.gate import Deferred, Judged, SchemaGate, Verdict
-from ..notifications.decide import is_notification_topic, names_notifications
+from ..notifications.decide import is_notification_topic
 from ..observe import tracing
-from ..subscriptions.matching import filter_matches, topic_matches
+from ..subscriptions.matching import topic_matches
+from .candidates import (
+    Candidate,
+    CompiledCache,
+    FilterPlan,
+    filter_event,
+    group_keys,
+    ordering_of,
+)
 from .eligibility import Unplanned
 from .event_checks import canonical_body, topic_patterns, validate_event
 from .group_commit import GroupCommit
@@ -103,18 +110,6 @@ Pending = Answer | Deferred
 _REJUDGE = 3
 
 
-def _ordering(c: _Candidate, e: EventIn) -> dict[str, Any]:
-    """``ordering: "aggregate"``: the delivery carries its aggregate, version and gap timeout.
-    The engine's own notifications are never held: their versions are not the tenant's."""
-    if c.gap_timeout_s is None or is_notification_topic(e.topic):
-        return {}
-    return {
-        "aggregate_id": e.aggregate_id,
-        "aggregate_version": e.aggregate_version,
-        "ordering_gap_timeout_s": c.gap_timeout_s,
-    }
-
-
 class IngestService:
     """Validate, canonicalise, then commit in groups: concurrent ``ingest`` calls share one
     transaction (group commit), ``ingest_batch`` commits a producer's batch the same way.
@@ -139,6 +134,8 @@ class IngestService:
         #: judges payloads of typed topics (the event catalogue) inside each group's transaction
         self.gate = gate
         self.repo = IngestRepository.of(store)
+        #: compiled filters by (subscription, generation), kept across groups
+        self.compiled = CompiledCache()
         self.clock = clock
         self.groups: GroupCommit[_Item, IngestResult | Deferred] = GroupCommit(
             self._commit_rounds,
@@ -401,13 +398,18 @@ class IngestService:
         """Inside the group's transaction: one delivery per eligible subscription per event."""
         patterns = sorted({p for it in fresh for p in topic_patterns(it.event.topic)})
         tenants = sorted({it.tenant_id for it in fresh})
-        rows = await self.repo.candidates(conn, tenants, patterns)
-        by_tenant: dict[str, list[_Candidate]] = {}
+        seen = {it.key: filter_event(it.tenant_id, it.event, it.occurred_at) for it in fresh}
+        keys = group_keys(seen.values())
+        rows = await self.repo.candidates(conn, tenants, patterns, keys)
+        by_tenant: dict[str, list[Candidate]] = {}
         for r in rows:
-            by_tenant.setdefault(r["tenant_id"], []).append(_Candidate.of(r))
+            by_tenant.setdefault(r["tenant_id"], []).append(Candidate.of(r))
+        plans = {t: FilterPlan(self.compiled, cs) for t, cs in by_tenant.items()}
         for it in fresh:
             e = it.event
             notification = is_notification_topic(e.topic)
+            plan = plans.get(it.tenant_id)
+            judged = plan.for_event(seen[it.key]) if plan is not None else None
             meta = Metadata(actor=it.actor, correlation_id=e.event_id)
             deliveries: list[dict[str, str]] = []
             planned: list[StreamAppend] = []
@@ -422,7 +424,8 @@ class IngestService:
                     continue
                 if notification and not c.hears_notifications:
                     continue  # a bare '*' never brings the engine's notifications
-                if not filter_matches(c.filter, e.payload):
+                held, filters_digest = judged.holds(c) if judged is not None else (True, None)
+                if not held:
                     continue
                 did = delivery_id_for(it.tenant_id, e.event_id, c.subscription_id)
                 deliveries.append({"deliveryId": did, "subscriptionId": c.subscription_id})
@@ -444,7 +447,8 @@ class IngestService:
                                 receipts=c.receipts,
                                 max_attempts=c.max_attempts,
                                 at=at,
-                                **_ordering(c, e),
+                                filters_digest=filters_digest,
+                                **ordering_of(c, e),
                             )
                         ],
                         NO_STREAM,
@@ -472,6 +476,7 @@ class IngestService:
                             test=it.only is not None or UNSET,
                             source=e.source if e.source is not None else UNSET,
                             extensions=e.extensions or UNSET,
+                            filtered=(judged.refused() or UNSET) if judged is not None else UNSET,
                         )
                     ],
                     NO_STREAM,
@@ -540,50 +545,6 @@ class IngestService:
 
 def _judged(it: _Item) -> Judged:
     return Judged(it.key, it.tenant_id, it.event.topic, it.major, it.event.payload, it.body)
-
-
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    """A subscription row as planning needs it (its config decoded once per group)."""
-
-    subscription_id: str
-    tenant_id: str
-    generation: int
-    endpoint: str
-    endpoint_digest: str  # the room key (``destinations.relay_endpoint.room_key``)
-    topics: list[str]
-    event_versions: list[int]
-    filter: dict[str, Any] | None
-    owner: str
-    receipts: bool
-    max_attempts: int
-    hears_notifications: bool
-    gap_timeout_s: float | None  # ordering: "aggregate" (None: unordered)
-    consumer_id: str | None  # None: a consumer-less subscription
-
-    @staticmethod
-    def of(r: asyncpg.Record) -> _Candidate:
-        config = msgspec.json.decode(r["config"])
-        return _Candidate(
-            r["subscription_id"],
-            r["tenant_id"],
-            r["generation"],
-            r["endpoint"],
-            room_key(r["subscription_id"], r["endpoint"], r["endpoint_digest"]),
-            list(r["topics"]),
-            list(r["event_versions"]),
-            config.get("filter"),
-            config["owner"],
-            config.get("receipt_key") is not None,
-            config["retry_policy"]["max_attempts"],
-            names_notifications(r["topics"]),
-            (
-                float(config.get("ordering_gap_timeout_s", 60.0))
-                if config.get("ordering", "none") == "aggregate"
-                else None
-            ),
-            r["consumer_id"],
-        )
 
 
 class _PayloadConflict(ConflictError):

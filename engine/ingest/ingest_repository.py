@@ -45,10 +45,17 @@ class IngestRepository(PoolRepository):
 
     @staticmethod
     async def candidates(
-        conn: Connection, tenants: Sequence[str], patterns: Sequence[str]
+        conn: Connection,
+        tenants: Sequence[str],
+        patterns: Sequence[str],
+        keys: Sequence[str] | None = None,
     ) -> list[Record]:
-        """The subscriptions of these tenants whose topics could match these patterns."""
-        return cast(list[Record], await conn.fetch(SQL["ingest_candidates"], tenants, patterns))
+        """The subscriptions of these tenants whose topics could match these patterns, and
+        whose filters' index key is one of ``keys`` or who have none (``keys`` None: every
+        one)."""
+        return cast(
+            list[Record], await conn.fetch(SQL["ingest_candidates"], tenants, patterns, keys)
+        )
 
     @staticmethod
     async def bodies(

@@ -13,7 +13,9 @@ from hookproof.schemas.api import EventIn, TestEventIn
 
 from ..delivery.test_event_ids import TEST_EVENT_PREFIX
 from ..event_types.service import EventTypeService
-from ..subscriptions.matching import filter_matches, topic_matches
+from ..filters import compile_filters, from_hookproof_event
+from ..subscriptions.filter_spec import effective_filters
+from ..subscriptions.matching import topic_matches
 from .ingest import IngestResult, IngestService
 
 __all__ = ["TestEventSender"]
@@ -68,10 +70,6 @@ class TestEventSender:
                 code="no_example",
             )
         payload = examples[major]
-        if not filter_matches(state.config.filter, payload):
-            raise ConflictError(
-                "the subscription's filter leaves the example out", code="example_filtered_out"
-            )
         event = EventIn(
             event_id=TEST_EVENT_PREFIX + secrets.token_hex(12),
             topic=topic,
@@ -82,6 +80,13 @@ class TestEventSender:
             payload=payload,
             consumer_id=state.config.consumer_id,
         )
+        spec = effective_filters(state.config)
+        if spec is not None and not compile_filters(spec.expressions).matches(
+            from_hookproof_event(event, tenant_id=state.tenant_id)
+        ):
+            raise ConflictError(
+                "the subscription's filters leave the example out", code="example_filtered_out"
+            )
         return await self.ingest.ingest(
             state.tenant_id, event, actor=actor, only=state.subscription_id
         )

@@ -4,12 +4,17 @@ judged by :func:`.eligibility.why_unplanned`, the causes logged (``event_not_del
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 import msgspec
 import structlog
 
+from hookproof.events.subscription_events import SubscriptionConfig
 from hookproof.schemas.api import EventIn
 
+from ..filters import compile_filters
+from ..subscriptions.filter_spec import effective_filters
+from .candidates import filter_event
 from .eligibility import SubscriptionFacts, Unplanned, why_unplanned
 from .ingest_repository import IngestRepository
 
@@ -21,18 +26,26 @@ log = structlog.get_logger("hookproof.ingest")
 async def _facts(repo: IngestRepository, tenant_id: str) -> list[SubscriptionFacts]:
     facts = []
     for r in await repo.tenant_subscriptions(tenant_id):
-        config = msgspec.json.decode(r["config"])
+        config = msgspec.json.decode(r["config"], type=SubscriptionConfig)
+        spec = effective_filters(config)
         facts.append(
             SubscriptionFacts(
                 r["subscription_id"],
                 r["state"],
                 tuple(r["topics"]),
                 tuple(r["event_versions"]),
-                config.get("filter"),
+                compile_filters(spec.expressions) if spec is not None else None,
                 r["consumer_id"],
             )
         )
     return facts
+
+
+def _time(e: EventIn) -> str:
+    """The event's ``occurredAt``; when the sender gave none, about when the engine took it."""
+    if isinstance(e.occurred_at, str):
+        return e.occurred_at
+    return datetime.now(UTC).isoformat()
 
 
 async def explain_unplanned(
@@ -44,7 +57,11 @@ async def explain_unplanned(
     out = []
     for e, major in events:
         causes = why_unplanned(
-            facts, topic=e.topic, major=major, consumer_id=e.consumer_id, payload=e.payload
+            facts,
+            topic=e.topic,
+            major=major,
+            consumer_id=e.consumer_id,
+            event=filter_event(tenant_id, e, _time(e)),
         )
         log.info(
             "event_not_delivered",

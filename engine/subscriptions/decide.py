@@ -36,7 +36,16 @@ __all__ = [
 
 #: Changing any of these creates a new generation and requires a new challenge.
 GENERATION_FIELDS = frozenset(
-    {"endpoint", "endpoint_digest", "topics", "filter", "event_versions", "owner", "destination"}
+    {
+        "endpoint",
+        "endpoint_digest",
+        "topics",
+        "filter",
+        "filters",
+        "event_versions",
+        "owner",
+        "destination",
+    }
 )
 #: Changing any of these changes what the challenge proves (the proof is signed under the
 #: receipt key): the endpoint is challenged again, in the same generation.

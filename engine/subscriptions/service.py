@@ -32,12 +32,12 @@ from ..destinations.relay_endpoint import normalise_relay_endpoint, relay_config
 from ..destinations.spec import BrokerCredentials, Destination, parse_destination
 from ..endpoint_auth import AuthMaterials, AuthSecret, parse_auth
 from .decide import AUTH_FIELD, Command, Register, Transition, Update, decide
+from .filter_spec import filter_spec
 from .repository import SubscriptionRepository
 from .validation import (
     validate_endpoint,
     validate_event_versions,
     validate_expiry,
-    validate_filter_value,
     validate_gap_timeout,
     validate_imported_secret,
     validate_receipt_key,
@@ -238,7 +238,7 @@ class SubscriptionService:
             endpoint=endpoint_url,
             endpoint_digest=endpoint_digest,
             topics=validate_topics(body.topics),
-            filter=validate_filter_value(body.filter),
+            filters=filter_spec(body.filters, body.filter),
             event_versions=validate_event_versions(body.event_versions),
             region=validate_text(body.region, "region"),
             signature_algorithm=body.signature_algorithm,
@@ -352,8 +352,9 @@ class SubscriptionService:
             changes["destination"] = None  # an HTTPS endpoint replaces a broker destination
         if "topics" in present:
             changes["topics"] = validate_topics(present["topics"])
-        if "filter" in present:
-            changes["filter"] = validate_filter_value(present["filter"])
+        if "filter" in present or "filters" in present:
+            changes["filters"] = filter_spec(present.get("filters"), present.get("filter"))
+            changes["filter"] = None  # a legacy filter lives on converted, in filters
         if "event_versions" in present:
             changes["event_versions"] = validate_event_versions(present["event_versions"])
         if "region" in present:

@@ -14,6 +14,7 @@ import pytest
 import structlog
 from aiohttp.test_utils import TestServer
 
+from hookproof.engine.filters import FilterEvent
 from hookproof.engine.ingest.eligibility import SubscriptionFacts, why_unplanned
 from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import SubscriptionCreate
@@ -132,7 +133,7 @@ async def test_each_cause_of_no_delivery_is_named(
 
 def test_the_judgement_admits_what_planning_admits() -> None:
     facts = [SubscriptionFacts("sub_1", "ACTIVE", ("order.*",), (1,), None, None)]
-    kw: dict[str, Any] = {"topic": "order.created", "major": 1, "payload": {}}
+    kw: dict[str, Any] = {"topic": "order.created", "major": 1, "event": FilterEvent({}, {})}
     assert why_unplanned(facts, consumer_id=None, **kw) == []
     [cause] = why_unplanned(facts, consumer_id="cust-1", **kw)
     assert cause.reason == "consumer_mismatch" and cause.subscriptions == 1

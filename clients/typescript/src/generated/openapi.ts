@@ -420,6 +420,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/deliveries/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search deliveries: filters (the subscriptions' dialects) over the event, and the delivery's subscription, consumer, state, evidence, status and reason code (paged, newest first; search_too_broad past its scan budget)
+         * @description Search deliveries: filters (the subscriptions' dialects) over the event, and the delivery's subscription, consumer, state, evidence, status and reason code (paged, newest first; search_too_broad past its scan budget)
+         */
+        post: operations["post_v1_deliveries_search"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/deliveries/{id}": {
         parameters: {
             query?: never;
@@ -604,6 +624,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search events: filters over the event, and conditions on its deliveries (paged, newest first; search_too_broad past its scan budget)
+         * @description Search events: filters over the event, and conditions on its deliveries (paged, newest first; search_too_broad past its scan budget)
+         */
+        post: operations["post_v1_events_search"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events/{eventId}": {
         parameters: {
             query?: never;
@@ -618,6 +658,26 @@ export interface paths {
         get: operations["get_v1_events_eventId"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/filters/evaluate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a filters array on one event (a hookproof event or a CloudEvent): each expression's value or error kind, whether all held, the digest; nothing is stored
+         * @description Try a filters array on one event (a hookproof event or a CloudEvent): each expression's value or error kind, whether all held, the digest; nothing is stored
+         */
+        post: operations["post_v1_filters_evaluate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -742,6 +802,66 @@ export interface paths {
         get: operations["get_v1_relay_id"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/replays": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay every delivery a search finds, as a job at ratePerSecond (dryRun: 200 with the count and a sample)
+         * @description Replay every delivery a search finds, as a job at ratePerSecond (dryRun: 200 with the count and a sample)
+         */
+        post: operations["post_v1_replays"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/replays/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A replay job: state and progress
+         * @description A replay job: state and progress
+         */
+        get: operations["get_v1_replays_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/replays/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a running replay: the deliveries it had not reached stay untouched
+         * @description Cancel a running replay: the deliveries it had not reached stay untouched
+         */
+        post: operations["post_v1_replays_id_cancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1523,6 +1643,7 @@ export interface components {
             endpoint: string | null;
             eventId: string;
             evidence: components["schemas"]["DeliveryEvidence"];
+            filters?: components["schemas"]["DeliveryFilters"];
             generation: number;
             lastCode: string | null;
             lastCodeDetail?: string;
@@ -1579,6 +1700,14 @@ export interface components {
             endpoint: string;
         };
         /**
+         * DeliveryFilters
+         * @description The filters that decided a delivery's planning (DESIGN.md section 16).
+         */
+        DeliveryFilters: {
+            digest: string;
+            held: boolean;
+        };
+        /**
          * DeliveryLogItem
          * @description One delivery in the log (its full view, attempts included, is ``GET
          *     /v1/deliveries/{id}``).
@@ -1619,6 +1748,32 @@ export interface components {
         DeliveryRef: {
             deliveryId: string;
             subscriptionId: string;
+        };
+        /**
+         * DeliverySearchItem
+         * @description One delivery a search found (its full view is ``GET /v1/deliveries/{id}``).
+         */
+        DeliverySearchItem: {
+            attempt: number;
+            createdAt: string;
+            deliveryId: string;
+            eventId: string;
+            evidence: components["schemas"]["DeliveryEvidence"];
+            generation: number;
+            reasonCode: string | null;
+            state: string;
+            statusCode: number | null;
+            subscriptionId: string;
+            topic: string;
+            updatedAt: string;
+        };
+        /**
+         * DeliverySearchPage
+         * @description ``POST /v1/deliveries/search``: newest first (``createdAt``, then ``deliveryId``).
+         */
+        DeliverySearchPage: {
+            items: components["schemas"]["DeliverySearchItem"][];
+            nextCursor: string | null;
         };
         /**
          * DestinationView
@@ -1725,6 +1880,27 @@ export interface components {
             version: string;
         };
         /**
+         * EventSearchItem
+         * @description One event a search found (its deliveries: ``GET /v1/events/{eventId}``).
+         */
+        EventSearchItem: {
+            aggregateId: string;
+            createdAt: string;
+            eventId: string;
+            occurredAt: string;
+            payload: unknown;
+            payloadDigest: string;
+            topic: string;
+        };
+        /**
+         * EventSearchPage
+         * @description ``POST /v1/events/search``: newest first (``createdAt``, then ``eventId``).
+         */
+        EventSearchPage: {
+            items: components["schemas"]["EventSearchItem"][];
+            nextCursor: string | null;
+        };
+        /**
          * EventType
          * @description An event type (``ETag``: its ``version``): per major version a JSON Schema and an
          *     example.
@@ -1786,6 +1962,85 @@ export interface components {
             eventId: string;
             payloadDigest: string;
             topic: string;
+        };
+        /** @description A CloudEvent in the JSON format, as filters read it: its attributes (a value that is not a Boolean, 32-bit Integer or String reads as its JSON text) and data */
+        FilterCloudEvent: {
+            id: string;
+            source: string;
+            specversion: unknown;
+            type: string;
+        };
+        /** @description One filter expression: an object of exactly one dialect. The CloudEvents Subscriptions API dialects (exact, prefix, suffix, all, any, not, sql: CESQL 1.0) read the event's CloudEvents attributes; match (Hookdeck's JSON match syntax) reads {id, topic, time, metadata, data} */
+        FilterExpression: {
+            /** @description all hold */
+            all?: components["schemas"]["FilterExpression"][];
+            /** @description one holds */
+            any?: components["schemas"]["FilterExpression"][];
+            /** @description every attribute equals its value */
+            exact?: {
+                [key: string]: string;
+            };
+            /** @description a JSON match document ($eq $neq $gt $gte $lt $lte $in $nin $startsWith $endsWith $exist $or $and $not) */
+            match?: Record<string, never>;
+            /** @description the expression does not hold */
+            not?: components["schemas"]["FilterExpression"];
+            /** @description every attribute starts with its value */
+            prefix?: {
+                [key: string]: string;
+            };
+            /** @description a CESQL 1.0 expression: holds when its value is Boolean TRUE without error */
+            sql?: string;
+            /** @description every attribute ends with its value */
+            suffix?: {
+                [key: string]: string;
+            };
+        };
+        /**
+         * FilterOutcome
+         * @description One top-level expression: its value (a CESQL value for ``sql``, else whether it
+         *     held; absent when it could not be compiled) and the first error it met.
+         */
+        FilterOutcome: {
+            error?: components["schemas"]["FilterOutcomeError"];
+            value?: boolean | number | string;
+        };
+        /**
+         * FilterOutcomeError
+         * @description Why an expression erred: ``kind`` is the CESQL TCK's (``parse``, ``math``, ``cast``,
+         *     ``missingFunction``, ``functionEvaluation``, ``missingAttribute``, ``generic``); an
+         *     expression that cannot be compiled is ``parse`` with its ``code``, ``dialect``, ``path``
+         *     (a JSON Pointer into ``filters``) and, in CESQL, ``position``.
+         */
+        FilterOutcomeError: {
+            code?: string;
+            detail: string;
+            dialect?: string | null;
+            kind: string;
+            path?: string;
+            position?: number;
+        };
+        /** @description filter expressions that must all hold (empty: every event) */
+        Filters: components["schemas"]["FilterExpression"][];
+        /**
+         * FiltersEvaluate
+         * @description ``POST /v1/filters/evaluate``: a ``filters`` array (DESIGN.md section 16) and one
+         *     event to try it on: a hookproof event (the ``POST /v1/events`` body) or a CloudEvent in
+         *     JSON (it has ``specversion``).
+         */
+        FiltersEvaluate: {
+            /** @description a hookproof event (the POST /v1/events body; occurredAt defaults to now) or a CloudEvent in JSON (it has specversion) */
+            event: components["schemas"]["EventIn"] | components["schemas"]["FilterCloudEvent"];
+            filters: components["schemas"]["Filters"];
+        };
+        /**
+         * FiltersEvaluated
+         * @description ``POST /v1/filters/evaluate``: whether every expression held (``matches``), each
+         *     one's outcome in order, and the digest the ledger would record for these filters.
+         */
+        FiltersEvaluated: {
+            digest: string;
+            matches: boolean;
+            results: components["schemas"]["FilterOutcome"][];
         };
         /**
          * Gate
@@ -2275,6 +2530,78 @@ export interface components {
             type: "request";
         };
         /**
+         * ReplayCounts
+         * @description What became of a replay's deliveries so far (``pending``: not reached yet).
+         */
+        ReplayCounts: {
+            cancelled: number;
+            failed: number;
+            pending: number;
+            replayed: number;
+        };
+        /**
+         * ReplayDryRun
+         * @description A dry run: how many deliveries a replay of this search would take, and some of them.
+         */
+        ReplayDryRun: {
+            count: number;
+            dryRun: boolean;
+            queryDigest: string;
+            sample: string[];
+        };
+        /**
+         * ReplayIn
+         * @description ``POST /v1/replays``: the deliveries a search finds (the same body; ``limit`` and
+         *     ``cursor`` are ignored: every match), replayed as a job at ``ratePerSecond`` (default 10,
+         *     at most 100). ``dryRun``: only the count and a sample (up to 10 delivery ids).
+         */
+        ReplayIn: {
+            /** @default null */
+            consumerId?: string | null;
+            /** @default null */
+            cursor?: string | null;
+            /** @default false */
+            dryRun?: boolean;
+            /** @default null */
+            evidence?: string | null;
+            /** @default [] */
+            filters?: components["schemas"]["Filters"];
+            /** @default 100 */
+            limit?: number;
+            /** @default 10 */
+            ratePerSecond?: number;
+            /** @default null */
+            reasonCode?: string | null;
+            /** @default null */
+            since?: string | null;
+            /** @default null */
+            state?: string | null;
+            /** @default null */
+            statusCode?: number | null;
+            /** @default null */
+            subscriptionId?: string | null;
+            /** @default null */
+            until?: string | null;
+        };
+        /**
+         * ReplayView
+         * @description A replay job: ``state`` ``RUNNING``, ``DONE`` or ``CANCELLED``; ``total`` deliveries
+         *     selected when it started; ``progress`` per outcome (a delivery that could not be replayed,
+         *     e.g. one that is in flight, is ``failed``).
+         */
+        ReplayView: {
+            createdAt: string;
+            id: string;
+            progress: components["schemas"]["ReplayCounts"];
+            queryDigest: string;
+            ratePerSecond: number;
+            requestedBy: string;
+            /** @enum {unknown} */
+            state: "CANCELLED" | "DONE" | "RUNNING";
+            total: number;
+            updatedAt: string;
+        };
+        /**
          * RequestBody
          * @description The body every attempt of a delivery sent: the event's canonical body (stored once per
          *     event), its first 64 KiB as UTF-8 ``text`` (``truncated`` beyond), ``bytes`` its size;
@@ -2418,6 +2745,43 @@ export interface components {
             signingKey?: string;
         };
         /**
+         * SearchIn
+         * @description A search: ``filters`` in the subscriptions' dialects (DESIGN.md section 16), evaluated
+         *     over the event's CloudEvents attributes and match document, all must hold; ``since`` /
+         *     ``until`` (RFC 3339, on when the delivery was planned or the event accepted; since
+         *     inclusive, until exclusive); ``subscriptionId``, ``consumerId``, ``state`` (a ledger
+         *     state), ``evidence`` (``NONE``, ``ENDPOINT_ACCEPTED``, ``APPLICATION_CONFIRMED``),
+         *     ``statusCode`` (the last attempt's HTTP status), ``reasonCode`` (the last attempt's
+         *     reason code or the dead letter's reason); ``limit`` 1..1000 (default 100) and ``cursor``
+         *     (a ``nextCursor``). On ``/v1/events/search`` the delivery conditions select events with
+         *     at least one such delivery. A search the indexes cannot narrow within its scan budget is
+         *     a 422 ``search_too_broad``; a bad filter, a 400 with the filter compiler's code.
+         */
+        SearchIn: {
+            /** @default null */
+            consumerId?: string | null;
+            /** @default null */
+            cursor?: string | null;
+            /** @default null */
+            evidence?: string | null;
+            /** @default [] */
+            filters?: components["schemas"]["Filters"];
+            /** @default 100 */
+            limit?: number;
+            /** @default null */
+            reasonCode?: string | null;
+            /** @default null */
+            since?: string | null;
+            /** @default null */
+            state?: string | null;
+            /** @default null */
+            statusCode?: number | null;
+            /** @default null */
+            subscriptionId?: string | null;
+            /** @default null */
+            until?: string | null;
+        };
+        /**
          * SecretRotated
          * @description ``POST /v1/subscriptions/{id}/secret/rotate``: the next shared secret, shown once.
          */
@@ -2444,6 +2808,7 @@ export interface components {
             filter: {
                 [key: string]: (string | number | boolean | null) | (string | number | boolean | null)[];
             } | null;
+            filters: components["schemas"]["Filters"];
             generation: number;
             id: string;
             lastReason?: string;
@@ -2491,6 +2856,7 @@ export interface components {
             filter: {
                 [key: string]: (string | number | boolean | null) | (string | number | boolean | null)[];
             } | null;
+            filters: components["schemas"]["Filters"];
             generation: number;
             id: string;
             lastReason?: string;
@@ -2538,6 +2904,8 @@ export interface components {
             filter?: {
                 [key: string]: (string | number | boolean | null) | (string | number | boolean | null)[];
             } | null;
+            /** @default null */
+            filters?: components["schemas"]["Filters"] | null;
             /**
              * @default drain
              * @enum {unknown}
@@ -2591,6 +2959,7 @@ export interface components {
             filter: {
                 [key: string]: (string | number | boolean | null) | (string | number | boolean | null)[];
             } | null;
+            filters: components["schemas"]["Filters"];
             generation: number;
             id: string;
             lastReason?: string;
@@ -2635,6 +3004,7 @@ export interface components {
             filter?: {
                 [key: string]: (string | number | boolean | null) | (string | number | boolean | null)[];
             } | null;
+            filters?: components["schemas"]["Filters"] | null;
             /** @enum {unknown} */
             oldGenerationPolicy?: "drain" | "quarantine";
             /** @enum {unknown} */
@@ -3706,6 +4076,60 @@ export interface operations {
             503: components["responses"]["Problem503"];
         };
     };
+    post_v1_deliveries_search: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "filters": [
+                 *         {
+                 *           "match": {
+                 *             "data": {
+                 *               "customer": "c-42"
+                 *             }
+                 *           }
+                 *         }
+                 *       ],
+                 *       "since": "2026-12-01T00:00:00Z",
+                 *       "statusCode": 500
+                 *     }
+                 */
+                "application/json": components["schemas"]["SearchIn"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliverySearchPage"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            408: components["responses"]["Problem408"];
+            409: components["responses"]["Problem409"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
+            503: components["responses"]["Problem503"];
+        };
+    };
     get_v1_deliveries_id: {
         parameters: {
             query?: never;
@@ -4109,6 +4533,60 @@ export interface operations {
             503: components["responses"]["Problem503"];
         };
     };
+    post_v1_events_search: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "filters": [
+                 *         {
+                 *           "match": {
+                 *             "data": {
+                 *               "customer": "c-42"
+                 *             }
+                 *           }
+                 *         }
+                 *       ],
+                 *       "since": "2026-12-01T00:00:00Z",
+                 *       "statusCode": 500
+                 *     }
+                 */
+                "application/json": components["schemas"]["SearchIn"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventSearchPage"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            408: components["responses"]["Problem408"];
+            409: components["responses"]["Problem409"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
+            503: components["responses"]["Problem503"];
+        };
+    };
     get_v1_events_eventId: {
         parameters: {
             query?: never;
@@ -4135,6 +4613,69 @@ export interface operations {
             404: components["responses"]["Problem404"];
             405: components["responses"]["Problem405"];
             414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    post_v1_filters_evaluate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": {
+                 *         "aggregateId": "inv-42",
+                 *         "aggregateVersion": 1,
+                 *         "eventId": "evt-2026-0001",
+                 *         "payload": {
+                 *           "amount": 1200
+                 *         },
+                 *         "topic": "invoice.paid",
+                 *         "version": "1.0"
+                 *       },
+                 *       "filters": [
+                 *         {
+                 *           "exact": {
+                 *             "type": "invoice.paid"
+                 *           }
+                 *         },
+                 *         {
+                 *           "sql": "subject LIKE 'inv-%'"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["FiltersEvaluate"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FiltersEvaluated"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            408: components["responses"]["Problem408"];
+            409: components["responses"]["Problem409"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
             431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };
@@ -4373,6 +4914,135 @@ export interface operations {
             405: components["responses"]["Problem405"];
             409: components["responses"]["Problem409"];
             414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    post_v1_replays: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "dryRun": true,
+                 *       "filters": [
+                 *         {
+                 *           "exact": {
+                 *             "type": "invoice.paid"
+                 *           }
+                 *         }
+                 *       ],
+                 *       "state": "DEAD_LETTER"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplayIn"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayDryRun"];
+                };
+            };
+            /** @description Success */
+            202: {
+                headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayView"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            408: components["responses"]["Problem408"];
+            409: components["responses"]["Problem409"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            431: components["responses"]["Problem431"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    get_v1_replays_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayView"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            414: components["responses"]["Problem414"];
+            431: components["responses"]["Problem431"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    post_v1_replays_id_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Hookproof-Write-Position": components["headers"]["Hookproof-Write-Position"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayView"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            405: components["responses"]["Problem405"];
+            408: components["responses"]["Problem408"];
+            409: components["responses"]["Problem409"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            414: components["responses"]["Problem414"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
             431: components["responses"]["Problem431"];
             503: components["responses"]["Problem503"];
         };

@@ -35,9 +35,12 @@ from .dead_letter_page import DeadLetterPage
 from .delivery import Delivery
 from .delivery_attempt import DeliveryAttempt
 from .delivery_evidence import DeliveryEvidence
+from .delivery_filters import DeliveryFilters
 from .delivery_log_item import DeliveryLogItem
 from .delivery_log_page import DeliveryLogPage
 from .delivery_ref import DeliveryRef
+from .delivery_search_item import DeliverySearchItem
+from .delivery_search_page import DeliverySearchPage
 from .destination_view import DestinationView
 from .destination_view_type import DestinationViewType
 from .engine_key_rotated import EngineKeyRotated
@@ -50,6 +53,8 @@ from .event_batch_results import EventBatchResults
 from .event_delivery import EventDelivery
 from .event_in import EventIn
 from .event_in_extensions_type_0 import EventInExtensionsType0
+from .event_search_item import EventSearchItem
+from .event_search_page import EventSearchPage
 from .event_type import EventType
 from .event_type_in import EventTypeIn
 from .event_type_in_versions import EventTypeInVersions
@@ -60,6 +65,16 @@ from .event_type_versions import EventTypeVersions
 from .event_type_versions_additional_property import EventTypeVersionsAdditionalProperty
 from .event_type_versions_additional_property_schema_type_0 import EventTypeVersionsAdditionalPropertySchemaType0
 from .event_view import EventView
+from .filter_cloud_event import FilterCloudEvent
+from .filter_expression import FilterExpression
+from .filter_expression_exact import FilterExpressionExact
+from .filter_expression_match import FilterExpressionMatch
+from .filter_expression_prefix import FilterExpressionPrefix
+from .filter_expression_suffix import FilterExpressionSuffix
+from .filter_outcome import FilterOutcome
+from .filter_outcome_error import FilterOutcomeError
+from .filters_evaluate import FiltersEvaluate
+from .filters_evaluated import FiltersEvaluated
 from .gate import Gate
 from .gate_detail import GateDetail
 from .gate_report import GateReport
@@ -132,6 +147,11 @@ from .relay_request import RelayRequest
 from .relay_request_headers import RelayRequestHeaders
 from .relay_request_kind import RelayRequestKind
 from .relay_request_type import RelayRequestType
+from .replay_counts import ReplayCounts
+from .replay_dry_run import ReplayDryRun
+from .replay_in import ReplayIn
+from .replay_view import ReplayView
+from .replay_view_state import ReplayViewState
 from .request_body import RequestBody
 from .retry_policy_in import RetryPolicyIn
 from .retry_policy_in_on_gone import RetryPolicyInOnGone
@@ -151,6 +171,7 @@ from .rollout_switch import RolloutSwitch
 from .rollout_target import RolloutTarget
 from .rollout_target_out import RolloutTargetOut
 from .rollout_target_signature_profile_type_0 import RolloutTargetSignatureProfileType0
+from .search_in import SearchIn
 from .secret_rotated import SecretRotated
 from .subscription import Subscription
 from .subscription_application_evidence import SubscriptionApplicationEvidence
@@ -233,9 +254,12 @@ __all__ = (
     "Delivery",
     "DeliveryAttempt",
     "DeliveryEvidence",
+    "DeliveryFilters",
     "DeliveryLogItem",
     "DeliveryLogPage",
     "DeliveryRef",
+    "DeliverySearchItem",
+    "DeliverySearchPage",
     "DestinationView",
     "DestinationViewType",
     "EngineKeyRotated",
@@ -248,6 +272,8 @@ __all__ = (
     "EventDelivery",
     "EventIn",
     "EventInExtensionsType0",
+    "EventSearchItem",
+    "EventSearchPage",
     "EventType",
     "EventTypeIn",
     "EventTypeInVersions",
@@ -258,6 +284,16 @@ __all__ = (
     "EventTypeVersionsAdditionalProperty",
     "EventTypeVersionsAdditionalPropertySchemaType0",
     "EventView",
+    "FilterCloudEvent",
+    "FilterExpression",
+    "FilterExpressionExact",
+    "FilterExpressionMatch",
+    "FilterExpressionPrefix",
+    "FilterExpressionSuffix",
+    "FilterOutcome",
+    "FilterOutcomeError",
+    "FiltersEvaluate",
+    "FiltersEvaluated",
     "Gate",
     "GateDetail",
     "GateReport",
@@ -330,6 +366,11 @@ __all__ = (
     "RelayRequestHeaders",
     "RelayRequestKind",
     "RelayRequestType",
+    "ReplayCounts",
+    "ReplayDryRun",
+    "ReplayIn",
+    "ReplayView",
+    "ReplayViewState",
     "RequestBody",
     "RetryPolicyIn",
     "RetryPolicyInOnGone",
@@ -349,6 +390,7 @@ __all__ = (
     "RolloutTarget",
     "RolloutTargetOut",
     "RolloutTargetSignatureProfileType0",
+    "SearchIn",
     "SecretRotated",
     "Subscription",
     "SubscriptionApplicationEvidence",

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
   from ..models.dead_letter_info import DeadLetterInfo
   from ..models.delivery_attempt import DeliveryAttempt
   from ..models.delivery_evidence import DeliveryEvidence
+  from ..models.delivery_filters import DeliveryFilters
   from ..models.ordering_info import OrderingInfo
   from ..models.receipt_conflict_view import ReceiptConflictView
   from ..models.request_body import RequestBody
@@ -61,6 +62,7 @@ class Delivery:
             application_receipt (ApplicationReceiptView | Unset): The signed receipt that confirmed the delivery applied.
             archived (bool | Unset):
             dead_letter (DeadLetterInfo | Unset): A dead letter's owner, reason and the requests that replay or skip it.
+            filters (DeliveryFilters | Unset): The filters that decided a delivery's planning (DESIGN.md section 16).
             last_code_detail (str | Unset):
             ordering (OrderingInfo | Unset):
             receipt_conflicts (list[ReceiptConflictView] | Unset):
@@ -86,6 +88,7 @@ class Delivery:
     application_receipt: ApplicationReceiptView | Unset = UNSET
     archived: bool | Unset = UNSET
     dead_letter: DeadLetterInfo | Unset = UNSET
+    filters: DeliveryFilters | Unset = UNSET
     last_code_detail: str | Unset = UNSET
     ordering: OrderingInfo | Unset = UNSET
     receipt_conflicts: list[ReceiptConflictView] | Unset = UNSET
@@ -99,6 +102,7 @@ class Delivery:
         from ..models.dead_letter_info import DeadLetterInfo # noqa: PLC0415
         from ..models.delivery_attempt import DeliveryAttempt # noqa: PLC0415
         from ..models.delivery_evidence import DeliveryEvidence # noqa: PLC0415
+        from ..models.delivery_filters import DeliveryFilters # noqa: PLC0415
         from ..models.ordering_info import OrderingInfo # noqa: PLC0415
         from ..models.receipt_conflict_view import ReceiptConflictView # noqa: PLC0415
         from ..models.request_body import RequestBody # noqa: PLC0415
@@ -155,6 +159,10 @@ class Delivery:
         if not isinstance(self.dead_letter, Unset):
             dead_letter = self.dead_letter.to_dict()
 
+        filters: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.filters, Unset):
+            filters = self.filters.to_dict()
+
         last_code_detail = self.last_code_detail
 
         ordering: dict[str, Any] | Unset = UNSET
@@ -198,6 +206,8 @@ class Delivery:
             field_dict["archived"] = archived
         if dead_letter is not UNSET:
             field_dict["deadLetter"] = dead_letter
+        if filters is not UNSET:
+            field_dict["filters"] = filters
         if last_code_detail is not UNSET:
             field_dict["lastCodeDetail"] = last_code_detail
         if ordering is not UNSET:
@@ -215,6 +225,7 @@ class Delivery:
         from ..models.dead_letter_info import DeadLetterInfo # noqa: PLC0415
         from ..models.delivery_attempt import DeliveryAttempt # noqa: PLC0415
         from ..models.delivery_evidence import DeliveryEvidence # noqa: PLC0415
+        from ..models.delivery_filters import DeliveryFilters # noqa: PLC0415
         from ..models.ordering_info import OrderingInfo # noqa: PLC0415
         from ..models.receipt_conflict_view import ReceiptConflictView # noqa: PLC0415
         from ..models.request_body import RequestBody # noqa: PLC0415
@@ -313,6 +324,16 @@ class Delivery:
 
 
 
+        _filters = d.pop("filters", UNSET)
+        filters: DeliveryFilters | Unset
+        if isinstance(_filters,  Unset):
+            filters = UNSET
+        else:
+            filters = DeliveryFilters.from_dict(_filters)
+
+
+
+
         last_code_detail = d.pop("lastCodeDetail", UNSET)
 
         _ordering = d.pop("ordering", UNSET)
@@ -358,6 +379,7 @@ class Delivery:
             application_receipt=application_receipt,
             archived=archived,
             dead_letter=dead_letter,
+            filters=filters,
             last_code_detail=last_code_detail,
             ordering=ordering,
             receipt_conflicts=receipt_conflicts,

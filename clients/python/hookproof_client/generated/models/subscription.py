@@ -19,6 +19,7 @@ from typing import cast
 if TYPE_CHECKING:
   from ..models.auth_view import AuthView
   from ..models.destination_view import DestinationView
+  from ..models.filter_expression import FilterExpression
   from ..models.pending_challenge import PendingChallenge
   from ..models.rate_limit_view import RateLimitView
   from ..models.receipt_key_view import ReceiptKeyView
@@ -47,6 +48,7 @@ class Subscription:
             event_versions (list[int]):
             expires_at (None | str):
             filter_ (None | SubscriptionFilterType0):
+            filters (list[FilterExpression]): filter expressions that must all hold (empty: every event)
             generation (int):
             id (str):
             old_generation_policy (SubscriptionOldGenerationPolicy):
@@ -83,6 +85,7 @@ class Subscription:
     event_versions: list[int]
     expires_at: None | str
     filter_: None | SubscriptionFilterType0
+    filters: list[FilterExpression]
     generation: int
     id: str
     old_generation_policy: SubscriptionOldGenerationPolicy
@@ -114,6 +117,7 @@ class Subscription:
     def to_dict(self) -> dict[str, Any]:
         from ..models.auth_view import AuthView # noqa: PLC0415
         from ..models.destination_view import DestinationView # noqa: PLC0415
+        from ..models.filter_expression import FilterExpression # noqa: PLC0415
         from ..models.pending_challenge import PendingChallenge # noqa: PLC0415
         from ..models.rate_limit_view import RateLimitView # noqa: PLC0415
         from ..models.receipt_key_view import ReceiptKeyView # noqa: PLC0415
@@ -150,6 +154,13 @@ class Subscription:
             filter_ = self.filter_.to_dict()
         else:
             filter_ = self.filter_
+
+        filters = []
+        for componentsschemas_filters_item_data in self.filters:
+            componentsschemas_filters_item = componentsschemas_filters_item_data.to_dict()
+            filters.append(componentsschemas_filters_item)
+
+
 
         generation = self.generation
 
@@ -225,6 +236,7 @@ class Subscription:
             "eventVersions": event_versions,
             "expiresAt": expires_at,
             "filter": filter_,
+            "filters": filters,
             "generation": generation,
             "id": id,
             "oldGenerationPolicy": old_generation_policy,
@@ -263,6 +275,7 @@ class Subscription:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.auth_view import AuthView # noqa: PLC0415
         from ..models.destination_view import DestinationView # noqa: PLC0415
+        from ..models.filter_expression import FilterExpression # noqa: PLC0415
         from ..models.pending_challenge import PendingChallenge # noqa: PLC0415
         from ..models.rate_limit_view import RateLimitView # noqa: PLC0415
         from ..models.receipt_key_view import ReceiptKeyView # noqa: PLC0415
@@ -345,6 +358,16 @@ class Subscription:
             return cast(None | SubscriptionFilterType0, data)
 
         filter_ = _parse_filter_(d.pop("filter"))
+
+
+        filters = []
+        _filters = d.pop("filters")
+        for componentsschemas_filters_item_data in (_filters):
+            componentsschemas_filters_item = FilterExpression.from_dict(componentsschemas_filters_item_data)
+
+
+
+            filters.append(componentsschemas_filters_item)
 
 
         generation = d.pop("generation")
@@ -473,6 +496,7 @@ class Subscription:
             event_versions=event_versions,
             expires_at=expires_at,
             filter_=filter_,
+            filters=filters,
             generation=generation,
             id=id,
             old_generation_policy=old_generation_policy,

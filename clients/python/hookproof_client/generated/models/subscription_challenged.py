@@ -20,6 +20,7 @@ if TYPE_CHECKING:
   from ..models.auth_view import AuthView
   from ..models.challenge_outcome import ChallengeOutcome
   from ..models.destination_view import DestinationView
+  from ..models.filter_expression import FilterExpression
   from ..models.pending_challenge import PendingChallenge
   from ..models.rate_limit_view import RateLimitView
   from ..models.receipt_key_view import ReceiptKeyView
@@ -52,6 +53,7 @@ class SubscriptionChallenged:
             event_versions (list[int]):
             expires_at (None | str):
             filter_ (None | SubscriptionChallengedFilterType0):
+            filters (list[FilterExpression]): filter expressions that must all hold (empty: every event)
             generation (int):
             id (str):
             old_generation_policy (SubscriptionChallengedOldGenerationPolicy):
@@ -89,6 +91,7 @@ class SubscriptionChallenged:
     event_versions: list[int]
     expires_at: None | str
     filter_: None | SubscriptionChallengedFilterType0
+    filters: list[FilterExpression]
     generation: int
     id: str
     old_generation_policy: SubscriptionChallengedOldGenerationPolicy
@@ -121,6 +124,7 @@ class SubscriptionChallenged:
         from ..models.auth_view import AuthView # noqa: PLC0415
         from ..models.challenge_outcome import ChallengeOutcome # noqa: PLC0415
         from ..models.destination_view import DestinationView # noqa: PLC0415
+        from ..models.filter_expression import FilterExpression # noqa: PLC0415
         from ..models.pending_challenge import PendingChallenge # noqa: PLC0415
         from ..models.rate_limit_view import RateLimitView # noqa: PLC0415
         from ..models.receipt_key_view import ReceiptKeyView # noqa: PLC0415
@@ -159,6 +163,13 @@ class SubscriptionChallenged:
             filter_ = self.filter_.to_dict()
         else:
             filter_ = self.filter_
+
+        filters = []
+        for componentsschemas_filters_item_data in self.filters:
+            componentsschemas_filters_item = componentsschemas_filters_item_data.to_dict()
+            filters.append(componentsschemas_filters_item)
+
+
 
         generation = self.generation
 
@@ -235,6 +246,7 @@ class SubscriptionChallenged:
             "eventVersions": event_versions,
             "expiresAt": expires_at,
             "filter": filter_,
+            "filters": filters,
             "generation": generation,
             "id": id,
             "oldGenerationPolicy": old_generation_policy,
@@ -274,6 +286,7 @@ class SubscriptionChallenged:
         from ..models.auth_view import AuthView # noqa: PLC0415
         from ..models.challenge_outcome import ChallengeOutcome # noqa: PLC0415
         from ..models.destination_view import DestinationView # noqa: PLC0415
+        from ..models.filter_expression import FilterExpression # noqa: PLC0415
         from ..models.pending_challenge import PendingChallenge # noqa: PLC0415
         from ..models.rate_limit_view import RateLimitView # noqa: PLC0415
         from ..models.receipt_key_view import ReceiptKeyView # noqa: PLC0415
@@ -361,6 +374,16 @@ class SubscriptionChallenged:
             return cast(None | SubscriptionChallengedFilterType0, data)
 
         filter_ = _parse_filter_(d.pop("filter"))
+
+
+        filters = []
+        _filters = d.pop("filters")
+        for componentsschemas_filters_item_data in (_filters):
+            componentsschemas_filters_item = FilterExpression.from_dict(componentsschemas_filters_item_data)
+
+
+
+            filters.append(componentsschemas_filters_item)
 
 
         generation = d.pop("generation")
@@ -490,6 +513,7 @@ class SubscriptionChallenged:
             event_versions=event_versions,
             expires_at=expires_at,
             filter_=filter_,
+            filters=filters,
             generation=generation,
             id=id,
             old_generation_policy=old_generation_policy,

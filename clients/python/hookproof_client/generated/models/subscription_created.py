@@ -19,6 +19,7 @@ from typing import cast
 if TYPE_CHECKING:
   from ..models.auth_view import AuthView
   from ..models.destination_view import DestinationView
+  from ..models.filter_expression import FilterExpression
   from ..models.pending_challenge import PendingChallenge
   from ..models.rate_limit_view import RateLimitView
   from ..models.receipt_key_view import ReceiptKeyView
@@ -48,6 +49,7 @@ class SubscriptionCreated:
             event_versions (list[int]):
             expires_at (None | str):
             filter_ (None | SubscriptionCreatedFilterType0):
+            filters (list[FilterExpression]): filter expressions that must all hold (empty: every event)
             generation (int):
             id (str):
             old_generation_policy (SubscriptionCreatedOldGenerationPolicy):
@@ -85,6 +87,7 @@ class SubscriptionCreated:
     event_versions: list[int]
     expires_at: None | str
     filter_: None | SubscriptionCreatedFilterType0
+    filters: list[FilterExpression]
     generation: int
     id: str
     old_generation_policy: SubscriptionCreatedOldGenerationPolicy
@@ -117,6 +120,7 @@ class SubscriptionCreated:
     def to_dict(self) -> dict[str, Any]:
         from ..models.auth_view import AuthView # noqa: PLC0415
         from ..models.destination_view import DestinationView # noqa: PLC0415
+        from ..models.filter_expression import FilterExpression # noqa: PLC0415
         from ..models.pending_challenge import PendingChallenge # noqa: PLC0415
         from ..models.rate_limit_view import RateLimitView # noqa: PLC0415
         from ..models.receipt_key_view import ReceiptKeyView # noqa: PLC0415
@@ -153,6 +157,13 @@ class SubscriptionCreated:
             filter_ = self.filter_.to_dict()
         else:
             filter_ = self.filter_
+
+        filters = []
+        for componentsschemas_filters_item_data in self.filters:
+            componentsschemas_filters_item = componentsschemas_filters_item_data.to_dict()
+            filters.append(componentsschemas_filters_item)
+
+
 
         generation = self.generation
 
@@ -230,6 +241,7 @@ class SubscriptionCreated:
             "eventVersions": event_versions,
             "expiresAt": expires_at,
             "filter": filter_,
+            "filters": filters,
             "generation": generation,
             "id": id,
             "oldGenerationPolicy": old_generation_policy,
@@ -270,6 +282,7 @@ class SubscriptionCreated:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.auth_view import AuthView # noqa: PLC0415
         from ..models.destination_view import DestinationView # noqa: PLC0415
+        from ..models.filter_expression import FilterExpression # noqa: PLC0415
         from ..models.pending_challenge import PendingChallenge # noqa: PLC0415
         from ..models.rate_limit_view import RateLimitView # noqa: PLC0415
         from ..models.receipt_key_view import ReceiptKeyView # noqa: PLC0415
@@ -352,6 +365,16 @@ class SubscriptionCreated:
             return cast(None | SubscriptionCreatedFilterType0, data)
 
         filter_ = _parse_filter_(d.pop("filter"))
+
+
+        filters = []
+        _filters = d.pop("filters")
+        for componentsschemas_filters_item_data in (_filters):
+            componentsschemas_filters_item = FilterExpression.from_dict(componentsschemas_filters_item_data)
+
+
+
+            filters.append(componentsschemas_filters_item)
 
 
         generation = d.pop("generation")
@@ -482,6 +505,7 @@ class SubscriptionCreated:
             event_versions=event_versions,
             expires_at=expires_at,
             filter_=filter_,
+            filters=filters,
             generation=generation,
             id=id,
             old_generation_policy=old_generation_policy,

@@ -16,6 +16,7 @@ import datetime
 
 if TYPE_CHECKING:
   from ..models.amqp_destination_in import AmqpDestinationIn
+  from ..models.filter_expression import FilterExpression
   from ..models.header_auth_in import HeaderAuthIn
   from ..models.mtls_auth_in import MtlsAuthIn
   from ..models.nats_destination_in import NatsDestinationIn
@@ -45,6 +46,7 @@ class SubscriptionPatch:
             event_versions (list[int] | Unset):
             expires_at (datetime.datetime | None | Unset):
             filter_ (None | SubscriptionPatchFilterType0 | Unset):
+            filters (list[FilterExpression] | None | Unset):
             old_generation_policy (SubscriptionPatchOldGenerationPolicy | Unset):
             ordering (SubscriptionPatchOrdering | Unset):
             ordering_gap_timeout_s (float | Unset): 0..86400 seconds
@@ -63,6 +65,7 @@ class SubscriptionPatch:
     event_versions: list[int] | Unset = UNSET
     expires_at: datetime.datetime | None | Unset = UNSET
     filter_: None | SubscriptionPatchFilterType0 | Unset = UNSET
+    filters: list[FilterExpression] | None | Unset = UNSET
     old_generation_policy: SubscriptionPatchOldGenerationPolicy | Unset = UNSET
     ordering: SubscriptionPatchOrdering | Unset = UNSET
     ordering_gap_timeout_s: float | Unset = UNSET
@@ -79,6 +82,7 @@ class SubscriptionPatch:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.amqp_destination_in import AmqpDestinationIn # noqa: PLC0415
+        from ..models.filter_expression import FilterExpression # noqa: PLC0415
         from ..models.header_auth_in import HeaderAuthIn # noqa: PLC0415
         from ..models.mtls_auth_in import MtlsAuthIn # noqa: PLC0415
         from ..models.nats_destination_in import NatsDestinationIn # noqa: PLC0415
@@ -141,6 +145,19 @@ class SubscriptionPatch:
         else:
             filter_ = self.filter_
 
+        filters: list[dict[str, Any]] | None | Unset
+        if isinstance(self.filters, Unset):
+            filters = UNSET
+        elif isinstance(self.filters, list):
+            filters = []
+            for componentsschemas_filters_item_data in self.filters:
+                componentsschemas_filters_item = componentsschemas_filters_item_data.to_dict()
+                filters.append(componentsschemas_filters_item)
+
+
+        else:
+            filters = self.filters
+
         old_generation_policy: str | Unset = UNSET
         if not isinstance(self.old_generation_policy, Unset):
             old_generation_policy = self.old_generation_policy.value
@@ -202,6 +219,8 @@ class SubscriptionPatch:
             field_dict["expiresAt"] = expires_at
         if filter_ is not UNSET:
             field_dict["filter"] = filter_
+        if filters is not UNSET:
+            field_dict["filters"] = filters
         if old_generation_policy is not UNSET:
             field_dict["oldGenerationPolicy"] = old_generation_policy
         if ordering is not UNSET:
@@ -228,6 +247,7 @@ class SubscriptionPatch:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.amqp_destination_in import AmqpDestinationIn # noqa: PLC0415
+        from ..models.filter_expression import FilterExpression # noqa: PLC0415
         from ..models.header_auth_in import HeaderAuthIn # noqa: PLC0415
         from ..models.mtls_auth_in import MtlsAuthIn # noqa: PLC0415
         from ..models.nats_destination_in import NatsDestinationIn # noqa: PLC0415
@@ -367,6 +387,31 @@ class SubscriptionPatch:
         filter_ = _parse_filter_(d.pop("filter", UNSET))
 
 
+        def _parse_filters(data: object) -> list[FilterExpression] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                filters_type_0 = []
+                _filters_type_0 = data
+                for componentsschemas_filters_item_data in (_filters_type_0):
+                    componentsschemas_filters_item = FilterExpression.from_dict(componentsschemas_filters_item_data)
+
+
+
+                    filters_type_0.append(componentsschemas_filters_item)
+
+                return filters_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[FilterExpression] | None | Unset, data)
+
+        filters = _parse_filters(d.pop("filters", UNSET))
+
+
         _old_generation_policy = d.pop("oldGenerationPolicy", UNSET)
         old_generation_policy: SubscriptionPatchOldGenerationPolicy | Unset
         if isinstance(_old_generation_policy,  Unset):
@@ -454,6 +499,7 @@ class SubscriptionPatch:
             event_versions=event_versions,
             expires_at=expires_at,
             filter_=filter_,
+            filters=filters,
             old_generation_policy=old_generation_policy,
             ordering=ordering,
             ordering_gap_timeout_s=ordering_gap_timeout_s,

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+class ReplayViewState(StrEnum):
+    CANCELLED = "CANCELLED"
+    DONE = "DONE"
+    RUNNING = "RUNNING"
+
+    def __str__(self) -> str:
+        return str(self.value)
