@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from hookproof.engine.delivery.admission import ClaimRow
-from hookproof.engine.delivery.destination import (
+from hookproof.engine.delivery.outcome import breaker_success
+from hookproof.engine.destinations.https.adapter import evidence_of
+from hookproof.engine.destinations.port import (
     HTTPS,
     DestinationsByKind,
     Evidence,
@@ -31,8 +33,6 @@ from hookproof.engine.delivery.destination import (
     SignedMessage,
     send_attempt,
 )
-from hookproof.engine.delivery.https import evidence_of
-from hookproof.engine.delivery.outcome import breaker_success
 from hookproof.engine.egress import EgressResult, Outcome
 from hookproof.engine.observe.tracing import TracedDestination
 from hookproof.events.subscription_events import RetryPolicy

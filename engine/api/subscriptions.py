@@ -17,7 +17,7 @@ from hookproof_subscriber import STANDARD_WEBHOOKS_V1, encode_whsec
 
 from ..challenge.disclosure import reason_hint, redact_event_data, tenant_reason
 from ..consumers.service import check_consumer_id
-from ..destinations.binding import view_of
+from ..destinations.brokers.binding import view_of
 from ..portal.auth import PortalScope
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import ApiContext, actor, portal_of, tenant_of

@@ -51,8 +51,8 @@ from hookproof.projections.subscriptions import SubscriptionState
 from hookproof.projections.subscriptions import evolve as evolve_subscription
 
 from ..delivery.views import evidence_of
-from ..destinations.relay_codes import RELAY_REPORTED
-from ..destinations.relay_endpoint import is_relay_peer
+from ..destinations.relay.codes import RELAY_REPORTED
+from ..destinations.relay.endpoint import is_relay_peer
 from ..subscriptions.validation import in_utc
 from .repository import AuditRepository
 

@@ -36,6 +36,14 @@ from hookproof.events.listening import Listening
 from hookproof_subscriber import SigningKey
 
 from ..db.db_errors import database_unavailable
+from ..destinations.port import (
+    BROKER_KINDS,
+    Destination,
+    Evidence,
+    PendingAttempt,
+    SignedMessage,
+    kind_of,
+)
 from ..keys.signing import Signer, sign_headers
 from ..rollouts.dispatch import ShadowCounter, shadow_check
 from .attempt_metrics import AttemptMetrics, DispatchMetrics
@@ -49,14 +57,6 @@ from .claim import (
     claim_rows,
     claim_shares,
     plan_claim,
-)
-from .destination import (
-    BROKER_KINDS,
-    Destination,
-    Evidence,
-    PendingAttempt,
-    SignedMessage,
-    kind_of,
 )
 from .gates import EndpointGates, Reservation
 from .job import Job, traceparent

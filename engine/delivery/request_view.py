@@ -32,7 +32,7 @@ from hookproof_subscriber.messages import (
     SUBSCRIPTION_HEADER,
 )
 
-from .destination import AMQP, NATS, Evidence, SignedMessage
+from ..destinations.port import AMQP, NATS, Evidence, SignedMessage
 
 __all__ = ["BODY_SHOWN_MAX", "REDACTED", "body_view", "request_view", "sent_request"]
 

@@ -32,9 +32,9 @@ from hookproof.projections.ledger import LedgerState as S
 
 from ..challenge.disclosure import code_detail, tenant_dead_letter_reason, tenant_reason
 from ..db.repository import Record
-from ..destinations.evidence import broker_view
-from ..destinations.relay_codes import RELAY_REPORTED
-from ..destinations.relay_endpoint import is_relay_endpoint
+from ..destinations.brokers.evidence import broker_view
+from ..destinations.relay.codes import RELAY_REPORTED
+from ..destinations.relay.endpoint import is_relay_endpoint
 from .admission import ledger_next
 from .repository import DeliveryRepository
 from .request_view import body_view, request_view

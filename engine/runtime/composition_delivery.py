@@ -14,14 +14,15 @@ from hookproof.events import EventStore
 
 from ..challenge.drift import DriftGuard
 from ..common.clock import Clock
-from ..delivery.broker import BrokerDestination
-from ..delivery.destination import AMQP, HTTPS, NATS, RELAY, Destination, DestinationsByKind
 from ..delivery.dispatcher import Dispatcher
 from ..delivery.gates import EndpointGates
-from ..delivery.https import HttpsDestination
 from ..delivery.recover import Recovery
 from ..delivery.repository import DeliveryRepository
 from ..delivery.views import DeliveryReader
+from ..destinations.brokers.adapter import BrokerDestination
+from ..destinations.https.adapter import HttpsDestination
+from ..destinations.port import AMQP, HTTPS, NATS, RELAY, Destination, DestinationsByKind
+from ..destinations.relay.adapter import RelayDestination
 from ..egress import EgressTransport
 from ..endpoint_auth import EndpointAuth
 from ..event_types.gate import SchemaGate
@@ -34,7 +35,6 @@ from ..keys.signers import AttemptSigningKeys
 from ..notifications import Notifier
 from ..observe import tracing
 from ..observe.metrics import EngineMetrics
-from ..relay.destination import RelayDestination
 from ..relay.hub import RelayHub
 from ..rollouts.service import RolloutService
 from ..subscriptions import SubscriptionService

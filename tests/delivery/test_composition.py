@@ -14,8 +14,8 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
-from hookproof.engine.delivery.destination import Destination, DestinationsByKind
-from hookproof.engine.delivery.https import HttpsDestination
+from hookproof.engine.destinations.https.adapter import HttpsDestination
+from hookproof.engine.destinations.port import Destination, DestinationsByKind
 from hookproof.engine.observe.tracing import TracedDestination
 from hookproof.engine.runtime.composition import Engine, build_engine
 from hookproof.engine.runtime.services import Services

@@ -23,11 +23,11 @@ import msgspec
 
 from hookproof.events.delivery_events import AttemptResponse
 
-from ..destinations.relay_codes import RelayCode
-from ..destinations.relay_endpoint import is_relay_endpoint
 from ..egress.failures import FailureCode, Outcome, is_lost
 from ..keys.signing import Signer
-from .admission import ClaimRow
+from .context import Target
+from .relay.codes import RelayCode
+from .relay.endpoint import is_relay_endpoint
 
 __all__ = [
     "AMQP",
@@ -130,10 +130,10 @@ class Destination(Protocol):
     """Delivers one signed message to the attempt's destination; never raises for what the
     destination did (that is evidence), only for a bug."""
 
-    async def deliver(self, message: SignedMessage, target: ClaimRow) -> Evidence: ...
+    async def deliver(self, message: SignedMessage, target: Target) -> Evidence: ...
 
 
-def kind_of(target: ClaimRow) -> str:
+def kind_of(target: Target) -> str:
     """The attempt's destination kind, from the endpoint its delivery was planned for: a
     broker subscription's endpoint is its destination URI (``amqps://...``, ``tls://...``), a
     relay subscription's its local ``http://`` receiver (an HTTPS one is always ``https://``)."""
@@ -158,7 +158,7 @@ class DestinationsByKind:
     def kinds(self) -> frozenset[str]:
         return frozenset(self._by_kind)
 
-    async def deliver(self, message: SignedMessage, target: ClaimRow) -> Evidence:
+    async def deliver(self, message: SignedMessage, target: Target) -> Evidence:
         destination = self._by_kind.get(kind_of(target), self.default)
         return await destination.deliver(message, target)
 
@@ -170,7 +170,7 @@ class PendingAttempt(msgspec.Struct, frozen=True):
     """Admitted and signed, not yet handed to its destination. ``started``: when the send
     began (``time.monotonic``); the attempt's duration is counted from it."""
 
-    target: ClaimRow
+    target: Target
     message: SignedMessage
     started: float
 
