@@ -26,13 +26,12 @@ from hookproof.engine.delivery.admission import ClaimRow
 from hookproof.engine.delivery.outcome import breaker_success
 from hookproof.engine.destinations.https.adapter import evidence_of
 from hookproof.engine.destinations.port import (
-    HTTPS,
-    DestinationsByKind,
     Evidence,
     PendingAttempt,
     SignedMessage,
     send_attempt,
 )
+from hookproof.engine.destinations.registry import DestinationsByKind, installed
 from hookproof.engine.egress import EgressResult, Outcome
 from hookproof.engine.observe.tracing import TracedDestination
 from hookproof.events.subscription_events import RetryPolicy
@@ -100,7 +99,7 @@ async def old_path(n: int) -> None:
 async def new_path(n: int) -> None:
     """After: pending -> sent -> completed through the composed destination."""
     https = _Https()
-    destination = TracedDestination(DestinationsByKind({HTTPS: https}, default=https))
+    destination = TracedDestination(DestinationsByKind(installed(), {"https": https}, default=https))
     for _ in range(n):
         pending = PendingAttempt(ROW, SignedMessage(BODY, HEADERS), time.monotonic())
         completed = await send_attempt(destination, pending)

@@ -15,7 +15,8 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from hookproof.engine.destinations.https.adapter import HttpsDestination
-from hookproof.engine.destinations.port import Destination, DestinationsByKind
+from hookproof.engine.destinations.port import Destination
+from hookproof.engine.destinations.registry import DestinationsByKind
 from hookproof.engine.observe.tracing import TracedDestination
 from hookproof.engine.runtime.composition import Engine, build_engine
 from hookproof.engine.runtime.services import Services
