@@ -17,6 +17,7 @@ from ..common.clock import Clock
 from ..egress import EgressResult, EgressTransport
 from ..egress.identity import ClientIdentity
 from ..egress.transport import EgressPolicy
+from .connect import VettedConnector
 
 __all__ = [
     "DriftWatch",
@@ -78,9 +79,10 @@ class DriftWatch(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class KindContext:
-    """What the engine owns and a kind's adapter may use: the vetted egress (``transport``,
-    ``policy``: the same address rules and allow-list as an endpoint), the subscriptions'
-    states, the drift guard, the settings and the clock. ``parts`` carries engine features a
+    """What the engine owns and a kind's adapter may use: the vetted egress (``transport``
+    for HTTP, ``connect`` for any other protocol, ``policy``: the same address rules and
+    allow-list as an endpoint), the subscriptions' states, the drift guard, the settings and
+    the clock. ``parts`` carries engine features a
     built-in kind serves (``"endpoint_auth"``, ``"relay_hub"``, ``"broker_credentials"``),
     by name; a kind that needs one the engine lacks builds no adapter."""
 
@@ -88,6 +90,7 @@ class KindContext:
     clock: Clock
     transport: EgressTransport
     policy: EgressPolicy
+    connect: VettedConnector
     subscriptions: SubscriptionStates
     drift: DriftWatch
     parts: Mapping[str, Any]

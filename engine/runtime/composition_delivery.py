@@ -20,6 +20,7 @@ from ..delivery.recover import Recovery
 from ..delivery.repository import DeliveryRepository
 from ..delivery.views import DeliveryReader
 from ..destinations.brokers.adapter import BrokerDestination
+from ..destinations.connect import VettedConnector
 from ..destinations.context import KindContext
 from ..destinations.port import Destination
 from ..destinations.registry import installed
@@ -72,6 +73,7 @@ def construct_destination(
         clock=options.clock,
         transport=transport,
         policy=EgressPolicy.from_settings(settings),
+        connect=VettedConnector(brokers.publishers.net),
         subscriptions=subscriptions,
         drift=guard,
         parts=parts,
