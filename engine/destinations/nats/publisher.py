@@ -183,7 +183,7 @@ class NatsPublisher:
     async def _open(
         self, dest: Destination, credentials: BrokerCredentials | None, vetting: Vetting
     ) -> _NatsConnection:
-        """The broker's socket opened by the engine (bounded, :mod:`.nats_relay`), nats-py
+        """The broker's socket opened by the engine (bounded, :mod:`.socket_relay`), nats-py
         connected to it through the relay within ``limits.handshake_s``."""
         limits = self.net.limits
         guard = Guard(

@@ -71,7 +71,7 @@ def attempt_of(message: SignedMessage, target: Target) -> int:
 
 
 class RelayDestination:
-    """:class:`~hookproof.engine.delivery.destination.Destination` over the relay hub."""
+    """:class:`~..port.Destination` over the relay hub (:class:`~.exchange.RelayExchange`)."""
 
     def __init__(self, hub: RelayExchange) -> None:
         self.hub = hub
