@@ -21,17 +21,11 @@ WING = "hookproof.engine.destinations"
 BUILT_IN = {"https", "amqp", "nats", "relay"}
 #: the relay feature (hub, sessions, the ``listen`` client) serves the relay kind: it reads
 #: the kind's codes and session results by name (docs/layout.md)
-SERVES = {"hookproof.engine.relay": "relay"}
-#: what still reads the relay kind's vocabulary by name outside the wing (the relayed
-#: evidence label, the loopback receiver and the per-subscription room): the typed fold of
-#: issue 47 item 4 and the subscription side take these over. The list may only shrink.
-KNOWN = {
-    "hookproof.engine.audit.timeline": "relay",
-    "hookproof.engine.cli.listen": "relay",
-    "hookproof.engine.delivery.views": "relay",
-    "hookproof.engine.ingest.ingest": "relay",
-    "hookproof.engine.subscriptions.service": "relay",
-}
+SERVES = {"hookproof.engine.relay": "relay", "hookproof.engine.cli.listen": "relay"}
+#: what still reads a kind's vocabulary by name outside the wing: the subscription side
+#: checks a relay's loopback receiver and binds its config itself (a kind's own parse of its
+#: ``destination`` object is issue 47's next step). The list may only shrink.
+KNOWN = {"hookproof.engine.subscriptions.service": "relay"}
 
 
 def test_the_built_in_kinds_are_entry_points_of_one_group() -> None:
@@ -115,7 +109,7 @@ def test_no_module_outside_the_wing_imports_a_kind() -> None:
     }
     for module, kinds in found.items():
         for folder, kind in SERVES.items():
-            if module.startswith(folder + "."):
+            if module == folder or module.startswith(folder + "."):
                 assert kinds == {kind}, module
     assert {m: sorted(k) for m, k in served.items()} == {m: [k] for m, k in KNOWN.items()}
 
@@ -165,3 +159,23 @@ def test_destinations_list_shows_each_kind_with_its_fields(
     assert main(["destinations", "list"]) == 0
     text = capsys.readouterr().out
     assert "credentials (object, optional, write-only)" in text
+
+
+def test_a_reporting_kind_has_its_own_rooms_and_label() -> None:
+    """The relay kind's room key is what the ledger's rows already hold (one room per
+    subscription), its acceptance reads RELAY_REPORTED; an HTTPS or broker endpoint keeps
+    its digest and the engine's own ENDPOINT_ACCEPTED."""
+    from hookproof.engine.destinations.registry import reported_as, reported_by, room_key
+    from hookproof.engine.destinations.relay.endpoint import room_key as relay_room_key
+
+    local = "http://localhost:3000/hooks"
+    assert room_key("sub_a", local, "d" * 64) == relay_room_key("sub_a", local, "d" * 64)
+    assert room_key("sub_a", local, "d" * 64) != room_key("sub_b", local, "d" * 64)
+    for endpoint in ("https://a.example.com/x", "tls://n.example.com:4222"):
+        assert room_key("sub_a", endpoint, "d" * 64) == "d" * 64
+        assert reported_as(endpoint) is None
+    assert reported_as(local) == "RELAY_REPORTED"
+    assert reported_by("relay:ses_1") == "RELAY_REPORTED"
+    assert reported_by("relay:ses_1/cli") == "RELAY_REPORTED"
+    assert reported_by("203.0.113.7:443") is None and reported_by(None) is None
+    assert reported_by("[2001:db8::1]:443") is None

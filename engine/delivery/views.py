@@ -33,8 +33,7 @@ from hookproof.projections.ledger import LedgerState as S
 from ..challenge.disclosure import code_detail, tenant_dead_letter_reason, tenant_reason
 from ..db.repository import Record
 from ..destinations.brokers.evidence import broker_view
-from ..destinations.relay.codes import RELAY_REPORTED
-from ..destinations.relay.endpoint import is_relay_endpoint
+from ..destinations.registry import reported_as
 from .admission import ledger_next
 from .repository import DeliveryRepository
 from .request_view import body_view, request_view
@@ -64,10 +63,11 @@ def evidence_of(row: dict[str, Any], verified_generation: int | None = None) -> 
     A relay subscription's acceptance is what its relay reported (``RELAY_REPORTED``, with
     the status it saw): the engine did not see that answer itself."""
     accepted = row["accepted_at"] is not None
-    if accepted and is_relay_endpoint(row["endpoint"]):
+    reported = reported_as(row["endpoint"]) if accepted else None
+    if reported is not None:
         relayed = _application(row)
         relayed["reportedStatus"] = row.get("last_status")
-        return {"endpoint": RELAY_REPORTED, **relayed}
+        return {"endpoint": reported, **relayed}
     endpoint = (
         S.ENDPOINT_ACCEPTED.value
         if accepted
@@ -172,9 +172,9 @@ class DeliveryReader:
                     "outcome": S.DISPATCHING.value,
                 }
             elif isinstance(ev, EndpointAccepted) and ev.attempt in attempts:
-                relayed = is_relay_endpoint(attempts[ev.attempt]["endpoint"])
+                reported = reported_as(attempts[ev.attempt]["endpoint"])
                 attempts[ev.attempt].update(
-                    outcome=RELAY_REPORTED if relayed else S.ENDPOINT_ACCEPTED.value,
+                    outcome=reported or S.ENDPOINT_ACCEPTED.value,
                     status=ev.status,
                     peerAddress=ev.peer_address,
                     spkiSha256=ev.spki_sha256,

@@ -45,6 +45,11 @@ class KindSpec:
     - ``schemes``: the endpoint schemes of its deliveries (a delivery's endpoint is the
       destination's URI); ``recognise``: a finer test, asked before any scheme;
     - ``default``: the kind of a subscription without ``destination`` (one kind: HTTPS);
+    - ``reported_as``: a kind whose answers a peer reports (the engine did not see them
+      itself): the label its acceptance reads instead of ``ENDPOINT_ACCEPTED``; its attempts'
+      ``peer_address`` is ``<name>:<who reported>``;
+    - ``own_rooms``: each subscription is its own concurrency room and breaker, not the
+      endpoint's (every relay's receiver is ``http://localhost:...``);
     - ``build``: the adapter factory; None when the engine lacks a part it needs.
     """
 
@@ -57,6 +62,8 @@ class KindSpec:
     schemes: frozenset[str] = frozenset()
     recognise: Callable[[str], bool] | None = None
     default: bool = False
+    reported_as: str | None = None
+    own_rooms: bool = False
 
     def recognises(self, endpoint: str) -> bool:
         """Whether an attempt to *endpoint* is this kind's (by :attr:`recognise` only)."""

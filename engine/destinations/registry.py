@@ -8,6 +8,7 @@ registers through the ``hookproof.destinations`` entry-point group; the entry re
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Iterable, Iterator, Mapping
 from importlib.metadata import EntryPoint, entry_points
 from typing import Final
@@ -16,7 +17,17 @@ from .context import KindContext, Target
 from .kind import KindSpec
 from .port import Destination, Evidence, SignedMessage
 
-__all__ = ["GROUP", "DestinationsByKind", "KindLoadError", "KindRegistry", "installed", "load"]
+__all__ = [
+    "GROUP",
+    "DestinationsByKind",
+    "KindLoadError",
+    "KindRegistry",
+    "installed",
+    "load",
+    "reported_as",
+    "reported_by",
+    "room_key",
+]
 
 #: the entry-point group every kind registers in
 GROUP: Final = "hookproof.destinations"
@@ -149,3 +160,28 @@ def load(entries: Iterable[EntryPoint] | None = None) -> KindRegistry:
 def installed() -> KindRegistry:
     """The kinds installed with this interpreter (read once per process)."""
     return load()
+
+
+def room_key(subscription_id: str, endpoint: str, endpoint_digest: str) -> str:
+    """The key a planned delivery's concurrency room and circuit breaker go by (the ledger's
+    ``endpoint_digest``): the endpoint's digest (one room per real peer, whoever sends to it),
+    but the subscription's own for a kind with ``own_rooms`` (issue 46: one tenant's failing
+    local receiver never holds another's deliveries)."""
+    kind = installed().kind_of(endpoint)
+    if not kind.own_rooms:
+        return endpoint_digest
+    return hashlib.sha256(f"{kind.name}\x00{subscription_id}".encode()).hexdigest()
+
+
+def reported_as(endpoint: str) -> str | None:
+    """The label an acceptance of an attempt to *endpoint* reads when its kind's answers are
+    reported by a peer (``RELAY_REPORTED``); None when the engine saw the answer itself."""
+    return installed().kind_of(endpoint).reported_as
+
+
+def reported_by(peer_address: str | None) -> str | None:
+    """The same label for an attempt's ``peer_address`` (``<kind>:<who reported>``)."""
+    if peer_address is None or ":" not in peer_address:
+        return None
+    kind = installed().get(peer_address.partition(":")[0])
+    return None if kind is None else kind.reported_as

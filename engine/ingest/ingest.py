@@ -31,7 +31,7 @@ from hookproof_subscriber import content_digest
 from ..consumers.repository import ConsumerRepository
 from ..consumers.service import ConsumerDisabledError, UnknownConsumer
 from ..delivery.test_event_ids import check_event_id_space
-from ..destinations.relay.endpoint import room_key
+from ..destinations.registry import room_key
 from ..event_types.gate import Deferred, Judged, SchemaGate, Verdict
 from ..notifications.decide import is_notification_topic, names_notifications
 from ..observe import tracing
@@ -550,7 +550,7 @@ class _Candidate:
     tenant_id: str
     generation: int
     endpoint: str
-    endpoint_digest: str  # the room key (``destinations.relay_endpoint.room_key``)
+    endpoint_digest: str  # the room key (``destinations.registry.room_key``)
     topics: list[str]
     event_versions: list[int]
     filter: dict[str, Any] | None

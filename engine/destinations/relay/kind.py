@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..context import KindContext
 from ..kind import KindSpec
 from .adapter import RelayDestination
+from .codes import RELAY_REPORTED
 from .endpoint import is_relay_endpoint
 from .exchange import RelayExchange
 
@@ -24,4 +25,6 @@ KIND = KindSpec(
     build=build,
     evidence=("relay_report",),
     recognise=is_relay_endpoint,
+    reported_as=RELAY_REPORTED,
+    own_rooms=True,
 )
