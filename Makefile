@@ -9,10 +9,10 @@ CLIENT_PY := $(wildcard clients/python/pyproject.toml)
 
 .PHONY: install test demo serve lint bench faults dist clean config-table sdk-python sdk-typescript sdk-check sdk-check-typescript
 
-$(STAMP): pyproject.toml $(SDK) $(CLIENT_PY)
+$(STAMP): pyproject.toml tests/plugin_kind/pyproject.toml $(SDK) $(CLIENT_PY)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install -q --disable-pip-version-check $(if $(SDK),-e ./subscriber) $(if $(CLIENT_PY),-e ./clients/python) -e '.[test,bench]'
+	$(BIN)/python -m pip install -q --disable-pip-version-check $(if $(SDK),-e ./subscriber) $(if $(CLIENT_PY),-e ./clients/python) -e '.[test,bench]' -e ./tests/plugin_kind
 	touch $(STAMP)
 
 install: $(STAMP)

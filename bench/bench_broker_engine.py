@@ -63,8 +63,8 @@ import trustme
 from aiohttp import web
 
 from hookproof.config import Settings
+from hookproof.engine.cli.embedded_nats import EmbeddedNats
 from hookproof.engine.db.database import connect_pool
-from hookproof.engine.destinations.nats_server import EmbeddedNats
 from hookproof.engine.observe.logging import configure_logging
 from hookproof.engine.runtime.daemon import build_engine
 from hookproof.schemas.api import EventIn, SubscriptionCreate

@@ -37,13 +37,11 @@ import aio_pika
 import nats
 import psutil
 
-from hookproof.engine.destinations import (
-    BrokerNet,
-    BrokerPublishers,
-    build_message,
-    parse_destination,
-)
-from hookproof.engine.destinations.nats_server import EmbeddedNats
+from hookproof.engine.cli.embedded_nats import EmbeddedNats
+from hookproof.engine.destinations.brokers.message import build_message
+from hookproof.engine.destinations.brokers.net import BrokerNet
+from hookproof.engine.destinations.brokers.publishers import BrokerPublishers
+from hookproof.engine.destinations.brokers.spec import parse_destination
 from hookproof.engine.egress import EgressPolicy
 from hookproof.engine.keys.signing import Signer
 from hookproof_subscriber import SigningKey

@@ -23,16 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from hookproof.engine.delivery.admission import ClaimRow
-from hookproof.engine.delivery.destination import (
-    HTTPS,
-    DestinationsByKind,
+from hookproof.engine.delivery.outcome import breaker_success
+from hookproof.engine.destinations.https.adapter import evidence_of
+from hookproof.engine.destinations.port import (
     Evidence,
     PendingAttempt,
     SignedMessage,
     send_attempt,
 )
-from hookproof.engine.delivery.https import evidence_of
-from hookproof.engine.delivery.outcome import breaker_success
+from hookproof.engine.destinations.registry import DestinationsByKind, installed
 from hookproof.engine.egress import EgressResult, Outcome
 from hookproof.engine.observe.tracing import TracedDestination
 from hookproof.events.subscription_events import RetryPolicy
@@ -100,7 +99,7 @@ async def old_path(n: int) -> None:
 async def new_path(n: int) -> None:
     """After: pending -> sent -> completed through the composed destination."""
     https = _Https()
-    destination = TracedDestination(DestinationsByKind({HTTPS: https}, default=https))
+    destination = TracedDestination(DestinationsByKind(installed(), {"https": https}, default=https))
     for _ in range(n):
         pending = PendingAttempt(ROW, SignedMessage(BODY, HEADERS), time.monotonic())
         completed = await send_attempt(destination, pending)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from hookproof.engine.common.secret_scrub import Scrubber, secret_texts
-from hookproof.engine.delivery.response_excerpt import response_of
+from hookproof.engine.destinations.https.response_excerpt import response_of
 
 RESULTS = Path(__file__).resolve().parent / "results" / "s15_secret_scrub.json"
 HEADERS = [("Content-Type", "application/json"), ("Server", "bench"), ("X-Request-Id", "r" * 32)]

@@ -176,7 +176,7 @@ class AttemptAdmitted(Event, frozen=True, kw_only=True, tag="delivery.attempt_ad
 
 class AttemptResponse(msgspec.Struct, frozen=True, kw_only=True):
     """What came back to one attempt, bounded and redacted at the engine's edge
-    (``engine/delivery/response_excerpt.py`` states the limits): the answer's headers
+    (``engine/destinations/https/response_excerpt.py`` states the limits): the answer's headers
     (secrets replaced by ``[redacted]``), the first bytes of its body as text, and how many
     body bytes there were. Stored in the delivery's stream, so retention archives it with it."""
 

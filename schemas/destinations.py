@@ -39,7 +39,8 @@ BROKER_PORTS: Final = frozenset({5671, 4222})
 #: Every reason code a bad ``destination`` is refused with (``field`` names the member).
 DESTINATION_CODES: Final = frozenset(
     {
-        "destination_invalid",  # not an object of a known type, or a field of the wrong type
+        "destination_invalid",  # not an object, or a field of the wrong type or unknown
+        "unknown_destination_type",  # a ``type`` no installed kind has (``installedKinds``)
         "destination_scheme_not_allowed",  # amqps/amqp for amqp, tls/nats for nats only
         "destination_plain_not_allowed",  # amqp:// or nats:// outside an exact allowance pair
         "destination_url_invalid",  # not an absolute URL of the form section 13 gives

@@ -33,14 +33,14 @@ def test_bounded_memo_needs_a_positive_limit() -> None:
 
 def test_the_poster_state_memo_is_bounded() -> None:
     """A fan-out to 10,000 sites must not keep 10,000 subscription states in each worker."""
-    from hookproof.engine.delivery.https import STATE_MEMO
+    from hookproof.engine.destinations.https.adapter import STATE_MEMO
 
     assert STATE_MEMO <= 2_048
 
 
 def test_the_egress_target_memo_is_bounded_like_the_states() -> None:
     """URL targets (~1 KiB each) are kept no longer than subscription states are."""
-    from hookproof.engine.delivery.https import STATE_MEMO
+    from hookproof.engine.destinations.https.adapter import STATE_MEMO
     from hookproof.engine.egress.adapter import _TARGET_MEMO
 
     assert _TARGET_MEMO <= STATE_MEMO

@@ -96,6 +96,7 @@ PROBLEM_CODES: dict[int, tuple[str, ...]] = {
         "topic_required",
         "transformation_input_invalid",
         "unknown_consumer",
+        "unknown_destination_type",
         "unknown_event_type",
         "unknown_parameter",
         "workers_invalid",

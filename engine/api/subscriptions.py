@@ -17,7 +17,8 @@ from hookproof_subscriber import STANDARD_WEBHOOKS_V1, encode_whsec
 
 from ..challenge.disclosure import reason_hint, redact_event_data, tenant_reason
 from ..consumers.service import check_consumer_id
-from ..destinations.binding import view_of
+from ..destinations.brokers.binding import view_of
+from ..destinations.registry import installed
 from ..portal.auth import PortalScope
 from ..subscriptions.filter_spec import effective_filters
 from ..subscriptions.service import SUBSCRIPTION_ID
@@ -120,8 +121,28 @@ async def _decode(request: web.Request, typ: type[Any]) -> Any:
     except ValidationError as exc:
         where = str(exc.extra.get("field") or "")
         if exc.code == "invalid_request" and where.split(".")[0] == "destination":
+            unknown = _unknown_kind(where, exc.detail)
+            if unknown is not None:
+                kinds = list(installed().names)
+                raise ValidationError(
+                    f"destination type {unknown!r} is not installed; installed: "
+                    + ", ".join(kinds),
+                    field="destination.type",
+                    code="unknown_destination_type",
+                    installedKinds=kinds,
+                ) from exc
             raise ValidationError(exc.detail, field=where, code="destination_invalid") from exc
         raise
+
+
+def _unknown_kind(where: str, detail: str) -> str | None:
+    """The ``destination.type`` the decoder refused when it names no installed kind (the
+    registry's): msgspec's tag error reads ``Invalid value '<type>' - at `$.destination.type```."""
+    prefix = "Invalid value '"
+    if where != "destination.type" or not detail.startswith(prefix):
+        return None
+    kind = detail[len(prefix) :].rsplit("' - at ", 1)[0]
+    return kind[:64] if installed().get(kind) is None else None
 
 
 def _is_broker(c: Any) -> bool:

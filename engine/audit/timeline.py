@@ -51,8 +51,7 @@ from hookproof.projections.subscriptions import SubscriptionState
 from hookproof.projections.subscriptions import evolve as evolve_subscription
 
 from ..delivery.views import evidence_of
-from ..destinations.relay_codes import RELAY_REPORTED
-from ..destinations.relay_endpoint import is_relay_peer
+from ..destinations.registry import reported_by
 from ..subscriptions.validation import in_utc
 from .repository import AuditRepository
 
@@ -191,11 +190,12 @@ def _delivery_outcome(story: DeliveryStory) -> tuple[int | None, str | None, str
         return ev.generation, ev.key_id, f"attempt {ev.attempt} admitted by {ev.dispatcher}{extra}"
     if isinstance(ev, EndpointAccepted):
         cut = _TRUNCATED if ev.body_truncated is True else ""
-        if is_relay_peer(ev.peer_address):  # the engine did not see this answer itself
+        reported = reported_by(ev.peer_address)
+        if reported is not None:  # the engine did not see this answer itself
             return (
                 None,
                 None,
-                f"attempt {ev.attempt}: {RELAY_REPORTED} {ev.status} ({ev.peer_address})",
+                f"attempt {ev.attempt}: {reported} {ev.status} ({ev.peer_address})",
             )
         answer = broker_text(ev.broker) if ev.broker is not UNSET else str(ev.status)
         return None, None, f"attempt {ev.attempt}: ENDPOINT_ACCEPTED {answer}{cut}"

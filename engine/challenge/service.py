@@ -31,7 +31,8 @@ from hookproof.events.subscription_events import (
 from hookproof.projections.subscriptions import SubscriptionState, fold
 from hookproof_subscriber import SigningKey
 
-from ..destinations import BrokerEvidence, BrokerMessage, build_challenge_message
+from ..destinations.brokers.evidence import BrokerEvidence
+from ..destinations.brokers.message import BrokerMessage, build_challenge_message
 from ..egress import EgressResult, EgressTransport
 from ..egress.identity import ClientIdentity
 from ..endpoint_auth import EndpointAuth

@@ -243,6 +243,9 @@ def build_parser(*, serve_only: bool = False) -> argparse.ArgumentParser:
     from . import listen as cli_listen
 
     cli_listen.register(sub, _add_json)
+    from . import destinations as cli_destinations
+
+    cli_destinations.register(sub, _add_json)
 
     from . import dev_endpoint
 

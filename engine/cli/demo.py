@@ -29,9 +29,9 @@ from hookproof.config import Settings
 from hookproof.projections.ledger import OPEN, LedgerState
 
 from ..db.queries import ENGINE_QUERIES
-from ..destinations.nats_server import EmbeddedNats
 from .demo_broker import nats_destination_demo
 from .demo_report import gate_lines, ladder_lines
+from .embedded_nats import EmbeddedNats
 
 __all__ = ["run_demo"]
 

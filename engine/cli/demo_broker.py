@@ -14,7 +14,7 @@ import nats
 
 from hookproof_subscriber import answer_broker_challenge, verify_broker_message
 
-from ..destinations.nats_server import EmbeddedNats
+from .embedded_nats import EmbeddedNats
 
 __all__ = ["nats_destination_demo"]
 

@@ -39,7 +39,7 @@ def _receipt_key(args: argparse.Namespace) -> dict[str, Any] | None:
 
 
 async def cmd_listen(args: argparse.Namespace, settings: Settings) -> int:
-    from ..destinations.relay_endpoint import normalise_relay_endpoint
+    from ..destinations.relay.endpoint import normalise_relay_endpoint
     from ..relay.client import DEFAULT_ENGINE, ListenOptions, listen, parse_topics
 
     normalise_relay_endpoint(args.to)  # refused before anything is asked of the engine

@@ -19,8 +19,8 @@ from typing import Any, Final
 
 import structlog
 
+from ..destinations.port import Completed, Destination, Evidence, PendingAttempt, send_attempt
 from ..egress.failures import Outcome
-from .destination import Completed, Destination, Evidence, PendingAttempt, send_attempt
 
 __all__ = ["ATTEMPT_MARGIN_S", "PARKED_PER_INFLIGHT", "PARK_AFTER_S", "InFlight", "send_bounded"]
 

@@ -36,6 +36,13 @@ from hookproof.events.listening import Listening
 from hookproof_subscriber import SigningKey
 
 from ..db.db_errors import database_unavailable
+from ..destinations.port import (
+    Destination,
+    Evidence,
+    PendingAttempt,
+    SignedMessage,
+)
+from ..destinations.registry import KindRegistry, installed
 from ..keys.signing import Signer, sign_headers
 from ..rollouts.dispatch import ShadowCounter, shadow_check
 from .attempt_metrics import AttemptMetrics, DispatchMetrics
@@ -49,14 +56,6 @@ from .claim import (
     claim_rows,
     claim_shares,
     plan_claim,
-)
-from .destination import (
-    BROKER_KINDS,
-    Destination,
-    Evidence,
-    PendingAttempt,
-    SignedMessage,
-    kind_of,
 )
 from .gates import EndpointGates, Reservation
 from .job import Job, traceparent
@@ -111,8 +110,11 @@ class Dispatcher:
         steal_after_s: float = STEAL_AFTER_S,
         metrics: AttemptMetrics | None = None,
         gates: EndpointGates | None = None,
+        kinds: KindRegistry | None = None,
     ) -> None:
         self.store = store
+        #: the installed destination kinds (which sign their own form): the registry's
+        self.kinds = kinds or installed()
         self.deliveries = deliveries or DeliveryRepository.of(store)
         self.rollouts = rollouts  # RolloutService: what to sign during a signing change
         self.key_by_id = key_by_id  # a rollout's target engine key
@@ -296,7 +298,7 @@ class Dispatcher:
         """Signed exactly as the admission recorded (``job.signers``), never re-decided."""
         r = job.row
         headers = dict(base) if base is not None else self.base_headers(job)
-        if kind_of(r) in BROKER_KINDS:  # a broker signs its own form ("@destination")
+        if self.kinds.signs_own_form(r.endpoint):  # the kind signs its own form
             return headers
         headers.update(
             sign_headers(

@@ -16,9 +16,9 @@ from hookproof.events.delivery_events import AttemptFailed, AttemptRequest, Endp
 from hookproof.events.subscription_events import RetryPolicy
 from hookproof.projections.ledger import LedgerState as S
 
+from ..destinations.port import Evidence
 from ..egress import Outcome
 from .claim import dead_letter_event
-from .destination import Evidence
 from .retry import AttemptError, RetryDecision, decide, parse_retry_after
 
 __all__ = ["Recorded", "breaker_success", "classify", "outcome_events"]

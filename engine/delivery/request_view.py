@@ -32,7 +32,8 @@ from hookproof_subscriber.messages import (
     SUBSCRIPTION_HEADER,
 )
 
-from .destination import AMQP, NATS, Evidence, SignedMessage
+from ..destinations.port import Evidence, SignedMessage
+from ..destinations.registry import installed
 
 __all__ = ["BODY_SHOWN_MAX", "REDACTED", "body_view", "request_view", "sent_request"]
 
@@ -57,11 +58,6 @@ def sent_request(message: SignedMessage, evidence: Evidence) -> AttemptRequest:
     )
 
 
-def _kind(endpoint: str) -> str:
-    scheme = endpoint.partition(":")[0].lower()
-    return {"amqps": AMQP, "amqp": AMQP, "tls": NATS, "nats": NATS}.get(scheme, "https")
-
-
 def request_view(
     admitted: AttemptAdmitted,
     *,
@@ -77,7 +73,7 @@ def request_view(
     profiles = recorded.profiles if recorded is not None else _profiles_of(admitted)
     sig_v1 = SIG_V1.name in profiles
     standard = STANDARD_WEBHOOKS_V1 in profiles
-    if _kind(admitted.endpoint) in (AMQP, NATS):
+    if installed().signs_own_form(admitted.endpoint):  # the kind's own (broker) form
         method = None
         headers: list[list[Any]] = [
             ["content-type", "application/json"],

@@ -25,9 +25,8 @@ from hookproof.projections.delivery_story import Attempt, DeliveryStory
 from hookproof.projections.ledger import LedgerState as S
 
 from ..challenge.disclosure import code_detail, tenant_dead_letter_reason, tenant_reason
-from ..destinations.evidence import broker_view
-from ..destinations.relay_codes import RELAY_REPORTED
-from ..destinations.relay_endpoint import is_relay_endpoint
+from ..destinations.brokers.evidence import broker_view
+from ..destinations.registry import reported_as
 from .request_view import body_view, request_view
 from .test_event_ids import is_test_event
 
@@ -53,10 +52,11 @@ def evidence_of(row: Mapping[str, Any], verified_generation: int | None = None) 
     A relay subscription's acceptance is what its relay reported (``RELAY_REPORTED``, with
     the status it saw): the engine did not see that answer itself."""
     accepted = row["accepted_at"] is not None
-    if accepted and is_relay_endpoint(row["endpoint"]):
+    reported = reported_as(row["endpoint"]) if accepted else None
+    if reported is not None:
         relayed = _application(row)
         relayed["reportedStatus"] = row.get("last_status")
-        return {"endpoint": RELAY_REPORTED, **relayed}
+        return {"endpoint": reported, **relayed}
     endpoint = (
         S.ENDPOINT_ACCEPTED.value
         if accepted
@@ -93,9 +93,9 @@ def _answer(view: dict[str, Any], ev: EndpointAccepted | AttemptFailed | Attempt
         view.update(outcome=S.UNKNOWN_TRANSPORT.value, code="dispatcher_lost", completedAt=ev.at)
         return
     if isinstance(ev, EndpointAccepted):
-        relayed = is_relay_endpoint(view["endpoint"])
+        reported = reported_as(view["endpoint"])
         view.update(
-            outcome=RELAY_REPORTED if relayed else S.ENDPOINT_ACCEPTED.value,
+            outcome=reported or S.ENDPOINT_ACCEPTED.value,
             status=ev.status,
             peerAddress=ev.peer_address,
             spkiSha256=ev.spki_sha256,

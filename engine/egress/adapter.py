@@ -47,7 +47,8 @@ _Target = Target
 
 
 #: URL targets kept per worker (~1 KiB each): as many as the HTTPS destination's subscription
-#: states (engine/delivery/https.py), so a fan-out to 10,000 sites does not keep one per URL.
+#: states (engine/destinations/https/adapter.py), so a fan-out to 10,000 sites does not keep
+#: one per URL.
 _TARGET_MEMO: Final = 2_048
 
 

@@ -266,7 +266,7 @@ def _scrubbing(send: Send) -> Send:
     """``send`` whose result's ``location`` (a peer's redirect target: stored with the attempt
     and with a failed challenge) and ``detail`` (logged) hold no echo of the credentials that
     request carried, in any case or encoding (issue 46; the answer's body and headers are
-    scrubbed where they are kept: ``delivery/response_excerpt.py``)."""
+    scrubbed where they are kept: ``destinations/https/response_excerpt.py``)."""
 
     async def scrubbed(
         extra: list[tuple[str, str]], identity: ClientIdentity | None

@@ -19,7 +19,7 @@ import msgspec
 from hookproof.events.delivery_events import FilterDecision
 from hookproof.schemas.api import EventIn
 
-from ..destinations.relay_endpoint import room_key
+from ..destinations.registry import room_key
 from ..filters import (
     CompiledFilters,
     FilterEvent,
@@ -51,7 +51,7 @@ class Candidate:
     tenant_id: str
     generation: int
     endpoint: str
-    endpoint_digest: str  # the room key (``destinations.relay_endpoint.room_key``)
+    endpoint_digest: str  # the room key (``destinations.registry.room_key``)
     topics: list[str]
     event_versions: list[int]
     #: the filter expressions (a legacy ``filter`` converted); None: no filters

@@ -48,8 +48,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from ..delivery.admission import ClaimRow
-    from ..delivery.destination import Destination, Evidence, SignedMessage
+    from ..destinations.context import Target
+    from ..destinations.port import Destination, Evidence, SignedMessage
 
 log = structlog.get_logger("hookproof.tracing")
 
@@ -76,7 +76,7 @@ def key_id_of(headers: Mapping[str, str]) -> str | None:
     return m.group(1) if m else None
 
 
-def _attributes(row: ClaimRow, message: SignedMessage) -> dict[str, Any]:
+def _attributes(row: Target, message: SignedMessage) -> dict[str, Any]:
     headers = message.headers
     out: dict[str, Any] = {
         "hookproof.delivery_id": row.delivery_id,
@@ -107,7 +107,7 @@ class TracedDestination:
         self.inner = inner
         self.tracer = tracer
 
-    async def deliver(self, message: SignedMessage, target: ClaimRow) -> Evidence:
+    async def deliver(self, message: SignedMessage, target: Target) -> Evidence:
         tracer = self.tracer if self.tracer is not None else attempt_tracer()
         if tracer is None:
             return await self.inner.deliver(message, target)

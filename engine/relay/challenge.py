@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from hookproof.projections.subscriptions import SubscriptionState
 
+from ..destinations.relay.adapter import evidence_of_exchange
 from ..egress.result import EgressResult
-from .destination import evidence_of_exchange
 from .hub import RelayHub
 
 __all__ = ["RelayChallenges"]

@@ -33,8 +33,8 @@ import aiohttp
 from hookproof.errors import HookproofError
 from hookproof_subscriber.challenge import ChallengeError, build_challenge_response
 
-from ..destinations.relay_codes import RelayCode
-from ..destinations.relay_endpoint import normalise_relay_endpoint
+from ..destinations.relay.codes import RelayCode
+from ..destinations.relay.endpoint import normalise_relay_endpoint
 from . import protocol
 
 __all__ = [

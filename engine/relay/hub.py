@@ -33,7 +33,8 @@ import structlog
 from hookproof.errors import ValidationError
 
 from ..common.budget import Bucket
-from ..destinations.relay_codes import LOCAL_ERRORS, RelayCode
+from ..destinations.relay.codes import LOCAL_ERRORS, RelayCode
+from ..destinations.relay.exchange import ExchangeResult
 from . import protocol
 from .limits import REPORT_BURST, REPORTS_PER_S, SessionBudget
 from .repository import CHANNEL, RelayRepository
@@ -53,24 +54,6 @@ log = structlog.get_logger("hookproof.relay")
 POLL_S: Final = 1.0
 #: the code of a report refused with its session (numbers no exchange can have)
 REPORT_REFUSED: Final = "relay_report_out_of_range"
-
-
-@dataclass(frozen=True, slots=True)
-class ExchangeResult:
-    """What became of one exchange. ``attached``: a session took it in; ``sent``: it was
-    handed to that session's WebSocket; ``reported``: an answer (``status``, or ``error``, a
-    :class:`RelayCode` value) was recorded; ``response``: a challenge's answer body;
-    ``answered_by``: ``"cli"`` when ``listen --answer-challenge`` answered it, not the receiver."""
-
-    attached: bool
-    session_id: str | None = None
-    sent: bool = False
-    reported: bool = False
-    status: int | None = None
-    error: str | None = None
-    response: bytes = b""
-    response_type: str | None = None
-    answered_by: str | None = None
 
 
 @dataclass(slots=True)

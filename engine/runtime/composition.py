@@ -45,10 +45,10 @@ from ..common.clock import Clock, system_clock
 from ..consumers import ConsumerService
 from ..db.database import connect_pool
 from ..db.migrate import migrate
-from ..delivery.broker import BrokerDestination
 from ..delivery.log_repository import DeliveryLog
 from ..delivery.repository import DeliveryRepository
-from ..destinations.credentials import DestinationCredentials
+from ..destinations.brokers.adapter import BrokerDestination
+from ..destinations.brokers.credentials import DestinationCredentials
 from ..egress import EgressTransport
 from ..endpoint_auth import AuthMaterials, EndpointAuth
 from ..endpoint_auth.sender import fetch_deadline

@@ -14,15 +14,18 @@ from hookproof.events import EventStore
 
 from ..challenge.drift import DriftGuard
 from ..common.clock import Clock
-from ..delivery.broker import BrokerDestination
-from ..delivery.destination import AMQP, HTTPS, NATS, RELAY, Destination, DestinationsByKind
 from ..delivery.dispatcher import Dispatcher
 from ..delivery.gates import EndpointGates
-from ..delivery.https import HttpsDestination
 from ..delivery.recover import Recovery
 from ..delivery.repository import DeliveryRepository
 from ..delivery.views import DeliveryReader
+from ..destinations.brokers.adapter import BrokerDestination
+from ..destinations.connect import VettedConnector
+from ..destinations.context import KindContext
+from ..destinations.port import Destination
+from ..destinations.registry import installed
 from ..egress import EgressTransport
+from ..egress.transport import EgressPolicy
 from ..endpoint_auth import EndpointAuth
 from ..event_types.gate import SchemaGate
 from ..event_types.offload import SchemaValidator
@@ -34,7 +37,6 @@ from ..keys.signers import AttemptSigningKeys
 from ..notifications import Notifier
 from ..observe import tracing
 from ..observe.metrics import EngineMetrics
-from ..relay.destination import RelayDestination
 from ..relay.hub import RelayHub
 from ..rollouts.service import RolloutService
 from ..subscriptions import SubscriptionService
@@ -52,17 +54,31 @@ def construct_destination(
     brokers: BrokerDestination,
     relay: RelayHub | None = None,
     endpoint_auth: EndpointAuth | None = None,
+    *,
+    settings: Settings,
 ) -> Destination:
-    """Where the dispatcher's attempts go, by destination kind: HTTPS through the pinned
-    egress (with the subscription's ``auth``, DESIGN.md 14), the broker kinds (``amqp``,
-    ``nats``) through ``brokers``, and a relay subscription's through its ``hookproof listen``
-    session; traced per attempt."""
-    https = HttpsDestination(transport, guard, subscriptions, auth=endpoint_auth)
+    """Where the dispatcher's attempts go: one adapter per installed kind (the registry's
+    ``hookproof.destinations`` entry points, DESIGN.md 15), each built from what the engine
+    owns (the pinned egress and its policy, the drift guard, the subscriptions, and the
+    parts a built-in kind serves: the endpoint auth, the relay hub, the broker destination);
+    traced per attempt."""
     brokers.watch_drift(guard)  # a broker's drift is judged as an endpoint's
-    kinds: dict[str, Destination] = {HTTPS: https, AMQP: brokers, NATS: brokers}
+    parts: dict[str, object] = {"brokers": brokers}
     if relay is not None:
-        kinds[RELAY] = RelayDestination(relay)
-    destination: Destination = DestinationsByKind(kinds, default=https)
+        parts["relay_hub"] = relay
+    if endpoint_auth is not None:
+        parts["endpoint_auth"] = endpoint_auth
+    context = KindContext(
+        settings=settings,
+        clock=options.clock,
+        transport=transport,
+        policy=EgressPolicy.from_settings(settings),
+        connect=VettedConnector(brokers.publishers.net),
+        subscriptions=subscriptions,
+        drift=guard,
+        parts=parts,
+    )
+    destination: Destination = installed().build(context)
     if options.wrap_destination is not None:
         destination = options.wrap_destination(destination)
     return tracing.TracedDestination(destination, options.attempt_tracer)
@@ -123,6 +139,7 @@ def construct_delivery(
         brokers=brokers,
         relay=relay,
         endpoint_auth=endpoint_auth,
+        settings=settings,
     )
     gates = EndpointGates()  # the breakers the metrics report, built before both
     metrics = EngineMetrics(breaker_states=gates.states)
@@ -139,6 +156,7 @@ def construct_delivery(
         deliveries=deliveries,
         metrics=metrics,
         gates=gates,
+        kinds=installed(),
     )
     return Delivery(
         event_types=event_types,

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..common.clock import Clock, system_clock
-from ..delivery.destination import Destination
+from ..destinations.port import Destination
 from ..observe import tracing
 
 __all__ = ["EngineOptions"]

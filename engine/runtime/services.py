@@ -15,10 +15,10 @@ if TYPE_CHECKING:
     from ..archive import Archiver
     from ..challenge import Challenger
     from ..challenge.drift import DriftGuard
-    from ..delivery.destination import Destination
     from ..delivery.dispatcher import Dispatcher
     from ..delivery.recover import Recovery
     from ..delivery.views import DeliveryReader
+    from ..destinations.port import Destination
     from ..egress import EgressTransport
     from ..event_types.service import EventTypeService
     from ..ingest.ingest import IngestService

@@ -27,9 +27,9 @@ from hookproof.projections.subscriptions import PendingRow, SubscriptionState, f
 from hookproof.schemas.api import RateLimitIn, SubscriptionCreate, SubscriptionPatch
 from hookproof.schemas.destinations import DestinationIn, RelayDestinationIn
 
-from ..destinations.binding import bound_view, config_of
-from ..destinations.relay_endpoint import normalise_relay_endpoint, relay_config
-from ..destinations.spec import BrokerCredentials, Destination, parse_destination
+from ..destinations.brokers.binding import bound_view, config_of
+from ..destinations.brokers.spec import BrokerCredentials, Destination, parse_destination
+from ..destinations.relay.endpoint import normalise_relay_endpoint, relay_config
 from ..endpoint_auth import AuthMaterials, AuthSecret, parse_auth
 from .decide import AUTH_FIELD, Command, Register, Transition, Update, decide
 from .filter_spec import filter_spec

@@ -8,8 +8,8 @@ import pytest
 from hookproof.engine.challenge.disclosure import code_detail, reason_hint, tenant_reason
 from hookproof.engine.challenge.drift import DRIFT_REASONS
 from hookproof.engine.challenge.protocol import REASON_CODES
-from hookproof.engine.destinations.evidence import BrokerCode
-from hookproof.engine.destinations.relay_codes import RelayCode
+from hookproof.engine.destinations.brokers.evidence import BrokerCode
+from hookproof.engine.destinations.relay.codes import RelayCode
 from hookproof.engine.egress.failures import FAILURE_CODES
 
 CODES = sorted(

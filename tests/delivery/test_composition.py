@@ -14,8 +14,9 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
-from hookproof.engine.delivery.destination import Destination, DestinationsByKind
-from hookproof.engine.delivery.https import HttpsDestination
+from hookproof.engine.destinations.https.adapter import HttpsDestination
+from hookproof.engine.destinations.port import Destination
+from hookproof.engine.destinations.registry import DestinationsByKind, installed
 from hookproof.engine.observe.tracing import TracedDestination
 from hookproof.engine.runtime.composition import Engine, build_engine
 from hookproof.engine.runtime.services import Services
@@ -157,7 +158,8 @@ async def test_the_parts_are_frozen_and_the_destination_is_chosen_at_constructio
         assert isinstance(destination.inner, DestinationsByKind)
         # the broker kinds (DESIGN.md 13) share one broker destination beside HTTPS; the
         # relay is hookproof listen's
-        assert destination.inner.kinds == {"https", "amqp", "nats", "relay"}
+        assert destination.inner.kinds == set(installed().names)
+        assert {"https", "amqp", "nats", "relay"} <= destination.inner.kinds
         https = destination.inner.default
         assert isinstance(https, HttpsDestination)
         assert https.transport is services.transport and https.guard is services.drift_guard

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from hookproof.engine.delivery import admission as adm
 from hookproof.engine.delivery import gates as g
 from hookproof.engine.delivery.claim import claim_appends, plan_claim
-from hookproof.engine.delivery.destination import Evidence
-from hookproof.engine.delivery.https import evidence_of
 from hookproof.engine.delivery.outcome import breaker_success, classify, outcome_events
 from hookproof.engine.delivery.retry import AttemptError, decide, parse_retry_after
+from hookproof.engine.destinations.https.adapter import evidence_of
+from hookproof.engine.destinations.port import Evidence
 from hookproof.engine.egress import EgressResult, FailureCode, Outcome
 from hookproof.engine.subscriptions.machine import STATES as SUBSCRIPTION_STATES
 from hookproof.events import Event

@@ -9,7 +9,7 @@ import urllib.parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hookproof.engine.delivery.response_excerpt import (
+from hookproof.engine.destinations.https.response_excerpt import (
     EXCERPT_BYTES,
     HEADER_VALUE_MAX,
     HEADERS_MAX,

@@ -23,15 +23,15 @@ from typing import Any
 
 import pytest
 
-from hookproof.engine.destinations import (
+from hookproof.engine.cli.embedded_nats import EmbeddedNats
+from hookproof.engine.destinations.brokers.message import build_message
+from hookproof.engine.destinations.brokers.net import BrokerNet
+from hookproof.engine.destinations.brokers.publishers import BrokerPublishers
+from hookproof.engine.destinations.brokers.spec import (
     BrokerCredentials,
-    BrokerNet,
-    BrokerPublishers,
     Destination,
-    build_message,
     parse_destination,
 )
-from hookproof.engine.destinations.nats_server import EmbeddedNats
 from hookproof.engine.egress import EgressPolicy
 from hookproof.engine.keys.signing import Signer
 from hookproof_subscriber import SigningKey

@@ -15,7 +15,7 @@ from typing import Any
 import aio_pika
 import pytest
 
-from hookproof.engine.destinations import BrokerOutcome
+from hookproof.engine.destinations.brokers.evidence import BrokerOutcome
 from hookproof_subscriber import StaticKeyResolver, verify_broker_message
 
 from .conftest import ENGINE_KEY, Rabbit, message_for
@@ -139,7 +139,7 @@ async def test_connections_never_shared_across_credentials(
 ) -> None:
     dest, creds = rabbit.destination("amq.direct", "x")
     pubs = make_publishers((rabbit.host, rabbit.port))
-    from hookproof.engine.destinations import credentials_digest, digest_key
+    from hookproof.engine.destinations.brokers.spec import credentials_digest, digest_key
 
     key = digest_key(b"m" * 32)
     first = await pubs.publish(

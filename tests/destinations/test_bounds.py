@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hookproof.engine.destinations.bounds import (
+from hookproof.engine.destinations.brokers.bounds import (
     AmqpFrames,
     ByteBudget,
     LimitCode,

@@ -12,8 +12,8 @@ from typing import Any
 import aio_pika
 import nats
 
-from hookproof.engine.destinations import parse_destination
-from hookproof.engine.destinations.nats_server import EmbeddedNats
+from hookproof.engine.cli.embedded_nats import EmbeddedNats
+from hookproof.engine.destinations.brokers.spec import parse_destination
 
 from .conftest import Rabbit, message_for
 

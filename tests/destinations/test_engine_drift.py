@@ -21,7 +21,7 @@ import nats
 import pytest
 
 from hookproof.config import Settings
-from hookproof.engine.destinations.nats_server import EmbeddedNats
+from hookproof.engine.cli.embedded_nats import EmbeddedNats
 from hookproof.engine.runtime.daemon import Engine
 from hookproof_subscriber import answer_broker_challenge
 from tests.egress.conftest import DnsServer, SocketGuard

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from hookproof.engine.destinations.evidence import (
+from hookproof.engine.destinations.brokers.evidence import (
     AmqpConfirmation,
     BrokerEvidence,
     BrokerOutcome,

@@ -14,8 +14,8 @@ import aio_pika
 import nats
 import pytest
 
-from hookproof.engine.destinations import parse_destination
-from hookproof.engine.destinations.nats_server import EmbeddedNats
+from hookproof.engine.cli.embedded_nats import EmbeddedNats
+from hookproof.engine.destinations.brokers.spec import parse_destination
 from hookproof_subscriber import StaticKeyResolver
 
 from .conftest import ENGINE_KEY, Rabbit, message_for

@@ -22,8 +22,9 @@ import nats
 import pytest
 from aiohttp import web
 
-from hookproof.engine.destinations import Destination, build_message, parse_destination
-from hookproof.engine.destinations.nats_server import EmbeddedNats
+from hookproof.engine.cli.embedded_nats import EmbeddedNats
+from hookproof.engine.destinations.brokers.message import build_message
+from hookproof.engine.destinations.brokers.spec import Destination, parse_destination
 from hookproof.engine.keys.signing import Signer
 from hookproof_subscriber import (
     JwksKeyResolver,

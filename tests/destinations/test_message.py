@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 import pytest
 from standardwebhooks import Webhook
 
-from hookproof.engine.destinations import build_challenge_message, build_message
-from hookproof.engine.destinations.spec import parse_destination
+from hookproof.engine.destinations.brokers.message import build_challenge_message, build_message
+from hookproof.engine.destinations.brokers.spec import parse_destination
 from hookproof.engine.keys.signing import Signer
 from hookproof_subscriber import (
     MessageVerificationError,

@@ -12,9 +12,9 @@ from typing import Any
 import nats
 import pytest
 
-from hookproof.engine.destinations import BrokerOutcome, parse_destination
-from hookproof.engine.destinations.evidence import recorded_evidence
-from hookproof.engine.destinations.nats_server import EmbeddedNats
+from hookproof.engine.cli.embedded_nats import EmbeddedNats
+from hookproof.engine.destinations.brokers.evidence import BrokerOutcome, recorded_evidence
+from hookproof.engine.destinations.brokers.spec import parse_destination
 from hookproof_subscriber import StaticKeyResolver, verify_broker_message
 from tests.egress.conftest import DnsServer, Pki
 

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
-from hookproof.engine.destinations import BrokerOutcome, parse_destination
-from hookproof.engine.destinations.nats_server import EmbeddedNats
+from hookproof.engine.cli.embedded_nats import EmbeddedNats
+from hookproof.engine.destinations.brokers.evidence import BrokerOutcome
+from hookproof.engine.destinations.brokers.spec import parse_destination
 from tests.egress.conftest import DnsServer, SocketGuard
 
 from .conftest import Rabbit, message_for

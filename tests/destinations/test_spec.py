@@ -8,8 +8,12 @@ from typing import Any
 import msgspec
 import pytest
 
-from hookproof.engine.destinations import credentials_digest, destination_out, digest_key
-from hookproof.engine.destinations.spec import parse_destination
+from hookproof.engine.destinations.brokers.spec import (
+    credentials_digest,
+    destination_out,
+    digest_key,
+    parse_destination,
+)
 from hookproof.errors import ValidationError
 from hookproof.schemas.destinations import DESTINATION_CODES, DestinationIn, DestinationOut
 from hookproof_subscriber import amqp_destination_uri, destination_digest, nats_destination_uri

@@ -12,6 +12,7 @@ from typing import Any
 import asyncpg
 
 from hookproof.config import Settings
+from hookproof.engine.destinations.registry import installed
 
 from .engine_support import started
 
@@ -92,7 +93,7 @@ async def test_destination_refusals_have_stable_codes(pool: asyncpg.Pool, tmp_pa
         cases: list[tuple[dict[str, Any], str]] = [
             ({**body(), "endpoint": "https://hooks.example.com/x"}, "destination_with_endpoint"),
             ({k: v for k, v in body().items() if k != "destination"}, "endpoint_required"),
-            (body(type="kafka"), "destination_invalid"),
+            (body(type="kafka"), "unknown_destination_type"),
             (body(url="tls://10.0.0.7:4222"), "destination_ip_forbidden"),
             (body(url="nats://127.0.0.1:4223"), "destination_plain_not_allowed"),
             (body(url="ftp://x/"), "destination_scheme_not_allowed"),
@@ -113,6 +114,25 @@ async def test_destination_refusals_have_stable_codes(pool: asyncpg.Pool, tmp_pa
         )
         sealed = await engine.pool.fetchval("SELECT count(*) FROM destination_credentials")
         assert n == 0 and sealed == 0  # nothing half-written
+
+
+async def test_an_unknown_destination_type_lists_the_installed_kinds(
+    pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    """A ``type`` no installed kind has (the registry's entry points, DESIGN.md 15) is a 400
+    ``unknown_destination_type`` naming ``destination.type`` and listing the kinds."""
+    async with started(pool, settings_for(tmp_path)) as (engine, api):
+        token = (await engine.tenants.create("acme")).token
+        doc = body(type="sqs")
+        status, out = await api.call("POST", "/v1/subscriptions", token=token, json=doc)
+        assert status == 400 and out["code"] == "unknown_destination_type", out
+        assert out["field"] == "destination.type"
+        assert out["installedKinds"] == list(installed().names)
+        assert {"https", "amqp", "nats", "relay"} <= set(out["installedKinds"])
+        status, out = await api.call(
+            "POST", "/v1/subscriptions", token=token, json=body(type=7)
+        )
+        assert status == 400 and out["code"] == "destination_invalid", out
 
 
 async def test_a_broker_name_resolving_to_a_private_address_is_refused(

@@ -13,7 +13,7 @@ from aiohttp import web
 
 from hookproof.config import Settings
 from hookproof.engine.delivery.admission import ClaimRow
-from hookproof.engine.delivery.destination import Destination, Evidence, SignedMessage
+from hookproof.engine.destinations.port import Destination, Evidence, SignedMessage
 from hookproof.engine.observe import tracing
 from hookproof.engine.runtime.composition import EngineOptions
 from hookproof.engine.runtime.daemon import Engine

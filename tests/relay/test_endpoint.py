@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookproof.engine.destinations.relay_endpoint import is_relay_endpoint, normalise_relay_endpoint
+from hookproof.engine.destinations.relay.endpoint import is_relay_endpoint, normalise_relay_endpoint
 from hookproof.engine.egress.endpoint import normalise_endpoint
 from hookproof.errors import ValidationError
 

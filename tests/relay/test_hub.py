@@ -11,10 +11,10 @@ from typing import Any
 
 import asyncpg
 
-from hookproof.engine.destinations.relay_codes import RelayCode
+from hookproof.engine.destinations.relay.adapter import evidence_of_exchange
+from hookproof.engine.destinations.relay.codes import RelayCode
 from hookproof.engine.egress.failures import Outcome
 from hookproof.engine.relay import protocol
-from hookproof.engine.relay.destination import evidence_of_exchange
 from hookproof.engine.relay.hub import ExchangeResult, LocalSession, RelayHub
 from hookproof.engine.relay.repository import RelayRepository
 

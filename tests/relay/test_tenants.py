@@ -173,7 +173,7 @@ async def test_two_tenants_listening_on_the_same_local_url_do_not_share_a_breake
 
 
 def test_the_room_key_of_a_relay_is_its_subscription_and_of_anything_else_its_digest() -> None:
-    from hookproof.engine.destinations.relay_endpoint import normalise_relay_endpoint, room_key
+    from hookproof.engine.destinations.relay.endpoint import normalise_relay_endpoint, room_key
 
     ep = normalise_relay_endpoint("http://localhost:3000/webhooks")
     a, b = room_key("sub_a", ep.url, ep.digest), room_key("sub_b", ep.url, ep.digest)

@@ -19,14 +19,12 @@ from pathlib import Path
 import psutil
 import pytest
 
-from hookproof.engine.destinations import (
-    BrokerLimits,
-    BrokerNet,
-    BrokerOutcome,
-    BrokerPoolLimits,
-    BrokerPublishers,
-    parse_destination,
-)
+from hookproof.engine.destinations.brokers.bounds import BrokerLimits
+from hookproof.engine.destinations.brokers.evidence import BrokerOutcome
+from hookproof.engine.destinations.brokers.net import BrokerNet
+from hookproof.engine.destinations.brokers.pool import BrokerPoolLimits
+from hookproof.engine.destinations.brokers.publishers import BrokerPublishers
+from hookproof.engine.destinations.brokers.spec import parse_destination
 from hookproof.engine.egress.proxy import parse_proxy
 from tests.challenge.test_egress_proxy import Tinyproxy, _start
 

@@ -22,7 +22,7 @@ from typing import Generic, Protocol, TypeVar
 
 import structlog
 
-from ..egress.addresses import IPAddress
+from ...egress.addresses import IPAddress
 
 __all__ = ["BrokerPool", "BrokerPoolLimits", "PoolKey", "Pooled"]
 

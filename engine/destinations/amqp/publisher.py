@@ -38,16 +38,16 @@ from aiormq import spec
 from aiormq.abc import DeliveredMessage
 from yarl import URL
 
-from ..egress.addresses import format_ip
-from ..egress.policy import Vetting
-from ..egress.result import PeerCertificate
-from .bounds import AmqpFrames, ByteBudget, LimitCode, PeerLimit
-from .evidence import AmqpConfirmation, BrokerCode, BrokerEvidence, BrokerOutcome
-from .guarded import Guard
-from .message import BrokerMessage
-from .net import BrokerFailure, BrokerNet, Connected, failed_evidence, scrub, unforeseen
-from .pool import BrokerPool, BrokerPoolLimits, PoolKey
-from .spec import BrokerCredentials, Destination
+from ...egress.addresses import format_ip
+from ...egress.policy import Vetting
+from ...egress.result import PeerCertificate
+from ..brokers.bounds import AmqpFrames, ByteBudget, LimitCode, PeerLimit
+from ..brokers.evidence import AmqpConfirmation, BrokerCode, BrokerEvidence, BrokerOutcome
+from ..brokers.guarded import Guard
+from ..brokers.message import BrokerMessage
+from ..brokers.net import BrokerFailure, BrokerNet, Connected, failed_evidence, scrub, unforeseen
+from ..brokers.pool import BrokerPool, BrokerPoolLimits, PoolKey
+from ..brokers.spec import BrokerCredentials, Destination
 
 __all__ = ["AmqpPublisher"]
 

@@ -15,14 +15,12 @@ from typing import Final
 
 from hookproof.projections.subscriptions import SubscriptionState
 
-from ..challenge.drift import DriftGuard
-from ..common.memo import BoundedMemo
-from ..egress import EgressResult, EgressTransport
-from ..egress.identity import ClientIdentity
-from ..endpoint_auth import EndpointAuth
-from ..subscriptions import SubscriptionService
-from .admission import ClaimRow
-from .destination import Evidence, SignedMessage
+from ...common.memo import BoundedMemo
+from ...egress import EgressResult, EgressTransport
+from ...egress.identity import ClientIdentity
+from ...endpoint_auth import EndpointAuth
+from ..context import DriftWatch, SubscriptionStates, Target
+from ..port import Evidence, SignedMessage
 from .response_excerpt import response_of
 
 __all__ = ["STATE_MEMO", "HttpsDestination", "evidence_of"]
@@ -62,8 +60,8 @@ class HttpsDestination:
     def __init__(
         self,
         transport: EgressTransport,
-        guard: DriftGuard,
-        subscriptions: SubscriptionService,
+        guard: DriftWatch,
+        subscriptions: SubscriptionStates,
         *,
         auth: EndpointAuth | None = None,
         memo: int = STATE_MEMO,
@@ -74,7 +72,7 @@ class HttpsDestination:
         self.auth = auth
         self._states: BoundedMemo[str, SubscriptionState | None] = BoundedMemo(memo)
 
-    async def _current(self, row: ClaimRow) -> SubscriptionState | None:
+    async def _current(self, row: Target) -> SubscriptionState | None:
         """The subscription's state at the version the claim saw (memoised per version)."""
         sid = row.subscription_id
         state = self._states.get(sid)
@@ -83,7 +81,7 @@ class HttpsDestination:
             self._states.put(sid, state)
         return state
 
-    async def deliver(self, message: SignedMessage, target: ClaimRow) -> Evidence:
+    async def deliver(self, message: SignedMessage, target: Target) -> Evidence:
         state = await self._current(target)
         current = (
             target.generation == target.sub_generation

@@ -11,11 +11,11 @@ failure, dead-lettered when spent.
 
 from __future__ import annotations
 
-from ..delivery.admission import ClaimRow
-from ..delivery.destination import Evidence, SignedMessage
-from ..destinations.relay_codes import LOCAL_ERRORS, RelayCode
-from ..egress.failures import Outcome
-from .hub import ExchangeResult, RelayHub
+from ...egress.failures import Outcome
+from ..context import Target
+from ..port import Evidence, SignedMessage
+from .codes import LOCAL_ERRORS, RelayCode
+from .exchange import ExchangeResult, RelayExchange
 
 __all__ = ["RelayDestination", "attempt_of", "evidence_of_exchange", "relay_peer"]
 
@@ -62,7 +62,7 @@ def evidence_of_exchange(result: ExchangeResult) -> Evidence:
     )
 
 
-def attempt_of(message: SignedMessage, target: ClaimRow) -> int:
+def attempt_of(message: SignedMessage, target: Target) -> int:
     """The attempt the request names (``Webhook-Attempt``, which the admission numbered)."""
     raw = message.headers.get("Webhook-Attempt")
     if raw is not None and raw.isdigit():
@@ -71,12 +71,12 @@ def attempt_of(message: SignedMessage, target: ClaimRow) -> int:
 
 
 class RelayDestination:
-    """:class:`~hookproof.engine.delivery.destination.Destination` over the relay hub."""
+    """:class:`~..port.Destination` over the relay hub (:class:`~.exchange.RelayExchange`)."""
 
-    def __init__(self, hub: RelayHub) -> None:
+    def __init__(self, hub: RelayExchange) -> None:
         self.hub = hub
 
-    async def deliver(self, message: SignedMessage, target: ClaimRow) -> Evidence:
+    async def deliver(self, message: SignedMessage, target: Target) -> Evidence:
         result = await self.hub.exchange(
             subscription_id=target.subscription_id,
             delivery_id=target.delivery_id,

@@ -1,10 +1,10 @@
 """The destination port: "deliver this signed message to this destination, return the evidence".
 
 The dispatcher's send step calls one :class:`Destination`; what it gets back is one type,
-:class:`Evidence`, which the ledger records (:func:`.outcome.outcome_events`). HTTPS through
-the pinned egress is the first implementation (:mod:`.https`); a broker destination (DESIGN.md
-section 13) is another class with the same ``deliver``, added to the
-:class:`DestinationsByKind` the composition root builds, without touching the dispatcher.
+:class:`Evidence`, which the ledger records (``delivery/outcome.py``). Each kind's adapter
+(:mod:`.https`, :mod:`.amqp`, :mod:`.nats`, :mod:`.relay`, or a kind installed from outside)
+implements it; :class:`~.registry.DestinationsByKind`, built by the composition root from
+the registry, hands each attempt to its kind's, without the dispatcher knowing any.
 
 An attempt moves through typed values (after Svix's worker): :class:`PendingAttempt` (admitted
 and signed), :class:`SentAttempt` (handed to its destination), then :class:`Succeeded` or
@@ -17,50 +17,27 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
 import msgspec
 
 from hookproof.events.delivery_events import AttemptResponse
 
-from ..destinations.relay_codes import RelayCode
-from ..destinations.relay_endpoint import is_relay_endpoint
 from ..egress.failures import FailureCode, Outcome, is_lost
 from ..keys.signing import Signer
-from .admission import ClaimRow
+from .context import Target
 
 __all__ = [
-    "AMQP",
-    "BROKER_KINDS",
-    "HTTPS",
-    "NATS",
-    "RELAY",
     "Completed",
     "Destination",
-    "DestinationsByKind",
     "Evidence",
     "Failed",
     "PendingAttempt",
     "SentAttempt",
     "SignedMessage",
     "Succeeded",
-    "kind_of",
     "send_attempt",
 ]
-
-#: the destination kind of a subscription without a ``destination`` field (DESIGN.md 13)
-HTTPS: Final = "https"
-#: the broker kinds (DESIGN.md 13): a subscription's ``destination.type``
-AMQP: Final = "amqp"
-NATS: Final = "nats"
-#: the kind of an attempt by its endpoint's scheme (a broker subscription's endpoint is its
-#: destination URI, so a draining older generation keeps its own kind)
-_KIND_OF_SCHEME: Final = {"amqps": AMQP, "amqp": AMQP, "tls": NATS, "nats": NATS}
-#: the kinds that sign their own message form (``"@destination"``), not the HTTP one
-BROKER_KINDS: Final = frozenset({AMQP, NATS})
-#: the kind of a relay subscription (``destination: {"type": "relay"}``, ``hookproof listen``)
-RELAY: Final = "relay"
-
 
 class SignedMessage(msgspec.Struct, frozen=True):
     """One attempt's message as signed: the body and its headers. A destination sends both
@@ -91,7 +68,7 @@ class Evidence(msgspec.Struct, frozen=True):
     """
 
     outcome: Outcome
-    code: FailureCode | RelayCode | str | None = None
+    code: FailureCode | str | None = None
     status: int | None = None
     retry_after: str | None = None
     location: str | None = None
@@ -130,37 +107,7 @@ class Destination(Protocol):
     """Delivers one signed message to the attempt's destination; never raises for what the
     destination did (that is evidence), only for a bug."""
 
-    async def deliver(self, message: SignedMessage, target: ClaimRow) -> Evidence: ...
-
-
-def kind_of(target: ClaimRow) -> str:
-    """The attempt's destination kind, from the endpoint its delivery was planned for: a
-    broker subscription's endpoint is its destination URI (``amqps://...``, ``tls://...``), a
-    relay subscription's its local ``http://`` receiver (an HTTPS one is always ``https://``)."""
-    if is_relay_endpoint(target.endpoint):
-        return RELAY
-    scheme = target.endpoint.partition(":")[0].lower()
-    return _KIND_OF_SCHEME.get(scheme, HTTPS)
-
-
-class DestinationsByKind:
-    """A :class:`Destination` that hands each attempt to the one for its kind (built at the
-    composition root). A kind without one goes to ``default``, which refuses what it cannot
-    carry (the HTTPS egress: ``egress_refused_scheme``)."""
-
-    __slots__ = ("_by_kind", "default")
-
-    def __init__(self, by_kind: Mapping[str, Destination], default: Destination) -> None:
-        self._by_kind = dict(by_kind)
-        self.default = default
-
-    @property
-    def kinds(self) -> frozenset[str]:
-        return frozenset(self._by_kind)
-
-    async def deliver(self, message: SignedMessage, target: ClaimRow) -> Evidence:
-        destination = self._by_kind.get(kind_of(target), self.default)
-        return await destination.deliver(message, target)
+    async def deliver(self, message: SignedMessage, target: Target) -> Evidence: ...
 
 
 # -- an attempt's values --------------------------------------------------------------------
@@ -170,7 +117,7 @@ class PendingAttempt(msgspec.Struct, frozen=True):
     """Admitted and signed, not yet handed to its destination. ``started``: when the send
     began (``time.monotonic``); the attempt's duration is counted from it."""
 
-    target: ClaimRow
+    target: Target
     message: SignedMessage
     started: float
 

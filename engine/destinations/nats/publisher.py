@@ -37,16 +37,16 @@ import structlog
 from nats.aio.client import Client as NATS
 from nats.aio.client import RawCredentials
 
-from ..egress.addresses import format_ip
-from ..egress.policy import Vetting
-from .bounds import ByteBudget, LimitCode, NatsLines, PeerLimit
-from .evidence import BrokerCode, BrokerEvidence, BrokerOutcome, JetStreamAck
-from .guarded import Guard
-from .message import BrokerMessage
-from .nats_relay import NatsRelay
-from .net import BrokerFailure, BrokerNet, failed_evidence, scrub, unforeseen
-from .pool import BrokerPool, BrokerPoolLimits, PoolKey
-from .spec import BrokerCredentials, Destination
+from ...egress.addresses import format_ip
+from ...egress.policy import Vetting
+from ..brokers.bounds import ByteBudget, LimitCode, NatsLines, PeerLimit
+from ..brokers.evidence import BrokerCode, BrokerEvidence, BrokerOutcome, JetStreamAck
+from ..brokers.guarded import Guard
+from ..brokers.message import BrokerMessage
+from ..brokers.net import BrokerFailure, BrokerNet, failed_evidence, scrub, unforeseen
+from ..brokers.pool import BrokerPool, BrokerPoolLimits, PoolKey
+from ..brokers.spec import BrokerCredentials, Destination
+from .socket_relay import NatsRelay
 
 __all__ = ["NatsPublisher"]
 
@@ -183,7 +183,7 @@ class NatsPublisher:
     async def _open(
         self, dest: Destination, credentials: BrokerCredentials | None, vetting: Vetting
     ) -> _NatsConnection:
-        """The broker's socket opened by the engine (bounded, :mod:`.nats_relay`), nats-py
+        """The broker's socket opened by the engine (bounded, :mod:`.socket_relay`), nats-py
         connected to it through the relay within ``limits.handshake_s``."""
         limits = self.net.limits
         guard = Guard(

@@ -21,7 +21,7 @@ from typing import Final
 
 from hookproof.events.delivery_events import AttemptResponse
 
-from ..common.secret_scrub import scrubber
+from ...common.secret_scrub import scrubber
 
 __all__ = [
     "EXCERPT_BYTES",

@@ -35,14 +35,14 @@ import structlog
 
 from hookproof.schemas.destinations import BROKER_PORTS
 
-from ..egress.addresses import IPAddress, format_ip
-from ..egress.dns import DnsFailure, HostResolver
-from ..egress.errors import Refusal
-from ..egress.failures import FailureCode
-from ..egress.policy import AddressDrift, AddressPolicy, Vetting
-from ..egress.proxy import EgressProxy, open_tunnel
-from ..egress.result import PeerCertificate, describe_certificate
-from ..egress.transport import EgressPolicy
+from ...egress.addresses import IPAddress, format_ip
+from ...egress.dns import DnsFailure, HostResolver
+from ...egress.errors import Refusal
+from ...egress.failures import FailureCode
+from ...egress.policy import AddressDrift, AddressPolicy, Vetting
+from ...egress.proxy import EgressProxy, open_tunnel
+from ...egress.result import PeerCertificate, describe_certificate
+from ...egress.transport import EgressPolicy
 from .bounds import BrokerLimits, PeerLimit
 from .evidence import BrokerCode, BrokerEvidence, BrokerOutcome
 from .guarded import Guard, open_guarded

@@ -42,7 +42,7 @@ from hookproof_subscriber.messages import (
     sign_normalized_message,
 )
 
-from ..keys.signing import Signer
+from ...keys.signing import Signer
 
 __all__ = ["CONTENT_TYPE", "BrokerMessage", "build_challenge_message", "build_message"]
 

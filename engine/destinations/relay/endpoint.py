@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from hookproof.errors import ValidationError
 from hookproof.events.subscription_events import DestinationConfig
 
-from ..egress.endpoint import MAX_URL_LENGTH, Endpoint
+from ...egress.endpoint import MAX_URL_LENGTH, Endpoint
 
 __all__ = [
     "RELAY_SCHEME",

@@ -7,8 +7,8 @@ from typing import cast
 
 import asyncpg
 
-from ..db.queries import ENGINE_QUERIES
-from ..db.repository import PoolRepository
+from ...db.queries import ENGINE_QUERIES
+from ...db.repository import PoolRepository
 
 __all__ = ["CredentialsRepository"]
 

@@ -56,8 +56,8 @@ from hookproof.schemas.destinations import (
 )
 from hookproof_subscriber import amqp_destination_uri, destination_digest, nats_destination_uri
 
-from ..egress.addresses import IPAddress, classify
-from ..egress.endpoint import DEFAULT_ALLOWED_PORTS, normalise_host
+from ...egress.addresses import IPAddress, classify
+from ...egress.endpoint import DEFAULT_ALLOWED_PORTS, normalise_host
 
 __all__ = [
     "TLS_SCHEMES",

@@ -21,8 +21,8 @@ from typing import Any
 
 import structlog
 
-from .bounds import PeerLimit
-from .net import Connected
+from ..brokers.bounds import PeerLimit
+from ..brokers.net import Connected
 
 __all__ = ["NatsRelay"]
 

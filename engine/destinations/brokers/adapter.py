@@ -24,26 +24,21 @@ from hookproof.events.subscription_events import (
     DestinationConfig,
     SubscriptionRegistered,
     SubscriptionUpdated,
+    subscription_stream_id,
 )
 from hookproof.projections.subscriptions import SubscriptionState
 
-from ..challenge.drift import DriftGuard
-from ..common.memo import BoundedMemo
-from ..destinations import (
-    BrokerEvidence,
-    BrokerMessage,
-    BrokerOutcome,
-    BrokerPublishers,
-    build_message,
-)
-from ..destinations.binding import destination_of
-from ..destinations.credentials import DestinationCredentials
-from ..destinations.spec import BrokerCredentials, Destination
-from ..egress.failures import FailureCode, Outcome
-from ..egress.transport import EgressPolicy
-from ..subscriptions import SubscriptionService, stream_of
-from .admission import ClaimRow
-from .destination import Evidence, SignedMessage
+from ...common.memo import BoundedMemo
+from ...egress.failures import FailureCode, Outcome
+from ...egress.transport import EgressPolicy
+from ..context import DriftWatch, SubscriptionStates, Target
+from ..port import Evidence, SignedMessage
+from .binding import destination_of
+from .credentials import DestinationCredentials
+from .evidence import BrokerEvidence, BrokerOutcome
+from .message import BrokerMessage, build_message
+from .publishers import BrokerPublishers
+from .spec import BrokerCredentials, Destination
 
 __all__ = ["BrokerDestination", "evidence_of_broker"]
 
@@ -84,7 +79,7 @@ class BrokerDestination:
     def __init__(
         self,
         publishers: BrokerPublishers,
-        subscriptions: SubscriptionService,
+        subscriptions: SubscriptionStates,
         credentials: DestinationCredentials,
     ) -> None:
         self.publishers = publishers
@@ -92,7 +87,7 @@ class BrokerDestination:
         self.credentials = credentials
         #: judges each current-generation publish against the challenge's pin (set by the
         #: composition root: :meth:`watch_drift`)
-        self.guard: DriftGuard | None = None
+        self.guard: DriftWatch | None = None
         # a generation's binding never changes: (subscription, generation) -> its destination
         self._bound: BoundedMemo[tuple[str, int], tuple[DestinationConfig, Destination]] = (
             BoundedMemo(_MEMO)
@@ -104,28 +99,28 @@ class BrokerDestination:
     def from_settings(
         cls,
         settings: Settings,
-        subscriptions: SubscriptionService,
+        subscriptions: SubscriptionStates,
         credentials: DestinationCredentials,
     ) -> BrokerDestination:
         """Vetting and pools by the egress's rules (the composition root builds it once)."""
         publishers = BrokerPublishers.from_policy(EgressPolicy.from_settings(settings))
         return cls(publishers, subscriptions, credentials)
 
-    def watch_drift(self, guard: DriftGuard) -> None:
+    def watch_drift(self, guard: DriftWatch) -> None:
         """Send what each current-generation publish saw to *guard* (the delivery path's)."""
         self.guard = guard
 
     async def close(self) -> None:
         await self.publishers.close()
 
-    async def _state(self, row: ClaimRow) -> SubscriptionState | None:
+    async def _state(self, row: Target) -> SubscriptionState | None:
         state = self._states.get(row.subscription_id)
         if state is None or state.version != row.sub_version:
             state = await self.subscriptions.load(row.subscription_id)
             self._states.put(row.subscription_id, state)
         return state
 
-    async def _binding(self, row: ClaimRow) -> tuple[DestinationConfig, Destination] | None:
+    async def _binding(self, row: Target) -> tuple[DestinationConfig, Destination] | None:
         """The destination the attempt's own generation bound (never a newer one), and the
         :class:`Destination` the publishers take (made once per generation)."""
         key = (row.subscription_id, row.generation)
@@ -133,7 +128,8 @@ class BrokerDestination:
         if cached is not None:
             return cached
         found: DestinationConfig | None = None
-        history = await self.subscriptions.store.read_stream(stream_of(row.subscription_id))
+        stream = subscription_stream_id(row.subscription_id)
+        history = await self.subscriptions.store.read_stream(stream)
         for rec in history:
             ev = rec.decode()
             if isinstance(ev, SubscriptionRegistered | SubscriptionUpdated) and (
@@ -167,7 +163,7 @@ class BrokerDestination:
             credentials_digest=cfg.credentials_digest,
         )
 
-    async def deliver(self, message: SignedMessage, target: ClaimRow) -> Evidence:
+    async def deliver(self, message: SignedMessage, target: Target) -> Evidence:
         bound = await self._binding(target)
         if bound is None:  # no broker bound to this generation at this URI: nothing is sent
             return Evidence(outcome=Outcome.REFUSED, code=FailureCode.REFUSED_SCHEME)

@@ -14,8 +14,8 @@ from typing import Final
 import asyncpg
 import msgspec
 
-from ..keys.errors import KeyMaterialUnavailable
-from ..keys.material import MaterialBox
+from ...keys.errors import KeyMaterialUnavailable
+from ...keys.material import MaterialBox
 from .repository import CredentialsRepository
 from .spec import BrokerCredentials, credentials_digest, digest_key
 

@@ -41,9 +41,9 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..egress.failures import FailureCode
-from ..egress.policy import AddressDrift
-from ..egress.result import PeerCertificate
+from ...egress.failures import FailureCode
+from ...egress.policy import AddressDrift
+from ...egress.result import PeerCertificate
 from .bounds import LimitCode
 
 __all__ = [

@@ -1,0 +1,1 @@
+"""The ``relay`` kind: an attempt through a ``hookproof listen`` session (DESIGN.md 11)."""

@@ -1,0 +1,1 @@
+"""A destination kind installed from outside hookproof (its own pyproject.toml)."""
