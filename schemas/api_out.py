@@ -9,7 +9,13 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from .api import AttemptResponseView, DeliveryEvidence, FilterMap, Metadata
+from .api import AttemptResponseView, DeliveryEvidence, Metadata
+from .api_filters import (
+    DeliveryFilters,
+    FilterOutcome,
+    FilterOutcomeError,
+    FiltersEvaluated,
+)
 from .api_operator import (
     EngineKeyRotated,
     Gate,
@@ -135,7 +141,6 @@ class Subscription(_Out, kw_only=True):
     endpoint: str | None
     endpoint_digest: str | None
     topics: list[str]
-    filter: FilterMap | None
     event_versions: list[int]
     region: str
     signature_algorithm: Literal["ed25519", "hmac-sha256"]
@@ -229,37 +234,6 @@ class EventAccepted(_Out, kw_only=True):
     reasons: list[UnplannedReason] | U = UNSET
 
 
-class FilterOutcomeError(_Out, kw_only=True):
-    """Why an expression erred: ``kind`` is the CESQL TCK's (``parse``, ``math``, ``cast``,
-    ``missingFunction``, ``functionEvaluation``, ``missingAttribute``, ``generic``); an
-    expression that cannot be compiled is ``parse`` with its ``code``, ``dialect``, ``path``
-    (a JSON Pointer into ``filters``) and, in CESQL, ``position``."""
-
-    kind: str
-    detail: str
-    code: str | msgspec.UnsetType = msgspec.UNSET
-    dialect: str | msgspec.UnsetType | None = msgspec.UNSET
-    path: str | msgspec.UnsetType = msgspec.UNSET
-    position: int | msgspec.UnsetType = msgspec.UNSET
-
-
-class FilterOutcome(_Out, kw_only=True):
-    """One top-level expression: its value (a CESQL value for ``sql``, else whether it
-    held; absent when it could not be compiled) and the first error it met."""
-
-    value: bool | int | str | msgspec.UnsetType = msgspec.UNSET
-    error: FilterOutcomeError | msgspec.UnsetType = msgspec.UNSET
-
-
-class FiltersEvaluated(_Out, kw_only=True):
-    """``POST /v1/filters/evaluate``: whether every expression held (``matches``), each
-    one's outcome in order, and the digest the ledger would record for these filters."""
-
-    matches: bool
-    results: list[FilterOutcome]
-    digest: str
-
-
 class EventBatchResult(_Out, kw_only=True):
     """One event of a batch: ``status`` 202 (the fields of :class:`EventAccepted`), or 409/400
     with its ``problem``."""
@@ -342,13 +316,6 @@ class RequestBody(_Out, kw_only=True):
     size: int | None = msgspec.field(name="bytes")
     truncated: bool
     archived: bool
-
-
-class DeliveryFilters(_Out, kw_only=True):
-    """The filters that decided a delivery's planning (DESIGN.md section 16)."""
-
-    digest: str
-    held: bool
 
 
 class Delivery(_Out, kw_only=True):

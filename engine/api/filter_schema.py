@@ -48,6 +48,8 @@ FILTER_SCHEMAS: dict[str, Any] = {
                 "type": "object",
                 "description": "a JSON match document ($eq $neq $gt $gte $lt $lte $in $nin "
                 "$startsWith $endsWith $exist $or $and $not)",
+                # a match document is any JSON object: paths of the matched document, operators
+                "additionalProperties": True,
             },
         },
         "additionalProperties": False,

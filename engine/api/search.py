@@ -7,7 +7,7 @@ replays its consumer's deliveries only (another ``consumerId``: 403 ``portal_sco
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -23,6 +23,7 @@ from ..delivery.log import EVIDENCE_FILTERS
 from ..portal.auth import PortalScope
 from ..search import Replays, Search, SearchQuery
 from ..subscriptions.service import SUBSCRIPTION_ID
+from ..subscriptions.validation import parse_time
 from .context import actor, portal_of, tenant_of
 from .pages import cursor_time, decode_cursor, encode_cursor
 from .params import only
@@ -38,11 +39,8 @@ def _time(name: str, raw: str | None) -> datetime | None:
     if raw is None:
         return None
     try:
-        when = datetime.fromisoformat(raw)
-        if when.tzinfo is None:
-            raise ValueError("no offset")
-        return when.astimezone(UTC)
-    except (ValueError, OverflowError):
+        return parse_time(raw, name)
+    except ValidationError:
         raise ValidationError(
             f"{name} must be an RFC 3339 time with an offset, e.g. 2026-12-01T00:00:00Z",
             field=name,

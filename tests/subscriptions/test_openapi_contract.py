@@ -21,6 +21,7 @@ from hookproof.engine.portal.tenants import TENANT_ID
 from hookproof.engine.receipts.decide import REASONS as RECEIPT_REASONS
 from hookproof.engine.rollouts.service import ROLLOUT_ID
 from hookproof.engine.runtime.daemon import Engine
+from hookproof.engine.search.replay import REPLAY_ID
 from hookproof.engine.subscriptions.service import SUBSCRIPTION_ID
 from hookproof.engine.subscriptions.validation import printable
 from hookproof.schemas.api import CONSUMER_ID_PATTERN, TEXT_PATTERN
@@ -39,6 +40,7 @@ SOURCES = {
     "/v1/event-types/": TOPIC,
     "/v1/relay/": SUBSCRIPTION_ID,
     "/v1/challenges/": CHALLENGE_ID,
+    "/v1/replays/": REPLAY_ID,
     "/portal/": TENANT_ID,
 }
 

@@ -1981,7 +1981,9 @@ export interface components {
                 [key: string]: string;
             };
             /** @description a JSON match document ($eq $neq $gt $gte $lt $lte $in $nin $startsWith $endsWith $exist $or $and $not) */
-            match?: Record<string, never>;
+            match?: {
+                [key: string]: unknown;
+            };
             /** @description the expression does not hold */
             not?: components["schemas"]["FilterExpression"];
             /** @description every attribute starts with its value */
@@ -2805,9 +2807,6 @@ export interface components {
             endpointDigest: string | null;
             eventVersions: number[];
             expiresAt: string | null;
-            filter: {
-                [key: string]: (string | number | boolean | null) | (string | number | boolean | null)[];
-            } | null;
             filters: components["schemas"]["Filters"];
             generation: number;
             id: string;
@@ -2853,9 +2852,6 @@ export interface components {
             endpointDigest: string | null;
             eventVersions: number[];
             expiresAt: string | null;
-            filter: {
-                [key: string]: (string | number | boolean | null) | (string | number | boolean | null)[];
-            } | null;
             filters: components["schemas"]["Filters"];
             generation: number;
             id: string;
@@ -2956,9 +2952,6 @@ export interface components {
             endpointDigest: string | null;
             eventVersions: number[];
             expiresAt: string | null;
-            filter: {
-                [key: string]: (string | number | boolean | null) | (string | number | boolean | null)[];
-            } | null;
             filters: components["schemas"]["Filters"];
             generation: number;
             id: string;

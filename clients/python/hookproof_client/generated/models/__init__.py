@@ -177,7 +177,6 @@ from .subscription import Subscription
 from .subscription_application_evidence import SubscriptionApplicationEvidence
 from .subscription_challenged import SubscriptionChallenged
 from .subscription_challenged_application_evidence import SubscriptionChallengedApplicationEvidence
-from .subscription_challenged_filter_type_0 import SubscriptionChallengedFilterType0
 from .subscription_challenged_old_generation_policy import SubscriptionChallengedOldGenerationPolicy
 from .subscription_challenged_ordering import SubscriptionChallengedOrdering
 from .subscription_challenged_signature_algorithm import SubscriptionChallengedSignatureAlgorithm
@@ -190,12 +189,10 @@ from .subscription_create_signature_algorithm import SubscriptionCreateSignature
 from .subscription_create_signature_profile import SubscriptionCreateSignatureProfile
 from .subscription_created import SubscriptionCreated
 from .subscription_created_application_evidence import SubscriptionCreatedApplicationEvidence
-from .subscription_created_filter_type_0 import SubscriptionCreatedFilterType0
 from .subscription_created_old_generation_policy import SubscriptionCreatedOldGenerationPolicy
 from .subscription_created_ordering import SubscriptionCreatedOrdering
 from .subscription_created_signature_algorithm import SubscriptionCreatedSignatureAlgorithm
 from .subscription_created_signature_profile import SubscriptionCreatedSignatureProfile
-from .subscription_filter_type_0 import SubscriptionFilterType0
 from .subscription_old_generation_policy import SubscriptionOldGenerationPolicy
 from .subscription_ordering import SubscriptionOrdering
 from .subscription_page import SubscriptionPage
@@ -396,7 +393,6 @@ __all__ = (
     "SubscriptionApplicationEvidence",
     "SubscriptionChallenged",
     "SubscriptionChallengedApplicationEvidence",
-    "SubscriptionChallengedFilterType0",
     "SubscriptionChallengedOldGenerationPolicy",
     "SubscriptionChallengedOrdering",
     "SubscriptionChallengedSignatureAlgorithm",
@@ -404,7 +400,6 @@ __all__ = (
     "SubscriptionCreate",
     "SubscriptionCreated",
     "SubscriptionCreatedApplicationEvidence",
-    "SubscriptionCreatedFilterType0",
     "SubscriptionCreatedOldGenerationPolicy",
     "SubscriptionCreatedOrdering",
     "SubscriptionCreatedSignatureAlgorithm",
@@ -414,7 +409,6 @@ __all__ = (
     "SubscriptionCreateOrdering",
     "SubscriptionCreateSignatureAlgorithm",
     "SubscriptionCreateSignatureProfile",
-    "SubscriptionFilterType0",
     "SubscriptionOldGenerationPolicy",
     "SubscriptionOrdering",
     "SubscriptionPage",

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
   from ..models.rate_limit_view import RateLimitView
   from ..models.receipt_key_view import ReceiptKeyView
   from ..models.retry_policy_view import RetryPolicyView
-  from ..models.subscription_filter_type_0 import SubscriptionFilterType0
 
 
 
@@ -47,7 +46,6 @@ class Subscription:
             endpoint_digest (None | str):
             event_versions (list[int]):
             expires_at (None | str):
-            filter_ (None | SubscriptionFilterType0):
             filters (list[FilterExpression]): filter expressions that must all hold (empty: every event)
             generation (int):
             id (str):
@@ -84,7 +82,6 @@ class Subscription:
     endpoint_digest: None | str
     event_versions: list[int]
     expires_at: None | str
-    filter_: None | SubscriptionFilterType0
     filters: list[FilterExpression]
     generation: int
     id: str
@@ -122,7 +119,6 @@ class Subscription:
         from ..models.rate_limit_view import RateLimitView # noqa: PLC0415
         from ..models.receipt_key_view import ReceiptKeyView # noqa: PLC0415
         from ..models.retry_policy_view import RetryPolicyView # noqa: PLC0415
-        from ..models.subscription_filter_type_0 import SubscriptionFilterType0 # noqa: PLC0415
         application_evidence = self.application_evidence.value
 
         auth: dict[str, Any] | None
@@ -148,12 +144,6 @@ class Subscription:
 
         expires_at: None | str
         expires_at = self.expires_at
-
-        filter_: dict[str, Any] | None
-        if isinstance(self.filter_, SubscriptionFilterType0):
-            filter_ = self.filter_.to_dict()
-        else:
-            filter_ = self.filter_
 
         filters = []
         for componentsschemas_filters_item_data in self.filters:
@@ -235,7 +225,6 @@ class Subscription:
             "endpointDigest": endpoint_digest,
             "eventVersions": event_versions,
             "expiresAt": expires_at,
-            "filter": filter_,
             "filters": filters,
             "generation": generation,
             "id": id,
@@ -280,7 +269,6 @@ class Subscription:
         from ..models.rate_limit_view import RateLimitView # noqa: PLC0415
         from ..models.receipt_key_view import ReceiptKeyView # noqa: PLC0415
         from ..models.retry_policy_view import RetryPolicyView # noqa: PLC0415
-        from ..models.subscription_filter_type_0 import SubscriptionFilterType0 # noqa: PLC0415
         d = dict(src_dict)
         application_evidence = SubscriptionApplicationEvidence(d.pop("applicationEvidence"))
 
@@ -340,24 +328,6 @@ class Subscription:
             return cast(None | str, data)
 
         expires_at = _parse_expires_at(d.pop("expiresAt"))
-
-
-        def _parse_filter_(data: object) -> None | SubscriptionFilterType0:
-            if data is None:
-                return data
-            try:
-                if not isinstance(data, dict):
-                    raise TypeError()
-                filter_type_0 = SubscriptionFilterType0.from_dict(data)
-
-
-
-                return filter_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(None | SubscriptionFilterType0, data)
-
-        filter_ = _parse_filter_(d.pop("filter"))
 
 
         filters = []
@@ -495,7 +465,6 @@ class Subscription:
             endpoint_digest=endpoint_digest,
             event_versions=event_versions,
             expires_at=expires_at,
-            filter_=filter_,
             filters=filters,
             generation=generation,
             id=id,

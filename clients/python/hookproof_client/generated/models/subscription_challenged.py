@@ -25,7 +25,6 @@ if TYPE_CHECKING:
   from ..models.rate_limit_view import RateLimitView
   from ..models.receipt_key_view import ReceiptKeyView
   from ..models.retry_policy_view import RetryPolicyView
-  from ..models.subscription_challenged_filter_type_0 import SubscriptionChallengedFilterType0
 
 
 
@@ -52,7 +51,6 @@ class SubscriptionChallenged:
             endpoint_digest (None | str):
             event_versions (list[int]):
             expires_at (None | str):
-            filter_ (None | SubscriptionChallengedFilterType0):
             filters (list[FilterExpression]): filter expressions that must all hold (empty: every event)
             generation (int):
             id (str):
@@ -90,7 +88,6 @@ class SubscriptionChallenged:
     endpoint_digest: None | str
     event_versions: list[int]
     expires_at: None | str
-    filter_: None | SubscriptionChallengedFilterType0
     filters: list[FilterExpression]
     generation: int
     id: str
@@ -129,7 +126,6 @@ class SubscriptionChallenged:
         from ..models.rate_limit_view import RateLimitView # noqa: PLC0415
         from ..models.receipt_key_view import ReceiptKeyView # noqa: PLC0415
         from ..models.retry_policy_view import RetryPolicyView # noqa: PLC0415
-        from ..models.subscription_challenged_filter_type_0 import SubscriptionChallengedFilterType0 # noqa: PLC0415
         application_evidence = self.application_evidence.value
 
         auth: dict[str, Any] | None
@@ -157,12 +153,6 @@ class SubscriptionChallenged:
 
         expires_at: None | str
         expires_at = self.expires_at
-
-        filter_: dict[str, Any] | None
-        if isinstance(self.filter_, SubscriptionChallengedFilterType0):
-            filter_ = self.filter_.to_dict()
-        else:
-            filter_ = self.filter_
 
         filters = []
         for componentsschemas_filters_item_data in self.filters:
@@ -245,7 +235,6 @@ class SubscriptionChallenged:
             "endpointDigest": endpoint_digest,
             "eventVersions": event_versions,
             "expiresAt": expires_at,
-            "filter": filter_,
             "filters": filters,
             "generation": generation,
             "id": id,
@@ -291,7 +280,6 @@ class SubscriptionChallenged:
         from ..models.rate_limit_view import RateLimitView # noqa: PLC0415
         from ..models.receipt_key_view import ReceiptKeyView # noqa: PLC0415
         from ..models.retry_policy_view import RetryPolicyView # noqa: PLC0415
-        from ..models.subscription_challenged_filter_type_0 import SubscriptionChallengedFilterType0 # noqa: PLC0415
         d = dict(src_dict)
         application_evidence = SubscriptionChallengedApplicationEvidence(d.pop("applicationEvidence"))
 
@@ -356,24 +344,6 @@ class SubscriptionChallenged:
             return cast(None | str, data)
 
         expires_at = _parse_expires_at(d.pop("expiresAt"))
-
-
-        def _parse_filter_(data: object) -> None | SubscriptionChallengedFilterType0:
-            if data is None:
-                return data
-            try:
-                if not isinstance(data, dict):
-                    raise TypeError()
-                filter_type_0 = SubscriptionChallengedFilterType0.from_dict(data)
-
-
-
-                return filter_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(None | SubscriptionChallengedFilterType0, data)
-
-        filter_ = _parse_filter_(d.pop("filter"))
 
 
         filters = []
@@ -512,7 +482,6 @@ class SubscriptionChallenged:
             endpoint_digest=endpoint_digest,
             event_versions=event_versions,
             expires_at=expires_at,
-            filter_=filter_,
             filters=filters,
             generation=generation,
             id=id,

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
   from ..models.rate_limit_view import RateLimitView
   from ..models.receipt_key_view import ReceiptKeyView
   from ..models.retry_policy_view import RetryPolicyView
-  from ..models.subscription_created_filter_type_0 import SubscriptionCreatedFilterType0
 
 
 
@@ -48,7 +47,6 @@ class SubscriptionCreated:
             endpoint_digest (None | str):
             event_versions (list[int]):
             expires_at (None | str):
-            filter_ (None | SubscriptionCreatedFilterType0):
             filters (list[FilterExpression]): filter expressions that must all hold (empty: every event)
             generation (int):
             id (str):
@@ -86,7 +84,6 @@ class SubscriptionCreated:
     endpoint_digest: None | str
     event_versions: list[int]
     expires_at: None | str
-    filter_: None | SubscriptionCreatedFilterType0
     filters: list[FilterExpression]
     generation: int
     id: str
@@ -125,7 +122,6 @@ class SubscriptionCreated:
         from ..models.rate_limit_view import RateLimitView # noqa: PLC0415
         from ..models.receipt_key_view import ReceiptKeyView # noqa: PLC0415
         from ..models.retry_policy_view import RetryPolicyView # noqa: PLC0415
-        from ..models.subscription_created_filter_type_0 import SubscriptionCreatedFilterType0 # noqa: PLC0415
         application_evidence = self.application_evidence.value
 
         auth: dict[str, Any] | None
@@ -151,12 +147,6 @@ class SubscriptionCreated:
 
         expires_at: None | str
         expires_at = self.expires_at
-
-        filter_: dict[str, Any] | None
-        if isinstance(self.filter_, SubscriptionCreatedFilterType0):
-            filter_ = self.filter_.to_dict()
-        else:
-            filter_ = self.filter_
 
         filters = []
         for componentsschemas_filters_item_data in self.filters:
@@ -240,7 +230,6 @@ class SubscriptionCreated:
             "endpointDigest": endpoint_digest,
             "eventVersions": event_versions,
             "expiresAt": expires_at,
-            "filter": filter_,
             "filters": filters,
             "generation": generation,
             "id": id,
@@ -287,7 +276,6 @@ class SubscriptionCreated:
         from ..models.rate_limit_view import RateLimitView # noqa: PLC0415
         from ..models.receipt_key_view import ReceiptKeyView # noqa: PLC0415
         from ..models.retry_policy_view import RetryPolicyView # noqa: PLC0415
-        from ..models.subscription_created_filter_type_0 import SubscriptionCreatedFilterType0 # noqa: PLC0415
         d = dict(src_dict)
         application_evidence = SubscriptionCreatedApplicationEvidence(d.pop("applicationEvidence"))
 
@@ -347,24 +335,6 @@ class SubscriptionCreated:
             return cast(None | str, data)
 
         expires_at = _parse_expires_at(d.pop("expiresAt"))
-
-
-        def _parse_filter_(data: object) -> None | SubscriptionCreatedFilterType0:
-            if data is None:
-                return data
-            try:
-                if not isinstance(data, dict):
-                    raise TypeError()
-                filter_type_0 = SubscriptionCreatedFilterType0.from_dict(data)
-
-
-
-                return filter_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(None | SubscriptionCreatedFilterType0, data)
-
-        filter_ = _parse_filter_(d.pop("filter"))
 
 
         filters = []
@@ -504,7 +474,6 @@ class SubscriptionCreated:
             endpoint_digest=endpoint_digest,
             event_versions=event_versions,
             expires_at=expires_at,
-            filter_=filter_,
             filters=filters,
             generation=generation,
             id=id,
