@@ -66,6 +66,9 @@ SEMANTIC = {
     "with a catalogue example, and the endpoint active",
     "/v1/challenges/\\{challengeId\\}/response$": "the answer is a proof over a pending "
     "challenge's nonce",
+    "/v1/filters/evaluate$": "a hookproof event is judged as POST /v1/events judges it (an "
+    "occurredAt that parses, a printable topic, a URI-reference source), filters nest at most "
+    "16 deep",
 }
 #: the routes only the operator token opens
 OPERATOR_PATHS = "^/(metrics|v1/(tenants|rollouts.*|keys/rotate|gates))$"
