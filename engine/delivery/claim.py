@@ -134,9 +134,7 @@ def claim_rows(
 T = TypeVar("T")
 
 
-def fair_pick(
-    candidates: Sequence[T], limit: int, tenant: Callable[[T], Hashable]
-) -> list[T]:
+def fair_pick(candidates: Sequence[T], limit: int, tenant: Callable[[T], Hashable]) -> list[T]:
     """The rows one claim takes of ``candidates`` (in due order, each endpoint's already within
     its room): at most ``limit``, in turns by tenant, each tenant's oldest first (every
     tenant's first row, then every tenant's second, ...; a turn in due order of the rows).
