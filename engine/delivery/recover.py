@@ -186,7 +186,7 @@ class Recovery:
             self.store,
             [
                 StreamAppend(
-                    delivery_stream_id(r["delivery_id"]),
+                    delivery_stream_id(r['delivery_id']),
                     [DeliveryReplayRequested(delivery_id=r["delivery_id"], by=actor, at=now)],
                     r["stream_version"],
                     Metadata(actor=actor, correlation_id=r["event_id"], causation_id=recovery_id),

@@ -19,7 +19,6 @@ from .repository import DeliveryRepository
 
 __all__ = ["append_to_deliveries"]
 
-
 async def append_to_deliveries(
     store: EventStore, appends: Sequence[StreamAppend], *, dispatch: bool = False
 ) -> list[RecordedEvent]:
