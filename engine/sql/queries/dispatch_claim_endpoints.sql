@@ -29,7 +29,7 @@ WITH pairs AS MATERIALIZED (
                    hookproof_rate_per_second(s.config),
                    hookproof_rate_burst(s.config)))
            ELSE p.n END AS take
-    FROM unnest($2::text[], $3::text[], $4::int[]) AS p(endpoint_digest, subscription_id, n)
+    FROM hookproof_claim_pairs($2::text[], $3::text[], $4::int[]) AS p  -- migration 1070
     JOIN subscriptions AS s ON s.subscription_id = p.subscription_id
 ), due AS MATERIALIZED (
     SELECT c.delivery_id, c.next_attempt_at, c.tenant_id, p.endpoint_digest, p.n
