@@ -166,13 +166,17 @@ async def run_kind(kind: HostileKind, events: int, gap: float) -> dict[str, Any]
             running = asyncio.create_task(engine.services.dispatcher.run(stop))
             try:
                 await _victim_run(engine, sub, victim, "warm", 10, gap)
+                cpu0 = time.process_time()
                 calm = await _victim_run(engine, sub, victim, "calm", events, gap)
+                calm_cpu = time.process_time() - cpu0
                 fake.mode = kind.hung
                 fake.drop_all()
                 storm_stop = asyncio.Event()
                 storm = asyncio.create_task(_storm(engine, hostile.tenant_id, storm_stop))
                 await asyncio.sleep(0.5)  # the first hostile round is in flight
+                cpu0 = time.process_time()
                 hostile_lat = await _victim_run(engine, sub, victim, "hostile", events, gap)
+                hostile_cpu = time.process_time() - cpu0
                 storm_stop.set()
                 rounds = await storm
             finally:
@@ -205,6 +209,8 @@ async def run_kind(kind: HostileKind, events: int, gap: float) -> dict[str, Any]
         "hostile_attempts_planned": rounds * 10 * 34,
         "breakers_open_after": opened,
         "hostile_attempts_admitted": admitted,
+        # this process's CPU seconds per phase (the engine's; Postgres not counted)
+        "cpu_s": {"calm": round(calm_cpu, 2), "hostile": round(hostile_cpu, 2)},
     }
     out["p99_ratio"] = round(out["hostile"]["p99_ms"] / out["calm"]["p99_ms"], 3)
     return out
