@@ -380,8 +380,8 @@ class Dispatcher:
                 held = False
                 was_full = gates.room(r.endpoint_digest) <= 0
                 gates.release(r.endpoint_digest, success=success)
-                if was_full:  # the endpoint has room again: claim now, not on the next tick
-                    self._wake.set()
+                if was_full and gates.room(r.endpoint_digest) > 0:  # claim now, not next tick
+                    self._wake.set()  # (not while it probes or is open: no room came back)
 
         try:
             base = self.base_headers(job)
