@@ -8,10 +8,10 @@ keys into the events to append in the claiming transaction.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -41,6 +41,7 @@ __all__ = [
     "claim_rows",
     "claim_shares",
     "dead_letter_event",
+    "fair_pick",
     "key_scope",
     "plan_claim",
 ]
@@ -128,6 +129,28 @@ def claim_rows(
     if parked:
         rows = [r for r in rows if r.subscription_id not in parked]
     return rows, parked
+
+
+T = TypeVar("T")
+
+
+def fair_pick(candidates: Sequence[T], limit: int, tenant: Callable[[T], Hashable]) -> list[T]:
+    """The rows one claim takes of ``candidates`` (in due order, each endpoint's already within
+    its room): at most ``limit``, in turns by tenant, each tenant's oldest first (every
+    tenant's first row, then every tenant's second, ...; a turn in due order of the rows).
+    No tenant takes more than one row beyond another's while that other has a candidate left
+    (issue 46: one tenant's backlog, due first, never fills a claim another's row waits for).
+    ``dispatch_claim.sql`` and ``dispatch_claim_endpoints.sql`` choose the same way (``turn``);
+    returned in due order."""
+    if limit <= 0:
+        return []
+    seen: dict[Hashable, int] = {}
+    turns: list[tuple[int, int]] = []
+    for i, row in enumerate(candidates):
+        k = seen.get(tenant(row), 0)
+        seen[tenant(row)] = k + 1
+        turns.append((k, i))
+    return [candidates[i] for _, i in sorted(sorted(turns)[:limit], key=lambda t: t[1])]
 
 
 def key_scope(row: ClaimRow) -> KeyScope:

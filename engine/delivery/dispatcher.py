@@ -144,6 +144,8 @@ class Dispatcher:
         #: seconds until the soonest token of a rate-limited bucket the last claim found short
         #: (None: no bucket held anything back); the loop claims again then, not a poll later
         self._rate_wait: float | None = None
+        #: subscriptions whose claimed row could not be read, to park once the claim ends
+        self._unreadable: dict[str, str] = {}
         self.gates = gates if gates is not None else EndpointGates()
         self.metrics: AttemptMetrics = metrics if metrics is not None else DispatchMetrics()
         self.outcomes = OutcomeBatcher(store)
@@ -178,6 +180,18 @@ class Dispatcher:
         finally:
             self._claiming -= free
             self.gates.settle(reservation, taken)
+            if self._unreadable:  # after the claim's transaction (it held their rows FOR SHARE)
+                await self._park_unreadable()
+
+    async def _park_unreadable(self) -> None:
+        """Suspend each subscription whose claimed row could not be read (an event with the
+        reason ``claim_row_unreadable``, through ``on_gone``): parked until its owner resumes
+        it, not claimed and failed again every :data:`.claim.PARK_S` (the gates hold it that
+        long meanwhile, and if the suspension cannot be recorded)."""
+        parked, self._unreadable = self._unreadable, {}
+        if self.on_gone is not None:
+            for sid in parked:
+                await self.on_gone(sid, "claim_row_unreadable")
 
     async def _claim(self, free: int, now: datetime, reservation: Reservation) -> list[Job]:
         async with self.deliveries.transaction() as conn:
@@ -211,6 +225,7 @@ class Dispatcher:
             for sid, reason in parked.items():  # that subscription only: the claim goes on
                 log.error("claim_row_unreadable", subscription_id=sid, reason=reason)
                 self.gates.hold(sid, time.monotonic() + PARK_S)
+                self._unreadable[sid] = reason
             plan = plan_claim(rows, reservation.room)
             keys: dict[KeyScope, tuple[SigningKey, int]] = {}
             for scope, alg in plan.key_scopes():  # one ring lookup per scope per claim
@@ -367,8 +382,8 @@ class Dispatcher:
                 held = False
                 was_full = gates.room(r.endpoint_digest) <= 0
                 gates.release(r.endpoint_digest, success=success)
-                if was_full:  # the endpoint has room again: claim now, not on the next tick
-                    self._wake.set()
+                if was_full and gates.room(r.endpoint_digest) > 0:  # claim now, not next tick
+                    self._wake.set()  # (not while it probes or is open: no room came back)
 
         try:
             base = self.base_headers(job)

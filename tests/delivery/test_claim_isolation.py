@@ -6,7 +6,8 @@ hand. The API refuses it now (``tests/challenge/test_extreme_numbers.py``); here
 are written as a database from before the fix (or a hand) holds them: the bucket's
 arithmetic clamps them (migration 1046, ``dispatch_claim_rate.sql``), and a row the
 dispatcher cannot read at all is left out of claims with its subscription (logged
-``claim_row_unreadable``) while every other subscription's deliveries go on."""
+``claim_row_unreadable``, and the subscription suspended with that reason: parked by an
+event, not claimed and failed again) while every other subscription's deliveries go on."""
 
 from __future__ import annotations
 
@@ -102,3 +103,17 @@ async def test_an_unreadable_row_parks_its_subscription_only(
     assert [e["subscription_id"] for e in parked] == [broken]
     assert parked[0]["reason"].startswith("unreadable_config")
     assert broken in engine.services.dispatcher.gates.held  # left out of the next claims
+    # parked by an event (suspended, the reason recorded), not claimed and failed again later
+    assert (
+        await engine.pool.fetchval(
+            "SELECT state FROM subscriptions WHERE subscription_id = $1", broken
+        )
+        == "SUSPENDED"
+    )
+    changes = await engine.pool.fetch(
+        "SELECT convert_from(data, 'UTF8')::jsonb AS doc FROM events"
+        " WHERE stream_id = $1 AND type = 'subscription.state_changed' ORDER BY stream_version",
+        f"subscription-{broken}",
+    )
+    last = json.loads(changes[-1]["doc"])
+    assert last["reason"] == "claim_row_unreadable", last

@@ -27,7 +27,10 @@
 -- tokens its bucket held at its last commit, plus one that says how long to wait:
 -- hookproof_rate_peek, migration 1010, so rows its bucket will hold back do not take the place
 -- of other rows in the claim's limit; none of the subscriptions in $11, waiting for their
--- next token), then only those are locked. A claim used to lock its
+-- next token), then at most $1 of them in turns by tenant (every tenant's oldest row, then every
+-- tenant's second, ...: engine/delivery/claim.py `fair_pick`; issue 46: one tenant's backlog,
+-- due first, never fills the claim another tenant's row waits for), and only those are locked.
+-- A claim used to lock its
 -- whole LIMIT in due order and leave what a nearly full endpoint could not take, so a busy
 -- endpoint's backlog cost a row lock (and its WAL record) per row per claim (bench/HISTORY.md
 -- "Session 6"). The conditions are checked again on the locked rows (READ COMMITTED: the
@@ -38,7 +41,7 @@
 -- once per due row: 0.4-1.4 s per claim of 400 rows until autovacuum's next ANALYZE
 -- (bench/HISTORY.md "Session 13: the claim's plan on a fresh database").
 WITH due AS MATERIALIZED (
-    SELECT d.delivery_id, d.endpoint_digest, d.subscription_id, d.next_attempt_at
+    SELECT d.delivery_id, d.endpoint_digest, d.subscription_id, d.next_attempt_at, d.tenant_id
     FROM deliveries d
     JOIN subscriptions s ON s.subscription_id = d.subscription_id
     WHERE d.state IN ('PLANNED', 'RETRYABLE', 'UNKNOWN_TRANSPORT')
@@ -62,9 +65,9 @@ WITH due AS MATERIALIZED (
     FROM subscriptions AS s
     WHERE s.subscription_id IN (SELECT u.subscription_id FROM due AS u)
       AND strpos(s.config, '"rate_limit":{') > 0
-), chosen AS (
-    SELECT r.delivery_id
-    FROM (SELECT v.delivery_id, v.endpoint_digest,
+), fit AS (  -- each endpoint's rows within its room
+    SELECT r.delivery_id, r.tenant_id, r.next_attempt_at
+    FROM (SELECT v.delivery_id, v.endpoint_digest, v.tenant_id, v.next_attempt_at,
                  row_number() OVER (PARTITION BY v.endpoint_digest
                                     ORDER BY v.next_attempt_at) AS k
           FROM (SELECT u.*, c.cap,
@@ -74,6 +77,14 @@ WITH due AS MATERIALIZED (
           WHERE v.cap IS NULL OR v.ks <= v.cap) AS r
     LEFT JOIN unnest($8::text[], $9::int[]) AS room(endpoint_digest, n) USING (endpoint_digest)
     WHERE r.k <= coalesce(room.n, $10::int)
+), chosen AS (  -- at most $1, in turns by tenant (engine/delivery/claim.py `fair_pick`)
+    SELECT t.delivery_id
+    FROM (SELECT f.delivery_id, f.next_attempt_at,
+                 row_number() OVER (PARTITION BY f.tenant_id
+                                    ORDER BY f.next_attempt_at, f.delivery_id) AS turn
+          FROM fit AS f) AS t
+    ORDER BY t.turn, t.next_attempt_at, t.delivery_id
+    LIMIT $1
 )
 , locked AS (  -- the rows this claim locks; dispatch_claim_rate.sql keeps what the rate allows
 SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, d.endpoint,

@@ -5,7 +5,8 @@
 -- a claim never walks a saturated endpoint's backlog (dispatch_claim.sql read every due row of
 -- a full endpoint ahead of the others' in due order, and filtered it out: bench/HISTORY.md
 -- "Session 7") nor a held subscription's (migration 1010). Then each endpoint keeps its oldest
--- rows up to its room, whichever subscriptions they are of. A rate-limited subscription gives
+-- rows up to its room, whichever subscriptions they are of, and the claim at most $1 of those
+-- in turns by tenant (dispatch_claim.sql; engine/delivery/claim.py `fair_pick`). A rate-limited subscription gives
 -- at most the whole tokens its bucket held at its last commit plus one (hookproof_rate_peek):
 -- rows its bucket will hold back do not take the place of other rows in the claim's limit
 -- ($1; the one more says how long to wait, dispatch_claim_rate.sql). The rows are then locked
@@ -28,13 +29,13 @@ WITH pairs AS MATERIALIZED (
                    hookproof_rate_per_second(s.config),
                    hookproof_rate_burst(s.config)))
            ELSE p.n END AS take
-    FROM unnest($2::text[], $3::text[], $4::int[]) AS p(endpoint_digest, subscription_id, n)
+    FROM hookproof_claim_pairs($2::text[], $3::text[], $4::int[]) AS p  -- migration 1070
     JOIN subscriptions AS s ON s.subscription_id = p.subscription_id
 ), due AS MATERIALIZED (
-    SELECT c.delivery_id, c.next_attempt_at, p.endpoint_digest, p.n
+    SELECT c.delivery_id, c.next_attempt_at, c.tenant_id, p.endpoint_digest, p.n
     FROM pairs AS p
     CROSS JOIN LATERAL (
-        SELECT d.delivery_id, d.next_attempt_at
+        SELECT d.delivery_id, d.next_attempt_at, d.tenant_id
         FROM deliveries AS d
         JOIN subscriptions AS s ON s.subscription_id = d.subscription_id
         WHERE hashtextextended(d.endpoint_digest, 0) = hashtextextended(p.endpoint_digest, 0)
@@ -50,13 +51,21 @@ WITH pairs AS MATERIALIZED (
         ORDER BY hashtextextended(d.endpoint_digest, 0), d.subscription_id, d.next_attempt_at
         LIMIT p.take
     ) AS c
-), chosen AS (  -- each endpoint's oldest up to its room, across its subscriptions
-    SELECT r.delivery_id
-    FROM (SELECT u.delivery_id, u.n,
+), fit AS (  -- each endpoint's oldest up to its room, across its subscriptions
+    SELECT r.delivery_id, r.tenant_id, r.next_attempt_at
+    FROM (SELECT u.delivery_id, u.n, u.tenant_id, u.next_attempt_at,
                  row_number() OVER (PARTITION BY u.endpoint_digest
                                     ORDER BY u.next_attempt_at) AS k
           FROM due AS u) AS r
     WHERE r.k <= r.n
+), chosen AS (  -- at most $1, in turns by tenant (engine/delivery/claim.py `fair_pick`)
+    SELECT t.delivery_id
+    FROM (SELECT f.delivery_id, f.next_attempt_at,
+                 row_number() OVER (PARTITION BY f.tenant_id
+                                    ORDER BY f.next_attempt_at, f.delivery_id) AS turn
+          FROM fit AS f) AS t
+    ORDER BY t.turn, t.next_attempt_at, t.delivery_id
+    LIMIT $1
 )
 , locked AS (  -- the rows this claim locks; dispatch_claim_rate.sql keeps what the rate allows
 SELECT d.delivery_id, d.event_id, d.tenant_id, d.subscription_id, d.generation, d.endpoint,
