@@ -1,7 +1,9 @@
 """Test layers: a loopback-only socket guard, a real Postgres, a fresh database per test.
 
 Postgres is ``HOOKPROOF_TEST_DATABASE_URL`` when set, else an embedded server (pgserver) for the
-session. Migrations run once into a template database; each test gets a copy of it.
+session. Migrations run once into a template database; each test gets a copy of it. Under
+pytest-xdist every worker is a session of its own (its embedded server, its template database);
+which tests share a worker is tests/parallel.py's.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ import asyncpg
 import pytest
 
 from hookproof.engine.db.migrate import migrate
+from tests.parallel import pytest_collection_modifyitems, pytest_configure
+
+__all__ = ["pytest_collection_modifyitems", "pytest_configure"]
 
 # No test may ever ask a real resolver: c-ares opens its own sockets, below the guard. Every
 # process started by the tests inherits this loopback address, where nothing answers.
@@ -100,8 +105,8 @@ def pg_server_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def template_db(pg_server_url: str) -> str:
-    """A migrated template database, created once per session."""
+def template_db(pg_server_url: str) -> Iterator[str]:
+    """A migrated template database, created once per session (per xdist worker), dropped after."""
     name = f"hookproof_tpl_{os.getpid()}_{uuid.uuid4().hex[:6]}"
 
     async def build() -> None:
@@ -116,8 +121,16 @@ def template_db(pg_server_url: str) -> str:
         finally:
             await conn.close()
 
+    async def drop() -> None:
+        admin = await asyncpg.connect(pg_server_url)
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()
+
     asyncio.run(build())
-    return name
+    yield name
+    asyncio.run(drop())
 
 
 @pytest.fixture
