@@ -17,11 +17,11 @@ $(STAMP): pyproject.toml $(SDK) $(CLIENT_PY)
 
 install: $(STAMP)
 
-# The suite on PYTEST_WORKERS processes (pytest-xdist): tests/parallel.py keeps each module, and
-# the modules that share a resource, on one worker, longest first. PYTEST_WORKERS=0: one process.
+# The suite on PYTEST_WORKERS processes (pytest-xdist): each module on one worker, the longest
+# modules first (tests/parallel.py). PYTEST_WORKERS=0: all in this one process.
 PYTEST_WORKERS ?= 6
 test: $(STAMP)
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # make demo KEEP=1: the daemon stays up afterwards (console, token, portal link; Ctrl-C stops it)
 demo: $(STAMP)

@@ -23,9 +23,9 @@ import asyncpg
 import pytest
 
 from hookproof.engine.db.migrate import migrate
-from tests.parallel import pytest_collection_modifyitems, pytest_configure
+from tests.parallel import pytest_collection_modifyitems
 
-__all__ = ["pytest_collection_modifyitems", "pytest_configure"]
+__all__ = ["pytest_collection_modifyitems"]
 
 # No test may ever ask a real resolver: c-ares opens its own sockets, below the guard. Every
 # process started by the tests inherits this loopback address, where nothing answers.

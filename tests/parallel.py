@@ -1,88 +1,46 @@
-"""The suite on several workers (pytest-xdist, ``make test``): which tests share a worker, and
-in what order the workers get them.
+"""The suite on several workers (pytest-xdist, ``make test``): which tests share a worker, in
+what order the workers get them, and what is built once for all of them.
 
-With ``--dist loadgroup`` every xdist group runs on one worker, one test after another. Here
-each test is put in its module's group (a module's fixtures, its daemons and databases, are
-made once) and modules that touch one shared resource are put in one group, so they never
-run at the same time:
+``make test`` runs ``--dist loadfile``: every module runs on one worker, its tests one after
+another, so a module's fixtures (its daemons, brokers and databases) are made once and never
+seen by another module. (``loadgroup``, which could also join modules, does not group under
+pytest 9.2: xdist 3.8 renames the test ids through an attribute pytest no longer reads.)
 
-- a test that uses a fixture named in :data:`SHARED_FIXTURES` (a build into the checkout,
-  say) shares that resource;
-- ``@pytest.mark.shares("name")`` on a test, class or module names any other resource.
-
-Groups are handed out longest first, by the seconds per module recorded in
+Modules are handed out longest first, by the seconds per module recorded in
 ``tests/durations.json`` (``python -m tests.durations`` writes it from a JUnit report), so no
-long module starts last. Without xdist, nothing here changes the order or the tests.
+long module starts last. Without xdist nothing here changes the order.
+
+What several modules build into the checkout (compiled TypeScript, say) is built once per run
+(:func:`once_per_run`), under a lock every worker waits on, so nobody reads it half-written.
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
+import tempfile
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
-__all__ = ["DEFAULT_TEST_S", "DURATIONS", "SHARED_FIXTURES", "groups"]
+__all__ = ["DEFAULT_TEST_S", "DURATIONS", "once_per_run", "order_longest_first"]
 
-#: fixtures whose resource outlives one test's folder and database: the fixture's name -> the
-#: resource (every module using one runs on one worker, one module at a time)
-SHARED_FIXTURES: dict[str, str] = {
-    # both compile clients/typescript into its dist/ folder (the readme test reads it)
-    "ts_client": "clients-typescript-dist",
-    "ts_sdk": "subscriber-ts-dist",
-}
-
-#: the seconds each test module took, for the order in which groups are handed out
+#: the seconds each test module took, for the order in which modules are handed out
 DURATIONS = Path(__file__).with_name("durations.json")
 
 #: the estimate for a test of a module that tests/durations.json does not know yet
 DEFAULT_TEST_S = 0.5
 
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers",
-        "shares(name): the test uses a resource of that name that other modules' tests use "
-        "too (tests/parallel.py: they run on one worker, never at the same time)",
-    )
+T = TypeVar("T")
 
 
 def _module(item: pytest.Item) -> str:
     return item.nodeid.split("::", 1)[0]
-
-
-def groups(items: list[pytest.Item]) -> dict[str, str]:
-    """Each module's group: modules joined by a shared resource have one name (the first
-    module's in collection order)."""
-    parent: dict[str, str] = {}
-
-    def find(key: str) -> str:
-        while parent.setdefault(key, key) != key:
-            parent[key] = parent[parent[key]]
-            key = parent[key]
-        return key
-
-    def union(a: str, b: str) -> None:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[rb] = ra
-
-    for item in items:
-        module = _module(item)
-        find(module)
-        names = {
-            SHARED_FIXTURES[f] for f in getattr(item, "fixturenames", ()) if f in SHARED_FIXTURES
-        }
-        names |= {str(m.args[0]) for m in item.iter_markers("shares") if m.args}
-        for name in names:
-            union(module, "resource:" + name)
-    modules = [_module(item) for item in items]
-    first: dict[str, str] = {}
-    for module in modules:
-        first.setdefault(find(module), module)
-    return {module: first[find(module)] for module in modules}
 
 
 def _recorded() -> dict[str, float]:
@@ -93,26 +51,47 @@ def _recorded() -> dict[str, float]:
     return {str(k): float(v) for k, v in data.get("modules", {}).items()}
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under xdist only: mark each test with its group, and order groups longest first."""
-    if not os.environ.get("PYTEST_XDIST_WORKER"):
-        return
-    group_of = groups(items)
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(group_of[_module(item)]))
+def order_longest_first(items: list[pytest.Item]) -> None:
+    """Sort *items* module by module, the longest module (recorded, else estimated) first;
+    a module's tests keep their order."""
     recorded = _recorded()
     count: dict[str, int] = defaultdict(int)
     for item in items:
         count[_module(item)] += 1
-    cost: dict[str, float] = defaultdict(float)
-    for module, n in count.items():
-        cost[group_of[module]] += recorded.get(module, n * DEFAULT_TEST_S)
-    position = {item.nodeid: i for i, item in enumerate(items)}
-    items.sort(
-        key=lambda item: (
-            -cost[group_of[_module(item)]],
-            group_of[_module(item)],
-            position[item.nodeid],
-        )
-    )
+    cost = {m: recorded.get(m, n * DEFAULT_TEST_S) for m, n in count.items()}
+    position = {id(item): i for i, item in enumerate(items)}
+    first = {}
+    for item in items:
+        first.setdefault(_module(item), position[id(item)])
+    items.sort(key=lambda item: (-cost[_module(item)], first[_module(item)], position[id(item)]))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist only (every worker collects the same list, in this order; with
+    ``--no-loadscope-reorder`` the controller hands out modules in it)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        order_longest_first(items)
+
+
+def once_per_run(name: str, build: Callable[[], T], done: Callable[[], T]) -> T:
+    """``build()`` once per test run, whichever worker comes first; the others wait for it
+    and get ``done()``. Without xdist (or in a new run) it is built."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run:
+        return build()
+    tag = hashlib.sha256(f"{Path(__file__).resolve()}:{name}".encode()).hexdigest()[:16]
+    lock = Path(tempfile.gettempdir()) / f"hookproof-tests-{tag}.lock"
+    with lock.open("a+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            f.seek(0)
+            if f.read().strip() == run:
+                return done()
+            result = build()
+            f.seek(0)
+            f.truncate()
+            f.write(run)
+            f.flush()
+            return result
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
