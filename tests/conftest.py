@@ -9,6 +9,7 @@ which tests share a worker is tests/parallel.py's.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import errno
 import ipaddress
 import os
@@ -17,7 +18,7 @@ import socket
 import tempfile
 import urllib.parse
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import asyncpg
 import pytest
@@ -121,20 +122,38 @@ def template_db(pg_server_url: str) -> Iterator[str]:
         finally:
             await conn.close()
 
-    async def drop() -> None:
-        admin = await asyncpg.connect(pg_server_url)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
-
     asyncio.run(build())
     yield name
-    asyncio.run(drop())
+    asyncio.run(_drop(pg_server_url, name))
+
+
+async def _drop(pg_server_url: str, name: str) -> None:
+    admin = await asyncpg.connect(pg_server_url)
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+@pytest.fixture(scope="session")
+def _dropper(pg_server_url: str) -> Iterator[Callable[[str], None]]:
+    """Drops a test's database after the test, in the background (the next test need not wait
+    for it); the session ends only when every drop is done, and fails on one that failed."""
+    pending: list[concurrent.futures.Future[None]] = []
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="db-drop") as drops:
+
+        def drop_later(name: str) -> None:
+            pending.append(drops.submit(asyncio.run, _drop(pg_server_url, name)))
+
+        yield drop_later
+    for done in pending:
+        done.result()
 
 
 @pytest.fixture
-async def db_url(pg_server_url: str, template_db: str) -> AsyncIterator[str]:
+async def db_url(
+    pg_server_url: str, template_db: str, _dropper: Callable[[str], None]
+) -> AsyncIterator[str]:
     """A fresh, migrated database for one test, dropped afterwards."""
     name = f"hookproof_t_{uuid.uuid4().hex[:12]}"
     admin = await asyncpg.connect(pg_server_url)
@@ -143,11 +162,7 @@ async def db_url(pg_server_url: str, template_db: str) -> AsyncIterator[str]:
     finally:
         await admin.close()
     yield _with_database(pg_server_url, name)
-    admin = await asyncpg.connect(pg_server_url)
-    try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
+    _dropper(name)
 
 
 @pytest.fixture
@@ -179,17 +194,10 @@ def module_db_url(pg_server_url: str, template_db: str) -> str:
 
 
 @pytest.fixture
-def db_url_sync(pg_server_url: str, template_db: str) -> Iterator[str]:
+def db_url_sync(
+    pg_server_url: str, template_db: str, _dropper: Callable[[str], None]
+) -> Iterator[str]:
     """A fresh database for a synchronous (process-level) test."""
     url = asyncio.run(create_database(pg_server_url, template_db))
     yield url
-
-    async def drop() -> None:
-        admin = await asyncpg.connect(pg_server_url)
-        try:
-            name = urllib.parse.urlsplit(url).path.lstrip("/")
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
-
-    asyncio.run(drop())
+    _dropper(urllib.parse.urlsplit(url).path.lstrip("/"))

@@ -6,6 +6,10 @@ another, so a module's fixtures (its daemons, brokers and databases) are made on
 seen by another module. (``loadgroup``, which could also join modules, does not group under
 pytest 9.2: xdist 3.8 renames the test ids through an attribute pytest no longer reads.)
 
+Tests marked ``solo`` (they assert timing or fairness across processes, which other workers'
+load on two cores would distort) are left out of the parallel part and run after it, alone
+(the Makefile's second command).
+
 Modules are handed out longest first, by the seconds per module recorded in
 ``tests/durations.json`` (``python -m tests.durations`` writes it from a JUnit report), so no
 long module starts last. Without xdist nothing here changes the order.
