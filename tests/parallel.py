@@ -32,7 +32,7 @@ from typing import TypeVar
 
 import pytest
 
-__all__ = ["DEFAULT_TEST_S", "DURATIONS", "once_per_run", "order_longest_first"]
+__all__ = ["DEFAULT_TEST_S", "DURATIONS", "lock_path", "once_per_run", "order_longest_first"]
 
 #: the seconds each test module took, for the order in which modules are handed out
 DURATIONS = Path(__file__).with_name("durations.json")
@@ -77,15 +77,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         order_longest_first(items)
 
 
+def lock_path(name: str) -> Path:
+    """The lock (and run marker) file of :func:`once_per_run`'s *name* in this checkout."""
+    tag = hashlib.sha256(f"{Path(__file__).resolve()}:{name}".encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"hookproof-tests-{tag}.lock"
+
+
 def once_per_run(name: str, build: Callable[[], T], done: Callable[[], T]) -> T:
     """``build()`` once per test run, whichever worker comes first; the others wait for it
     and get ``done()``. Without xdist (or in a new run) it is built."""
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     if not run:
         return build()
-    tag = hashlib.sha256(f"{Path(__file__).resolve()}:{name}".encode()).hexdigest()[:16]
-    lock = Path(tempfile.gettempdir()) / f"hookproof-tests-{tag}.lock"
-    with lock.open("a+") as f:
+    with lock_path(name).open("a+") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
             f.seek(0)

@@ -76,8 +76,11 @@ def test_once_per_run_builds_once_whoever_comes_first(tmp_path: Path) -> None:
         ]
         return sorted(p.communicate(timeout=60)[0].strip() for p in procs)
 
-    assert race("run-1") == ["done", "done", "fresh"]
-    assert log.read_text() == "built\n"
-    # a new run builds again (the checkout may have changed in between)
-    assert race("run-2") == ["done", "done", "fresh"]
-    assert log.read_text() == "built\nbuilt\n"
+    try:
+        assert race("run-1") == ["done", "done", "fresh"]
+        assert log.read_text() == "built\n"
+        # a new run builds again (the checkout may have changed in between)
+        assert race("run-2") == ["done", "done", "fresh"]
+        assert log.read_text() == "built\nbuilt\n"
+    finally:
+        parallel.lock_path("probe-" + name).unlink(missing_ok=True)
