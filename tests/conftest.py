@@ -1,12 +1,15 @@
 """Test layers: a loopback-only socket guard, a real Postgres, a fresh database per test.
 
 Postgres is ``HOOKPROOF_TEST_DATABASE_URL`` when set, else an embedded server (pgserver) for the
-session. Migrations run once into a template database; each test gets a copy of it.
+session. Migrations run once into a template database; each test gets a copy of it. Under
+pytest-xdist every worker is a session of its own (its embedded server, its template database);
+which tests share a worker is tests/parallel.py's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import errno
 import ipaddress
 import os
@@ -15,12 +18,15 @@ import socket
 import tempfile
 import urllib.parse
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import asyncpg
 import pytest
 
 from hookproof.engine.db.migrate import migrate
+from tests.parallel import pytest_collection_modifyitems
+
+__all__ = ["pytest_collection_modifyitems"]
 
 # No test may ever ask a real resolver: c-ares opens its own sockets, below the guard. Every
 # process started by the tests inherits this loopback address, where nothing answers.
@@ -100,8 +106,8 @@ def pg_server_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def template_db(pg_server_url: str) -> str:
-    """A migrated template database, created once per session."""
+def template_db(pg_server_url: str) -> Iterator[str]:
+    """A migrated template database, created once per session (per xdist worker), dropped after."""
     name = f"hookproof_tpl_{os.getpid()}_{uuid.uuid4().hex[:6]}"
 
     async def build() -> None:
@@ -117,11 +123,37 @@ def template_db(pg_server_url: str) -> str:
             await conn.close()
 
     asyncio.run(build())
-    return name
+    yield name
+    asyncio.run(_drop(pg_server_url, name))
+
+
+async def _drop(pg_server_url: str, name: str) -> None:
+    admin = await asyncpg.connect(pg_server_url)
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+@pytest.fixture(scope="session")
+def _dropper(pg_server_url: str) -> Iterator[Callable[[str], None]]:
+    """Drops a test's database after the test, in the background (the next test need not wait
+    for it); the session ends only when every drop is done, and fails on one that failed."""
+    pending: list[concurrent.futures.Future[None]] = []
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="db-drop") as drops:
+
+        def drop_later(name: str) -> None:
+            pending.append(drops.submit(asyncio.run, _drop(pg_server_url, name)))
+
+        yield drop_later
+    for done in pending:
+        done.result()
 
 
 @pytest.fixture
-async def db_url(pg_server_url: str, template_db: str) -> AsyncIterator[str]:
+async def db_url(
+    pg_server_url: str, template_db: str, _dropper: Callable[[str], None]
+) -> AsyncIterator[str]:
     """A fresh, migrated database for one test, dropped afterwards."""
     name = f"hookproof_t_{uuid.uuid4().hex[:12]}"
     admin = await asyncpg.connect(pg_server_url)
@@ -130,11 +162,7 @@ async def db_url(pg_server_url: str, template_db: str) -> AsyncIterator[str]:
     finally:
         await admin.close()
     yield _with_database(pg_server_url, name)
-    admin = await asyncpg.connect(pg_server_url)
-    try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
+    _dropper(name)
 
 
 @pytest.fixture
@@ -166,17 +194,10 @@ def module_db_url(pg_server_url: str, template_db: str) -> str:
 
 
 @pytest.fixture
-def db_url_sync(pg_server_url: str, template_db: str) -> Iterator[str]:
+def db_url_sync(
+    pg_server_url: str, template_db: str, _dropper: Callable[[str], None]
+) -> Iterator[str]:
     """A fresh database for a synchronous (process-level) test."""
     url = asyncio.run(create_database(pg_server_url, template_db))
     yield url
-
-    async def drop() -> None:
-        admin = await asyncpg.connect(pg_server_url)
-        try:
-            name = urllib.parse.urlsplit(url).path.lstrip("/")
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
-
-    asyncio.run(drop())
+    _dropper(urllib.parse.urlsplit(url).path.lstrip("/"))

@@ -309,6 +309,7 @@ def _field(name: str, *path: str | int) -> tuple[str, Path_, dict[str, Any]]:
     return next(f for f in FIELDS if f[0] == name and f[1] == path)
 
 
+@pytest.mark.solo  # timing across processes: after the parallel part, alone (Makefile)
 @example(_field("SubscriptionPatch", "rateLimit", "perSecond"), "5e-324", True)  # the review's
 @example(_field("SubscriptionCreate", "rateLimit", "perSecond"), "5e-324", False)
 @example(_field("SubscriptionPatch", "rateLimit", "burst"), "9223372036854775808", False)

@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 import aiohttp
+import pytest
 
 from hookproof.engine.runtime.daemon import Engine
 from hookproof.events.delivery_events import EventIngested, event_stream_id
@@ -104,6 +105,7 @@ async def test_a_test_event_reaches_one_endpoint_and_says_it_is_a_test(
     assert real["deliveries"]
 
 
+@pytest.mark.solo  # timing across processes: after the parallel part, alone (Makefile)
 async def test_test_events_are_rate_limited_per_caller_with_a_429_and_retry_after(
     engine: Engine, base: str, http: aiohttp.ClientSession, subscriber: Subscriber
 ) -> None:

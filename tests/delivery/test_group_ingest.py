@@ -82,6 +82,7 @@ def event(event_id: str, payload: Any, **over: Any) -> dict[str, Any]:
     return doc
 
 
+@pytest.mark.solo  # timing across processes: after the parallel part, alone (Makefile)
 async def test_200_concurrent_posts_each_get_the_answer_they_would_get_alone(
     engine: Engine, client: Client, subscriber: Subscriber
 ) -> None:

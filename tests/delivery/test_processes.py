@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 import trustme
 
 from ..daemon import Daemon, run_cli, start_daemon
@@ -128,6 +129,7 @@ async def test_two_dispatcher_processes_never_send_an_attempt_twice(
     assert len(dispatchers) == 2, "both processes took part"
 
 
+@pytest.mark.solo  # timing across processes: after the parallel part, alone (Makefile)
 async def test_sigkill_mid_flight_then_a_fresh_dispatcher_reconciles(
     db_url: str, pool: Any, tmp_path: Path, subscriber: Subscriber, ca: trustme.CA
 ) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 import trustme
 
 from ..daemon import run_cli
@@ -126,6 +127,7 @@ async def _register(http: aiohttp.ClientSession, base: str, url: str, **extra: A
     raise AssertionError("not activated")
 
 
+@pytest.mark.solo  # timing across processes: after the parallel part, alone (Makefile)
 async def test_rate_limit_holds_across_two_daemons_with_two_workers_each(
     db_url: str, pool: Any, tmp_path: Path, subscriber: Subscriber, ca: trustme.CA
 ) -> None:

@@ -298,6 +298,7 @@ async def test_the_aio_pika_example_requeues_what_it_cannot_verify_yet(
     assert await queue.get(timeout=2, fail=False) is None
 
 
+@pytest.mark.solo  # timing across processes: after the parallel part, alone (Makefile)
 async def test_the_nats_example_naks_what_it_cannot_verify_yet_and_waits_out_timeouts(
     nats_server: EmbeddedNats,
     make_publishers: Any,

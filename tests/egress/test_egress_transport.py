@@ -394,6 +394,7 @@ async def test_connector_refuses_requests_without_vetting():
         )
 
 
+@pytest.mark.solo  # timing across processes: after the parallel part, alone (Makefile)
 async def test_concurrent_requests_do_not_share_vetting(
     dns, make_server, make_transport, socket_guard
 ):

@@ -29,6 +29,7 @@ from aiohttp import web
 
 from ..delivery.conftest import Subscriber, ca
 from ..live import engine_env, new_tenant, start, stop
+from ..parallel import once_per_run
 
 __all__ = ["ca", "receiver_on"]
 
@@ -44,8 +45,17 @@ def ts_client() -> Path:
     tsc = CLIENT / "node_modules" / "typescript" / "bin" / "tsc"
     if not tsc.exists():
         pytest.skip("clients/typescript is not installed: `npm ci` there (.ci/run does)")
-    subprocess.run(["node", str(tsc), "-p", "tsconfig.json"], cwd=CLIENT, check=True, timeout=180)
-    return CLIENT / "dist" / "index.js"
+    built = CLIENT / "dist" / "index.js"
+
+    def build() -> Path:
+        subprocess.run(
+            ["node", str(tsc), "-p", "tsconfig.json"], cwd=CLIENT, check=True, timeout=180
+        )
+        return built
+
+    # once per run, whichever xdist worker needs it first (this module or the README's
+    # examples): the others wait, never reading it half-written (tests/parallel.py)
+    return once_per_run("clients/typescript/dist", build, lambda: built)
 
 
 class FlakyOnce(Subscriber):

@@ -28,6 +28,7 @@ from hookproof.engine.runtime.daemon import Engine
 from hookproof.schemas.api import SubscriptionCreate
 from hookproof_subscriber import SigningKey, public_jwk
 from hookproof_subscriber.keys import b64url_encode
+from tests.parallel import once_per_run
 from tests.receipts.harness import (
     Api,
     api,
@@ -56,8 +57,15 @@ def ts_sdk() -> Path:
     tsc = TS / "node_modules" / "typescript" / "bin" / "tsc"
     if not tsc.exists():
         pytest.skip("subscriber-ts is not installed: run `npm ci` in subscriber-ts (.ci/run does)")
-    subprocess.run(["node", str(tsc), "-p", "tsconfig.json"], cwd=TS, check=True, timeout=120)
-    return TS / "dist" / "index.js"
+    built = TS / "dist" / "index.js"
+
+    def build() -> Path:
+        subprocess.run(["node", str(tsc), "-p", "tsconfig.json"], cwd=TS, check=True, timeout=120)
+        return built
+
+    # once per run, whichever xdist worker needs it first (the others wait, never read it
+    # half-written): tests/parallel.py
+    return once_per_run("subscriber-ts/dist", build, lambda: built)
 
 
 class NodeSubscriber:

@@ -109,6 +109,7 @@ async def arrival(sub: Subscriber, event_id: str, since: float, within_s: float 
             await asyncio.sleep(0.01)
 
 
+@pytest.mark.solo  # timing across processes: after the parallel part, alone (Makefile)
 @pytest.mark.parametrize("kind", KINDS, ids=[k.name for k in KINDS])
 async def test_hung_broker_destinations_never_delay_another_tenant(
     pool: asyncpg.Pool,
