@@ -36,12 +36,7 @@ from hookproof.events.listening import Listening
 from hookproof_subscriber import SigningKey
 
 from ..db.db_errors import database_unavailable
-from ..destinations.port import (
-    Destination,
-    Evidence,
-    PendingAttempt,
-    SignedMessage,
-)
+from ..destinations.port import Destination, Evidence, PendingAttempt, SignedMessage
 from ..destinations.registry import KindRegistry, installed
 from ..keys.signing import Signer, sign_headers
 from ..rollouts.dispatch import ShadowCounter, shadow_check
