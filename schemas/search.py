@@ -59,7 +59,8 @@ class ReplayIn(SearchIn, kw_only=True, forbid_unknown_fields=True, rename="camel
     at most 100). ``dryRun``: only the count and a sample (up to 10 delivery ids)."""
 
     dry_run: bool = False
-    rate_per_second: Annotated[float, msgspec.Meta(gt=0, le=100)] = 10.0
+    #: deliveries per second: 0.01..100 (a positive minimum: no denormal rate, no 1 / x overflow)
+    rate_per_second: Annotated[float, msgspec.Meta(ge=0.01, le=100)] = 10.0
 
 
 class DeliverySearchItem(msgspec.Struct, kw_only=True, rename="camel"):

@@ -9,7 +9,6 @@ which tests share a worker is tests/parallel.py's.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import errno
 import ipaddress
 import os
@@ -18,7 +17,7 @@ import socket
 import tempfile
 import urllib.parse
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import asyncpg
 import pytest
@@ -135,26 +134,11 @@ async def _drop(pg_server_url: str, name: str) -> None:
         await admin.close()
 
 
-@pytest.fixture(scope="session")
-def _dropper(pg_server_url: str) -> Iterator[Callable[[str], None]]:
-    """Drops a test's database after the test, in the background (the next test need not wait
-    for it); the session ends only when every drop is done, and fails on one that failed."""
-    pending: list[concurrent.futures.Future[None]] = []
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="db-drop") as drops:
-
-        def drop_later(name: str) -> None:
-            pending.append(drops.submit(asyncio.run, _drop(pg_server_url, name)))
-
-        yield drop_later
-    for done in pending:
-        done.result()
-
-
 @pytest.fixture
-async def db_url(
-    pg_server_url: str, template_db: str, _dropper: Callable[[str], None]
-) -> AsyncIterator[str]:
-    """A fresh, migrated database for one test, dropped afterwards."""
+async def db_url(pg_server_url: str, template_db: str) -> AsyncIterator[str]:
+    """A fresh, migrated database for one test, dropped afterwards (before the next test: a
+    drop holds a transaction id, and the store's tail reads only below the server's oldest
+    running one, so a drop in the background would hide the next test's fresh events)."""
     name = f"hookproof_t_{uuid.uuid4().hex[:12]}"
     admin = await asyncpg.connect(pg_server_url)
     try:
@@ -162,7 +146,7 @@ async def db_url(
     finally:
         await admin.close()
     yield _with_database(pg_server_url, name)
-    _dropper(name)
+    await _drop(pg_server_url, name)
 
 
 @pytest.fixture
@@ -194,10 +178,8 @@ def module_db_url(pg_server_url: str, template_db: str) -> str:
 
 
 @pytest.fixture
-def db_url_sync(
-    pg_server_url: str, template_db: str, _dropper: Callable[[str], None]
-) -> Iterator[str]:
+def db_url_sync(pg_server_url: str, template_db: str) -> Iterator[str]:
     """A fresh database for a synchronous (process-level) test."""
     url = asyncio.run(create_database(pg_server_url, template_db))
     yield url
-    _dropper(urllib.parse.urlsplit(url).path.lstrip("/"))
+    asyncio.run(_drop(pg_server_url, urllib.parse.urlsplit(url).path.lstrip("/")))

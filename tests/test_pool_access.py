@@ -20,6 +20,10 @@ ADAPTERS = {
     "engine/cli/context.py": "the CLI's composition root opens, hands out and closes the pool",
     "engine/endpoint_auth/materials.py": "the sealed endpoint-auth material: a repository by "
     "another name (its SQL is named queries)",
+    "engine/search/search.py": "Search is a PoolRepository: each page's reads in one read-only "
+    "transaction under the scan budget's statement timeout (named queries)",
+    "engine/search/replay.py": "Replays is a PoolRepository: the replay job's rows (named "
+    "queries); its runner reads them through it",
 }
 #: still reaching the pool outside a repository (none left; keep the mechanism for work in
 #: progress, and the staleness check below)

@@ -19,6 +19,7 @@ from hookproof.schemas import api as api_in
 from hookproof.schemas import api_out
 from hookproof.schemas import search as api_search
 
+from ..delivery.recover import recoverable_states
 from ..relay import protocol as relay_protocol
 from .filter_schema import declare_filters
 from .openapi_parts import HEADERS, close_objects, success_headers, tags_of
@@ -268,6 +269,8 @@ def _components() -> dict[str, Any]:
     schemas["ApplicationReceipt"] = _receipt_schema()
     schemas["CloudEventIn"] = _schema_file("cloudevent-in.v1.schema.json")
     declare_filters(schemas)
+    states = schemas["RecoverIn"]["properties"]["states"]["anyOf"][0]["items"]
+    states["enum"] = sorted(recoverable_states())  # the ledger's replay rule, not a copy
     responses = {}
     for status, meaning in _PROBLEM_MEANING.items():
         response: dict[str, Any] = {

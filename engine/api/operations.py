@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from hookproof.projections.ledger import LedgerState as S
+
 __all__ = ["DELIVERY_LINKS", "EXAMPLES", "OPERATIONS", "SUBSCRIPTION_LINKS"]
 
 #: a created subscription's id, to the operations on it (OpenAPI links)
@@ -60,7 +62,7 @@ EXAMPLES: dict[str, Any] = {
     },
     "ReplayIn": {
         "filters": [{"exact": {"type": "invoice.paid"}}],
-        "state": "DEAD_LETTER",
+        "state": S.DEAD_LETTER.value,
         "dryRun": True,
     },
     "FiltersEvaluate": {

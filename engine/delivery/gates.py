@@ -2,8 +2,7 @@
 
 The breaker is one transition table (``BREAKER_TRANSITIONS``) and a pure ``breaker_next``;
 ``observed`` reads the state at a time without changing anything (an OPEN breaker whose
-cool-down has passed reads as HALF_OPEN, which admits one probe; ``probing``: so does a CLOSED
-one with a failure since its last success). ``EndpointGates`` holds
+cool-down has passed reads as HALF_OPEN, which admits one probe). ``EndpointGates`` holds
 the in-flight counts and breakers of the endpoints that have either, and the subscriptions
 held until a time (``hold``: a rate-limited subscription's bucket is empty until its next
 token; the limit is the subscription's, so another subscription to the same URL is not held),
@@ -28,7 +27,6 @@ __all__ = [
     "breaker_next",
     "diagram",
     "observed",
-    "probing",
 ]
 
 
@@ -69,15 +67,6 @@ def observed(b: Breaker, now: float) -> BreakerState:
     if b.state is B.OPEN and now >= b.open_until:
         return BREAKER_TRANSITIONS[B.OPEN, "cool_down"]
     return b.state
-
-
-def probing(b: Breaker, now: float) -> bool:
-    """Whether the endpoint is admitted one attempt at a time: its breaker is HALF_OPEN, or
-    CLOSED with a failure since its last success (issue 46: a destination whose attempts
-    hang and then fail is not refilled to its whole room as each one ends, a second wave
-    of hung attempts; a success gives it its whole room back)."""
-    state = observed(b, now)
-    return state is B.HALF_OPEN or (state is B.CLOSED and b.failures > 0)
 
 
 def diagram() -> str:
@@ -157,7 +146,7 @@ class EndpointGates:
         state = observed(self.breakers.get(key, CLOSED), now)
         if state is B.OPEN:
             return 0
-        if probing(self.breakers.get(key, CLOSED), now):
+        if state is B.HALF_OPEN:
             return max(0, 1 - busy)  # one probe at a time
         return max(0, self.limit - busy)
 

@@ -52,18 +52,27 @@ def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def _numeric(schema: dict[str, Any], path: Path_) -> Iterator[tuple[Path_, dict[str, Any]]]:
+def _numeric(
+    schema: dict[str, Any], path: Path_, seen: frozenset[str] = frozenset()
+) -> Iterator[tuple[Path_, dict[str, Any]]]:
+    """Every number the body can hold; a schema that refers to itself (a filter expression
+    holds filter expressions) is walked once on each path."""
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        if ref in seen:
+            return
+        seen = seen | {ref}
     schema = _resolve(schema)
     for alternative in schema.get("anyOf", []) + schema.get("oneOf", []):
-        yield from _numeric(alternative, path)
+        yield from _numeric(alternative, path, seen)
     kind = schema.get("type")
     if kind in ("integer", "number"):
         yield path, schema
     elif kind == "object":
         for name, sub in schema.get("properties", {}).items():
-            yield from _numeric(sub, (*path, name))
+            yield from _numeric(sub, (*path, name), seen)
     elif kind == "array" and isinstance(schema.get("items"), dict):
-        yield from _numeric(schema["items"], (*path, 0))
+        yield from _numeric(schema["items"], (*path, 0), seen)
 
 
 def _bodies() -> dict[str, list[tuple[Path_, dict[str, Any]]]]:
@@ -271,6 +280,14 @@ async def _request(w: World, name: str, n: int) -> tuple[str, str, dict[str, Any
             "receiptKeyGeneration": 1,
         }
         return "POST", "/v1/receipts", body, {}
+    if name == "SearchIn":
+        return "POST", "/v1/deliveries/search", {"limit": 10, "statusCode": 500}, {}
+    if name == "ReplayIn":  # only the hostile tenant's own subscription is replayed
+        body = {"subscriptionId": sid, "limit": 10, "ratePerSecond": 1, "statusCode": 500}
+        return "POST", "/v1/replays", body, {}
+    if name == "FiltersEvaluate":
+        body = {"filters": [{"exact": {"type": "hostile.t"}}], "event": _event(f"f-{n}", "t")}
+        return "POST", "/v1/filters/evaluate", body, {}
     raise AssertionError(f"no request for {name}: add one")
 
 
@@ -285,6 +302,9 @@ def test_every_numeric_body_has_a_request() -> None:
         "TestEventIn",
         "RecoverIn",
         "ApplicationReceipt",
+        "SearchIn",
+        "ReplayIn",
+        "FiltersEvaluate",
     }
     assert set(BODIES) <= known, set(BODIES) - known
 

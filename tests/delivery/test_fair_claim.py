@@ -68,7 +68,7 @@ OPEN_S = 30.0
         max_size=80,
     )
 )
-def test_a_failing_or_open_endpoint_gets_at_most_one_probe_in_flight(
+def test_an_open_endpoint_gets_at_most_one_probe_in_flight(
     steps: list[tuple[str, int]],
 ) -> None:
     gates = g.EndpointGates(limit=8, failure_threshold=5, open_seconds=OPEN_S)
@@ -82,38 +82,19 @@ def test_a_failing_or_open_endpoint_gets_at_most_one_probe_in_flight(
             room = gates.room("x", now)
             if state is g.BreakerState.OPEN:
                 assert room == 0
-            elif g.probing(b, now):  # half-open, or failed since its last success
+            elif state is g.BreakerState.HALF_OPEN:  # one probe at a time
                 assert room == (1 if flying == 0 else 0)
             else:
                 assert room == 8 - flying
             for _ in range(min(n, room)):
                 gates.acquire("x", now)
                 flying += 1
-            assert not g.probing(b, now) or flying <= 1 or room == 0
+            assert state is not g.BreakerState.HALF_OPEN or flying <= 1 or room == 0
         elif flying:  # an attempt in flight ends
             gates.release("x", success=op == "ok", now=now)
             flying -= 1
             if op == "ok":  # a success gives the endpoint its whole room back
                 assert gates.room("x", now) == 8 - flying
-
-
-def test_hung_attempts_failing_one_by_one_are_not_replaced() -> None:
-    """Eight attempts admitted at once hang and then fail one after another: no claim between
-    the failures refills the endpoint (before: each failure freed a slot for another hung
-    attempt until the breaker opened)."""
-    gates = g.EndpointGates(limit=8, failure_threshold=5, open_seconds=OPEN_S)
-    assert gates.room("x", 0.0) == 8
-    gates.acquire("x", 0.0, 8)
-    refills = 0
-    for i in range(8):
-        gates.release("x", success=False, now=5.0 + i * 0.01)
-        refills += gates.room("x", 5.0 + i * 0.01)
-    assert refills == 0 and gates.states(now=6.0) == {"x": "open"}
-    assert gates.room("x", 6.0 + OPEN_S) == 1  # cooled down (re-armed by each failure): a probe
-    gates.acquire("x", 6.0 + OPEN_S)
-    assert gates.room("x", 6.0 + OPEN_S) == 0
-    gates.release("x", success=True, now=7.0 + OPEN_S)
-    assert gates.room("x", 7.0 + OPEN_S) == 8
 
 
 # -- both claim statements choose as fair_pick does (real Postgres) ---------------------------

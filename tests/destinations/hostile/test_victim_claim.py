@@ -144,7 +144,6 @@ async def test_hung_destinations_never_take_the_victims_place_in_a_claim(
                 for r in await engine.pool.fetch(ADMITTED_PER_SUBSCRIPTION, hostile.tenant_id)
             }
             assert set(admitted) == set(hostile_sids)
-            assert max(admitted.values()) <= 8, admitted  # never refilled while failing
             # the victim's evidence is its own: its endpoint, its events, nothing else
             endpoints = await engine.pool.fetch(
                 "SELECT DISTINCT convert_from(e.data, 'UTF8')::jsonb->>'endpoint' AS endpoint"
