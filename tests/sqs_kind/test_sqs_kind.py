@@ -108,7 +108,10 @@ def test_the_kind_registers() -> None:
 
 
 async def test_deliveries_arrive_verify_and_record_the_stores_digests(
-    pool: asyncpg.Pool, tmp_path: Path, moto_port: int, sqs: Any,
+    pool: asyncpg.Pool,
+    tmp_path: Path,
+    moto_port: int,
+    sqs: Any,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     queue_url = new_queue(sqs)
@@ -138,7 +141,9 @@ async def test_deliveries_arrive_verify_and_record_the_stores_digests(
         assert verify_standard(headers, body, keys=[key]).ok
         assert verify_content_digest(headers["content-digest"], body)
         assert m["MD5OfMessageAttributes"] == attributes_md5(headers)
-        ours = next(ev for ev in evidence if ev.broker and ev.broker["sqs"]["messageId"] == m["MessageId"])
+        ours = next(
+            ev for ev in evidence if ev.broker and ev.broker["sqs"]["messageId"] == m["MessageId"]
+        )
         assert ours.broker is not None
         assert ours.broker["sqs"]["md5OfMessageBody"] == m["MD5OfBody"]
     # the credentials are in no evidence and no log line

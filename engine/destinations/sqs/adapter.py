@@ -74,9 +74,7 @@ class _Answer:
         self.done = True
 
 
-def signed_request(
-    queue: SqsQueue, config: SqsConfig, payload: bytes
-) -> dict[str, str]:
+def signed_request(queue: SqsQueue, config: SqsConfig, payload: bytes) -> dict[str, str]:
     """The SendMessage request's headers, SigV4-signed for ``sqs`` in the config's region."""
     scheme = "https" if queue.tls else "http"
     default = 443 if queue.tls else 80
@@ -91,9 +89,7 @@ def signed_request(
         },
     )
     creds = config.credentials
-    credentials = Credentials(
-        creds.access_key_id, creds.secret_access_key, creds.session_token
-    )
+    credentials = Credentials(creds.access_key_id, creds.secret_access_key, creds.session_token)
     SigV4Auth(credentials, "sqs", config.region).add_auth(request)
     headers = {k: str(v) for k, v in request.headers.items()}
     headers["Host"] = netloc
@@ -127,8 +123,7 @@ class SqsDestination:
         headers = signed_request(queue, config, payload)
         head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
         request = (
-            f"POST / HTTP/1.1\r\n{head}Content-Length: {len(payload)}\r\n"
-            "Connection: close\r\n\r\n"
+            f"POST / HTTP/1.1\r\n{head}Content-Length: {len(payload)}\r\nConnection: close\r\n\r\n"
         ).encode() + payload
         try:
             opened = await self.connect.open(

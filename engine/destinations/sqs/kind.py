@@ -16,9 +16,8 @@ __all__ = ["KIND"]
 
 
 def build(context: KindContext) -> SqsDestination:
-    source = context.parts.get("sqs_credentials")
-    typed: SqsCredentialSource | None = source if source is not None else None
-    return SqsDestination(context.connect, typed)
+    source: SqsCredentialSource | None = context.parts.get("sqs_credentials")
+    return SqsDestination(context.connect, source)
 
 
 def recognise(endpoint: str) -> bool:
