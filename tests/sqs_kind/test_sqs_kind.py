@@ -87,6 +87,17 @@ def new_queue(sqs: Any, *, fifo: bool = False) -> str:
     return str(sqs.create_queue(QueueName=name, Attributes=attrs)["QueueUrl"])
 
 
+def stored(sqs: Any, queue_url: str) -> int:
+    """How many messages the queue holds (a FIFO group hides the rest while one is out)."""
+    attrs = sqs.get_queue_attributes(
+        QueueUrl=queue_url,
+        AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+    )["Attributes"]
+    return int(attrs["ApproximateNumberOfMessages"]) + int(
+        attrs["ApproximateNumberOfMessagesNotVisible"]
+    )
+
+
 def received(sqs: Any, queue_url: str, n: int) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for _ in range(20):
@@ -166,6 +177,7 @@ async def test_fifo_groups_by_aggregate_and_a_retry_leaves_one_message(
         again = await adapter.deliver(signed("evt_f", 1), attempt)
     assert first.ok and again.ok, (first, again)
     assert first.broker is not None and first.broker["sqs"]["sequenceNumber"]
+    assert stored(sqs, queue_url) == 1
     messages = sqs.receive_message(
         QueueUrl=queue_url, MaxNumberOfMessages=10, AttributeNames=["All"]
     ).get("Messages", [])
