@@ -4,6 +4,7 @@ queue holds (the consumer's side; the engine's side never uses botocore's HTTP s
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -25,14 +26,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def moto_port() -> Iterator[int]:
-    """A moto server on 127.0.0.1:<port>, stopped after the module."""
+def moto_server(env: dict[str, str] | None = None) -> Iterator[int]:
+    """A moto server on 127.0.0.1:<port> until the generator is closed."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env=None if env is None else {**os.environ, **env},
     )
     try:
         deadline = time.monotonic() + 60
@@ -48,6 +49,38 @@ def moto_port() -> Iterator[int]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def moto_port() -> Iterator[int]:
+    """moto without authentication (any key is accepted)."""
+    yield from moto_server()
+
+
+@pytest.fixture(scope="module")
+def moto_auth() -> Iterator[tuple[int, str, str]]:
+    """moto checking SigV4 signatures: (port, access key id, secret) of an IAM user made
+    while its first four actions are unauthenticated."""
+    import botocore.session
+
+    for port in moto_server({"INITIAL_NO_AUTH_ACTION_COUNT": "4"}):
+        session = botocore.session.get_session()
+        iam = session.create_client(
+            "iam",
+            region_name=REGION,
+            endpoint_url=f"http://127.0.0.1:{port}",
+            aws_access_key_id=ACCESS_KEY,
+            aws_secret_access_key=SECRET_KEY,
+        )
+        iam.create_user(UserName="hookproof")
+        iam.put_user_policy(
+            UserName="hookproof",
+            PolicyName="all",
+            PolicyDocument='{"Version":"2012-10-17","Statement":'
+            '[{"Effect":"Allow","Action":"*","Resource":"*"}]}',
+        )
+        key = iam.create_access_key(UserName="hookproof")["AccessKey"]
+        yield port, key["AccessKeyId"], key["SecretAccessKey"]
 
 
 @pytest.fixture(scope="module")

@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+import msgspec
 
 from hookproof.config import Settings
-from hookproof.engine.destinations.sqs.adapter import SqsDestination
+from hookproof.engine.destinations.sqs.adapter import AwsCredentials, SqsConfig, SqsDestination
 from hookproof.engine.egress.failures import Outcome
 from tests.destinations.engine_support import ConfirmCutter, started
 
+from .conftest import REGION
 from .test_sqs_kind import Attempt, Static, composed_sqs, new_queue, received, signed, stored
 
 
@@ -123,3 +125,47 @@ async def test_an_answer_with_another_md5_is_a_digest_mismatch(
     assert ev.outcome is Outcome.RESPONSE and not ev.ok, ev
     assert ev.code == "store_digest_mismatch"
     assert ev.broker is not None and ev.broker["sqs"]["messageId"] == "m-1"
+
+
+class Keyed:
+    """A credential source with the given key."""
+
+    def __init__(self, access_key_id: str, secret: str) -> None:
+        self.config = SqsConfig(REGION, AwsCredentials(access_key_id, secret))
+
+    async def sqs_config(self, target: Any) -> SqsConfig | None:
+        return self.config
+
+
+async def test_the_signature_is_checked_by_sqs(
+    pool: asyncpg.Pool, tmp_path: Path, moto_auth: tuple[int, str, str]
+) -> None:
+    """moto with authentication on: our SigV4 signature over our own transport is accepted;
+    a wrong secret is ``sqs_access_denied`` and appears nowhere in the evidence."""
+    port, access_key_id, secret = moto_auth
+    import botocore.session
+
+    sqs = botocore.session.get_session().create_client(
+        "sqs",
+        region_name=REGION,
+        endpoint_url=f"http://127.0.0.1:{port}",
+        aws_access_key_id=access_key_id,
+        aws_secret_access_key=secret,
+    )
+    queue_url = new_queue(sqs)
+    settings = Settings(data_dir=tmp_path, egress_allow=(("127.0.0.1", port),))
+    wrong = "wrong-secret-0123456789abcdef0123456789abcdef"
+    async with started(pool, settings) as (engine, _api):
+        connect = composed_sqs(engine.services.destination).connect
+        good = await SqsDestination(connect, Keyed(access_key_id, secret)).deliver(
+            signed("evt_a", 1), Attempt(endpoint="sqs+" + queue_url)
+        )
+        bad = await SqsDestination(connect, Keyed(access_key_id, wrong)).deliver(
+            signed("evt_b", 2), Attempt(endpoint="sqs+" + queue_url)
+        )
+    assert good.ok, good
+    assert bad.outcome is Outcome.RESPONSE and bad.code == "sqs_access_denied", bad
+    assert stored(sqs, queue_url) == 1
+    for ev in (good, bad):
+        text = msgspec.json.encode(ev).decode()
+        assert secret not in text and wrong not in text

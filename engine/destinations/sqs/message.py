@@ -33,6 +33,8 @@ __all__ = [
 #: SQS accepts at most ten message attributes
 ATTRIBUTE_LIMIT: Final = 10
 _NAME_RE: Final = re.compile(r"[A-Za-z0-9_.-]{1,256}")
+#: the error code of an XML (query protocol) error answer, which SQS's front end may still send
+_XML_CODE_RE: Final = re.compile(rb"<Code>([A-Za-z0-9_.]{1,100})</Code>")
 _REGION_RE: Final = re.compile(r"sqs[.-]([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$")
 #: the endpoint prefix that marks an attempt as this kind's (``sqs+https://...``)
 PREFIX: Final = "sqs+"
@@ -167,11 +169,15 @@ def judge(
         doc = json.loads(payload) if payload else {}
     except ValueError:
         doc = None
+    if not isinstance(doc, dict) and status != 200:
+        found = _XML_CODE_RE.search(payload)
+        doc = {"__type": found.group(1).decode()} if found else {}
     if not isinstance(doc, dict):
         return SqsAnswer("sqs_bad_answer", base)
     if status != 200:
         kind = str(doc.get("__type", "")).rpartition("#")[2]
-        code = _ERRORS.get(kind, "sqs_server_error" if status >= 500 else "sqs_refused")
+        fallback = "sqs_access_denied" if status == 403 else "sqs_refused"
+        code = _ERRORS.get(kind, "sqs_server_error" if status >= 500 else fallback)
         return SqsAnswer(code, {**base, "error": kind[:100]})
     message_id = doc.get("MessageId")
     if not isinstance(message_id, str):
