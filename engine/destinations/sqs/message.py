@@ -25,6 +25,7 @@ __all__ = [
     "SqsAnswer",
     "SqsQueue",
     "attributes_md5",
+    "body_md5",
     "judge",
     "parse_queue",
     "send_message",
