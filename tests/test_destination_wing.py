@@ -18,7 +18,7 @@ from hookproof.engine.destinations.registry import GROUP, KindLoadError, install
 from .test_import_graph import MODULES, _graph
 
 WING = "hookproof.engine.destinations"
-BUILT_IN = {"https", "amqp", "nats", "relay"}
+BUILT_IN = {"https", "amqp", "nats", "relay", "sqs"}
 #: the relay feature (hub, sessions, the ``listen`` client) serves the relay kind: it reads
 #: the kind's codes and session results by name (docs/layout.md)
 SERVES = {"hookproof.engine.relay": "relay", "hookproof.engine.cli.listen": "relay"}
