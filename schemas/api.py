@@ -313,7 +313,6 @@ class SubscriptionPatch(_Strict, kw_only=True):
     auth: EndpointAuthIn | msgspec.UnsetType | None = msgspec.UNSET
     #: Replaces (null removes) the rate limit: same generation.
     rate_limit: RateLimitIn | msgspec.UnsetType | None = msgspec.UNSET
-    #: A new delivery format (a new generation).
     format: DeliveryFormat | msgspec.UnsetType = msgspec.UNSET
 
 
