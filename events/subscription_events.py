@@ -150,6 +150,9 @@ class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     destination: DestinationConfig | None = None
     auth: EndpointAuthRef | None = None  # changed by subscription.auth_changed, no new generation
     rate_limit: RateLimit | None = None  # a PATCH changes it in the same generation
+    #: the delivery format (DESIGN.md section 16): "hookproof", "cloudevents-structured" or
+    #: "cloudevents-binary" (a bound field: a new generation)
+    format: str = "hookproof"
 
 
 class TenantCreated(Event, frozen=True, kw_only=True, tag="tenant.created"):

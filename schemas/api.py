@@ -235,6 +235,10 @@ class RateLimitIn(_Strict, kw_only=True):
 EndpointAuthIn = MtlsAuthIn | OAuth2AuthIn | HeaderAuthIn
 
 
+#: hookproof's own body, or a CloudEvent in the HTTP binding's structured or binary mode
+DeliveryFormat = Literal["hookproof", "cloudevents-structured", "cloudevents-binary"]
+
+
 class SubscriptionCreate(_Strict, kw_only=True):
     #: an endpoint, a destination, or both (a relay): else 400 ``endpoint_required``. Said as
     #: an extension, not a top-level ``anyOf``: openapi-python-client 0.29 types a body whose
@@ -274,6 +278,8 @@ class SubscriptionCreate(_Strict, kw_only=True):
     auth: EndpointAuthIn | None = None
     #: A token bucket over all workers and daemons (None: no limit but the endpoint gate's).
     rate_limit: RateLimitIn | None = None
+    #: The delivery format (DESIGN.md section 16; a bound field).
+    format: DeliveryFormat = "hookproof"
 
 
 class SubscriptionPatch(_Strict, kw_only=True):
@@ -303,6 +309,7 @@ class SubscriptionPatch(_Strict, kw_only=True):
     auth: EndpointAuthIn | msgspec.UnsetType | None = msgspec.UNSET
     #: Replaces (null removes) the rate limit: same generation.
     rate_limit: RateLimitIn | msgspec.UnsetType | None = msgspec.UNSET
+    format: DeliveryFormat | msgspec.UnsetType = msgspec.UNSET
 
 
 class SubscriptionTransition(_Strict, kw_only=True):

@@ -147,6 +147,7 @@ class Subscription(_Out, kw_only=True):
     signature_profile: Literal["hookproof.sig.v1", "standard-webhooks.v1"]
     ordering: Literal["none", "aggregate"]
     ordering_gap_timeout_s: float
+    format: Literal["hookproof", "cloudevents-structured", "cloudevents-binary"]
     retry_policy: RetryPolicyView
     expires_at: str | None
     owner: str

@@ -53,6 +53,7 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
         "signatureProfile": c.signature_profile,
         "ordering": c.ordering,
         "orderingGapTimeoutS": c.ordering_gap_timeout_s,
+        "format": c.format,
         "retryPolicy": {
             "maxAttempts": c.retry_policy.max_attempts,
             "initialDelayS": c.retry_policy.initial_delay_s,

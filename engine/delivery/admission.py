@@ -74,6 +74,8 @@ class ClaimRow:
     created_at: datetime | None = None
     #: the hash of the stream's event at ``stream_version`` (None: not found, read it again)
     head_hash: bytes | None = None
+    #: the subscription's delivery format (``engine/delivery/formats.py``)
+    format: str = "hookproof"
 
 
 @dataclass(frozen=True, slots=True)

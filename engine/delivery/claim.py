@@ -103,6 +103,7 @@ def claim_row(record: Mapping[str, Any]) -> ClaimRow:
         ordered_below=record.get("ordered_below"),
         created_at=record.get("created_at"),
         head_hash=record.get("head_hash"),
+        format=config.get("format") or "hookproof",
     )
 
 

@@ -52,6 +52,7 @@ from .claim import (
     claim_shares,
     plan_claim,
 )
+from .formats import render_row
 from .gates import EndpointGates, Reservation
 from .job import Job, traceparent
 from .outcome import breaker_success, outcome_events
@@ -270,6 +271,7 @@ class Dispatcher:
         jobs = []
         for a in admitted:
             fields, signers, shadow = signing.get(a.row.delivery_id, ({}, [], None))
+            body, content = render_row(a.row, by_event)
             jobs.append(
                 Job(
                     a.row,
@@ -278,12 +280,13 @@ class Dispatcher:
                     a.key_generation,
                     a.version,
                     started,
-                    by_event[(a.row.tenant_id, a.row.event_id)],
+                    body,
                     signers,
                     shadow,
                     fields.get("rollout_id"),
                     heads.get(delivery_stream_id(a.row.delivery_id)),
                     self.gates,
+                    content,
                 )
             )
         return jobs
@@ -293,7 +296,7 @@ class Dispatcher:
     def base_headers(self, job: Job) -> dict[str, str]:
         r = job.row
         return {
-            "Content-Type": "application/json",
+            **job.content,
             "Webhook-Id": r.event_id,
             "Webhook-Delivery-Id": r.delivery_id,
             "Webhook-Attempt": str(job.attempt),

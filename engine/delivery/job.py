@@ -30,6 +30,8 @@ class Job:
     head_hash: bytes | None = None  # the admission's hash: the outcome's expected_hash
     #: the gates holding this attempt's endpoint slot since its claim (released after the send)
     gates: EndpointGates | None = None
+    #: the format's content headers (``formats.render``): Content-Type, and ce-* in binary
+    content: dict[str, str] = field(default_factory=lambda: {"Content-Type": "application/json"})
 
     @property
     def policy(self) -> RetryPolicy:

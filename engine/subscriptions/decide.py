@@ -45,6 +45,7 @@ GENERATION_FIELDS = frozenset(
         "event_versions",
         "owner",
         "destination",
+        "format",
     }
 )
 #: Changing any of these changes what the challenge proves (the proof is signed under the

@@ -254,6 +254,7 @@ class SubscriptionService:
             consumer_id=consumer_id,
             destination=relay,
             rate_limit=rate_limit_of(body.rate_limit),
+            format=body.format,
         )
         if parsed is not None:  # every field checked: only now is anything stored
             destination = await self._bind(subscription_id, parsed, None)
@@ -373,6 +374,8 @@ class SubscriptionService:
             changes["old_generation_policy"] = present["old_generation_policy"]
         if "ordering" in present:
             changes["ordering"] = present["ordering"]
+        if "format" in present:
+            changes["format"] = present["format"]
         if "rate_limit" in present:
             changes["rate_limit"] = rate_limit_of(present["rate_limit"])
         if "ordering_gap_timeout_s" in present:

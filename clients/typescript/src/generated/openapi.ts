@@ -2808,6 +2808,8 @@ export interface components {
             eventVersions: number[];
             expiresAt: string | null;
             filters: components["schemas"]["Filters"];
+            /** @enum {unknown} */
+            format: "cloudevents-binary" | "cloudevents-structured" | "hookproof";
             generation: number;
             id: string;
             lastReason?: string;
@@ -2853,6 +2855,8 @@ export interface components {
             eventVersions: number[];
             expiresAt: string | null;
             filters: components["schemas"]["Filters"];
+            /** @enum {unknown} */
+            format: "cloudevents-binary" | "cloudevents-structured" | "hookproof";
             generation: number;
             id: string;
             lastReason?: string;
@@ -2902,6 +2906,11 @@ export interface components {
             } | null;
             /** @default null */
             filters?: components["schemas"]["Filters"] | null;
+            /**
+             * @default hookproof
+             * @enum {unknown}
+             */
+            format?: "cloudevents-binary" | "cloudevents-structured" | "hookproof";
             /**
              * @default drain
              * @enum {unknown}
@@ -2953,6 +2962,8 @@ export interface components {
             eventVersions: number[];
             expiresAt: string | null;
             filters: components["schemas"]["Filters"];
+            /** @enum {unknown} */
+            format: "cloudevents-binary" | "cloudevents-structured" | "hookproof";
             generation: number;
             id: string;
             lastReason?: string;
@@ -2998,6 +3009,8 @@ export interface components {
                 [key: string]: (string | number | boolean | null) | (string | number | boolean | null)[];
             } | null;
             filters?: components["schemas"]["Filters"] | null;
+            /** @enum {unknown} */
+            format?: "cloudevents-binary" | "cloudevents-structured" | "hookproof";
             /** @enum {unknown} */
             oldGenerationPolicy?: "drain" | "quarantine";
             /** @enum {unknown} */

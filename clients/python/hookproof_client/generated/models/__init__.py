@@ -177,27 +177,32 @@ from .subscription import Subscription
 from .subscription_application_evidence import SubscriptionApplicationEvidence
 from .subscription_challenged import SubscriptionChallenged
 from .subscription_challenged_application_evidence import SubscriptionChallengedApplicationEvidence
+from .subscription_challenged_format import SubscriptionChallengedFormat
 from .subscription_challenged_old_generation_policy import SubscriptionChallengedOldGenerationPolicy
 from .subscription_challenged_ordering import SubscriptionChallengedOrdering
 from .subscription_challenged_signature_algorithm import SubscriptionChallengedSignatureAlgorithm
 from .subscription_challenged_signature_profile import SubscriptionChallengedSignatureProfile
 from .subscription_create import SubscriptionCreate
 from .subscription_create_filter_type_0 import SubscriptionCreateFilterType0
+from .subscription_create_format import SubscriptionCreateFormat
 from .subscription_create_old_generation_policy import SubscriptionCreateOldGenerationPolicy
 from .subscription_create_ordering import SubscriptionCreateOrdering
 from .subscription_create_signature_algorithm import SubscriptionCreateSignatureAlgorithm
 from .subscription_create_signature_profile import SubscriptionCreateSignatureProfile
 from .subscription_created import SubscriptionCreated
 from .subscription_created_application_evidence import SubscriptionCreatedApplicationEvidence
+from .subscription_created_format import SubscriptionCreatedFormat
 from .subscription_created_old_generation_policy import SubscriptionCreatedOldGenerationPolicy
 from .subscription_created_ordering import SubscriptionCreatedOrdering
 from .subscription_created_signature_algorithm import SubscriptionCreatedSignatureAlgorithm
 from .subscription_created_signature_profile import SubscriptionCreatedSignatureProfile
+from .subscription_format import SubscriptionFormat
 from .subscription_old_generation_policy import SubscriptionOldGenerationPolicy
 from .subscription_ordering import SubscriptionOrdering
 from .subscription_page import SubscriptionPage
 from .subscription_patch import SubscriptionPatch
 from .subscription_patch_filter_type_0 import SubscriptionPatchFilterType0
+from .subscription_patch_format import SubscriptionPatchFormat
 from .subscription_patch_old_generation_policy import SubscriptionPatchOldGenerationPolicy
 from .subscription_patch_ordering import SubscriptionPatchOrdering
 from .subscription_signature_algorithm import SubscriptionSignatureAlgorithm
@@ -393,6 +398,7 @@ __all__ = (
     "SubscriptionApplicationEvidence",
     "SubscriptionChallenged",
     "SubscriptionChallengedApplicationEvidence",
+    "SubscriptionChallengedFormat",
     "SubscriptionChallengedOldGenerationPolicy",
     "SubscriptionChallengedOrdering",
     "SubscriptionChallengedSignatureAlgorithm",
@@ -400,20 +406,24 @@ __all__ = (
     "SubscriptionCreate",
     "SubscriptionCreated",
     "SubscriptionCreatedApplicationEvidence",
+    "SubscriptionCreatedFormat",
     "SubscriptionCreatedOldGenerationPolicy",
     "SubscriptionCreatedOrdering",
     "SubscriptionCreatedSignatureAlgorithm",
     "SubscriptionCreatedSignatureProfile",
     "SubscriptionCreateFilterType0",
+    "SubscriptionCreateFormat",
     "SubscriptionCreateOldGenerationPolicy",
     "SubscriptionCreateOrdering",
     "SubscriptionCreateSignatureAlgorithm",
     "SubscriptionCreateSignatureProfile",
+    "SubscriptionFormat",
     "SubscriptionOldGenerationPolicy",
     "SubscriptionOrdering",
     "SubscriptionPage",
     "SubscriptionPatch",
     "SubscriptionPatchFilterType0",
+    "SubscriptionPatchFormat",
     "SubscriptionPatchOldGenerationPolicy",
     "SubscriptionPatchOrdering",
     "SubscriptionSignatureAlgorithm",

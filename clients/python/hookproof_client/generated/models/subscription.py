@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.subscription_application_evidence import SubscriptionApplicationEvidence
+from ..models.subscription_format import SubscriptionFormat
 from ..models.subscription_old_generation_policy import SubscriptionOldGenerationPolicy
 from ..models.subscription_ordering import SubscriptionOrdering
 from ..models.subscription_signature_algorithm import SubscriptionSignatureAlgorithm
@@ -47,6 +48,7 @@ class Subscription:
             event_versions (list[int]):
             expires_at (None | str):
             filters (list[FilterExpression]): filter expressions that must all hold (empty: every event)
+            format_ (SubscriptionFormat):
             generation (int):
             id (str):
             old_generation_policy (SubscriptionOldGenerationPolicy):
@@ -83,6 +85,7 @@ class Subscription:
     event_versions: list[int]
     expires_at: None | str
     filters: list[FilterExpression]
+    format_: SubscriptionFormat
     generation: int
     id: str
     old_generation_policy: SubscriptionOldGenerationPolicy
@@ -151,6 +154,8 @@ class Subscription:
             filters.append(componentsschemas_filters_item)
 
 
+
+        format_ = self.format_.value
 
         generation = self.generation
 
@@ -226,6 +231,7 @@ class Subscription:
             "eventVersions": event_versions,
             "expiresAt": expires_at,
             "filters": filters,
+            "format": format_,
             "generation": generation,
             "id": id,
             "oldGenerationPolicy": old_generation_policy,
@@ -338,6 +344,11 @@ class Subscription:
 
 
             filters.append(componentsschemas_filters_item)
+
+
+        format_ = SubscriptionFormat(d.pop("format"))
+
+
 
 
         generation = d.pop("generation")
@@ -466,6 +477,7 @@ class Subscription:
             event_versions=event_versions,
             expires_at=expires_at,
             filters=filters,
+            format_=format_,
             generation=generation,
             id=id,
             old_generation_policy=old_generation_policy,

@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.subscription_challenged_application_evidence import SubscriptionChallengedApplicationEvidence
+from ..models.subscription_challenged_format import SubscriptionChallengedFormat
 from ..models.subscription_challenged_old_generation_policy import SubscriptionChallengedOldGenerationPolicy
 from ..models.subscription_challenged_ordering import SubscriptionChallengedOrdering
 from ..models.subscription_challenged_signature_algorithm import SubscriptionChallengedSignatureAlgorithm
@@ -52,6 +53,7 @@ class SubscriptionChallenged:
             event_versions (list[int]):
             expires_at (None | str):
             filters (list[FilterExpression]): filter expressions that must all hold (empty: every event)
+            format_ (SubscriptionChallengedFormat):
             generation (int):
             id (str):
             old_generation_policy (SubscriptionChallengedOldGenerationPolicy):
@@ -89,6 +91,7 @@ class SubscriptionChallenged:
     event_versions: list[int]
     expires_at: None | str
     filters: list[FilterExpression]
+    format_: SubscriptionChallengedFormat
     generation: int
     id: str
     old_generation_policy: SubscriptionChallengedOldGenerationPolicy
@@ -160,6 +163,8 @@ class SubscriptionChallenged:
             filters.append(componentsschemas_filters_item)
 
 
+
+        format_ = self.format_.value
 
         generation = self.generation
 
@@ -236,6 +241,7 @@ class SubscriptionChallenged:
             "eventVersions": event_versions,
             "expiresAt": expires_at,
             "filters": filters,
+            "format": format_,
             "generation": generation,
             "id": id,
             "oldGenerationPolicy": old_generation_policy,
@@ -354,6 +360,11 @@ class SubscriptionChallenged:
 
 
             filters.append(componentsschemas_filters_item)
+
+
+        format_ = SubscriptionChallengedFormat(d.pop("format"))
+
+
 
 
         generation = d.pop("generation")
@@ -483,6 +494,7 @@ class SubscriptionChallenged:
             event_versions=event_versions,
             expires_at=expires_at,
             filters=filters,
+            format_=format_,
             generation=generation,
             id=id,
             old_generation_policy=old_generation_policy,

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.subscription_create_format import SubscriptionCreateFormat
 from ..models.subscription_create_old_generation_policy import SubscriptionCreateOldGenerationPolicy
 from ..models.subscription_create_ordering import SubscriptionCreateOrdering
 from ..models.subscription_create_signature_algorithm import SubscriptionCreateSignatureAlgorithm
@@ -55,6 +56,7 @@ class SubscriptionCreate:
             expires_at (datetime.datetime | None | Unset):
             filter_ (None | SubscriptionCreateFilterType0 | Unset):
             filters (list[FilterExpression] | None | Unset):
+            format_ (SubscriptionCreateFormat | Unset):  Default: SubscriptionCreateFormat.HOOKPROOF.
             old_generation_policy (SubscriptionCreateOldGenerationPolicy | Unset):  Default:
                 SubscriptionCreateOldGenerationPolicy.DRAIN.
             ordering (SubscriptionCreateOrdering | Unset):  Default: SubscriptionCreateOrdering.NONE.
@@ -79,6 +81,7 @@ class SubscriptionCreate:
     expires_at: datetime.datetime | None | Unset = UNSET
     filter_: None | SubscriptionCreateFilterType0 | Unset = UNSET
     filters: list[FilterExpression] | None | Unset = UNSET
+    format_: SubscriptionCreateFormat | Unset = SubscriptionCreateFormat.HOOKPROOF
     old_generation_policy: SubscriptionCreateOldGenerationPolicy | Unset = SubscriptionCreateOldGenerationPolicy.DRAIN
     ordering: SubscriptionCreateOrdering | Unset = SubscriptionCreateOrdering.NONE
     ordering_gap_timeout_s: float | Unset = 60.0
@@ -183,6 +186,11 @@ class SubscriptionCreate:
         else:
             filters = self.filters
 
+        format_: str | Unset = UNSET
+        if not isinstance(self.format_, Unset):
+            format_ = self.format_.value
+
+
         old_generation_policy: str | Unset = UNSET
         if not isinstance(self.old_generation_policy, Unset):
             old_generation_policy = self.old_generation_policy.value
@@ -254,6 +262,8 @@ class SubscriptionCreate:
             field_dict["filter"] = filter_
         if filters is not UNSET:
             field_dict["filters"] = filters
+        if format_ is not UNSET:
+            field_dict["format"] = format_
         if old_generation_policy is not UNSET:
             field_dict["oldGenerationPolicy"] = old_generation_policy
         if ordering is not UNSET:
@@ -469,6 +479,16 @@ class SubscriptionCreate:
         filters = _parse_filters(d.pop("filters", UNSET))
 
 
+        _format_ = d.pop("format", UNSET)
+        format_: SubscriptionCreateFormat | Unset
+        if isinstance(_format_,  Unset):
+            format_ = UNSET
+        else:
+            format_ = SubscriptionCreateFormat(_format_)
+
+
+
+
         _old_generation_policy = d.pop("oldGenerationPolicy", UNSET)
         old_generation_policy: SubscriptionCreateOldGenerationPolicy | Unset
         if isinstance(_old_generation_policy,  Unset):
@@ -584,6 +604,7 @@ class SubscriptionCreate:
             expires_at=expires_at,
             filter_=filter_,
             filters=filters,
+            format_=format_,
             old_generation_policy=old_generation_policy,
             ordering=ordering,
             ordering_gap_timeout_s=ordering_gap_timeout_s,

@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 from ..models.subscription_created_application_evidence import SubscriptionCreatedApplicationEvidence
+from ..models.subscription_created_format import SubscriptionCreatedFormat
 from ..models.subscription_created_old_generation_policy import SubscriptionCreatedOldGenerationPolicy
 from ..models.subscription_created_ordering import SubscriptionCreatedOrdering
 from ..models.subscription_created_signature_algorithm import SubscriptionCreatedSignatureAlgorithm
@@ -48,6 +49,7 @@ class SubscriptionCreated:
             event_versions (list[int]):
             expires_at (None | str):
             filters (list[FilterExpression]): filter expressions that must all hold (empty: every event)
+            format_ (SubscriptionCreatedFormat):
             generation (int):
             id (str):
             old_generation_policy (SubscriptionCreatedOldGenerationPolicy):
@@ -85,6 +87,7 @@ class SubscriptionCreated:
     event_versions: list[int]
     expires_at: None | str
     filters: list[FilterExpression]
+    format_: SubscriptionCreatedFormat
     generation: int
     id: str
     old_generation_policy: SubscriptionCreatedOldGenerationPolicy
@@ -154,6 +157,8 @@ class SubscriptionCreated:
             filters.append(componentsschemas_filters_item)
 
 
+
+        format_ = self.format_.value
 
         generation = self.generation
 
@@ -231,6 +236,7 @@ class SubscriptionCreated:
             "eventVersions": event_versions,
             "expiresAt": expires_at,
             "filters": filters,
+            "format": format_,
             "generation": generation,
             "id": id,
             "oldGenerationPolicy": old_generation_policy,
@@ -345,6 +351,11 @@ class SubscriptionCreated:
 
 
             filters.append(componentsschemas_filters_item)
+
+
+        format_ = SubscriptionCreatedFormat(d.pop("format"))
+
+
 
 
         generation = d.pop("generation")
@@ -475,6 +486,7 @@ class SubscriptionCreated:
             event_versions=event_versions,
             expires_at=expires_at,
             filters=filters,
+            format_=format_,
             generation=generation,
             id=id,
             old_generation_policy=old_generation_policy,

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.subscription_patch_format import SubscriptionPatchFormat
 from ..models.subscription_patch_old_generation_policy import SubscriptionPatchOldGenerationPolicy
 from ..models.subscription_patch_ordering import SubscriptionPatchOrdering
 from ..types import UNSET, Unset
@@ -47,6 +48,7 @@ class SubscriptionPatch:
             expires_at (datetime.datetime | None | Unset):
             filter_ (None | SubscriptionPatchFilterType0 | Unset):
             filters (list[FilterExpression] | None | Unset):
+            format_ (SubscriptionPatchFormat | Unset):
             old_generation_policy (SubscriptionPatchOldGenerationPolicy | Unset):
             ordering (SubscriptionPatchOrdering | Unset):
             ordering_gap_timeout_s (float | Unset): 0..86400 seconds
@@ -66,6 +68,7 @@ class SubscriptionPatch:
     expires_at: datetime.datetime | None | Unset = UNSET
     filter_: None | SubscriptionPatchFilterType0 | Unset = UNSET
     filters: list[FilterExpression] | None | Unset = UNSET
+    format_: SubscriptionPatchFormat | Unset = UNSET
     old_generation_policy: SubscriptionPatchOldGenerationPolicy | Unset = UNSET
     ordering: SubscriptionPatchOrdering | Unset = UNSET
     ordering_gap_timeout_s: float | Unset = UNSET
@@ -158,6 +161,11 @@ class SubscriptionPatch:
         else:
             filters = self.filters
 
+        format_: str | Unset = UNSET
+        if not isinstance(self.format_, Unset):
+            format_ = self.format_.value
+
+
         old_generation_policy: str | Unset = UNSET
         if not isinstance(self.old_generation_policy, Unset):
             old_generation_policy = self.old_generation_policy.value
@@ -221,6 +229,8 @@ class SubscriptionPatch:
             field_dict["filter"] = filter_
         if filters is not UNSET:
             field_dict["filters"] = filters
+        if format_ is not UNSET:
+            field_dict["format"] = format_
         if old_generation_policy is not UNSET:
             field_dict["oldGenerationPolicy"] = old_generation_policy
         if ordering is not UNSET:
@@ -412,6 +422,16 @@ class SubscriptionPatch:
         filters = _parse_filters(d.pop("filters", UNSET))
 
 
+        _format_ = d.pop("format", UNSET)
+        format_: SubscriptionPatchFormat | Unset
+        if isinstance(_format_,  Unset):
+            format_ = UNSET
+        else:
+            format_ = SubscriptionPatchFormat(_format_)
+
+
+
+
         _old_generation_policy = d.pop("oldGenerationPolicy", UNSET)
         old_generation_policy: SubscriptionPatchOldGenerationPolicy | Unset
         if isinstance(_old_generation_policy,  Unset):
@@ -500,6 +520,7 @@ class SubscriptionPatch:
             expires_at=expires_at,
             filter_=filter_,
             filters=filters,
+            format_=format_,
             old_generation_policy=old_generation_policy,
             ordering=ordering,
             ordering_gap_timeout_s=ordering_gap_timeout_s,

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+class SubscriptionChallengedFormat(StrEnum):
+    CLOUDEVENTS_BINARY = "cloudevents-binary"
+    CLOUDEVENTS_STRUCTURED = "cloudevents-structured"
+    HOOKPROOF = "hookproof"
+
+    def __str__(self) -> str:
+        return str(self.value)
