@@ -34,6 +34,7 @@ from .numbers import (
     RetryAfterCapS,
     TtlSeconds,
 )
+from .transformations import TransformationIn
 
 __all__ = [
     "CONSUMER_ID_PATTERN",
@@ -278,6 +279,8 @@ class SubscriptionCreate(_Strict, kw_only=True):
     auth: EndpointAuthIn | None = None
     #: A token bucket over all workers and daemons (None: no limit but the endpoint gate's).
     rate_limit: RateLimitIn | None = None
+    #: Reshapes each payload before it is signed (a bound field; DESIGN.md 17).
+    transformation: TransformationIn | None = None
 
 
 class SubscriptionPatch(_Strict, kw_only=True):
@@ -287,6 +290,7 @@ class SubscriptionPatch(_Strict, kw_only=True):
     ) = msgspec.UNSET
     filter: FilterMap | msgspec.UnsetType | None = msgspec.UNSET
     filters: list[Any] | msgspec.UnsetType | None = msgspec.UNSET
+    transformation: TransformationIn | msgspec.UnsetType | None = msgspec.UNSET
     event_versions: (
         Annotated[list[EventVersion], msgspec.Meta(min_length=1)] | msgspec.UnsetType
     ) = msgspec.UNSET

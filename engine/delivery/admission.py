@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-from hookproof.events.subscription_events import RetryPolicy
+from hookproof.events.subscription_events import RetryPolicy, TransformationSpec
 from hookproof.projections.ledger import (
     ADMITTING,
     LEDGER_TRANSITIONS,
@@ -74,6 +74,8 @@ class ClaimRow:
     created_at: datetime | None = None
     #: the hash of the stream's event at ``stream_version`` (None: not found, read it again)
     head_hash: bytes | None = None
+    #: the subscription's transformation, for a row of its current generation (DESIGN.md 17)
+    transformation: TransformationSpec | None = None
 
 
 @dataclass(frozen=True, slots=True)

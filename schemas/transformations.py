@@ -1,0 +1,17 @@
+"""A subscription's ``transformation`` as written (DESIGN.md section 17)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+__all__ = ["TransformationIn"]
+
+
+class TransformationIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="camel"):
+    """``function handler(webhook)`` (the Svix contract) in JavaScript, run in the sandbox
+    before each attempt is signed."""
+
+    language: Literal["javascript"]
+    code: Annotated[str, msgspec.Meta(min_length=1, max_length=65536)]
