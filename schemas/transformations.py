@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-__all__ = ["TransformationIn"]
+__all__ = ["TransformationIn", "TransformationView"]
 
 
 class TransformationIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="camel"):
@@ -15,3 +15,12 @@ class TransformationIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True,
 
     language: Literal["javascript"]
     code: Annotated[str, msgspec.Meta(min_length=1, max_length=65536)]
+
+
+class TransformationView(msgspec.Struct, kw_only=True, rename="camel"):
+    """A subscription's transformation as shown: the code and its digest (hex sha-256 of the
+    code's UTF-8 bytes, the one each transformed attempt records)."""
+
+    language: Literal["javascript"]
+    code: str
+    digest: str

@@ -35,6 +35,6 @@ async def transformation_spec(body: Any) -> TransformationSpec | None:
         raise ValidationError(
             f"the transformation does not compile: {result.message}{where}",
             field="transformation.code",
-            code=TRANSFORMATION_INVALID,
+            code="transformation_invalid",
         )
     return TransformationSpec(language=language, code=code, digest=code_digest(code))

@@ -14,10 +14,12 @@ from typing import Any
 import msgspec
 import pytest
 
+from hookproof.engine.api.subscriptions import subscription_view
 from hookproof.engine.runtime.daemon import Engine
 from hookproof.errors import ValidationError
 from hookproof.events.delivery_events import delivery_stream_id
 from hookproof.schemas.api import SubscriptionCreate
+from hookproof.schemas.api_out import Subscription
 from hookproof_subscriber import JwksKeyResolver, verify_request
 
 from .conftest import Subscriber, active_subscription, delivery, dispatch_all, publish
@@ -58,9 +60,15 @@ async def _verifies(engine: Engine, subscriber: Subscriber, path: str) -> None:
 async def test_the_output_is_signed_sent_and_in_the_evidence(
     engine: Engine, tenant: str, subscriber: Subscriber
 ) -> None:
-    await active_subscription(
+    sid = await active_subscription(
         engine, tenant, subscriber.url("ok-shaped"), transformation=_js(RESHAPE)
     )
+    view = msgspec.convert(
+        subscription_view(await engine.subscriptions.get(tenant, sid)), Subscription
+    )
+    assert view.transformation is not msgspec.UNSET
+    assert view.transformation.code == RESHAPE
+    assert view.transformation.digest == hashlib.sha256(RESHAPE.encode()).hexdigest()
     await active_subscription(engine, tenant, subscriber.url("ok-plain"))
     result = await publish(engine, tenant, "evt-t1", {"amount": 42})
     await dispatch_all(engine)
