@@ -199,6 +199,9 @@ class AttemptRequest(msgspec.Struct, frozen=True, kw_only=True):
     traceparent: str | None
     created: int
     profiles: list[str]
+    #: a transformed attempt: the hex sha-256 of the code, of the input and of the output
+    #: (``{"code", "input", "output"}``; DESIGN.md section 17); absent: not transformed
+    transformation: dict[str, str | int] | UnsetType = UNSET
 
 
 class EndpointAccepted(Event, frozen=True, kw_only=True, tag="delivery.endpoint_accepted"):

@@ -33,6 +33,7 @@ __all__ = [
     "TenantCreated",
     "TokenIssued",
     "TokenRevoked",
+    "TransformationSpec",
     "subscription_id_of",
     "subscription_stream_id",
     "tenant_stream_id",
@@ -122,6 +123,16 @@ class FilterSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     index_key: str | None = None
 
 
+class TransformationSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A subscription's ``transformation`` (DESIGN.md section 17): the language, the code of
+    ``function handler(webhook)`` (the Svix contract) and its digest (hex sha-256 of the
+    code's UTF-8 bytes, the one the attempts' evidence records)."""
+
+    language: str
+    code: str
+    digest: str
+
+
 class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Everything a subscription binds, for one generation."""
 
@@ -153,6 +164,7 @@ class SubscriptionConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unkno
     #: the delivery format (DESIGN.md section 16): "hookproof", "cloudevents-structured" or
     #: "cloudevents-binary" (a bound field: a new generation)
     format: str = "hookproof"
+    transformation: TransformationSpec | None = None  # a bound field: a change is a generation
 
 
 class TenantCreated(Event, frozen=True, kw_only=True, tag="tenant.created"):

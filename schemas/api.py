@@ -7,6 +7,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 
+from .api_filters import FiltersEvaluate
 from .api_reads import (
     AttemptBucket,
     AttemptResponseView,
@@ -34,6 +35,7 @@ from .numbers import (
     RetryAfterCapS,
     TtlSeconds,
 )
+from .transformations import TransformationIn
 
 __all__ = [
     "CONSUMER_ID_PATTERN",
@@ -280,6 +282,8 @@ class SubscriptionCreate(_Strict, kw_only=True):
     rate_limit: RateLimitIn | None = None
     #: The delivery format (DESIGN.md section 16; a bound field).
     format: DeliveryFormat = "hookproof"
+    #: Reshapes each payload before it is signed (a bound field; DESIGN.md 17).
+    transformation: TransformationIn | None = None
 
 
 class SubscriptionPatch(_Strict, kw_only=True):
@@ -289,6 +293,7 @@ class SubscriptionPatch(_Strict, kw_only=True):
     ) = msgspec.UNSET
     filter: FilterMap | msgspec.UnsetType | None = msgspec.UNSET
     filters: list[Any] | msgspec.UnsetType | None = msgspec.UNSET
+    transformation: TransformationIn | msgspec.UnsetType | None = msgspec.UNSET
     event_versions: (
         Annotated[list[EventVersion], msgspec.Meta(min_length=1)] | msgspec.UnsetType
     ) = msgspec.UNSET
@@ -322,15 +327,6 @@ _OCCURRED_AT = (
     "event, and the same eventId and payload posted again without occurredAt is the same "
     "event (created false), never a conflict; a value the sender sets is compared as sent."
 )
-
-
-class FiltersEvaluate(_Strict, kw_only=True):
-    """``POST /v1/filters/evaluate``: a ``filters`` array (DESIGN.md section 16) and one
-    event to try it on: a hookproof event (the ``POST /v1/events`` body) or a CloudEvent in
-    JSON (it has ``specversion``)."""
-
-    filters: list[Any]
-    event: dict[str, Any]
 
 
 class EventIn(_Strict, kw_only=True):

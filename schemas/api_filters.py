@@ -1,11 +1,29 @@
-"""The answers about filters (DESIGN.md section 16): ``POST /v1/filters/evaluate``'s outcome per
-expression, and the filters that decided a delivery's planning. ``api_out`` re-exports them."""
+"""The filters' request and answers (DESIGN.md section 16): ``POST /v1/filters/evaluate``'s body
+(``api`` re-exports it) and outcome per expression, and the filters that decided a delivery's
+planning (``api_out`` re-exports those)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
-__all__ = ["DeliveryFilters", "FilterOutcome", "FilterOutcomeError", "FiltersEvaluated"]
+__all__ = [
+    "DeliveryFilters",
+    "FilterOutcome",
+    "FilterOutcomeError",
+    "FiltersEvaluate",
+    "FiltersEvaluated",
+]
+
+
+class FiltersEvaluate(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, rename="camel"):
+    """``POST /v1/filters/evaluate``: a ``filters`` array (DESIGN.md section 16) and one
+    event to try it on: a hookproof event (the ``POST /v1/events`` body) or a CloudEvent in
+    JSON (it has ``specversion``)."""
+
+    filters: list[Any]
+    event: dict[str, Any]
 
 
 class _Out(msgspec.Struct, kw_only=True, rename="camel"):

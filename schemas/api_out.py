@@ -44,6 +44,7 @@ from .api_views import (
     ReceiptKeyView,
     RetryPolicyView,
 )
+from .transformations import TransformationView
 
 U = msgspec.UnsetType
 UNSET = msgspec.UNSET
@@ -164,6 +165,8 @@ class Subscription(_Out, kw_only=True):
     created_at: str
     updated_at: str
     destination: DestinationView | U = UNSET
+    #: the transformation run before each attempt is signed (DESIGN.md section 17)
+    transformation: TransformationView | U = UNSET
     pending_challenge: PendingChallenge | U = UNSET
     #: why the subscription is not ACTIVE or what its last challenge said (a reason code)
     last_reason: str | U = UNSET

@@ -95,6 +95,7 @@ PROBLEM_CODES: dict[int, tuple[str, ...]] = {
         "topic_not_subscribed",
         "topic_required",
         "transformation_input_invalid",
+        "transformation_invalid",
         "unknown_consumer",
         "unknown_destination_type",
         "unknown_event_type",

@@ -87,6 +87,9 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
         "createdAt": s.created_at,
         "updatedAt": s.updated_at,
     }
+    if c.transformation is not None:
+        t = c.transformation
+        view["transformation"] = {"language": t.language, "code": t.code, "digest": t.digest}
     if c.destination is not None and c.destination.is_relay:
         view["destination"] = {"type": "relay"}
     elif c.destination is not None:  # a broker: never a credential, only its digest

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-from hookproof.events.subscription_events import RetryPolicy
+from hookproof.events.subscription_events import RetryPolicy, TransformationSpec
 from hookproof.projections.ledger import (
     ADMITTING,
     LEDGER_TRANSITIONS,
@@ -76,6 +76,8 @@ class ClaimRow:
     head_hash: bytes | None = None
     #: the subscription's delivery format (``engine/delivery/formats.py``)
     format: str = "hookproof"
+    #: the subscription's transformation, for a row of its current generation (DESIGN.md 17)
+    transformation: TransformationSpec | None = None
 
 
 @dataclass(frozen=True, slots=True)

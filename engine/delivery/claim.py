@@ -23,7 +23,7 @@ from hookproof.events.delivery_events import (
     OrderingGapSkipped,
     delivery_stream_id,
 )
-from hookproof.events.subscription_events import RetryPolicy
+from hookproof.events.subscription_events import RetryPolicy, TransformationSpec
 from hookproof.projections.ledger import LedgerState
 
 from ..keys.signing import DEFAULT_PROFILE
@@ -70,6 +70,9 @@ def claim_shares(
 def claim_row(record: Mapping[str, Any]) -> ClaimRow:
     """A typed row from a ``dispatch_claim`` record (decodes the subscription's config)."""
     config = msgspec.json.decode(record["sub_config"])
+    # an earlier generation's transformation is not in the current config: none is applied
+    current = record["generation"] == record["sub_generation"]
+    shaping = config.get("transformation") if current else None
     return ClaimRow(
         delivery_id=record["delivery_id"],
         event_id=record["event_id"],
@@ -104,6 +107,7 @@ def claim_row(record: Mapping[str, Any]) -> ClaimRow:
         created_at=record.get("created_at"),
         head_hash=record.get("head_hash"),
         format=config.get("format") or "hookproof",
+        transformation=msgspec.convert(shaping, TransformationSpec) if shaping else None,
     )
 
 

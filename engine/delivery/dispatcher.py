@@ -42,7 +42,7 @@ from ..keys.signing import Signer, sign_headers
 from ..rollouts.dispatch import ShadowCounter, shadow_check
 from .attempt_metrics import AttemptMetrics, DispatchMetrics
 from .batcher import OutcomeBatcher
-from .bounded import ATTEMPT_MARGIN_S, InFlight, send_bounded
+from .bounded import ATTEMPT_MARGIN_S, InFlight
 from .claim import (
     PARK_S,
     STEAL_AFTER_S,
@@ -57,9 +57,9 @@ from .gates import EndpointGates, Reservation
 from .job import Job, traceparent
 from .outcome import breaker_success, outcome_events
 from .repository import DeliveryRepository
-from .request_view import sent_request
 from .rollout_signing import rollout_signing
 from .streams import append_to_deliveries
+from .transforming import send_shaped, shaped_request, transform
 from .upkeep import LedgerUpkeep
 
 if TYPE_CHECKING:
@@ -109,7 +109,6 @@ class Dispatcher:
         kinds: KindRegistry | None = None,
     ) -> None:
         self.store = store
-        #: the installed destination kinds (which sign their own form): the registry's
         self.kinds = kinds or installed()
         self.deliveries = deliveries or DeliveryRepository.of(store)
         self.rollouts = rollouts  # RolloutService: what to sign during a signing change
@@ -385,16 +384,17 @@ class Dispatcher:
 
         try:
             base = self.base_headers(job)
+            shape = await transform(job)  # the subscription's transformation: the body to sign
             pending = PendingAttempt(r, self.message_for(job, base), started)
             await self.check_shadow(job, base)
-            completed = await send_bounded(self.destination, pending, self.attempt_deadline_s)
+            completed = await send_shaped(shape, self.destination, pending, self.attempt_deadline_s)
             success = breaker_success(completed.evidence)
             await self.record(
                 job,
                 completed.evidence,
                 completed.duration_s,
                 release=release,
-                request=sent_request(pending.message, completed.evidence),
+                request=shaped_request(shape, pending.message, completed.evidence),
             )
         except Exception as exc:  # recording failed: the lease expiry will reconcile it
             log.error(

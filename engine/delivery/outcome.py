@@ -19,7 +19,7 @@ from hookproof.projections.ledger import LedgerState as S
 from ..destinations.port import Evidence
 from ..egress import Outcome
 from .claim import dead_letter_event
-from .retry import AttemptError, RetryDecision, decide, parse_retry_after
+from .retry import DETERMINISTIC, AttemptError, RetryDecision, decide, parse_retry_after
 
 __all__ = ["Recorded", "breaker_success", "classify", "outcome_events"]
 
@@ -44,6 +44,8 @@ def classify(result: Evidence, now: datetime) -> AttemptError:
 def breaker_success(result: Evidence) -> bool:
     """The breaker counts unavailability (no answer, 5xx, 429), not a 4xx verdict."""
     status = result.status
+    if result.code in DETERMINISTIC:  # the transformation's verdict: nothing was sent
+        return True
     return result.ok or (status is not None and 400 <= status < 500 and status != 429)
 
 

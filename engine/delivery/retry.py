@@ -3,7 +3,8 @@
 Back-off is exponential with full jitter: the delay is uniform in ``[0, base)``, where
 ``base = min(max_delay, initial * multiplier ** (attempt - 1))``. A usable ``Retry-After``
 raises the delay to at least its value, within the policy's cap. A 410 dead-letters and, under
-``on_gone: suspend``, suspends the subscription. Reaching ``max_attempts`` dead-letters.
+``on_gone: suspend``, suspends the subscription; a transformation's failure or cancel
+dead-letters at once (deterministic). Reaching ``max_attempts`` dead-letters.
 ``Retry-After`` is parsed defensively: any value is either used or ignored with a reason.
 """
 
@@ -14,10 +15,12 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import parsedate_to_datetime
+from typing import Final
 
 from hookproof.events.subscription_events import RetryPolicy
 
 __all__ = [
+    "DETERMINISTIC",
     "AttemptError",
     "RetryAfter",
     "RetryDecision",
@@ -82,6 +85,10 @@ def parse_retry_after(value: str | None, now: datetime) -> RetryAfter:
     return RetryAfter(max(0.0, seconds))
 
 
+#: failures no retry can change: the transformation's verdict (DESIGN.md section 17)
+DETERMINISTIC: Final = frozenset({"transformation_failed", "transformation_cancelled"})
+
+
 def exhausted(attempt: int, max_attempts: int) -> bool:
     """No attempt after ``attempt`` may be made (the one rule for decide and for claims)."""
     return attempt >= max_attempts
@@ -97,6 +104,8 @@ def decide(policy: RetryPolicy, attempt: int, error: AttemptError, *, rand: floa
             dead_letter_reason="endpoint_gone",
             suspend_subscription=policy.on_gone == "suspend",
         )
+    if error.code in DETERMINISTIC:  # the same code on the same input: the same verdict
+        return RetryDecision(False, 0.0, "deterministic", dead_letter_reason=error.code)
     if exhausted(attempt, policy.max_attempts):
         return RetryDecision(False, 0.0, "exhausted", dead_letter_reason=f"exhausted:{error.code}")
     try:

@@ -42,6 +42,7 @@ GENERATION_FIELDS = frozenset(
         "topics",
         "filter",
         "filters",
+        "transformation",
         "event_versions",
         "owner",
         "destination",

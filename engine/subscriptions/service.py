@@ -34,6 +34,7 @@ from ..endpoint_auth import AuthMaterials, AuthSecret, parse_auth
 from .decide import AUTH_FIELD, Command, Register, Transition, Update, decide
 from .filter_spec import filter_spec
 from .repository import SubscriptionRepository
+from .transformation_spec import transformation_spec
 from .validation import (
     validate_endpoint,
     validate_event_versions,
@@ -255,6 +256,7 @@ class SubscriptionService:
             destination=relay,
             rate_limit=rate_limit_of(body.rate_limit),
             format=body.format,
+            transformation=await transformation_spec(body.transformation),
         )
         if parsed is not None:  # every field checked: only now is anything stored
             destination = await self._bind(subscription_id, parsed, None)
@@ -395,6 +397,8 @@ class SubscriptionService:
     ) -> SubscriptionState:
         state = await self.get(tenant_id, subscription_id)
         changes = self.patch_changes(state, body)
+        if body.transformation is not msgspec.UNSET:  # checked in the sandbox: awaited here
+            changes["transformation"] = await transformation_spec(body.transformation)
         parsed = changes.get("destination")
         if isinstance(parsed, tuple):
             changes["destination"] = await self._bind(

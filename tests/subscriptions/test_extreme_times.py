@@ -33,6 +33,7 @@ PARSERS = {
     "archive/segment.py": "own segment lines",
     "subscriptions/decide.py": "stored expiresAt (validated by parse_time)",
     "portal/service.py": "own clock reading (a portal session's expiry check)",
+    "delivery/transforming.py": "the stored body's occurredAt (validated by parse_time)",
 }
 
 

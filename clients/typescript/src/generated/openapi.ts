@@ -2833,6 +2833,7 @@ export interface components {
             state: string;
             tenantId: string;
             topics: string[];
+            transformation?: components["schemas"]["TransformationView"];
             updatedAt: string;
             verifiedGeneration: number | null;
             version: number;
@@ -2880,6 +2881,7 @@ export interface components {
             state: string;
             tenantId: string;
             topics: string[];
+            transformation?: components["schemas"]["TransformationView"];
             updatedAt: string;
             verifiedGeneration: number | null;
             version: number;
@@ -2944,6 +2946,8 @@ export interface components {
              */
             signatureProfile?: "hookproof.sig.v1" | "standard-webhooks.v1";
             topics: string[];
+            /** @default null */
+            transformation?: components["schemas"]["TransformationIn"] | null;
         };
         /**
          * SubscriptionCreated
@@ -2988,6 +2992,7 @@ export interface components {
             state: string;
             tenantId: string;
             topics: string[];
+            transformation?: components["schemas"]["TransformationView"];
             updatedAt: string;
             verifiedGeneration: number | null;
             version: number;
@@ -3023,6 +3028,7 @@ export interface components {
             region?: string;
             retryPolicy?: components["schemas"]["RetryPolicyIn"];
             topics?: string[];
+            transformation?: components["schemas"]["TransformationIn"] | null;
         };
         /** SubscriptionTransition */
         SubscriptionTransition: {
@@ -3096,6 +3102,27 @@ export interface components {
             streamId: string;
             type: string;
             version: number;
+        };
+        /**
+         * TransformationIn
+         * @description ``function handler(webhook)`` (the Svix contract) in JavaScript, run in the sandbox
+         *     before each attempt is signed.
+         */
+        TransformationIn: {
+            code: string;
+            /** @enum {unknown} */
+            language: "javascript";
+        };
+        /**
+         * TransformationView
+         * @description A subscription's transformation as shown: the code and its digest (hex sha-256 of the
+         *     code's UTF-8 bytes, the one each transformed attempt records).
+         */
+        TransformationView: {
+            code: string;
+            digest: string;
+            /** @enum {unknown} */
+            language: "javascript";
         };
         /**
          * UnplannedReason

@@ -215,6 +215,10 @@ from .test_event_sent import TestEventSent
 from .timeline import Timeline
 from .timeline_entry import TimelineEntry
 from .timeline_state_type_0 import TimelineStateType0
+from .transformation_in import TransformationIn
+from .transformation_in_language import TransformationInLanguage
+from .transformation_view import TransformationView
+from .transformation_view_language import TransformationViewLanguage
 from .unplanned_reason import UnplannedReason
 from .whoami import Whoami
 from .whoami_capabilities_item import WhoamiCapabilitiesItem
@@ -436,6 +440,10 @@ __all__ = (
     "Timeline",
     "TimelineEntry",
     "TimelineStateType0",
+    "TransformationIn",
+    "TransformationInLanguage",
+    "TransformationView",
+    "TransformationViewLanguage",
     "UnplannedReason",
     "Whoami",
     "WhoamiCapabilitiesItem",

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
   from ..models.rate_limit_view import RateLimitView
   from ..models.receipt_key_view import ReceiptKeyView
   from ..models.retry_policy_view import RetryPolicyView
+  from ..models.transformation_view import TransformationView
 
 
 
@@ -74,6 +75,9 @@ class Subscription:
             last_reason_detail (str | Unset):
             last_status (int | Unset):
             pending_challenge (PendingChallenge | Unset):
+            transformation (TransformationView | Unset): A subscription's transformation as shown: the code and its digest
+                (hex sha-256 of the
+                code's UTF-8 bytes, the one each transformed attempt records).
      """
 
     application_evidence: SubscriptionApplicationEvidence
@@ -109,6 +113,7 @@ class Subscription:
     last_reason_detail: str | Unset = UNSET
     last_status: int | Unset = UNSET
     pending_challenge: PendingChallenge | Unset = UNSET
+    transformation: TransformationView | Unset = UNSET
 
 
 
@@ -122,6 +127,7 @@ class Subscription:
         from ..models.rate_limit_view import RateLimitView # noqa: PLC0415
         from ..models.receipt_key_view import ReceiptKeyView # noqa: PLC0415
         from ..models.retry_policy_view import RetryPolicyView # noqa: PLC0415
+        from ..models.transformation_view import TransformationView # noqa: PLC0415
         application_evidence = self.application_evidence.value
 
         auth: dict[str, Any] | None
@@ -218,6 +224,10 @@ class Subscription:
         if not isinstance(self.pending_challenge, Unset):
             pending_challenge = self.pending_challenge.to_dict()
 
+        transformation: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.transformation, Unset):
+            transformation = self.transformation.to_dict()
+
 
         field_dict: dict[str, Any] = {}
 
@@ -261,6 +271,8 @@ class Subscription:
             field_dict["lastStatus"] = last_status
         if pending_challenge is not UNSET:
             field_dict["pendingChallenge"] = pending_challenge
+        if transformation is not UNSET:
+            field_dict["transformation"] = transformation
 
         return field_dict
 
@@ -275,6 +287,7 @@ class Subscription:
         from ..models.rate_limit_view import RateLimitView # noqa: PLC0415
         from ..models.receipt_key_view import ReceiptKeyView # noqa: PLC0415
         from ..models.retry_policy_view import RetryPolicyView # noqa: PLC0415
+        from ..models.transformation_view import TransformationView # noqa: PLC0415
         d = dict(src_dict)
         application_evidence = SubscriptionApplicationEvidence(d.pop("applicationEvidence"))
 
@@ -467,6 +480,16 @@ class Subscription:
 
 
 
+        _transformation = d.pop("transformation", UNSET)
+        transformation: TransformationView | Unset
+        if isinstance(_transformation,  Unset):
+            transformation = UNSET
+        else:
+            transformation = TransformationView.from_dict(_transformation)
+
+
+
+
         subscription = cls(
             application_evidence=application_evidence,
             auth=auth,
@@ -501,6 +524,7 @@ class Subscription:
             last_reason_detail=last_reason_detail,
             last_status=last_status,
             pending_challenge=pending_challenge,
+            transformation=transformation,
         )
 
         return subscription

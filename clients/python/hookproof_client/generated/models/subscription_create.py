@@ -29,6 +29,7 @@ if TYPE_CHECKING:
   from ..models.relay_destination_in import RelayDestinationIn
   from ..models.retry_policy_in import RetryPolicyIn
   from ..models.subscription_create_filter_type_0 import SubscriptionCreateFilterType0
+  from ..models.transformation_in import TransformationIn
 
 
 
@@ -67,6 +68,7 @@ class SubscriptionCreate:
             secret (None | str | Unset):
             signature_profile (SubscriptionCreateSignatureProfile | Unset):  Default:
                 SubscriptionCreateSignatureProfile.HOOKPROOF_SIG_V1.
+            transformation (None | TransformationIn | Unset):
      """
 
     event_versions: list[int]
@@ -90,6 +92,7 @@ class SubscriptionCreate:
     retry_policy: None | RetryPolicyIn | Unset = UNSET
     secret: None | str | Unset = UNSET
     signature_profile: SubscriptionCreateSignatureProfile | Unset = SubscriptionCreateSignatureProfile.HOOKPROOF_SIG_V1
+    transformation: None | TransformationIn | Unset = UNSET
 
 
 
@@ -107,6 +110,7 @@ class SubscriptionCreate:
         from ..models.relay_destination_in import RelayDestinationIn # noqa: PLC0415
         from ..models.retry_policy_in import RetryPolicyIn # noqa: PLC0415
         from ..models.subscription_create_filter_type_0 import SubscriptionCreateFilterType0 # noqa: PLC0415
+        from ..models.transformation_in import TransformationIn # noqa: PLC0415
         event_versions = self.event_versions
 
 
@@ -238,6 +242,14 @@ class SubscriptionCreate:
             signature_profile = self.signature_profile.value
 
 
+        transformation: dict[str, Any] | None | Unset
+        if isinstance(self.transformation, Unset):
+            transformation = UNSET
+        elif isinstance(self.transformation, TransformationIn):
+            transformation = self.transformation.to_dict()
+        else:
+            transformation = self.transformation
+
 
         field_dict: dict[str, Any] = {}
 
@@ -280,6 +292,8 @@ class SubscriptionCreate:
             field_dict["secret"] = secret
         if signature_profile is not UNSET:
             field_dict["signatureProfile"] = signature_profile
+        if transformation is not UNSET:
+            field_dict["transformation"] = transformation
 
         return field_dict
 
@@ -298,6 +312,7 @@ class SubscriptionCreate:
         from ..models.relay_destination_in import RelayDestinationIn # noqa: PLC0415
         from ..models.retry_policy_in import RetryPolicyIn # noqa: PLC0415
         from ..models.subscription_create_filter_type_0 import SubscriptionCreateFilterType0 # noqa: PLC0415
+        from ..models.transformation_in import TransformationIn # noqa: PLC0415
         d = dict(src_dict)
         event_versions = cast(list[int], d.pop("eventVersions"))
 
@@ -591,6 +606,26 @@ class SubscriptionCreate:
 
 
 
+        def _parse_transformation(data: object) -> None | TransformationIn | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                transformation_type_0 = TransformationIn.from_dict(data)
+
+
+
+                return transformation_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TransformationIn | Unset, data)
+
+        transformation = _parse_transformation(d.pop("transformation", UNSET))
+
+
         subscription_create = cls(
             event_versions=event_versions,
             owner=owner,
@@ -613,6 +648,7 @@ class SubscriptionCreate:
             retry_policy=retry_policy,
             secret=secret,
             signature_profile=signature_profile,
+            transformation=transformation,
         )
 
         return subscription_create

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
   from ..models.rate_limit_view import RateLimitView
   from ..models.receipt_key_view import ReceiptKeyView
   from ..models.retry_policy_view import RetryPolicyView
+  from ..models.transformation_view import TransformationView
 
 
 
@@ -76,6 +77,9 @@ class SubscriptionCreated:
             last_status (int | Unset):
             pending_challenge (PendingChallenge | Unset):
             secret (str | Unset):
+            transformation (TransformationView | Unset): A subscription's transformation as shown: the code and its digest
+                (hex sha-256 of the
+                code's UTF-8 bytes, the one each transformed attempt records).
      """
 
     application_evidence: SubscriptionCreatedApplicationEvidence
@@ -112,6 +116,7 @@ class SubscriptionCreated:
     last_status: int | Unset = UNSET
     pending_challenge: PendingChallenge | Unset = UNSET
     secret: str | Unset = UNSET
+    transformation: TransformationView | Unset = UNSET
 
 
 
@@ -125,6 +130,7 @@ class SubscriptionCreated:
         from ..models.rate_limit_view import RateLimitView # noqa: PLC0415
         from ..models.receipt_key_view import ReceiptKeyView # noqa: PLC0415
         from ..models.retry_policy_view import RetryPolicyView # noqa: PLC0415
+        from ..models.transformation_view import TransformationView # noqa: PLC0415
         application_evidence = self.application_evidence.value
 
         auth: dict[str, Any] | None
@@ -223,6 +229,10 @@ class SubscriptionCreated:
 
         secret = self.secret
 
+        transformation: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.transformation, Unset):
+            transformation = self.transformation.to_dict()
+
 
         field_dict: dict[str, Any] = {}
 
@@ -268,6 +278,8 @@ class SubscriptionCreated:
             field_dict["pendingChallenge"] = pending_challenge
         if secret is not UNSET:
             field_dict["secret"] = secret
+        if transformation is not UNSET:
+            field_dict["transformation"] = transformation
 
         return field_dict
 
@@ -282,6 +294,7 @@ class SubscriptionCreated:
         from ..models.rate_limit_view import RateLimitView # noqa: PLC0415
         from ..models.receipt_key_view import ReceiptKeyView # noqa: PLC0415
         from ..models.retry_policy_view import RetryPolicyView # noqa: PLC0415
+        from ..models.transformation_view import TransformationView # noqa: PLC0415
         d = dict(src_dict)
         application_evidence = SubscriptionCreatedApplicationEvidence(d.pop("applicationEvidence"))
 
@@ -476,6 +489,16 @@ class SubscriptionCreated:
 
         secret = d.pop("secret", UNSET)
 
+        _transformation = d.pop("transformation", UNSET)
+        transformation: TransformationView | Unset
+        if isinstance(_transformation,  Unset):
+            transformation = UNSET
+        else:
+            transformation = TransformationView.from_dict(_transformation)
+
+
+
+
         subscription_created = cls(
             application_evidence=application_evidence,
             auth=auth,
@@ -511,6 +534,7 @@ class SubscriptionCreated:
             last_status=last_status,
             pending_challenge=pending_challenge,
             secret=secret,
+            transformation=transformation,
         )
 
         return subscription_created

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
   from ..models.relay_destination_in import RelayDestinationIn
   from ..models.retry_policy_in import RetryPolicyIn
   from ..models.subscription_patch_filter_type_0 import SubscriptionPatchFilterType0
+  from ..models.transformation_in import TransformationIn
 
 
 
@@ -58,6 +59,7 @@ class SubscriptionPatch:
             region (str | Unset):
             retry_policy (RetryPolicyIn | Unset):
             topics (list[str] | Unset):
+            transformation (None | TransformationIn | Unset):
      """
 
     auth: HeaderAuthIn | MtlsAuthIn | None | OAuth2AuthIn | Unset = UNSET
@@ -78,6 +80,7 @@ class SubscriptionPatch:
     region: str | Unset = UNSET
     retry_policy: RetryPolicyIn | Unset = UNSET
     topics: list[str] | Unset = UNSET
+    transformation: None | TransformationIn | Unset = UNSET
 
 
 
@@ -95,6 +98,7 @@ class SubscriptionPatch:
         from ..models.relay_destination_in import RelayDestinationIn # noqa: PLC0415
         from ..models.retry_policy_in import RetryPolicyIn # noqa: PLC0415
         from ..models.subscription_patch_filter_type_0 import SubscriptionPatchFilterType0 # noqa: PLC0415
+        from ..models.transformation_in import TransformationIn # noqa: PLC0415
         auth: dict[str, Any] | None | Unset
         if isinstance(self.auth, Unset):
             auth = UNSET
@@ -208,6 +212,14 @@ class SubscriptionPatch:
 
 
 
+        transformation: dict[str, Any] | None | Unset
+        if isinstance(self.transformation, Unset):
+            transformation = UNSET
+        elif isinstance(self.transformation, TransformationIn):
+            transformation = self.transformation.to_dict()
+        else:
+            transformation = self.transformation
+
 
         field_dict: dict[str, Any] = {}
 
@@ -249,6 +261,8 @@ class SubscriptionPatch:
             field_dict["retryPolicy"] = retry_policy
         if topics is not UNSET:
             field_dict["topics"] = topics
+        if transformation is not UNSET:
+            field_dict["transformation"] = transformation
 
         return field_dict
 
@@ -267,6 +281,7 @@ class SubscriptionPatch:
         from ..models.relay_destination_in import RelayDestinationIn # noqa: PLC0415
         from ..models.retry_policy_in import RetryPolicyIn # noqa: PLC0415
         from ..models.subscription_patch_filter_type_0 import SubscriptionPatchFilterType0 # noqa: PLC0415
+        from ..models.transformation_in import TransformationIn # noqa: PLC0415
         d = dict(src_dict)
         def _parse_auth(data: object) -> HeaderAuthIn | MtlsAuthIn | None | OAuth2AuthIn | Unset:
             if data is None:
@@ -511,6 +526,26 @@ class SubscriptionPatch:
         topics = cast(list[str], d.pop("topics", UNSET))
 
 
+        def _parse_transformation(data: object) -> None | TransformationIn | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                transformation_type_0 = TransformationIn.from_dict(data)
+
+
+
+                return transformation_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TransformationIn | Unset, data)
+
+        transformation = _parse_transformation(d.pop("transformation", UNSET))
+
+
         subscription_patch = cls(
             auth=auth,
             consumer_id=consumer_id,
@@ -530,6 +565,7 @@ class SubscriptionPatch:
             region=region,
             retry_policy=retry_policy,
             topics=topics,
+            transformation=transformation,
         )
 
         return subscription_patch
