@@ -399,7 +399,15 @@ class EventTypeVersionIn(_Strict, kw_only=True):
     (required; JSON ``null`` is an example too)."""
 
     #: an object or a boolean (JSON Schema 2020-12)
-    schema: Annotated[Any, msgspec.Meta(extra_json_schema={"type": ["object", "boolean"]})]
+    schema: Annotated[
+        Any,
+        msgspec.Meta(
+            extra_json_schema={
+                "description": "a JSON Schema 2020-12: an object or a boolean",
+                "anyOf": [{"type": "object", "additionalProperties": {}}, {"type": "boolean"}],
+            }
+        ),
+    ]
     example: Any = msgspec.UNSET
     #: required in the document: the service refuses a version without one
     __json_schema_extra__: ClassVar[dict[str, Any]] = {"required": ["schema", "example"]}
@@ -574,7 +582,7 @@ class PortalBrandingIn(_Strict, kw_only=True):
         Annotated[
             str,
             msgspec.Meta(
-                extra_json_schema={"maxLength": 500, "pattern": r"^https://[^\s\"'<>\\;,@]+$"}
+                extra_json_schema={"maxLength": 500, "pattern": r"^https://[^\s\x22\x27<>\\;,@]+$"}
             ),
         ]
         | None
