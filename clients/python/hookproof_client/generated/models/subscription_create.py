@@ -55,16 +55,14 @@ class SubscriptionCreate:
             expires_at (datetime.datetime | None | Unset):
             filter_ (None | SubscriptionCreateFilterType0 | Unset):
             filters (list[FilterExpression] | None | Unset):
-            old_generation_policy (SubscriptionCreateOldGenerationPolicy | Unset):  Default:
-                SubscriptionCreateOldGenerationPolicy.DRAIN.
-            ordering (SubscriptionCreateOrdering | Unset):  Default: SubscriptionCreateOrdering.NONE.
-            ordering_gap_timeout_s (float | Unset): 0..86400 seconds Default: 60.0.
+            old_generation_policy (SubscriptionCreateOldGenerationPolicy | Unset):
+            ordering (SubscriptionCreateOrdering | Unset):
+            ordering_gap_timeout_s (float | Unset): 0..86400 seconds
             rate_limit (None | RateLimitIn | Unset):
             receipt_key (None | ReceiptKeyIn | Unset):
             retry_policy (None | RetryPolicyIn | Unset):
             secret (None | str | Unset):
-            signature_profile (SubscriptionCreateSignatureProfile | Unset):  Default:
-                SubscriptionCreateSignatureProfile.HOOKPROOF_SIG_V1.
+            signature_profile (SubscriptionCreateSignatureProfile | Unset):
      """
 
     event_versions: list[int]
@@ -79,14 +77,14 @@ class SubscriptionCreate:
     expires_at: datetime.datetime | None | Unset = UNSET
     filter_: None | SubscriptionCreateFilterType0 | Unset = UNSET
     filters: list[FilterExpression] | None | Unset = UNSET
-    old_generation_policy: SubscriptionCreateOldGenerationPolicy | Unset = SubscriptionCreateOldGenerationPolicy.DRAIN
-    ordering: SubscriptionCreateOrdering | Unset = SubscriptionCreateOrdering.NONE
-    ordering_gap_timeout_s: float | Unset = 60.0
+    old_generation_policy: SubscriptionCreateOldGenerationPolicy | Unset = UNSET
+    ordering: SubscriptionCreateOrdering | Unset = UNSET
+    ordering_gap_timeout_s: float | Unset = UNSET
     rate_limit: None | RateLimitIn | Unset = UNSET
     receipt_key: None | ReceiptKeyIn | Unset = UNSET
     retry_policy: None | RetryPolicyIn | Unset = UNSET
     secret: None | str | Unset = UNSET
-    signature_profile: SubscriptionCreateSignatureProfile | Unset = SubscriptionCreateSignatureProfile.HOOKPROOF_SIG_V1
+    signature_profile: SubscriptionCreateSignatureProfile | Unset = UNSET
 
 
 
