@@ -1940,7 +1940,6 @@ export interface components {
          */
         EventTypeVersionIn: {
             example: unknown;
-            /** @description a JSON Schema 2020-12: an object or a boolean */
             schema: {
                 [key: string]: unknown;
             } | boolean;

@@ -28,7 +28,7 @@ class EventTypeVersionIn:
 
         Attributes:
             example (Any):
-            schema (bool | EventTypeVersionInSchemaType0): a JSON Schema 2020-12: an object or a boolean
+            schema (bool | EventTypeVersionInSchemaType0):
      """
 
     example: Any
