@@ -48,8 +48,15 @@ class HookproofError(Exception):
             "detail": self.detail,
             "code": self.code,
         }
-        body.update(self.extra)
+        # members in the API's spelling (camelCase) whatever the raiser named them: a
+        # machine's ``key_id`` is the problem's ``keyId``
+        body.update({_camel(k): v for k, v in self.extra.items()})
         return body
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 class ValidationError(HookproofError):

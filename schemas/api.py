@@ -126,6 +126,8 @@ MAX_EXTENSIONS = 32
 _LABEL = "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _PORT = "(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
 HTTPS_ORIGIN_PATTERN = f"^https://{_LABEL}(\\.{_LABEL})*(:{_PORT})?/?$"
+#: a JSON Schema 2020-12 as a value: an object (of any members) or a boolean
+JSON_SCHEMA_VALUE = {"anyOf": [{"type": "object", "additionalProperties": {}}, {"type": "boolean"}]}
 #: an RFC 3339 time, as the document types it (the API parses it: ``invalid_time``)
 Time = Annotated[str, msgspec.Meta(extra_json_schema={"format": "date-time", "maxLength": 64})]
 
@@ -398,7 +400,7 @@ class EventTypeVersionIn(_Strict, kw_only=True):
     (required; JSON ``null`` is an example too)."""
 
     #: an object or a boolean (JSON Schema 2020-12)
-    schema: Annotated[Any, msgspec.Meta(extra_json_schema={"type": ["object", "boolean"]})]
+    schema: Annotated[Any, msgspec.Meta(extra_json_schema=JSON_SCHEMA_VALUE)]
     example: Any = msgspec.UNSET
     #: required in the document: the service refuses a version without one
     __json_schema_extra__: ClassVar[dict[str, Any]] = {"required": ["schema", "example"]}
@@ -575,7 +577,7 @@ class PortalBrandingIn(_Strict, kw_only=True):
         Annotated[
             str,
             msgspec.Meta(
-                extra_json_schema={"maxLength": 500, "pattern": r"^https://[^\s\"'<>\\;,@]+$"}
+                extra_json_schema={"maxLength": 500, "pattern": r"^https://[^\s\x22\x27<>\\;,@]+$"}
             ),
         ]
         | None

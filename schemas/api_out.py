@@ -122,7 +122,10 @@ EventTypeVersionView = Annotated[
     msgspec.Meta(
         extra_json_schema={
             "properties": {
-                "schema": {"type": ["object", "boolean"], "description": "JSON Schema 2020-12"},
+                "schema": {
+                    "description": "JSON Schema 2020-12: an object or a boolean",
+                    "anyOf": [{"type": "object", "additionalProperties": {}}, {"type": "boolean"}],
+                },
                 "example": {"description": "a payload valid under the schema (any JSON)"},
             },
             "required": ["schema", "example"],

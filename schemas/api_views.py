@@ -58,8 +58,8 @@ class Problem(_Out, kw_only=True):
     ``positions`` (``pattern_too_complex``), ``kind`` and ``line`` (``transformation_failed``),
     ``url`` (``egress_refused``), ``subscriptionId``, ``deliveryId``, ``deliveredDigest``,
     ``receiptDigest`` (a receipt's refusal or conflict), ``rolloutId``, ``keyId``,
-    ``keyState``, ``stage``, ``percent``, ``key_id``, ``rollout_id``, ``source_key_id``,
-    ``source_key_state`` (a rollout's or a key's refusal; spelled as sent)."""
+    ``keyState``, ``stage``, ``percent``, ``sourceKeyId``, ``sourceKeyState`` (a rollout's or
+    a key's refusal)."""
 
     type: str
     title: str
@@ -97,11 +97,8 @@ class Problem(_Out, kw_only=True):
     key_state: str | U | None = UNSET
     stage: str | U | None = UNSET
     percent: int | U | None = UNSET
-    # spelled as the key and rollout machines send them (snake case)
-    key_id_: str | U | None = msgspec.field(default=UNSET, name="key_id")
-    rollout_id_: str | U | None = msgspec.field(default=UNSET, name="rollout_id")
-    source_key_id: str | U | None = msgspec.field(default=UNSET, name="source_key_id")
-    source_key_state: str | U | None = msgspec.field(default=UNSET, name="source_key_state")
+    source_key_id: str | U | None = UNSET
+    source_key_state: str | U | None = UNSET
 
 
 class Jwk(msgspec.Struct, kw_only=True):

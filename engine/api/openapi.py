@@ -22,7 +22,13 @@ from hookproof.schemas import search as api_search
 from ..delivery.recover import recoverable_states
 from ..relay import protocol as relay_protocol
 from .filter_schema import declare_filters
-from .openapi_parts import HEADERS, close_objects, success_headers, tags_of
+from .openapi_parts import (
+    HEADERS,
+    close_objects,
+    defaults_documented,
+    success_headers,
+    tags_of,
+)
 from .operations import EXAMPLES, OPERATIONS
 from .params import QUERY, path_format
 from .problem_codes import PROBLEM_CODES
@@ -114,6 +120,11 @@ def _parameters(method: str, path: str, op: dict[str, Any]) -> list[dict[str, An
             "schema": param.schema,
             "description": f"outside its schema: 400 {param.code}",
         }
+        if param.schema.get("format") == "date-time":
+            entry["description"] = (
+                "an RFC 3339 time with an offset; an offset without its colon (+0000, as "
+                f"strftime %z writes it) is taken too. Otherwise: 400 {param.code}"
+            )
         if param.schema.get("type") == "array":
             entry.update(style="form", explode=True)
         params.append(entry)
@@ -286,7 +297,7 @@ def _components() -> dict[str, Any]:
             response["headers"] = {"Retry-After": {"$ref": "#/components/headers/Retry-After"}}
         responses[f"Problem{status}"] = response
     return {
-        "schemas": close_objects(schemas),
+        "schemas": close_objects(defaults_documented(schemas)),
         "responses": responses,
         "headers": HEADERS,
         "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},

@@ -23,7 +23,14 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["HEADERS", "TAG_DESCRIPTIONS", "close_objects", "success_headers", "tags_of"]
+__all__ = [
+    "HEADERS",
+    "TAG_DESCRIPTIONS",
+    "close_objects",
+    "defaults_documented",
+    "success_headers",
+    "tags_of",
+]
 
 _WRITES = frozenset({"post", "put", "patch", "delete"})
 
@@ -109,3 +116,36 @@ def close_objects(node: Any) -> Any:
     if isinstance(node, list):
         return [close_objects(v) for v in node]
     return node
+
+
+def defaults_documented(node: Any) -> Any:
+    """Every member's ``default`` as ``x-default`` (what the engine assumes when the member is
+    absent). A ``default`` makes a member required in generated types (openapi-typescript's
+    default ``defaultNonNullable``), and no member the engine sends or takes is required for
+    having one; a free-form map's values are any JSON value (``{}``), said (a bare ``object`` or
+    ``true`` reads as a map of nothing to some). A tagged union
+    (msgspec's ``anyOf`` with a ``discriminator``) is a ``oneOf``: its variants exclude each
+    other by their tag, and generators that merge an ``anyOf`` into one type build one type
+    per variant from a ``oneOf``."""
+    if isinstance(node, list):
+        return [defaults_documented(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: defaults_documented(v) for k, v in node.items()}
+    if "anyOf" in out and "discriminator" in out:  # a tagged union: exactly one variant
+        out["oneOf"] = out.pop("anyOf")
+    for name, member in (out.get("properties") or {}).items():
+        if isinstance(member, dict) and "default" in member:
+            member = dict(member)
+            member["x-default"] = member.pop("default")
+            out["properties"][name] = member
+    kinds = out.get("type")
+    if kinds == "object" or (isinstance(kinds, list) and "object" in kinds):
+        if out.get("additionalProperties") is True or not {
+            "properties",
+            "additionalProperties",
+            "patternProperties",
+            "$ref",
+        } & set(out):
+            out["additionalProperties"] = {}
+    return out

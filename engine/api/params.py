@@ -150,9 +150,12 @@ QUERY: dict[tuple[str, str], dict[str, Param]] = {
     ("GET", "/v1/rollouts"): _paged(),
 }
 
+#: a query time: RFC 3339, and also an offset without its colon (``+0000``, ISO 8601's basic
+#: form), which generated clients send (OpenAPI Generator python formats with strftime ``%z``;
+#: its ``+`` arrives percent-encoded, so intact); the same instant either way
 _TIME_TEXT = re.compile(
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?"
-    r"([Zz]|[+-][0-9]{2}:[0-9]{2})?$"
+    r"([Zz]|[+-][0-9]{2}:?[0-9]{2})?$"
 )
 
 

@@ -119,6 +119,18 @@ export async function everyOperation(api: Client<paths>): Promise<unknown[]> {
       },
     }),
     await api.GET("/v1/relay/{id}", id),
+    // search, replays and filters
+    (await api.POST("/v1/deliveries/search", { body: { state: "DEAD_LETTER", limit: 10 } })).data?.nextCursor,
+    (await api.POST("/v1/events/search", { body: { filters: [{ prefix: { type: "order." } }] } })).data?.nextCursor,
+    await api.POST("/v1/filters/evaluate", {
+      body: {
+        filters: [{ exact: { type: "order.created" } }],
+        event: { eventId: "evt-1", topic: "order.created", version: "1.0", aggregateId: "a", aggregateVersion: 1, payload: {} },
+      },
+    }),
+    await api.POST("/v1/replays", { body: { state: "DEAD_LETTER", dryRun: true } }),
+    await api.GET("/v1/replays/{id}", { params: { path: { id: "rpl_1" } } }),
+    await api.POST("/v1/replays/{id}/cancel", { params: { path: { id: "rpl_1" } } }),
     // the operator's
     await api.POST("/v1/tenants", { body: { name: "acme" } }),
     await api.POST("/v1/keys/rotate"),

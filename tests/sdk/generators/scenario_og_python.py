@@ -24,8 +24,6 @@ client = hp_og.ApiClient(
         host=os.environ["HOOKPROOF_URL"], access_token=os.environ["HOOKPROOF_TOKEN"]
     )
 )
-if os.environ.get("RFC3339_TIMES"):  # the workaround: strftime's %z gives +0000, not +00:00
-    client.configuration.datetime_format = "%Y-%m-%dT%H:%M:%S.%f+00:00"  # (times in UTC)
 consumers = hp_og.ConsumersApi(client)
 deliveries = hp_og.DeliveriesApi(client)
 event_types = hp_og.EventTypesApi(client)

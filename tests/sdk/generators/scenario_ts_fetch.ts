@@ -141,7 +141,7 @@ async function main(): Promise<Record<string, unknown>> {
   report.delivery = { state: delivery.state, attempts: delivery.attempts.length };
   const started = await consumers.postV1ConsumersIdPortalSessions({
     id: CONSUMER,
-    portalSessionCreate: { capabilities: ["read"] },
+    portalSessionCreate: { capabilities: new Set(["read"] as const) },
   });
   report.portalSession = started.sessionId;
 
@@ -158,7 +158,7 @@ async function main(): Promise<Record<string, unknown>> {
   await until("the replay", async () => ((await deliveryState(replayId)) === "ENDPOINT_ACCEPTED" ? true : null));
   const recovered = await subscriptions.postV1SubscriptionsIdRecover({
     id: failing,
-    recoverIn: { since: sinceDate.toISOString(), states: ["DEAD_LETTER"] },
+    recoverIn: { since: sinceDate, states: ["DEAD_LETTER"] },
   });
   await until("the recovery", async () => ((await deliveryState(recoverId)) === "ENDPOINT_ACCEPTED" ? true : null));
   report.dead = { ids: dead, recovered: recovered.deliveryIds };

@@ -1299,12 +1299,13 @@ export interface components {
          *     routing key every message is published with.
          */
         AmqpDestinationIn: {
-            /** @default null */
             credentials?: components["schemas"]["CredentialsIn"] | null;
             exchange: string;
-            /** @default  */
             routingKey?: string;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "amqp";
             url: string;
         };
@@ -1502,7 +1503,7 @@ export interface components {
             consumerid?: string;
             /** @description The payload: any JSON value (absent: null). */
             data?: unknown;
-            /** @description A JSON media type (application/json, text/json or *\/*+json) when given. */
+            /** @description A JSON media type (application/json, text/json, or any type with a +json suffix such as application/vnd.acme+json) when given. */
             datacontenttype?: string;
             /**
              * Format: uri
@@ -1551,10 +1552,7 @@ export interface components {
          */
         ConsumerCreate: {
             id: string;
-            /**
-             * @description the tenant's own members (any JSON values; at most 4,096 bytes as JSON)
-             * @default {}
-             */
+            /** @description the tenant's own members (any JSON values; at most 4,096 bytes as JSON) */
             metadata?: {
                 [key: string]: unknown;
             };
@@ -1562,7 +1560,6 @@ export interface components {
         };
         /** ConsumerDisable */
         ConsumerDisable: {
-            /** @default null */
             reason?: string | null;
         };
         /** ConsumerPage */
@@ -1584,13 +1581,9 @@ export interface components {
          *     NATS ``token``, or ``creds`` (the text of a ``.creds`` file: JWT and NKey seed).
          */
         CredentialsIn: {
-            /** @default null */
             creds?: string | null;
-            /** @default null */
             password?: string | null;
-            /** @default null */
             token?: string | null;
-            /** @default null */
             username?: string | null;
         };
         /**
@@ -1861,10 +1854,8 @@ export interface components {
             aggregateId: string;
             /** @description 0..4611686018427387904 */
             aggregateVersion: number;
-            /** @default null */
             consumerId?: string | null;
             eventId: string;
-            /** @default null */
             extensions?: {
                 [key: string]: string | number | boolean;
             } | null;
@@ -1874,7 +1865,6 @@ export interface components {
              */
             occurredAt?: string;
             payload: unknown;
-            /** @default null */
             source?: string | null;
             topic: string;
             version: string;
@@ -1917,8 +1907,10 @@ export interface components {
                 [key: string]: {
                     /** @description a payload valid under the schema (any JSON) */
                     example: unknown;
-                    /** @description JSON Schema 2020-12 */
-                    schema: Record<string, never> | boolean;
+                    /** @description JSON Schema 2020-12: an object or a boolean */
+                    schema: {
+                        [key: string]: unknown;
+                    } | boolean;
                 };
             };
         };
@@ -1927,7 +1919,6 @@ export interface components {
          * @description ``PUT /v1/event-types/{topic}``: the whole definition (it replaces the one before).
          */
         EventTypeIn: {
-            /** @default false */
             deprecated?: boolean;
             description: string;
             versions: {
@@ -1949,7 +1940,9 @@ export interface components {
          */
         EventTypeVersionIn: {
             example: unknown;
-            schema: Record<string, never> | boolean;
+            schema: {
+                [key: string]: unknown;
+            } | boolean;
         };
         /**
          * EventView
@@ -2071,7 +2064,10 @@ export interface components {
          */
         HeaderAuthIn: {
             name: string;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "header";
             value: string;
         };
@@ -2174,7 +2170,10 @@ export interface components {
         MtlsAuthIn: {
             certificatePem: string;
             privateKeyPem: string;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "mtls";
         };
         /**
@@ -2183,11 +2182,13 @@ export interface components {
          *     the stream that must acknowledge it.
          */
         NatsDestinationIn: {
-            /** @default null */
             credentials?: components["schemas"]["CredentialsIn"] | null;
             stream: string;
             subject: string;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "nats";
             url: string;
         };
@@ -2196,14 +2197,15 @@ export interface components {
          * @description OAuth 2.0 client credentials (RFC 6749 section 4.4) against an HTTPS token URL.
          */
         OAuth2AuthIn: {
-            /** @default null */
             audience?: string | null;
             clientId: string;
             clientSecret: string;
-            /** @default null */
             scope?: string | null;
             tokenUrl: string;
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "oauth2";
         };
         /**
@@ -2250,13 +2252,9 @@ export interface components {
          *     ``invalid_accent_colour``, ``low_contrast_accent``, ``invalid_frame_ancestor``.
          */
         PortalBrandingIn: {
-            /** @default null */
             accentColour?: string | null;
-            /** @default null */
             displayName?: string | null;
-            /** @default [] */
             frameAncestors?: string[];
-            /** @default null */
             logoUrl?: string | null;
         };
         /**
@@ -2265,10 +2263,7 @@ export interface components {
          */
         PortalSessionCreate: {
             capabilities?: ("read" | "manage" | "replay")[];
-            /**
-             * @description 60..86400 seconds
-             * @default 3600
-             */
+            /** @description 60..86400 seconds */
             ttlSeconds?: number;
         };
         /**
@@ -2329,8 +2324,8 @@ export interface components {
          *     ``positions`` (``pattern_too_complex``), ``kind`` and ``line`` (``transformation_failed``),
          *     ``url`` (``egress_refused``), ``subscriptionId``, ``deliveryId``, ``deliveredDigest``,
          *     ``receiptDigest`` (a receipt's refusal or conflict), ``rolloutId``, ``keyId``,
-         *     ``keyState``, ``stage``, ``percent``, ``key_id``, ``rollout_id``, ``source_key_id``,
-         *     ``source_key_state`` (a rollout's or a key's refusal; spelled as sent).
+         *     ``keyState``, ``stage``, ``percent``, ``sourceKeyId``, ``sourceKeyState`` (a rollout's or
+         *     a key's refusal).
          */
         Problem: {
             attribute?: string;
@@ -2350,7 +2345,6 @@ export interface components {
             id?: string;
             keyId?: string | null;
             keyState?: string | null;
-            key_id?: string | null;
             kind?: string;
             line?: number | null;
             operationId?: string | null;
@@ -2363,9 +2357,8 @@ export interface components {
             receiptDigest?: string | null;
             retryAfterS?: number;
             rolloutId?: string | null;
-            rollout_id?: string | null;
-            source_key_id?: string | null;
-            source_key_state?: string | null;
+            sourceKeyId?: string | null;
+            sourceKeyState?: string | null;
             stage?: string | null;
             state?: string | null;
             status: number;
@@ -2453,13 +2446,10 @@ export interface components {
          *     changed in ``[since, until)`` go back to RETRYABLE (at most ``limit`` per call).
          */
         RecoverIn: {
-            /** @default null */
             limit?: number | null;
             /** Format: date-time */
             since: string;
-            /** @default null */
             states?: ("DEAD_LETTER" | "QUARANTINED")[] | null;
-            /** @default null */
             until?: string | null;
         };
         /**
@@ -2491,7 +2481,10 @@ export interface components {
          *     production). Nothing is dialled by the engine, so no address vetting applies.
          */
         RelayDestinationIn: {
-            /** @enum {unknown} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "relay";
         };
         /** RelayReplaced */
@@ -2501,18 +2494,13 @@ export interface components {
         };
         /** RelayReport */
         RelayReport: {
-            /** @default null */
             answeredBy?: "cli" | null;
             attempt: number;
-            /** @default null */
             body?: string | null;
-            /** @default null */
             contentType?: string | null;
             deliveryId: string;
-            /** @default null */
             error?: string | null;
             exchangeId: string;
-            /** @default null */
             status?: number | null;
             /** @enum {unknown} */
             type: "report";
@@ -2558,31 +2546,18 @@ export interface components {
          *     at most 100). ``dryRun``: only the count and a sample (up to 10 delivery ids).
          */
         ReplayIn: {
-            /** @default null */
             consumerId?: string | null;
-            /** @default null */
             cursor?: string | null;
-            /** @default false */
             dryRun?: boolean;
-            /** @default null */
             evidence?: string | null;
-            /** @default [] */
             filters?: components["schemas"]["Filters"];
-            /** @default 100 */
             limit?: number;
-            /** @default 10 */
             ratePerSecond?: number;
-            /** @default null */
             reasonCode?: string | null;
-            /** @default null */
             since?: string | null;
-            /** @default null */
             state?: string | null;
-            /** @default null */
             statusCode?: number | null;
-            /** @default null */
             subscriptionId?: string | null;
-            /** @default null */
             until?: string | null;
         };
         /**
@@ -2617,35 +2592,17 @@ export interface components {
         };
         /** RetryPolicyIn */
         RetryPolicyIn: {
-            /**
-             * @description 0.001..86400 seconds
-             * @default 5
-             */
+            /** @description 0.001..86400 seconds */
             initialDelayS?: number;
-            /**
-             * @description 1..100 attempts
-             * @default 8
-             */
+            /** @description 1..100 attempts */
             maxAttempts?: number;
-            /**
-             * @description 0.001..604800 seconds
-             * @default 3600
-             */
+            /** @description 0.001..604800 seconds */
             maxDelayS?: number;
-            /**
-             * @description 1..10
-             * @default 2
-             */
+            /** @description 1..10 */
             multiplier?: number;
-            /**
-             * @default suspend
-             * @enum {unknown}
-             */
+            /** @enum {unknown} */
             onGone?: "dead_letter" | "suspend";
-            /**
-             * @description 0..604800 seconds
-             * @default 3600
-             */
+            /** @description 0..604800 seconds */
             retryAfterCapS?: number;
         };
         /** RetryPolicyView */
@@ -2684,16 +2641,13 @@ export interface components {
         };
         /** RolloutAdvance */
         RolloutAdvance: {
-            /** @default null */
             percent?: number | null;
             /** @enum {unknown} */
             stage: "COMPLETE" | "CUTOVER" | "INTERNAL";
         };
         /** RolloutCreate */
         RolloutCreate: {
-            /** @default null */
             dualWindowS?: number | null;
-            /** @default [] */
             internal?: string[];
             subscriptions: string[] | "all";
             target: components["schemas"]["RolloutTarget"];
@@ -2736,9 +2690,7 @@ export interface components {
          * @description Exactly one of ``signatureProfile`` or ``signingKey`` (an engine key id).
          */
         RolloutTarget: {
-            /** @default null */
             signatureProfile?: ("hookproof.sig.v1" | "standard-webhooks.v1") | null;
-            /** @default null */
             signingKey?: string | null;
         };
         /** RolloutTargetOut */
@@ -2760,27 +2712,16 @@ export interface components {
          *     a 422 ``search_too_broad``; a bad filter, a 400 with the filter compiler's code.
          */
         SearchIn: {
-            /** @default null */
             consumerId?: string | null;
-            /** @default null */
             cursor?: string | null;
-            /** @default null */
             evidence?: string | null;
-            /** @default [] */
             filters?: components["schemas"]["Filters"];
-            /** @default 100 */
             limit?: number;
-            /** @default null */
             reasonCode?: string | null;
-            /** @default null */
             since?: string | null;
-            /** @default null */
             state?: string | null;
-            /** @default null */
             statusCode?: number | null;
-            /** @default null */
             subscriptionId?: string | null;
-            /** @default null */
             until?: string | null;
         };
         /**
@@ -2808,8 +2749,6 @@ export interface components {
             eventVersions: number[];
             expiresAt: string | null;
             filters: components["schemas"]["Filters"];
-            /** @enum {unknown} */
-            format: "cloudevents-binary" | "cloudevents-structured" | "hookproof";
             generation: number;
             id: string;
             lastReason?: string;
@@ -2833,7 +2772,6 @@ export interface components {
             state: string;
             tenantId: string;
             topics: string[];
-            transformation?: components["schemas"]["TransformationView"];
             updatedAt: string;
             verifiedGeneration: number | null;
             version: number;
@@ -2856,8 +2794,6 @@ export interface components {
             eventVersions: number[];
             expiresAt: string | null;
             filters: components["schemas"]["Filters"];
-            /** @enum {unknown} */
-            format: "cloudevents-binary" | "cloudevents-structured" | "hookproof";
             generation: number;
             id: string;
             lastReason?: string;
@@ -2881,7 +2817,6 @@ export interface components {
             state: string;
             tenantId: string;
             topics: string[];
-            transformation?: components["schemas"]["TransformationView"];
             updatedAt: string;
             verifiedGeneration: number | null;
             version: number;
@@ -2891,63 +2826,33 @@ export interface components {
          * @description A subscription: an HTTPS ``endpoint``, a broker ``destination``, or both (a relay: a destination {type: relay} and the local endpoint); neither is a 400 endpoint_required.
          */
         SubscriptionCreate: {
-            /** @default null */
             auth?: (components["schemas"]["MtlsAuthIn"] | components["schemas"]["OAuth2AuthIn"] | components["schemas"]["HeaderAuthIn"]) | null;
-            /** @default null */
             consumerId?: string | null;
-            /** @default null */
             destination?: (components["schemas"]["AmqpDestinationIn"] | components["schemas"]["NatsDestinationIn"] | components["schemas"]["RelayDestinationIn"]) | null;
-            /** @default null */
             endpoint?: string | null;
             eventVersions: number[];
-            /** @default null */
             expiresAt?: string | null;
-            /** @default null */
             filter?: {
                 [key: string]: (string | number | boolean | null) | (string | number | boolean | null)[];
             } | null;
-            /** @default null */
             filters?: components["schemas"]["Filters"] | null;
-            /**
-             * @default hookproof
-             * @enum {unknown}
-             */
-            format?: "cloudevents-binary" | "cloudevents-structured" | "hookproof";
-            /**
-             * @default drain
-             * @enum {unknown}
-             */
+            /** @enum {unknown} */
             oldGenerationPolicy?: "drain" | "quarantine";
-            /**
-             * @default none
-             * @enum {unknown}
-             */
+            /** @enum {unknown} */
             ordering?: "aggregate" | "none";
-            /**
-             * @description 0..86400 seconds
-             * @default 60
-             */
+            /** @description 0..86400 seconds */
             orderingGapTimeoutS?: number;
             owner: string;
-            /** @default null */
             rateLimit?: components["schemas"]["RateLimitIn"] | null;
-            /** @default null */
             receiptKey?: components["schemas"]["ReceiptKeyIn"] | null;
             region: string;
-            /** @default null */
             retryPolicy?: components["schemas"]["RetryPolicyIn"] | null;
-            /** @default null */
             secret?: string | null;
             /** @enum {unknown} */
             signatureAlgorithm: "ed25519" | "hmac-sha256";
-            /**
-             * @default hookproof.sig.v1
-             * @enum {unknown}
-             */
+            /** @enum {unknown} */
             signatureProfile?: "hookproof.sig.v1" | "standard-webhooks.v1";
             topics: string[];
-            /** @default null */
-            transformation?: components["schemas"]["TransformationIn"] | null;
         };
         /**
          * SubscriptionCreated
@@ -2966,8 +2871,6 @@ export interface components {
             eventVersions: number[];
             expiresAt: string | null;
             filters: components["schemas"]["Filters"];
-            /** @enum {unknown} */
-            format: "cloudevents-binary" | "cloudevents-structured" | "hookproof";
             generation: number;
             id: string;
             lastReason?: string;
@@ -2992,7 +2895,6 @@ export interface components {
             state: string;
             tenantId: string;
             topics: string[];
-            transformation?: components["schemas"]["TransformationView"];
             updatedAt: string;
             verifiedGeneration: number | null;
             version: number;
@@ -3015,8 +2917,6 @@ export interface components {
             } | null;
             filters?: components["schemas"]["Filters"] | null;
             /** @enum {unknown} */
-            format?: "cloudevents-binary" | "cloudevents-structured" | "hookproof";
-            /** @enum {unknown} */
             oldGenerationPolicy?: "drain" | "quarantine";
             /** @enum {unknown} */
             ordering?: "aggregate" | "none";
@@ -3028,11 +2928,9 @@ export interface components {
             region?: string;
             retryPolicy?: components["schemas"]["RetryPolicyIn"];
             topics?: string[];
-            transformation?: components["schemas"]["TransformationIn"] | null;
         };
         /** SubscriptionTransition */
         SubscriptionTransition: {
-            /** @default null */
             reason?: string | null;
         };
         /**
@@ -3057,9 +2955,7 @@ export interface components {
          *     delivery ``test``. 202 with the ingest answer.
          */
         TestEventIn: {
-            /** @default null */
             topic?: string | null;
-            /** @default null */
             version?: number | null;
         };
         /**
@@ -3102,27 +2998,6 @@ export interface components {
             streamId: string;
             type: string;
             version: number;
-        };
-        /**
-         * TransformationIn
-         * @description ``function handler(webhook)`` (the Svix contract) in JavaScript, run in the sandbox
-         *     before each attempt is signed.
-         */
-        TransformationIn: {
-            code: string;
-            /** @enum {unknown} */
-            language: "javascript";
-        };
-        /**
-         * TransformationView
-         * @description A subscription's transformation as shown: the code and its digest (hex sha-256 of the
-         *     code's UTF-8 bytes, the one each transformed attempt records).
-         */
-        TransformationView: {
-            code: string;
-            digest: string;
-            /** @enum {unknown} */
-            language: "javascript";
         };
         /**
          * UnplannedReason
@@ -4073,9 +3948,9 @@ export interface operations {
                 state?: "APPLICATION_CONFIRMED" | "DEAD_LETTER" | "DISPATCHING" | "ENDPOINT_ACCEPTED" | "PLANNED" | "QUARANTINED" | "RETRYABLE" | "SKIPPED" | "UNKNOWN_TRANSPORT";
                 /** @description outside its schema: 400 invalid_evidence */
                 evidence?: "APPLICATION_CONFIRMED" | "ENDPOINT_ACCEPTED" | "NONE";
-                /** @description outside its schema: 400 invalid_time */
+                /** @description an RFC 3339 time with an offset; an offset without its colon (+0000, as strftime %z writes it) is taken too. Otherwise: 400 invalid_time */
                 since?: string;
-                /** @description outside its schema: 400 invalid_time */
+                /** @description an RFC 3339 time with an offset; an offset without its colon (+0000, as strftime %z writes it) is taken too. Otherwise: 400 invalid_time */
                 until?: string;
                 /** @description outside its schema: 400 invalid_id */
                 eventId?: string;
@@ -4274,7 +4149,7 @@ export interface operations {
                 limit?: number;
                 /** @description outside its schema: 400 invalid_cursor */
                 cursor?: string;
-                /** @description outside its schema: 400 invalid_time */
+                /** @description an RFC 3339 time with an offset; an offset without its colon (+0000, as strftime %z writes it) is taken too. Otherwise: 400 invalid_time */
                 asOf?: string;
             };
             header?: never;
@@ -4716,7 +4591,7 @@ export interface operations {
     get_v1_gates: {
         parameters: {
             query?: {
-                /** @description outside its schema: 400 invalid_time */
+                /** @description an RFC 3339 time with an offset; an offset without its colon (+0000, as strftime %z writes it) is taken too. Otherwise: 400 invalid_time */
                 since?: string;
             };
             header?: never;
@@ -5898,7 +5773,7 @@ export interface operations {
                 limit?: number;
                 /** @description outside its schema: 400 invalid_cursor */
                 cursor?: string;
-                /** @description outside its schema: 400 invalid_time */
+                /** @description an RFC 3339 time with an offset; an offset without its colon (+0000, as strftime %z writes it) is taken too. Otherwise: 400 invalid_time */
                 asOf?: string;
             };
             header?: never;

@@ -34,14 +34,14 @@ class AmqpDestinationIn:
             type_ (AmqpDestinationInType):
             url (str):
             credentials (CredentialsIn | None | Unset):
-            routing_key (str | Unset):  Default: ''.
+            routing_key (str | Unset):
      """
 
     exchange: str
     type_: AmqpDestinationInType
     url: str
     credentials: CredentialsIn | None | Unset = UNSET
-    routing_key: str | Unset = ''
+    routing_key: str | Unset = UNSET
 
 
 

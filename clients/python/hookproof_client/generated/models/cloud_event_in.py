@@ -41,7 +41,8 @@ class CloudEventIn:
             aggregateversion (int | str | Unset): The aggregateVersion (absent: 0); an Integer, or its decimal text.
             consumerid (str | Unset): The consumerId: planned only for that consumer's subscriptions.
             data (Any | Unset): The payload: any JSON value (absent: null).
-            datacontenttype (str | Unset): A JSON media type (application/json, text/json or */*+json) when given.
+            datacontenttype (str | Unset): A JSON media type (application/json, text/json, or any type with a +json suffix
+                such as application/vnd.acme+json) when given.
             dataschema (str | Unset): Checked, not kept (a delivered CloudEvent carries the catalogue's schema URL).
             eventversion (str | Unset): The version "MAJOR.MINOR" (absent: "1.0").
             subject (str | Unset): The aggregateId (absent: the id).

@@ -47,8 +47,8 @@ class EventBatchResult:
                 ``positions`` (``pattern_too_complex``), ``kind`` and ``line`` (``transformation_failed``),
                 ``url`` (``egress_refused``), ``subscriptionId``, ``deliveryId``, ``deliveredDigest``,
                 ``receiptDigest`` (a receipt's refusal or conflict), ``rolloutId``, ``keyId``,
-                ``keyState``, ``stage``, ``percent``, ``key_id``, ``rollout_id``, ``source_key_id``,
-                ``source_key_state`` (a rollout's or a key's refusal; spelled as sent).
+                ``keyState``, ``stage``, ``percent``, ``sourceKeyId``, ``sourceKeyState`` (a rollout's or
+                a key's refusal).
             reasons (list[UnplannedReason] | Unset):
      """
 

@@ -29,12 +29,12 @@ class EventTypeIn:
         Attributes:
             description (str):
             versions (EventTypeInVersions):
-            deprecated (bool | Unset):  Default: False.
+            deprecated (bool | Unset):
      """
 
     description: str
     versions: EventTypeInVersions
-    deprecated: bool | Unset = False
+    deprecated: bool | Unset = UNSET
 
 
 

@@ -26,7 +26,7 @@ class EventTypeVersionsAdditionalProperty:
     """ 
         Attributes:
             example (Any): a payload valid under the schema (any JSON)
-            schema (bool | EventTypeVersionsAdditionalPropertySchemaType0): JSON Schema 2020-12
+            schema (bool | EventTypeVersionsAdditionalPropertySchemaType0): JSON Schema 2020-12: an object or a boolean
      """
 
     example: Any

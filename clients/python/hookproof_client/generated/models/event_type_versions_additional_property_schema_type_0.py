@@ -20,9 +20,7 @@ T = TypeVar("T", bound="EventTypeVersionsAdditionalPropertySchemaType0")
 
 @_attrs_define
 class EventTypeVersionsAdditionalPropertySchemaType0:
-    """ JSON Schema 2020-12
-
-     """
+    
 
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 

@@ -27,11 +27,11 @@ class PortalSessionCreate:
 
         Attributes:
             capabilities (list[PortalSessionCreateCapabilitiesItem] | Unset):
-            ttl_seconds (int | Unset): 60..86400 seconds Default: 3600.
+            ttl_seconds (int | Unset): 60..86400 seconds
      """
 
     capabilities: list[PortalSessionCreateCapabilitiesItem] | Unset = UNSET
-    ttl_seconds: int | Unset = 3600
+    ttl_seconds: int | Unset = UNSET
 
 
 

@@ -35,8 +35,8 @@ class Problem:
     ``positions`` (``pattern_too_complex``), ``kind`` and ``line`` (``transformation_failed``),
     ``url`` (``egress_refused``), ``subscriptionId``, ``deliveryId``, ``deliveredDigest``,
     ``receiptDigest`` (a receipt's refusal or conflict), ``rolloutId``, ``keyId``,
-    ``keyState``, ``stage``, ``percent``, ``key_id``, ``rollout_id``, ``source_key_id``,
-    ``source_key_state`` (a rollout's or a key's refusal; spelled as sent).
+    ``keyState``, ``stage``, ``percent``, ``sourceKeyId``, ``sourceKeyState`` (a rollout's or
+    a key's refusal).
 
         Attributes:
             code (str):
@@ -57,9 +57,8 @@ class Problem:
             event_id (str | Unset):
             field (str | Unset):
             id (str | Unset):
-            keyId (None | str | Unset):
-            key_state (None | str | Unset):
             key_id (None | str | Unset):
+            key_state (None | str | Unset):
             kind (str | Unset):
             line (int | None | Unset):
             operation_id (None | str | Unset):
@@ -71,7 +70,6 @@ class Problem:
             positions (int | None | Unset):
             receipt_digest (None | str | Unset):
             retry_after_s (int | Unset):
-            rolloutId (None | str | Unset):
             rollout_id (None | str | Unset):
             source_key_id (None | str | Unset):
             source_key_state (None | str | Unset):
@@ -99,9 +97,8 @@ class Problem:
     event_id: str | Unset = UNSET
     field: str | Unset = UNSET
     id: str | Unset = UNSET
-    keyId: None | str | Unset = UNSET
-    key_state: None | str | Unset = UNSET
     key_id: None | str | Unset = UNSET
+    key_state: None | str | Unset = UNSET
     kind: str | Unset = UNSET
     line: int | None | Unset = UNSET
     operation_id: None | str | Unset = UNSET
@@ -113,7 +110,6 @@ class Problem:
     positions: int | None | Unset = UNSET
     receipt_digest: None | str | Unset = UNSET
     retry_after_s: int | Unset = UNSET
-    rolloutId: None | str | Unset = UNSET
     rollout_id: None | str | Unset = UNSET
     source_key_id: None | str | Unset = UNSET
     source_key_state: None | str | Unset = UNSET
@@ -187,23 +183,17 @@ class Problem:
 
         id = self.id
 
-        keyId: None | str | Unset
-        if isinstance(self.keyId, Unset):
-            keyId = UNSET
+        key_id: None | str | Unset
+        if isinstance(self.key_id, Unset):
+            key_id = UNSET
         else:
-            keyId = self.keyId
+            key_id = self.key_id
 
         key_state: None | str | Unset
         if isinstance(self.key_state, Unset):
             key_state = UNSET
         else:
             key_state = self.key_state
-
-        key_id: None | str | Unset
-        if isinstance(self.key_id, Unset):
-            key_id = UNSET
-        else:
-            key_id = self.key_id
 
         kind = self.kind
 
@@ -246,12 +236,6 @@ class Problem:
             receipt_digest = self.receipt_digest
 
         retry_after_s = self.retry_after_s
-
-        rolloutId: None | str | Unset
-        if isinstance(self.rolloutId, Unset):
-            rolloutId = UNSET
-        else:
-            rolloutId = self.rolloutId
 
         rollout_id: None | str | Unset
         if isinstance(self.rollout_id, Unset):
@@ -332,12 +316,10 @@ class Problem:
             field_dict["field"] = field
         if id is not UNSET:
             field_dict["id"] = id
-        if keyId is not UNSET:
-            field_dict["keyId"] = keyId
+        if key_id is not UNSET:
+            field_dict["keyId"] = key_id
         if key_state is not UNSET:
             field_dict["keyState"] = key_state
-        if key_id is not UNSET:
-            field_dict["key_id"] = key_id
         if kind is not UNSET:
             field_dict["kind"] = kind
         if line is not UNSET:
@@ -360,14 +342,12 @@ class Problem:
             field_dict["receiptDigest"] = receipt_digest
         if retry_after_s is not UNSET:
             field_dict["retryAfterS"] = retry_after_s
-        if rolloutId is not UNSET:
-            field_dict["rolloutId"] = rolloutId
         if rollout_id is not UNSET:
-            field_dict["rollout_id"] = rollout_id
+            field_dict["rolloutId"] = rollout_id
         if source_key_id is not UNSET:
-            field_dict["source_key_id"] = source_key_id
+            field_dict["sourceKeyId"] = source_key_id
         if source_key_state is not UNSET:
-            field_dict["source_key_state"] = source_key_state
+            field_dict["sourceKeyState"] = source_key_state
         if stage is not UNSET:
             field_dict["stage"] = stage
         if state is not UNSET:
@@ -458,14 +438,14 @@ class Problem:
 
         id = d.pop("id", UNSET)
 
-        def _parse_keyId(data: object) -> None | str | Unset:
+        def _parse_key_id(data: object) -> None | str | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
             return cast(None | str | Unset, data)
 
-        keyId = _parse_keyId(d.pop("keyId", UNSET))
+        key_id = _parse_key_id(d.pop("keyId", UNSET))
 
 
         def _parse_key_state(data: object) -> None | str | Unset:
@@ -476,16 +456,6 @@ class Problem:
             return cast(None | str | Unset, data)
 
         key_state = _parse_key_state(d.pop("keyState", UNSET))
-
-
-        def _parse_key_id(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        key_id = _parse_key_id(d.pop("key_id", UNSET))
 
 
         kind = d.pop("kind", UNSET)
@@ -550,16 +520,6 @@ class Problem:
 
         retry_after_s = d.pop("retryAfterS", UNSET)
 
-        def _parse_rolloutId(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        rolloutId = _parse_rolloutId(d.pop("rolloutId", UNSET))
-
-
         def _parse_rollout_id(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -567,7 +527,7 @@ class Problem:
                 return data
             return cast(None | str | Unset, data)
 
-        rollout_id = _parse_rollout_id(d.pop("rollout_id", UNSET))
+        rollout_id = _parse_rollout_id(d.pop("rolloutId", UNSET))
 
 
         def _parse_source_key_id(data: object) -> None | str | Unset:
@@ -577,7 +537,7 @@ class Problem:
                 return data
             return cast(None | str | Unset, data)
 
-        source_key_id = _parse_source_key_id(d.pop("source_key_id", UNSET))
+        source_key_id = _parse_source_key_id(d.pop("sourceKeyId", UNSET))
 
 
         def _parse_source_key_state(data: object) -> None | str | Unset:
@@ -587,7 +547,7 @@ class Problem:
                 return data
             return cast(None | str | Unset, data)
 
-        source_key_state = _parse_source_key_state(d.pop("source_key_state", UNSET))
+        source_key_state = _parse_source_key_state(d.pop("sourceKeyState", UNSET))
 
 
         def _parse_stage(data: object) -> None | str | Unset:
@@ -649,9 +609,8 @@ class Problem:
             event_id=event_id,
             field=field,
             id=id,
-            keyId=keyId,
-            key_state=key_state,
             key_id=key_id,
+            key_state=key_state,
             kind=kind,
             line=line,
             operation_id=operation_id,
@@ -663,7 +622,6 @@ class Problem:
             positions=positions,
             receipt_digest=receipt_digest,
             retry_after_s=retry_after_s,
-            rolloutId=rolloutId,
             rollout_id=rollout_id,
             source_key_id=source_key_id,
             source_key_state=source_key_state,

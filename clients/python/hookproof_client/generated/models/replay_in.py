@@ -31,11 +31,11 @@ class ReplayIn:
         Attributes:
             consumer_id (None | str | Unset):
             cursor (None | str | Unset):
-            dry_run (bool | Unset):  Default: False.
+            dry_run (bool | Unset):
             evidence (None | str | Unset):
             filters (list[FilterExpression] | Unset): filter expressions that must all hold (empty: every event)
-            limit (int | Unset):  Default: 100.
-            rate_per_second (float | Unset):  Default: 10.0.
+            limit (int | Unset):
+            rate_per_second (float | Unset):
             reason_code (None | str | Unset):
             since (None | str | Unset):
             state (None | str | Unset):
@@ -46,11 +46,11 @@ class ReplayIn:
 
     consumer_id: None | str | Unset = UNSET
     cursor: None | str | Unset = UNSET
-    dry_run: bool | Unset = False
+    dry_run: bool | Unset = UNSET
     evidence: None | str | Unset = UNSET
     filters: list[FilterExpression] | Unset = UNSET
-    limit: int | Unset = 100
-    rate_per_second: float | Unset = 10.0
+    limit: int | Unset = UNSET
+    rate_per_second: float | Unset = UNSET
     reason_code: None | str | Unset = UNSET
     since: None | str | Unset = UNSET
     state: None | str | Unset = UNSET

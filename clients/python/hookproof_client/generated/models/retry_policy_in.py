@@ -24,20 +24,20 @@ T = TypeVar("T", bound="RetryPolicyIn")
 class RetryPolicyIn:
     """ 
         Attributes:
-            initial_delay_s (float | Unset): 0.001..86400 seconds Default: 5.0.
-            max_attempts (int | Unset): 1..100 attempts Default: 8.
-            max_delay_s (float | Unset): 0.001..604800 seconds Default: 3600.0.
-            multiplier (float | Unset): 1..10 Default: 2.0.
-            on_gone (RetryPolicyInOnGone | Unset):  Default: RetryPolicyInOnGone.SUSPEND.
-            retry_after_cap_s (float | Unset): 0..604800 seconds Default: 3600.0.
+            initial_delay_s (float | Unset): 0.001..86400 seconds
+            max_attempts (int | Unset): 1..100 attempts
+            max_delay_s (float | Unset): 0.001..604800 seconds
+            multiplier (float | Unset): 1..10
+            on_gone (RetryPolicyInOnGone | Unset):
+            retry_after_cap_s (float | Unset): 0..604800 seconds
      """
 
-    initial_delay_s: float | Unset = 5.0
-    max_attempts: int | Unset = 8
-    max_delay_s: float | Unset = 3600.0
-    multiplier: float | Unset = 2.0
-    on_gone: RetryPolicyInOnGone | Unset = RetryPolicyInOnGone.SUSPEND
-    retry_after_cap_s: float | Unset = 3600.0
+    initial_delay_s: float | Unset = UNSET
+    max_attempts: int | Unset = UNSET
+    max_delay_s: float | Unset = UNSET
+    multiplier: float | Unset = UNSET
+    on_gone: RetryPolicyInOnGone | Unset = UNSET
+    retry_after_cap_s: float | Unset = UNSET
 
 
 

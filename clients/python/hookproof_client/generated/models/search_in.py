@@ -40,7 +40,7 @@ class SearchIn:
             cursor (None | str | Unset):
             evidence (None | str | Unset):
             filters (list[FilterExpression] | Unset): filter expressions that must all hold (empty: every event)
-            limit (int | Unset):  Default: 100.
+            limit (int | Unset):
             reason_code (None | str | Unset):
             since (None | str | Unset):
             state (None | str | Unset):
@@ -53,7 +53,7 @@ class SearchIn:
     cursor: None | str | Unset = UNSET
     evidence: None | str | Unset = UNSET
     filters: list[FilterExpression] | Unset = UNSET
-    limit: int | Unset = 100
+    limit: int | Unset = UNSET
     reason_code: None | str | Unset = UNSET
     since: None | str | Unset = UNSET
     state: None | str | Unset = UNSET

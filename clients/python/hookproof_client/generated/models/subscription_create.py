@@ -8,7 +8,6 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-from ..models.subscription_create_format import SubscriptionCreateFormat
 from ..models.subscription_create_old_generation_policy import SubscriptionCreateOldGenerationPolicy
 from ..models.subscription_create_ordering import SubscriptionCreateOrdering
 from ..models.subscription_create_signature_algorithm import SubscriptionCreateSignatureAlgorithm
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
   from ..models.relay_destination_in import RelayDestinationIn
   from ..models.retry_policy_in import RetryPolicyIn
   from ..models.subscription_create_filter_type_0 import SubscriptionCreateFilterType0
-  from ..models.transformation_in import TransformationIn
 
 
 
@@ -57,18 +55,14 @@ class SubscriptionCreate:
             expires_at (datetime.datetime | None | Unset):
             filter_ (None | SubscriptionCreateFilterType0 | Unset):
             filters (list[FilterExpression] | None | Unset):
-            format_ (SubscriptionCreateFormat | Unset):  Default: SubscriptionCreateFormat.HOOKPROOF.
-            old_generation_policy (SubscriptionCreateOldGenerationPolicy | Unset):  Default:
-                SubscriptionCreateOldGenerationPolicy.DRAIN.
-            ordering (SubscriptionCreateOrdering | Unset):  Default: SubscriptionCreateOrdering.NONE.
-            ordering_gap_timeout_s (float | Unset): 0..86400 seconds Default: 60.0.
+            old_generation_policy (SubscriptionCreateOldGenerationPolicy | Unset):
+            ordering (SubscriptionCreateOrdering | Unset):
+            ordering_gap_timeout_s (float | Unset): 0..86400 seconds
             rate_limit (None | RateLimitIn | Unset):
             receipt_key (None | ReceiptKeyIn | Unset):
             retry_policy (None | RetryPolicyIn | Unset):
             secret (None | str | Unset):
-            signature_profile (SubscriptionCreateSignatureProfile | Unset):  Default:
-                SubscriptionCreateSignatureProfile.HOOKPROOF_SIG_V1.
-            transformation (None | TransformationIn | Unset):
+            signature_profile (SubscriptionCreateSignatureProfile | Unset):
      """
 
     event_versions: list[int]
@@ -83,16 +77,14 @@ class SubscriptionCreate:
     expires_at: datetime.datetime | None | Unset = UNSET
     filter_: None | SubscriptionCreateFilterType0 | Unset = UNSET
     filters: list[FilterExpression] | None | Unset = UNSET
-    format_: SubscriptionCreateFormat | Unset = SubscriptionCreateFormat.HOOKPROOF
-    old_generation_policy: SubscriptionCreateOldGenerationPolicy | Unset = SubscriptionCreateOldGenerationPolicy.DRAIN
-    ordering: SubscriptionCreateOrdering | Unset = SubscriptionCreateOrdering.NONE
-    ordering_gap_timeout_s: float | Unset = 60.0
+    old_generation_policy: SubscriptionCreateOldGenerationPolicy | Unset = UNSET
+    ordering: SubscriptionCreateOrdering | Unset = UNSET
+    ordering_gap_timeout_s: float | Unset = UNSET
     rate_limit: None | RateLimitIn | Unset = UNSET
     receipt_key: None | ReceiptKeyIn | Unset = UNSET
     retry_policy: None | RetryPolicyIn | Unset = UNSET
     secret: None | str | Unset = UNSET
-    signature_profile: SubscriptionCreateSignatureProfile | Unset = SubscriptionCreateSignatureProfile.HOOKPROOF_SIG_V1
-    transformation: None | TransformationIn | Unset = UNSET
+    signature_profile: SubscriptionCreateSignatureProfile | Unset = UNSET
 
 
 
@@ -110,7 +102,6 @@ class SubscriptionCreate:
         from ..models.relay_destination_in import RelayDestinationIn # noqa: PLC0415
         from ..models.retry_policy_in import RetryPolicyIn # noqa: PLC0415
         from ..models.subscription_create_filter_type_0 import SubscriptionCreateFilterType0 # noqa: PLC0415
-        from ..models.transformation_in import TransformationIn # noqa: PLC0415
         event_versions = self.event_versions
 
 
@@ -190,11 +181,6 @@ class SubscriptionCreate:
         else:
             filters = self.filters
 
-        format_: str | Unset = UNSET
-        if not isinstance(self.format_, Unset):
-            format_ = self.format_.value
-
-
         old_generation_policy: str | Unset = UNSET
         if not isinstance(self.old_generation_policy, Unset):
             old_generation_policy = self.old_generation_policy.value
@@ -242,14 +228,6 @@ class SubscriptionCreate:
             signature_profile = self.signature_profile.value
 
 
-        transformation: dict[str, Any] | None | Unset
-        if isinstance(self.transformation, Unset):
-            transformation = UNSET
-        elif isinstance(self.transformation, TransformationIn):
-            transformation = self.transformation.to_dict()
-        else:
-            transformation = self.transformation
-
 
         field_dict: dict[str, Any] = {}
 
@@ -274,8 +252,6 @@ class SubscriptionCreate:
             field_dict["filter"] = filter_
         if filters is not UNSET:
             field_dict["filters"] = filters
-        if format_ is not UNSET:
-            field_dict["format"] = format_
         if old_generation_policy is not UNSET:
             field_dict["oldGenerationPolicy"] = old_generation_policy
         if ordering is not UNSET:
@@ -292,8 +268,6 @@ class SubscriptionCreate:
             field_dict["secret"] = secret
         if signature_profile is not UNSET:
             field_dict["signatureProfile"] = signature_profile
-        if transformation is not UNSET:
-            field_dict["transformation"] = transformation
 
         return field_dict
 
@@ -312,7 +286,6 @@ class SubscriptionCreate:
         from ..models.relay_destination_in import RelayDestinationIn # noqa: PLC0415
         from ..models.retry_policy_in import RetryPolicyIn # noqa: PLC0415
         from ..models.subscription_create_filter_type_0 import SubscriptionCreateFilterType0 # noqa: PLC0415
-        from ..models.transformation_in import TransformationIn # noqa: PLC0415
         d = dict(src_dict)
         event_versions = cast(list[int], d.pop("eventVersions"))
 
@@ -494,16 +467,6 @@ class SubscriptionCreate:
         filters = _parse_filters(d.pop("filters", UNSET))
 
 
-        _format_ = d.pop("format", UNSET)
-        format_: SubscriptionCreateFormat | Unset
-        if isinstance(_format_,  Unset):
-            format_ = UNSET
-        else:
-            format_ = SubscriptionCreateFormat(_format_)
-
-
-
-
         _old_generation_policy = d.pop("oldGenerationPolicy", UNSET)
         old_generation_policy: SubscriptionCreateOldGenerationPolicy | Unset
         if isinstance(_old_generation_policy,  Unset):
@@ -606,26 +569,6 @@ class SubscriptionCreate:
 
 
 
-        def _parse_transformation(data: object) -> None | TransformationIn | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            try:
-                if not isinstance(data, dict):
-                    raise TypeError()
-                transformation_type_0 = TransformationIn.from_dict(data)
-
-
-
-                return transformation_type_0
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(None | TransformationIn | Unset, data)
-
-        transformation = _parse_transformation(d.pop("transformation", UNSET))
-
-
         subscription_create = cls(
             event_versions=event_versions,
             owner=owner,
@@ -639,7 +582,6 @@ class SubscriptionCreate:
             expires_at=expires_at,
             filter_=filter_,
             filters=filters,
-            format_=format_,
             old_generation_policy=old_generation_policy,
             ordering=ordering,
             ordering_gap_timeout_s=ordering_gap_timeout_s,
@@ -648,7 +590,6 @@ class SubscriptionCreate:
             retry_policy=retry_policy,
             secret=secret,
             signature_profile=signature_profile,
-            transformation=transformation,
         )
 
         return subscription_create
