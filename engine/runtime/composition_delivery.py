@@ -141,7 +141,8 @@ def construct_delivery(
         endpoint_auth=endpoint_auth,
         settings=settings,
     )
-    gates = EndpointGates()  # the breakers the metrics report, built before both
+    # the breakers the metrics report, built before both
+    gates = EndpointGates(open_seconds=settings.breaker_open_s)
     metrics = EngineMetrics(breaker_states=gates.states)
     dispatcher = Dispatcher(
         store,
