@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 from hookproof.engine.destinations.connect import ConnectRefused, VettedConnector
@@ -88,6 +89,11 @@ class RedisStreamDestination:
         )
 
 
+def endpoint(fields: Mapping[str, Any]) -> str:
+    """A subscription's deliveries go to ``<url>/<stream>``."""
+    return f"{str(fields['url']).rstrip('/')}/{fields['stream']}"
+
+
 def build(context: KindContext) -> RedisStreamDestination:
     return RedisStreamDestination(context.connect)
 
@@ -99,8 +105,15 @@ KIND = KindSpec(
     fields=(
         FieldSpec("url", description="redis://host:port"),
         FieldSpec("stream", description="the stream every message is added to"),
+        FieldSpec(
+            "password",
+            required=False,
+            secret=True,
+            description="AUTH password (write-only: sealed, shown as a digest)",
+        ),
     ),
     evidence=("redis_entry_id",),
     signs_own_form=False,
     schemes=frozenset({"redis"}),
+    endpoint=endpoint,
 )
