@@ -24,6 +24,7 @@ from ..destinations.connect import VettedConnector
 from ..destinations.context import KindContext
 from ..destinations.port import Destination
 from ..destinations.registry import installed
+from ..destinations.sealed import SealedMembers
 from ..egress import EgressTransport
 from ..egress.transport import EgressPolicy
 from ..endpoint_auth import EndpointAuth
@@ -77,6 +78,7 @@ def construct_destination(
         subscriptions=subscriptions,
         drift=guard,
         parts=parts,
+        secrets=SealedMembers(subscriptions, brokers.credentials),
     )
     destination: Destination = installed().build(context)
     if options.wrap_destination is not None:

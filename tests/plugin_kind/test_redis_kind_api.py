@@ -49,9 +49,7 @@ async def entries(stream: str, want: int) -> list[tuple[str, dict[bytes, bytes]]
     for _ in range(200):
         reply, _ = resp(await redis(b"XRANGE", stream.encode(), b"-", b"+"))
         if len(reply) >= want:
-            return [
-                (e[0].decode(), dict(zip(e[1][::2], e[1][1::2], strict=True))) for e in reply
-            ]
+            return [(e[0].decode(), dict(zip(e[1][::2], e[1][1::2], strict=True))) for e in reply]
         await asyncio.sleep(0.1)
     raise AssertionError(f"{stream} never held {want} entries")
 
@@ -105,25 +103,42 @@ async def test_a_kind_from_outside_through_the_whole_api(daemon: Daemon) -> None
                 "destination_url_invalid",
                 "destination.url",
             ),
-            ({"type": "redis", "url": url, "stream": 7}, "destination_invalid", "destination.stream"),
+            (
+                {"type": "redis", "url": url, "stream": 7},
+                "destination_invalid",
+                "destination.stream",
+            ),
         ):
-            async with http.post(f"{base}/v1/subscriptions", json={**sub, "destination": dest}) as r:
+            async with http.post(
+                f"{base}/v1/subscriptions", json={**sub, "destination": dest}
+            ) as r:
                 problem = await r.json()
                 assert r.status == 400, problem
                 assert (problem["code"], problem.get("field")) == (code, where), problem
         assert "redis" in problem_kinds(await _unknown(http, base, sub))
 
+        # the write-only member: sealed, shown as a digest, opened for the kind's adapter only
+        # (this Redis has no password, so the AUTH it sends first is refused)
         dest = {"type": "redis", "url": url, "stream": stream, "password": PASSWORD}
         async with http.post(f"{base}/v1/subscriptions", json={**sub, "destination": dest}) as r:
             text = await r.text()
             assert r.status == 201, text
             view = json.loads(text)
         assert PASSWORD not in text
-        sid = view["id"]
         shown = view["destination"]
         assert shown["type"] == "redis" and shown["stream"] == stream and shown["url"] == url
         assert shown["uri"] == view["endpoint"] == f"{url}/{stream}"
         assert "password" not in shown and shown["credentialsDigest"].startswith("hmac-sha256:")
+        refused = await until(http, f"{base}/v1/subscriptions/{view['id']}", "lastReason")
+        assert refused["lastReason"] == "redis_auth_failed", refused
+        assert refused["state"] == "PENDING_CHALLENGE" and await entries(stream, 0) == []
+
+        dest = {"type": "redis", "url": url, "stream": stream}
+        async with http.post(f"{base}/v1/subscriptions", json={**sub, "destination": dest}) as r:
+            assert r.status == 201, await r.text()
+            view = await r.json()
+        sid = view["id"]
+        assert view["destination"]["credentialsDigest"] is None
 
         # the challenge arrives in the stream, signed; the consumer answers it at the API
         [(_, challenge)] = await entries(stream, 1)
@@ -180,6 +195,16 @@ async def _unknown(http: aiohttp.ClientSession, base: str, sub: dict[str, Any]) 
 
 def problem_kinds(problem: Any) -> list[str]:
     return list(problem["installedKinds"])
+
+
+async def until(http: aiohttp.ClientSession, url: str, member: str) -> Any:
+    for _ in range(200):
+        async with http.get(url) as r:
+            view = await r.json()
+        if view.get(member) is not None:
+            return view
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{url} never showed {member}")
 
 
 async def settled(http: aiohttp.ClientSession, url: str) -> Any:
