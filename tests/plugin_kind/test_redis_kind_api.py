@@ -116,6 +116,13 @@ async def test_a_kind_from_outside_through_the_whole_api(daemon: Daemon) -> None
                 assert r.status == 400, problem
                 assert (problem["code"], problem.get("field")) == (code, where), problem
         assert "redis" in problem_kinds(await _unknown(http, base, sub))
+        # the served document describes the kind's object, from the registry
+        async with http.get(f"{base}/openapi.json") as r:
+            schemas = (await r.json())["components"]["schemas"]
+        declared = schemas["KindDestinationIn_redis"]
+        assert declared["required"] == ["type", "url", "stream"]
+        assert declared["properties"]["password"]["writeOnly"] is True
+        assert "redis" in schemas["DestinationView"]["properties"]["type"]["enum"]
 
         # the write-only member: sealed, shown as a digest, opened for the kind's adapter only
         # (this Redis has no password, so the AUTH it sends first is refused)
