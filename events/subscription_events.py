@@ -62,7 +62,7 @@ class DestinationConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
     connection URL and the signed ``@destination`` URI. Never a credential: the sealed
     credentials are referenced by ``credentials_id`` and bound by their keyed digest."""
 
-    #: "amqp" | "nats" | "relay" (a tagged union: a new type adds its own members). A relay
+    #: "amqp" | "nats" | "relay" or an installed kind's name (its members in ``fields``). A relay
     #: (``hookproof listen``, DESIGN.md 11) is scheme "http", ``url`` = ``uri`` = the local
     #: loopback receiver the relay forwards to, and no credentials.
     type: str
@@ -79,6 +79,9 @@ class DestinationConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknow
     stream: str | None = None
     credentials_id: str | None = None
     credentials_digest: str | None = None
+    #: a kind that declares its members (an installed kind, DESIGN.md 15): its public members
+    #: as checked (``engine.destinations.fields``); its secrets are sealed as credentials
+    fields: dict[str, Any] | None = None
 
     @property
     def is_relay(self) -> bool:

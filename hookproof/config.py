@@ -128,6 +128,9 @@ class Settings:
     data_dir_default: bool = False
     egress_ports: tuple[int, ...] = (443, 8443)
     challenge_ttl_s: float = 300.0
+    #: ``HOOKPROOF_BREAKER_OPEN``: seconds an endpoint's breaker stays open after it trips
+    #: before one probe is let through (engine/delivery/gates.py)
+    breaker_open_s: float = 30.0
     connect_timeout_s: float = 5.0
     request_timeout_s: float = 10.0
     #: ``HOOKPROOF_BODY_TIMEOUT``: seconds a request body may take to arrive whole (408 past it)
@@ -304,6 +307,7 @@ class Settings:
             max_retry_window_s=_float(env, "HOOKPROOF_MAX_RETRY_WINDOW", 86400.0),
             clock_skew_s=_float(env, "HOOKPROOF_CLOCK_SKEW", 300.0),
             lease_margin_s=_float(env, "HOOKPROOF_LEASE_MARGIN", 30.0),
+            breaker_open_s=_clamped(env, "HOOKPROOF_BREAKER_OPEN", 30.0, 0.01, 86400.0),
             retention_days=(
                 _float(env, "HOOKPROOF_RETENTION_DAYS", 30.0)
                 if env.get("HOOKPROOF_RETENTION_DAYS")
@@ -481,6 +485,11 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("HOOKPROOF_MAX_RETRY_WINDOW", "86400", "seconds of retries at most"),
     Variable("HOOKPROOF_CLOCK_SKEW", "300", "seconds of clock skew tolerated"),
     Variable("HOOKPROOF_LEASE_MARGIN", "30", "seconds added to a claimed attempt's lease"),
+    Variable(
+        "HOOKPROOF_BREAKER_OPEN",
+        "30",
+        "seconds an endpoint's circuit breaker stays open after it trips, before one probe",
+    ),
     Variable(
         "HOOKPROOF_RECEIPT_TIMEOUT",
         "900",

@@ -20,8 +20,10 @@ from hookproof.schemas import api_out
 from hookproof.schemas import search as api_search
 
 from ..delivery.recover import recoverable_states
+from ..destinations.registry import installed
 from ..relay import protocol as relay_protocol
 from .filter_schema import declare_filters
+from .kind_schema import declare_kinds
 from .openapi_parts import (
     HEADERS,
     close_objects,
@@ -307,6 +309,9 @@ def _components() -> dict[str, Any]:
 def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
     """Only operations the running app actually routes are described."""
     live = _registered(app) if app is not None else set(OPERATIONS)
+    components = _components()
+    if app is not None:  # as served: the kinds this engine has installed (the SDKs: built-in)
+        declare_kinds(components["schemas"], installed())
     paths: dict[str, Any] = {}
     for (method, path), op in OPERATIONS.items():
         if (method, path) in live:
@@ -324,5 +329,5 @@ def openapi_document(app: web.Application | None = None) -> dict[str, Any]:
         "servers": [{"url": "/"}],
         "tags": tags_of({op["tags"][0] for ops in paths.values() for op in ops.values()}),
         "paths": paths,
-        "components": _components(),
+        "components": components,
     }

@@ -29,10 +29,12 @@ __all__ = [
     "check_depth",
     "decode_body",
     "decode_code",
+    "decode_json",
     "error_middleware",
     "json_response",
     "problem",
     "read_body",
+    "read_json",
 ]
 
 log = structlog.get_logger("hookproof.api")
@@ -102,9 +104,19 @@ def _field_from_msgspec(message: str) -> str | None:
 
 async def decode_body(request: web.Request, typ: type[Any]) -> Any:
     """Read a bounded JSON body and decode it strictly into ``typ``."""
+    return decode_json(await read_json(request), typ)
+
+
+async def read_json(request: web.Request) -> bytes:
+    """A bounded JSON body (depth-scanned as it arrives), not yet decoded."""
     body = await read_body(request, scan=JsonScan(MAX_DEPTH))
     if not body:
         raise ValidationError("empty body: a JSON object is required", code="invalid_json")
+    return body
+
+
+def decode_json(body: bytes, typ: type[Any]) -> Any:
+    """*body* decoded strictly into ``typ`` (a problem naming the field otherwise)."""
     try:
         return msgspec.json.decode(body, type=typ)
     except msgspec.ValidationError as exc:

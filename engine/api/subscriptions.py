@@ -13,18 +13,21 @@ from hookproof.events import RecordedEvent
 from hookproof.events.subscription_events import EndpointAuthRef, SubscriptionConfig
 from hookproof.projections.subscriptions import SubscriptionState
 from hookproof.schemas.api import SubscriptionCreate, SubscriptionPatch, SubscriptionTransition
+from hookproof.schemas.destinations import DESTINATION_TYPES
 from hookproof_subscriber import STANDARD_WEBHOOKS_V1, encode_whsec
 
 from ..challenge.disclosure import reason_hint, redact_event_data, tenant_reason
 from ..consumers.service import check_consumer_id
 from ..destinations.brokers.binding import view_of
+from ..destinations.fields import KindDestination, check_destination
+from ..destinations.kind import KindSpec
 from ..destinations.registry import installed
 from ..portal.auth import PortalScope
 from ..subscriptions.filter_spec import effective_filters
 from ..subscriptions.service import SUBSCRIPTION_ID
 from .context import ApiContext, actor, portal_of, tenant_of
 from .pages import cursor_time, decode_cursor, encode_cursor, page_params
-from .problems import decode_body, json_response
+from .problems import decode_body, decode_json, json_response, read_json
 from .reads import read_side
 
 __all__ = ["routes", "subscription_view"]
@@ -120,8 +123,39 @@ def subscription_view(s: SubscriptionState) -> dict[str, Any]:
 async def _decode(request: web.Request, typ: type[Any]) -> Any:
     """The body, strictly decoded; a malformed ``destination`` (an unknown type, a member of
     the wrong type or unknown) is ``destination_invalid`` naming the member (DESIGN.md 13)."""
+    return _decoded(await read_json(request), typ)
+
+
+async def _decode_create(request: web.Request) -> tuple[SubscriptionCreate, KindDestination | None]:
+    """The registration, and the checked ``destination`` when its type is an installed kind
+    that declares its members (DESIGN.md 15): checked against that declaration."""
+    raw = await read_json(request)
+    kind = _declared_kind(raw)
+    if kind is None:
+        return _decoded(raw, SubscriptionCreate), None
+    doc = msgspec.json.decode(raw)
+    value = doc.pop("destination")
+    return _decoded(msgspec.json.encode(doc), SubscriptionCreate), check_destination(kind, value)
+
+
+def _declared_kind(raw: bytes) -> KindSpec | None:
+    """The installed kind a body's ``destination.type`` names, when the API's own union of
+    built-in destinations does not carry it (not the default kind: it has no object)."""
     try:
-        return await decode_body(request, typ)
+        doc = msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        return None  # the strict decode says what is wrong
+    dest = doc.get("destination") if isinstance(doc, dict) else None
+    name = dest.get("type") if isinstance(dest, dict) else None
+    if not isinstance(name, str) or name in DESTINATION_TYPES:
+        return None
+    kind = installed().get(name)
+    return None if kind is None or kind.default else kind
+
+
+def _decoded(raw: bytes, typ: type[Any]) -> Any:
+    try:
+        return decode_json(raw, typ)
     except ValidationError as exc:
         where = str(exc.extra.get("field") or "")
         if exc.code == "invalid_request" and where.split(".")[0] == "destination":
@@ -213,13 +247,15 @@ def event_view(e: RecordedEvent) -> dict[str, Any]:
 async def create(request: web.Request) -> web.Response:
     ctx = ApiContext.of(request)
     tenant = await tenant_of(request)
-    body = await _decode(request, SubscriptionCreate)
+    body, kind = await _decode_create(request)
     portal = portal_of(request)
     if portal is not None:  # a portal registers for its own consumer only
         if body.consumer_id not in (None, portal.consumer_id):
             raise PortalScope("a portal session registers endpoints for its own consumer only")
         body = msgspec.structs.replace(body, consumer_id=portal.consumer_id)
-    state, secret = await ctx.subscriptions.register(tenant, body, actor=actor(request, tenant))
+    state, secret = await ctx.subscriptions.register(
+        tenant, body, actor=actor(request, tenant), kind=kind
+    )
     # a relay subscription is challenged when its relay attaches (``GET /v1/relay/{id}``)
     relay = state.config.destination is not None and state.config.destination.is_relay
     if ctx.on_registered is not None and not relay:

@@ -51,7 +51,7 @@ from hookproof.projections.subscriptions import SubscriptionState
 from hookproof.projections.subscriptions import evolve as evolve_subscription
 
 from ..delivery.views import evidence_of
-from ..destinations.registry import reported_by
+from ..destinations.registry import installed, reported_by
 from ..subscriptions.validation import in_utc
 from .repository import AuditRepository
 
@@ -519,7 +519,14 @@ def broker_text(broker: dict[str, Any]) -> str:
     if isinstance(js, dict):
         dup = " duplicate" if js.get("duplicate") else ""
         parts.append(f"stream {js.get('stream')} seq {js.get('seq')}{dup}")
-    if amqp is None and js is None:
+    own = [  # an installed kind's own answer, under its name
+        (name, value)
+        for name, value in broker.items()
+        if isinstance(value, dict) and name not in ("amqp", "jetstream") and installed().get(name)
+    ]
+    for name, value in own:
+        parts.append(f"{name} " + " ".join(f"{k} {v}" for k, v in sorted(value.items())))
+    if amqp is None and js is None and not own:
         parts.append("published, no confirmation" if broker.get("published") else "not published")
     if broker.get("peerAddress"):
         parts.append(f"via {broker.get('peerAddress')}:{broker.get('peerPort')}")

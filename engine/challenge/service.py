@@ -33,6 +33,8 @@ from hookproof_subscriber import SigningKey
 
 from ..destinations.brokers.evidence import BrokerEvidence
 from ..destinations.brokers.message import BrokerMessage, build_challenge_message
+from ..destinations.port import Destination
+from ..destinations.registry import installed
 from ..egress import EgressResult, EgressTransport
 from ..egress.identity import ClientIdentity
 from ..endpoint_auth import EndpointAuth
@@ -50,6 +52,7 @@ from .broker import (
 )
 from .decide import Complete, decide, needs_secret, state_reason, transport_reason, verdict
 from .disclosure import tenant_reason
+from .kinds import ChallengeAttempt, challenge_message, published
 from .protocol import Challenge, build_challenge
 
 __all__ = ["BrokerChallenges", "ChallengeOutcome", "Challenger", "RelayChallenges"]
@@ -113,8 +116,11 @@ class Challenger:
         brokers: BrokerChallenges | None = None,
         relay: RelayChallenges | None = None,
         auth: EndpointAuth | None = None,
+        kinds: Destination | None = None,
     ) -> None:
         self.brokers = brokers
+        #: the composed destination port: an installed kind's challenge goes through it
+        self.kinds = kinds
         self.store = store
         #: a relay subscription's challenge goes through its ``hookproof listen`` session
         self.relay = relay
@@ -215,8 +221,11 @@ class Challenger:
             )
         key = key or await self.signing_key_for(state)
         challenge, state = await self.issue(state, key, actor=actor)
-        if state.config.destination is not None and not state.config.destination.is_relay:
-            return await self._publish(state, state.config.destination, challenge, key, actor)
+        bound = state.config.destination
+        if bound is not None and bound.fields is not None:  # an installed kind (DESIGN.md 15)
+            return await self._deliver_kind(state, challenge, key, actor)
+        if bound is not None and not bound.is_relay:
+            return await self._publish(state, bound, challenge, key, actor)
         headers = self.sign(state, challenge, key)
         with tracing.span(
             "hookproof.challenge",
@@ -393,6 +402,40 @@ class Challenger:
                 code=found.code,
                 detail=found.detail[:200],
             )
+        return await self._recorded(state, challenge, command, actor)
+
+    async def _deliver_kind(
+        self, state: SubscriptionState, challenge: Challenge, key: SigningKey, actor: str
+    ) -> ChallengeOutcome:
+        """An installed kind's challenge: sent like a delivery through the kind's adapter
+        (:mod:`.kinds`); the subscription stays PENDING_CHALLENGE until the consumer answers."""
+        if self.kinds is None:
+            raise ConflictError("destination kinds are not configured", code="no_brokers")
+        kind = installed().kind_of(state.config.endpoint)
+        message = challenge_message(
+            challenge,
+            self.sign(state, challenge, key),
+            Signer(state.config.signature_profile, key),
+            signs_own_form=kind.signs_own_form,
+            created=int(self.clock().timestamp()),
+            lifetime=int(self.settings.signature_lifetime_s),
+        )
+        evidence = await self.kinds.deliver(message, ChallengeAttempt.of(state, challenge))
+        if not evidence.ok:
+            log.warning(
+                "challenge_publish_failed",
+                subscription_id=state.subscription_id,
+                challenge_id=challenge.challenge_id,
+                code=str(evidence.code),
+                kind=kind.name,
+            )
+        command = published(challenge, evidence, self.clock())
+        return await self._recorded(state, challenge, command, actor)
+
+    async def _recorded(
+        self, state: SubscriptionState, challenge: Challenge, command: Published, actor: str
+    ) -> ChallengeOutcome:
+        """Record the publish's answer; the outcome the API shows."""
         await execute(
             self.store,
             stream_of(state.subscription_id),
@@ -404,7 +447,7 @@ class Challenger:
         out = ChallengeOutcome(
             challengeId=challenge.challenge_id, passed=False, reason=command.code
         )
-        if found.ok:
+        if command.accepted:
             out["awaitingResponse"] = True
         return out
 

@@ -26,7 +26,7 @@ from hookproof.projections.ledger import LedgerState as S
 
 from ..challenge.disclosure import code_detail, tenant_dead_letter_reason, tenant_reason
 from ..destinations.brokers.evidence import broker_view
-from ..destinations.registry import reported_as
+from ..destinations.registry import installed, reported_as
 from .request_view import body_view, request_view
 from .test_event_ids import is_test_event
 
@@ -84,6 +84,10 @@ def _broker(recorded: dict[str, Any], delivery_id: str) -> dict[str, Any]:
     """A recorded broker answer as its tenant sees it (a denied address's code hidden)."""
     view = broker_view(recorded, delivery_id)
     view["code"] = tenant_reason(view["code"])
+    kinds = installed()
+    for name, value in recorded.items():  # an installed kind's own answer, under its name
+        if name not in view and kinds.get(name) is not None:
+            view[name] = value
     return view
 
 

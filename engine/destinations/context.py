@@ -22,6 +22,7 @@ from .connect import VettedConnector
 __all__ = [
     "DriftWatch",
     "KindContext",
+    "KindSecrets",
     "SubscriptionStates",
     "Target",
 ]
@@ -77,14 +78,21 @@ class DriftWatch(Protocol):
     async def observe(self, state: SubscriptionState, result: Any) -> None: ...
 
 
+class KindSecrets(Protocol):
+    """The write-only ``destination`` members of an attempt's subscription, opened."""
+
+    async def of(self, target: Target) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class KindContext:
     """What the engine owns and a kind's adapter may use: the vetted egress (``transport``
     for HTTP, ``connect`` for any other protocol, ``policy``: the same address rules and
     allow-list as an endpoint), the subscriptions' states, the drift guard, the settings and
-    the clock. ``parts`` carries engine features a
-    built-in kind serves (``"endpoint_auth"``, ``"relay_hub"``, ``"broker_credentials"``),
-    by name; a kind that needs one the engine lacks builds no adapter."""
+    the clock, the kind's sealed write-only members (``secrets``). ``parts`` carries engine
+    features a built-in kind serves (``"endpoint_auth"``, ``"relay_hub"``,
+    ``"broker_credentials"``), by name; a kind that needs one the engine lacks builds no
+    adapter."""
 
     settings: Settings
     clock: Clock
@@ -94,3 +102,6 @@ class KindContext:
     subscriptions: SubscriptionStates
     drift: DriftWatch
     parts: Mapping[str, Any]
+    #: ``secrets.of(target)``: the write-only members of the attempt's subscription's
+    #: ``destination``, opened (``.sealed.SealedMembers``); never log or record them
+    secrets: KindSecrets | None = None

@@ -6,9 +6,9 @@ who signs the message and to build the adapter (:attr:`KindSpec.build`, given a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from .context import KindContext
 from .port import Destination
@@ -50,7 +50,10 @@ class KindSpec:
       ``peer_address`` is ``<name>:<who reported>``;
     - ``own_rooms``: each subscription is its own concurrency room and breaker, not the
       endpoint's (every relay's receiver is ``http://localhost:...``);
-    - ``build``: the adapter factory; None when the engine lacks a part it needs.
+    - ``build``: the adapter factory; None when the engine lacks a part it needs;
+    - ``endpoint``: the URI of a subscription's deliveries (the attempt's ``endpoint``, the
+      signed ``@target-uri``) from its ``destination`` members as checked, secrets left out
+      (:mod:`.fields`); None: the ``url`` member itself.
     """
 
     name: str
@@ -64,6 +67,7 @@ class KindSpec:
     default: bool = False
     reported_as: str | None = None
     own_rooms: bool = False
+    endpoint: Callable[[Mapping[str, Any]], str] | None = None
 
     def recognises(self, endpoint: str) -> bool:
         """Whether an attempt to *endpoint* is this kind's (by :attr:`recognise` only)."""

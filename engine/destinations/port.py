@@ -39,6 +39,7 @@ __all__ = [
     "send_attempt",
 ]
 
+
 class SignedMessage(msgspec.Struct, frozen=True):
     """One attempt's message as signed: the body and its headers. A destination sends both
     as they are; it may add headers the signature does not cover (``traceparent``).

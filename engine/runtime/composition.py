@@ -49,6 +49,7 @@ from ..delivery.log_repository import DeliveryLog
 from ..delivery.repository import DeliveryRepository
 from ..destinations.brokers.adapter import BrokerDestination
 from ..destinations.brokers.credentials import DestinationCredentials
+from ..destinations.port import Destination
 from ..egress import EgressTransport
 from ..endpoint_auth import AuthMaterials, EndpointAuth
 from ..endpoint_auth.sender import fetch_deadline
@@ -273,7 +274,10 @@ def construct_challenger(
     brokers: BrokerDestination | None = None,
     relay: RelayHub | None = None,
     endpoint_auth: EndpointAuth | None = None,
+    kinds: Destination | None = None,
 ) -> Challenger:
+    """The challenger (``kinds``: the composed destination port an installed kind's
+    challenge goes through)."""
     return Challenger(
         store,
         subscriptions,
@@ -285,6 +289,7 @@ def construct_challenger(
         brokers=brokers,
         relay=None if relay is None else RelayChallenges(relay),
         auth=endpoint_auth,
+        kinds=kinds,
     )
 
 
@@ -495,19 +500,7 @@ async def build_engine(
     auth = construct_endpoint_auth(sealed, transport, settings)
     broker = BrokerDestination.from_settings(settings, subscriptions, credentials)
     relay = construct_relay(pool, settings)
-    challenger = construct_challenger(
-        store,
-        settings,
-        subscriptions,
-        transport,
-        keyring,
-        clock,
-        brokers=broker,
-        relay=relay,
-        endpoint_auth=auth,
-    )
     rollouts = construct_rollouts(store, settings, keyring, subscriptions, clock)
-    rotation = construct_rotation(pool, keyring, challenger, subscriptions, rollouts)
     delivery = construct_delivery(
         pool,
         store,
@@ -521,6 +514,19 @@ async def build_engine(
         relay=relay,
         endpoint_auth=auth,
     )
+    challenger = construct_challenger(
+        store,
+        settings,
+        subscriptions,
+        transport,
+        keyring,
+        clock,
+        brokers=broker,
+        relay=relay,
+        endpoint_auth=auth,
+        kinds=delivery.destination,
+    )
+    rotation = construct_rotation(pool, keyring, challenger, subscriptions, rollouts)
     receipts, redeliverer = construct_receipts(store, settings, delivery.metrics, clock)
     archiver = (
         construct_archiver(pool, settings, store=store, keyring=keyring, clock=clock)

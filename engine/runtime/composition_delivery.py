@@ -24,6 +24,7 @@ from ..destinations.connect import VettedConnector
 from ..destinations.context import KindContext
 from ..destinations.port import Destination
 from ..destinations.registry import installed
+from ..destinations.sealed import SealedMembers
 from ..egress import EgressTransport
 from ..egress.transport import EgressPolicy
 from ..endpoint_auth import EndpointAuth
@@ -77,6 +78,7 @@ def construct_destination(
         subscriptions=subscriptions,
         drift=guard,
         parts=parts,
+        secrets=SealedMembers(subscriptions, brokers.credentials),
     )
     destination: Destination = installed().build(context)
     if options.wrap_destination is not None:
@@ -141,7 +143,8 @@ def construct_delivery(
         endpoint_auth=endpoint_auth,
         settings=settings,
     )
-    gates = EndpointGates()  # the breakers the metrics report, built before both
+    # the breakers the metrics report, built before both
+    gates = EndpointGates(open_seconds=settings.breaker_open_s)
     metrics = EngineMetrics(breaker_states=gates.states)
     dispatcher = Dispatcher(
         store,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import builtins
+import json
 import re
 import secrets
 from collections.abc import Callable, Sequence
@@ -26,9 +27,11 @@ from hookproof.events.subscription_events import (
 from hookproof.projections.subscriptions import PendingRow, SubscriptionState, fold
 from hookproof.schemas.api import RateLimitIn, SubscriptionCreate, SubscriptionPatch
 from hookproof.schemas.destinations import DestinationIn, RelayDestinationIn
+from hookproof_subscriber import destination_digest
 
-from ..destinations.brokers.binding import bound_view, config_of
+from ..destinations.brokers.binding import bound_view, config_of, kind_config_of
 from ..destinations.brokers.spec import BrokerCredentials, Destination, parse_destination
+from ..destinations.fields import KindDestination
 from ..destinations.relay.endpoint import normalise_relay_endpoint, relay_config
 from ..endpoint_auth import AuthMaterials, AuthSecret, parse_auth
 from .decide import AUTH_FIELD, Command, Register, Transition, Update, decide
@@ -191,13 +194,28 @@ class SubscriptionService:
     # -- writes -------------------------------------------------------------------------
 
     async def register(
-        self, tenant_id: str, body: SubscriptionCreate, *, actor: str
+        self,
+        tenant_id: str,
+        body: SubscriptionCreate,
+        *,
+        actor: str,
+        kind: KindDestination | None = None,
     ) -> tuple[SubscriptionState, bytes | None]:
         """Register; returns the state and, for hmac-sha256, the secret (shown once; an
-        imported ``whsec_`` secret is never returned)."""
+        imported ``whsec_`` secret is never returned). ``kind``: the checked ``destination``
+        of an installed kind that declares its members (instead of ``body.destination``)."""
         now = self.clock()
         relay = None
-        if isinstance(body.destination, RelayDestinationIn):  # ``hookproof listen``
+        if kind is not None:
+            if body.endpoint is not None:
+                raise ValidationError(
+                    "endpoint and destination exclude each other",
+                    field="destination",
+                    code="destination_with_endpoint",
+                )
+            endpoint_url, endpoint_digest = kind.uri, destination_digest(kind.uri)
+            parsed = None
+        elif isinstance(body.destination, RelayDestinationIn):  # ``hookproof listen``
             relay = self._relay(body.endpoint)
             endpoint_url, endpoint_digest = relay.url, relay.digest
             parsed = None
@@ -260,6 +278,9 @@ class SubscriptionService:
         )
         if parsed is not None:  # every field checked: only now is anything stored
             destination = await self._bind(subscription_id, parsed, None)
+            config = msgspec.structs.replace(config, destination=destination)
+        elif kind is not None:
+            destination = await self._bind_kind(subscription_id, kind, endpoint_digest)
             config = msgspec.structs.replace(config, destination=destination)
         if auth is None:
             state = await self.execute(
@@ -478,6 +499,23 @@ class SubscriptionService:
             assert self.credentials is not None
             credentials_id = await self.credentials.seal(subscription_id, credentials)
         return config_of(dest, credentials_id, digest)
+
+    async def _bind_kind(
+        self, subscription_id: str, kind: KindDestination, digest: str
+    ) -> DestinationConfig:
+        """An installed kind's config; its write-only members sealed like broker credentials
+        (one sealed document), bound by their keyed digest."""
+        if not kind.secrets:
+            return kind_config_of(kind, digest, None, None)
+        if self.credentials is None:
+            raise ValidationError(
+                "sealed destination members are not configured",
+                field="destination",
+                code="destination_unavailable",
+            )
+        sealed = BrokerCredentials(creds=json.dumps(kind.secrets, sort_keys=True))
+        credentials_id = await self.credentials.seal(subscription_id, sealed)
+        return kind_config_of(kind, digest, credentials_id, self.credentials.digest(sealed))
 
     async def transition(
         self,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,8 @@ from ..support import loopback_settings
 from .conftest import active_subscription, delivery, dispatch_all, publish
 
 FAST = {"retryPolicy": {"initialDelayS": 0.05, "maxDelayS": 0.05, "maxAttempts": 3}}
+#: B's failures trip the origin's breaker; a short open time keeps its probe within the test
+BREAKER_OPEN_S = 0.3
 STALE = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
 
 
@@ -104,7 +106,8 @@ async def origin(ca: trustme.CA) -> AsyncIterator[StaleOrigin]:
 
 @pytest.fixture
 def settings(origin: StaleOrigin, ca: trustme.CA, tmp_path: Path) -> Settings:
-    return loopback_settings(origin.port, ca, tmp_path, request_timeout_s=1.5)
+    base = loopback_settings(origin.port, ca, tmp_path, request_timeout_s=1.5)
+    return replace(base, breaker_open_s=BREAKER_OPEN_S)
 
 
 async def test_stale_bytes_of_one_tenant_never_become_anothers_evidence(
@@ -221,7 +224,8 @@ async def test_stale_bytes_through_the_daemon_process(
     """The same, with ``hookproof serve`` as a real process and both tenants over its API."""
     from .test_processes import _env, _start, _stop
 
-    env = _env(db_url, tmp_path, origin, ca)  # type: ignore[arg-type]
+    short = str(BREAKER_OPEN_S)
+    env = _env(db_url, tmp_path, origin, ca, HOOKPROOF_BREAKER_OPEN=short)  # type: ignore[arg-type]
     d = await _start(env, tmp_path)
     a = b = None
     try:

@@ -2,7 +2,7 @@
 where none answers): confirmed deliveries verified by the SDK from their headers and body,
 ``unroutable`` and ``broker_nack`` never accepted, a connection the broker closes while its
 confirmation is in flight reported UNKNOWN_TRANSPORT and then accepted under the same
-delivery id, connections pooled per credentials."""
+delivery id, connections pooled per credentials, the ``timestamp`` property the signing time."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import asyncio
 import secrets
 import shutil
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Any
 
 import aio_pika
@@ -80,6 +81,9 @@ async def test_confirmed_deliveries_arrive_and_verify(
             got = by_id[m.message_id]
             assert got.delivery_mode == aio_pika.DeliveryMode.PERSISTENT
             assert got.content_type == "application/json" and got.body == m.body
+            # the timestamp property is the attempt's signing time, the signature's created
+            assert m.created > 0 and got.timestamp == datetime.fromtimestamp(m.created, UTC)
+            assert f";created={m.created};" in got.headers["signature-input"]
             delivery = await verify_broker_message(got.headers, got.body, dest.uri, keys=KEYS)
             assert delivery.event.delivery_id == m.message_id
     finally:

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 from hookproof.engine.destinations.connect import ConnectRefused, VettedConnector
-from hookproof.engine.destinations.context import KindContext, Target
+from hookproof.engine.destinations.context import KindContext, KindSecrets, Target
 from hookproof.engine.destinations.kind import FieldSpec, KindSpec
 from hookproof.engine.destinations.port import Evidence, SignedMessage
 from hookproof.engine.egress.failures import Outcome
@@ -49,8 +50,9 @@ async def read_reply(reader: asyncio.StreamReader) -> tuple[bool, str]:
 class RedisStreamDestination:
     """The port for ``redis``: XADD <stream> * body <body> headers <json>."""
 
-    def __init__(self, connect: VettedConnector) -> None:
+    def __init__(self, connect: VettedConnector, secrets: KindSecrets | None) -> None:
         self.connect = connect
+        self.secrets = secrets
 
     async def deliver(self, message: SignedMessage, target: Target) -> Evidence:
         url = urlsplit(target.endpoint)
@@ -62,7 +64,20 @@ class RedisStreamDestination:
         except ConnectRefused as exc:
             return Evidence(outcome=exc.outcome, code=exc.code)
         headers = json.dumps(dict(message.headers), sort_keys=True).encode()
+        sealed = await self.secrets.of(target) if self.secrets is not None else {}
         try:
+            if sealed.get("password"):  # AUTH first: its answer must be +OK
+                opened.writer.write(command(b"AUTH", str(sealed["password"]).encode()))
+                await opened.writer.drain()
+                async with asyncio.timeout(TIMEOUT_S):
+                    line = await opened.reader.readuntil(b"\r\n")
+                if line != b"+OK\r\n":
+                    return Evidence(
+                        outcome=Outcome.NOT_SENT,
+                        code="redis_auth_failed",
+                        peer_address=opened.peer_address,
+                        broker={"redis": {"stream": stream, "error": "auth"}},
+                    )
             opened.writer.write(
                 command(b"XADD", stream.encode(), b"*", b"body", message.body, b"headers", headers)
             )
@@ -88,8 +103,13 @@ class RedisStreamDestination:
         )
 
 
+def endpoint(fields: Mapping[str, Any]) -> str:
+    """A subscription's deliveries go to ``<url>/<stream>``."""
+    return f"{str(fields['url']).rstrip('/')}/{fields['stream']}"
+
+
 def build(context: KindContext) -> RedisStreamDestination:
-    return RedisStreamDestination(context.connect)
+    return RedisStreamDestination(context.connect, context.secrets)
 
 
 KIND = KindSpec(
@@ -99,8 +119,15 @@ KIND = KindSpec(
     fields=(
         FieldSpec("url", description="redis://host:port"),
         FieldSpec("stream", description="the stream every message is added to"),
+        FieldSpec(
+            "password",
+            required=False,
+            secret=True,
+            description="AUTH password (write-only: sealed, shown as a digest)",
+        ),
     ),
     evidence=("redis_entry_id",),
     signs_own_form=False,
     schemes=frozenset({"redis"}),
+    endpoint=endpoint,
 )

@@ -92,7 +92,7 @@ def test_the_kind_registers_from_its_own_package() -> None:
 def test_destinations_list_shows_it(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["destinations", "list", "--json"]) == 0
     kinds = {k["name"]: k for k in json.loads(capsys.readouterr().out)["kinds"]}
-    assert [f["name"] for f in kinds["redis"]["fields"]] == ["url", "stream"]
+    assert [f["name"] for f in kinds["redis"]["fields"]] == ["url", "stream", "password"]
 
 
 async def test_it_delivers_through_the_vetted_connection(

@@ -29,6 +29,7 @@ import asyncio
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import aiormq
@@ -330,6 +331,8 @@ class AmqpPublisher:
             content_type=message.content_type,
             delivery_mode=_PERSISTENT,
             message_id=message.message_id,
+            # the attempt's signing time (whole seconds, as AMQP carries it)
+            timestamp=datetime.fromtimestamp(message.created, UTC) if message.created else None,
             headers=dict(message.headers),
         )
         state["published"] = True

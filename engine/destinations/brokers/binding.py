@@ -9,9 +9,17 @@ from typing import Any
 
 from hookproof.events.subscription_events import DestinationConfig
 
+from ..fields import KindDestination
 from .spec import Destination
 
-__all__ = ["BOUND_DESTINATION_FIELDS", "bound_view", "config_of", "destination_of", "view_of"]
+__all__ = [
+    "BOUND_DESTINATION_FIELDS",
+    "bound_view",
+    "config_of",
+    "destination_of",
+    "kind_config_of",
+    "view_of",
+]
 
 #: the members whose change is a new generation (DESIGN.md 13); ``credentials_id`` is not one
 #: (the same credentials sealed again keep their digest)
@@ -26,6 +34,7 @@ BOUND_DESTINATION_FIELDS = (
     "subject",
     "stream",
     "credentials_digest",
+    "fields",
 )
 
 
@@ -47,6 +56,24 @@ def config_of(
         stream=dest.stream,
         credentials_id=credentials_id,
         credentials_digest=credentials_digest,
+    )
+
+
+def kind_config_of(
+    dest: KindDestination, digest: str, credentials_id: str | None, credentials_digest: str | None
+) -> DestinationConfig:
+    """The config of an installed kind's destination: its URI, its public members."""
+    return DestinationConfig(
+        type=dest.kind,
+        scheme=dest.scheme,
+        host=dest.host,
+        port=dest.port or 0,
+        url=dest.uri,
+        uri=dest.uri,
+        digest=digest,
+        credentials_id=credentials_id,
+        credentials_digest=credentials_digest,
+        fields=dict(dest.public),
     )
 
 
@@ -81,7 +108,9 @@ def destination_of(cfg: DestinationConfig) -> Destination:
 def view_of(cfg: DestinationConfig) -> dict[str, Any]:
     """How the API shows a destination: no credential, only its digest."""
     out: dict[str, Any] = {"type": cfg.type, "url": cfg.url, "uri": cfg.uri}
-    if cfg.type == "amqp":
+    if cfg.fields is not None:  # an installed kind: its public members as checked
+        out = {"type": cfg.type, **cfg.fields, "uri": cfg.uri}
+    elif cfg.type == "amqp":
         out.update(exchange=cfg.exchange, routingKey=cfg.routing_key)
     elif cfg.type == "nats":
         out.update(subject=cfg.subject, stream=cfg.stream)

@@ -16,7 +16,8 @@ header table, NATS headers), in this order:
 
 A challenge goes out the same way with the challenge id as event and delivery id and attempt 1
 (:func:`build_challenge_message`). The broker-specific properties are the publishers': AMQP
-``message_id`` = delivery id, persistent (``delivery_mode`` 2), ``mandatory``; NATS
+``message_id`` = delivery id, ``timestamp`` = the signing time, persistent
+(``delivery_mode`` 2), ``mandatory``; NATS
 ``Nats-Msg-Id`` = delivery id (:attr:`BrokerMessage.message_id`).
 """
 
@@ -54,12 +55,14 @@ _TOKEN = re.compile(r"[\x21-\x7e]{1,512}")
 @dataclass(frozen=True, slots=True)
 class BrokerMessage:
     """What is published: ``headers`` (ordered, lower-case), ``body`` (the exact canonical
-    bytes) and ``message_id`` (the delivery id: AMQP ``message_id``, NATS ``Nats-Msg-Id``)."""
+    bytes), ``message_id`` (the delivery id: AMQP ``message_id``, NATS ``Nats-Msg-Id``) and
+    ``created`` (the signing time in Unix seconds: the AMQP ``timestamp`` property)."""
 
     headers: dict[str, str]
     body: bytes
     message_id: str
     content_type: str = CONTENT_TYPE
+    created: int = 0
 
 
 def build_message(
@@ -122,7 +125,7 @@ def build_message(
         std = sign_standard(event_id, body, standard, timestamp=created)
         headers["webhook-timestamp"] = std["webhook-timestamp"]
         headers["webhook-signature"] = std["webhook-signature"]
-    return BrokerMessage(headers, bytes(body), delivery_id)
+    return BrokerMessage(headers, bytes(body), delivery_id, created=created)
 
 
 def build_challenge_message(
