@@ -141,9 +141,7 @@ class Dispatcher:
         self._rate_wait: float | None = None
         #: subscriptions whose claimed row could not be read, to park once the claim ends
         self._unreadable: dict[str, str] = {}
-        self.gates = (
-            gates if gates is not None else EndpointGates(open_seconds=settings.breaker_open_s)
-        )
+        self.gates = gates or EndpointGates(open_seconds=settings.breaker_open_s)
         self.metrics: AttemptMetrics = metrics if metrics is not None else DispatchMetrics()
         self.outcomes = OutcomeBatcher(store)
         self._wake = asyncio.Event()

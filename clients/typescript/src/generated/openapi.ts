@@ -2749,6 +2749,8 @@ export interface components {
             eventVersions: number[];
             expiresAt: string | null;
             filters: components["schemas"]["Filters"];
+            /** @enum {unknown} */
+            format: "cloudevents-binary" | "cloudevents-structured" | "hookproof";
             generation: number;
             id: string;
             lastReason?: string;
@@ -2772,6 +2774,7 @@ export interface components {
             state: string;
             tenantId: string;
             topics: string[];
+            transformation?: components["schemas"]["TransformationView"];
             updatedAt: string;
             verifiedGeneration: number | null;
             version: number;
@@ -2794,6 +2797,8 @@ export interface components {
             eventVersions: number[];
             expiresAt: string | null;
             filters: components["schemas"]["Filters"];
+            /** @enum {unknown} */
+            format: "cloudevents-binary" | "cloudevents-structured" | "hookproof";
             generation: number;
             id: string;
             lastReason?: string;
@@ -2817,6 +2822,7 @@ export interface components {
             state: string;
             tenantId: string;
             topics: string[];
+            transformation?: components["schemas"]["TransformationView"];
             updatedAt: string;
             verifiedGeneration: number | null;
             version: number;
@@ -2837,6 +2843,8 @@ export interface components {
             } | null;
             filters?: components["schemas"]["Filters"] | null;
             /** @enum {unknown} */
+            format?: "cloudevents-binary" | "cloudevents-structured" | "hookproof";
+            /** @enum {unknown} */
             oldGenerationPolicy?: "drain" | "quarantine";
             /** @enum {unknown} */
             ordering?: "aggregate" | "none";
@@ -2853,6 +2861,7 @@ export interface components {
             /** @enum {unknown} */
             signatureProfile?: "hookproof.sig.v1" | "standard-webhooks.v1";
             topics: string[];
+            transformation?: components["schemas"]["TransformationIn"] | null;
         };
         /**
          * SubscriptionCreated
@@ -2871,6 +2880,8 @@ export interface components {
             eventVersions: number[];
             expiresAt: string | null;
             filters: components["schemas"]["Filters"];
+            /** @enum {unknown} */
+            format: "cloudevents-binary" | "cloudevents-structured" | "hookproof";
             generation: number;
             id: string;
             lastReason?: string;
@@ -2895,6 +2906,7 @@ export interface components {
             state: string;
             tenantId: string;
             topics: string[];
+            transformation?: components["schemas"]["TransformationView"];
             updatedAt: string;
             verifiedGeneration: number | null;
             version: number;
@@ -2917,6 +2929,8 @@ export interface components {
             } | null;
             filters?: components["schemas"]["Filters"] | null;
             /** @enum {unknown} */
+            format?: "cloudevents-binary" | "cloudevents-structured" | "hookproof";
+            /** @enum {unknown} */
             oldGenerationPolicy?: "drain" | "quarantine";
             /** @enum {unknown} */
             ordering?: "aggregate" | "none";
@@ -2928,6 +2942,7 @@ export interface components {
             region?: string;
             retryPolicy?: components["schemas"]["RetryPolicyIn"];
             topics?: string[];
+            transformation?: components["schemas"]["TransformationIn"] | null;
         };
         /** SubscriptionTransition */
         SubscriptionTransition: {
@@ -2998,6 +3013,27 @@ export interface components {
             streamId: string;
             type: string;
             version: number;
+        };
+        /**
+         * TransformationIn
+         * @description ``function handler(webhook)`` (the Svix contract) in JavaScript, run in the sandbox
+         *     before each attempt is signed.
+         */
+        TransformationIn: {
+            code: string;
+            /** @enum {unknown} */
+            language: "javascript";
+        };
+        /**
+         * TransformationView
+         * @description A subscription's transformation as shown: the code and its digest (hex sha-256 of the
+         *     code's UTF-8 bytes, the one each transformed attempt records).
+         */
+        TransformationView: {
+            code: string;
+            digest: string;
+            /** @enum {unknown} */
+            language: "javascript";
         };
         /**
          * UnplannedReason

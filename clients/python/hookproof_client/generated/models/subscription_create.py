@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.subscription_create_format import SubscriptionCreateFormat
 from ..models.subscription_create_old_generation_policy import SubscriptionCreateOldGenerationPolicy
 from ..models.subscription_create_ordering import SubscriptionCreateOrdering
 from ..models.subscription_create_signature_algorithm import SubscriptionCreateSignatureAlgorithm
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
   from ..models.relay_destination_in import RelayDestinationIn
   from ..models.retry_policy_in import RetryPolicyIn
   from ..models.subscription_create_filter_type_0 import SubscriptionCreateFilterType0
+  from ..models.transformation_in import TransformationIn
 
 
 
@@ -55,6 +57,7 @@ class SubscriptionCreate:
             expires_at (datetime.datetime | None | Unset):
             filter_ (None | SubscriptionCreateFilterType0 | Unset):
             filters (list[FilterExpression] | None | Unset):
+            format_ (SubscriptionCreateFormat | Unset):
             old_generation_policy (SubscriptionCreateOldGenerationPolicy | Unset):
             ordering (SubscriptionCreateOrdering | Unset):
             ordering_gap_timeout_s (float | Unset): 0..86400 seconds
@@ -63,6 +66,7 @@ class SubscriptionCreate:
             retry_policy (None | RetryPolicyIn | Unset):
             secret (None | str | Unset):
             signature_profile (SubscriptionCreateSignatureProfile | Unset):
+            transformation (None | TransformationIn | Unset):
      """
 
     event_versions: list[int]
@@ -77,6 +81,7 @@ class SubscriptionCreate:
     expires_at: datetime.datetime | None | Unset = UNSET
     filter_: None | SubscriptionCreateFilterType0 | Unset = UNSET
     filters: list[FilterExpression] | None | Unset = UNSET
+    format_: SubscriptionCreateFormat | Unset = UNSET
     old_generation_policy: SubscriptionCreateOldGenerationPolicy | Unset = UNSET
     ordering: SubscriptionCreateOrdering | Unset = UNSET
     ordering_gap_timeout_s: float | Unset = UNSET
@@ -85,6 +90,7 @@ class SubscriptionCreate:
     retry_policy: None | RetryPolicyIn | Unset = UNSET
     secret: None | str | Unset = UNSET
     signature_profile: SubscriptionCreateSignatureProfile | Unset = UNSET
+    transformation: None | TransformationIn | Unset = UNSET
 
 
 
@@ -102,6 +108,7 @@ class SubscriptionCreate:
         from ..models.relay_destination_in import RelayDestinationIn # noqa: PLC0415
         from ..models.retry_policy_in import RetryPolicyIn # noqa: PLC0415
         from ..models.subscription_create_filter_type_0 import SubscriptionCreateFilterType0 # noqa: PLC0415
+        from ..models.transformation_in import TransformationIn # noqa: PLC0415
         event_versions = self.event_versions
 
 
@@ -181,6 +188,11 @@ class SubscriptionCreate:
         else:
             filters = self.filters
 
+        format_: str | Unset = UNSET
+        if not isinstance(self.format_, Unset):
+            format_ = self.format_.value
+
+
         old_generation_policy: str | Unset = UNSET
         if not isinstance(self.old_generation_policy, Unset):
             old_generation_policy = self.old_generation_policy.value
@@ -228,6 +240,14 @@ class SubscriptionCreate:
             signature_profile = self.signature_profile.value
 
 
+        transformation: dict[str, Any] | None | Unset
+        if isinstance(self.transformation, Unset):
+            transformation = UNSET
+        elif isinstance(self.transformation, TransformationIn):
+            transformation = self.transformation.to_dict()
+        else:
+            transformation = self.transformation
+
 
         field_dict: dict[str, Any] = {}
 
@@ -252,6 +272,8 @@ class SubscriptionCreate:
             field_dict["filter"] = filter_
         if filters is not UNSET:
             field_dict["filters"] = filters
+        if format_ is not UNSET:
+            field_dict["format"] = format_
         if old_generation_policy is not UNSET:
             field_dict["oldGenerationPolicy"] = old_generation_policy
         if ordering is not UNSET:
@@ -268,6 +290,8 @@ class SubscriptionCreate:
             field_dict["secret"] = secret
         if signature_profile is not UNSET:
             field_dict["signatureProfile"] = signature_profile
+        if transformation is not UNSET:
+            field_dict["transformation"] = transformation
 
         return field_dict
 
@@ -286,6 +310,7 @@ class SubscriptionCreate:
         from ..models.relay_destination_in import RelayDestinationIn # noqa: PLC0415
         from ..models.retry_policy_in import RetryPolicyIn # noqa: PLC0415
         from ..models.subscription_create_filter_type_0 import SubscriptionCreateFilterType0 # noqa: PLC0415
+        from ..models.transformation_in import TransformationIn # noqa: PLC0415
         d = dict(src_dict)
         event_versions = cast(list[int], d.pop("eventVersions"))
 
@@ -467,6 +492,16 @@ class SubscriptionCreate:
         filters = _parse_filters(d.pop("filters", UNSET))
 
 
+        _format_ = d.pop("format", UNSET)
+        format_: SubscriptionCreateFormat | Unset
+        if isinstance(_format_,  Unset):
+            format_ = UNSET
+        else:
+            format_ = SubscriptionCreateFormat(_format_)
+
+
+
+
         _old_generation_policy = d.pop("oldGenerationPolicy", UNSET)
         old_generation_policy: SubscriptionCreateOldGenerationPolicy | Unset
         if isinstance(_old_generation_policy,  Unset):
@@ -569,6 +604,26 @@ class SubscriptionCreate:
 
 
 
+        def _parse_transformation(data: object) -> None | TransformationIn | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                transformation_type_0 = TransformationIn.from_dict(data)
+
+
+
+                return transformation_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | TransformationIn | Unset, data)
+
+        transformation = _parse_transformation(d.pop("transformation", UNSET))
+
+
         subscription_create = cls(
             event_versions=event_versions,
             owner=owner,
@@ -582,6 +637,7 @@ class SubscriptionCreate:
             expires_at=expires_at,
             filter_=filter_,
             filters=filters,
+            format_=format_,
             old_generation_policy=old_generation_policy,
             ordering=ordering,
             ordering_gap_timeout_s=ordering_gap_timeout_s,
@@ -590,6 +646,7 @@ class SubscriptionCreate:
             retry_policy=retry_policy,
             secret=secret,
             signature_profile=signature_profile,
+            transformation=transformation,
         )
 
         return subscription_create
