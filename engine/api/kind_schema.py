@@ -54,10 +54,11 @@ def declare_kinds(schemas: dict[str, Any], kinds: Iterable[KindSpec]) -> None:
     union = next((part for part in create.get("anyOf", ()) if "discriminator" in part), None)
     if union is None:
         return
+    members = union["oneOf"] if "oneOf" in union else union["anyOf"]  # the tagged union's
     for kind in declared:
         name = _schema_name(kind)
         schemas[name] = _object(kind)
-        union["anyOf"].append({"$ref": _REF + name})
+        members.append({"$ref": _REF + name})
         union["discriminator"]["mapping"][kind.name] = _REF + name
         view["type"]["enum"] = [*view["type"]["enum"], kind.name]
         for f in kind.fields:

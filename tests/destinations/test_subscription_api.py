@@ -123,7 +123,7 @@ async def test_an_unknown_destination_type_lists_the_installed_kinds(
     ``unknown_destination_type`` naming ``destination.type`` and listing the kinds."""
     async with started(pool, settings_for(tmp_path)) as (engine, api):
         token = (await engine.tenants.create("acme")).token
-        doc = body(type="sqs")
+        doc = body(type="carrier-pigeon")
         status, out = await api.call("POST", "/v1/subscriptions", token=token, json=doc)
         assert status == 400 and out["code"] == "unknown_destination_type", out
         assert out["field"] == "destination.type"
