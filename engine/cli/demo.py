@@ -38,18 +38,21 @@ __all__ = ["run_demo"]
 SQL = ENGINE_QUERIES.named("demo_delivery_states", "demo_deliveries")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def _bound_socket() -> socket.socket:
+    """A loopback socket bound to a free port and kept: its site listens on this very socket,
+    so no other process takes the port between choosing it and listening on it."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    return s
 
 
 class _Sub:
     """One SDK-built subscriber over HTTPS on loopback."""
 
-    def __init__(self, name: str, port: int, ca: trustme.CA) -> None:
+    def __init__(self, name: str, sock: socket.socket, ca: trustme.CA) -> None:
         self.name = name
-        self.port = port
+        self.sock = sock
+        self.port = int(sock.getsockname()[1])
         self.ca = ca
         self.applied: list[str] = []
         self.verified: list[tuple[str, ...]] = []  # which profiles verified, per event
@@ -85,7 +88,7 @@ class _Sub:
         self.ca.issue_cert("127.0.0.1").configure_cert(ctx)
         self.runner = web.AppRunner(app, access_log=None)
         await self.runner.setup()
-        await web.TCPSite(self.runner, "127.0.0.1", self.port, ssl_context=ctx).start()
+        await web.SockSite(self.runner, self.sock, ssl_context=ctx).start()
 
     def receipt_jwk(self) -> dict[str, Any] | None:
         if self.receipt_key is None:
@@ -113,8 +116,10 @@ async def run_demo(events: int = 10, *, keep: bool = False, log: Path | None = N
     ca = trustme.CA()
     ca_file = folder / "ca.pem"
     ca.cert_pem.write_to_path(str(ca_file))
-    ports = [_free_port() for _ in range(4)]
-    api_port = _free_port()
+    socks = [_bound_socket() for _ in range(4)]
+    ports = [int(s.getsockname()[1]) for s in socks]
+    api_sock = _bound_socket()
+    api_port = int(api_sock.getsockname()[1])
     broker = EmbeddedNats(folder / "nats")  # the package's nats-server: nothing to install
     await asyncio.to_thread(broker.start)
     settings = Settings(
@@ -138,7 +143,7 @@ async def run_demo(events: int = 10, *, keep: bool = False, log: Path | None = N
     engine = await build_engine(settings, pool)
     runner = web.AppRunner(engine.app(), access_log=None)
     await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", api_port).start()
+    await web.SockSite(runner, api_sock).start()
     engine_url = f"http://127.0.0.1:{api_port}"
     stop = asyncio.Event()
     workers: list[asyncio.Task[None]] = [
@@ -146,9 +151,9 @@ async def run_demo(events: int = 10, *, keep: bool = False, log: Path | None = N
         for name, w in engine.workers
         if name == "dispatcher"
     ]
-    with_receipts = _Sub("ledger", ports[0], ca)
-    plain = _Sub("mailer", ports[1], ca)
-    customers = [_Sub("acme-corp", ports[2], ca), _Sub("globex", ports[3], ca)]
+    with_receipts = _Sub("ledger", socks[0], ca)
+    plain = _Sub("mailer", socks[1], ca)
+    customers = [_Sub("acme-corp", socks[2], ca), _Sub("globex", socks[3], ca)]
     try:
         await with_receipts.start(engine_url, receipts=True)
         await plain.start(engine_url, receipts=False)

@@ -196,6 +196,7 @@ async def test_deliveries_reach_the_local_receiver_through_the_relay_and_survive
     assert len(workers) == 2, [r["d"] for r in workers]
 
 
+@pytest.mark.solo  # a CLI process, two sessions and their exits: alone, after the parallel part
 async def test_only_the_owner_attaches_and_a_second_attach_replaces_the_first(
     db_url: str, tmp_path: Path
 ) -> None:
