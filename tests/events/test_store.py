@@ -1,4 +1,8 @@
-"""The event store against a real Postgres."""
+"""The event store against a real Postgres.
+
+Solo (after the parallel part, alone: Makefile): the tail reads only below the server's oldest
+running transaction id, so another worker's open transaction on a shared server would hold
+these tests' fresh events back."""
 
 from __future__ import annotations
 
@@ -23,6 +27,8 @@ from hookproof.events import (
 )
 
 from .sample_events import ThingHappened, ThingRenamed
+
+pytestmark = pytest.mark.solo
 
 
 async def count(pool: asyncpg.Pool) -> int:
